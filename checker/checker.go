@@ -1,0 +1,446 @@
+// Package checker joins a runtime — the process or library that really runs
+// the target's threads — with the synchronization model, and offers the
+// result to package search as an Executor.
+//
+// A runtime reports, for every thread, the operation it is about to perform;
+// the checker feeds the reports to a syncmodel.World, which decides who is
+// enabled and what each operation returns; the search picks a thread; the
+// checker tells the runtime to run it with the model's result. The same
+// checker serves C targets (package ctarget) and Go targets.
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// Died is the event of a target that ended without reporting why.
+type Died struct {
+	// Description says how, e.g. "killed by signal 9" or "exited with status 3".
+	Description string
+	// Signal is the signal that ended it, 0 if it exited.
+	Signal int
+}
+
+// TimedOut is the event of a transition that did not reach its next
+// scheduling point within the transition timeout.
+type TimedOut struct {
+	Tid int
+	// Frames is where the thread was when it was asked (may be empty).
+	Frames []uint64
+	// After is how long the checker waited.
+	After string
+}
+
+// Runtime runs the threads of one target. Events are wire.Pending,
+// wire.Failure, Died and TimedOut values, in the order they happened.
+type Runtime interface {
+	// Begin starts a fresh execution and returns the events up to the
+	// first scheduling point.
+	Begin() ([]any, error)
+	// Resume lets thread tid perform its pending operation with result
+	// code and returns the events of the transition.
+	Resume(tid int, code int64) ([]any, error)
+	// End ends the current execution. With clean set (the program is
+	// leaving normally) the runtime may let it finish on its own.
+	End(clean bool)
+}
+
+// Locator turns a code address reported by the runtime into a stable,
+// human-readable place ("file.c:12"), used to recognise the same bug across
+// executions. It may return "" when it knows nothing better.
+type Locator func(pc uint64) string
+
+// Options configure a Checker.
+type Options struct {
+	// Locate identifies places; nil uses hexadecimal addresses.
+	Locate Locator
+	// FastExit ends an execution as soon as a thread is granted its exit,
+	// without letting the program leave on its own (exploration does not
+	// need atexit handlers or flushed output; replay does).
+	FastExit bool
+}
+
+// Checker is a search.Executor over a Runtime.
+type Checker struct {
+	rt   Runtime
+	opts Options
+	locs map[uint64]string
+	cur  *Execution
+}
+
+// New returns a checker driving rt.
+func New(rt Runtime, opts Options) *Checker {
+	return &Checker{rt: rt, opts: opts, locs: make(map[uint64]string)}
+}
+
+// Start implements search.Executor.
+func (c *Checker) Start() (search.Execution, error) {
+	return c.Begin()
+}
+
+// Begin starts an execution and returns it with its full type, for callers
+// that want the trace afterwards.
+func (c *Checker) Begin() (*Execution, error) {
+	if c.cur != nil && !c.cur.closed {
+		c.cur.Close()
+	}
+	e := &Execution{c: c, w: syncmodel.NewWorld(), frames: make(map[int][]uint64), ostids: make(map[int]int)}
+	c.cur = e
+	evs, err := c.rt.Begin()
+	if err != nil {
+		return nil, err
+	}
+	if err := e.absorb(evs); err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.settle()
+	return e, nil
+}
+
+func (c *Checker) locate(pc uint64) string {
+	if l, ok := c.locs[pc]; ok {
+		return l
+	}
+	l := ""
+	if c.opts.Locate != nil {
+		l = c.opts.Locate(pc)
+	}
+	if l == "" {
+		l = fmt.Sprintf("%#x", pc)
+	}
+	c.locs[pc] = l
+	return l
+}
+
+// Step is one executed transition, as recorded in an execution's trace.
+type Step struct {
+	Thread int
+	Choice int
+	Op     syncmodel.Op
+	// Frames are where the thread called the operation (innermost first).
+	Frames []uint64
+	// Result is what the operation returned.
+	Result syncmodel.Result
+}
+
+// Blocked describes a thread that cannot go on at the end of an execution.
+type Blocked struct {
+	Thread int
+	Op     syncmodel.Op
+	Frames []uint64
+	Wait   syncmodel.Wait
+}
+
+// Execution is one run of the target under the checker.
+type Execution struct {
+	c       *Checker
+	w       *syncmodel.World
+	frames  map[int][]uint64 // where each live thread's pending op was called
+	ostids  map[int]int
+	trace   []Step
+	outcome *search.Outcome
+	failure *wire.Failure
+	timeout *TimedOut
+	blocked []Blocked
+	threads []search.Thread
+	closed  bool
+	ended   bool
+}
+
+// Threads implements search.Execution.
+func (e *Execution) Threads() []search.Thread { return e.threads }
+
+// Ended implements search.Execution.
+func (e *Execution) Ended() *search.Outcome { return e.outcome }
+
+// Trace returns the transitions executed so far.
+func (e *Execution) Trace() []Step { return e.trace }
+
+// Failure returns the runtime's failure report, if the execution ended
+// with one (assertion, crash, abort).
+func (e *Execution) Failure() *wire.Failure { return e.failure }
+
+// TimedOut returns the timeout event, if the execution ended with one.
+func (e *Execution) TimedOut() *TimedOut { return e.timeout }
+
+// BlockedThreads returns the threads that could not go on when the
+// execution ended in a deadlock or leak.
+func (e *Execution) BlockedThreads() []Blocked { return e.blocked }
+
+// World returns the model state (read only).
+func (e *Execution) World() *syncmodel.World { return e.w }
+
+// PendingFrames returns where thread tid called its pending operation.
+func (e *Execution) PendingFrames(tid int) []uint64 { return e.frames[tid] }
+
+// OSTid returns the kernel thread id the runtime reported for thread tid.
+func (e *Execution) OSTid(tid int) int { return e.ostids[tid] }
+
+// Schedule returns the schedule executed so far.
+func (e *Execution) Schedule() schedule.Schedule {
+	s := make(schedule.Schedule, len(e.trace))
+	for i, st := range e.trace {
+		s[i] = schedule.Step{Thread: st.Thread, Choice: st.Choice}
+	}
+	return s
+}
+
+// ErrEnded is returned by Step on an execution that is over.
+var ErrEnded = errors.New("execution already ended")
+
+// Step implements search.Execution.
+func (e *Execution) Step(st schedule.Step) error {
+	if e.outcome != nil || e.closed {
+		return ErrEnded
+	}
+	tid := st.Thread
+	op, ok := e.w.Pending(tid)
+	if !ok {
+		return fmt.Errorf("thread %d has no pending operation", tid)
+	}
+	choice := st.Choice
+	if op.Kind != syncmodel.Choose {
+		choice = schedule.NoChoice
+	}
+	var leaked []Blocked
+	if op.Kind == syncmodel.Exit {
+		leaked = e.blockedNow(tid)
+	}
+	res, err := e.w.Execute(tid, choice)
+	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.frames[tid], Result: res}
+	e.trace = append(e.trace, rec)
+	var mis *syncmodel.Misuse
+	if errors.As(err, &mis) {
+		e.finish(&search.Outcome{Kind: search.Misuse, Message: mis.Msg, Where: op.API.String() + "@" + e.where(rec.Frames)}, false)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("step %d (thread %d, %s): %w", len(e.trace), tid, op.Kind, err)
+	}
+	delete(e.frames, tid)
+	if op.Kind == syncmodel.Exit && len(leaked) > 0 {
+		e.blocked = leaked
+		e.finish(&search.Outcome{Kind: search.Leak, Message: leakMessage(leaked), Where: e.blockedKey(leaked)}, false)
+		return nil
+	}
+	if op.Kind == syncmodel.Exit && e.c.opts.FastExit {
+		status, _ := e.w.Exited()
+		e.finish(&search.Outcome{Kind: search.Exited, Message: fmt.Sprintf("exit status %d", status)}, false)
+		return nil
+	}
+	evs, err := e.c.rt.Resume(tid, res.Code)
+	if err != nil {
+		return err
+	}
+	if op.Kind == syncmodel.Exit {
+		// The program leaves: its death is expected, anything else it
+		// reports on the way out (an atexit handler crashing) is not.
+		kept := evs[:0]
+		for _, ev := range evs {
+			if _, ok := ev.(Died); !ok {
+				kept = append(kept, ev)
+			}
+		}
+		evs = kept
+	}
+	if err := e.absorb(evs); err != nil {
+		return err
+	}
+	if e.outcome == nil && op.Kind == syncmodel.Exit {
+		status, _ := e.w.Exited()
+		e.finish(&search.Outcome{Kind: search.Exited, Message: fmt.Sprintf("exit status %d", status)}, true)
+		return nil
+	}
+	e.settle()
+	return nil
+}
+
+// absorb applies runtime events.
+func (e *Execution) absorb(evs []any) error {
+	for _, ev := range evs {
+		if e.outcome != nil {
+			break
+		}
+		switch v := ev.(type) {
+		case wire.Pending:
+			if !v.Op.Kind.Valid() {
+				return fmt.Errorf("runtime reported an unknown operation kind %d for thread %d", v.Op.Kind, v.Tid)
+			}
+			if err := e.w.SetPending(v.Tid, v.Op); err != nil {
+				return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
+			}
+			e.frames[v.Tid] = v.Frames
+			if v.OSTid != 0 {
+				e.ostids[v.Tid] = v.OSTid
+			}
+		case wire.Failure:
+			f := v
+			e.failure = &f
+			e.finish(failureOutcome(e, &f), false)
+		case TimedOut:
+			t := v
+			e.timeout = &t
+			where := "thread " + fmt.Sprint(t.Tid)
+			if len(t.Frames) > 0 {
+				where = e.where(t.Frames)
+			}
+			e.finish(&search.Outcome{Kind: search.Timeout,
+				Message: fmt.Sprintf("thread %d did not reach its next scheduling point within %s", t.Tid, t.After),
+				Where:   where}, false)
+		case Died:
+			e.finish(&search.Outcome{Kind: search.Crash, Message: "the program " + v.Description +
+				" without reporting why", Where: v.Description}, false)
+		case wire.Stack, wire.Note:
+			// Diagnostics only.
+		default:
+			return fmt.Errorf("unexpected runtime event %T", ev)
+		}
+	}
+	return nil
+}
+
+func failureOutcome(e *Execution, f *wire.Failure) *search.Outcome {
+	o := &search.Outcome{}
+	switch f.Kind {
+	case wire.FailAssert, wire.FailUser:
+		o.Kind = search.AssertionFailure
+		o.Message = "assertion failed: " + f.Message
+		if f.File != "" {
+			o.Where = fmt.Sprintf("%s:%d", baseName(f.File), f.Line)
+		}
+	case wire.FailSignal:
+		o.Kind = search.Crash
+		o.Message = fmt.Sprintf("%s (signal %d)", f.Message, f.Signal)
+		if f.Addr != 0 && (f.Signal == 11 || f.Signal == 7) {
+			o.Message += fmt.Sprintf(" at address %#x", f.Addr)
+		}
+	case wire.FailAbort:
+		o.Kind = search.Crash
+		o.Message = "abort() called"
+	case wire.FailPanic:
+		o.Kind = search.Crash
+		o.Message = "panic: " + f.Message
+	default:
+		o.Kind = search.Crash
+		o.Message = "runtime failure: " + f.Message
+	}
+	if o.Where == "" {
+		o.Where = e.where(f.Frames)
+	}
+	return o
+}
+
+// where is the stable place of a stack: its first frame located by the
+// Locator.
+func (e *Execution) where(frames []uint64) string {
+	if len(frames) == 0 {
+		return "?"
+	}
+	return e.c.locate(frames[0])
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// settle recomputes the thread list and detects the end of the execution.
+func (e *Execution) settle() {
+	if e.outcome != nil {
+		return
+	}
+	live := e.w.Live()
+	e.threads = e.threads[:0]
+	anyEnabled := false
+	for _, tid := range live {
+		op, _ := e.w.Pending(tid)
+		en := e.w.Enabled(tid)
+		anyEnabled = anyEnabled || en
+		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en})
+	}
+	switch {
+	case len(live) == 0:
+		e.finish(&search.Outcome{Kind: search.Exited, Message: "all threads finished"}, true)
+	case !anyEnabled:
+		e.blocked = e.blockedNow(0)
+		e.finish(&search.Outcome{Kind: search.Deadlock, Message: deadlockMessage(e.blocked),
+			Where: e.blockedKey(e.blocked)}, false)
+	}
+}
+
+func (e *Execution) blockedNow(except int) []Blocked {
+	var out []Blocked
+	for _, tid := range e.w.Blocked() {
+		if tid == except {
+			continue
+		}
+		op, _ := e.w.Pending(tid)
+		out = append(out, Blocked{Thread: tid, Op: op, Frames: e.frames[tid], Wait: e.w.WaitFor(tid)})
+	}
+	return out
+}
+
+func (e *Execution) blockedKey(bs []Blocked) string {
+	keys := make([]string, len(bs))
+	for i, b := range bs {
+		keys[i] = b.Op.API.String() + "@" + e.where(b.Frames)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func deadlockMessage(bs []Blocked) string {
+	ids := make([]string, len(bs))
+	for i, b := range bs {
+		ids[i] = fmt.Sprint(b.Thread)
+	}
+	return "no thread can go on: threads " + strings.Join(ids, ", ") + " are blocked"
+}
+
+func leakMessage(bs []Blocked) string {
+	ids := make([]string, len(bs))
+	for i, b := range bs {
+		ids[i] = fmt.Sprint(b.Thread)
+	}
+	if len(bs) == 1 {
+		return "the program exited while thread " + ids[0] + " was blocked forever"
+	}
+	return "the program exited while threads " + strings.Join(ids, ", ") + " were blocked forever"
+}
+
+func (e *Execution) finish(o *search.Outcome, clean bool) {
+	if e.outcome != nil {
+		return
+	}
+	o.Step = len(e.trace)
+	e.outcome = o
+	e.threads = nil
+	if !e.ended {
+		e.ended = true
+		e.c.rt.End(clean)
+	}
+}
+
+// Close implements search.Execution.
+func (e *Execution) Close() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	if !e.ended {
+		e.ended = true
+		e.c.rt.End(false)
+	}
+	return nil
+}

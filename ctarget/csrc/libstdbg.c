@@ -1,0 +1,1661 @@
+/* libstdbg: the stdbg interposition library for C and C++ targets.
+ *
+ * Loaded with LD_PRELOAD into an unmodified, dynamically linked program, it
+ * intercepts the thread API (POSIX threads, C11 threads, and through them
+ * C++ std::thread/mutex/condition_variable), turns every call into a
+ * scheduling point, and lets exactly one thread run at a time: the one the
+ * checker picks. The semantics of the calls (who may run, what a call
+ * returns, what is a misuse) are decided by the checker's Go model; this
+ * library reports operations, obeys and returns what it is told.
+ *
+ * Without STDBG_CTL in the environment the library is inert: every call
+ * goes straight to the real implementation.
+ *
+ * Process structure: at the first scheduling point of the main thread (the
+ * process is still single-threaded) the library becomes a fork server. Each
+ * execution the checker asks for is a fork of that point; the server reaps
+ * it and reports its death in the mailbox (see stdbg_wire.h).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <threads.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "stdbg_ops.h"
+#include "stdbg_wire.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAXFRAMES 48
+#define LIFELINE_MS 100
+
+/* ------------------------------------------------------------------ */
+/* Real functions                                                      */
+
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_pthread_join)(pthread_t, void **);
+static int (*real_pthread_tryjoin_np)(pthread_t, void **);
+static int (*real_pthread_detach)(pthread_t);
+static void (*real_pthread_exit)(void *) __attribute__((noreturn));
+static int (*real_pthread_mutex_lock)(pthread_mutex_t *);
+static int (*real_pthread_mutex_trylock)(pthread_mutex_t *);
+static int (*real_pthread_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+static int (*real_pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+static int (*real_pthread_mutex_unlock)(pthread_mutex_t *);
+static int (*real_pthread_mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
+static int (*real_pthread_mutex_destroy)(pthread_mutex_t *);
+static int (*real_pthread_cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+static int (*real_pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+static int (*real_pthread_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+static int (*real_pthread_cond_signal)(pthread_cond_t *);
+static int (*real_pthread_cond_broadcast)(pthread_cond_t *);
+static int (*real_pthread_cond_init)(pthread_cond_t *, const pthread_condattr_t *);
+static int (*real_pthread_cond_destroy)(pthread_cond_t *);
+static int (*real_sem_init)(sem_t *, int, unsigned);
+static int (*real_sem_wait)(sem_t *);
+static int (*real_sem_trywait)(sem_t *);
+static int (*real_sem_timedwait)(sem_t *, const struct timespec *);
+static int (*real_sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
+static int (*real_sem_post)(sem_t *);
+static int (*real_sem_getvalue)(sem_t *, int *);
+static int (*real_sem_destroy)(sem_t *);
+static int (*real_pthread_rwlock_init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+static int (*real_pthread_rwlock_rdlock)(pthread_rwlock_t *);
+static int (*real_pthread_rwlock_wrlock)(pthread_rwlock_t *);
+static int (*real_pthread_rwlock_tryrdlock)(pthread_rwlock_t *);
+static int (*real_pthread_rwlock_trywrlock)(pthread_rwlock_t *);
+static int (*real_pthread_rwlock_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+static int (*real_pthread_rwlock_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+static int (*real_pthread_rwlock_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+static int (*real_pthread_rwlock_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+static int (*real_pthread_rwlock_unlock)(pthread_rwlock_t *);
+static int (*real_pthread_rwlock_destroy)(pthread_rwlock_t *);
+static int (*real_pthread_barrier_init)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
+static int (*real_pthread_barrier_wait)(pthread_barrier_t *);
+static int (*real_pthread_barrier_destroy)(pthread_barrier_t *);
+static int (*real_pthread_spin_init)(pthread_spinlock_t *, int);
+static int (*real_pthread_spin_lock)(pthread_spinlock_t *);
+static int (*real_pthread_spin_trylock)(pthread_spinlock_t *);
+static int (*real_pthread_spin_unlock)(pthread_spinlock_t *);
+static int (*real_pthread_spin_destroy)(pthread_spinlock_t *);
+static int (*real_pthread_once)(pthread_once_t *, void (*)(void));
+static int (*real_sched_yield)(void);
+static unsigned (*real_sleep)(unsigned);
+static int (*real_usleep)(useconds_t);
+static int (*real_nanosleep)(const struct timespec *, struct timespec *);
+static int (*real_clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
+static void (*real_exit)(int) __attribute__((noreturn));
+static void (*real__exit)(int) __attribute__((noreturn));
+static void (*real_abort)(void) __attribute__((noreturn));
+static void (*real_assert_fail)(const char *, const char *, unsigned, const char *) __attribute__((noreturn));
+static int (*real_thrd_create)(thrd_t *, thrd_start_t, void *);
+static int (*real_thrd_join)(thrd_t, int *);
+static int (*real_thrd_detach)(thrd_t);
+static void (*real_thrd_exit)(int) __attribute__((noreturn));
+static void (*real_thrd_yield)(void);
+static int (*real_thrd_sleep)(const struct timespec *, struct timespec *);
+static int (*real_mtx_init)(mtx_t *, int);
+static int (*real_mtx_lock)(mtx_t *);
+static int (*real_mtx_trylock)(mtx_t *);
+static int (*real_mtx_timedlock)(mtx_t *restrict, const struct timespec *restrict);
+static int (*real_mtx_unlock)(mtx_t *);
+static void (*real_mtx_destroy)(mtx_t *);
+static int (*real_cnd_init)(cnd_t *);
+static int (*real_cnd_wait)(cnd_t *, mtx_t *);
+static int (*real_cnd_timedwait)(cnd_t *restrict, mtx_t *restrict, const struct timespec *restrict);
+static int (*real_cnd_signal)(cnd_t *);
+static int (*real_cnd_broadcast)(cnd_t *);
+static void (*real_cnd_destroy)(cnd_t *);
+static void (*real_call_once)(once_flag *, void (*)(void));
+
+#define RESOLVE(name) (*(void **)&real_##name = dlsym(RTLD_NEXT, #name))
+
+static void resolve_all(void)
+{
+	RESOLVE(pthread_create);
+	RESOLVE(pthread_join);
+	RESOLVE(pthread_tryjoin_np);
+	RESOLVE(pthread_detach);
+	RESOLVE(pthread_exit);
+	RESOLVE(pthread_mutex_lock);
+	RESOLVE(pthread_mutex_trylock);
+	RESOLVE(pthread_mutex_timedlock);
+	RESOLVE(pthread_mutex_clocklock);
+	RESOLVE(pthread_mutex_unlock);
+	RESOLVE(pthread_mutex_init);
+	RESOLVE(pthread_mutex_destroy);
+	RESOLVE(pthread_cond_wait);
+	RESOLVE(pthread_cond_timedwait);
+	RESOLVE(pthread_cond_clockwait);
+	RESOLVE(pthread_cond_signal);
+	RESOLVE(pthread_cond_broadcast);
+	RESOLVE(pthread_cond_init);
+	RESOLVE(pthread_cond_destroy);
+	RESOLVE(sem_init);
+	RESOLVE(sem_wait);
+	RESOLVE(sem_trywait);
+	RESOLVE(sem_timedwait);
+	RESOLVE(sem_clockwait);
+	RESOLVE(sem_post);
+	RESOLVE(sem_getvalue);
+	RESOLVE(sem_destroy);
+	RESOLVE(pthread_rwlock_init);
+	RESOLVE(pthread_rwlock_rdlock);
+	RESOLVE(pthread_rwlock_wrlock);
+	RESOLVE(pthread_rwlock_tryrdlock);
+	RESOLVE(pthread_rwlock_trywrlock);
+	RESOLVE(pthread_rwlock_timedrdlock);
+	RESOLVE(pthread_rwlock_timedwrlock);
+	RESOLVE(pthread_rwlock_clockrdlock);
+	RESOLVE(pthread_rwlock_clockwrlock);
+	RESOLVE(pthread_rwlock_unlock);
+	RESOLVE(pthread_rwlock_destroy);
+	RESOLVE(pthread_barrier_init);
+	RESOLVE(pthread_barrier_wait);
+	RESOLVE(pthread_barrier_destroy);
+	RESOLVE(pthread_spin_init);
+	RESOLVE(pthread_spin_lock);
+	RESOLVE(pthread_spin_trylock);
+	RESOLVE(pthread_spin_unlock);
+	RESOLVE(pthread_spin_destroy);
+	RESOLVE(pthread_once);
+	RESOLVE(sched_yield);
+	RESOLVE(sleep);
+	RESOLVE(usleep);
+	RESOLVE(nanosleep);
+	RESOLVE(clock_nanosleep);
+	RESOLVE(exit);
+	RESOLVE(_exit);
+	RESOLVE(abort);
+	*(void **)&real_assert_fail = dlsym(RTLD_NEXT, "__assert_fail");
+	RESOLVE(thrd_create);
+	RESOLVE(thrd_join);
+	RESOLVE(thrd_detach);
+	RESOLVE(thrd_exit);
+	RESOLVE(thrd_yield);
+	RESOLVE(thrd_sleep);
+	RESOLVE(mtx_init);
+	RESOLVE(mtx_lock);
+	RESOLVE(mtx_trylock);
+	RESOLVE(mtx_timedlock);
+	RESOLVE(mtx_unlock);
+	RESOLVE(mtx_destroy);
+	RESOLVE(cnd_init);
+	RESOLVE(cnd_wait);
+	RESOLVE(cnd_timedwait);
+	RESOLVE(cnd_signal);
+	RESOLVE(cnd_broadcast);
+	RESOLVE(cnd_destroy);
+	RESOLVE(call_once);
+}
+
+/* ------------------------------------------------------------------ */
+/* State                                                               */
+
+struct thr {
+	int tid;
+	pid_t ostid;
+	pthread_t pt;
+	int have_pt;
+	uint32_t go;      /* futex word: 1 when it is this thread's turn */
+	uint32_t started; /* futex word: set when a new thread reported */
+	int first;        /* next report is the thread's first */
+	int finished;
+	int reaped;
+	int64_t result;
+	void *(*start)(void *);
+	void *arg;
+	void *retval;
+	void *where; /* user start routine, for the location of its return */
+	int c11; /* created by thrd_create: start returns int */
+	void *altstack;
+};
+
+/* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id
+ * of stdbg thread tid (0 if none). */
+#define MAXTHREADS 4096
+EXPORT volatile int stdbg_thread_ostids[MAXTHREADS];
+EXPORT volatile int stdbg_current_tid;
+
+static struct thr *threads[MAXTHREADS];
+static int nthreads;
+
+static __thread struct thr *self __attribute__((tls_model("initial-exec")));
+
+static int g_enabled;      /* STDBG_CTL was set: we are under the checker */
+static int g_started;      /* the fork server started (we are in a child) */
+static int g_exiting;      /* the process is leaving: pass everything through */
+static int g_failed;       /* a failure was reported */
+static int g_ctl = -1;     /* control socket */
+static uint8_t *g_mailbox; /* both slots */
+static struct stdbg_slot *g_slot;
+static uint32_t g_gen;
+static uint32_t g_flags;
+static pid_t g_server_pid; /* the fork server (parent of each child) */
+static pid_t g_checker_pid;
+static uintptr_t g_self_lo, g_self_hi; /* this library's text, to drop own frames */
+
+#define SIGSTACK (SIGRTMIN + 6) /* asks the running thread for its stack */
+
+/* ------------------------------------------------------------------ */
+/* Low level                                                           */
+
+static long sys_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+static void __attribute__((noreturn)) die_now(int status)
+{
+	syscall(SYS_exit_group, status);
+	for (;;)
+		;
+}
+
+static void raw_write(int fd, const char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void fatal(const char *why) __attribute__((noreturn));
+
+/* lifeline: called while waiting; leaves if the checker is gone. */
+static void lifeline(void)
+{
+	if (!g_started)
+		return;
+	if (getppid() != g_server_pid)
+		die_now(70);
+	if (g_checker_pid > 0 && kill(g_checker_pid, 0) != 0 && errno == ESRCH)
+		die_now(70);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Mailbox                                                             */
+
+static void up_put(const void *p, size_t n)
+{
+	struct stdbg_slot *s = g_slot;
+	if (s->up_len + n > STDBG_UP_CAP)
+		fatal("mailbox overflow");
+	memcpy(s->up + s->up_len, p, n);
+	s->up_len += (uint32_t)n;
+}
+
+static void up_hdr(uint16_t type, uint32_t len)
+{
+	struct stdbg_msg_hdr h = {type, 0, len};
+	up_put(&h, sizeof h);
+}
+
+static void up_flush(void)
+{
+	struct stdbg_slot *s = g_slot;
+	__atomic_add_fetch(&s->up_seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->checker_sleeping, __ATOMIC_SEQ_CST))
+		sys_futex(&s->up_seq, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+/* wait_down waits until the checker answered (down_seq moved past last). */
+static void wait_down(uint32_t last)
+{
+	struct stdbg_slot *s = g_slot;
+	for (int i = 0; i < 1500; i++) {
+		if (__atomic_load_n(&s->down_seq, __ATOMIC_ACQUIRE) != last)
+			return;
+		cpu_relax();
+	}
+	struct timespec ts = {0, LIFELINE_MS * 1000000L};
+	for (;;) {
+		__atomic_store_n(&s->runtime_sleeping, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&s->down_seq, __ATOMIC_SEQ_CST) != last)
+			break;
+		sys_futex(&s->down_seq, FUTEX_WAIT, last, &ts);
+		if (__atomic_load_n(&s->down_seq, __ATOMIC_SEQ_CST) != last)
+			break;
+		lifeline();
+	}
+	__atomic_store_n(&s->runtime_sleeping, 0, __ATOMIC_RELAXED);
+}
+
+/* exchange hands the mailbox to the checker and returns its M_RUN answer. */
+static void exchange(uint32_t *tid, int64_t *code)
+{
+	struct stdbg_slot *s = g_slot;
+	uint32_t last = __atomic_load_n(&s->down_seq, __ATOMIC_ACQUIRE);
+	up_flush();
+	wait_down(last);
+	if (s->down_len < sizeof(struct stdbg_msg_hdr) + sizeof(struct stdbg_run))
+		fatal("short answer from the checker");
+	struct stdbg_msg_hdr h;
+	struct stdbg_run r;
+	memcpy(&h, s->down, sizeof h);
+	memcpy(&r, s->down + sizeof h, sizeof r);
+	if (h.type != M_RUN)
+		fatal("unexpected message from the checker");
+	*tid = r.tid;
+	*code = r.code;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stacks                                                              */
+
+static int own_frame(uintptr_t pc)
+{
+	return pc >= g_self_lo && pc < g_self_hi;
+}
+
+/* collect fills frames with a backtrace, without this library's frames. */
+static int collect(uint64_t *frames, int max)
+{
+	void *buf[MAXFRAMES + 8];
+	int n = backtrace(buf, MAXFRAMES + 8);
+	int k = 0;
+	for (int i = 0; i < n && k < max; i++) {
+		if (own_frame((uintptr_t)buf[i]))
+			continue;
+		frames[k++] = (uint64_t)(uintptr_t)buf[i];
+	}
+	return k;
+}
+
+static void put_strings(const char *a, const char *b, const char *c)
+{
+	const char *v[3] = {a ? a : "", b ? b : "", c ? c : ""};
+	for (int i = 0; i < 3; i++) {
+		uint32_t n = (uint32_t)strlen(v[i]);
+		if (n > 4000)
+			n = 4000;
+		up_put(&n, 4);
+		up_put(v[i], n);
+	}
+}
+
+static uint32_t str_len_capped(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	return n > 4000 ? 4000 : (uint32_t)n;
+}
+
+/* report_failure writes an M_FAILURE and hands the mailbox over. */
+static void report_failure(uint16_t kind, int signo, uint64_t addr, const uint64_t *frames, int nframes,
+                           const char *msg, const char *file, unsigned line, const char *func)
+{
+	if (!g_started || g_failed)
+		return;
+	g_failed = 1;
+	uint32_t len = sizeof(struct stdbg_failure) + 8u * (uint32_t)nframes + 12 + str_len_capped(msg) +
+	               str_len_capped(file) + str_len_capped(func);
+	struct stdbg_failure f = {0};
+	f.tid = self ? (uint32_t)self->tid : 0;
+	f.kind = kind;
+	f.signo = signo;
+	f.line = line;
+	f.addr = addr;
+	f.nframes = (uint32_t)nframes;
+	up_hdr(M_FAILURE, len);
+	up_put(&f, sizeof f);
+	up_put(frames, 8u * (size_t)nframes);
+	put_strings(msg, file, func);
+	up_flush();
+}
+
+static void fatal(const char *why)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "stdbg: %s\n", why);
+	raw_write(2, buf);
+	if (g_started && !g_failed) {
+		uint64_t none[1];
+		report_failure(FAIL_RUNTIME, 0, 0, none, 0, why, "", 0, "");
+	}
+	die_now(70);
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads and turns                                                   */
+
+static struct thr *thr_new(int tid)
+{
+	if (tid <= 0 || tid >= MAXTHREADS)
+		fatal("too many threads (stdbg supports 4095)");
+	struct thr *t = calloc(1, sizeof *t);
+	if (!t)
+		fatal("out of memory");
+	t->tid = tid;
+	t->first = 1;
+	threads[tid] = t;
+	if (tid > nthreads)
+		nthreads = tid;
+	return t;
+}
+
+static struct thr *thr_by_pt(pthread_t pt)
+{
+	for (int i = nthreads; i >= 1; i--) {
+		struct thr *t = threads[i];
+		if (t && t->have_pt && pthread_equal(t->pt, pt))
+			return t;
+	}
+	return NULL;
+}
+
+static void give_turn(struct thr *t)
+{
+	__atomic_store_n(&t->go, 1, __ATOMIC_SEQ_CST);
+	sys_futex(&t->go, FUTEX_WAKE_PRIVATE, 1, NULL);
+}
+
+/* wait_turn blocks until another thread gives this one the turn. The wait
+ * is on a per-thread futex word and does not depend on any other thread
+ * running afterwards, so debuggers may freeze the thread that handed over
+ * (scheduler locking). */
+static void wait_turn(struct thr *t)
+{
+	struct timespec ts = {0, LIFELINE_MS * 1000000L};
+	for (int i = 0; i < 200; i++) {
+		if (__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+			goto mine;
+		cpu_relax();
+	}
+	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE)) {
+		sys_futex(&t->go, FUTEX_WAIT_PRIVATE, 0, &ts);
+		lifeline();
+	}
+mine:
+	__atomic_store_n(&t->go, 0, __ATOMIC_RELAXED);
+	stdbg_current_tid = t->tid;
+}
+
+/* stdbg_step is called whenever control passes from one thread to the
+ * next; debuggers put a breakpoint on it. Its body keeps it from being
+ * folded away. */
+EXPORT __attribute__((noinline, used)) void stdbg_step(int from, int to)
+{
+	__asm__ volatile("" ::"r"(from), "r"(to) : "memory");
+}
+
+static void server_start(void);
+
+static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void *obj, const void *obj2,
+                        int64_t arg, void *ra)
+{
+	uint64_t frames[MAXFRAMES];
+	int n;
+	if (g_flags & STDBG_F_STACKS) {
+		n = collect(frames, MAXFRAMES);
+		if (n == 0)
+			frames[n++] = (uint64_t)(uintptr_t)ra;
+	} else {
+		frames[0] = (uint64_t)(uintptr_t)ra;
+		n = 1;
+	}
+	struct stdbg_pending p = {0};
+	p.tid = (uint32_t)me->tid;
+	p.ostid = (uint32_t)me->ostid;
+	p.kind = kind;
+	p.api = api;
+	p.nframes = (uint32_t)n;
+	p.obj = (uint64_t)(uintptr_t)obj;
+	p.obj2 = (uint64_t)(uintptr_t)obj2;
+	p.arg = arg;
+	up_hdr(M_PENDING, sizeof p + 8u * (uint32_t)n);
+	up_put(&p, sizeof p);
+	up_put(frames, 8u * (size_t)n);
+}
+
+/* handoff ends the current transition: the mailbox goes to the checker,
+ * which names the thread that runs next and the result of its operation.
+ * Returns this thread's result when it gets the turn back (a finished
+ * thread does not wait). */
+static int64_t handoff(struct thr *me)
+{
+	uint32_t tid;
+	int64_t code;
+	exchange(&tid, &code);
+	if (tid == (uint32_t)me->tid && !me->finished)
+		return code;
+	if (tid == 0) /* nobody is left to run */
+		return 0;
+	struct thr *t = tid < MAXTHREADS ? threads[tid] : NULL;
+	if (!t)
+		fatal("the checker chose an unknown thread");
+	t->result = code;
+	stdbg_step(me->tid, (int)tid);
+	give_turn(t);
+	if (me->finished)
+		return 0;
+	wait_turn(me);
+	return me->result;
+}
+
+static int active(void)
+{
+	return g_enabled && !g_exiting && self != NULL && !self->finished;
+}
+
+/* sched is the scheduling point: report the pending operation, then wait
+ * until the checker lets this thread perform it; returns its result. */
+static int64_t sched(uint16_t kind, uint16_t api, const void *obj, const void *obj2, int64_t arg, void *ra)
+{
+	struct thr *me = self;
+	if (!g_started)
+		server_start();
+	put_pending(me, kind, api, obj, obj2, arg, ra);
+	if (me->first) {
+		/* A new thread's first report belongs to its creator's
+		 * transition: tell the creator, then wait for a turn. */
+		me->first = 0;
+		__atomic_store_n(&me->started, 1, __ATOMIC_SEQ_CST);
+		sys_futex(&me->started, FUTEX_WAKE_PRIVATE, 1, NULL);
+		wait_turn(me);
+		return me->result;
+	}
+	return handoff(me);
+}
+
+#define RA __builtin_return_address(0)
+#define SCHED(kind, api, obj, obj2, arg) sched((kind), (api), (obj), (obj2), (int64_t)(arg), RA)
+
+/* ------------------------------------------------------------------ */
+/* Fork server                                                         */
+
+struct modbuf {
+	uint8_t *p;
+	size_t len, cap;
+	uint32_t n;
+};
+
+static void mb_put(struct modbuf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t c = b->cap ? b->cap * 2 : 4096;
+		while (c < b->len + n)
+			c *= 2;
+		b->p = realloc(b->p, c);
+		if (!b->p)
+			fatal("out of memory");
+		b->cap = c;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct modbuf *b = data;
+	char path[PATH_MAX];
+	const char *name = info->dlpi_name;
+	if (!name || !*name) {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+		if (n <= 0)
+			return 0;
+		path[n] = 0;
+		name = path;
+	}
+	if (name[0] != '/')
+		return 0; /* the vdso and friends have no file */
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (hi == 0)
+		return 0;
+	uint64_t bias = info->dlpi_addr;
+	uint32_t plen = (uint32_t)strlen(name);
+	mb_put(b, &bias, 8);
+	mb_put(b, &lo, 8);
+	mb_put(b, &hi, 8);
+	mb_put(b, &plen, 4);
+	mb_put(b, name, plen);
+	b->n++;
+	return 0;
+}
+
+static void send_hello(void)
+{
+	struct modbuf mods = {0};
+	dl_iterate_phdr(add_module, &mods);
+	struct stdbg_hello h = {STDBG_PROTOCOL_VERSION, (uint32_t)getpid(), mods.n, 0};
+	size_t total = sizeof(struct stdbg_msg_hdr) + sizeof h + mods.len;
+	uint8_t *buf = malloc(total);
+	if (!buf)
+		fatal("out of memory");
+	struct stdbg_msg_hdr mh = {M_HELLO, 0, (uint32_t)(sizeof h + mods.len)};
+	memcpy(buf, &mh, sizeof mh);
+	memcpy(buf + sizeof mh, &h, sizeof h);
+	memcpy(buf + sizeof mh + sizeof h, mods.p, mods.len);
+	if (send(g_ctl, buf, total, MSG_NOSIGNAL) != (ssize_t)total)
+		die_now(70);
+	free(buf);
+	free(mods.p);
+}
+
+/* server_start turns the process into the fork server and returns in a
+ * child, as the execution the checker asked for. */
+static void server_start(void)
+{
+	fflush(NULL);
+	send_hello();
+	g_server_pid = getpid();
+	for (;;) {
+		uint8_t buf[64];
+		ssize_t n = recv(g_ctl, buf, sizeof buf, 0);
+		if (n <= 0)
+			die_now(0); /* the checker went away */
+		struct stdbg_msg_hdr h;
+		if ((size_t)n < sizeof h)
+			die_now(70);
+		memcpy(&h, buf, sizeof h);
+		if (h.type == M_QUIT)
+			die_now(0);
+		if (h.type != M_FORK || (size_t)n < sizeof h + sizeof(struct stdbg_fork))
+			die_now(70);
+		struct stdbg_fork f;
+		memcpy(&f, buf + sizeof h, sizeof f);
+		struct stdbg_slot *slot = (struct stdbg_slot *)(g_mailbox + (size_t)(f.gen & 1) * STDBG_SLOT_SIZE);
+		pid_t pid = fork();
+		if (pid < 0)
+			die_now(70);
+		if (pid == 0) {
+			g_started = 1;
+			g_gen = f.gen;
+			g_flags = f.flags;
+			g_slot = slot;
+			__atomic_store_n(&slot->pid, (uint32_t)getpid(), __ATOMIC_SEQ_CST);
+			self->ostid = (pid_t)syscall(SYS_gettid);
+			stdbg_thread_ostids[1] = self->ostid;
+			return;
+		}
+		int status = 0;
+		while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+			;
+		slot->dead_status = status;
+		__atomic_store_n(&slot->dead_gen, f.gen, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&slot->up_seq, 1, __ATOMIC_SEQ_CST);
+		sys_futex(&slot->up_seq, FUTEX_WAKE, INT_MAX, NULL);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Signals                                                             */
+
+static void set_altstack(struct thr *t)
+{
+	size_t sz = 64 * 1024;
+	void *p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	stack_t ss = {.ss_sp = p, .ss_size = sz, .ss_flags = 0};
+	if (sigaltstack(&ss, NULL) == 0)
+		t->altstack = p;
+	else
+		munmap(p, sz);
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uint64_t frames[MAXFRAMES];
+	int n = 0;
+	uint64_t pc = 0;
+#if defined(__x86_64__)
+	pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#endif
+	if (g_started && !g_failed && !g_exiting) {
+		uint64_t raw[MAXFRAMES];
+		int m = collect(raw, MAXFRAMES);
+		int from = -1;
+		for (int i = 0; i < m; i++)
+			if (raw[i] == pc) {
+				from = i;
+				break;
+			}
+		if (pc)
+			frames[n++] = pc;
+		for (int i = from < 0 ? 0 : from + 1; i < m && n < MAXFRAMES; i++)
+			frames[n++] = raw[i];
+		const char *what = strsignal(sig);
+		report_failure(FAIL_SIGNAL, sig, (uint64_t)(uintptr_t)si->si_addr, frames, n, what, "", 0, "");
+		if (g_flags & STDBG_F_FAST_EXIT)
+			die_now(128 + sig);
+	}
+	signal(sig, SIG_DFL);
+	if (sig == SIGABRT || si->si_code <= 0)
+		raise(sig);
+}
+
+static void on_stack_request(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (!g_started || !self)
+		return;
+	uint64_t frames[MAXFRAMES];
+	int n = collect(frames, MAXFRAMES);
+	struct stdbg_stack st = {(uint32_t)self->tid, (uint32_t)n};
+	up_hdr(M_STACK, sizeof st + 8u * (uint32_t)n);
+	up_put(&st, sizeof st);
+	up_put(frames, 8u * (size_t)n);
+	up_flush();
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+	sa.sa_sigaction = on_stack_request;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigaction(SIGSTACK, &sa, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Initialisation                                                      */
+
+static int env_fd(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return -1;
+	char *end;
+	long fd = strtol(v, &end, 10);
+	if (*end || fd < 0 || fd > 1 << 20)
+		return -1;
+	return (int)fd;
+}
+
+/* move_fd puts a descriptor out of the program's way, close-on-exec. */
+static int move_fd(int fd)
+{
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+	if (nfd < 0)
+		return fd;
+	close(fd);
+	return nfd;
+}
+
+__attribute__((constructor(101))) static void stdbg_init(void)
+{
+	resolve_all();
+	Dl_info di;
+	if (dladdr((void *)stdbg_init, &di) && di.dli_fbase) {
+		/* Our text: from the load base to the end of this module's
+		 * executable mapping; a generous upper bound is fine. */
+		g_self_lo = (uintptr_t)di.dli_fbase;
+		g_self_hi = g_self_lo + 4 * 1024 * 1024;
+	}
+	int ctl = env_fd("STDBG_CTL");
+	int mbfd = env_fd("STDBG_MAILBOX");
+	if (ctl < 0 || mbfd < 0)
+		return;
+	const char *cp = getenv("STDBG_CHECKER_PID");
+	g_checker_pid = cp ? (pid_t)atoi(cp) : getppid();
+	unsetenv("STDBG_CTL");
+	unsetenv("STDBG_MAILBOX");
+	unsetenv("STDBG_CHECKER_PID");
+	g_ctl = move_fd(ctl);
+	mbfd = move_fd(mbfd);
+	void *p = mmap(NULL, 2 * STDBG_SLOT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, mbfd, 0);
+	close(mbfd);
+	if (p == MAP_FAILED) {
+		raw_write(2, "stdbg: cannot map the mailbox\n");
+		die_now(70);
+	}
+	g_mailbox = p;
+	{
+		void *warm[4];
+		backtrace(warm, 4); /* loads the unwinder now, not in a signal handler */
+	}
+	struct thr *main_thr = thr_new(1);
+	main_thr->first = 0;
+	main_thr->ostid = (pid_t)syscall(SYS_gettid);
+	main_thr->pt = pthread_self();
+	main_thr->have_pt = 1;
+	self = main_thr;
+	set_altstack(main_thr);
+	install_signals();
+	g_enabled = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads                                                             */
+
+static void reap_finished(void)
+{
+	for (int i = 2; i <= nthreads; i++) {
+		struct thr *t = threads[i];
+		if (t && t->finished && !t->reaped && t->have_pt) {
+			if (real_pthread_tryjoin_np(t->pt, NULL) == 0)
+				t->reaped = 1;
+		}
+	}
+}
+
+/* finish ends the calling thread's life as far as stdbg is concerned: the
+ * scheduling point before the exit, then the hand-over to the next thread. */
+static void finish(uint16_t api, void *retval, void *ra)
+{
+	struct thr *me = self;
+	me->retval = retval;
+	sched(K_THREAD_EXIT, api, NULL, NULL, 0, ra);
+	me->finished = 1;
+	handoff(me);
+}
+
+static void *thread_start(void *p)
+{
+	struct thr *t = p;
+	self = t;
+	t->ostid = (pid_t)syscall(SYS_gettid);
+	if (t->tid < MAXTHREADS)
+		stdbg_thread_ostids[t->tid] = t->ostid;
+	set_altstack(t);
+	void *rv = t->start(t->arg);
+	if (active())
+		finish(A_RETURN, rv, (char *)t->where + 1);
+	return rv;
+}
+
+static int do_create(pthread_t *pt, const pthread_attr_t *attr, void *(*fn)(void *), void *arg, uint16_t api,
+                     void *ra, int c11, void *where)
+{
+	int detached = 0;
+	if (attr) {
+		int ds = PTHREAD_CREATE_JOINABLE;
+		pthread_attr_getdetachstate(attr, &ds);
+		detached = ds == PTHREAD_CREATE_DETACHED;
+	}
+	int64_t tid = sched(K_THREAD_CREATE, api, NULL, NULL, detached, ra);
+	reap_finished();
+	struct thr *t = thr_new((int)tid);
+	t->start = fn;
+	t->arg = arg;
+	t->c11 = c11;
+	t->where = where;
+	int rc = real_pthread_create(pt, attr, thread_start, t);
+	if (rc != 0) {
+		char buf[96];
+		snprintf(buf, sizeof buf, "pthread_create failed: %s", strerror(rc));
+		fatal(buf);
+	}
+	t->pt = *pt;
+	t->have_pt = 1;
+	/* The new thread runs to its first scheduling point within this
+	 * transition; wait for it to report. */
+	struct timespec ts = {0, LIFELINE_MS * 1000000L};
+	while (!__atomic_load_n(&t->started, __ATOMIC_ACQUIRE)) {
+		sys_futex(&t->started, FUTEX_WAIT_PRIVATE, 0, &ts);
+		lifeline();
+	}
+	return 0;
+}
+
+EXPORT int pthread_create(pthread_t *pt, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	if (!active())
+		return real_pthread_create(pt, attr, fn, arg);
+	return do_create(pt, attr, fn, arg, A_PTHREAD_CREATE, RA, 0, (void *)fn);
+}
+
+static int do_join(pthread_t pt, void **ret, uint16_t api, void *ra)
+{
+	struct thr *t = thr_by_pt(pt);
+	int64_t target = t ? t->tid : (pthread_equal(pt, pthread_self()) ? self->tid : -1);
+	int64_t code = sched(K_THREAD_JOIN, api, NULL, NULL, target, ra);
+	if (code != 0)
+		return (int)code;
+	if (ret && t)
+		*ret = t->retval;
+	if (t && !t->reaped) {
+		if (real_pthread_tryjoin_np(t->pt, NULL) == 0)
+			t->reaped = 1;
+	}
+	return 0;
+}
+
+EXPORT int pthread_join(pthread_t pt, void **ret)
+{
+	if (!active())
+		return real_pthread_join(pt, ret);
+	return do_join(pt, ret, A_PTHREAD_JOIN, RA);
+}
+
+static int do_detach(pthread_t pt, uint16_t api, void *ra)
+{
+	struct thr *t = thr_by_pt(pt);
+	int64_t target = t ? t->tid : -1;
+	int64_t code = sched(K_THREAD_DETACH, api, NULL, NULL, target, ra);
+	if (code != 0)
+		return (int)code;
+	if (t && !t->reaped) {
+		t->reaped = 1;
+		real_pthread_detach(t->pt);
+	}
+	return 0;
+}
+
+EXPORT int pthread_detach(pthread_t pt)
+{
+	if (!active())
+		return real_pthread_detach(pt);
+	return do_detach(pt, A_PTHREAD_DETACH, RA);
+}
+
+EXPORT void pthread_exit(void *rv)
+{
+	if (active())
+		finish(A_PTHREAD_EXIT, rv, RA);
+	real_pthread_exit(rv);
+}
+
+/* pthread_self and pthread_equal need no interception: stdbg keeps the
+ * real pthread_t of every thread, so the real functions stay correct. */
+
+/* ------------------------------------------------------------------ */
+/* Mutexes                                                             */
+
+/* mutex_type reads the type glibc stored in the mutex (static
+ * initialisers and pthread_mutex_init both set it); stdbg never changes
+ * the real mutex, so the field stays as the program set it. */
+static int mutex_type(const pthread_mutex_t *m)
+{
+	return m->__data.__kind & 3;
+}
+
+EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
+{
+	int rc = real_pthread_mutex_init(m, a);
+	if (rc != 0 || !active())
+		return rc;
+	return (int)SCHED(K_MUTEX_INIT, A_PTHREAD_MUTEX_INIT, m, NULL, mutex_type(m));
+}
+
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	if (!active())
+		return real_pthread_mutex_lock(m);
+	return (int)SCHED(K_MUTEX_LOCK, A_PTHREAD_MUTEX_LOCK, m, NULL, mutex_type(m));
+}
+
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	if (!active())
+		return real_pthread_mutex_trylock(m);
+	return (int)SCHED(K_MUTEX_TRYLOCK, A_PTHREAD_MUTEX_TRYLOCK, m, NULL, mutex_type(m));
+}
+
+EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
+{
+	if (!active())
+		return real_pthread_mutex_timedlock(m, ts);
+	return (int)SCHED(K_MUTEX_TIMEDLOCK, A_PTHREAD_MUTEX_TIMEDLOCK, m, NULL, mutex_type(m));
+}
+
+EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t c, const struct timespec *ts)
+{
+	if (!active())
+		return real_pthread_mutex_clocklock(m, c, ts);
+	return (int)SCHED(K_MUTEX_TIMEDLOCK, A_PTHREAD_MUTEX_CLOCKLOCK, m, NULL, mutex_type(m));
+}
+
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	if (!active())
+		return real_pthread_mutex_unlock(m);
+	return (int)SCHED(K_MUTEX_UNLOCK, A_PTHREAD_MUTEX_UNLOCK, m, NULL, mutex_type(m));
+}
+
+EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	if (!active())
+		return real_pthread_mutex_destroy(m);
+	return (int)SCHED(K_MUTEX_DESTROY, A_PTHREAD_MUTEX_DESTROY, m, NULL, mutex_type(m));
+}
+
+/* ------------------------------------------------------------------ */
+/* Condition variables                                                 */
+
+static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int timed, uint16_t api, void *ra)
+{
+	int64_t code = sched(K_COND_WAIT, api, c, m, mutex_type(m), ra);
+	if (code != 0)
+		return (int)code;
+	return (int)sched(K_COND_REACQUIRE, api, c, m, timed, ra);
+}
+
+EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
+{
+	int rc = real_pthread_cond_init(c, a);
+	if (rc != 0 || !active())
+		return rc;
+	return (int)SCHED(K_COND_INIT, A_PTHREAD_COND_INIT, c, NULL, 0);
+}
+
+EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	if (!active())
+		return real_pthread_cond_wait(c, m);
+	return cond_wait(c, m, 0, A_PTHREAD_COND_WAIT, RA);
+}
+
+EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *ts)
+{
+	if (!active())
+		return real_pthread_cond_timedwait(c, m, ts);
+	return cond_wait(c, m, 1, A_PTHREAD_COND_TIMEDWAIT, RA);
+}
+
+EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t k, const struct timespec *ts)
+{
+	if (!active())
+		return real_pthread_cond_clockwait(c, m, k, ts);
+	return cond_wait(c, m, 1, A_PTHREAD_COND_CLOCKWAIT, RA);
+}
+
+EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	if (!active())
+		return real_pthread_cond_signal(c);
+	return (int)SCHED(K_COND_SIGNAL, A_PTHREAD_COND_SIGNAL, c, NULL, 0);
+}
+
+EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	if (!active())
+		return real_pthread_cond_broadcast(c);
+	return (int)SCHED(K_COND_BROADCAST, A_PTHREAD_COND_BROADCAST, c, NULL, 0);
+}
+
+EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+{
+	if (!active())
+		return real_pthread_cond_destroy(c);
+	return (int)SCHED(K_COND_DESTROY, A_PTHREAD_COND_DESTROY, c, NULL, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Semaphores (unnamed)                                                */
+
+static int sem_result(int64_t code)
+{
+	if (code == 0)
+		return 0;
+	errno = (int)code;
+	return -1;
+}
+
+EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
+{
+	int rc = real_sem_init(s, pshared, value);
+	if (rc != 0 || !active())
+		return rc;
+	return sem_result(SCHED(K_SEM_INIT, A_SEM_INIT, s, NULL, value));
+}
+
+EXPORT int sem_wait(sem_t *s)
+{
+	if (!active())
+		return real_sem_wait(s);
+	return sem_result(SCHED(K_SEM_WAIT, A_SEM_WAIT, s, NULL, 0));
+}
+
+EXPORT int sem_trywait(sem_t *s)
+{
+	if (!active())
+		return real_sem_trywait(s);
+	return sem_result(SCHED(K_SEM_TRYWAIT, A_SEM_TRYWAIT, s, NULL, 0));
+}
+
+EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
+{
+	if (!active())
+		return real_sem_timedwait(s, ts);
+	return sem_result(SCHED(K_SEM_TIMEDWAIT, A_SEM_TIMEDWAIT, s, NULL, 0));
+}
+
+EXPORT int sem_clockwait(sem_t *s, clockid_t c, const struct timespec *ts)
+{
+	if (!active())
+		return real_sem_clockwait(s, c, ts);
+	return sem_result(SCHED(K_SEM_TIMEDWAIT, A_SEM_CLOCKWAIT, s, NULL, 0));
+}
+
+EXPORT int sem_post(sem_t *s)
+{
+	if (!active())
+		return real_sem_post(s);
+	return sem_result(SCHED(K_SEM_POST, A_SEM_POST, s, NULL, 0));
+}
+
+EXPORT int sem_getvalue(sem_t *s, int *v)
+{
+	if (!active())
+		return real_sem_getvalue(s, v);
+	*v = (int)SCHED(K_SEM_GETVALUE, A_SEM_GETVALUE, s, NULL, 0);
+	return 0;
+}
+
+EXPORT int sem_destroy(sem_t *s)
+{
+	if (!active())
+		return real_sem_destroy(s);
+	return sem_result(SCHED(K_SEM_DESTROY, A_SEM_DESTROY, s, NULL, 0));
+}
+
+/* ------------------------------------------------------------------ */
+/* Reader/writer locks                                                 */
+
+EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *a)
+{
+	int rc = real_pthread_rwlock_init(l, a);
+	if (rc != 0 || !active())
+		return rc;
+	return (int)SCHED(K_RWLOCK_INIT, A_PTHREAD_RWLOCK_INIT, l, NULL, 0);
+}
+
+#define RWFN(name, kind, api, params, args)                                                                 \
+	EXPORT int pthread_rwlock_##name params                                                             \
+	{                                                                                                   \
+		if (!active())                                                                              \
+			return real_pthread_rwlock_##name args;                                             \
+		return (int)SCHED(kind, api, l, NULL, 0);                                                   \
+	}
+
+RWFN(rdlock, K_RWLOCK_RDLOCK, A_PTHREAD_RWLOCK_RDLOCK, (pthread_rwlock_t * l), (l))
+RWFN(wrlock, K_RWLOCK_WRLOCK, A_PTHREAD_RWLOCK_WRLOCK, (pthread_rwlock_t * l), (l))
+RWFN(tryrdlock, K_RWLOCK_TRYRDLOCK, A_PTHREAD_RWLOCK_TRYRDLOCK, (pthread_rwlock_t * l), (l))
+RWFN(trywrlock, K_RWLOCK_TRYWRLOCK, A_PTHREAD_RWLOCK_TRYWRLOCK, (pthread_rwlock_t * l), (l))
+RWFN(timedrdlock, K_RWLOCK_TIMEDRDLOCK, A_PTHREAD_RWLOCK_TIMEDRDLOCK,
+     (pthread_rwlock_t * l, const struct timespec *ts), (l, ts))
+RWFN(timedwrlock, K_RWLOCK_TIMEDWRLOCK, A_PTHREAD_RWLOCK_TIMEDWRLOCK,
+     (pthread_rwlock_t * l, const struct timespec *ts), (l, ts))
+RWFN(clockrdlock, K_RWLOCK_TIMEDRDLOCK, A_PTHREAD_RWLOCK_CLOCKRDLOCK,
+     (pthread_rwlock_t * l, clockid_t c, const struct timespec *ts), (l, c, ts))
+RWFN(clockwrlock, K_RWLOCK_TIMEDWRLOCK, A_PTHREAD_RWLOCK_CLOCKWRLOCK,
+     (pthread_rwlock_t * l, clockid_t c, const struct timespec *ts), (l, c, ts))
+RWFN(unlock, K_RWLOCK_UNLOCK, A_PTHREAD_RWLOCK_UNLOCK, (pthread_rwlock_t * l), (l))
+RWFN(destroy, K_RWLOCK_DESTROY, A_PTHREAD_RWLOCK_DESTROY, (pthread_rwlock_t * l), (l))
+
+/* ------------------------------------------------------------------ */
+/* Barriers, spin locks, once                                          */
+
+EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned count)
+{
+	if (!active())
+		return real_pthread_barrier_init(b, a, count);
+	return (int)SCHED(K_BARRIER_INIT, A_PTHREAD_BARRIER_INIT, b, NULL, count);
+}
+
+EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	if (!active())
+		return real_pthread_barrier_wait(b);
+	void *ra = RA;
+	int64_t code = sched(K_BARRIER_WAIT, A_PTHREAD_BARRIER_WAIT, b, NULL, 0, ra);
+	if (code == -1)
+		return PTHREAD_BARRIER_SERIAL_THREAD;
+	if (code != 0)
+		return (int)code;
+	return (int)sched(K_BARRIER_LEAVE, A_PTHREAD_BARRIER_WAIT, b, NULL, 0, ra);
+}
+
+EXPORT int pthread_barrier_destroy(pthread_barrier_t *b)
+{
+	if (!active())
+		return real_pthread_barrier_destroy(b);
+	return (int)SCHED(K_BARRIER_DESTROY, A_PTHREAD_BARRIER_DESTROY, b, NULL, 0);
+}
+
+#define SPINFN(name, kind, api)                                                                             \
+	EXPORT int pthread_spin_##name(pthread_spinlock_t *l)                                               \
+	{                                                                                                   \
+		if (!active())                                                                              \
+			return real_pthread_spin_##name(l);                                                 \
+		return (int)SCHED(kind, api, (const void *)l, NULL, 0);                                     \
+	}
+
+SPINFN(lock, K_SPIN_LOCK, A_PTHREAD_SPIN_LOCK)
+SPINFN(trylock, K_SPIN_TRYLOCK, A_PTHREAD_SPIN_TRYLOCK)
+SPINFN(unlock, K_SPIN_UNLOCK, A_PTHREAD_SPIN_UNLOCK)
+SPINFN(destroy, K_SPIN_DESTROY, A_PTHREAD_SPIN_DESTROY)
+
+EXPORT int pthread_spin_init(pthread_spinlock_t *l, int pshared)
+{
+	int rc = real_pthread_spin_init(l, pshared);
+	if (rc != 0 || !active())
+		return rc;
+	return (int)SCHED(K_SPIN_INIT, A_PTHREAD_SPIN_INIT, (const void *)l, NULL, 0);
+}
+
+static void do_once(void *o, void (*fn)(void), uint16_t api, void *ra)
+{
+	if (sched(K_ONCE_BEGIN, api, o, NULL, 0, ra) == 1) {
+		fn();
+		sched(K_ONCE_END, api, o, NULL, 0, ra);
+	}
+}
+
+EXPORT int pthread_once(pthread_once_t *o, void (*fn)(void))
+{
+	if (!active())
+		return real_pthread_once(o, fn);
+	do_once(o, fn, A_PTHREAD_ONCE, RA);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Yield and sleep                                                     */
+
+EXPORT int sched_yield(void)
+{
+	if (!active())
+		return real_sched_yield();
+	SCHED(K_YIELD, A_SCHED_YIELD, NULL, NULL, 0);
+	return 0;
+}
+
+EXPORT unsigned sleep(unsigned s)
+{
+	if (!active())
+		return real_sleep(s);
+	SCHED(K_SLEEP, A_SLEEP, NULL, NULL, s);
+	return 0;
+}
+
+EXPORT int usleep(useconds_t us)
+{
+	if (!active())
+		return real_usleep(us);
+	SCHED(K_SLEEP, A_USLEEP, NULL, NULL, us);
+	return 0;
+}
+
+EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (!active())
+		return real_nanosleep(req, rem);
+	SCHED(K_SLEEP, A_NANOSLEEP, NULL, NULL, 0);
+	if (rem)
+		rem->tv_sec = rem->tv_nsec = 0;
+	return 0;
+}
+
+EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req, struct timespec *rem)
+{
+	if (!active())
+		return real_clock_nanosleep(c, flags, req, rem);
+	SCHED(K_SLEEP, A_CLOCK_NANOSLEEP, NULL, NULL, 0);
+	if (rem)
+		rem->tv_sec = rem->tv_nsec = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Process exit and failures                                           */
+
+static void do_exit(int status, uint16_t api, void *ra)
+{
+	sched(K_EXIT, api, NULL, NULL, status, ra);
+	if (g_flags & STDBG_F_FAST_EXIT)
+		die_now(status);
+	g_exiting = 1;
+}
+
+/* glibc calls exit() from inside libc when main returns, out of the
+ * interposer's reach, so main itself is wrapped. */
+static int (*user_main)(int, char **, char **);
+
+static int main_hook(int argc, char **argv, char **envp)
+{
+	int r = user_main(argc, argv, envp);
+	if (active())
+		do_exit(r, A_RETURN_FROM_MAIN, (char *)user_main + 1);
+	return r;
+}
+
+EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void),
+                             void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	int (*real)(int (*)(int, char **, char **), int, char **, void (*)(void), void (*)(void), void (*)(void),
+	            void *);
+	*(void **)&real = dlsym(RTLD_NEXT, "__libc_start_main");
+	user_main = main;
+	return real(main_hook, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+EXPORT void exit(int status)
+{
+	if (active())
+		do_exit(status, A_EXIT, RA);
+	real_exit(status);
+}
+
+EXPORT void _exit(int status)
+{
+	if (active())
+		do_exit(status, A__EXIT, RA);
+	real__exit(status);
+}
+
+EXPORT void abort(void)
+{
+	if (active()) {
+		uint64_t frames[MAXFRAMES];
+		int n = collect(frames, MAXFRAMES);
+		report_failure(FAIL_ABORT, SIGABRT, 0, frames, n, "abort() called", "", 0, "");
+		if (g_flags & STDBG_F_FAST_EXIT)
+			die_now(134);
+		g_exiting = 1;
+	}
+	real_abort();
+}
+
+EXPORT void __assert_fail(const char *expr, const char *file, unsigned line, const char *func)
+{
+	if (active()) {
+		uint64_t frames[MAXFRAMES];
+		int n = collect(frames, MAXFRAMES);
+		report_failure(FAIL_ASSERT, SIGABRT, 0, frames, n, expr, file, line, func);
+		if (g_flags & STDBG_F_FAST_EXIT)
+			die_now(134);
+		g_exiting = 1;
+	}
+	real_assert_fail(expr, file, line, func);
+}
+
+/* ------------------------------------------------------------------ */
+/* C11 threads. glibc implements them on internal aliases of the pthread
+ * functions, which interposing pthread_* cannot reach, so they are
+ * intercepted by name.                                                 */
+
+static int c11_code(int64_t code)
+{
+	switch (code) {
+	case 0:
+		return thrd_success;
+	case EBUSY:
+		return thrd_busy;
+	case ETIMEDOUT:
+		return thrd_timedout;
+	default:
+		return thrd_error;
+	}
+}
+
+struct c11_start {
+	thrd_start_t fn;
+	void *arg;
+};
+
+static void *c11_trampoline(void *p)
+{
+	struct c11_start s = *(struct c11_start *)p;
+	free(p);
+	return (void *)(intptr_t)s.fn(s.arg);
+}
+
+EXPORT int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
+{
+	if (!active())
+		return real_thrd_create(t, fn, arg);
+	struct c11_start *s = malloc(sizeof *s);
+	if (!s)
+		return thrd_nomem;
+	s->fn = fn;
+	s->arg = arg;
+	pthread_t pt;
+	do_create(&pt, NULL, c11_trampoline, s, A_THRD_CREATE, RA, 1, (void *)fn);
+	*t = (thrd_t)pt;
+	return thrd_success;
+}
+
+EXPORT int thrd_join(thrd_t t, int *res)
+{
+	if (!active())
+		return real_thrd_join(t, res);
+	void *rv = NULL;
+	int rc = do_join((pthread_t)t, &rv, A_THRD_JOIN, RA);
+	if (rc == 0 && res)
+		*res = (int)(intptr_t)rv;
+	return rc == 0 ? thrd_success : thrd_error;
+}
+
+EXPORT int thrd_detach(thrd_t t)
+{
+	if (!active())
+		return real_thrd_detach(t);
+	return do_detach((pthread_t)t, A_THRD_DETACH, RA) == 0 ? thrd_success : thrd_error;
+}
+
+EXPORT void thrd_exit(int res)
+{
+	if (active())
+		finish(A_THRD_EXIT, (void *)(intptr_t)res, RA);
+	real_thrd_exit(res);
+}
+
+EXPORT void thrd_yield(void)
+{
+	if (!active()) {
+		real_thrd_yield();
+		return;
+	}
+	SCHED(K_YIELD, A_THRD_YIELD, NULL, NULL, 0);
+}
+
+EXPORT int thrd_sleep(const struct timespec *d, struct timespec *rem)
+{
+	if (!active())
+		return real_thrd_sleep(d, rem);
+	SCHED(K_SLEEP, A_THRD_SLEEP, NULL, NULL, 0);
+	if (rem)
+		rem->tv_sec = rem->tv_nsec = 0;
+	return 0;
+}
+
+static int c11_mutex_type(int type)
+{
+	return (type & mtx_recursive) ? 1 : 0;
+}
+
+/* glibc's mtx_t holds a pthread_mutex_t; reading its kind works for both. */
+static int mtx_kind(mtx_t *m)
+{
+	return mutex_type((const pthread_mutex_t *)m);
+}
+
+EXPORT int mtx_init(mtx_t *m, int type)
+{
+	int rc = real_mtx_init(m, type);
+	if (rc != thrd_success || !active())
+		return rc;
+	return c11_code(SCHED(K_MUTEX_INIT, A_MTX_INIT, m, NULL, c11_mutex_type(type)));
+}
+
+EXPORT int mtx_lock(mtx_t *m)
+{
+	if (!active())
+		return real_mtx_lock(m);
+	return c11_code(SCHED(K_MUTEX_LOCK, A_MTX_LOCK, m, NULL, mtx_kind(m)));
+}
+
+EXPORT int mtx_trylock(mtx_t *m)
+{
+	if (!active())
+		return real_mtx_trylock(m);
+	return c11_code(SCHED(K_MUTEX_TRYLOCK, A_MTX_TRYLOCK, m, NULL, mtx_kind(m)));
+}
+
+EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict ts)
+{
+	if (!active())
+		return real_mtx_timedlock(m, ts);
+	return c11_code(SCHED(K_MUTEX_TIMEDLOCK, A_MTX_TIMEDLOCK, m, NULL, mtx_kind(m)));
+}
+
+EXPORT int mtx_unlock(mtx_t *m)
+{
+	if (!active())
+		return real_mtx_unlock(m);
+	return c11_code(SCHED(K_MUTEX_UNLOCK, A_MTX_UNLOCK, m, NULL, mtx_kind(m)));
+}
+
+EXPORT void mtx_destroy(mtx_t *m)
+{
+	if (!active()) {
+		real_mtx_destroy(m);
+		return;
+	}
+	SCHED(K_MUTEX_DESTROY, A_MTX_DESTROY, m, NULL, mtx_kind(m));
+}
+
+EXPORT int cnd_init(cnd_t *c)
+{
+	int rc = real_cnd_init(c);
+	if (rc != thrd_success || !active())
+		return rc;
+	return c11_code(SCHED(K_COND_INIT, A_CND_INIT, c, NULL, 0));
+}
+
+EXPORT int cnd_wait(cnd_t *c, mtx_t *m)
+{
+	if (!active())
+		return real_cnd_wait(c, m);
+	return c11_code(cond_wait((pthread_cond_t *)c, (pthread_mutex_t *)m, 0, A_CND_WAIT, RA));
+}
+
+EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict ts)
+{
+	if (!active())
+		return real_cnd_timedwait(c, m, ts);
+	return c11_code(cond_wait((pthread_cond_t *)c, (pthread_mutex_t *)m, 1, A_CND_TIMEDWAIT, RA));
+}
+
+EXPORT int cnd_signal(cnd_t *c)
+{
+	if (!active())
+		return real_cnd_signal(c);
+	return c11_code(SCHED(K_COND_SIGNAL, A_CND_SIGNAL, c, NULL, 0));
+}
+
+EXPORT int cnd_broadcast(cnd_t *c)
+{
+	if (!active())
+		return real_cnd_broadcast(c);
+	return c11_code(SCHED(K_COND_BROADCAST, A_CND_BROADCAST, c, NULL, 0));
+}
+
+EXPORT void cnd_destroy(cnd_t *c)
+{
+	if (!active()) {
+		real_cnd_destroy(c);
+		return;
+	}
+	SCHED(K_COND_DESTROY, A_CND_DESTROY, c, NULL, 0);
+}
+
+EXPORT void call_once(once_flag *o, void (*fn)(void))
+{
+	if (!active()) {
+		real_call_once(o, fn);
+		return;
+	}
+	do_once(o, fn, A_CALL_ONCE, RA);
+}
+
+/* ------------------------------------------------------------------ */
+/* Annotations (stdbg.h finds these with dlsym)                        */
+
+EXPORT void stdbg_rt_yield(void)
+{
+	if (active())
+		SCHED(K_YIELD, A_STDBG_YIELD, NULL, NULL, 0);
+}
+
+EXPORT void stdbg_rt_read(const void *addr, unsigned long size)
+{
+	if (active())
+		SCHED(K_READ, A_STDBG_READ, addr, NULL, (int64_t)size);
+}
+
+EXPORT void stdbg_rt_write(const void *addr, unsigned long size)
+{
+	if (active())
+		SCHED(K_WRITE, A_STDBG_WRITE, addr, NULL, (int64_t)size);
+}
+
+EXPORT int stdbg_rt_choose(int n)
+{
+	if (n <= 1 || !active())
+		return 0;
+	return (int)SCHED(K_CHOOSE, A_STDBG_CHOOSE, NULL, NULL, n);
+}
+
+EXPORT void stdbg_rt_assert_fail(const char *msg, const char *file, unsigned line, const char *func)
+{
+	if (active()) {
+		uint64_t frames[MAXFRAMES];
+		int n = collect(frames, MAXFRAMES);
+		report_failure(FAIL_USER, 0, 0, frames, n, msg, file, line, func);
+		if (g_flags & STDBG_F_FAST_EXIT)
+			die_now(134);
+		g_exiting = 1;
+	}
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s:%u: %s: stdbg_assert failed: %s\n", file, line, func, msg);
+	raw_write(2, buf);
+	real_abort();
+}
+
+EXPORT int stdbg_rt_active(void)
+{
+	return active();
+}

@@ -1,0 +1,100 @@
+/* stdbg.h: annotations for programs checked by stdbg.
+ *
+ * Every function here is harmless when the program runs without stdbg:
+ * stdbg_yield() yields, stdbg_read/stdbg_write do nothing, stdbg_choose(n)
+ * returns 0 and stdbg_assert() behaves like assert() with a message. Under
+ * stdbg they become scheduling points the checker controls.
+ *
+ *   stdbg_yield();                 let the checker switch threads here
+ *   stdbg_read(&x, sizeof x);      about to read shared memory at &x
+ *   stdbg_write(&x, sizeof x);     about to write shared memory at &x
+ *   int i = stdbg_choose(3);       0, 1 or 2: the checker tries every value
+ *   stdbg_assert(a + b == 2, "conservation of tokens");
+ *
+ * Link nothing extra: the entry points are looked up at run time.
+ */
+#ifndef STDBG_H
+#define STDBG_H
+
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+static inline void *stdbg__sym(const char *name)
+{
+	/* RTLD_DEFAULT without requiring _GNU_SOURCE. */
+	return dlsym((void *)0, name);
+}
+
+static inline void stdbg_yield(void)
+{
+	static void (*fn)(void);
+	static int looked;
+	if (!looked) {
+		*(void **)&fn = stdbg__sym("stdbg_rt_yield");
+		looked = 1;
+	}
+	if (fn)
+		fn();
+	else
+		sched_yield();
+}
+
+static inline void stdbg_read(const volatile void *addr, unsigned long size)
+{
+	static void (*fn)(const volatile void *, unsigned long);
+	static int looked;
+	if (!looked) {
+		*(void **)&fn = stdbg__sym("stdbg_rt_read");
+		looked = 1;
+	}
+	if (fn)
+		fn(addr, size);
+}
+
+static inline void stdbg_write(const volatile void *addr, unsigned long size)
+{
+	static void (*fn)(const volatile void *, unsigned long);
+	static int looked;
+	if (!looked) {
+		*(void **)&fn = stdbg__sym("stdbg_rt_write");
+		looked = 1;
+	}
+	if (fn)
+		fn(addr, size);
+}
+
+static inline int stdbg_choose(int n)
+{
+	static int (*fn)(int);
+	static int looked;
+	if (!looked) {
+		*(void **)&fn = stdbg__sym("stdbg_rt_choose");
+		looked = 1;
+	}
+	return fn ? fn(n) : 0;
+}
+
+static inline void stdbg__assert_fail(const char *msg, const char *file, unsigned line, const char *func)
+{
+	void (*fn)(const char *, const char *, unsigned, const char *);
+	*(void **)&fn = stdbg__sym("stdbg_rt_assert_fail");
+	if (fn)
+		fn(msg, file, line, func);
+	fprintf(stderr, "%s:%u: %s: stdbg_assert failed: %s\n", file, line, func, msg);
+	abort();
+}
+
+#define stdbg_assert(cond, msg)                                                                             \
+	((cond) ? (void)0 : stdbg__assert_fail((msg), __FILE__, __LINE__, __func__))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,136 @@
+/* stdbg wire protocol, version 1: the C side. The Go side is package wire;
+ * docs/protocol.md describes both. All integers are little endian.
+ *
+ * Two channels connect the checker and a target process:
+ *  - the control socket (SOCK_SEQPACKET, one message per packet) carries the
+ *    HELLO of the fork server and the checker's FORK and QUIT commands;
+ *  - the mailbox, a shared memory file with two slots, carries the messages
+ *    of one execution. Execution generation g uses slot g % 2, so a child
+ *    of the previous generation (reaped before the next fork) can never
+ *    scribble on the slot in use.
+ * Within a slot the two sides alternate: the runtime appends messages to
+ * `up` and bumps up_seq; the checker answers in `down` and bumps down_seq.
+ */
+#ifndef STDBG_WIRE_H
+#define STDBG_WIRE_H
+
+#include <stdint.h>
+
+#define STDBG_PROTOCOL_VERSION 1
+#define STDBG_MAGIC 0x47424453u /* "SDBG" */
+
+#define STDBG_SLOT_SIZE (512 * 1024)
+#define STDBG_DOWN_CAP 4096
+#define STDBG_HDR_SIZE 128
+#define STDBG_UP_CAP (STDBG_SLOT_SIZE - STDBG_HDR_SIZE - STDBG_DOWN_CAP)
+
+/* Slot flags, set by the checker in FORK. */
+#define STDBG_F_FAST_EXIT 1u /* leave with _exit at once after exit, failures */
+#define STDBG_F_STACKS 2u    /* attach a full backtrace to every PENDING */
+
+struct stdbg_slot {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t gen;              /* generation of the execution using the slot */
+	uint32_t flags;            /* STDBG_F_* */
+	uint32_t up_seq;           /* futex: runtime -> checker hand-over count */
+	uint32_t down_seq;         /* futex: checker -> runtime hand-over count */
+	uint32_t up_len;           /* bytes of messages in up */
+	uint32_t down_len;         /* bytes of messages in down */
+	uint32_t checker_sleeping; /* checker waits in futex on up_seq */
+	uint32_t runtime_sleeping; /* runtime waits in futex on down_seq */
+	uint32_t pid;              /* pid of the child running the generation */
+	uint32_t dead_gen;         /* set by the fork server when it reaped gen */
+	int32_t dead_status;       /* wait status of that child */
+	uint32_t pad[19];
+	uint8_t down[STDBG_DOWN_CAP];
+	uint8_t up[STDBG_UP_CAP];
+};
+
+_Static_assert(sizeof(struct stdbg_slot) == STDBG_SLOT_SIZE, "slot layout");
+
+/* Every message starts with this header; len counts the payload only. */
+struct stdbg_msg_hdr {
+	uint16_t type;
+	uint16_t reserved;
+	uint32_t len;
+};
+
+enum stdbg_msg_type {
+	/* runtime -> checker, in the mailbox */
+	M_PENDING = 1, /* a thread reached a scheduling point */
+	M_FAILURE = 2, /* assertion, signal, abort: the execution is over */
+	M_STACK = 3,   /* answer to a stack request (SIGSTACK) */
+	M_NOTE = 4,    /* a one-line diagnostic from the runtime */
+	/* runtime -> checker, on the control socket */
+	M_HELLO = 8,
+	/* checker -> runtime, in the mailbox */
+	M_RUN = 16,
+	/* checker -> runtime, on the control socket */
+	M_FORK = 17,
+	M_QUIT = 18,
+};
+
+/* M_PENDING payload: fixed part, then nframes u64 return addresses. */
+struct stdbg_pending {
+	uint32_t tid;
+	uint32_t ostid; /* the kernel thread id, for debuggers and signals */
+	uint16_t kind;  /* K_* of stdbg_ops.h */
+	uint16_t api;   /* A_* of stdbg_ops.h */
+	uint32_t nframes;
+	uint64_t obj;
+	uint64_t obj2;
+	int64_t arg;
+};
+
+enum stdbg_failure_kind {
+	FAIL_ASSERT = 1, /* assert() / __assert_fail */
+	FAIL_SIGNAL = 2, /* fatal signal */
+	FAIL_ABORT = 3,  /* abort() */
+	FAIL_USER = 4,   /* stdbg_assert */
+	FAIL_RUNTIME = 5 /* the runtime itself gave up (message says why) */
+};
+
+/* M_FAILURE payload: fixed part, nframes u64 addresses (frame 0 exact for a
+ * signal, return addresses after), then three strings, each u32 length and
+ * bytes: message, file, function. */
+struct stdbg_failure {
+	uint32_t tid;
+	uint16_t kind;
+	uint16_t pad;
+	int32_t signo;
+	uint32_t line;
+	uint64_t addr; /* faulting address for a signal */
+	uint32_t nframes;
+	uint32_t pad2;
+};
+
+/* M_STACK payload: tid, nframes, frames. */
+struct stdbg_stack {
+	uint32_t tid;
+	uint32_t nframes;
+};
+
+/* M_RUN payload: the thread that runs next and the result of its op. */
+struct stdbg_run {
+	uint32_t tid;
+	uint32_t pad;
+	int64_t code;
+};
+
+/* M_FORK payload. */
+struct stdbg_fork {
+	uint32_t gen;
+	uint32_t flags;
+};
+
+/* M_HELLO payload: fixed part, then nmods modules, each: u64 bias, u64
+ * start, u64 end, u32 path length, path bytes. */
+struct stdbg_hello {
+	uint32_t version;
+	uint32_t pid;
+	uint32_t nmods;
+	uint32_t pad;
+};
+
+#endif

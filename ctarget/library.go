@@ -1,0 +1,162 @@
+// Package ctarget runs C and C++ programs under stdbg: it builds the
+// interposition library from the sources embedded in the stdbg binary,
+// compiles targets given as source files, starts the target as a fork
+// server with the library preloaded, and drives its executions through the
+// wire protocol as a checker.Runtime.
+package ctarget
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed csrc/libstdbg.c csrc/stdbg_wire.h csrc/stdbg_ops.h csrc/stdbg.h
+var csrc embed.FS
+
+// Header returns the text of stdbg.h, the annotation header for targets.
+func Header() []byte {
+	b, _ := csrc.ReadFile("csrc/stdbg.h")
+	return b
+}
+
+// CacheDir returns stdbg's cache directory ($STDBG_CACHE, or stdbg under
+// the user cache directory).
+func CacheDir() (string, error) {
+	if d := os.Getenv("STDBG_CACHE"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the cache directory (set STDBG_CACHE): %w", err)
+	}
+	return filepath.Join(d, "stdbg"), nil
+}
+
+// ErrNoCompiler is returned when no C compiler can be found.
+var ErrNoCompiler = errors.New("no C compiler found: install gcc or clang, or set CC")
+
+// Compiler returns the C (or, with cxx, C++) compiler to use: $CC/$CXX,
+// else cc/gcc/clang (c++/g++/clang++) from PATH.
+func Compiler(cxx bool) (string, error) {
+	env, names := "CC", []string{"cc", "gcc", "clang"}
+	if cxx {
+		env, names = "CXX", []string{"c++", "g++", "clang++"}
+	}
+	if v := strings.TrimSpace(os.Getenv(env)); v != "" {
+		p, err := exec.LookPath(v)
+		if err != nil {
+			return "", fmt.Errorf("%s=%s: %w", env, v, err)
+		}
+		return p, nil
+	}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	if cxx {
+		return "", errors.New("no C++ compiler found: install g++ or clang++, or set CXX")
+	}
+	return "", ErrNoCompiler
+}
+
+func sourceHash() string {
+	h := sha256.New()
+	for _, n := range []string{"csrc/libstdbg.c", "csrc/stdbg_wire.h", "csrc/stdbg_ops.h", "csrc/stdbg.h"} {
+		b, _ := csrc.ReadFile(n)
+		h.Write([]byte(n))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Library returns the path of the compiled interposition library,
+// compiling it on first use into the cache (keyed by a hash of its sources
+// and the compiler). It also leaves include/stdbg.h beside it.
+func Library() (string, error) {
+	cc, err := Compiler(false)
+	if err != nil {
+		return "", err
+	}
+	base, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	key := sourceHash()
+	if cc != "/usr/bin/cc" {
+		sum := sha256.Sum256([]byte(cc))
+		key += "-" + hex.EncodeToString(sum[:4])
+	}
+	dir := filepath.Join(base, "lib-"+key)
+	lib := filepath.Join(dir, "libstdbg.so")
+	if _, err := os.Stat(lib); err == nil {
+		return lib, nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "include"), 0o755); err != nil {
+		return "", fmt.Errorf("creating %s: %w", dir, err)
+	}
+	src, err := os.MkdirTemp(dir, "src-")
+	if err != nil {
+		return "", fmt.Errorf("creating build directory: %w", err)
+	}
+	defer os.RemoveAll(src)
+	for _, n := range []string{"libstdbg.c", "stdbg_wire.h", "stdbg_ops.h", "stdbg.h"} {
+		b, _ := csrc.ReadFile("csrc/" + n)
+		if err := os.WriteFile(filepath.Join(src, n), b, 0o644); err != nil {
+			return "", fmt.Errorf("writing library source: %w", err)
+		}
+	}
+	if err := writeAtomic(filepath.Join(dir, "include", "stdbg.h"), Header()); err != nil {
+		return "", err
+	}
+	tmp := filepath.Join(src, "libstdbg.so")
+	cmd := exec.Command(cc, "-shared", "-fPIC", "-O2", "-g", "-pthread", "-fvisibility=hidden",
+		"-o", tmp, filepath.Join(src, "libstdbg.c"), "-ldl")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("compiling the stdbg library with %s: %v\n%s", cc, err, out)
+	}
+	if err := os.Rename(tmp, lib); err != nil {
+		return "", fmt.Errorf("installing %s: %w", lib, err)
+	}
+	return lib, nil
+}
+
+// IncludeDir returns the directory holding stdbg.h (building the library
+// cache entry if needed).
+func IncludeDir() (string, error) {
+	lib, err := Library()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(lib), "include"), nil
+}
+
+// writeAtomic writes a file through a temporary file and a rename, so that
+// readers never see half of it.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,465 @@
+package ctarget
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// sigStack is the signal the library answers with the running thread's
+// stack (SIGRTMIN+6 with glibc's SIGRTMIN of 34).
+const sigStack = 40
+
+// Config describes how to run a target.
+type Config struct {
+	// Binary is the executable (dynamically linked).
+	Binary string
+	// Args are its arguments (without argv[0]).
+	Args []string
+	// Env is its environment; nil means stdbg's own.
+	Env []string
+	// Dir is its working directory; "" means the current one.
+	Dir string
+	// Stdout and Stderr receive the program's output; nil discards it.
+	Stdout, Stderr io.Writer
+	// Library is the interposition library; "" builds or finds it.
+	Library string
+	// TransitionTimeout bounds each transition (default 5s).
+	TransitionTimeout time.Duration
+	// StartTimeout bounds the time to the first scheduling point
+	// (default: 30s).
+	StartTimeout time.Duration
+	// Flags are wire.Flag* values applied to every execution.
+	Flags uint32
+}
+
+// CheckBinary returns a clear error when path cannot be run under stdbg:
+// missing, not executable, not ELF, or statically linked.
+func CheckBinary(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	if st.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not executable", path)
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s is not an ELF executable: %w", path, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is statically linked: stdbg needs a dynamically linked program to preload its library", path)
+}
+
+// Process is a running target: the fork server and the child of the
+// current execution. It implements checker.Runtime.
+type Process struct {
+	cfg    Config
+	cmd    *exec.Cmd
+	ctl    *os.File
+	mb     *wire.Mailbox
+	hello  wire.Hello
+	gen    uint32
+	slot   *wire.Slot
+	last   uint32
+	ostids map[int]int
+	alive  bool // the current child may still be running
+	waitCh chan error
+	quit   bool
+}
+
+// Start launches the target and waits for its fork server's greeting.
+func Start(cfg Config) (*Process, error) {
+	if cfg.TransitionTimeout <= 0 {
+		cfg.TransitionTimeout = 5 * time.Second
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 30 * time.Second
+	}
+	if err := CheckBinary(cfg.Binary); err != nil {
+		return nil, err
+	}
+	if cfg.Library == "" {
+		lib, err := Library()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Library = lib
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("creating control socket: %w", err)
+	}
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return nil, fmt.Errorf("creating control socket: %w", err)
+	}
+	ours := os.NewFile(uintptr(fds[0]), "stdbg-ctl")
+	theirs := os.NewFile(uintptr(fds[1]), "stdbg-ctl-target")
+	defer theirs.Close()
+	mb, err := wire.NewMailbox()
+	if err != nil {
+		ours.Close()
+		return nil, err
+	}
+	cmd := exec.Command(cfg.Binary, cfg.Args...)
+	cmd.Dir = cfg.Dir
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = targetEnv(env, cfg.Library)
+	cmd.ExtraFiles = []*os.File{theirs, mb.File()}
+	cmd.Stdin = nil
+	cmd.Stdout = cfg.Stdout
+	cmd.Stderr = cfg.Stderr
+	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		ours.Close()
+		mb.Close()
+		return nil, fmt.Errorf("starting %s: %w", cfg.Binary, err)
+	}
+	p := &Process{cfg: cfg, cmd: cmd, ctl: ours, mb: mb, ostids: make(map[int]int), waitCh: make(chan error, 1)}
+	pinTarget(cmd.Process.Pid)
+	go func() { p.waitCh <- cmd.Wait() }()
+	buf := make([]byte, 1<<20)
+	ours.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
+	n, err := ours.Read(buf)
+	if err != nil {
+		reason := p.startFailure(err)
+		p.Close()
+		return nil, reason
+	}
+	h, err := wire.DecodeHello(buf[:n])
+	if err != nil {
+		p.Close()
+		return nil, fmt.Errorf("%s: bad greeting from the stdbg library: %w", cfg.Binary, err)
+	}
+	if h.Version != wire.Version {
+		p.Close()
+		return nil, fmt.Errorf("%s: the stdbg library speaks protocol %d, this stdbg speaks %d", cfg.Binary, h.Version, wire.Version)
+	}
+	p.hello = h
+	return p, nil
+}
+
+// startFailure explains why no greeting came.
+func (p *Process) startFailure(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("%s did not reach its first thread operation within %s (is it waiting for input?)",
+			p.cfg.Binary, p.cfg.StartTimeout)
+	}
+	select {
+	case werr := <-p.waitCh:
+		p.waitCh <- werr
+		return fmt.Errorf("%s ended before its first thread operation (%s); run it alone to see why",
+			p.cfg.Binary, describeExit(p.cmd.ProcessState))
+	case <-time.After(2 * time.Second):
+	}
+	return fmt.Errorf("%s: no greeting from the stdbg library: %v", p.cfg.Binary, err)
+}
+
+func describeExit(ps *os.ProcessState) string {
+	if ps == nil {
+		return "unknown status"
+	}
+	if ws, ok := ps.Sys().(unix.WaitStatus); ok {
+		return describeStatus(ws)
+	}
+	return ps.String()
+}
+
+func describeStatus(ws unix.WaitStatus) string {
+	switch {
+	case ws.Signaled():
+		return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), unix.SignalName(ws.Signal()))
+	case ws.Exited():
+		return fmt.Sprintf("exited with status %d", ws.ExitStatus())
+	}
+	return fmt.Sprintf("ended with wait status %#x", uint32(ws))
+}
+
+// targetEnv adds the library and protocol variables to env.
+func targetEnv(env []string, lib string) []string {
+	out := make([]string, 0, len(env)+4)
+	preload := lib
+	for _, kv := range env {
+		switch {
+		case strings.HasPrefix(kv, "LD_PRELOAD="):
+			if old := strings.TrimPrefix(kv, "LD_PRELOAD="); old != "" {
+				preload = lib + ":" + old
+			}
+			continue
+		case strings.HasPrefix(kv, "STDBG_CTL="), strings.HasPrefix(kv, "STDBG_MAILBOX="),
+			strings.HasPrefix(kv, "STDBG_CHECKER_PID="):
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "LD_PRELOAD="+preload, "STDBG_CTL=3", "STDBG_MAILBOX=4",
+		"STDBG_CHECKER_PID="+strconv.Itoa(os.Getpid()))
+}
+
+// Modules returns the target's loaded objects, for symbolization.
+func (p *Process) Modules() []wire.Module { return p.hello.Modules }
+
+// Pid returns the fork server's process id.
+func (p *Process) Pid() int { return p.hello.Pid }
+
+// ChildPid returns the process id of the current execution (0 if none).
+func (p *Process) ChildPid() int {
+	if p.slot == nil {
+		return 0
+	}
+	return p.slot.Pid()
+}
+
+// Begin implements checker.Runtime.
+func (p *Process) Begin() ([]any, error) {
+	if p.alive {
+		p.End(false)
+	}
+	p.gen++
+	p.slot = p.mb.Slot(p.gen)
+	p.slot.Reset(p.gen, p.cfg.Flags)
+	p.last = p.slot.UpSeq()
+	p.ostids = make(map[int]int)
+	if _, err := p.ctl.Write(wire.EncodeFork(p.gen, p.cfg.Flags)); err != nil {
+		return nil, fmt.Errorf("asking %s for an execution: %w", p.cfg.Binary, p.serverGone(err))
+	}
+	p.alive = true
+	return p.collect(1, p.cfg.StartTimeout)
+}
+
+// serverGone explains a failure to talk to the fork server.
+func (p *Process) serverGone(err error) error {
+	select {
+	case werr := <-p.waitCh:
+		p.waitCh <- werr
+		return fmt.Errorf("the program's fork server ended (%s)", describeExit(p.cmd.ProcessState))
+	default:
+	}
+	return err
+}
+
+// Resume implements checker.Runtime.
+func (p *Process) Resume(tid int, code int64) ([]any, error) {
+	if !p.alive {
+		return nil, errors.New("no execution is running")
+	}
+	var msg [24]byte
+	if err := p.slot.Answer(wire.EncodeRun(msg[:0], wire.Run{Tid: tid, Code: code})); err != nil {
+		return nil, err
+	}
+	return p.collect(tid, p.cfg.TransitionTimeout)
+}
+
+// collect waits for the runtime's hand-over and decodes it.
+func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
+	deadline := time.Now().Add(timeout)
+	last := p.last
+	if err := p.slot.Wait(last, deadline); err != nil {
+		if errors.Is(err, wire.ErrTimeout) {
+			return p.timedOut(running, timeout)
+		}
+		return nil, err
+	}
+	p.last = p.slot.UpSeq()
+	evs, err := wire.Decode(p.slot.Up())
+	if err != nil {
+		return nil, fmt.Errorf("reading the program's report: %w", err)
+	}
+	for _, ev := range evs {
+		if pe, ok := ev.(wire.Pending); ok && pe.OSTid != 0 {
+			p.ostids[pe.Tid] = pe.OSTid
+		}
+		if _, ok := ev.(wire.Failure); ok {
+			p.alive = false
+			p.killChild()
+		}
+	}
+	if ws, dead := p.slot.Dead(p.gen); dead {
+		p.alive = false
+		failed := false
+		for _, ev := range evs {
+			if _, ok := ev.(wire.Failure); ok {
+				failed = true
+			}
+		}
+		if !failed {
+			d := checker.Died{Description: describeStatus(ws)}
+			if ws.Signaled() {
+				d.Signal = int(ws.Signal())
+			}
+			evs = append(evs, d)
+		}
+	}
+	return evs, nil
+}
+
+// timedOut asks the running thread where it is, then ends the execution.
+func (p *Process) timedOut(tid int, waited time.Duration) ([]any, error) {
+	ev := checker.TimedOut{Tid: tid, After: waited.String()}
+	if ws, dead := p.slot.Dead(p.gen); dead {
+		p.alive = false
+		return []any{checker.Died{Description: describeStatus(ws)}}, nil
+	}
+	pid := p.slot.Pid()
+	if os := p.ostids[tid]; os != 0 && pid != 0 {
+		if unix.Tgkill(pid, os, unix.Signal(sigStack)) == nil {
+			if p.slot.Wait(p.last, time.Now().Add(time.Second)) == nil {
+				p.last = p.slot.UpSeq()
+				evs, _ := wire.Decode(p.slot.Up())
+				for _, e := range evs {
+					if st, ok := e.(wire.Stack); ok && st.Tid == tid {
+						ev.Frames = st.Frames
+					}
+				}
+			}
+		}
+	}
+	p.killChild()
+	p.alive = false
+	return []any{ev}, nil
+}
+
+func (p *Process) killChild() {
+	if p.slot == nil {
+		return
+	}
+	if pid := p.slot.Pid(); pid > 0 {
+		unix.Kill(pid, unix.SIGKILL)
+	}
+}
+
+// End implements checker.Runtime. A clean end lets the program leave on
+// its own (its output is flushed, atexit handlers run), within the
+// transition timeout; otherwise the child is killed.
+func (p *Process) End(clean bool) {
+	if !p.alive {
+		return
+	}
+	p.alive = false
+	if clean && p.slot.Pid() > 0 {
+		if _, dead := p.slot.Dead(p.gen); dead {
+			return
+		}
+		var msg [24]byte
+		if p.slot.Answer(wire.EncodeRun(msg[:0], wire.Run{Tid: 0})) == nil {
+			deadline := time.Now().Add(p.cfg.TransitionTimeout)
+			for time.Now().Before(deadline) {
+				if _, dead := p.slot.Dead(p.gen); dead {
+					return
+				}
+				if p.slot.Wait(p.last, deadline) != nil {
+					break
+				}
+				p.last = p.slot.UpSeq()
+			}
+		}
+	}
+	p.killChild()
+}
+
+// WaitExit waits until the current child is reaped and returns its
+// status description; used by replay to let a program finish.
+func (p *Process) WaitExit(timeout time.Duration) (string, bool) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if ws, dead := p.slot.Dead(p.gen); dead {
+			return describeStatus(ws), true
+		}
+		if p.slot.Wait(p.last, deadline) != nil {
+			return "", false
+		}
+		p.last = p.slot.UpSeq()
+	}
+}
+
+// Close ends the current execution and the fork server.
+func (p *Process) Close() error {
+	if p.quit {
+		return nil
+	}
+	p.quit = true
+	if p.alive {
+		p.End(false)
+	}
+	p.ctl.Write(wire.EncodeQuit())
+	p.ctl.Close()
+	var err error
+	select {
+	case err = <-p.waitCh:
+	case <-time.After(5 * time.Second):
+		if p.cmd.Process != nil {
+			unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL)
+		}
+		err = <-p.waitCh
+	}
+	p.mb.Close()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return nil // the fork server's own status carries no news
+	}
+	return err
+}
+
+// pinTarget keeps the target on one CPU (the last) when there are several:
+// only one of its threads runs at a time anyway, and a thread handed the
+// turn then starts on the core its predecessor just left instead of
+// waiting for a core the checker is spinning on.
+func pinTarget(pid int) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
+		return
+	}
+	last := -1
+	for i := 0; i < 1024; i++ {
+		if set.IsSet(i) {
+			last = i
+		}
+	}
+	var one unix.CPUSet
+	one.Set(last)
+	unix.SchedSetaffinity(pid, &one)
+}
+
+// PinCaller keeps the calling OS thread off the CPU the targets are pinned
+// to. The caller must have called runtime.LockOSThread. It returns a
+// function that restores the thread's affinity.
+func PinCaller() func() {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
+		return func() {}
+	}
+	orig := set
+	last := -1
+	for i := 0; i < 1024; i++ {
+		if set.IsSet(i) {
+			last = i
+		}
+	}
+	set.Clear(last)
+	unix.SchedSetaffinity(0, &set)
+	return func() { unix.SchedSetaffinity(0, &orig) }
+}

@@ -1,0 +1,277 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stdbg/stdbg/schedule"
+)
+
+// Options bound and tune an exploration.
+type Options struct {
+	// MaxDepth is the number of transitions after which an execution is
+	// cut (counted in Stats.MaxDepthHit, not a bug); <= 0 means unbounded.
+	MaxDepth int
+	// All keeps exploring after the first bug and reports each distinct
+	// bug (by Outcome.Key) once, with the first schedule that showed it.
+	All bool
+	// MaxExecutions stops the exploration after that many executions; 0
+	// means no limit.
+	MaxExecutions int64
+	// Progress, if non-nil, is called with the statistics so far, at most
+	// every 100ms, and once more at the end.
+	Progress func(Stats)
+}
+
+// Result is the outcome of an exploration.
+type Result struct {
+	// Bugs are the bugs found, in the order found: at most one unless
+	// Options.All, and then one per distinct Outcome.Key.
+	Bugs []Bug
+	// Stats counts the work done.
+	Stats Stats
+	// Complete reports that the space within the bounds was exhausted: the
+	// strategy ran out of executions and is exhaustive. It is false when the
+	// search stopped at a bug, at MaxExecutions, on cancellation or on error.
+	Complete bool
+	// DepthLimited reports that some execution was cut at MaxDepth, so a
+	// complete search is complete only up to that depth.
+	DepthLimited bool
+}
+
+// ErrNondeterministic is wrapped by Explore's error when replaying a prefix
+// the strategy had already seen did not reproduce the earlier execution: the
+// program behaves differently under the same schedule, because of
+// nondeterminism stdbg does not control (time, input, unmonitored
+// synchronization).
+var ErrNondeterministic = errors.New("the program did not repeat itself under the same schedule (uncontrolled nondeterminism)")
+
+// progressEvery is the least time between two calls of Options.Progress.
+const progressEvery = 100 * time.Millisecond
+
+// Explore runs executions of the program chosen by the strategy until the
+// strategy has none left, a bug is found (unless opts.All), opts.MaxExecutions
+// executions have run, ctx is cancelled or an error occurs.
+//
+// An execution ends when the executor reports an outcome (a bug if
+// Outcome.Kind.IsBug), when it has run opts.MaxDepth transitions (it is cut),
+// or when the strategy abandons it. Every execution is closed.
+//
+// Explore always returns a non-nil Result, with the statistics and bugs so
+// far. When ctx is cancelled it stops between two transitions and returns the
+// partial Result with an error wrapping ctx.Err() (so errors.Is(err,
+// context.Canceled) holds). Executor failures are returned as errors of the
+// form "execution N, step K: ...", K being the 1-based number of the step
+// under way (0 before the first). The strategy is left in an unspecified
+// state after an error; Init resets it.
+func Explore(ctx context.Context, ex Executor, st Strategy, opts Options) (*Result, error) {
+	x := &explorer{
+		res:   &Result{},
+		ex:    ex,
+		st:    st,
+		opts:  opts,
+		start: time.Now(),
+	}
+	err := x.run(ctx)
+	x.res.Stats.Elapsed = time.Since(x.start)
+	if opts.Progress != nil {
+		opts.Progress(x.res.Stats)
+	}
+	return x.res, err
+}
+
+// explorer is the state of one call of Explore.
+type explorer struct {
+	res   *Result
+	ex    Executor
+	st    Strategy
+	opts  Options
+	start time.Time
+
+	seen         map[string]bool // bug keys reported (Options.All)
+	trace        []Event         // the current execution's transitions
+	rep          Report          // reused: handing a pointer to End makes it escape
+	lastProgress time.Time
+}
+
+func (x *explorer) run(ctx context.Context) error {
+	switch {
+	case x.ex == nil:
+		return errors.New("explore: nil executor")
+	case x.st == nil:
+		return errors.New("explore: nil strategy")
+	case x.opts.MaxExecutions < 0:
+		return fmt.Errorf("explore: negative execution limit %d", x.opts.MaxExecutions)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	x.lastProgress = x.start
+	x.st.Init(Config{MaxDepth: x.opts.MaxDepth})
+	done := ctx.Done()
+	for {
+		if err := ctx.Err(); err != nil {
+			return x.interrupted(err)
+		}
+		prefix, ok := x.st.Begin()
+		if !ok {
+			x.res.Complete = x.st.Exhausted()
+			return nil
+		}
+		if x.opts.MaxExecutions > 0 && x.res.Stats.Executions >= x.opts.MaxExecutions {
+			return nil
+		}
+		stop, err := x.execute(prefix, done)
+		if err != nil {
+			if errors.Is(err, errInterrupted) {
+				return x.interrupted(ctx.Err())
+			}
+			return err
+		}
+		if stop {
+			return nil
+		}
+		x.progress()
+	}
+}
+
+func (x *explorer) interrupted(err error) error {
+	return fmt.Errorf("exploration interrupted after %d executions: %w", x.res.Stats.Executions, err)
+}
+
+// errInterrupted is returned by execute when ctx was cancelled.
+var errInterrupted = errors.New("interrupted")
+
+// execute runs one execution: the prefix, then the strategy's choices. It
+// reports whether the exploration must stop (a bug was found and not
+// Options.All).
+func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop bool, err error) {
+	stats := &x.res.Stats
+	n := stats.Executions + 1
+	e, err := x.ex.Start()
+	if err != nil {
+		return true, fmt.Errorf("execution %d, step 0: starting the program: %w", n, err)
+	}
+	stats.Executions = n
+	if n == 1 {
+		stats.States++ // the initial scheduling point
+	}
+	defer func() {
+		if cerr := e.Close(); cerr != nil && err == nil {
+			stop, err = true, fmt.Errorf("execution %d: closing: %w", n, cerr)
+		}
+	}()
+
+	maxDepth := x.opts.MaxDepth
+	x.trace = x.trace[:0]
+	x.rep = Report{}
+	rep := &x.rep
+	prev := 0
+	for k := 0; ; k++ {
+		if o := e.Ended(); o != nil {
+			if k < len(prefix) {
+				// The strategy saw this point as a running one before.
+				return true, fmt.Errorf("execution %d, step %d: replaying an earlier execution: it ended before this step (%v: %s): %w",
+					n, k+1, o.Kind, o.Message, ErrNondeterministic)
+			}
+			rep.Outcome = o
+			break
+		}
+		if maxDepth > 0 && k >= maxDepth {
+			rep.DepthLimited = true
+			break
+		}
+		select {
+		case <-done:
+			return true, errInterrupted
+		default:
+		}
+		ts := e.Threads()
+		var s schedule.Step
+		if k < len(prefix) {
+			s = prefix[k]
+		} else {
+			if firstEnabled(ts) < 0 {
+				return true, fmt.Errorf("execution %d, %w", n, stuckError(k+1))
+			}
+			var ok bool
+			if s, ok = x.st.Next(Point{Depth: k, Threads: ts, Prev: prev}); !ok {
+				rep.Pruned = true
+				break
+			}
+			stats.States++
+		}
+		i, m := fit(ts, s)
+		if m != fits {
+			if firstEnabled(ts) < 0 {
+				return true, fmt.Errorf("execution %d, %w", n, stuckError(k+1))
+			}
+			if k < len(prefix) {
+				return true, fmt.Errorf("execution %d, step %d: replaying an earlier execution: %s: %w",
+					n, k+1, m.explain(ts, i, s), ErrNondeterministic)
+			}
+			return true, fmt.Errorf("execution %d, step %d: the strategy chose an impossible step %v: %s",
+				n, k+1, s, m.explain(ts, i, s))
+		}
+		x.trace = append(x.trace, Event{Step: s, Op: ts[i].Op})
+		if err := e.Step(s); err != nil {
+			return true, fmt.Errorf("execution %d, step %d (thread %v): %w", n, k+1, s, err)
+		}
+		stats.Transitions++
+		prev = s.Thread
+		if stats.Transitions&1023 == 0 {
+			x.progress()
+		}
+	}
+
+	switch {
+	case rep.DepthLimited:
+		stats.MaxDepthHit++
+		x.res.DepthLimited = true
+	case rep.Pruned:
+		stats.Pruned++
+	}
+	rep.Trace = x.trace
+	if o := rep.Outcome; o != nil && o.Kind.IsBug() {
+		stop = x.bug(o, x.trace)
+	}
+	x.st.End(rep)
+	return stop, nil
+}
+
+// bug records a bug found by an execution with the given trace and reports
+// whether the exploration stops.
+func (x *explorer) bug(o *Outcome, trace []Event) bool {
+	if x.opts.All {
+		key := o.Key()
+		if x.seen[key] {
+			return false
+		}
+		if x.seen == nil {
+			x.seen = make(map[string]bool)
+		}
+		x.seen[key] = true
+	}
+	s := make(schedule.Schedule, len(trace))
+	for i := range trace {
+		s[i] = trace[i].Step
+	}
+	x.res.Bugs = append(x.res.Bugs, Bug{Schedule: s, Outcome: *o})
+	return !x.opts.All
+}
+
+// progress calls Options.Progress if it is due.
+func (x *explorer) progress() {
+	if x.opts.Progress == nil {
+		return
+	}
+	now := time.Now()
+	if now.Sub(x.lastProgress) < progressEvery {
+		return
+	}
+	x.lastProgress = now
+	x.res.Stats.Elapsed = now.Sub(x.start)
+	x.opts.Progress(x.res.Stats)
+}

@@ -1,0 +1,137 @@
+// Package search explores the schedules of a concurrent program.
+//
+// It knows nothing of C or Go: it drives an Executor, which starts fresh
+// executions of the program and runs them one transition at a time, and it
+// decides which thread (and which data value) goes next at every scheduling
+// point. Strategies decide the order; the driver counts, bounds and reports.
+package search
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// Thread is one live thread at a scheduling point.
+type Thread struct {
+	ID int
+	// Op is the operation the thread is about to perform.
+	Op syncmodel.Op
+	// Enabled reports whether the thread can perform Op now.
+	Enabled bool
+}
+
+// Choices returns how many values a step of this thread can take: n for a
+// data choice (Op.Kind == syncmodel.Choose), 0 otherwise.
+func (t Thread) Choices() int {
+	if t.Op.Kind == syncmodel.Choose && t.Op.Arg > 0 {
+		return int(t.Op.Arg)
+	}
+	return 0
+}
+
+// Execution is one run of the program, paused at a scheduling point.
+type Execution interface {
+	// Threads returns the live threads at the current scheduling point in
+	// increasing id order. It is only meaningful while Ended returns nil.
+	Threads() []Thread
+	// Ended returns the outcome once the execution is over, nil before.
+	Ended() *Outcome
+	// Step runs one transition: the given thread performs its pending
+	// operation (with the given data value if it is a choice) and runs to
+	// its next scheduling point. An error means the execution could not be
+	// driven (the target vanished, the protocol broke), not a bug.
+	Step(schedule.Step) error
+	// Close ends the execution and releases what it holds.
+	Close() error
+}
+
+// Executor starts executions of one program.
+type Executor interface {
+	// Start begins a fresh execution from the program's initial state.
+	Start() (Execution, error)
+}
+
+// Kind classifies how an execution ended.
+type Kind int
+
+// Outcome kinds. Exited is the only clean ending; Diverged means a given
+// schedule did not fit the program; every other kind is a bug.
+const (
+	Exited Kind = iota
+	Deadlock
+	Leak
+	AssertionFailure
+	Crash
+	Misuse
+	Livelock
+	Timeout
+	Diverged
+)
+
+var kindNames = [...]string{
+	Exited:           "exited",
+	Deadlock:         "deadlock",
+	Leak:             "leak",
+	AssertionFailure: "assertion",
+	Crash:            "crash",
+	Misuse:           "misuse",
+	Livelock:         "livelock",
+	Timeout:          "timeout",
+	Diverged:         "diverged",
+}
+
+func (k Kind) String() string {
+	if int(k) >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// ParseKind returns the Kind named s (as printed by Kind.String).
+func ParseKind(s string) (Kind, error) {
+	for k, n := range kindNames {
+		if n == s {
+			return Kind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown outcome kind %q", s)
+}
+
+// IsBug reports whether an outcome of this kind is a bug.
+func (k Kind) IsBug() bool { return k != Exited && k != Diverged }
+
+// Outcome says how an execution ended.
+type Outcome struct {
+	Kind Kind
+	// Message is a one-line description, e.g. "assertion `x > 0' failed".
+	Message string
+	// Where identifies the place of the failure, so that two failures of the
+	// same kind at the same place are recognised as the same bug. Executors
+	// fill it with something stable across executions (a source location,
+	// or the set of blocked operations of a deadlock).
+	Where string
+	// Step is the number of transitions executed when the outcome arose.
+	Step int
+}
+
+// Key identifies a bug for de-duplication: its kind and place.
+func (o *Outcome) Key() string { return o.Kind.String() + "@" + o.Where }
+
+// Stats describes an exploration.
+type Stats struct {
+	Executions  int64         // executions started
+	Transitions int64         // transitions executed, prefixes replayed included
+	States      int64         // distinct scheduling points visited (tree nodes)
+	MaxDepthHit int64         // executions cut by the depth bound
+	Pruned      int64         // executions abandoned by the strategy (e.g. sleep-set blocked)
+	Elapsed     time.Duration // wall time
+}
+
+// Bug is a failing schedule and how it failed.
+type Bug struct {
+	Schedule schedule.Schedule
+	Outcome  Outcome
+}

@@ -1,0 +1,187 @@
+package syncmodel
+
+import "fmt"
+
+// API names the user-level function through which a thread performs an
+// operation, so that traces show the call as the user wrote it. Values are
+// part of the wire protocol: append new names, never renumber.
+type API uint16
+
+// The user-level functions stdbg knows.
+const (
+	APINone API = iota
+	APIPthreadCreate
+	APIPthreadJoin
+	APIPthreadDetach
+	APIPthreadExit
+	APIThreadReturn // a thread's start routine returned
+	APIMutexInit
+	APIMutexLock
+	APIMutexTrylock
+	APIMutexTimedlock
+	APIMutexClocklock
+	APIMutexUnlock
+	APIMutexDestroy
+	APICondInit
+	APICondWait
+	APICondTimedwait
+	APICondClockwait
+	APICondSignal
+	APICondBroadcast
+	APICondDestroy
+	APISemInit
+	APISemWait
+	APISemTrywait
+	APISemTimedwait
+	APISemClockwait
+	APISemPost
+	APISemGetvalue
+	APISemDestroy
+	APIRWInit
+	APIRWRdlock
+	APIRWWrlock
+	APIRWTryRdlock
+	APIRWTryWrlock
+	APIRWTimedRdlock
+	APIRWTimedWrlock
+	APIRWClockRdlock
+	APIRWClockWrlock
+	APIRWUnlock
+	APIRWDestroy
+	APIBarrierInit
+	APIBarrierWait
+	APIBarrierDestroy
+	APISpinInit
+	APISpinLock
+	APISpinTrylock
+	APISpinUnlock
+	APISpinDestroy
+	APIPthreadOnce
+	APISchedYield
+	APISleep
+	APIUsleep
+	APINanosleep
+	APIClockNanosleep
+	APIExit
+	APIUnderscoreExit
+	APIMainReturn // main returned
+	APIStdbgYield
+	APIStdbgRead
+	APIStdbgWrite
+	APIStdbgChoose
+	// C11 threads.
+	APIThrdCreate
+	APIThrdJoin
+	APIThrdDetach
+	APIThrdExit
+	APIThrdYield
+	APIThrdSleep
+	APIMtxInit
+	APIMtxLock
+	APIMtxTrylock
+	APIMtxTimedlock
+	APIMtxUnlock
+	APIMtxDestroy
+	APICndInit
+	APICndWait
+	APICndTimedwait
+	APICndSignal
+	APICndBroadcast
+	APICndDestroy
+	APICallOnce
+	apiCount
+)
+
+var apiNames = [...]string{
+	APINone:           "",
+	APIPthreadCreate:  "pthread_create",
+	APIPthreadJoin:    "pthread_join",
+	APIPthreadDetach:  "pthread_detach",
+	APIPthreadExit:    "pthread_exit",
+	APIThreadReturn:   "return",
+	APIMutexInit:      "pthread_mutex_init",
+	APIMutexLock:      "pthread_mutex_lock",
+	APIMutexTrylock:   "pthread_mutex_trylock",
+	APIMutexTimedlock: "pthread_mutex_timedlock",
+	APIMutexClocklock: "pthread_mutex_clocklock",
+	APIMutexUnlock:    "pthread_mutex_unlock",
+	APIMutexDestroy:   "pthread_mutex_destroy",
+	APICondInit:       "pthread_cond_init",
+	APICondWait:       "pthread_cond_wait",
+	APICondTimedwait:  "pthread_cond_timedwait",
+	APICondClockwait:  "pthread_cond_clockwait",
+	APICondSignal:     "pthread_cond_signal",
+	APICondBroadcast:  "pthread_cond_broadcast",
+	APICondDestroy:    "pthread_cond_destroy",
+	APISemInit:        "sem_init",
+	APISemWait:        "sem_wait",
+	APISemTrywait:     "sem_trywait",
+	APISemTimedwait:   "sem_timedwait",
+	APISemClockwait:   "sem_clockwait",
+	APISemPost:        "sem_post",
+	APISemGetvalue:    "sem_getvalue",
+	APISemDestroy:     "sem_destroy",
+	APIRWInit:         "pthread_rwlock_init",
+	APIRWRdlock:       "pthread_rwlock_rdlock",
+	APIRWWrlock:       "pthread_rwlock_wrlock",
+	APIRWTryRdlock:    "pthread_rwlock_tryrdlock",
+	APIRWTryWrlock:    "pthread_rwlock_trywrlock",
+	APIRWTimedRdlock:  "pthread_rwlock_timedrdlock",
+	APIRWTimedWrlock:  "pthread_rwlock_timedwrlock",
+	APIRWClockRdlock:  "pthread_rwlock_clockrdlock",
+	APIRWClockWrlock:  "pthread_rwlock_clockwrlock",
+	APIRWUnlock:       "pthread_rwlock_unlock",
+	APIRWDestroy:      "pthread_rwlock_destroy",
+	APIBarrierInit:    "pthread_barrier_init",
+	APIBarrierWait:    "pthread_barrier_wait",
+	APIBarrierDestroy: "pthread_barrier_destroy",
+	APISpinInit:       "pthread_spin_init",
+	APISpinLock:       "pthread_spin_lock",
+	APISpinTrylock:    "pthread_spin_trylock",
+	APISpinUnlock:     "pthread_spin_unlock",
+	APISpinDestroy:    "pthread_spin_destroy",
+	APIPthreadOnce:    "pthread_once",
+	APISchedYield:     "sched_yield",
+	APISleep:          "sleep",
+	APIUsleep:         "usleep",
+	APINanosleep:      "nanosleep",
+	APIClockNanosleep: "clock_nanosleep",
+	APIExit:           "exit",
+	APIUnderscoreExit: "_exit",
+	APIMainReturn:     "return from main",
+	APIStdbgYield:     "stdbg_yield",
+	APIStdbgRead:      "stdbg_read",
+	APIStdbgWrite:     "stdbg_write",
+	APIStdbgChoose:    "stdbg_choose",
+	APIThrdCreate:     "thrd_create",
+	APIThrdJoin:       "thrd_join",
+	APIThrdDetach:     "thrd_detach",
+	APIThrdExit:       "thrd_exit",
+	APIThrdYield:      "thrd_yield",
+	APIThrdSleep:      "thrd_sleep",
+	APIMtxInit:        "mtx_init",
+	APIMtxLock:        "mtx_lock",
+	APIMtxTrylock:     "mtx_trylock",
+	APIMtxTimedlock:   "mtx_timedlock",
+	APIMtxUnlock:      "mtx_unlock",
+	APIMtxDestroy:     "mtx_destroy",
+	APICndInit:        "cnd_init",
+	APICndWait:        "cnd_wait",
+	APICndTimedwait:   "cnd_timedwait",
+	APICndSignal:      "cnd_signal",
+	APICndBroadcast:   "cnd_broadcast",
+	APICndDestroy:     "cnd_destroy",
+	APICallOnce:       "call_once",
+}
+
+// NumAPIs is one more than the largest valid API.
+const NumAPIs = int(apiCount)
+
+// String returns the function's name, e.g. "pthread_mutex_lock" ("" for
+// APINone), or "api(N)" for an unknown value.
+func (a API) String() string {
+	if int(a) < len(apiNames) {
+		return apiNames[a]
+	}
+	return fmt.Sprintf("api(%d)", uint16(a))
+}

@@ -1,0 +1,192 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Header field offsets inside a slot (see struct stdbg_slot).
+const (
+	offMagic      = 0
+	offVersion    = 4
+	offGen        = 8
+	offFlags      = 12
+	offUpSeq      = 16
+	offDownSeq    = 20
+	offUpLen      = 24
+	offDownLen    = 28
+	offCkSleeping = 32
+	offRtSleeping = 36
+	offPid        = 40
+	offDeadGen    = 44
+	offDeadStatus = 48
+)
+
+// Mailbox is the shared memory between the checker and a target process:
+// two slots, used by alternate execution generations.
+type Mailbox struct {
+	file *os.File
+	mem  []byte
+}
+
+// NewMailbox creates an anonymous shared memory file holding two slots.
+func NewMailbox() (*Mailbox, error) {
+	fd, err := unix.MemfdCreate("stdbg-mailbox", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("creating mailbox: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "stdbg-mailbox")
+	if err := f.Truncate(2 * SlotSize); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sizing mailbox: %w", err)
+	}
+	mem, err := unix.Mmap(fd, 0, 2*SlotSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("mapping mailbox: %w", err)
+	}
+	return &Mailbox{file: f, mem: mem}, nil
+}
+
+// File is the shared memory file, to hand to the target process.
+func (m *Mailbox) File() *os.File { return m.file }
+
+// Close unmaps and closes the mailbox.
+func (m *Mailbox) Close() error {
+	err := unix.Munmap(m.mem)
+	if cerr := m.file.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Slot returns the slot used by execution generation gen.
+func (m *Mailbox) Slot(gen uint32) *Slot {
+	off := int(gen&1) * SlotSize
+	return &Slot{mem: m.mem[off : off+SlotSize]}
+}
+
+// Slot is one execution's half of the mailbox.
+type Slot struct {
+	mem []byte
+}
+
+func (s *Slot) word(off int) *uint32 { return (*uint32)(unsafe.Pointer(&s.mem[off])) }
+
+// Reset prepares the slot for generation gen, before FORK is sent.
+func (s *Slot) Reset(gen, flags uint32) {
+	atomic.StoreUint32(s.word(offMagic), Magic)
+	atomic.StoreUint32(s.word(offVersion), Version)
+	atomic.StoreUint32(s.word(offGen), gen)
+	atomic.StoreUint32(s.word(offFlags), flags)
+	atomic.StoreUint32(s.word(offUpLen), 0)
+	atomic.StoreUint32(s.word(offDownLen), 0)
+	atomic.StoreUint32(s.word(offPid), 0)
+	atomic.StoreUint32(s.word(offCkSleeping), 0)
+}
+
+// UpSeq returns the runtime's hand-over counter.
+func (s *Slot) UpSeq() uint32 { return atomic.LoadUint32(s.word(offUpSeq)) }
+
+// Pid returns the pid of the child using the slot (0 until it started).
+func (s *Slot) Pid() int { return int(atomic.LoadUint32(s.word(offPid))) }
+
+// Dead reports whether the fork server reaped the child of generation gen,
+// and its wait status.
+func (s *Slot) Dead(gen uint32) (unix.WaitStatus, bool) {
+	if atomic.LoadUint32(s.word(offDeadGen)) != gen {
+		return 0, false
+	}
+	return unix.WaitStatus(int32(atomic.LoadUint32(s.word(offDeadStatus)))), true
+}
+
+// SpinTime is how long Wait polls before it sleeps: long enough to cover a
+// typical transition, so that the common case needs no wake-up.
+var SpinTime = 200 * time.Microsecond
+
+// ErrTimeout is returned by Wait when the runtime did not answer in time.
+var ErrTimeout = errors.New("timed out waiting for the target")
+
+// Wait blocks until the runtime hands the slot over (UpSeq moves past
+// last) or the deadline passes. It spins briefly first: a transition is
+// usually a few microseconds.
+func (s *Slot) Wait(last uint32, deadline time.Time) error {
+	seq := s.word(offUpSeq)
+	var spinUntil time.Time
+	for i := 0; ; i++ {
+		if atomic.LoadUint32(seq) != last {
+			return nil
+		}
+		if i&255 == 255 {
+			now := time.Now()
+			if spinUntil.IsZero() {
+				spinUntil = now.Add(SpinTime)
+			} else if now.After(spinUntil) {
+				break
+			}
+		}
+	}
+	sleeping := s.word(offCkSleeping)
+	defer atomic.StoreUint32(sleeping, 0)
+	for {
+		atomic.StoreUint32(sleeping, 1)
+		if atomic.LoadUint32(seq) != last {
+			return nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return ErrTimeout
+		}
+		if left > 50*time.Millisecond {
+			left = 50 * time.Millisecond
+		}
+		ts := unix.NsecToTimespec(left.Nanoseconds())
+		_, _, errno := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(seq)), futexWait, uintptr(last),
+			uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if errno != 0 && errno != unix.EAGAIN && errno != unix.ETIMEDOUT && errno != unix.EINTR {
+			return fmt.Errorf("futex wait: %w", errno)
+		}
+	}
+}
+
+// Up returns the runtime's messages in the slot (valid until Answer).
+func (s *Slot) Up() []byte {
+	n := int(atomic.LoadUint32(s.word(offUpLen)))
+	if n > UpCap {
+		n = UpCap
+	}
+	return s.mem[HdrSize+DownCap : HdrSize+DownCap+n]
+}
+
+// Answer writes the checker's message for the runtime and hands the slot
+// back to it.
+func (s *Slot) Answer(msg []byte) error {
+	if len(msg) > DownCap {
+		return fmt.Errorf("answer of %d bytes exceeds the mailbox", len(msg))
+	}
+	atomic.StoreUint32(s.word(offUpLen), 0)
+	copy(s.mem[HdrSize:], msg)
+	atomic.StoreUint32(s.word(offDownLen), uint32(len(msg)))
+	atomic.AddUint32(s.word(offDownSeq), 1)
+	if atomic.LoadUint32(s.word(offRtSleeping)) != 0 {
+		futexWake(s.word(offDownSeq))
+	}
+	return nil
+}
+
+func futexWake(addr *uint32) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakeOp, 1<<30, 0, 0, 0)
+}
+
+// Linux futex operations (shared, not private: the word lives in memory
+// shared with another process).
+const (
+	futexWait   = 0
+	futexWakeOp = 1
+)

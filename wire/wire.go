@@ -1,0 +1,361 @@
+// Package wire is stdbg's runtime-checker protocol (version 1): the message
+// formats and the shared-memory mailbox through which a runtime (the C
+// interposition library, or a Go runtime in another process) reports the
+// operations of its threads and the checker answers which thread runs next.
+//
+// docs/protocol.md describes the layout; ctarget/csrc/stdbg_wire.h is the C
+// mirror of the constants and structures here.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// Version is the protocol version spoken by this package.
+const Version = 1
+
+// Magic marks an initialised mailbox slot ("SDBG").
+const Magic = 0x47424453
+
+// Mailbox geometry; must match stdbg_wire.h.
+const (
+	SlotSize = 512 * 1024
+	HdrSize  = 128
+	DownCap  = 4096
+	UpCap    = SlotSize - HdrSize - DownCap
+)
+
+// Slot flags sent with FORK.
+const (
+	FlagFastExit = 1 // leave with _exit at once after exit and failures
+	FlagStacks   = 2 // attach a full backtrace to every PENDING
+)
+
+// MsgType identifies a message.
+type MsgType uint16
+
+// Message types.
+const (
+	MsgPending MsgType = 1
+	MsgFailure MsgType = 2
+	MsgStack   MsgType = 3
+	MsgNote    MsgType = 4
+	MsgHello   MsgType = 8
+	MsgRun     MsgType = 16
+	MsgFork    MsgType = 17
+	MsgQuit    MsgType = 18
+)
+
+// FailureKind says what kind of failure a runtime reported.
+type FailureKind uint16
+
+// Failure kinds.
+const (
+	FailAssert  FailureKind = 1 // assert()
+	FailSignal  FailureKind = 2 // a fatal signal
+	FailAbort   FailureKind = 3 // abort()
+	FailUser    FailureKind = 4 // stdbg_assert / sthread.Assert
+	FailRuntime FailureKind = 5 // the runtime gave up
+	FailPanic   FailureKind = 6 // a Go panic
+)
+
+// Pending reports that a thread reached a scheduling point.
+type Pending struct {
+	Tid    int
+	OSTid  int // kernel thread id (0 if not meaningful)
+	Op     syncmodel.Op
+	Frames []uint64 // Frames[0]: return address of the call; more with FlagStacks
+}
+
+// Failure reports an assertion failure, crash or abort; the execution is
+// over.
+type Failure struct {
+	Tid     int
+	Kind    FailureKind
+	Signal  int
+	Addr    uint64 // faulting address of a signal
+	Frames  []uint64
+	Message string
+	File    string
+	Line    int
+	Func    string
+}
+
+// Stack answers a stack request for a thread that did not reach its next
+// scheduling point in time.
+type Stack struct {
+	Tid    int
+	Frames []uint64
+}
+
+// Note is a diagnostic line from the runtime.
+type Note struct{ Text string }
+
+// Module is one loaded object of the target, from HELLO.
+type Module struct {
+	Bias, Start, End uint64
+	Path             string
+}
+
+// Hello is the fork server's greeting.
+type Hello struct {
+	Version int
+	Pid     int
+	Modules []Module
+}
+
+// Run is the checker's answer: the thread that runs next and the result
+// of its operation. Tid 0 means no thread is left to run.
+type Run struct {
+	Tid  int
+	Code int64
+}
+
+const msgHdr = 8
+
+var le = binary.LittleEndian
+
+// ErrShort is returned when a message is cut off.
+var ErrShort = errors.New("truncated message")
+
+// Decode parses a sequence of runtime messages (the up buffer of a slot)
+// into values of type Pending, Failure, Stack or Note.
+func Decode(buf []byte) ([]any, error) {
+	var out []any
+	for len(buf) > 0 {
+		if len(buf) < msgHdr {
+			return out, ErrShort
+		}
+		typ := MsgType(le.Uint16(buf))
+		n := int(le.Uint32(buf[4:]))
+		if len(buf) < msgHdr+n {
+			return out, fmt.Errorf("message type %d of %d bytes: %w", typ, n, ErrShort)
+		}
+		p := buf[msgHdr : msgHdr+n]
+		buf = buf[msgHdr+n:]
+		var v any
+		var err error
+		switch typ {
+		case MsgPending:
+			v, err = decodePending(p)
+		case MsgFailure:
+			v, err = decodeFailure(p)
+		case MsgStack:
+			v, err = decodeStack(p)
+		case MsgNote:
+			v = Note{Text: string(p)}
+		default:
+			err = fmt.Errorf("unexpected message type %d", typ)
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+const pendingFixed = 4 + 4 + 2 + 2 + 4 + 8 + 8 + 8
+
+func decodePending(p []byte) (Pending, error) {
+	if len(p) < pendingFixed {
+		return Pending{}, fmt.Errorf("pending: %w", ErrShort)
+	}
+	nf := int(le.Uint32(p[12:]))
+	if len(p) < pendingFixed+8*nf {
+		return Pending{}, fmt.Errorf("pending frames: %w", ErrShort)
+	}
+	pe := Pending{
+		Tid:   int(le.Uint32(p)),
+		OSTid: int(le.Uint32(p[4:])),
+		Op: syncmodel.Op{
+			Kind: syncmodel.Kind(le.Uint16(p[8:])),
+			API:  syncmodel.API(le.Uint16(p[10:])),
+			Obj:  le.Uint64(p[16:]),
+			Obj2: le.Uint64(p[24:]),
+			Arg:  int64(le.Uint64(p[32:])),
+		},
+		Frames: make([]uint64, nf),
+	}
+	for i := range pe.Frames {
+		pe.Frames[i] = le.Uint64(p[pendingFixed+8*i:])
+	}
+	return pe, nil
+}
+
+// EncodePending appends a PENDING message to buf (used by Go runtimes and
+// tests).
+func EncodePending(buf []byte, pe Pending) []byte {
+	buf = appendHdr(buf, MsgPending, pendingFixed+8*len(pe.Frames))
+	buf = le.AppendUint32(buf, uint32(pe.Tid))
+	buf = le.AppendUint32(buf, uint32(pe.OSTid))
+	buf = le.AppendUint16(buf, uint16(pe.Op.Kind))
+	buf = le.AppendUint16(buf, uint16(pe.Op.API))
+	buf = le.AppendUint32(buf, uint32(len(pe.Frames)))
+	buf = le.AppendUint64(buf, pe.Op.Obj)
+	buf = le.AppendUint64(buf, pe.Op.Obj2)
+	buf = le.AppendUint64(buf, uint64(pe.Op.Arg))
+	for _, f := range pe.Frames {
+		buf = le.AppendUint64(buf, f)
+	}
+	return buf
+}
+
+const failureFixed = 4 + 2 + 2 + 4 + 4 + 8 + 4 + 4
+
+func decodeFailure(p []byte) (Failure, error) {
+	if len(p) < failureFixed {
+		return Failure{}, fmt.Errorf("failure: %w", ErrShort)
+	}
+	nf := int(le.Uint32(p[24:]))
+	off := failureFixed + 8*nf
+	if len(p) < off {
+		return Failure{}, fmt.Errorf("failure frames: %w", ErrShort)
+	}
+	f := Failure{
+		Tid:    int(le.Uint32(p)),
+		Kind:   FailureKind(le.Uint16(p[4:])),
+		Signal: int(int32(le.Uint32(p[8:]))),
+		Line:   int(le.Uint32(p[12:])),
+		Addr:   le.Uint64(p[16:]),
+		Frames: make([]uint64, nf),
+	}
+	for i := range f.Frames {
+		f.Frames[i] = le.Uint64(p[failureFixed+8*i:])
+	}
+	var strs [3]string
+	for i := range strs {
+		if len(p) < off+4 {
+			return f, fmt.Errorf("failure strings: %w", ErrShort)
+		}
+		n := int(le.Uint32(p[off:]))
+		off += 4
+		if len(p) < off+n {
+			return f, fmt.Errorf("failure strings: %w", ErrShort)
+		}
+		strs[i] = string(p[off : off+n])
+		off += n
+	}
+	f.Message, f.File, f.Func = strs[0], strs[1], strs[2]
+	return f, nil
+}
+
+// EncodeFailure appends a FAILURE message to buf.
+func EncodeFailure(buf []byte, f Failure) []byte {
+	n := failureFixed + 8*len(f.Frames) + 12 + len(f.Message) + len(f.File) + len(f.Func)
+	buf = appendHdr(buf, MsgFailure, n)
+	buf = le.AppendUint32(buf, uint32(f.Tid))
+	buf = le.AppendUint16(buf, uint16(f.Kind))
+	buf = le.AppendUint16(buf, 0)
+	buf = le.AppendUint32(buf, uint32(int32(f.Signal)))
+	buf = le.AppendUint32(buf, uint32(f.Line))
+	buf = le.AppendUint64(buf, f.Addr)
+	buf = le.AppendUint32(buf, uint32(len(f.Frames)))
+	buf = le.AppendUint32(buf, 0)
+	for _, fr := range f.Frames {
+		buf = le.AppendUint64(buf, fr)
+	}
+	for _, s := range []string{f.Message, f.File, f.Func} {
+		buf = le.AppendUint32(buf, uint32(len(s)))
+		buf = append(buf, s...)
+	}
+	return buf
+}
+
+func decodeStack(p []byte) (Stack, error) {
+	if len(p) < 8 {
+		return Stack{}, fmt.Errorf("stack: %w", ErrShort)
+	}
+	nf := int(le.Uint32(p[4:]))
+	if len(p) < 8+8*nf {
+		return Stack{}, fmt.Errorf("stack frames: %w", ErrShort)
+	}
+	s := Stack{Tid: int(le.Uint32(p)), Frames: make([]uint64, nf)}
+	for i := range s.Frames {
+		s.Frames[i] = le.Uint64(p[8+8*i:])
+	}
+	return s, nil
+}
+
+// EncodeRun appends a RUN message to buf.
+func EncodeRun(buf []byte, r Run) []byte {
+	buf = appendHdr(buf, MsgRun, 16)
+	buf = le.AppendUint32(buf, uint32(r.Tid))
+	buf = le.AppendUint32(buf, 0)
+	return le.AppendUint64(buf, uint64(r.Code))
+}
+
+// DecodeRun parses a RUN message.
+func DecodeRun(buf []byte) (Run, error) {
+	if len(buf) < msgHdr+16 || MsgType(le.Uint16(buf)) != MsgRun {
+		return Run{}, fmt.Errorf("run: %w", ErrShort)
+	}
+	return Run{Tid: int(le.Uint32(buf[msgHdr:])), Code: int64(le.Uint64(buf[msgHdr+8:]))}, nil
+}
+
+// EncodeFork returns a FORK command.
+func EncodeFork(gen, flags uint32) []byte {
+	buf := appendHdr(nil, MsgFork, 8)
+	buf = le.AppendUint32(buf, gen)
+	return le.AppendUint32(buf, flags)
+}
+
+// EncodeQuit returns a QUIT command.
+func EncodeQuit() []byte { return appendHdr(nil, MsgQuit, 0) }
+
+// DecodeHello parses the fork server's greeting.
+func DecodeHello(buf []byte) (Hello, error) {
+	if len(buf) < msgHdr+16 || MsgType(le.Uint16(buf)) != MsgHello {
+		return Hello{}, fmt.Errorf("hello: %w", ErrShort)
+	}
+	p := buf[msgHdr:]
+	h := Hello{Version: int(le.Uint32(p)), Pid: int(le.Uint32(p[4:]))}
+	n := int(le.Uint32(p[8:]))
+	off := 16
+	for i := 0; i < n; i++ {
+		if len(p) < off+28 {
+			return h, fmt.Errorf("hello module %d: %w", i, ErrShort)
+		}
+		m := Module{Bias: le.Uint64(p[off:]), Start: le.Uint64(p[off+8:]), End: le.Uint64(p[off+16:])}
+		l := int(le.Uint32(p[off+24:]))
+		off += 28
+		if len(p) < off+l {
+			return h, fmt.Errorf("hello module %d path: %w", i, ErrShort)
+		}
+		m.Path = string(p[off : off+l])
+		off += l
+		h.Modules = append(h.Modules, m)
+	}
+	return h, nil
+}
+
+// EncodeHello returns a HELLO message.
+func EncodeHello(h Hello) []byte {
+	n := 16
+	for _, m := range h.Modules {
+		n += 28 + len(m.Path)
+	}
+	buf := appendHdr(nil, MsgHello, n)
+	buf = le.AppendUint32(buf, uint32(h.Version))
+	buf = le.AppendUint32(buf, uint32(h.Pid))
+	buf = le.AppendUint32(buf, uint32(len(h.Modules)))
+	buf = le.AppendUint32(buf, 0)
+	for _, m := range h.Modules {
+		buf = le.AppendUint64(buf, m.Bias)
+		buf = le.AppendUint64(buf, m.Start)
+		buf = le.AppendUint64(buf, m.End)
+		buf = le.AppendUint32(buf, uint32(len(m.Path)))
+		buf = append(buf, m.Path...)
+	}
+	return buf
+}
+
+func appendHdr(buf []byte, t MsgType, n int) []byte {
+	buf = le.AppendUint16(buf, uint16(t))
+	buf = le.AppendUint16(buf, 0)
+	return le.AppendUint32(buf, uint32(n))
+}
