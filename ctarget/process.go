@@ -463,3 +463,9 @@ func PinCaller() func() {
 	unix.SchedSetaffinity(0, &set)
 	return func() { unix.SchedSetaffinity(0, &orig) }
 }
+
+// SetFlags changes the wire.Flag* values used from the next execution on.
+func (p *Process) SetFlags(flags uint32) { p.cfg.Flags = flags }
+
+// Flags returns the wire.Flag* values of the next execution.
+func (p *Process) Flags() uint32 { return p.cfg.Flags }

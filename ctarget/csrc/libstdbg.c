@@ -240,6 +240,10 @@ static struct thr *threads[MAXTHREADS];
 static int nthreads;
 
 static __thread struct thr *self __attribute__((tls_model("initial-exec")));
+/* Set while the library itself runs code that may call intercepted
+ * functions (the unwinder calls pthread_once, for instance): such calls
+ * go straight to the real implementation. */
+static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 
 static int g_enabled;      /* STDBG_CTL was set: we are under the checker */
 static int g_started;      /* the fork server started (we are in a child) */
@@ -382,7 +386,9 @@ static int own_frame(uintptr_t pc)
 static int collect(uint64_t *frames, int max)
 {
 	void *buf[MAXFRAMES + 8];
+	in_runtime++;
 	int n = backtrace(buf, MAXFRAMES + 8);
+	in_runtime--;
 	int k = 0;
 	for (int i = 0; i < n && k < max; i++) {
 		if (own_frame((uintptr_t)buf[i]))
@@ -564,7 +570,7 @@ static int64_t handoff(struct thr *me)
 
 static int active(void)
 {
-	return g_enabled && !g_exiting && self != NULL && !self->finished;
+	return g_enabled && !g_exiting && !in_runtime && self != NULL && !self->finished;
 }
 
 /* sched is the scheduling point: report the pending operation, then wait
@@ -1275,11 +1281,19 @@ EXPORT int pthread_spin_init(pthread_spinlock_t *l, int pshared)
 	return (int)SCHED(K_SPIN_INIT, A_PTHREAD_SPIN_INIT, (const void *)l, NULL, 0);
 }
 
-static void do_once(void *o, void (*fn)(void), uint16_t api, void *ra)
+/* glibc marks a finished once control with this bit; a control completed
+ * by a real call before stdbg took over (the unwinder's, libstdc++'s) is
+ * left alone. */
+#define ONCE_DONE 2
+
+static void do_once(int *o, void (*fn)(void), uint16_t api, void *ra)
 {
+	if (__atomic_load_n(o, __ATOMIC_ACQUIRE) & ONCE_DONE)
+		return;
 	if (sched(K_ONCE_BEGIN, api, o, NULL, 0, ra) == 1) {
 		fn();
 		sched(K_ONCE_END, api, o, NULL, 0, ra);
+		__atomic_store_n(o, ONCE_DONE, __ATOMIC_RELEASE);
 	}
 }
 
@@ -1287,7 +1301,7 @@ EXPORT int pthread_once(pthread_once_t *o, void (*fn)(void))
 {
 	if (!active())
 		return real_pthread_once(o, fn);
-	do_once(o, fn, A_PTHREAD_ONCE, RA);
+	do_once((int *)o, fn, A_PTHREAD_ONCE, RA);
 	return 0;
 }
 
@@ -1608,7 +1622,7 @@ EXPORT void call_once(once_flag *o, void (*fn)(void))
 		real_call_once(o, fn);
 		return;
 	}
-	do_once(o, fn, A_CALL_ONCE, RA);
+	do_once((int *)o, fn, A_CALL_ONCE, RA);
 }
 
 /* ------------------------------------------------------------------ */

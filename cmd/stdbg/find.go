@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+func (a *app) findCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "find [flags] PROGRAM [-- ARGS...]",
+		Short: "explore the schedules of a program and report the bugs found",
+		Long: `Explore the thread schedules of PROGRAM, depth first, trying first to keep the
+running thread going so that the first bug found needs few context switches.
+Stop at the first bug (or, with --all, report each distinct bug once).
+
+PROGRAM is a C or C++ source file (.c, .cc, .cpp, .cxx), compiled with
+-g -O0 -pthread and stdbg.h on the include path, or an existing dynamically
+linked executable, run unmodified. Arguments after -- go to the program.
+The program's own output is discarded during the search; replay shows it.
+
+For each bug stdbg prints the kind, the schedule (Path = 1;1;2), every step
+with its thread, call, source location and line, who waits for what or the
+failing thread's stack, statistics, and the command that replays it.`,
+		Example: `  stdbg find examples/c/deadly-embrace.c
+  stdbg find --max-depth 10 ./myprog -- input.txt
+  stdbg find --cfg=model-check/max-depth:10 ./myprog
+  stdbg find --all --json examples/c/dining-philosophers.c`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.find(args)
+		},
+	}
+	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json")
+	return cmd
+}
+
+// findResult is the JSON document of a find.
+type findResult struct {
+	Target       string           `json:"target"`
+	Binary       string           `json:"binary"`
+	MaxDepth     int              `json:"max_depth"`
+	Bugs         []*report.Report `json:"bugs"`
+	Stats        report.Stats     `json:"stats"`
+	Complete     bool             `json:"complete"`
+	DepthLimited bool             `json:"depth_limited"`
+	Interrupted  bool             `json:"interrupted,omitempty"`
+}
+
+func (a *app) find(args []string) error {
+	t, err := resolveTarget(args)
+	if err != nil {
+		return err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer ctarget.PinCaller()()
+
+	s, err := a.start(t, io.Discard, io.Discard, true)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	maxDepth := a.v.GetInt("max-depth")
+	res, err := search.Explore(ctx, s.chk, search.NewDFS(), search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all")})
+	interrupted := ctx.Err() != nil
+	if err != nil && !interrupted {
+		return &exitError{code: exitUsage, err: fmt.Errorf("exploring %s: %w", t.arg, err)}
+	}
+	stop()
+
+	out := findResult{Target: t.arg, Binary: t.binary, MaxDepth: maxDepth, Stats: report.FromStats(res.Stats),
+		Complete: res.Complete, DepthLimited: res.DepthLimited, Interrupted: interrupted, Bugs: []*report.Report{}}
+	for _, bug := range res.Bugs {
+		r, err := a.explain(s, bug, maxDepth)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		r.Replay = replayCommand(t, bug.Schedule.String())
+		out.Bugs = append(out.Bugs, r)
+	}
+
+	if a.v.GetBool("json") {
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintln(a.stdout, string(b))
+	} else {
+		a.printFind(&out)
+	}
+	if len(out.Bugs) > 0 {
+		return bugFound
+	}
+	return nil
+}
+
+// explain replays a bug's schedule with full stacks and builds its report.
+func (a *app) explain(s *session, bug search.Bug, maxDepth int) (*report.Report, error) {
+	old := s.proc.Flags()
+	s.proc.SetFlags(old | wire.FlagStacks)
+	defer s.proc.SetFlags(old)
+	e, err := s.chk.Begin()
+	if err != nil {
+		return nil, fmt.Errorf("replaying the bug: %w", err)
+	}
+	defer e.Close()
+	rr, err := search.Replay(e, bug.Schedule, maxDepth)
+	if err != nil {
+		return nil, fmt.Errorf("replaying the bug: %w", err)
+	}
+	r := report.Build(e, rr.Outcome, s.syms)
+	if r.Path == "" {
+		r.Path = bug.Schedule.String()
+	}
+	if rr.Outcome == nil || rr.Outcome.Kind != bug.Outcome.Kind || rr.Outcome.Where != bug.Outcome.Where {
+		got := "no failure"
+		if rr.Outcome != nil {
+			got = rr.Outcome.Kind.String() + " (" + rr.Outcome.Message + ")"
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("replaying the schedule gave %s instead of %s: the program may do something nondeterministic between thread operations",
+			got, bug.Outcome.Kind))
+		r.Kind, r.Banner, r.Message, r.Bug = bug.Outcome.Kind.String(), report.Banner(bug.Outcome.Kind), bug.Outcome.Message, true
+		r.Path = bug.Schedule.String()
+	}
+	return r, nil
+}
+
+func (a *app) printFind(out *findResult) {
+	w := a.stdout
+	if len(out.Bugs) == 0 {
+		if out.DepthLimited {
+			fmt.Fprintf(w, "/!\\ Max depth reached ! /!\\ (%d executions were cut at %d transitions)\n", out.Stats.MaxDepthHit, out.MaxDepth)
+		}
+		if out.Interrupted {
+			fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
+		}
+		fmt.Fprintln(w, "No property violation found.")
+		fmt.Fprintln(w, report.FormatStats(out.Stats))
+		return
+	}
+	for i, r := range out.Bugs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		r.WriteText(w)
+		fmt.Fprintln(w, "Replay: "+r.Replay)
+	}
+	if len(out.Bugs) > 1 {
+		fmt.Fprintf(w, "\n%d distinct bugs found.\n", len(out.Bugs))
+	}
+	if out.Interrupted {
+		fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
+	}
+	fmt.Fprintln(w, report.FormatStats(out.Stats))
+}
+
+// parseSchedule reads a --schedule value.
+func parseSchedule(text string) (schedule.Schedule, error) {
+	s, err := schedule.Parse(text)
+	if err != nil {
+		return nil, usageErr("--schedule %q: %v", text, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+func (a *app) replayCmd() *cobra.Command {
+	var sched string
+	cmd := &cobra.Command{
+		Use:   "replay --schedule S [flags] PROGRAM [-- ARGS...]",
+		Short: "run one schedule of a program deterministically",
+		Long: `Run PROGRAM once, following the schedule S (as printed by stdbg find, e.g.
+'1;1;2', or '1;2:1' where thread 2 makes data choice 1), then let it go on
+with the default policy (keep the running thread, else the lowest thread id)
+until it ends or reaches --max-depth. The program's output is shown.
+
+If the schedule does not fit the program (a named thread does not exist or
+cannot run at that step), stdbg says at which step and why, and exits 2.
+Exit 1 when the run fails (the bug reproduces), 0 when it runs cleanly.`,
+		Example: `  stdbg replay --schedule '1;1;2' examples/c/deadly-embrace.c
+  stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("schedule") {
+				return usageErr("replay needs --schedule (copy the Path printed by stdbg find)")
+			}
+			return a.replay(sched, args)
+		},
+	}
+	cmd.Flags().StringVar(&sched, "schedule", "", "the schedule to follow, e.g. '1;1;2'")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json")
+	return cmd
+}
+
+func (a *app) replay(text string, args []string) error {
+	sched, err := parseSchedule(text)
+	if err != nil {
+		return err
+	}
+	t, err := resolveTarget(args)
+	if err != nil {
+		return err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer ctarget.PinCaller()()
+	s, err := a.start(t, a.stdout, a.stderr, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	s.proc.SetFlags(wire.FlagStacks)
+	e, err := s.chk.Begin()
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.arg, err)}
+	}
+	rr, err := search.Replay(e, sched, a.v.GetInt("max-depth"))
+	if err != nil {
+		e.Close()
+		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}
+	}
+	r := report.Build(e, rr.Outcome, s.syms)
+	e.Close()
+	r.Path = sched.String()
+	r.Executed = rr.Executed.String()
+	if rr.Outcome == nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("stopped after %d transitions (--max-depth)", len(rr.Executed)))
+	} else if rr.Leftover > 0 && rr.Outcome.Kind != search.Diverged {
+		r.Notes = append(r.Notes, fmt.Sprintf("the program ended %d steps before the end of the schedule", rr.Leftover))
+	}
+	if a.v.GetBool("json") {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(a.stdout, string(b))
+	} else {
+		r.WriteText(a.stdout)
+	}
+	switch {
+	case rr.Outcome != nil && rr.Outcome.Kind == search.Diverged:
+		return &exitError{code: exitUsage}
+	case rr.Outcome != nil && rr.Outcome.Kind.IsBug():
+		return bugFound
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// version is stdbg's version, recorded in reports.
+const version = "0.1.0"
+
+// setting is one configuration key: a flag, an STDBG_* environment
+// variable and a key of stdbg.yaml.
+type setting struct {
+	key   string
+	def   any
+	usage string
+}
+
+// settings are every configurable key, in display order.
+var settings = []setting{
+	{"max-depth", 1000, "most transitions in one execution (the paper's model-check/max-depth)"},
+	{"all", false, "keep exploring after the first bug and report each distinct bug once"},
+	{"transition-timeout", 5 * time.Second, "longest a thread may run between two scheduling points"},
+	{"start-timeout", 30 * time.Second, "longest the program may take to reach its first thread operation"},
+	{"reduction", "none", "state-space reduction: none (exhaustive DFS)"},
+	{"json", false, "print one JSON document instead of text"},
+}
+
+// app holds what the commands share.
+type app struct {
+	v          *viper.Viper
+	stdout     io.Writer
+	stderr     io.Writer
+	configFile string // the file read, "" if none
+	cfgInvalid []string
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	a := &app{v: viper.New(), stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "stdbg",
+		Short: "find, shrink and replay concurrency bugs in real programs",
+		Long: `stdbg runs a real program under a scheduler that decides which thread runs at
+every synchronization point (mutex, condition variable, semaphore, thread
+creation and join, yield, ...). It explores those schedules, reports deadlocks,
+leaked threads, assertion failures, crashes and misuse of the thread API with
+the exact schedule (Path = 1;1;2) and every step's thread, call and source line,
+and replays any schedule deterministically.
+
+Targets: C and C++ programs using POSIX threads, C11 threads or std::thread,
+given as a source file (compiled with -g -O0 -pthread) or as an unmodified,
+dynamically linked executable.
+
+Every flag can also be set in stdbg.yaml (in the current directory or a parent,
+or --config FILE) or in an STDBG_* environment variable (STDBG_MAX_DEPTH=10);
+a flag beats the environment, which beats the file. The paper's spelling
+--cfg=model-check/max-depth:10 is accepted too.
+
+Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if len(a.cfgInvalid) > 0 {
+				return usageErr("--cfg=%s: expected SECTION/KEY:VALUE, e.g. --cfg=model-check/max-depth:10", a.cfgInvalid[0])
+			}
+			return a.load(cmd)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "read settings from this YAML file instead of searching for stdbg.yaml")
+	root.PersistentFlags().StringSliceVar(&a.cfgInvalid, "cfg-invalid", nil, "")
+	root.PersistentFlags().MarkHidden("cfg-invalid")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErr("%v (see stdbg %s --help)", err, cmd.Name())
+	})
+	root.AddCommand(a.findCmd(), a.replayCmd(), a.ccCmd(), a.configCmd(), a.versionCmd())
+	return root
+}
+
+// addSettings defines the flags of the given keys on cmd.
+func addSettings(cmd *cobra.Command, keys ...string) {
+	for _, k := range keys {
+		s := lookupSetting(k)
+		switch d := s.def.(type) {
+		case int:
+			cmd.Flags().Int(s.key, d, s.usage)
+		case bool:
+			cmd.Flags().Bool(s.key, d, s.usage)
+		case time.Duration:
+			cmd.Flags().Duration(s.key, d, s.usage)
+		case string:
+			cmd.Flags().String(s.key, d, s.usage)
+		}
+	}
+}
+
+func lookupSetting(key string) setting {
+	for _, s := range settings {
+		if s.key == key {
+			return s
+		}
+	}
+	panic("unknown setting " + key)
+}
+
+// load reads the configuration file and environment and binds the
+// command's flags, so that flag > environment > file > default.
+func (a *app) load(cmd *cobra.Command) error {
+	v := a.v
+	for _, s := range settings {
+		v.SetDefault(s.key, s.def)
+	}
+	v.SetEnvPrefix("STDBG")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	var bindErr error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		for _, s := range settings {
+			if s.key == f.Name {
+				if err := v.BindPFlag(s.key, f); err != nil && bindErr == nil {
+					bindErr = err
+				}
+			}
+		}
+	})
+	if bindErr != nil {
+		return bindErr
+	}
+	file := a.configFile
+	if file == "" {
+		file = findConfig()
+	} else if _, err := os.Stat(file); err != nil {
+		return usageErr("config file %s: %v", file, errors.Unwrap(err))
+	}
+	if file != "" {
+		v.SetConfigFile(file)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return usageErr("reading %s: %v", file, err)
+		}
+		a.configFile = file
+		for _, k := range v.AllKeys() {
+			if !knownKey(k) {
+				return usageErr("%s: unknown setting %q (known: %s)", file, k, strings.Join(knownKeys(), ", "))
+			}
+		}
+	}
+	return a.validate()
+}
+
+func knownKey(k string) bool {
+	for _, s := range settings {
+		if s.key == k {
+			return true
+		}
+	}
+	return false
+}
+
+func knownKeys() []string {
+	out := make([]string, len(settings))
+	for i, s := range settings {
+		out[i] = s.key
+	}
+	return out
+}
+
+// validate checks values that may come from any source.
+func (a *app) validate() error {
+	if d := a.v.GetInt("max-depth"); d < 1 {
+		return usageErr("max-depth must be at least 1, not %d", d)
+	}
+	for _, k := range []string{"transition-timeout", "start-timeout"} {
+		if d := a.v.GetDuration(k); d <= 0 {
+			return usageErr("%s must be a positive duration such as 5s, not %q", k, a.v.GetString(k))
+		}
+	}
+	switch r := a.v.GetString("reduction"); r {
+	case "none":
+	default:
+		return usageErr("unknown reduction %q: use none", r)
+	}
+	return nil
+}
+
+// findConfig looks for stdbg.yaml in the current directory and its parents.
+func findConfig() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		p := filepath.Join(dir, "stdbg.yaml")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// source says where the effective value of key comes from.
+func (a *app) source(cmd *cobra.Command, key string) string {
+	if f := cmd.Flags().Lookup(key); f != nil && f.Changed {
+		return "flag --" + key
+	}
+	env := "STDBG_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+	if _, ok := os.LookupEnv(env); ok {
+		return "environment " + env
+	}
+	if a.configFile != "" && a.v.InConfig(key) {
+		return "file " + a.configFile
+	}
+	return "default"
+}
+
+func (a *app) configCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "print the effective settings and where each comes from",
+		Long: `Print every setting with its effective value and its source: a flag given to
+this command, an STDBG_* environment variable, the stdbg.yaml file found (or
+given with --config), or the built-in default.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			keys := knownKeys()
+			sort.Strings(keys)
+			w := 0
+			for _, k := range keys {
+				if len(k) > w {
+					w = len(k)
+				}
+			}
+			if a.configFile != "" {
+				fmt.Fprintf(a.stdout, "# config file: %s\n", a.configFile)
+			} else {
+				fmt.Fprintln(a.stdout, "# config file: none (no stdbg.yaml here or above)")
+			}
+			for _, k := range keys {
+				fmt.Fprintf(a.stdout, "%-*s = %-8v  # %s\n", w, k, a.v.Get(k), a.source(cmd, k))
+			}
+			return nil
+		},
+	}
+	addSettings(cmd, knownKeys()...)
+	return cmd
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print stdbg's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintln(a.stdout, "stdbg "+version)
+			return nil
+		},
+	}
+}

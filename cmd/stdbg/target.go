@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// target is a program resolved from the command line.
+type target struct {
+	arg    string   // as the user wrote it
+	binary string   // the executable to run
+	source string   // the source file, if stdbg compiled it
+	args   []string // program arguments
+}
+
+// resolveTarget turns "prog.c" or "./prog" (plus arguments) into a runnable
+// target, compiling sources.
+func resolveTarget(args []string) (*target, error) {
+	if len(args) == 0 {
+		return nil, usageErr("missing program: give a C/C++ source file or an executable")
+	}
+	t := &target{arg: args[0], args: args[1:]}
+	if _, err := os.Stat(t.arg); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usageErr("%s: no such file", t.arg)
+		}
+		return nil, usageErr("%s: %v", t.arg, err)
+	}
+	if ctarget.IsSource(t.arg) {
+		exe, err := ctarget.Build(t.arg)
+		if err != nil {
+			if errors.Is(err, ctarget.ErrNoCompiler) {
+				return nil, usageErr("%v", err)
+			}
+			return nil, usageErr("%v", err)
+		}
+		t.source, t.binary = t.arg, exe
+		return t, nil
+	}
+	abs, err := filepath.Abs(t.arg)
+	if err != nil {
+		return nil, usageErr("%s: %v", t.arg, err)
+	}
+	if err := ctarget.CheckBinary(abs); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	t.binary = abs
+	return t, nil
+}
+
+// session is a running target with its symbols.
+type session struct {
+	proc *ctarget.Process
+	syms *symbolize.Symbolizer
+	chk  *checker.Checker
+}
+
+// start launches a target under the library.
+func (a *app) start(t *target, out, errw io.Writer, fast bool) (*session, error) {
+	var flags uint32
+	if fast {
+		flags = wire.FlagFastExit
+	}
+	p, err := ctarget.Start(ctarget.Config{
+		Binary:            t.binary,
+		Args:              t.args,
+		Stdout:            out,
+		Stderr:            errw,
+		TransitionTimeout: a.v.GetDuration("transition-timeout"),
+		StartTimeout:      a.v.GetDuration("start-timeout"),
+		Flags:             flags,
+	})
+	if err != nil {
+		if errors.Is(err, ctarget.ErrNoCompiler) {
+			return nil, usageErr("%v", err)
+		}
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	mods := make([]symbolize.Module, 0, len(p.Modules()))
+	for _, m := range p.Modules() {
+		mods = append(mods, symbolize.Module{Path: m.Path, Bias: m.Bias, Start: m.Start, End: m.End})
+	}
+	syms := symbolize.New(mods)
+	s := &session{proc: p, syms: syms}
+	s.chk = checker.New(p, checker.Options{FastExit: fast, Locate: s.locate})
+	return s, nil
+}
+
+// locate names a place stably across runs: file:line of the first frame.
+func (s *session) locate(pc uint64) string {
+	f := s.syms.Return(pc)
+	if f.File != "" && f.Line > 0 {
+		return filepath.Base(f.File) + ":" + fmt.Sprint(f.Line)
+	}
+	if f.Func != "" {
+		return f.Func
+	}
+	return ""
+}
+
+func (s *session) close() {
+	s.proc.Close()
+	s.syms.Close()
+}
+
+// replayCommand renders the command that replays schedule on t.
+func replayCommand(t *target, sched string) string {
+	parts := []string{"stdbg", "replay", "--schedule", shellQuote(sched), shellQuote(t.arg)}
+	if len(t.args) > 0 {
+		parts = append(parts, "--")
+		for _, a := range t.args {
+			parts = append(parts, shellQuote(a))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// since is a small helper for elapsed seconds.
+func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -1,0 +1,399 @@
+// Package report turns a failing (or clean) execution into what the user
+// reads: the paper-style banner and Path line, every step with its thread,
+// the call as written, the objects by name, the source location and line,
+// who waits for what, the failure's stack, statistics and how to replay it.
+// It renders text and JSON from the same Report value.
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// Symbols resolves the addresses a runtime reports.
+type Symbols interface {
+	// Return symbolizes a return address.
+	Return(pc uint64) symbolize.Frame
+	// Exact symbolizes the address of an instruction (a crash).
+	Exact(pc uint64) symbolize.Frame
+	// Data names the global variable containing addr.
+	Data(addr uint64) (string, bool)
+}
+
+// Location is a place in the user's source.
+type Location struct {
+	Func   string `json:"func,omitempty"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Source string `json:"source,omitempty"` // the text of the line, trimmed
+}
+
+// Short renders "file.c:12", or the function name when no line is known.
+func (l Location) Short() string {
+	if l.File != "" && l.Line > 0 {
+		return baseName(l.File) + ":" + fmt.Sprint(l.Line)
+	}
+	if l.Func != "" {
+		return l.Func
+	}
+	return "?"
+}
+
+// Step is one transition of the trace.
+type Step struct {
+	N      int      `json:"step"`
+	Thread int      `json:"thread"`
+	Choice *int     `json:"choice,omitempty"`
+	Call   string   `json:"call"`
+	Where  Location `json:"where"`
+}
+
+// Wait says why a thread could not go on.
+type Wait struct {
+	Thread int      `json:"thread"`
+	Text   string   `json:"text"` // "waits for second (held by thread 2)"
+	Where  Location `json:"where"`
+}
+
+// Frame is one frame of a stack.
+type Frame struct {
+	Func   string `json:"func,omitempty"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Module string `json:"module,omitempty"`
+	User   bool   `json:"user"`
+}
+
+// Stats summarises an exploration.
+type Stats struct {
+	Executions  int64   `json:"executions"`
+	Transitions int64   `json:"transitions"`
+	States      int64   `json:"states"`
+	MaxDepthHit int64   `json:"max_depth_reached"`
+	Seconds     float64 `json:"seconds"`
+}
+
+// Report is everything shown about one outcome.
+type Report struct {
+	Kind     string   `json:"kind"`
+	Bug      bool     `json:"bug"`
+	Banner   string   `json:"banner"`
+	Message  string   `json:"message"`
+	Path     string   `json:"path"`
+	Steps    []Step   `json:"steps"`
+	Waits    []Wait   `json:"waits,omitempty"`
+	Failure  *Where   `json:"failure,omitempty"`
+	Stack    []Frame  `json:"stack,omitempty"`
+	Replay   string   `json:"replay,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+	Executed string   `json:"executed,omitempty"` // replay: the schedule really run, tail included
+}
+
+// Where is the place a failure happened.
+type Where struct {
+	Thread int      `json:"thread"`
+	Where  Location `json:"where"`
+}
+
+// Banner returns the headline for an outcome kind.
+func Banner(k search.Kind) string {
+	switch k {
+	case search.Deadlock:
+		return "*** DEADLOCK DETECTED ***"
+	case search.Leak:
+		return "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***"
+	case search.AssertionFailure:
+		return "*** PROPERTY NOT VALID: ASSERTION FAILED ***"
+	case search.Crash:
+		return "*** CRASH IN THE PROGRAM ***"
+	case search.Misuse:
+		return "*** MISUSE OF THE THREAD API ***"
+	case search.Livelock:
+		return "*** LIVELOCK: NO PROGRESS ***"
+	case search.Timeout:
+		return "*** TRANSITION TIMEOUT ***"
+	case search.Diverged:
+		return "*** SCHEDULE DIVERGED ***"
+	}
+	return "No property violation found."
+}
+
+// Build makes the report of an execution that ended with o (which may be
+// nil when it was cut by the depth bound).
+func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
+	b := &builder{syms: syms, names: map[uint64]string{}, counts: map[string]int{}}
+	r := &Report{Path: e.Schedule().String()}
+	if o != nil {
+		r.Kind = o.Kind.String()
+		r.Bug = o.Kind.IsBug()
+		r.Banner = Banner(o.Kind)
+		r.Message = o.Message
+	} else {
+		r.Kind = "max-depth"
+		r.Banner = "/!\\ Max depth reached ! /!\\"
+		r.Message = "the execution reached the depth bound"
+	}
+	for i, st := range e.Trace() {
+		s := Step{N: i + 1, Thread: st.Thread, Call: b.call(st.Op, st.Result, st.Frames), Where: b.location(st.Frames, false)}
+		if st.Choice != schedule.NoChoice {
+			c := st.Choice
+			s.Choice = &c
+		}
+		r.Steps = append(r.Steps, s)
+	}
+	for _, bl := range e.BlockedThreads() {
+		r.Waits = append(r.Waits, Wait{Thread: bl.Thread, Text: b.wait(bl), Where: b.location(bl.Frames, false)})
+	}
+	if f := e.Failure(); f != nil {
+		frames := make([]uint64, len(f.Frames))
+		copy(frames, f.Frames)
+		exact := f.Kind == 2 // a signal: frame 0 is the faulting instruction
+		w := &Where{Thread: f.Tid, Where: b.location(frames, exact)}
+		if f.File != "" && f.Line > 0 {
+			w.Where = Location{Func: f.Func, File: f.File, Line: f.Line}
+			if src, ok := symbolize.SourceLine(f.File, f.Line); ok {
+				w.Where.Source = src
+			}
+		}
+		r.Failure = w
+		r.Stack = b.stack(frames, exact)
+	}
+	if t := e.TimedOut(); t != nil {
+		r.Failure = &Where{Thread: t.Tid, Where: b.location(t.Frames, false)}
+		r.Stack = b.stack(t.Frames, false)
+	}
+	return r
+}
+
+type builder struct {
+	syms   Symbols
+	names  map[uint64]string
+	counts map[string]int
+}
+
+// frame symbolizes frame i of a stack: the first is exact for a crash.
+func (b *builder) frame(frames []uint64, i int, exact bool) symbolize.Frame {
+	if exact && i == 0 {
+		return b.syms.Exact(frames[i])
+	}
+	return b.syms.Return(frames[i])
+}
+
+// location is the first frame in the user's code, or the first frame.
+func (b *builder) location(frames []uint64, exact bool) Location {
+	if len(frames) == 0 {
+		return Location{}
+	}
+	first := b.frame(frames, 0, exact)
+	pick := first
+	for i := range frames {
+		f := b.frame(frames, i, exact)
+		if !symbolize.IsSystem(f) {
+			pick = f
+			break
+		}
+	}
+	loc := Location{Func: pick.Func, File: pick.File, Line: pick.Line}
+	if loc.File != "" && loc.Line > 0 {
+		if src, ok := symbolize.SourceLine(loc.File, loc.Line); ok {
+			loc.Source = src
+		}
+	}
+	if loc.Func == "" && loc.File == "" {
+		loc.Func = first.String()
+	}
+	return loc
+}
+
+func (b *builder) stack(frames []uint64, exact bool) []Frame {
+	var out []Frame
+	for i := range frames {
+		f := b.frame(frames, i, exact)
+		out = append(out, Frame{Func: f.Func, File: f.File, Line: f.Line, Module: baseName(f.Module), User: !symbolize.IsSystem(f)})
+	}
+	return out
+}
+
+// objKind is the family name of an object, for generated names.
+func objKind(k syncmodel.Kind) string {
+	switch {
+	case k >= syncmodel.MutexInit && k <= syncmodel.MutexDestroy:
+		return "mutex"
+	case k >= syncmodel.CondInit && k <= syncmodel.CondDestroy:
+		return "cond"
+	case k >= syncmodel.SemInit && k <= syncmodel.SemDestroy:
+		return "sem"
+	case k >= syncmodel.RWInit && k <= syncmodel.RWDestroy:
+		return "rwlock"
+	case k >= syncmodel.BarrierInit && k <= syncmodel.BarrierDestroy:
+		return "barrier"
+	case k >= syncmodel.SpinInit && k <= syncmodel.SpinDestroy:
+		return "spin"
+	case k == syncmodel.OnceBegin || k == syncmodel.OnceEnd:
+		return "once"
+	}
+	return "mem"
+}
+
+// name gives an object a readable name: its global variable, or a
+// generated one (mutex#1, cond#2, ...) in order of first appearance.
+func (b *builder) name(addr uint64, family string) string {
+	if n, ok := b.names[addr]; ok {
+		return n
+	}
+	n, ok := b.syms.Data(addr)
+	if !ok {
+		b.counts[family]++
+		n = fmt.Sprintf("%s#%d", family, b.counts[family])
+	}
+	b.names[addr] = n
+	return n
+}
+
+var errnoNames = map[int64]string{
+	syncmodel.EPERM: "EPERM", syncmodel.EAGAIN: "EAGAIN", syncmodel.EBUSY: "EBUSY",
+	syncmodel.EINVAL: "EINVAL", syncmodel.EDEADLK: "EDEADLK", syncmodel.ETIMEDOUT: "ETIMEDOUT",
+}
+
+// call renders the operation as the user wrote it.
+func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) string {
+	api := op.API.String()
+	if api == "" {
+		api = op.Kind.String()
+	}
+	fam := objKind(op.Kind)
+	switch op.Kind {
+	case syncmodel.ThreadCreate:
+		return fmt.Sprintf("%s -> thread %d", api, res.NewThread)
+	case syncmodel.ThreadJoin, syncmodel.ThreadDetach:
+		if op.Arg > 0 {
+			return fmt.Sprintf("%s(thread %d)", api, op.Arg)
+		}
+		return api + "(unknown thread)"
+	case syncmodel.ThreadExit:
+		if op.API == syncmodel.APIThreadReturn {
+			return "thread returns"
+		}
+		return api
+	case syncmodel.Exit:
+		if op.API == syncmodel.APIMainReturn {
+			return fmt.Sprintf("main returns %d", op.Arg)
+		}
+		return fmt.Sprintf("%s(%d)", api, op.Arg)
+	case syncmodel.Choose:
+		return fmt.Sprintf("%s(%d) = %d", api, op.Arg, res.Code)
+	case syncmodel.Yield, syncmodel.Sleep:
+		return api
+	case syncmodel.Read, syncmodel.Write:
+		return fmt.Sprintf("%s(&%s, %d)", api, b.name(op.Obj, "mem"), op.Arg)
+	case syncmodel.CondWait:
+		return fmt.Sprintf("%s(%s, %s) releases %s", api, b.name(op.Obj, "cond"), b.name(op.Obj2, "mutex"), b.name(op.Obj2, "mutex"))
+	case syncmodel.CondReacquire:
+		s := fmt.Sprintf("%s(%s, %s) wakes up, relocks %s", api, b.name(op.Obj, "cond"), b.name(op.Obj2, "mutex"), b.name(op.Obj2, "mutex"))
+		if res.Code == syncmodel.ETIMEDOUT {
+			s = fmt.Sprintf("%s(%s, %s) times out, relocks %s", api, b.name(op.Obj, "cond"), b.name(op.Obj2, "mutex"), b.name(op.Obj2, "mutex"))
+		}
+		return s
+	case syncmodel.BarrierLeave:
+		return fmt.Sprintf("%s(%s) released", api, b.name(op.Obj, "barrier"))
+	case syncmodel.OnceBegin:
+		if res.Code == 1 {
+			return fmt.Sprintf("%s(%s) runs the initialiser", api, b.name(op.Obj, "once"))
+		}
+		return fmt.Sprintf("%s(%s) already done", api, b.name(op.Obj, "once"))
+	case syncmodel.OnceEnd:
+		return fmt.Sprintf("%s(%s) initialiser done", api, b.name(op.Obj, "once"))
+	case syncmodel.SemGetvalue:
+		return fmt.Sprintf("%s(%s) = %d", api, b.name(op.Obj, "sem"), res.Code)
+	}
+	s := api
+	if op.Obj != 0 {
+		s += "(" + b.name(op.Obj, fam) + ")"
+	} else {
+		s += "()"
+	}
+	if res.Code != 0 {
+		if n, ok := errnoNames[res.Code]; ok {
+			s += " = " + n
+		} else if op.Kind == syncmodel.BarrierWait && res.Code == syncmodel.BarrierSerial {
+			s += " = PTHREAD_BARRIER_SERIAL_THREAD"
+		}
+	}
+	return s
+}
+
+// wait renders why a blocked thread cannot go on.
+func (b *builder) wait(bl checker.Blocked) string {
+	w := bl.Wait
+	holders := func() string {
+		if len(w.Holders) == 0 {
+			return ""
+		}
+		ids := make([]string, len(w.Holders))
+		for i, h := range w.Holders {
+			ids[i] = fmt.Sprint(h)
+		}
+		if len(ids) == 1 {
+			return " (held by thread " + ids[0] + ")"
+		}
+		return " (held by threads " + strings.Join(ids, ", ") + ")"
+	}
+	switch bl.Op.Kind {
+	case syncmodel.ThreadJoin:
+		return fmt.Sprintf("waits in %s for thread %d to exit", bl.Op.API, bl.Op.Arg)
+	case syncmodel.CondReacquire:
+		if len(w.Holders) > 0 {
+			return fmt.Sprintf("was signalled on %s but waits to relock %s%s", b.name(bl.Op.Obj, "cond"), b.name(bl.Op.Obj2, "mutex"), holders())
+		}
+		return fmt.Sprintf("waits on %s with %s released (never signalled)", b.name(bl.Op.Obj, "cond"), b.name(bl.Op.Obj2, "mutex"))
+	}
+	obj := ""
+	if bl.Op.Obj != 0 {
+		obj = b.name(bl.Op.Obj, objKind(bl.Op.Kind))
+	}
+	text := fmt.Sprintf("waits in %s for %s%s", bl.Op.API, obj, holders())
+	if w.Detail != "" && len(w.Holders) == 0 {
+		text += " (" + w.Detail + ")"
+	} else if w.Detail != "" && strings.Contains(w.Detail, "finished") {
+		text += ", which has finished"
+	}
+	return text
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// FromStats converts search statistics.
+func FromStats(s search.Stats) Stats {
+	return Stats{Executions: s.Executions, Transitions: s.Transitions, States: s.States,
+		MaxDepthHit: s.MaxDepthHit, Seconds: s.Elapsed.Seconds()}
+}
+
+// FormatStats renders the statistics line.
+func FormatStats(s Stats) string {
+	return fmt.Sprintf("Executions = %d  Transitions = %d  States = %d  (%s)", s.Executions, s.Transitions,
+		s.States, formatSeconds(s.Seconds))
+}
+
+func formatSeconds(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.2f s", sec)
+	case d < time.Hour:
+		return fmt.Sprintf("%.0f s", sec)
+	}
+	return d.Round(time.Second).String()
+}
+
