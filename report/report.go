@@ -396,4 +396,3 @@ func formatSeconds(sec float64) string {
 	}
 	return d.Round(time.Second).String()
 }
-
