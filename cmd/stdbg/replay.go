@@ -57,7 +57,12 @@ func (a *app) replay(text string, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	closed := false
+	defer func() {
+		if !closed {
+			s.close()
+		}
+	}()
 	s.proc.SetFlags(wire.FlagStacks)
 	e, err := s.chk.Begin()
 	if err != nil {
@@ -70,6 +75,9 @@ func (a *app) replay(text string, args []string) error {
 	}
 	r := report.Build(e, rr.Outcome, s.syms)
 	e.Close()
+	// Let the program's output drain before the report.
+	s.close()
+	closed = true
 	r.Path = sched.String()
 	r.Executed = rr.Executed.String()
 	if rr.Outcome == nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"strings"
 	"time"
 
@@ -46,7 +47,7 @@ type app struct {
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	a := &app{v: viper.New(), stdout: stdout, stderr: stderr}
+	a := &app{v: viper.New(), stdout: &lockedWriter{w: stdout}, stderr: &lockedWriter{w: stderr}}
 	root := &cobra.Command{
 		Use:   "stdbg",
 		Short: "find, shrink and replay concurrency bugs in real programs",
@@ -270,4 +271,24 @@ func (a *app) versionCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// lockedWriter serialises writes: during replay the program's output and
+// stdbg's report may share a destination.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// file returns the underlying *os.File, so that a child process can write
+// to it directly, or nil.
+func (l *lockedWriter) file() *os.File {
+	f, _ := l.w.(*os.File)
+	return f
 }

@@ -71,6 +71,14 @@ func (a *app) start(t *target, out, errw io.Writer, fast bool) (*session, error)
 	if fast {
 		flags = wire.FlagFastExit
 	}
+	// Hand the program real files when there are: no copying, and its
+	// output interleaves with stdbg's in the order it happens.
+	if lw, ok := out.(*lockedWriter); ok && lw.file() != nil {
+		out = lw.file()
+	}
+	if lw, ok := errw.(*lockedWriter); ok && lw.file() != nil {
+		errw = lw.file()
+	}
 	p, err := ctarget.Start(ctarget.Config{
 		Binary:            t.binary,
 		Args:              t.args,

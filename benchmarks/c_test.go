@@ -1,0 +1,146 @@
+// Package benchmarks measures stdbg's exploration speed on the bundled
+// examples. Run them with
+//
+//	go test -run '^$' -bench . -benchtime 3s ./benchmarks
+//
+// Each benchmark reports executions/s and transitions/s as custom metrics.
+package benchmarks
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+var cache string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stdbg-bench-")
+	if err != nil {
+		panic(err)
+	}
+	cache = dir
+	os.Setenv("STDBG_CACHE", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// start builds and launches an example as exploration does.
+func start(b *testing.B, example string) (*ctarget.Process, *checker.Checker) {
+	b.Helper()
+	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", example))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, checker.New(p, checker.Options{FastExit: true})
+}
+
+// exhaust explores the whole space within maxDepth (All: every bug is
+// recorded and exploration goes on) and reports the rates.
+func exhaust(b *testing.B, example string, maxDepth int) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer ctarget.PinCaller()()
+	p, c := start(b, example)
+	defer p.Close()
+	var execs, trans int64
+	var elapsed time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := search.Explore(context.Background(), c, search.NewDFS(), search.Options{MaxDepth: maxDepth, All: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Complete {
+			b.Fatal("exploration incomplete")
+		}
+		execs += res.Stats.Executions
+		trans += res.Stats.Transitions
+		elapsed += res.Stats.Elapsed
+	}
+	b.ReportMetric(float64(execs)/elapsed.Seconds(), "execs/s")
+	b.ReportMetric(float64(trans)/elapsed.Seconds(), "transitions/s")
+	b.ReportMetric(float64(execs)/float64(b.N), "execs/op")
+}
+
+func BenchmarkDeadlyEmbraceDepth10(b *testing.B) { exhaust(b, "deadly-embrace.c", 10) }
+func BenchmarkDeadlyEmbraceDepth20(b *testing.B) { exhaust(b, "deadly-embrace.c", 20) }
+func BenchmarkLeaderElection(b *testing.B)       { exhaust(b, "leader-election.c", 1000) }
+
+// BenchmarkTransition measures one transition that keeps the same thread
+// running: the round trip between the checker and the target.
+func BenchmarkTransition(b *testing.B) {
+	benchSteps(b, false)
+}
+
+// BenchmarkHandoff measures one transition that switches threads: the
+// round trip plus waking another OS thread of the target.
+func BenchmarkHandoff(b *testing.B) {
+	benchSteps(b, true)
+}
+
+func benchSteps(b *testing.B, switching bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer ctarget.PinCaller()()
+	p, c := start(b, "yield-loop.c")
+	defer p.Close()
+	var n int
+	var spent time.Duration
+	for n < b.N {
+		e, err := c.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Step 1 creates thread 2; then both threads yield in a loop.
+		if err := e.Step(schedule.Step{Thread: 1, Choice: schedule.NoChoice}); err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		tid := 1
+		for k := 0; k < 10000 && n < b.N && e.Ended() == nil; k++ {
+			if switching {
+				tid = 3 - tid
+			}
+			if err := e.Step(schedule.Step{Thread: tid, Choice: schedule.NoChoice}); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		spent += time.Since(t0)
+		e.Close()
+	}
+	b.ReportMetric(float64(spent.Nanoseconds())/float64(n), "ns/transition")
+}
+
+// BenchmarkStartExecution measures starting one execution (a fork of the
+// fork server up to its first scheduling point) and ending it.
+func BenchmarkStartExecution(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer ctarget.PinCaller()()
+	p, c := start(b, "deadly-embrace.c")
+	defer p.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e, err := c.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
+}

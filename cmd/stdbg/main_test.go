@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stdbg-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = dir
+	os.Setenv("STDBG_CACHE", dir)
+	for _, k := range []string{"STDBG_MAX_DEPTH", "STDBG_ALL", "STDBG_JSON", "STDBG_TRANSITION_TIMEOUT"} {
+		os.Unsetenv(k)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func example(name string) string {
+	return filepath.Join("..", "..", "examples", "c", name)
+}
+
+// stdbg runs the command line in-process and returns stdout, stderr and
+// the exit status.
+func stdbg(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestFindDeadlyEmbrace(t *testing.T) {
+	out, errs, code := stdbg(t, "find", example("deadly-embrace.c"))
+	if code != exitBug {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitBug, out, errs)
+	}
+	for _, want := range []string{
+		"*** DEADLOCK DETECTED ***",
+		"Path = ",
+		"thread 1  pthread_create -> thread 2",
+		"pthread_mutex_lock(first)",
+		"deadly-embrace.c:",
+		"waits in pthread_mutex_lock for second (held by thread 2)",
+		"waits in pthread_mutex_lock for first (held by thread 1)",
+		"Executions = ",
+		"Replay: stdbg replay --schedule '",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestFindDepthBounds(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains string
+	}{
+		{"depth 1 finds nothing", []string{"find", "--max-depth", "1", example("deadly-embrace.c")}, exitClean, "No property violation found."},
+		{"depth 3 finds the shortest", []string{"find", "--max-depth", "3", example("deadly-embrace.c")}, exitBug, "Path = 1;1;2\n"},
+		{"paper spelling", []string{"find", "--cfg=model-check/max-depth:3", example("deadly-embrace.c")}, exitBug, "Path = 1;1;2\n"},
+		{"paper spelling, separate", []string{"find", "--cfg", "model-check/max-depth:1", example("deadly-embrace.c")}, exitClean, "Max depth reached"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := stdbg(t, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.contains) {
+				t.Fatalf("exit %d (want %d), output lacks %q?\n%s\n%s", code, tt.code, tt.contains, out, errs)
+			}
+		})
+	}
+}
+
+func TestFindJSON(t *testing.T) {
+	out, _, code := stdbg(t, "find", "--json", "--max-depth", "3", example("deadly-embrace.c"))
+	if code != exitBug {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		Bugs []struct {
+			Kind  string
+			Path  string
+			Steps []struct {
+				Thread int
+				Call   string
+				Where  struct {
+					File string
+					Line int
+				}
+			}
+			Waits []struct{ Thread int }
+		}
+		Stats struct{ Executions int }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(doc.Bugs) != 1 || doc.Bugs[0].Kind != "deadlock" || doc.Bugs[0].Path != "1;1;2" {
+		t.Fatalf("bugs = %+v", doc.Bugs)
+	}
+	b := doc.Bugs[0]
+	if len(b.Steps) != 3 || b.Steps[2].Thread != 2 || !strings.HasSuffix(b.Steps[2].Where.File, "deadly-embrace.c") || b.Steps[2].Where.Line == 0 {
+		t.Errorf("steps = %+v", b.Steps)
+	}
+	if len(b.Waits) != 2 || doc.Stats.Executions < 1 {
+		t.Errorf("waits = %+v, stats = %+v", b.Waits, doc.Stats)
+	}
+}
+
+func TestReplay(t *testing.T) {
+	tests := []struct {
+		name     string
+		sched    string
+		code     int
+		contains []string
+	}{
+		{"reproduces the deadlock", "1;1;2", exitBug, []string{"*** DEADLOCK DETECTED ***", "Path = 1;1;2", "step 3  thread 2  pthread_mutex_lock(second)"}},
+		{"copied Path line", "Path = 1;1;2", exitBug, []string{"*** DEADLOCK DETECTED ***"}},
+		{"clean schedule", "1;1;1;1;1;1;1", exitClean, []string{"No property violation found.", "4 transfers"}},
+		{"nonexistent thread", "1;3", exitUsage, []string{"*** SCHEDULE DIVERGED ***", "step 2: thread 3 does not exist"}},
+		{"blocked thread", "1;1;1;2", exitUsage, []string{"step 4: thread 2 cannot run: it is blocked in"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := stdbg(t, "replay", "--schedule", tt.sched, example("deadly-embrace.c"))
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.code, out, errs)
+			}
+			for _, w := range tt.contains {
+				if !strings.Contains(out+errs, w) {
+					t.Errorf("output lacks %q:\n%s\n%s", w, out, errs)
+				}
+			}
+		})
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "data.txt")
+	os.WriteFile(notExec, []byte("hello"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no program", []string{"find"}, "requires at least 1 arg"},
+		{"missing file", []string{"find", filepath.Join(dir, "nope.c")}, "no such file"},
+		{"not executable", []string{"find", notExec}, "not executable"},
+		{"bad depth", []string{"find", "--max-depth", "0", example("deadly-embrace.c")}, "max-depth must be at least 1"},
+		{"bad reduction", []string{"find", "--reduction", "magic", example("deadly-embrace.c")}, "unknown reduction"},
+		{"unknown flag", []string{"find", "--frobnicate", example("deadly-embrace.c")}, "unknown flag"},
+		{"bad cfg", []string{"find", "--cfg=nonsense", example("deadly-embrace.c")}, "expected SECTION/KEY:VALUE"},
+		{"bad schedule", []string{"replay", "--schedule", "1;x", example("deadly-embrace.c")}, "thread id must be a positive integer"},
+		{"replay without schedule", []string{"replay", example("deadly-embrace.c")}, "replay needs --schedule"},
+		{"compile error", []string{"find", writeFile(t, dir, "broken.c", "int main(void) { return }\n")}, "compiling"},
+		{"missing config", []string{"find", "--config", filepath.Join(dir, "none.yaml"), example("deadly-embrace.c")}, "config file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := stdbg(t, tt.args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want 2\n%s\n%s", code, out, errs)
+			}
+			if !strings.HasPrefix(errs, "stdbg: ") || !strings.Contains(errs, tt.want) {
+				t.Errorf("stderr %q lacks %q", errs, tt.want)
+			}
+		})
+	}
+}
+
+func TestStaticBinaryRefused(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, dir, "s.c", "int main(void) { return 0; }\n")
+	exe := filepath.Join(dir, "s")
+	if out, err := exec.Command("cc", "-static", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("cannot build a static binary: %v\n%s", err, out)
+	}
+	_, errs, code := stdbg(t, "find", exe)
+	if code != exitUsage || !strings.Contains(errs, "statically linked") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "stdbg.yaml", "max-depth: 7\nall: true\n")
+	sub := filepath.Join(dir, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	if err := os.Chdir(sub); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := stdbg(t, "config")
+	if code != 0 || !strings.Contains(out, "max-depth") || !strings.Contains(out, "= 7") || !strings.Contains(out, "file "+filepath.Join(dir, "stdbg.yaml")) {
+		t.Fatalf("file not used:\n%s", out)
+	}
+	t.Setenv("STDBG_MAX_DEPTH", "9")
+	out, _, _ = stdbg(t, "config")
+	if !strings.Contains(out, "= 9") || !strings.Contains(out, "environment STDBG_MAX_DEPTH") {
+		t.Fatalf("environment does not beat the file:\n%s", out)
+	}
+	out, _, _ = stdbg(t, "config", "--max-depth", "11")
+	if !strings.Contains(out, "= 11") || !strings.Contains(out, "flag --max-depth") {
+		t.Fatalf("flag does not beat the environment:\n%s", out)
+	}
+	out, _, _ = stdbg(t, "config", "--cfg=model-check/max-depth:12")
+	if !strings.Contains(out, "= 12") {
+		t.Fatalf("--cfg not applied:\n%s", out)
+	}
+	writeFile(t, dir, "stdbg.yaml", "max-dept: 7\n")
+	_, errs, code := stdbg(t, "config")
+	if code != exitUsage || !strings.Contains(errs, `unknown setting "max-dept"`) {
+		t.Fatalf("typo in file accepted: %d %q", code, errs)
+	}
+}
+
+func TestConfigDrivesFind(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "custom.yaml", "max-depth: 1\n")
+	out, _, code := stdbg(t, "find", "--config", cfg, example("deadly-embrace.c"))
+	if code != exitClean || !strings.Contains(out, "No property violation found.") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+func TestCC(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, dir, "ann.c", `#include <stdbg.h>
+#include <stdio.h>
+int main(void) {
+	stdbg_yield();
+	int v = stdbg_choose(3);
+	stdbg_assert(v == 0, "without stdbg, choose returns 0");
+	printf("ok %d\n", v);
+	return 0;
+}
+`)
+	exe := filepath.Join(dir, "ann")
+	out, errs, code := stdbg(t, "cc", "-o", exe, src)
+	if code != 0 {
+		t.Fatalf("cc failed: %d\n%s\n%s", code, out, errs)
+	}
+	got, err := exec.Command(exe).CombinedOutput()
+	if err != nil || string(got) != "ok 0\n" {
+		t.Fatalf("program without stdbg: %v %q", err, got)
+	}
+	_, errs, code = stdbg(t, "cc")
+	if code != exitUsage || !strings.Contains(errs, "cc needs compiler arguments") {
+		t.Fatalf("empty cc: %d %q", code, errs)
+	}
+}
+
+func TestTranslateCfg(t *testing.T) {
+	tests := []struct{ in, want []string }{
+		{[]string{"find", "--cfg=model-check/max-depth:10", "x"}, []string{"find", "--max-depth=10", "x"}},
+		{[]string{"find", "--cfg", "model-check/reduction:none"}, []string{"find", "--reduction=none"}},
+		{[]string{"find", "x", "--", "--cfg=a/b:c"}, []string{"find", "x", "--", "--cfg=a/b:c"}},
+		{[]string{"--cfg=bad"}, []string{"--cfg-invalid=bad"}},
+	}
+	for _, tt := range tests {
+		got := translateCfg(tt.in)
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("translateCfg(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
