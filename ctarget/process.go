@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -116,7 +117,6 @@ func Start(cfg Config) (*Process, error) {
 	}
 	ours := os.NewFile(uintptr(fds[0]), "stdbg-ctl")
 	theirs := os.NewFile(uintptr(fds[1]), "stdbg-ctl-target")
-	defer theirs.Close()
 	mb, err := wire.NewMailbox()
 	if err != nil {
 		ours.Close()
@@ -134,7 +134,11 @@ func Start(cfg Config) (*Process, error) {
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = cfg.Stderr
 	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	// Only the target may hold its end: a target that dies before its
+	// greeting must read as end of file here at once.
+	theirs.Close()
+	if err != nil {
 		ours.Close()
 		mb.Close()
 		return nil, fmt.Errorf("starting %s: %w", cfg.Binary, err)
@@ -183,8 +187,8 @@ func describeExit(ps *os.ProcessState) string {
 	if ps == nil {
 		return "unknown status"
 	}
-	if ws, ok := ps.Sys().(unix.WaitStatus); ok {
-		return describeStatus(ws)
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
+		return describeStatus(unix.WaitStatus(ws))
 	}
 	return ps.String()
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func (a *app) replayCmd() *cobra.Command {
-	var sched string
+	var sched, decisions string
 	cmd := &cobra.Command{
 		Use:   "replay --schedule S [flags] PROGRAM [-- ARGS...]",
 		Short: "run one schedule of a program deterministically",
@@ -25,7 +25,14 @@ until it ends or reaches --max-depth. The program's output is shown.
 
 If the schedule does not fit the program (a named thread does not exist or
 cannot run at that step), stdbg says at which step and why, and exits 2.
-Exit 1 when the run fails (the bug reproduces), 0 when it runs cleanly.`,
+Exit 1 when the run fails (the bug reproduces), 0 when it runs cleanly.
+
+--decisions FILE also writes the run's decision log: each step's thread,
+operation and result. With it the stdbg library replays the run alone,
+without stdbg, for instance under a debugger:
+  STDBG_REPLAY=FILE LD_PRELOAD=<library> PROGRAM ARGS
+(stdbg prints the library's path). The program then stops where the log
+ends, or says at which step it no longer fits.`,
 		Example: `  stdbg replay --schedule '1;1;2' examples/c/deadly-embrace.c
   stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt`,
 		Args: cobra.MinimumNArgs(1),
@@ -33,15 +40,16 @@ Exit 1 when the run fails (the bug reproduces), 0 when it runs cleanly.`,
 			if !cmd.Flags().Changed("schedule") {
 				return usageErr("replay needs --schedule (copy the Path printed by stdbg find)")
 			}
-			return a.replay(sched, args)
+			return a.replay(sched, decisions, args)
 		},
 	}
 	cmd.Flags().StringVar(&sched, "schedule", "", "the schedule to follow, e.g. '1;1;2'")
+	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
 	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json")
 	return cmd
 }
 
-func (a *app) replay(text string, args []string) error {
+func (a *app) replay(text, decisions string, args []string) error {
 	sched, err := parseSchedule(text)
 	if err != nil {
 		return err
@@ -74,6 +82,16 @@ func (a *app) replay(text string, args []string) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}
 	}
 	r := report.Build(e, rr.Outcome, s.syms)
+	if decisions != "" {
+		comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", t.arg, sched, rr.Executed)
+		if err := ctarget.WriteDecisions(decisions, e.Trace(), comment); err != nil {
+			e.Close()
+			return &exitError{code: exitUsage, err: err}
+		}
+		lib, _ := ctarget.Library()
+		r.Notes = append(r.Notes, fmt.Sprintf("decision log written to %s; replay it without stdbg with STDBG_REPLAY=%s LD_PRELOAD=%s %s",
+			decisions, shellQuote(decisions), shellQuote(lib), shellQuote(t.binary)))
+	}
 	e.Close()
 	// Let the program's output drain before the report.
 	s.close()

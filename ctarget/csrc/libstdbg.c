@@ -227,6 +227,8 @@ struct thr {
 	void *retval;
 	void *where; /* user start routine, for the location of its return */
 	int c11; /* created by thrd_create: start returns int */
+	uint16_t pending_kind; /* kind of the operation it waits to perform */
+	uint16_t pending_api;
 	void *altstack;
 };
 
@@ -245,7 +247,8 @@ static __thread struct thr *self __attribute__((tls_model("initial-exec")));
  * go straight to the real implementation. */
 static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 
-static int g_enabled;      /* STDBG_CTL was set: we are under the checker */
+static int g_enabled;      /* under the checker, or replaying a log */
+static int g_replay;       /* following a decision log, without a checker */
 static int g_started;      /* the fork server started (we are in a child) */
 static int g_exiting;      /* the process is leaving: pass everything through */
 static int g_failed;       /* a failure was reported */
@@ -292,7 +295,7 @@ static void fatal(const char *why) __attribute__((noreturn));
 /* lifeline: called while waiting; leaves if the checker is gone. */
 static void lifeline(void)
 {
-	if (!g_started)
+	if (!g_started || g_replay)
 		return;
 	if (getppid() != g_server_pid)
 		die_now(70);
@@ -355,9 +358,15 @@ static void wait_down(uint32_t last)
 	__atomic_store_n(&s->runtime_sleeping, 0, __ATOMIC_RELAXED);
 }
 
+static void replay_next(uint32_t *tid, int64_t *code);
+
 /* exchange hands the mailbox to the checker and returns its M_RUN answer. */
 static void exchange(uint32_t *tid, int64_t *code)
 {
+	if (g_replay) {
+		replay_next(tid, code);
+		return;
+	}
 	struct stdbg_slot *s = g_slot;
 	uint32_t last = __atomic_load_n(&s->down_seq, __ATOMIC_ACQUIRE);
 	up_flush();
@@ -420,7 +429,7 @@ static uint32_t str_len_capped(const char *s)
 static void report_failure(uint16_t kind, int signo, uint64_t addr, const uint64_t *frames, int nframes,
                            const char *msg, const char *file, unsigned line, const char *func)
 {
-	if (!g_started || g_failed)
+	if (!g_started || g_failed || g_replay)
 		return;
 	g_failed = 1;
 	uint32_t len = sizeof(struct stdbg_failure) + 8u * (uint32_t)nframes + 12 + str_len_capped(msg) +
@@ -516,6 +525,132 @@ EXPORT __attribute__((noinline, used)) void stdbg_step(int from, int to)
 
 static void server_start(void);
 
+/* ------------------------------------------------------------------ */
+/* Replay of a decision log, without a checker                         */
+
+/* A decision log (STDBG_REPLAY=FILE) is what the checker decided in one
+ * execution: for every step the thread, the kind of operation it performs
+ * and the operation's result. The library follows it alone, which is what
+ * a debugger session needs; the checker's model has already decided every
+ * result. A thread that is not where the log says is a divergence. */
+struct decision {
+	uint32_t tid;
+	uint16_t kind;
+	int64_t code;
+};
+
+static struct decision *g_log;
+static long g_log_len, g_log_pos;
+static int g_log_quiet;
+
+/* stdbg_replay_step is the number of the step about to run (1-based), for
+ * debuggers; stdbg_replay_total the length of the log. */
+EXPORT volatile long stdbg_replay_step;
+EXPORT volatile long stdbg_replay_total;
+
+static void load_log(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		char buf[512];
+		snprintf(buf, sizeof buf, "stdbg: cannot open replay log %s: %s\n", path, strerror(errno));
+		raw_write(2, buf);
+		die_now(2);
+	}
+	char line[256];
+	long n = 0, cap = 0;
+	int version = 0;
+	if (!fgets(line, sizeof line, f) || sscanf(line, "stdbg-decisions %d", &version) != 1 || version != 1) {
+		raw_write(2, "stdbg: replay log: not a stdbg decision log (version 1)\n");
+		die_now(2);
+	}
+	while (fgets(line, sizeof line, f)) {
+		unsigned tid, kind;
+		long long code;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%u %u %lld", &tid, &kind, &code) != 3) {
+			raw_write(2, "stdbg: replay log: malformed line\n");
+			die_now(2);
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			g_log = realloc(g_log, (size_t)cap * sizeof *g_log);
+			if (!g_log)
+				fatal("out of memory");
+		}
+		g_log[n].tid = tid;
+		g_log[n].kind = (uint16_t)kind;
+		g_log[n].code = code;
+		n++;
+	}
+	fclose(f);
+	g_log_len = n;
+	stdbg_replay_total = n;
+}
+
+/* stdbg_replay_diverged and stdbg_replay_end are called where the log
+ * stops fitting or runs out; debuggers may break on them. */
+EXPORT __attribute__((noinline, used)) void stdbg_replay_diverged(long step)
+{
+	__asm__ volatile("" ::"r"(step) : "memory");
+}
+
+EXPORT __attribute__((noinline, used)) void stdbg_replay_end(long step)
+{
+	__asm__ volatile("" ::"r"(step) : "memory");
+}
+
+static void __attribute__((noreturn)) replay_park(void)
+{
+	/* Nothing may run any more: keep every thread where it is, so that a
+	 * debugger can look at the final state. */
+	for (;;)
+		pause();
+}
+
+static const char *kind_name(unsigned k)
+{
+	return k < STDBG_NUM_KINDS ? stdbg_kind_names[k] : "an unknown operation";
+}
+
+static void replay_next(uint32_t *tid, int64_t *code)
+{
+	char buf[256];
+	if (g_log_pos >= g_log_len) {
+		if (!g_log_quiet) {
+			snprintf(buf, sizeof buf, "stdbg: end of the replayed schedule after %ld steps\n", g_log_len);
+			raw_write(2, buf);
+		}
+		stdbg_replay_end(g_log_len);
+		replay_park();
+	}
+	struct decision d = g_log[g_log_pos];
+	long step = g_log_pos + 1;
+	stdbg_replay_step = step;
+	struct thr *t = d.tid > 0 && d.tid < MAXTHREADS ? threads[d.tid] : NULL;
+	const char *why = NULL;
+	if (d.tid == 0) {
+		why = NULL;
+	} else if (!t) {
+		why = "does not exist";
+	} else if (t->finished) {
+		why = "has finished";
+	} else if (t->pending_kind != d.kind) {
+		why = "is at another operation";
+	}
+	if (why) {
+		snprintf(buf, sizeof buf, "stdbg: replay diverged at step %ld: thread %u %s (the log expects %s, the thread is at %s)\n",
+		         step, d.tid, why, kind_name(d.kind), t ? kind_name(t->pending_kind) : "nothing");
+		raw_write(2, buf);
+		stdbg_replay_diverged(step);
+		replay_park();
+	}
+	g_log_pos++;
+	*tid = d.tid;
+	*code = d.code;
+}
+
 static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void *obj, const void *obj2,
                         int64_t arg, void *ra)
 {
@@ -529,6 +664,10 @@ static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void 
 		frames[0] = (uint64_t)(uintptr_t)ra;
 		n = 1;
 	}
+	me->pending_kind = kind;
+	me->pending_api = api;
+	if (g_replay)
+		return;
 	struct stdbg_pending p = {0};
 	p.tid = (uint32_t)me->tid;
 	p.ostid = (uint32_t)me->ostid;
@@ -552,8 +691,10 @@ static int64_t handoff(struct thr *me)
 	uint32_t tid;
 	int64_t code;
 	exchange(&tid, &code);
-	if (tid == (uint32_t)me->tid && !me->finished)
+	if (tid == (uint32_t)me->tid && !me->finished) {
+		stdbg_step(me->tid, (int)tid);
 		return code;
+	}
 	if (tid == 0) /* nobody is left to run */
 		return 0;
 	struct thr *t = tid < MAXTHREADS ? threads[tid] : NULL;
@@ -837,6 +978,23 @@ __attribute__((constructor(101))) static void stdbg_init(void)
 		 * executable mapping; a generous upper bound is fine. */
 		g_self_lo = (uintptr_t)di.dli_fbase;
 		g_self_hi = g_self_lo + 4 * 1024 * 1024;
+	}
+	const char *log = getenv("STDBG_REPLAY");
+	if (log && *log) {
+		load_log(log);
+		g_log_quiet = getenv("STDBG_REPLAY_QUIET") != NULL;
+		unsetenv("STDBG_REPLAY");
+		struct thr *m = thr_new(1);
+		m->first = 0;
+		m->ostid = (pid_t)syscall(SYS_gettid);
+		m->pt = pthread_self();
+		m->have_pt = 1;
+		stdbg_thread_ostids[1] = m->ostid;
+		self = m;
+		g_replay = 1;
+		g_started = 1; /* no fork server */
+		g_enabled = 1;
+		return;
 	}
 	int ctl = env_fd("STDBG_CTL");
 	int mbfd = env_fd("STDBG_MAILBOX");

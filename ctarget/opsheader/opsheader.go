@@ -22,6 +22,13 @@ func Text() string {
 	for a := 1; a < syncmodel.NumAPIs; a++ {
 		fmt.Fprintf(&b, "#define A_%s %d\n", cname(syncmodel.API(a).String()), a)
 	}
+	b.WriteString("\n/* Names of the kinds, for messages. */\n")
+	b.WriteString("static const char *const stdbg_kind_names[] = {\n")
+	for k := 0; k < syncmodel.NumKinds; k++ {
+		fmt.Fprintf(&b, "\t%q,\n", syncmodel.Kind(k).String())
+	}
+	b.WriteString("};\n")
+	fmt.Fprintf(&b, "#define STDBG_NUM_KINDS %d\n", syncmodel.NumKinds)
 	b.WriteString("\n#endif\n")
 	return b.String()
 }
