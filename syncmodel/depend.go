@@ -1,0 +1,172 @@
+package syncmodel
+
+// opClass groups kinds by what they touch, for Dependent.
+type opClass int
+
+const (
+	classSync   opClass = iota // synchronization objects: Obj, and Obj2 of a condition wait
+	classThread                // thread ids (create, join, detach, exit)
+	classSched                 // Yield, Sleep: no address
+	classMem                   // Read, Write: byte range [Obj, Obj+Arg)
+	classChoose                // Choose: local to the thread
+	classExit                  // Exit: ends everything
+)
+
+func classOf(k Kind) opClass {
+	switch k {
+	case ThreadCreate, ThreadJoin, ThreadDetach, ThreadExit:
+		return classThread
+	case Yield, Sleep:
+		return classSched
+	case Read, Write:
+		return classMem
+	case Choose:
+		return classChoose
+	case Exit:
+		return classExit
+	}
+	return classSync
+}
+
+// Dependent reports whether operation a of thread ta and operation b of
+// thread tb may fail to commute: executing them in either order from the
+// same state may lead to different states or results, or one may enable or
+// disable the other. Partial-order reduction only reorders independent
+// operations, so the relation errs on the side of dependence. It is
+// symmetric, and it is:
+//
+//   - Same thread (ta == tb): always dependent. Invalid kinds: always
+//     dependent.
+//   - Exit: dependent on every operation.
+//   - Choose: independent of every operation of another thread but Exit (the
+//     value chosen is local to the thread).
+//   - Synchronization operations (mutexes, spin locks, condition variables,
+//     semaphores, rwlocks, barriers, once): dependent iff they use a common
+//     object, unless both are SemGetvalue. The objects an operation uses are
+//     its Obj (even when 0: the model keys objects by Obj whatever its value)
+//     and, for CondWait and CondReacquire, its Obj2 (the mutex); Obj2 of the
+//     other kinds is not used by the model and is ignored. A condition wait
+//     thus depends on the operations on its mutex as well as on those on its
+//     condition variable. SemGetvalue is the only kind that never writes an
+//     object's state: every other kind writes, or writes under some state
+//     (a trylock that fails, a signal with no waiter and a once that is done
+//     leave the state unchanged, but whether they do depends on the state,
+//     and that state is what the other operation may change). Addresses of
+//     different primitives share one space, so a mutex and a condition
+//     variable at the same address are conservatively dependent.
+//   - Read and Write: two accesses are dependent iff their byte ranges
+//     [Obj, Obj+Arg) overlap and at least one is a Write (a size below 1 is
+//     taken as 1). An access and a synchronization operation are dependent
+//     iff the range contains one of the operation's objects (the model does
+//     not know the sizes of synchronization objects, so an access to the
+//     inside of an object, past its first byte, is not seen as touching it).
+//   - Yield and Sleep: dependent on every Yield, Sleep, Read and Write of
+//     another thread, independent of the rest (but Exit).
+//   - Thread operations: a ThreadJoin or ThreadDetach of thread t (Arg t)
+//     depends on t's ThreadExit (the one performed by thread t) and on every
+//     other ThreadJoin or ThreadDetach of t. Two ThreadCreates are dependent,
+//     because the world numbers new threads in creation order, so swapping
+//     two creations swaps the ids of the threads created. A ThreadCreate is
+//     independent of every other operation (but Exit): the operations of the
+//     thread it creates are not yet pending. Two ThreadExits are
+//     independent. Thread operations are independent of synchronization,
+//     memory and scheduling operations: a thread that finishes holding a
+//     mutex keeps it.
+func Dependent(ta int, a Op, tb int, b Op) bool {
+	if ta == tb || !a.Kind.Valid() || !b.Kind.Valid() {
+		return true
+	}
+	ca, cb := classOf(a.Kind), classOf(b.Kind)
+	if ca > cb {
+		ta, a, ca, tb, b, cb = tb, b, cb, ta, a, ca
+	}
+	// Now ca <= cb in the order classSync < classThread < classSched <
+	// classMem < classChoose < classExit.
+	switch {
+	case cb == classExit:
+		return true
+	case cb == classChoose:
+		return false
+	case ca == classSync && cb == classSync:
+		if a.Kind == SemGetvalue && b.Kind == SemGetvalue {
+			return false
+		}
+		return sharesObject(a, b)
+	case ca == classSync && cb == classMem:
+		for _, x := range objects(a) {
+			if inRange(x, b) {
+				return true
+			}
+		}
+		return false
+	case ca == classThread && cb == classThread:
+		return threadDependent(ta, a, tb, b)
+	case ca == classSched:
+		return cb == classSched || cb == classMem
+	case ca == classMem && cb == classMem:
+		return (a.Kind == Write || b.Kind == Write) && overlap(a, b)
+	}
+	// Sync or thread against thread, scheduling or memory.
+	return false
+}
+
+// objects returns the objects a synchronization operation uses: Obj, which
+// is an object even when 0 (the model keys objects by Obj whatever its
+// value), and Obj2 for the two halves of a condition wait, the only kinds
+// that use it.
+func objects(op Op) []uint64 {
+	if op.Kind == CondWait || op.Kind == CondReacquire {
+		return []uint64{op.Obj, op.Obj2}
+	}
+	return []uint64{op.Obj}
+}
+
+// sharesObject reports whether two synchronization operations use a common
+// object.
+func sharesObject(a, b Op) bool {
+	for _, x := range objects(a) {
+		for _, y := range objects(b) {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// last returns the address of the last byte of a Read or Write, saturating
+// at the top of the address space.
+func last(m Op) uint64 {
+	if m.Arg <= 1 {
+		return m.Obj
+	}
+	if l := m.Obj + uint64(m.Arg-1); l >= m.Obj {
+		return l
+	}
+	return ^uint64(0)
+}
+
+func inRange(addr uint64, m Op) bool {
+	return addr >= m.Obj && addr <= last(m)
+}
+
+func overlap(a, b Op) bool {
+	return a.Obj <= last(b) && b.Obj <= last(a)
+}
+
+func threadDependent(ta int, a Op, tb int, b Op) bool {
+	switch {
+	case a.Kind == ThreadCreate && b.Kind == ThreadCreate:
+		return true
+	case a.Kind == ThreadCreate || b.Kind == ThreadCreate:
+		return false
+	case a.Kind == ThreadExit && b.Kind == ThreadExit:
+		return false
+	case a.Kind == ThreadExit:
+		return b.Arg == int64(ta)
+	case b.Kind == ThreadExit:
+		return a.Arg == int64(tb)
+	}
+	// Both are joins or detaches.
+	return a.Arg == b.Arg
+}

@@ -1,0 +1,200 @@
+package syncmodel
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestDependent(t *testing.T) {
+	var (
+		lockA   = o(MutexLock, mA, 0)
+		unlockA = o(MutexUnlock, mA, 0)
+		lockB   = o(MutexLock, mB, 0)
+		wait    = o2(CondWait, cv, mA, 0)
+		reacq   = o2(CondReacquire, cv, mA, 0)
+		signal  = o(CondSignal, cv, 0)
+		getv    = o(SemGetvalue, sm, 0)
+		post    = o(SemPost, sm, 0)
+		yield   = Op{Kind: Yield}
+		sleep   = o(Sleep, 0, 10)
+		choose  = o(Choose, 0, 2)
+		exit    = o(Exit, 0, 0)
+		create  = Op{Kind: ThreadCreate}
+		texit   = Op{Kind: ThreadExit}
+		join    = func(t int64) Op { return o(ThreadJoin, 0, t) }
+		detach  = func(t int64) Op { return o(ThreadDetach, 0, t) }
+		rd      = func(addr uint64, n int64) Op { return o(Read, addr, n) }
+		wr      = func(addr uint64, n int64) Op { return o(Write, addr, n) }
+	)
+	cases := []struct {
+		name string
+		ta   int
+		a    Op
+		tb   int
+		b    Op
+		want bool
+	}{
+		// Same thread.
+		{"same thread, unrelated", 1, yield, 1, choose, true},
+		{"same thread, different mutexes", 1, lockA, 1, lockB, true},
+		{"invalid kind", 1, Op{}, 2, choose, true},
+		// Synchronization objects.
+		{"same mutex", 1, lockA, 2, lockA, true},
+		{"lock and unlock", 1, lockA, 2, unlockA, true},
+		{"different mutexes", 1, lockA, 2, lockB, false},
+		{"cond wait and its mutex", 1, wait, 2, lockA, true},
+		{"cond wait and another mutex", 1, wait, 2, lockB, false},
+		{"reacquire and signal", 1, reacq, 2, signal, true},
+		{"reacquire and unlock", 1, reacq, 2, unlockA, true},
+		{"two waits", 1, wait, 2, o2(CondWait, cv, mB, 0), true},
+		{"waits on two conds with one mutex", 1, wait, 2, o2(CondWait, cv+8, mA, 0), true},
+		{"signal and another cond", 1, signal, 2, o(CondSignal, cv+8, 0), false},
+		{"getvalue and getvalue", 1, getv, 2, getv, false},
+		{"getvalue and post", 1, getv, 2, post, true},
+		{"getvalue of different sems", 1, getv, 2, o(SemPost, sm+8, 0), false},
+		{"failing trylocks", 1, o(MutexTrylock, mA, 0), 2, o(MutexTrylock, mA, 0), true},
+		{"once begin and end", 1, o(OnceBegin, onc, 0), 2, o(OnceEnd, onc, 0), true},
+		{"barrier wait and leave", 1, o(BarrierWait, bar, 0), 2, o(BarrierLeave, bar, 0), true},
+		{"same address, different primitives", 1, o(SemPost, mA, 0), 2, lockA, true},
+		{"rwlocks", 1, o(RWRdlock, rw, 0), 2, o(RWRdlock, rw, 0), true},
+		// Memory.
+		{"reads", 1, rd(0x1000, 8), 2, rd(0x1000, 8), false},
+		{"read and write", 1, rd(0x1000, 8), 2, wr(0x1004, 1), true},
+		{"write and read", 1, wr(0x1000, 8), 2, rd(0x1007, 4), true},
+		{"writes overlap", 1, wr(0x1000, 8), 2, wr(0x0ffc, 8), true},
+		{"writes adjacent", 1, wr(0x1000, 8), 2, wr(0x1008, 8), false},
+		{"writes apart", 1, wr(0x1000, 4), 2, wr(0x2000, 4), false},
+		{"size 0 is one byte", 1, wr(0x1000, 0), 2, rd(0x1000, 0), true},
+		{"size 0 does not reach the next byte", 1, wr(0x1000, 0), 2, rd(0x1001, 1), false},
+		{"top of the address space", 1, wr(^uint64(0)-1, 100), 2, rd(^uint64(0), 1), true},
+		{"access to a sync object", 1, rd(mA, 40), 2, lockA, true},
+		{"access inside a cond wait's mutex", 1, wr(mA-8, 16), 2, wait, true},
+		{"access elsewhere", 1, wr(mA+8, 8), 2, lockA, false},
+		// Scheduling.
+		{"yields", 1, yield, 2, yield, true},
+		{"yield and sleep", 1, yield, 2, sleep, true},
+		{"sleep and read", 1, sleep, 2, rd(0x1000, 1), true},
+		{"yield and write", 1, wr(0x1000, 1), 2, yield, true},
+		{"yield and lock", 1, yield, 2, lockA, false},
+		{"yield and create", 1, yield, 2, create, false},
+		// Choose.
+		{"choose and choose", 1, choose, 2, choose, false},
+		{"choose and lock", 1, choose, 2, lockA, false},
+		{"choose and write", 1, wr(0, 1), 2, choose, false},
+		{"choose and yield", 1, choose, 2, yield, false},
+		{"choose and join", 1, choose, 2, join(1), false},
+		// Exit.
+		{"exit and choose", 1, exit, 2, choose, true},
+		{"exit and lock", 1, lockA, 2, exit, true},
+		{"exit and thread exit", 1, exit, 2, texit, true},
+		{"exits", 1, exit, 2, exit, true},
+		{"exit and create", 1, create, 2, exit, true},
+		// Threads.
+		{"join and the target's exit", 1, join(2), 2, texit, true},
+		{"target's exit and join", 2, texit, 1, join(2), true},
+		{"join and another thread's exit", 1, join(3), 2, texit, false},
+		{"detach and the target's exit", 1, detach(2), 2, texit, true},
+		{"joins of one thread", 1, join(3), 2, join(3), true},
+		{"join and detach of one thread", 1, join(3), 2, detach(3), true},
+		{"detaches of one thread", 1, detach(3), 2, detach(3), true},
+		{"joins of different threads", 1, join(3), 2, join(4), false},
+		{"thread exits", 1, texit, 2, texit, false},
+		{"creates", 1, create, 2, create, true},
+		{"create and join", 1, create, 2, join(1), false},
+		{"create and thread exit", 1, create, 2, texit, false},
+		{"join and lock", 1, join(2), 2, lockA, false},
+		{"thread exit and unlock", 1, texit, 2, unlockA, false},
+		{"thread exit and write", 1, texit, 2, wr(0x1000, 4), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Dependent(c.ta, c.a, c.tb, c.b); got != c.want {
+				t.Errorf("Dependent(%d, %s, %d, %s) = %v, want %v", c.ta, c.a, c.tb, c.b, got, c.want)
+			}
+			if got := Dependent(c.tb, c.b, c.ta, c.a); got != c.want {
+				t.Errorf("Dependent(%d, %s, %d, %s) = %v (swapped), want %v", c.tb, c.b, c.ta, c.a, got, c.want)
+			}
+		})
+	}
+}
+
+// TestDependentSymmetric checks symmetry over a sample of operations of
+// every kind.
+func TestDependentSymmetric(t *testing.T) {
+	var ops []Op
+	for k := KindInvalid; k <= kindCount; k++ {
+		for _, obj := range []uint64{0, mA, mB} {
+			ops = append(ops, Op{Kind: k, Obj: obj, Arg: 2}, Op{Kind: k, Obj: obj, Obj2: mA, Arg: 3})
+		}
+	}
+	for _, a := range ops {
+		for _, b := range ops {
+			for _, ids := range [][2]int{{1, 2}, {2, 3}, {3, 2}} {
+				if Dependent(ids[0], a, ids[1], b) != Dependent(ids[1], b, ids[0], a) {
+					t.Fatalf("Dependent not symmetric for %d %s, %d %s", ids[0], a, ids[1], b)
+				}
+			}
+			if !Dependent(1, a, 1, b) {
+				t.Fatalf("ops of one thread independent: %s, %s", a, b)
+			}
+		}
+	}
+}
+
+// TestIndependentOpsCommute checks, on concrete worlds, that operations
+// Dependent calls independent commute: both orders are enabled, give the
+// same results and reach the same world.
+func TestIndependentOpsCommute(t *testing.T) {
+	type pend struct {
+		tid int
+		op  Op
+	}
+	// base prepares a world with threads 1..4, in which mutex A is held by
+	// thread 4, semaphore S has value 1 and thread 3 waits on cv.
+	base := func(t *testing.T) *World {
+		w := NewWorld()
+		run(t, w, cat(threads(4), []step{
+			{tid: 4, op: o(MutexLock, mA, 0)},
+			{tid: 1, op: o(SemPost, sm, 0)},
+			{tid: 3, op: o(MutexLock, mB, 0)},
+			{tid: 3, op: o2(CondWait, cv, mB, 0)},
+		}))
+		return w
+	}
+	ops := []Op{
+		o(MutexTrylock, mA, 0), o(MutexLock, mB, 0), o(SemGetvalue, sm, 0), o(SemTrywait, sm+8, 0),
+		o(CondSignal, cv+8, 0), o(RWRdlock, rw, 0), o(Read, 0x1000, 4), o(Write, 0x2000, 4),
+		{Kind: Yield}, o(Choose, 0, 2), {Kind: ThreadCreate}, o(ThreadDetach, 0, 4),
+	}
+	for _, a := range ops {
+		for _, b := range ops {
+			pa, pb := pend{1, a}, pend{2, b}
+			if Dependent(pa.tid, pa.op, pb.tid, pb.op) {
+				continue
+			}
+			w1, w2 := base(t), base(t)
+			exec := func(w *World, ps ...pend) []Result {
+				var rs []Result
+				for _, p := range ps {
+					if err := w.SetPending(p.tid, p.op); err != nil {
+						t.Fatal(err)
+					}
+					r, err := w.Execute(p.tid, 1)
+					if err != nil {
+						t.Fatalf("%s then %s: %v", a, b, err)
+					}
+					rs = append(rs, r)
+				}
+				return rs
+			}
+			r1 := exec(w1, pa, pb)
+			r2 := exec(w2, pb, pa)
+			if r1[0] != r2[1] || r1[1] != r2[0] {
+				t.Errorf("%s and %s: results differ with the order", a, b)
+			}
+			if !reflect.DeepEqual(w1, w2) {
+				t.Errorf("%s and %s: the worlds differ with the order", a, b)
+			}
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package syncmodel
+
+import "fmt"
+
+// sem is a counting semaphore.
+type sem struct {
+	value int64
+}
+
+// sem returns semaphore obj, creating it with value 0 on first use.
+func (w *World) sem(obj uint64) *sem {
+	s := w.sems[obj]
+	if s == nil {
+		s = &sem{}
+		w.sems[obj] = s
+	}
+	return s
+}
+
+func (w *World) semWaitEnabled(op Op) bool {
+	s := w.sems[op.Obj]
+	return s != nil && s.value > 0
+}
+
+func (w *World) semInit(op Op) string {
+	if op.Arg < 0 {
+		return fmt.Sprintf("semaphore %#x initialised with negative value %d", op.Obj, op.Arg)
+	}
+	w.sems[op.Obj] = &sem{value: op.Arg}
+	return ""
+}
+
+// semTry decrements the semaphore if it is positive and returns OK, or
+// returns fail.
+func (w *World) semTry(op Op, fail int64) int64 {
+	s := w.sem(op.Obj)
+	if s.value <= 0 {
+		return fail
+	}
+	s.value--
+	return OK
+}
+
+func (w *World) semDestroy(tid int, op Op) string {
+	var waiters []int
+	for i := range w.threads {
+		th := &w.threads[i]
+		if i+1 != tid && !th.finished && th.hasPending && th.pending.Kind == SemWait && th.pending.Obj == op.Obj {
+			waiters = append(waiters, i+1)
+		}
+	}
+	if len(waiters) > 0 {
+		return fmt.Sprintf("destroy of semaphore %#x while %s on it", op.Obj, threadsVerb(waiters, "waits", "wait"))
+	}
+	delete(w.sems, op.Obj)
+	return ""
+}

@@ -1,0 +1,527 @@
+package syncmodel
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// World is the synchronization state of one execution: its threads, the
+// operation each of them is about to perform, and every synchronization
+// object they have touched.
+//
+// Runtimes report each thread's next operation with SetPending; the search
+// asks which threads are Enabled and runs one with Execute, which applies the
+// operation, returns what the call returns in the program, or reports a
+// Misuse. Objects are keyed by their address (Op.Obj) in one namespace per
+// primitive and are created lazily on first use, so that statically
+// initialised objects need no init call.
+//
+// Once an Exit operation has executed the world is frozen: no thread is
+// enabled or blocked any more and SetPending fails.
+//
+// A World is not safe for concurrent use.
+type World struct {
+	threads  []thread // threads[i] is thread i+1
+	mutexes  map[uint64]*mutex
+	spins    map[uint64]*mutex
+	conds    map[uint64]*cond
+	sems     map[uint64]*sem
+	rwlocks  map[uint64]*rwlock
+	barriers map[uint64]*barrier
+	onces    map[uint64]*once
+	exited   bool
+	status   int64
+}
+
+// thread is the model's record of one thread. It holds no pointers, so that
+// copying it copies it deeply.
+type thread struct {
+	finished   bool
+	hasPending bool
+	pending    Op
+	detached   bool
+	joined     bool
+
+	// A condition wait in progress (between CondWait and CondReacquire).
+	inCond    bool
+	condObj   uint64
+	condMutex uint64
+	condCount int   // recursion count of the mutex to restore
+	condType  int64 // type of the mutex, in case it is destroyed meanwhile
+
+	// A barrier wait in progress (between BarrierWait and BarrierLeave).
+	inBarrier       bool
+	barrierObj      uint64
+	barrierReleased bool
+}
+
+// Result is what an executed operation returns to the program.
+type Result struct {
+	// Code is an errno-style code (OK, EBUSY, ETIMEDOUT, ...) or a value:
+	// the value chosen (Choose), the semaphore value (SemGetvalue), 1 if the
+	// caller runs the initialiser or 0 if it is already done (OnceBegin),
+	// BarrierSerial or OK (BarrierWait), the new thread id (ThreadCreate).
+	Code int64
+	// NewThread is the id of the thread created by a ThreadCreate, 0 for
+	// other operations.
+	NewThread int
+}
+
+// Misuse is the error (as a *Misuse) Execute returns when an operation is a misuse of a
+// synchronization primitive (unlocking a mutex held by another thread,
+// joining a detached thread, destroying a locked object, ...). A misuse is a
+// bug of the program under test; Execute leaves the world unchanged.
+type Misuse struct {
+	// Tid is the thread that performed the operation.
+	Tid int
+	// Op is the operation.
+	Op Op
+	// Msg is one readable sentence, e.g. "unlock of mutex 0x601040 held by
+	// thread 2".
+	Msg string
+}
+
+// Error returns the thread, the operation and the message.
+func (m Misuse) Error() string {
+	return fmt.Sprintf("thread %d: %s: %s", m.Tid, m.Op, m.Msg)
+}
+
+// ErrNotEnabled is returned (possibly wrapped) by Execute for a thread that
+// has no pending operation or whose pending operation is not enabled.
+var ErrNotEnabled = errors.New("syncmodel: thread not enabled")
+
+// Wait explains why a blocked thread cannot go on.
+type Wait struct {
+	// Obj is the object waited on; 0 for a join.
+	Obj uint64
+	// Obj2 is a second object: for a condition wait blocked on its
+	// condition variable, the mutex it will reacquire; for a condition wait
+	// blocked on the mutex, the condition variable.
+	Obj2 uint64
+	// What names the kind of Obj: "mutex", "condition variable",
+	// "semaphore", "rwlock", "barrier", "spin lock", "once" or "thread".
+	What string
+	// Holders are the threads holding Obj (the mutex or spin lock owner,
+	// the rwlock writer or readers, the thread running a once initialiser),
+	// in ascending order.
+	Holders []int
+	// Join is the thread waited for by a join, 0 otherwise.
+	Join int
+	// Detail is a short extra, e.g. "value 0", "2 of 3 arrived", "not
+	// signalled", "held by thread 2 (finished)".
+	Detail string
+}
+
+// NewWorld returns the initial world: thread 1 exists and is live, with no
+// pending operation yet, and there are no objects.
+func NewWorld() *World {
+	return &World{
+		threads:  []thread{{}},
+		mutexes:  map[uint64]*mutex{},
+		spins:    map[uint64]*mutex{},
+		conds:    map[uint64]*cond{},
+		sems:     map[uint64]*sem{},
+		rwlocks:  map[uint64]*rwlock{},
+		barriers: map[uint64]*barrier{},
+		onces:    map[uint64]*once{},
+	}
+}
+
+// thread returns the record of thread tid, or nil if there is no such thread.
+func (w *World) thread(tid int) *thread {
+	if tid < 1 || tid > len(w.threads) {
+		return nil
+	}
+	return &w.threads[tid-1]
+}
+
+// finished reports whether tid is a thread that has finished.
+func (w *World) finished(tid int) bool {
+	th := w.thread(tid)
+	return th != nil && th.finished
+}
+
+// SetPending records op as the next operation of thread tid. It fails if tid
+// is unknown or finished, if the world has exited, if op.Kind is not a valid
+// kind, if a Choose offers fewer than one value, or if op does not fit the
+// thread's state: a thread in the middle of a condition wait must report the
+// matching CondReacquire, a thread in the middle of a barrier wait the
+// matching BarrierLeave, and those two kinds are only valid in that state.
+// A pending operation already recorded is replaced.
+func (w *World) SetPending(tid int, op Op) error {
+	th := w.thread(tid)
+	switch {
+	case th == nil:
+		return fmt.Errorf("syncmodel: no thread %d", tid)
+	case th.finished:
+		return fmt.Errorf("syncmodel: thread %d has finished", tid)
+	case w.exited:
+		return fmt.Errorf("syncmodel: thread %d: the process has exited", tid)
+	case !op.Kind.Valid():
+		return fmt.Errorf("syncmodel: thread %d: invalid operation kind %s", tid, op.Kind)
+	case op.Kind == Choose && op.Arg < 1:
+		return fmt.Errorf("syncmodel: thread %d: choice among %d values", tid, op.Arg)
+	}
+	switch {
+	case th.inCond:
+		if op.Kind != CondReacquire || op.Obj != th.condObj || op.Obj2 != th.condMutex {
+			return fmt.Errorf("syncmodel: thread %d is waiting on condition variable %#x with mutex %#x; got %s",
+				tid, th.condObj, th.condMutex, op)
+		}
+	case th.inBarrier:
+		if op.Kind != BarrierLeave || op.Obj != th.barrierObj {
+			return fmt.Errorf("syncmodel: thread %d is waiting on barrier %#x; got %s", tid, th.barrierObj, op)
+		}
+	case op.Kind == CondReacquire:
+		return fmt.Errorf("syncmodel: thread %d: %s without a condition wait", tid, op)
+	case op.Kind == BarrierLeave:
+		return fmt.Errorf("syncmodel: thread %d: %s without a barrier wait", tid, op)
+	}
+	th.pending = op
+	th.hasPending = true
+	return nil
+}
+
+// Pending returns the pending operation of thread tid, and whether it has
+// one. A finished thread keeps the operation that finished it.
+func (w *World) Pending(tid int) (Op, bool) {
+	th := w.thread(tid)
+	if th == nil || !th.hasPending {
+		return Op{}, false
+	}
+	return th.pending, true
+}
+
+// Live returns the ids of the threads that have not finished, ascending.
+func (w *World) Live() []int {
+	var ids []int
+	for i := range w.threads {
+		if !w.threads[i].finished {
+			ids = append(ids, i+1)
+		}
+	}
+	return ids
+}
+
+// Finished reports whether thread tid exists and has finished.
+func (w *World) Finished(tid int) bool { return w.finished(tid) }
+
+// NumThreads returns the number of threads ever created; thread ids are
+// 1..NumThreads().
+func (w *World) NumThreads() int { return len(w.threads) }
+
+// Exited returns the exit status once an Exit operation has executed.
+func (w *World) Exited() (status int64, ok bool) { return w.status, w.exited }
+
+// Enabled reports whether thread tid has a pending operation that it can
+// perform now. An operation that is a misuse is enabled, so that Execute can
+// report it. After an Exit no thread is enabled.
+func (w *World) Enabled(tid int) bool {
+	th := w.thread(tid)
+	if th == nil || th.finished || !th.hasPending || w.exited {
+		return false
+	}
+	return w.enabled(tid, th.pending)
+}
+
+func (w *World) enabled(tid int, op Op) bool {
+	switch op.Kind {
+	case ThreadJoin:
+		return w.joinEnabled(tid, op)
+	case MutexLock:
+		return lockEnabled(w.mutexes[op.Obj], tid)
+	case SpinLock:
+		return lockEnabled(w.spins[op.Obj], tid)
+	case CondReacquire:
+		return w.reacquireEnabled(tid, op)
+	case SemWait:
+		return w.semWaitEnabled(op)
+	case RWRdlock:
+		return w.rdlockEnabled(tid, op)
+	case RWWrlock:
+		return w.wrlockEnabled(tid, op)
+	case BarrierLeave:
+		return w.threads[tid-1].barrierReleased
+	case OnceBegin:
+		return w.onceEnabled(tid, op)
+	}
+	return true
+}
+
+// Blocked returns the live threads that have a pending operation that is not
+// enabled, ascending. After an Exit it returns nil.
+func (w *World) Blocked() []int {
+	if w.exited {
+		return nil
+	}
+	var ids []int
+	for i := range w.threads {
+		th := &w.threads[i]
+		if !th.finished && th.hasPending && !w.enabled(i+1, th.pending) {
+			ids = append(ids, i+1)
+		}
+	}
+	return ids
+}
+
+// Execute performs the pending operation of thread tid. choice is the value
+// chosen for a Choose operation (0 <= choice < Arg) and is ignored for other
+// kinds. It returns ErrNotEnabled if the thread has no pending operation or
+// cannot perform it, a *Misuse if the operation is a misuse, and another
+// error for an unknown thread or a choice out of range; on any error the
+// world is left unchanged. On success the pending operation is cleared,
+// unless the operation finished the thread.
+func (w *World) Execute(tid int, choice int) (Result, error) {
+	th := w.thread(tid)
+	if th == nil {
+		return Result{}, fmt.Errorf("syncmodel: no thread %d", tid)
+	}
+	if !w.Enabled(tid) {
+		if !th.hasPending {
+			return Result{}, fmt.Errorf("%w: thread %d has no pending operation", ErrNotEnabled, tid)
+		}
+		return Result{}, fmt.Errorf("%w: thread %d cannot perform %s", ErrNotEnabled, tid, th.pending)
+	}
+	op := th.pending
+	res, msg, err := w.exec(tid, op, choice)
+	if err != nil {
+		return Result{}, err
+	}
+	if msg != "" {
+		return Result{}, &Misuse{Tid: tid, Op: op, Msg: msg}
+	}
+	// exec may have grown w.threads: look the thread up again.
+	th = w.thread(tid)
+	if !th.finished {
+		th.hasPending = false
+		th.pending = Op{}
+	}
+	return res, nil
+}
+
+// exec applies op for thread tid. It returns the result, or a misuse message,
+// or an error for a bad argument. When it returns a message or an error it
+// has changed nothing.
+func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
+	var (
+		code int64
+		msg  string
+	)
+	switch op.Kind {
+	case ThreadCreate:
+		id := w.create(op.Arg == 1)
+		return Result{Code: int64(id), NewThread: id}, "", nil
+	case ThreadExit:
+		w.threads[tid-1].finished = true
+	case ThreadJoin:
+		msg = w.join(tid, op)
+	case ThreadDetach:
+		msg = w.detach(op)
+
+	case MutexInit:
+		msg = w.mutexInit(w.mutexes, op, "mutex")
+	case MutexLock:
+		msg = lock(w.mutex(op), tid, "mutex")
+	case MutexTrylock:
+		code = trylock(w.mutex(op), tid)
+	case MutexTimedlock:
+		code, msg = timedlock(w.mutex(op), tid, "mutex")
+	case MutexUnlock:
+		msg = w.unlock(w.mutexes, op.Obj, tid, "mutex")
+	case MutexDestroy:
+		msg = w.mutexDestroy(w.mutexes, op, "mutex")
+
+	case SpinInit:
+		msg = w.mutexInit(w.spins, Op{Obj: op.Obj, Arg: MutexNormal}, "spin lock")
+	case SpinLock:
+		msg = lock(w.spin(op), tid, "spin lock")
+	case SpinTrylock:
+		code = trylock(w.spin(op), tid)
+	case SpinUnlock:
+		msg = w.unlock(w.spins, op.Obj, tid, "spin lock")
+	case SpinDestroy:
+		msg = w.mutexDestroy(w.spins, op, "spin lock")
+
+	case CondInit:
+		msg = w.condInit(op)
+	case CondWait:
+		msg = w.condWait(tid, op)
+	case CondReacquire:
+		code = w.condReacquire(tid, op)
+	case CondSignal:
+		w.condSignal(op, false)
+	case CondBroadcast:
+		w.condSignal(op, true)
+	case CondDestroy:
+		msg = w.condDestroy(op)
+
+	case SemInit:
+		msg = w.semInit(op)
+	case SemWait:
+		w.sem(op.Obj).value--
+	case SemTrywait:
+		code = w.semTry(op, EAGAIN)
+	case SemTimedwait:
+		code = w.semTry(op, ETIMEDOUT)
+	case SemPost:
+		w.sem(op.Obj).value++
+	case SemGetvalue:
+		if s := w.sems[op.Obj]; s != nil {
+			code = s.value
+		}
+	case SemDestroy:
+		msg = w.semDestroy(tid, op)
+
+	case RWInit:
+		msg = w.rwInit(op)
+	case RWRdlock:
+		msg = w.rdlock(tid, op)
+	case RWWrlock:
+		msg = w.wrlock(tid, op)
+	case RWTryRdlock:
+		code = w.tryRdlock(tid, op, EBUSY)
+	case RWTryWrlock:
+		code = w.tryWrlock(tid, op)
+	case RWTimedRdlock:
+		code, msg = w.timedRdlock(tid, op)
+	case RWTimedWrlock:
+		code, msg = w.timedWrlock(tid, op)
+	case RWUnlock:
+		msg = w.rwUnlock(tid, op)
+	case RWDestroy:
+		msg = w.rwDestroy(op)
+
+	case BarrierInit:
+		msg = w.barrierInit(op)
+	case BarrierWait:
+		code, msg = w.barrierWait(tid, op)
+	case BarrierLeave:
+		th := &w.threads[tid-1]
+		th.inBarrier, th.barrierObj, th.barrierReleased = false, 0, false
+	case BarrierDestroy:
+		msg = w.barrierDestroy(op)
+
+	case OnceBegin:
+		code, msg = w.onceBegin(tid, op)
+	case OnceEnd:
+		w.onceEnd(op)
+
+	case Yield, Sleep, Read, Write:
+	case Choose:
+		if choice < 0 || int64(choice) >= op.Arg {
+			return Result{}, "", fmt.Errorf("syncmodel: thread %d: choice %d out of range 0..%d", tid, choice, op.Arg-1)
+		}
+		code = int64(choice)
+	case Exit:
+		w.exited = true
+		w.status = op.Arg
+		w.threads[tid-1].finished = true
+	default:
+		return Result{}, "", fmt.Errorf("syncmodel: thread %d: invalid operation kind %s", tid, op.Kind)
+	}
+	if msg != "" {
+		return Result{}, msg, nil
+	}
+	return Result{Code: code}, "", nil
+}
+
+// WaitFor explains why thread tid cannot perform its pending operation. It
+// returns the zero Wait if tid is not blocked.
+func (w *World) WaitFor(tid int) Wait {
+	th := w.thread(tid)
+	if th == nil || th.finished || !th.hasPending || w.exited || w.enabled(tid, th.pending) {
+		return Wait{}
+	}
+	op := th.pending
+	switch op.Kind {
+	case ThreadJoin:
+		return Wait{What: "thread", Join: int(op.Arg), Detail: fmt.Sprintf("thread %d has not exited", op.Arg)}
+	case MutexLock:
+		return w.mutexWait(w.mutexes[op.Obj], op.Obj, 0, "mutex")
+	case SpinLock:
+		return w.mutexWait(w.spins[op.Obj], op.Obj, 0, "spin lock")
+	case CondReacquire:
+		if !w.signalled(tid, op.Obj) && op.Arg != 1 {
+			return Wait{Obj: op.Obj, Obj2: op.Obj2, What: "condition variable", Detail: "not signalled"}
+		}
+		return w.mutexWait(w.mutexes[op.Obj2], op.Obj2, op.Obj, "mutex")
+	case SemWait:
+		return Wait{Obj: op.Obj, What: "semaphore", Detail: "value 0"}
+	case RWRdlock, RWWrlock:
+		return w.rwWait(op)
+	case BarrierLeave:
+		b := w.barriers[op.Obj]
+		wt := Wait{Obj: op.Obj, What: "barrier"}
+		if b != nil {
+			wt.Detail = fmt.Sprintf("%d of %d arrived", len(b.waiting), b.count)
+		}
+		return wt
+	case OnceBegin:
+		o := w.onces[op.Obj]
+		return Wait{Obj: op.Obj, What: "once", Holders: []int{o.runner},
+			Detail: "initialiser running in " + w.threadName(o.runner)}
+	}
+	return Wait{}
+}
+
+// threadName returns "thread N", with " (finished)" if N has finished.
+func (w *World) threadName(tid int) string {
+	if w.finished(tid) {
+		return fmt.Sprintf("thread %d (finished)", tid)
+	}
+	return fmt.Sprintf("thread %d", tid)
+}
+
+// Clone returns a deep copy of the world.
+func (w *World) Clone() *World {
+	c := *w
+	c.threads = slices.Clone(w.threads)
+	c.mutexes = cloneMap(w.mutexes, func(m *mutex) *mutex { x := *m; return &x })
+	c.spins = cloneMap(w.spins, func(m *mutex) *mutex { x := *m; return &x })
+	c.conds = cloneMap(w.conds, func(x *cond) *cond {
+		return &cond{mutex: x.mutex, waiters: slices.Clone(x.waiters)}
+	})
+	c.sems = cloneMap(w.sems, func(s *sem) *sem { x := *s; return &x })
+	c.rwlocks = cloneMap(w.rwlocks, func(r *rwlock) *rwlock {
+		return &rwlock{writer: r.writer, readers: maps.Clone(r.readers)}
+	})
+	c.barriers = cloneMap(w.barriers, func(b *barrier) *barrier {
+		return &barrier{count: b.count, waiting: slices.Clone(b.waiting)}
+	})
+	c.onces = cloneMap(w.onces, func(o *once) *once { x := *o; return &x })
+	return &c
+}
+
+func cloneMap[V any](m map[uint64]*V, clone func(*V) *V) map[uint64]*V {
+	c := make(map[uint64]*V, len(m))
+	for k, v := range m {
+		c[k] = clone(v)
+	}
+	return c
+}
+
+// threadList returns "thread 2" or "threads 2, 3" for ids in ascending order.
+func threadList(ids []int) string {
+	if len(ids) == 1 {
+		return fmt.Sprintf("thread %d", ids[0])
+	}
+	s := "threads "
+	for i, id := range ids {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprint(id)
+	}
+	return s
+}
+
+// threadsVerb returns threadList(ids) followed by the verb in the singular
+// or the plural, e.g. "thread 2 waits", "threads 2, 3 wait".
+func threadsVerb(ids []int, singular, plural string) string {
+	if len(ids) == 1 {
+		return threadList(ids) + " " + singular
+	}
+	return threadList(ids) + " " + plural
+}
