@@ -130,6 +130,9 @@ type Step struct {
 	Frames []uint64
 	// Result is what the operation returned.
 	Result syncmodel.Result
+	// Preempts is set when this step switched away from the thread of the
+	// previous step although that thread could have gone on.
+	Preempts bool
 }
 
 // Blocked describes a thread that cannot go on at the end of an execution.
@@ -215,8 +218,13 @@ func (e *Execution) Step(st schedule.Step) error {
 	if op.Kind == syncmodel.Exit {
 		leaked = e.blockedNow(tid)
 	}
+	preempts := false
+	if n := len(e.trace); n > 0 {
+		prev := e.trace[n-1].Thread
+		preempts = prev != tid && e.w.Enabled(prev)
+	}
 	res, err := e.w.Execute(tid, choice)
-	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.frames[tid], Result: res}
+	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.frames[tid], Result: res, Preempts: preempts}
 	e.trace = append(e.trace, rec)
 	var mis *syncmodel.Misuse
 	if errors.As(err, &mis) {

@@ -94,6 +94,13 @@ type Report struct {
 	Replay   string   `json:"replay,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
 	Executed string   `json:"executed,omitempty"` // replay: the schedule really run, tail included
+	// Preemptions counts the switches away from a thread that could have
+	// gone on.
+	Preemptions int `json:"preemptions"`
+	// Saved is the corpus entry holding the bug; AlreadySaved is set when
+	// it was there before.
+	Saved        string `json:"saved,omitempty"`
+	AlreadySaved bool   `json:"already_saved,omitempty"`
 }
 
 // Where is the place a failure happened.
@@ -147,6 +154,9 @@ func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
 			s.Choice = &c
 		}
 		r.Steps = append(r.Steps, s)
+		if st.Preempts {
+			r.Preemptions++
+		}
 	}
 	for _, bl := range e.BlockedThreads() {
 		r.Waits = append(r.Waits, Wait{Thread: bl.Thread, Text: b.wait(bl), Where: b.location(bl.Frames, false)})

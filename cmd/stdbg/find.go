@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
@@ -43,7 +44,7 @@ failing thread's stack, statistics, and the command that replays it.`,
 			return a.find(args)
 		},
 	}
-	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json")
+	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save")
 	return cmd
 }
 
@@ -86,12 +87,27 @@ func (a *app) find(args []string) error {
 
 	out := findResult{Target: t.arg, Binary: t.binary, MaxDepth: maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Complete, DepthLimited: res.DepthLimited, Interrupted: interrupted, Bugs: []*report.Report{}}
+	dir := a.v.GetString("corpus")
+	if dir == "" {
+		dir = corpus.DefaultDir(t.arg)
+	}
 	for _, bug := range res.Bugs {
+		original := bug.Schedule
 		r, err := a.explain(s, bug, maxDepth)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 		r.Replay = replayCommand(t, bug.Schedule.String())
+		if !a.v.GetBool("no-save") {
+			e := newEntry(t, dir, r, bug, original, maxDepth, r.Preemptions)
+			path, existed, err := corpus.Save(dir, e)
+			if err != nil {
+				r.Notes = append(r.Notes, "not saved: "+err.Error())
+			} else {
+				r.Saved, r.AlreadySaved = path, existed
+				r.Replay = "stdbg replay " + shellQuote(path)
+			}
+		}
 		out.Bugs = append(out.Bugs, r)
 	}
 
@@ -156,6 +172,13 @@ func (a *app) printFind(out *findResult) {
 			fmt.Fprintln(w)
 		}
 		r.WriteText(w)
+		if r.Saved != "" {
+			if r.AlreadySaved {
+				fmt.Fprintln(w, "Already in the corpus: "+r.Saved)
+			} else {
+				fmt.Fprintln(w, "Saved "+r.Saved)
+			}
+		}
 		fmt.Fprintln(w, "Replay: "+r.Replay)
 	}
 	if len(out.Bugs) > 1 {

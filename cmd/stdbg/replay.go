@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -16,7 +19,7 @@ import (
 func (a *app) replayCmd() *cobra.Command {
 	var sched, decisions string
 	cmd := &cobra.Command{
-		Use:   "replay --schedule S [flags] PROGRAM [-- ARGS...]",
+		Use:   "replay (ENTRY | --schedule S PROGRAM [-- ARGS...])",
 		Short: "run one schedule of a program deterministically",
 		Long: `Run PROGRAM once, following the schedule S (as printed by stdbg find, e.g.
 '1;1;2', or '1;2:1' where thread 2 makes data choice 1), then let it go on
@@ -33,12 +36,16 @@ without stdbg, for instance under a debugger:
   STDBG_REPLAY=FILE LD_PRELOAD=<library> PROGRAM ARGS
 (stdbg prints the library's path). The program then stops where the log
 ends, or says at which step it no longer fits.`,
-		Example: `  stdbg replay --schedule '1;1;2' examples/c/deadly-embrace.c
+		Example: `  stdbg replay testdata/stdbg/deadly-embrace/deadlock-1f3a9c2e.json
+  stdbg replay --schedule '1;1;2' examples/c/deadly-embrace.c
   stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("schedule") {
-				return usageErr("replay needs --schedule (copy the Path printed by stdbg find)")
+				if len(args) == 1 && strings.HasSuffix(args[0], ".json") {
+					return a.replayEntry(cmd, args[0], decisions)
+				}
+				return usageErr("replay needs a corpus entry (.json) or --schedule (copy the Path printed by stdbg find)")
 			}
 			return a.replay(sched, decisions, args)
 		},
@@ -47,6 +54,27 @@ ends, or says at which step it no longer fits.`,
 	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
 	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json")
 	return cmd
+}
+
+// replayEntry replays a corpus entry.
+func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
+	e, err := corpus.Load(path)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	sched, err := parseSchedule(e.Schedule)
+	if err != nil {
+		return err
+	}
+	t, err := targetOf(path, e)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	// The entry's depth bound, unless the user gave one.
+	if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
+		a.v.Set("max-depth", e.Search.MaxDepth)
+	}
+	return a.replayTarget(sched, decisions, t, e.Target.Env)
 }
 
 func (a *app) replay(text, decisions string, args []string) error {
@@ -58,10 +86,14 @@ func (a *app) replay(text, decisions string, args []string) error {
 	if err != nil {
 		return err
 	}
+	return a.replayTarget(sched, decisions, t, nil)
+}
+
+func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *target, env []string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer ctarget.PinCaller()()
-	s, err := a.start(t, a.stdout, a.stderr, false)
+	s, err := a.startTarget(t, a.stdout, a.stderr, false, env)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,8 @@ var settings = []setting{
 	{"start-timeout", 30 * time.Second, "longest the program may take to reach its first thread operation"},
 	{"reduction", "none", "state-space reduction: none (exhaustive DFS)"},
 	{"json", false, "print one JSON document instead of text"},
+	{"corpus", "", "directory where find saves the bugs it finds (default: testdata/stdbg/<target> next to the target)"},
+	{"no-save", false, "do not save the bugs found in the corpus"},
 }
 
 // app holds what the commands share.
@@ -85,7 +87,7 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr("%v (see stdbg %s --help)", err, cmd.Name())
 	})
-	root.AddCommand(a.findCmd(), a.replayCmd(), a.ccCmd(), a.configCmd(), a.versionCmd())
+	root.AddCommand(a.findCmd(), a.replayCmd(), a.corpusCmd(), a.ccCmd(), a.configCmd(), a.versionCmd())
 	return root
 }
 

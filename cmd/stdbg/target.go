@@ -67,6 +67,11 @@ type session struct {
 
 // start launches a target under the library.
 func (a *app) start(t *target, out, errw io.Writer, fast bool) (*session, error) {
+	return a.startTarget(t, out, errw, fast, nil)
+}
+
+// startTarget launches a target with extra environment variables.
+func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []string) (*session, error) {
 	var flags uint32
 	if fast {
 		flags = wire.FlagFastExit
@@ -82,6 +87,7 @@ func (a *app) start(t *target, out, errw io.Writer, fast bool) (*session, error)
 	p, err := ctarget.Start(ctarget.Config{
 		Binary:            t.binary,
 		Args:              t.args,
+		Env:               envWith(env),
 		Stdout:            out,
 		Stderr:            errw,
 		TransitionTimeout: a.v.GetDuration("transition-timeout"),
@@ -145,3 +151,12 @@ func shellQuote(s string) string {
 
 // since is a small helper for elapsed seconds.
 func since(t time.Time) float64 { return time.Since(t).Seconds() }
+
+// envWith returns stdbg's environment plus extra NAME=VALUE entries, or nil
+// (inherit) when there are none.
+func envWith(extra []string) []string {
+	if len(extra) == 0 {
+		return nil
+	}
+	return append(os.Environ(), extra...)
+}

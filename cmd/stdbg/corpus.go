@@ -1,0 +1,417 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+)
+
+func (a *app) corpusCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "corpus",
+		Short: "list, show and rerun the stored failing schedules",
+		Long: `stdbg find saves every bug it finds as one JSON file, by default under
+testdata/stdbg/<target name>/ next to the target (--corpus DIR to choose).
+Commit these files: stdbg corpus run replays them all and fails while a bug
+still reproduces, like a regression test suite.`,
+	}
+	cmd.AddCommand(a.corpusListCmd(), a.corpusShowCmd(), a.corpusRunCmd())
+	return cmd
+}
+
+func (a *app) corpusListCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "list [DIR|ENTRY...]",
+		Short: "list corpus entries (default: testdata/stdbg)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			items, err := corpusItems(args)
+			if err != nil {
+				return err
+			}
+			if a.v.GetBool("json") {
+				type row struct {
+					Path     string `json:"path"`
+					Kind     string `json:"kind,omitempty"`
+					Target   string `json:"target,omitempty"`
+					Schedule string `json:"schedule,omitempty"`
+					Error    string `json:"error,omitempty"`
+				}
+				rows := []row{}
+				for _, it := range items {
+					r := row{Path: it.Path}
+					if it.Err != nil {
+						r.Error = it.Err.Error()
+					} else {
+						r.Kind, r.Target, r.Schedule = it.Entry.Failure.Kind, targetName(it.Entry), it.Entry.Schedule
+					}
+					rows = append(rows, r)
+				}
+				b, _ := json.MarshalIndent(rows, "", "  ")
+				fmt.Fprintln(a.stdout, string(b))
+				return nil
+			}
+			for _, it := range items {
+				if it.Err != nil {
+					fmt.Fprintf(a.stdout, "%s  UNREADABLE: %v\n", it.Path, it.Err)
+					continue
+				}
+				e := it.Entry
+				fmt.Fprintf(a.stdout, "%s  %s  %s  Path = %s  (%s)\n", it.Path, e.Failure.Kind, targetName(e), e.Schedule, e.Failure.Message)
+			}
+			if len(items) == 0 {
+				fmt.Fprintln(a.stdout, "no entries")
+			}
+			return nil
+		},
+	}
+	addSettings(cmd, "json")
+	return cmd
+}
+
+func (a *app) corpusShowCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "show ENTRY",
+		Short: "print a corpus entry: the bug, its schedule and trace",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := corpus.Load(args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if a.v.GetBool("json") {
+				b, _ := json.MarshalIndent(e, "", "  ")
+				fmt.Fprintln(a.stdout, string(b))
+				return nil
+			}
+			w := a.stdout
+			fmt.Fprintf(w, "entry:     %s\n", args[0])
+			fmt.Fprintf(w, "target:    %s", targetName(e))
+			if len(e.Target.Args) > 0 {
+				fmt.Fprintf(w, " -- %s", strings.Join(e.Target.Args, " "))
+			}
+			fmt.Fprintf(w, "\nfound:     %s by stdbg %s (%s, max depth %d)\n", e.Created.Format(time.RFC3339), e.StdbgVersion, e.Search.Strategy, e.Search.MaxDepth)
+			fmt.Fprintf(w, "schedule:  %s  (%d steps, %d preemptions)\n", e.Schedule, e.Length, e.Preemptions)
+			if e.Original != "" && e.Original != e.Schedule {
+				fmt.Fprintf(w, "original:  %s\n", e.Original)
+			}
+			if e.Report != nil {
+				fmt.Fprintln(w)
+				e.Report.WriteText(w)
+			} else {
+				fmt.Fprintf(w, "%s: %s\n", e.Failure.Kind, e.Failure.Message)
+			}
+			return nil
+		},
+	}
+	addSettings(cmd, "json")
+	return cmd
+}
+
+// corpusItems lists the entries of the given paths (default testdata/stdbg).
+func corpusItems(args []string) ([]corpus.Item, error) {
+	if len(args) == 0 {
+		args = []string{filepath.Join("testdata", "stdbg")}
+		if _, err := os.Stat(args[0]); err != nil {
+			return nil, usageErr("no corpus here (testdata/stdbg): name a corpus directory or entry")
+		}
+	}
+	items, err := corpus.List(args...)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return items, nil
+}
+
+func targetName(e *corpus.Entry) string {
+	if e.Target.Source != "" {
+		return e.Target.Source
+	}
+	return e.Target.Binary
+}
+
+// Rerun statuses.
+const (
+	statusReproduces = "reproduces"
+	statusFixed      = "fixed"
+	statusDiverged   = "diverged"
+	statusChanged    = "fails differently"
+	statusCorrupt    = "corrupt"
+	statusError      = "error"
+)
+
+// rerun is the result of replaying one entry.
+type rerun struct {
+	Path    string  `json:"path"`
+	Status  string  `json:"status"`
+	Detail  string  `json:"detail,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// failing reports whether a status fails the regression gate.
+func (r rerun) failing() bool {
+	return r.Status == statusReproduces || r.Status == statusChanged
+}
+
+func (a *app) corpusRunCmd() *cobra.Command {
+	var junit string
+	cmd := &cobra.Command{
+		Use:   "run [DIR|ENTRY...]",
+		Short: "replay every corpus entry and report which bugs still reproduce",
+		Long: `Replay every entry (default: the corpus under testdata/stdbg) on the current
+version of its program — sources are rebuilt when they changed — and report
+each as:
+
+  reproduces          the same failure (kind and place) happens again
+  fixed               the schedule runs to the end without a failure
+  diverged            the program changed and the schedule no longer fits
+                      (at which step, and why)
+  fails differently   the schedule now ends in another failure
+  corrupt             the entry cannot be read (skipped; the others run)
+
+Exit 1 if any entry reproduces or fails differently: a regression gate for
+CI. --junit FILE writes the results as JUnit XML.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			items, err := corpusItems(args)
+			if err != nil {
+				return err
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			defer ctarget.PinCaller()()
+			var results []rerun
+			for _, it := range items {
+				start := time.Now()
+				r := a.rerunEntry(it)
+				r.Seconds = time.Since(start).Seconds()
+				results = append(results, r)
+				if !a.v.GetBool("json") {
+					line := fmt.Sprintf("%-18s %s", strings.ToUpper(r.Status), r.Path)
+					if r.Detail != "" {
+						line += ": " + r.Detail
+					}
+					fmt.Fprintln(a.stdout, line)
+				}
+			}
+			if junit != "" {
+				if err := writeJUnit(junit, results); err != nil {
+					return usageErr("writing %s: %v", junit, err)
+				}
+			}
+			failing := 0
+			counts := map[string]int{}
+			for _, r := range results {
+				counts[r.Status]++
+				if r.failing() {
+					failing++
+				}
+			}
+			if a.v.GetBool("json") {
+				b, _ := json.MarshalIndent(results, "", "  ")
+				fmt.Fprintln(a.stdout, string(b))
+			} else {
+				fmt.Fprintf(a.stdout, "%d entries: %d reproduce, %d fixed, %d diverged, %d fail differently, %d corrupt, %d errors\n",
+					len(results), counts[statusReproduces], counts[statusFixed], counts[statusDiverged], counts[statusChanged],
+					counts[statusCorrupt], counts[statusError])
+			}
+			if failing > 0 {
+				return bugFound
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
+	addSettings(cmd, "transition-timeout", "start-timeout", "json")
+	return cmd
+}
+
+// targetOf rebuilds (when needed) and resolves the target of an entry.
+func targetOf(path string, e *corpus.Entry) (*target, error) {
+	t := &target{args: e.Target.Args}
+	switch e.Target.Kind {
+	case "c-source":
+		src := corpus.SourcePath(path, e)
+		exe, err := ctarget.Build(src)
+		if err != nil {
+			return nil, fmt.Errorf("rebuilding %s: %w", src, err)
+		}
+		t.arg, t.source, t.binary = src, src, exe
+	default:
+		if err := ctarget.CheckBinary(e.Target.Binary); err != nil {
+			return nil, err
+		}
+		t.arg, t.binary = e.Target.Binary, e.Target.Binary
+	}
+	return t, nil
+}
+
+// rerunEntry replays one entry and classifies the result.
+func (a *app) rerunEntry(it corpus.Item) rerun {
+	r := rerun{Path: it.Path}
+	if it.Err != nil {
+		r.Status, r.Detail = statusCorrupt, it.Err.Error()
+		return r
+	}
+	e := it.Entry
+	t, err := targetOf(it.Path, e)
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	sched, err := schedule.Parse(e.Schedule)
+	if err != nil {
+		r.Status, r.Detail = statusCorrupt, "schedule: "+err.Error()
+		return r
+	}
+	s, err := a.startTarget(t, io.Discard, io.Discard, true, e.Target.Env)
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer s.close()
+	ex, err := s.chk.Begin()
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer ex.Close()
+	depth := e.Search.MaxDepth
+	if depth <= 0 {
+		depth = 1000
+	}
+	rr, err := search.Replay(ex, sched, depth)
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	o := rr.Outcome
+	switch {
+	case o != nil && o.Kind == search.Diverged:
+		r.Status, r.Detail = statusDiverged, o.Message
+	case o != nil && o.Kind.String() == e.Failure.Kind && o.Where == e.Failure.Where:
+		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: %s", o.Kind, o.Message)
+	case o != nil && o.Kind.IsBug():
+		r.Status, r.Detail = statusChanged, fmt.Sprintf("now %s: %s (was %s at %s)", o.Kind, o.Message, e.Failure.Kind, e.Failure.Where)
+	case o == nil:
+		r.Status, r.Detail = statusFixed, fmt.Sprintf("no failure within %d steps", depth)
+	default:
+		r.Status, r.Detail = statusFixed, "runs to the end: "+o.Message
+	}
+	return r
+}
+
+// JUnit XML, as read by CI systems.
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     float64     `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      float64       `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeJUnit(path string, results []rerun) error {
+	s := junitSuite{Name: "stdbg corpus", Tests: len(results)}
+	for _, r := range results {
+		c := junitCase{Name: r.Path, Classname: "stdbg.corpus", Time: r.Seconds, SystemOut: r.Status + ": " + r.Detail}
+		switch r.Status {
+		case statusReproduces, statusChanged:
+			c.Failure = &junitMessage{Message: r.Status, Text: r.Detail}
+			s.Failures++
+		case statusCorrupt, statusError:
+			c.Error = &junitMessage{Message: r.Status, Text: r.Detail}
+			s.Errors++
+		case statusDiverged:
+			c.Skipped = &junitMessage{Message: "diverged: " + r.Detail}
+			s.Skipped++
+		}
+		s.Time += r.Seconds
+		s.Cases = append(s.Cases, c)
+	}
+	b, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
+}
+
+// writeFileAtomic writes through a temporary file and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// newEntry describes a bug found by find for the corpus.
+func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original schedule.Schedule, maxDepth int, preemptions int) *corpus.Entry {
+	e := &corpus.Entry{
+		Format:       corpus.Format,
+		StdbgVersion: version,
+		Created:      time.Now().UTC().Truncate(time.Second),
+		Search:       corpus.Search{Strategy: "dfs", MaxDepth: maxDepth, Reduction: "none"},
+		Failure:      corpus.Failure{Kind: bug.Outcome.Kind.String(), Message: bug.Outcome.Message, Where: bug.Outcome.Where},
+		Schedule:     bug.Schedule.String(),
+		Length:       len(bug.Schedule),
+		Preemptions:  preemptions,
+		Report:       r,
+		Target:       corpus.Target{Binary: t.binary, Args: t.args},
+	}
+	if !original.Equal(bug.Schedule) {
+		e.Original = original.String()
+	}
+	if t.source != "" {
+		e.Target.Kind = "c-source"
+		e.Target.Source = corpus.RelSource(dir, t.source)
+	} else {
+		e.Target.Kind = "binary"
+	}
+	if h, err := corpus.FileSHA256(t.binary); err == nil {
+		e.Target.BinarySHA256 = h
+	}
+	return e
+}

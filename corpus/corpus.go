@@ -1,0 +1,277 @@
+// Package corpus stores the bugs stdbg finds as a regression corpus: one
+// self-describing, human-readable JSON file per bug, holding everything
+// needed to build and run the target again, the schedule that fails (the
+// minimised one and the one first found), how it failed, and the trace.
+//
+// Writes are atomic (a temporary file renamed into place), so concurrent
+// finds writing into one corpus lose nothing, and an entry's file name is
+// derived from the bug's kind, place and schedule, so the same bug is
+// never stored twice.
+package corpus
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/stdbg/stdbg/report"
+)
+
+// Format is the version of the entry format written by this package.
+const Format = 1
+
+// Target says how to build and run the program of an entry.
+type Target struct {
+	// Kind is "c-source" (compiled by stdbg from Source) or "binary".
+	Kind string `json:"kind"`
+	// Source is the source file, relative to the entry's directory when it
+	// was given relative to it, else absolute.
+	Source string `json:"source,omitempty"`
+	// Binary is the executable that ran (for a source, stdbg's build).
+	Binary string `json:"binary"`
+	// BinarySHA256 is the hash of Binary when the bug was found.
+	BinarySHA256 string `json:"binary_sha256"`
+	// Args are the program's arguments.
+	Args []string `json:"args,omitempty"`
+	// Env lists environment variables given to the program (NAME=VALUE).
+	Env []string `json:"env,omitempty"`
+}
+
+// Search records the configuration of the search that found the bug.
+type Search struct {
+	Strategy  string `json:"strategy"`
+	MaxDepth  int    `json:"max_depth"`
+	Reduction string `json:"reduction"`
+	Seed      int64  `json:"seed,omitempty"`
+}
+
+// Failure is how the program failed.
+type Failure struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Where identifies the place of the failure (kind + Where is the bug's
+	// identity across runs).
+	Where string `json:"where"`
+}
+
+// Entry is one stored bug.
+type Entry struct {
+	Format       int            `json:"format"`
+	StdbgVersion string         `json:"stdbg_version"`
+	Created      time.Time      `json:"created"`
+	Target       Target         `json:"target"`
+	Search       Search         `json:"search"`
+	Failure      Failure        `json:"failure"`
+	Schedule     string         `json:"schedule"`
+	Original     string         `json:"original_schedule,omitempty"`
+	Length       int            `json:"length"`
+	Preemptions  int            `json:"preemptions"`
+	Report       *report.Report `json:"report,omitempty"`
+}
+
+// Key is the identity of the entry for de-duplication: kind, place and
+// schedule.
+func (e *Entry) Key() string {
+	return e.Failure.Kind + "\x00" + e.Failure.Where + "\x00" + e.Schedule
+}
+
+// FileName is the entry's file name: its kind and a short hash of its key.
+func (e *Entry) FileName() string {
+	sum := sha256.Sum256([]byte(e.Key()))
+	return e.Failure.Kind + "-" + hex.EncodeToString(sum[:4]) + ".json"
+}
+
+// Validate checks that an entry has what a rerun needs.
+func (e *Entry) Validate() error {
+	switch {
+	case e.Format != Format:
+		return fmt.Errorf("entry format %d, this stdbg reads format %d", e.Format, Format)
+	case e.Target.Kind != "c-source" && e.Target.Kind != "binary":
+		return fmt.Errorf("unknown target kind %q", e.Target.Kind)
+	case e.Target.Kind == "c-source" && e.Target.Source == "":
+		return errors.New("target has no source")
+	case e.Target.Kind == "binary" && e.Target.Binary == "":
+		return errors.New("target has no binary")
+	case e.Failure.Kind == "":
+		return errors.New("entry has no failure kind")
+	case e.Schedule == "":
+		return errors.New("entry has no schedule")
+	}
+	return nil
+}
+
+// DefaultDir is where the bugs of a target are stored by default:
+// testdata/stdbg/<name> next to the target, name being the target's file
+// name without extension.
+func DefaultDir(target string) string {
+	base := filepath.Base(target)
+	name := strings.TrimSuffix(base, filepath.Ext(base))
+	return filepath.Join(filepath.Dir(target), "testdata", "stdbg", name)
+}
+
+// Save writes e into dir (created if needed) and returns the file's path.
+// When an entry with the same key is already there, nothing is written and
+// existed is true.
+func Save(dir string, e *Entry) (path string, existed bool, err error) {
+	if e.Format == 0 {
+		e.Format = Format
+	}
+	if err := e.Validate(); err != nil {
+		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+	}
+	path = filepath.Join(dir, e.FileName())
+	if old, err := Load(path); err == nil && old.Key() == e.Key() {
+		return path, true, nil
+	}
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+	}
+	data = append(data, '\n')
+	if err := writeAtomic(path, data); err != nil {
+		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+	}
+	return path, false, nil
+}
+
+// Update rewrites an existing entry in place, atomically.
+func Update(path string, e *Entry) error {
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return fmt.Errorf("updating %s: %w", path, err)
+	}
+	return writeAtomic(path, append(data, '\n'))
+}
+
+// Load reads one entry.
+func Load(path string) (*Entry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading corpus entry %s: %w", path, err)
+	}
+	var e Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("reading corpus entry %s: %w", path, err)
+	}
+	if err := e.Validate(); err != nil {
+		return nil, fmt.Errorf("reading corpus entry %s: %w", path, err)
+	}
+	return &e, nil
+}
+
+// Item is one file found in a corpus: its entry, or why it could not be
+// read.
+type Item struct {
+	Path  string
+	Entry *Entry
+	Err   error
+}
+
+// List returns the entries under the given directories or files (all
+// *.json files, recursively), sorted by path. Unreadable entries are
+// returned with their error, never dropped.
+func List(paths ...string) ([]Item, error) {
+	var items []Item
+	seen := map[string]bool{}
+	add := func(p string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		e, err := Load(p)
+		items = append(items, Item{Path: p, Entry: e, Err: err})
+	}
+	for _, root := range paths {
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, fmt.Errorf("listing corpus %s: %w", root, err)
+		}
+		if !st.IsDir() {
+			add(root)
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".json") && !strings.HasPrefix(d.Name(), ".") {
+				add(p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("listing corpus %s: %w", root, err)
+		}
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Path < items[j].Path })
+	return items, nil
+}
+
+// FileSHA256 returns the hex SHA-256 of a file.
+func FileSHA256(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// SourcePath resolves an entry's source relative to the entry's file.
+func SourcePath(entryPath string, e *Entry) string {
+	if e.Target.Source == "" || filepath.IsAbs(e.Target.Source) {
+		return e.Target.Source
+	}
+	return filepath.Join(filepath.Dir(entryPath), e.Target.Source)
+}
+
+// RelSource expresses source relative to dir when it can.
+func RelSource(dir, source string) string {
+	absDir, err1 := filepath.Abs(dir)
+	absSrc, err2 := filepath.Abs(source)
+	if err1 != nil || err2 != nil {
+		return source
+	}
+	rel, err := filepath.Rel(absDir, absSrc)
+	if err != nil {
+		return absSrc
+	}
+	return rel
+}
+
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
