@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	}
 	cacheDir = dir
 	os.Setenv("STDBG_CACHE", dir)
+	// Tests never write corpora into the repository; those that test the
+	// corpus pass --no-save=false with their own directories.
+	os.Setenv("STDBG_NO_SAVE", "1")
 	for _, k := range []string{"STDBG_MAX_DEPTH", "STDBG_ALL", "STDBG_JSON", "STDBG_TRANSITION_TIMEOUT"} {
 		os.Unsetenv(k)
 	}
@@ -165,7 +168,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"find", "--frobnicate", example("deadly-embrace.c")}, "unknown flag"},
 		{"bad cfg", []string{"find", "--cfg=nonsense", example("deadly-embrace.c")}, "expected SECTION/KEY:VALUE"},
 		{"bad schedule", []string{"replay", "--schedule", "1;x", example("deadly-embrace.c")}, "thread id must be a positive integer"},
-		{"replay without schedule", []string{"replay", example("deadly-embrace.c")}, "replay needs --schedule"},
+		{"replay without schedule", []string{"replay", example("deadly-embrace.c")}, "replay needs a corpus entry (.json) or --schedule"},
 		{"compile error", []string{"find", writeFile(t, dir, "broken.c", "int main(void) { return }\n")}, "compiling"},
 		{"missing config", []string{"find", "--config", filepath.Join(dir, "none.yaml"), example("deadly-embrace.c")}, "config file"},
 	}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const racyProgram = `#include <assert.h>
+#include <pthread.h>
+#include <sched.h>
+static int x;
+static void *writer(void *a) { sched_yield(); x = 1; return a; }
+int main(void) {
+	pthread_t t;
+	pthread_create(&t, 0, writer, 0);
+	sched_yield();
+	assert(CHECK);
+	pthread_join(t, 0);
+	return 0;
+}
+`
+
+func TestCorpusStatuses(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "racy.c")
+	write := func(check string, yield bool) {
+		text := strings.Replace(racyProgram, "CHECK", check, 1)
+		if !yield {
+			// A program that no longer starts the writer thread.
+			text = strings.Replace(text, "\tpthread_create(&t, 0, writer, 0);\n", "", 1)
+			text = strings.Replace(text, "\tpthread_join(t, 0);\n", "", 1)
+		}
+		if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("x == 0", true)
+	out, errs, code := stdbg(t, "find", "--no-save=false", src)
+	if code != exitBug || !strings.Contains(out, "PROPERTY NOT VALID") {
+		t.Fatalf("find: %d\n%s\n%s", code, out, errs)
+	}
+	corpusDir := filepath.Join(dir, "testdata", "stdbg", "racy")
+	entries, _ := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	if len(entries) != 1 || !strings.Contains(out, "Saved "+entries[0]) {
+		t.Fatalf("entries %v; output:\n%s", entries, out)
+	}
+	// Finding it again stores nothing new.
+	out, _, _ = stdbg(t, "find", "--no-save=false", src)
+	if !strings.Contains(out, "Already in the corpus: "+entries[0]) {
+		t.Errorf("second find:\n%s", out)
+	}
+	junk := filepath.Join(corpusDir, "junk.json")
+	os.WriteFile(junk, []byte("{"), 0o644)
+
+	steps := []struct {
+		check  string
+		yield  bool
+		status string
+		code   int
+	}{
+		{"x == 0", true, "REPRODUCES", exitBug},
+		{"x == 0 || x == 1", true, "FIXED", exitClean},
+		{"x == 0", false, "DIVERGED", exitClean},
+	}
+	for _, st := range steps {
+		write(st.check, st.yield)
+		junitFile := filepath.Join(dir, "junit.xml")
+		out, errs, code := stdbg(t, "corpus", "run", "--junit", junitFile, corpusDir)
+		if code != st.code || !strings.Contains(out, st.status+" ") || !strings.Contains(out, "CORRUPT") {
+			t.Fatalf("%s: exit %d (want %d)\n%s\n%s", st.status, code, st.code, out, errs)
+		}
+		if st.status == "DIVERGED" && !strings.Contains(out, "thread 2 does not exist") {
+			t.Errorf("divergence does not say why:\n%s", out)
+		}
+		var doc struct {
+			Suites []struct {
+				Tests    int `xml:"tests,attr"`
+				Failures int `xml:"failures,attr"`
+				Errors   int `xml:"errors,attr"`
+			} `xml:"testsuite"`
+		}
+		b, err := os.ReadFile(junitFile)
+		if err != nil || xml.Unmarshal(b, &doc) != nil || len(doc.Suites) != 1 {
+			t.Fatalf("junit: %v\n%s", err, b)
+		}
+		s := doc.Suites[0]
+		wantFail := 0
+		if st.status == "REPRODUCES" {
+			wantFail = 1
+		}
+		if s.Tests != 2 || s.Failures != wantFail || s.Errors != 1 {
+			t.Errorf("%s: junit %+v", st.status, s)
+		}
+	}
+
+	// replay ENTRY and corpus show work on the entry.
+	write("x == 0", true)
+	out, _, code = stdbg(t, "replay", entries[0])
+	if code != exitBug || !strings.Contains(out, "PROPERTY NOT VALID") {
+		t.Errorf("replay entry: %d\n%s", code, out)
+	}
+	out, _, code = stdbg(t, "corpus", "show", entries[0])
+	if code != 0 || !strings.Contains(out, "schedule:") || !strings.Contains(out, "racy.c") {
+		t.Errorf("corpus show: %d\n%s", code, out)
+	}
+	out, _, code = stdbg(t, "corpus", "list", corpusDir)
+	if code != 0 || !strings.Contains(out, "assertion") || !strings.Contains(out, "UNREADABLE") {
+		t.Errorf("corpus list: %d\n%s", code, out)
+	}
+	_, errs, code = stdbg(t, "corpus", "show", junk)
+	if code != exitUsage || !strings.Contains(errs, "junk.json") {
+		t.Errorf("show junk: %d %q", code, errs)
+	}
+}
