@@ -328,8 +328,11 @@ func failureOutcome(e *Execution, f *wire.Failure) *search.Outcome {
 	case wire.FailSignal:
 		o.Kind = search.Crash
 		o.Message = fmt.Sprintf("%s (signal %d)", f.Message, f.Signal)
-		if f.Addr != 0 && (f.Signal == 11 || f.Signal == 7) {
-			o.Message += fmt.Sprintf(" at address %#x", f.Addr)
+		if f.Signal == 11 || f.Signal == 7 {
+			o.Message += fmt.Sprintf(" accessing address %#x", f.Addr)
+			if f.Addr < 4096 {
+				o.Message += " (a null pointer)"
+			}
 		}
 	case wire.FailAbort:
 		o.Kind = search.Crash

@@ -175,11 +175,21 @@ func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
 		r.Failure = w
 		r.Stack = b.stack(frames, exact)
 	}
+	r.Message = b.nameAddresses(r.Message)
 	if t := e.TimedOut(); t != nil {
 		r.Failure = &Where{Thread: t.Tid, Where: b.location(t.Frames, false)}
 		r.Stack = b.stack(t.Frames, false)
 	}
 	return r
+}
+
+// nameAddresses replaces the addresses of named objects in a message (the
+// model speaks of addresses) by their names.
+func (b *builder) nameAddresses(msg string) string {
+	for addr, name := range b.names {
+		msg = strings.ReplaceAll(msg, fmt.Sprintf("%#x", addr), name)
+	}
+	return msg
 }
 
 type builder struct {
