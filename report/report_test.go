@@ -1,0 +1,162 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stdbg/stdbg/checker"
+	ct "github.com/stdbg/stdbg/checker/checkertest"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// syms resolves the fake's addresses: code 0x1NN is user code at line NN of
+// prog.c, data 0x1000 is the global "left".
+type syms struct{}
+
+func (syms) Return(pc uint64) symbolize.Frame {
+	if pc >= 0x100 && pc < 0x300 {
+		return symbolize.Frame{PC: pc, Func: "worker", File: "/src/prog.c", Line: int(pc & 0xff)}
+	}
+	return symbolize.Frame{PC: pc, Module: "/lib/libc.so.6", Func: "start_thread"}
+}
+func (s syms) Exact(pc uint64) symbolize.Frame { return s.Return(pc) }
+func (syms) Data(addr uint64) (string, bool) {
+	if addr == 0x1000 {
+		return "left", true
+	}
+	return "", false
+}
+
+func step(kind syncmodel.Kind, api syncmodel.API, obj, pc uint64) ct.Step {
+	return ct.Op(kind, api, obj, pc)
+}
+
+func execute(t *testing.T, rt *ct.Runtime, sched string) *checker.Execution {
+	t.Helper()
+	c := checker.New(rt, checker.Options{})
+	e, err := c.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := schedule.Parse(sched)
+	for _, st := range s {
+		if e.Ended() != nil {
+			break
+		}
+		if err := e.Step(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+func TestDeadlockReport(t *testing.T) {
+	rt := &ct.Runtime{
+		Main: []ct.Step{
+			step(syncmodel.ThreadCreate, syncmodel.APIPthreadCreate, 0, 0x10a),
+			step(syncmodel.MutexLock, syncmodel.APIMutexLock, 0x1000, 0x10b),
+			step(syncmodel.MutexLock, syncmodel.APIMutexLock, 0x2000, 0x10c),
+		},
+		Children: [][]ct.Step{{
+			step(syncmodel.MutexLock, syncmodel.APIMutexLock, 0x2000, 0x214),
+			step(syncmodel.MutexLock, syncmodel.APIMutexLock, 0x1000, 0x215),
+		}},
+	}
+	e := execute(t, rt, "1;1;2")
+	r := report.Build(e, e.Ended(), syms{})
+	var buf bytes.Buffer
+	r.WriteText(&buf)
+	out := buf.String()
+	for _, want := range []string{
+		"*** DEADLOCK DETECTED ***\n",
+		"Path = 1;1;2\n",
+		"step 1  thread 1  pthread_create -> thread 2",
+		"step 2  thread 1  pthread_mutex_lock(left)",
+		"step 3  thread 2  pthread_mutex_lock(mutex#1)",
+		"prog.c:11",
+		"thread 1 waits in pthread_mutex_lock for mutex#1 (held by thread 2)",
+		"thread 2 waits in pthread_mutex_lock for left (held by thread 1)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if r.Preemptions != 1 {
+		t.Errorf("preemptions %d, want 1", r.Preemptions)
+	}
+	b, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back report.Report
+	if err := json.Unmarshal(b, &back); err != nil || back.Path != "1;1;2" || len(back.Steps) != 3 || len(back.Waits) != 2 {
+		t.Errorf("JSON round trip: %v %+v", err, back)
+	}
+}
+
+func TestCalls(t *testing.T) {
+	tests := []struct {
+		name  string
+		main  []ct.Step
+		want  string
+		sched string
+	}{
+		{"choose", []ct.Step{{Op: syncmodel.Op{Kind: syncmodel.Choose, API: syncmodel.APIStdbgChoose, Arg: 3}, PC: 0x101}}, "stdbg_choose(3) = 2", "1:2"},
+		{"write", []ct.Step{{Op: syncmodel.Op{Kind: syncmodel.Write, API: syncmodel.APIStdbgWrite, Obj: 0x1000, Arg: 4}, PC: 0x101}}, "stdbg_write(&left, 4)", ""},
+		{"trylock busy", []ct.Step{
+			step(syncmodel.MutexLock, syncmodel.APIMutexLock, 0x1000, 0x101),
+			step(syncmodel.MutexTrylock, syncmodel.APIMutexTrylock, 0x1000, 0x102),
+		}, "pthread_mutex_trylock(left) = EBUSY", ""},
+		{"sem value", []ct.Step{
+			{Op: syncmodel.Op{Kind: syncmodel.SemInit, API: syncmodel.APISemInit, Obj: 0x3000, Arg: 2}, PC: 0x101},
+			step(syncmodel.SemGetvalue, syncmodel.APISemGetvalue, 0x3000, 0x102),
+		}, "sem_getvalue(sem#1) = 2", ""},
+		{"main returns", []ct.Step{{Op: syncmodel.Op{Kind: syncmodel.Exit, API: syncmodel.APIMainReturn, Arg: 3}, PC: 0x101}}, "main returns 3", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			main := append(tt.main, ct.Step{Op: syncmodel.Op{Kind: syncmodel.Yield, API: syncmodel.APISchedYield}, PC: 0x1ff})
+			sched := tt.sched
+			if sched == "" {
+				sched = strings.Repeat("1;", len(tt.main)-1) + "1"
+			}
+			e := execute(t, &ct.Runtime{Main: main}, sched)
+			r := report.Build(e, e.Ended(), syms{})
+			last := r.Steps[len(r.Steps)-1].Call
+			if last != tt.want {
+				t.Errorf("call %q, want %q", last, tt.want)
+			}
+		})
+	}
+}
+
+func TestFailureReport(t *testing.T) {
+	rt := &ct.Runtime{Main: []ct.Step{
+		step(syncmodel.Yield, syncmodel.APISchedYield, 0, 0x105),
+		{Fail: &wire.Failure{Kind: wire.FailSignal, Signal: 11, Message: "Segmentation fault", Frames: []uint64{0x107, 0x400}}},
+	}}
+	e := execute(t, rt, "1")
+	r := report.Build(e, e.Ended(), syms{})
+	if r.Failure == nil || r.Failure.Where.Line != 7 || len(r.Stack) != 2 || !r.Stack[0].User || r.Stack[1].User {
+		t.Fatalf("failure %+v stack %+v", r.Failure, r.Stack)
+	}
+	var buf bytes.Buffer
+	r.WriteText(&buf)
+	if !strings.Contains(buf.String(), "*** CRASH IN THE PROGRAM ***") || !strings.Contains(buf.String(), "#0 worker (/src/prog.c:7)") {
+		t.Errorf("text:\n%s", buf.String())
+	}
+}
+
+func TestMaxDepthReport(t *testing.T) {
+	e := execute(t, &ct.Runtime{Main: []ct.Step{step(syncmodel.Yield, syncmodel.APISchedYield, 0, 0x101), step(syncmodel.Yield, syncmodel.APISchedYield, 0, 0x102)}}, "1")
+	r := report.Build(e, nil, syms{})
+	if r.Bug || r.Kind != "max-depth" || !strings.Contains(r.Banner, "Max depth") {
+		t.Errorf("report %+v", r)
+	}
+}
