@@ -97,10 +97,23 @@ type Report struct {
 	// Preemptions counts the switches away from a thread that could have
 	// gone on.
 	Preemptions int `json:"preemptions"`
+	// Minimised says how the schedule was shrunk, when it was.
+	Minimised *Minimisation `json:"minimised,omitempty"`
 	// Saved is the corpus entry holding the bug; AlreadySaved is set when
 	// it was there before.
 	Saved        string `json:"saved,omitempty"`
 	AlreadySaved bool   `json:"already_saved,omitempty"`
+}
+
+// Minimisation records how a bug's schedule was shrunk.
+type Minimisation struct {
+	Original        string `json:"original"`
+	FromLength      int    `json:"from_length"`
+	FromPreemptions int    `json:"from_preemptions"`
+	Length          int    `json:"length"`
+	Preemptions     int    `json:"preemptions"`
+	Proven          bool   `json:"proven_minimal"`
+	Executions      int64  `json:"executions"`
 }
 
 // Where is the place a failure happened.

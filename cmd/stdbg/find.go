@@ -44,7 +44,8 @@ failing thread's stack, statistics, and the command that replays it.`,
 			return a.find(args)
 		},
 	}
-	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save")
+	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save",
+		"no-minimise", "minimise-executions")
 	return cmd
 }
 
@@ -83,7 +84,6 @@ func (a *app) find(args []string) error {
 	if err != nil && !interrupted {
 		return &exitError{code: exitUsage, err: fmt.Errorf("exploring %s: %w", t.arg, err)}
 	}
-	stop()
 
 	out := findResult{Target: t.arg, Binary: t.binary, MaxDepth: maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Complete, DepthLimited: res.DepthLimited, Interrupted: interrupted, Bugs: []*report.Report{}}
@@ -93,12 +93,34 @@ func (a *app) find(args []string) error {
 	}
 	for _, bug := range res.Bugs {
 		original := bug.Schedule
+		var min *search.Minimised
+		if !a.v.GetBool("no-minimise") && !interrupted {
+			m, err := search.Minimise(ctx, s.chk, bug, search.MinimiseOptions{MaxDepth: maxDepth,
+				MaxExecutions: int64(a.v.GetInt("minimise-executions")), Exhaustive: true})
+			if err == nil {
+				min = m
+				bug.Schedule = m.Schedule
+				bug.Outcome = m.Outcome
+				out.Stats.Executions += m.Stats.Executions
+				out.Stats.Transitions += m.Stats.Transitions
+			} else if ctx.Err() == nil {
+				fmt.Fprintf(a.stderr, "stdbg: could not minimise the %s: %v\n", bug.Outcome.Kind, err)
+			}
+		}
 		r, err := a.explain(s, bug, maxDepth)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 		r.Replay = replayCommand(t, bug.Schedule.String())
+		if min != nil {
+			r.Minimised = &report.Minimisation{FromLength: min.OriginalLength, FromPreemptions: min.OriginalPreemptions,
+				Length: min.Length, Preemptions: min.Preemptions, Proven: min.Proven, Executions: min.Stats.Executions,
+				Original: min.Original.String()}
+		}
 		if !a.v.GetBool("no-save") {
+			if min != nil {
+				original = min.Original
+			}
 			e := newEntry(t, dir, r, bug, original, maxDepth, r.Preemptions)
 			path, existed, err := corpus.Save(dir, e)
 			if err != nil {
@@ -172,6 +194,15 @@ func (a *app) printFind(out *findResult) {
 			fmt.Fprintln(w)
 		}
 		r.WriteText(w)
+		if m := r.Minimised; m != nil {
+			proven := "proven minimal"
+			if !m.Proven {
+				proven = "not proven minimal: budget spent"
+			}
+			fmt.Fprintf(w, "Minimised from %s, %s to %s, %s (%s, %d executions)\n",
+				plural(m.FromLength, "step"), plural(m.FromPreemptions, "preemption"),
+				plural(m.Length, "step"), plural(m.Preemptions, "preemption"), proven, m.Executions)
+		}
 		if r.Saved != "" {
 			if r.AlreadySaved {
 				fmt.Fprintln(w, "Already in the corpus: "+r.Saved)
@@ -197,4 +228,12 @@ func parseSchedule(text string) (schedule.Schedule, error) {
 		return nil, usageErr("--schedule %q: %v", text, err)
 	}
 	return s, nil
+}
+
+// plural renders "1 step", "3 steps".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

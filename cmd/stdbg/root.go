@@ -35,6 +35,8 @@ var settings = []setting{
 	{"start-timeout", 30 * time.Second, "longest the program may take to reach its first thread operation"},
 	{"reduction", "none", "state-space reduction: none (exhaustive DFS)"},
 	{"json", false, "print one JSON document instead of text"},
+	{"no-minimise", false, "report bugs as found, without shrinking their schedules to the shortest with the fewest preemptions"},
+	{"minimise-executions", 20000, "most executions spent minimising one bug"},
 	{"corpus", "", "directory where find saves the bugs it finds (default: testdata/stdbg/<target> next to the target)"},
 	{"no-save", false, "do not save the bugs found in the corpus"},
 }
@@ -181,6 +183,9 @@ func knownKeys() []string {
 
 // validate checks values that may come from any source.
 func (a *app) validate() error {
+	if n := a.v.GetInt("minimise-executions"); n < 2 {
+		return usageErr("minimise-executions must be at least 2, not %d", n)
+	}
 	if d := a.v.GetInt("max-depth"); d < 1 {
 		return usageErr("max-depth must be at least 1, not %d", d)
 	}

@@ -1,0 +1,239 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stdbg/stdbg/schedule"
+)
+
+// DefaultMinimiseExecutions is the budget of executions Minimise and Shrink
+// spend when MinimiseOptions.MaxExecutions is 0.
+const DefaultMinimiseExecutions = 20000
+
+// MinimiseOptions bound a minimisation.
+type MinimiseOptions struct {
+	// MaxDepth is the depth bound of the search that found the bug: the
+	// replay of the bug's schedule (and its default-policy tail, if the
+	// schedule stops before the bug) is cut there, though never before the
+	// end of the schedule itself; <= 0 means unbounded. Candidates are
+	// bounded more tightly anyway, by the length of the best schedule so
+	// far, so this only matters for the first replay.
+	MaxDepth int
+	// MaxExecutions is the budget: the number of executions minimisation
+	// may run, the first replay of the bug and the final confirmation of
+	// the result included (these two always run, so at least two are run).
+	// 0 means DefaultMinimiseExecutions; negative is an error.
+	MaxExecutions int64
+	// Exhaustive runs, after shrinking, the exhaustive branch-and-bound
+	// search that finds a smallest schedule and proves it minimal. False
+	// means only shrinking, as Shrink does.
+	Exhaustive bool
+}
+
+// Minimised is the result of a minimisation: a schedule of the same bug
+// (same Outcome.Key) that is no larger than the original, under the order
+// "fewer transitions, then fewer preemptions".
+type Minimised struct {
+	// Schedule is the minimised failing schedule, with every transition up
+	// to the failure explicit: Replay runs it to the failure without
+	// using its default policy. It was confirmed by a last execution.
+	Schedule schedule.Schedule
+	// Outcome is how Schedule fails, as the confirming execution reported
+	// it: same Key as the bug, possibly another Message or Step.
+	Outcome Outcome
+	// Original is the bug's schedule as it ran to the failure: the given
+	// schedule, cut where the execution ended, or extended by the default
+	// policy if it stopped before.
+	Original schedule.Schedule
+	// Length and OriginalLength are the numbers of transitions of Schedule
+	// and Original.
+	OriginalLength, Length int
+	// Preemptions and OriginalPreemptions are their numbers of
+	// preemptions: switches away from a thread that was still enabled (see
+	// schedule.Schedule.Preemptions).
+	OriginalPreemptions, Preemptions int
+	// Proven reports that the exhaustive search ran to completion: no
+	// schedule of the bug is shorter than Schedule, and none of the same
+	// length has fewer preemptions. It is false after shrinking alone, and
+	// when the budget or the context stopped the search first.
+	Proven bool
+	// Stats counts all the work; its States and Pruned come from the
+	// exhaustive search only (Pruned counts the executions the bound cut
+	// short), its MaxDepthHit counts the runs cut at the bound in both
+	// phases.
+	Stats Stats
+	// ShrinkStats is the part of Stats spent shrinking (the first replay
+	// of the bug included, the final confirmation not).
+	ShrinkStats Stats
+}
+
+// ErrNotReproduced is wrapped by the error of Minimise and Shrink when the
+// bug's schedule does not end with the bug (same Outcome.Key) when
+// replayed: it diverges, ends otherwise or is cut at MaxDepth.
+var ErrNotReproduced = errors.New("the schedule does not reproduce the bug")
+
+// Minimise finds a smaller failing schedule of a bug, as a smaller schedule
+// is an easier explanation: fewer transitions first, and among schedules of
+// the same length, fewer preemptions. Two failures are the same bug if
+// their Outcome.Key is the same: same kind, same place.
+//
+// It first replays bug.Schedule as Replay does (the given steps, then the
+// default policy) and fails with ErrNotReproduced if that does not end with
+// the bug. Then it shrinks the schedule as Shrink does, which is cheap and
+// usually lands on or near a minimal schedule. If opts.Exhaustive, it then
+// runs a branch-and-bound depth-first search over all schedules, bounded by
+// the shrunk schedule: only executions that can still end with the bug in
+// fewer transitions, or in as many with fewer preemptions, are continued,
+// and each time the bug is found the bound tightens to it. When the search
+// exhausts the space, the last schedule is minimal and Proven is set.
+//
+// Minimisation stops when its budget of executions (opts.MaxExecutions) is
+// spent or ctx is done, and then returns the best schedule so far with
+// Proven false: running out of budget is not an error. The result is always
+// a schedule that an execution saw end with the bug, and a last execution
+// replays it (with Replay) to confirm it; if that fails, the program is not
+// deterministic under its schedule and the error wraps ErrNondeterministic.
+//
+// Everything is deterministic: the same program and bug give the same
+// result, provided the budget is not cut by ctx. Errors are returned for an
+// invalid argument, a bug that does not reproduce, a failing executor, a
+// context already done before the first replay finished, and
+// nondeterminism; the result is then nil.
+func Minimise(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (*Minimised, error) {
+	start := time.Now()
+	switch {
+	case ex == nil:
+		return nil, errors.New("minimise: nil executor")
+	case !bug.Outcome.Kind.IsBug():
+		return nil, fmt.Errorf("minimise: the outcome %v is not a bug", bug.Outcome.Kind)
+	case opts.MaxExecutions < 0:
+		return nil, fmt.Errorf("minimise: negative execution budget %d", opts.MaxExecutions)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	budget := opts.MaxExecutions
+	if budget == 0 {
+		budget = DefaultMinimiseExecutions
+	}
+	key := bug.Outcome.Key()
+	// One execution is kept for the confirmation.
+	s := &shrinker{ctx: ctx, ex: ex, key: key, left: max(budget-1, 1)}
+
+	limit := opts.MaxDepth
+	if limit > 0 && limit < len(bug.Schedule) {
+		limit = len(bug.Schedule)
+	}
+	orig, err := s.execute(bug.Schedule, limit, false)
+	switch {
+	case errors.Is(err, errBudget):
+		return nil, fmt.Errorf("minimise: replaying the bug: %w", ctx.Err())
+	case err != nil:
+		return nil, fmt.Errorf("minimise: replaying the bug: %w", err)
+	case orig.out == nil:
+		return nil, fmt.Errorf("minimise: %w: %q was cut after %d transitions (the depth bound) without failing",
+			ErrNotReproduced, bug.Schedule, limit)
+	case orig.out.Key() != key:
+		return nil, fmt.Errorf("minimise: %w: %q ended with %v (%s) at %q, not %s",
+			ErrNotReproduced, bug.Schedule, orig.out.Kind, orig.out.Message, orig.out.Where, key)
+	}
+	s.best = orig
+	if err := s.shrink(); err != nil {
+		return nil, fmt.Errorf("minimise: shrinking: %w", err)
+	}
+	m := &Minimised{
+		Original:            orig.sched,
+		OriginalLength:      len(orig.sched),
+		OriginalPreemptions: orig.pre,
+		ShrinkStats:         s.stats,
+		Stats:               s.stats,
+	}
+	m.ShrinkStats.Elapsed = time.Since(start)
+	best, pre := s.best.sched, s.best.pre
+
+	if opts.Exhaustive && ctx.Err() == nil {
+		switch {
+		case len(best) == 0:
+			m.Proven = true // the bug needs no transition at all
+		case s.left > 0:
+			b, res, err := smallest(ctx, ex, key, len(best), pre, s.left)
+			st := &m.Stats
+			st.Executions += res.Stats.Executions
+			st.Transitions += res.Stats.Transitions
+			st.States += res.Stats.States
+			st.MaxDepthHit += res.Stats.MaxDepthHit
+			st.Pruned += res.Stats.Pruned
+			if err != nil {
+				return nil, fmt.Errorf("minimise: exhaustive search: %w", err)
+			}
+			if b.best != nil {
+				best, pre = b.best, b.bestPre
+			}
+			m.Proven = res.Complete
+		}
+	}
+
+	// Confirm with Replay itself.
+	e, err := ex.Start()
+	if err != nil {
+		return nil, fmt.Errorf("minimise: confirming %v: starting the program: %w", best, err)
+	}
+	m.Stats.Executions++
+	r, err := Replay(e, best, max(len(best), 1))
+	if cerr := e.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("closing: %w", cerr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("minimise: confirming %v: %w", best, err)
+	}
+	m.Stats.Transitions += int64(len(r.Executed))
+	if r.Outcome == nil || r.Outcome.Key() != key || r.Leftover != 0 || !r.Executed.Equal(best) {
+		got := "no ending"
+		if r.Outcome != nil {
+			got = fmt.Sprintf("%v at %q after %d transitions", r.Outcome.Kind, r.Outcome.Where, len(r.Executed))
+		}
+		return nil, fmt.Errorf("minimise: %v failed with %s once, but replaying it gave %s: %w",
+			best, key, got, ErrNondeterministic)
+	}
+	m.Schedule = best
+	m.Outcome = *r.Outcome
+	m.Length = len(best)
+	m.Preemptions = pre
+	m.Stats.Elapsed = time.Since(start)
+	return m, nil
+}
+
+// Shrink makes a failing schedule smaller without exploring: it replays the
+// bug's schedule, then repeatedly tries smaller candidates derived from the
+// best schedule so far, and keeps one when an execution of it (the given
+// steps, then Replay's default policy) ends with the same Outcome.Key in
+// fewer transitions, or as many with fewer preemptions. The candidates, in
+// rounds until none is kept (a fixpoint) or the budget is spent:
+//
+//   - truncation: the prefix before each step where the schedule departs
+//     from the default policy, so that the default policy takes over there;
+//     all are run and the best kept, the shortest prefix winning ties;
+//   - block trimming: removing a maximal run of steps of one thread, or its
+//     end, or its beginning, larger cuts first;
+//   - chunk removal: delta debugging's deletion of chunks of half the
+//     length, a quarter, ... single steps;
+//   - reordering at each preemption: continuing the preempted thread with
+//     its next step or its next block moved back, postponing the preempted
+//     block to its thread's next one, or swapping the blocks around the
+//     switch.
+//
+// Candidates are run leniently: a step whose thread cannot run (it is
+// blocked, absent or finished) is skipped, and a wrong data value is
+// adjusted; the steps actually executed, run to the failure, become the new
+// schedule, so every candidate kept is exact. Runs are cut at the length of
+// the best schedule so far, and a candidate already run is not run again.
+//
+// Shrink is Minimise without its exhaustive phase: opts.Exhaustive is
+// ignored, Proven is false, and the result and errors are as Minimise's.
+func Shrink(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (*Minimised, error) {
+	opts.Exhaustive = false
+	return Minimise(ctx, ex, bug, opts)
+}
