@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -168,6 +169,8 @@ func (r rerun) failing() bool {
 
 func (a *app) corpusRunCmd() *cobra.Command {
 	var junit string
+	var research bool
+	var researchExecs int64
 	cmd := &cobra.Command{
 		Use:   "run [DIR|ENTRY...]",
 		Short: "replay every corpus entry and report which bugs still reproduce",
@@ -183,7 +186,12 @@ each as:
   corrupt             the entry cannot be read (skipped; the others run)
 
 Exit 1 if any entry reproduces or fails differently: a regression gate for
-CI. --junit FILE writes the results as JUnit XML.`,
+CI. --junit FILE writes the results as JUnit XML.
+
+--research looks again for the bug of every diverged entry: a bounded search
+(--research-executions) of the schedules that begin with the part of the old
+schedule that still fits. If the same kind of failure turns up, the entry is
+updated with the new (minimised) schedule and reported as reproducing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			items, err := corpusItems(args)
 			if err != nil {
@@ -195,7 +203,7 @@ CI. --junit FILE writes the results as JUnit XML.`,
 			var results []rerun
 			for _, it := range items {
 				start := time.Now()
-				r := a.rerunEntry(it)
+				r := a.rerunEntry(it, research, researchExecs)
 				r.Seconds = time.Since(start).Seconds()
 				results = append(results, r)
 				if !a.v.GetBool("json") {
@@ -234,6 +242,8 @@ CI. --junit FILE writes the results as JUnit XML.`,
 		},
 	}
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
+	cmd.Flags().BoolVar(&research, "research", false, "search again for the bug of diverged entries and update them when it survives")
+	cmd.Flags().Int64Var(&researchExecs, "research-executions", 5000, "most executions spent searching again for one diverged bug")
 	addSettings(cmd, "transition-timeout", "start-timeout", "json")
 	return cmd
 }
@@ -259,7 +269,7 @@ func targetOf(path string, e *corpus.Entry) (*target, error) {
 }
 
 // rerunEntry replays one entry and classifies the result.
-func (a *app) rerunEntry(it corpus.Item) rerun {
+func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) rerun {
 	r := rerun{Path: it.Path}
 	if it.Err != nil {
 		r.Status, r.Detail = statusCorrupt, it.Err.Error()
@@ -301,6 +311,14 @@ func (a *app) rerunEntry(it corpus.Item) rerun {
 	switch {
 	case o != nil && o.Kind == search.Diverged:
 		r.Status, r.Detail = statusDiverged, o.Message
+		if research {
+			ex.Close()
+			if found := a.researchEntry(s, it.Path, e, sched[:o.Step], depth, budget); found != "" {
+				r.Status, r.Detail = statusReproduces, o.Message+"; the bug survives: "+found
+			} else {
+				r.Detail += fmt.Sprintf("; no %s found again within %d executions", e.Failure.Kind, budget)
+			}
+		}
 	case o != nil && o.Kind.String() == e.Failure.Kind && o.Where == e.Failure.Where:
 		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: %s", o.Kind, o.Message)
 	case o != nil && o.Kind.IsBug():
@@ -414,4 +432,54 @@ func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original 
 		e.Target.BinarySHA256 = h
 	}
 	return e
+}
+
+// researchEntry searches the schedules below prefix for the entry's kind of
+// failure (the same place preferred). When it finds one it minimises it,
+// rewrites the entry and describes the find; else it returns "".
+func (a *app) researchEntry(s *session, path string, e *corpus.Entry, prefix schedule.Schedule, depth int, budget int64) string {
+	if len(prefix) >= depth {
+		return ""
+	}
+	res, err := search.Explore(context.Background(), search.Under(s.chk, prefix), search.NewDFS(),
+		search.Options{MaxDepth: depth - len(prefix), All: true, MaxExecutions: budget})
+	if err != nil {
+		return ""
+	}
+	var pick *search.Bug
+	for i := range res.Bugs {
+		b := &res.Bugs[i]
+		if b.Outcome.Kind.String() != e.Failure.Kind {
+			continue
+		}
+		if pick == nil || b.Outcome.Where == e.Failure.Where {
+			pick = b
+		}
+	}
+	if pick == nil {
+		return ""
+	}
+	bug := search.Bug{Schedule: append(append(schedule.Schedule{}, prefix...), pick.Schedule...), Outcome: pick.Outcome}
+	if m, err := search.Minimise(context.Background(), s.chk, bug, search.MinimiseOptions{MaxDepth: depth,
+		MaxExecutions: budget, Exhaustive: true}); err == nil {
+		bug.Schedule, bug.Outcome = m.Schedule, m.Outcome
+	}
+	rep, err := a.explain(s, bug, depth)
+	if err != nil {
+		return ""
+	}
+	old := e.Schedule
+	e.Schedule = bug.Schedule.String()
+	e.Original = old
+	e.Length = len(bug.Schedule)
+	e.Preemptions = rep.Preemptions
+	e.Failure = corpus.Failure{Kind: bug.Outcome.Kind.String(), Message: bug.Outcome.Message, Where: bug.Outcome.Where}
+	e.Report = rep
+	if h, err := corpus.FileSHA256(s.binary); err == nil {
+		e.Target.BinarySHA256 = h
+	}
+	if err := corpus.Update(path, e); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s at %s with Path = %s (entry updated)", bug.Outcome.Kind, bug.Outcome.Where, e.Schedule)
 }

@@ -115,3 +115,60 @@ func TestCorpusStatuses(t *testing.T) {
 		t.Errorf("show junk: %d %q", code, errs)
 	}
 }
+
+// After this change thread 2 is a helper blocked on a mutex and the writer
+// is thread 3: the stored schedule no longer fits, but the race survives.
+const racyShifted = `#include <assert.h>
+#include <pthread.h>
+#include <sched.h>
+static int x;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *helper(void *a) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); return a; }
+static void *writer(void *a) { sched_yield(); x = 1; return a; }
+int main(void) {
+	pthread_t h, t;
+	pthread_mutex_lock(&m);
+	pthread_create(&h, 0, helper, 0);
+	pthread_create(&t, 0, writer, 0);
+	sched_yield();
+	assert(x == 0);
+	pthread_mutex_unlock(&m);
+	pthread_join(t, 0);
+	pthread_join(h, 0);
+	return 0;
+}
+`
+
+func TestCorpusResearch(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "racy.c")
+	os.WriteFile(src, []byte(strings.Replace(racyProgram, "CHECK", "x == 0", 1)), 0o644)
+	if _, _, code := stdbg(t, "find", "--no-save=false", src); code != exitBug {
+		t.Fatalf("find: %d", code)
+	}
+	corpusDir := filepath.Join(dir, "testdata", "stdbg", "racy")
+	entries, _ := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	if len(entries) != 1 {
+		t.Fatalf("entries %v", entries)
+	}
+	before, _ := os.ReadFile(entries[0])
+	os.WriteFile(src, []byte(racyShifted), 0o644)
+
+	out, _, code := stdbg(t, "corpus", "run", corpusDir)
+	if code != exitClean || !strings.Contains(out, "DIVERGED") {
+		t.Fatalf("without --research: %d\n%s", code, out)
+	}
+	out, errs, code := stdbg(t, "corpus", "run", "--research", corpusDir)
+	if code != exitBug || !strings.Contains(out, "REPRODUCES") || !strings.Contains(out, "the bug survives") {
+		t.Fatalf("with --research: %d\n%s\n%s", code, out, errs)
+	}
+	after, _ := os.ReadFile(entries[0])
+	if string(after) == string(before) {
+		t.Fatal("the entry was not updated")
+	}
+	// The updated entry now reproduces as it is.
+	out, _, code = stdbg(t, "corpus", "run", corpusDir)
+	if code != exitBug || !strings.Contains(out, "REPRODUCES") {
+		t.Fatalf("updated entry: %d\n%s", code, out)
+	}
+}

@@ -60,9 +60,10 @@ func resolveTarget(args []string) (*target, error) {
 
 // session is a running target with its symbols.
 type session struct {
-	proc *ctarget.Process
-	syms *symbolize.Symbolizer
-	chk  *checker.Checker
+	binary string
+	proc   *ctarget.Process
+	syms   *symbolize.Symbolizer
+	chk    *checker.Checker
 }
 
 // start launches a target under the library.
@@ -105,7 +106,7 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 		mods = append(mods, symbolize.Module{Path: m.Path, Bias: m.Bias, Start: m.Start, End: m.End})
 	}
 	syms := symbolize.New(mods)
-	s := &session{proc: p, syms: syms}
+	s := &session{binary: t.binary, proc: p, syms: syms}
 	s.chk = checker.New(p, checker.Options{FastExit: fast, Locate: s.locate})
 	return s, nil
 }
