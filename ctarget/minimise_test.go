@@ -20,9 +20,9 @@ func TestMinimiseDeadlyEmbrace(t *testing.T) {
 	}
 	_, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit})
 	long := []string{
-		"1;1;1;1;1;1;2",             // what DFS finds first
-		"1;1;1;1;1;2;2;2;2;1;2",     // one full round each, then the embrace
-		"1;2;2;2;2;2;1;2",           // the worker goes first, deadlock on its second round
+		"1;1;1;1;1;1;2",         // what DFS finds first
+		"1;1;1;1;1;2;2;2;2;1;2", // one full round each, then the embrace
+		"1;2;2;2;2;2;1;2",       // the worker goes first, deadlock on its second round
 	}
 	for _, text := range long {
 		s, _ := schedule.Parse(text)
