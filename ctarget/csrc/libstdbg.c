@@ -701,8 +701,11 @@ static int64_t handoff(struct thr *me)
 	if (!t)
 		fatal("the checker chose an unknown thread");
 	t->result = code;
-	stdbg_step(me->tid, (int)tid);
+	/* The turn is given before the hook runs: a debugger stopped in the
+	 * hook may freeze this thread (scheduler locking) and resume only the
+	 * next one, which must then need nothing more from this one. */
 	give_turn(t);
+	stdbg_step(me->tid, (int)tid);
 	if (me->finished)
 		return 0;
 	wait_turn(me);
