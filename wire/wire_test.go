@@ -1,0 +1,108 @@
+package wire
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+func TestRoundTrip(t *testing.T) {
+	msgs := []any{
+		Pending{Tid: 2, OSTid: 1234, Op: syncmodel.Op{Kind: syncmodel.CondWait, API: syncmodel.APICondWait, Obj: 0x10, Obj2: 0x20, Arg: -3}, Frames: []uint64{0x401000, 0x402000}},
+		Failure{Tid: 1, Kind: FailAssert, Signal: 6, Line: 42, Addr: 0, Frames: []uint64{1, 2, 3}, Message: "x > 0", File: "a.c", Func: "main"},
+		Pending{Tid: 1, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{}},
+	}
+	var buf []byte
+	for _, m := range msgs {
+		switch v := m.(type) {
+		case Pending:
+			buf = EncodePending(buf, v)
+		case Failure:
+			buf = EncodeFailure(buf, v)
+		}
+	}
+	got, err := Decode(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, msgs) {
+		t.Fatalf("round trip:\n got %#v\nwant %#v", got, msgs)
+	}
+	// Cutting the buffer anywhere gives the whole messages before the cut
+	// and, unless the cut falls between messages, ErrShort.
+	for cut := 1; cut < len(buf); cut++ {
+		got, err := Decode(buf[:cut])
+		if err != nil && !errors.Is(err, ErrShort) {
+			t.Fatalf("cut %d: error %v is not ErrShort", cut, err)
+		}
+		if len(got) > len(msgs) || !reflect.DeepEqual(got, msgs[:len(got)]) {
+			t.Fatalf("cut %d: decoded %#v", cut, got)
+		}
+	}
+}
+
+func TestHelloRunFork(t *testing.T) {
+	h := Hello{Version: Version, Pid: 77, Modules: []Module{{Bias: 1, Start: 2, End: 3, Path: "/bin/prog"}, {Path: "/lib/x.so"}}}
+	got, err := DecodeHello(EncodeHello(h))
+	if err != nil || !reflect.DeepEqual(got, h) {
+		t.Fatalf("hello: %+v %v", got, err)
+	}
+	r := Run{Tid: 3, Code: -110}
+	gr, err := DecodeRun(EncodeRun(nil, r))
+	if err != nil || gr != r {
+		t.Fatalf("run: %+v %v", gr, err)
+	}
+	if _, err := DecodeHello([]byte{1, 2}); err == nil {
+		t.Error("short hello accepted")
+	}
+	if len(EncodeFork(1, 2)) != 16 || len(EncodeQuit()) != 8 {
+		t.Error("command sizes")
+	}
+}
+
+func TestSlotHandOver(t *testing.T) {
+	mb, err := NewMailbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mb.Close()
+	s := mb.Slot(3)
+	if mb.Slot(5).mem[0:1] == nil || &mb.Slot(5).mem[0] != &s.mem[0] || &mb.Slot(4).mem[0] == &s.mem[0] {
+		t.Fatal("generations of the same parity must share a slot, others not")
+	}
+	s.Reset(3, FlagStacks)
+	last := s.UpSeq()
+	if err := s.Wait(last, time.Now().Add(20*time.Millisecond)); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("wait without a runtime: %v", err)
+	}
+	// Play the runtime from another goroutine: write a message and bump.
+	go func() {
+		time.Sleep(time.Millisecond)
+		msg := EncodePending(nil, Pending{Tid: 1, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{9}})
+		copy(s.mem[HdrSize+DownCap:], msg)
+		*s.word(offUpLen) = uint32(len(msg))
+		*s.word(offUpSeq) = last + 1
+	}()
+	if err := s.Wait(last, time.Now().Add(5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := Decode(s.Up())
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("%v %v", evs, err)
+	}
+	if err := s.Answer(EncodeRun(nil, Run{Tid: 1})); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Up()) != 0 || *s.word(offDownSeq) != 1 {
+		t.Error("answer did not hand the slot back")
+	}
+	if err := s.Answer(make([]byte, DownCap+1)); err == nil {
+		t.Error("oversized answer accepted")
+	}
+	if _, dead := s.Dead(3); dead {
+		t.Error("dead without a death")
+	}
+}
