@@ -40,7 +40,8 @@ type TimedOut struct {
 }
 
 // Runtime runs the threads of one target. Events are wire.Pending,
-// wire.Failure, Died and TimedOut values, in the order they happened.
+// wire.Done, wire.Failure, Died and TimedOut values, in the order they
+// happened.
 type Runtime interface {
 	// Begin starts a fresh execution and returns the events up to the
 	// first scheduling point.
@@ -211,7 +212,7 @@ func (e *Execution) Step(st schedule.Step) error {
 		return fmt.Errorf("thread %d has no pending operation", tid)
 	}
 	choice := st.Choice
-	if op.Kind != syncmodel.Choose {
+	if e.w.Choices(tid) == 0 {
 		choice = schedule.NoChoice
 	}
 	var leaked []Blocked
@@ -309,6 +310,10 @@ func (e *Execution) absorb(evs []any) error {
 				" without reporting why", Where: v.Description}, false)
 		case wire.Stack, wire.Note:
 			// Diagnostics only.
+		case wire.Done:
+			if !e.w.Finished(v.Tid) {
+				return fmt.Errorf("runtime says thread %d finished, but it did not exit", v.Tid)
+			}
 		default:
 			return fmt.Errorf("unexpected runtime event %T", ev)
 		}
@@ -378,7 +383,7 @@ func (e *Execution) settle() {
 		op, _ := e.w.Pending(tid)
 		en := e.w.Enabled(tid)
 		anyEnabled = anyEnabled || en
-		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en})
+		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en, Alternatives: e.w.Choices(tid)})
 	}
 	switch {
 	case len(live) == 0:

@@ -281,14 +281,24 @@ func (p *Process) Resume(tid int, code int64) ([]any, error) {
 // collect waits for the runtime's hand-over and decodes it.
 func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
 	deadline := time.Now().Add(timeout)
-	last := p.last
-	if err := p.slot.Wait(last, deadline); err != nil {
-		if errors.Is(err, wire.ErrTimeout) {
-			return p.timedOut(running, timeout)
+	for {
+		if err := p.slot.Wait(p.last, deadline); err != nil {
+			if errors.Is(err, wire.ErrTimeout) {
+				return p.timedOut(running, timeout)
+			}
+			return nil, err
 		}
-		return nil, err
+		p.last = p.slot.UpSeq()
+		// The fork server also bumps the counter when it reaps an older
+		// child that used this slot: without a message and without the
+		// death of this generation, the wake-up was not for us.
+		if len(p.slot.Up()) > 0 {
+			break
+		}
+		if _, dead := p.slot.Dead(p.gen); dead {
+			break
+		}
 	}
-	p.last = p.slot.UpSeq()
 	evs, err := wire.Decode(p.slot.Up())
 	if err != nil {
 		return nil, fmt.Errorf("reading the program's report: %w", err)

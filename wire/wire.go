@@ -44,6 +44,7 @@ const (
 	MsgFailure MsgType = 2
 	MsgStack   MsgType = 3
 	MsgNote    MsgType = 4
+	MsgDone    MsgType = 5
 	MsgHello   MsgType = 8
 	MsgRun     MsgType = 16
 	MsgFork    MsgType = 17
@@ -92,6 +93,15 @@ type Stack struct {
 	Frames []uint64
 }
 
+// Done reports that a thread finished (its exit was the transition).
+type Done struct{ Tid int }
+
+// EncodeDone appends a DONE message to buf.
+func EncodeDone(buf []byte, d Done) []byte {
+	buf = appendHdr(buf, MsgDone, 4)
+	return le.AppendUint32(buf, uint32(d.Tid))
+}
+
 // Note is a diagnostic line from the runtime.
 type Note struct{ Text string }
 
@@ -123,7 +133,7 @@ var le = binary.LittleEndian
 var ErrShort = errors.New("truncated message")
 
 // Decode parses a sequence of runtime messages (the up buffer of a slot)
-// into values of type Pending, Failure, Stack or Note.
+// into values of type Pending, Failure, Stack, Note or Done.
 func Decode(buf []byte) ([]any, error) {
 	var out []any
 	for len(buf) > 0 {
@@ -148,6 +158,12 @@ func Decode(buf []byte) ([]any, error) {
 			v, err = decodeStack(p)
 		case MsgNote:
 			v = Note{Text: string(p)}
+		case MsgDone:
+			if len(p) < 4 {
+				err = fmt.Errorf("done: %w", ErrShort)
+			} else {
+				v = Done{Tid: int(le.Uint32(p))}
+			}
 		default:
 			err = fmt.Errorf("unexpected message type %d", typ)
 		}

@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <link.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -843,19 +844,97 @@ static void warm_stacks(void)
 	in_runtime--;
 }
 
+/* A child of the fork server: the execution of one generation. */
+struct kid {
+	pid_t pid;  /* 0: none */
+	int pidfd;  /* -1 when the kernel has no pidfd_open */
+	uint32_t gen;
+	struct stdbg_slot *slot;
+};
+
+static struct kid g_kids[2]; /* indexed by generation parity */
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* reap waits for a child (blocking or not) and reports its death in its
+ * slot. Returns 1 when the child is gone. */
+static int reap(struct kid *k, int block)
+{
+	if (k->pid == 0)
+		return 1;
+	int status = 0;
+	pid_t r;
+	do
+		r = waitpid(k->pid, &status, __WALL | (block ? 0 : WNOHANG));
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return 0;
+	k->slot->dead_status = status;
+	__atomic_store_n(&k->slot->dead_gen, k->gen, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&k->slot->up_seq, 1, __ATOMIC_SEQ_CST);
+	sys_futex(&k->slot->up_seq, FUTEX_WAKE, INT_MAX, NULL);
+	if (k->pidfd >= 0)
+		close(k->pidfd);
+	k->pid = 0;
+	k->pidfd = -1;
+	return 1;
+}
+
 /* server_start turns the process into the fork server and returns in a
- * child, as the execution the checker asked for. */
+ * child, as the execution the checker asked for.
+ *
+ * Generation g uses slot g % 2. The server forks generation g as soon as
+ * the child of generation g-2 (the previous user of the slot) is reaped,
+ * without waiting for generation g-1 to finish dying: the checker kills an
+ * execution and asks for the next one at once, and the dying child's
+ * teardown overlaps with the next fork. Deaths are noticed through pidfds. */
 static void server_start(void)
 {
 	fflush(NULL);
 	warm_stacks();
 	send_hello();
 	g_server_pid = getpid();
+	g_kids[0].pidfd = g_kids[1].pidfd = -1;
 	for (;;) {
+		struct pollfd fds[3];
+		int nk = 0;
+		struct kid *which[2];
+		fds[0].fd = g_ctl;
+		fds[0].events = POLLIN;
+		for (int i = 0; i < 2; i++) {
+			if (g_kids[i].pid != 0 && g_kids[i].pidfd >= 0) {
+				fds[1 + nk].fd = g_kids[i].pidfd;
+				fds[1 + nk].events = POLLIN;
+				which[nk++] = &g_kids[i];
+			}
+		}
+		if (poll(fds, (nfds_t)(1 + nk), -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die_now(70);
+		}
+		for (int i = 0; i < nk; i++)
+			if (fds[1 + i].revents)
+				reap(which[i], 0);
+		if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
 		uint8_t buf[64];
 		ssize_t n = recv(g_ctl, buf, sizeof buf, 0);
-		if (n <= 0)
+		if (n <= 0) {
+			for (int i = 0; i < 2; i++)
+				if (g_kids[i].pid)
+					kill(g_kids[i].pid, SIGKILL);
 			die_now(0); /* the checker went away */
+		}
 		struct stdbg_msg_hdr h;
 		if ((size_t)n < sizeof h)
 			die_now(70);
@@ -866,11 +945,16 @@ static void server_start(void)
 			die_now(70);
 		struct stdbg_fork f;
 		memcpy(&f, buf + sizeof h, sizeof f);
+		struct kid *k = &g_kids[f.gen & 1];
+		reap(k, 1); /* the slot's previous user must be gone */
 		struct stdbg_slot *slot = (struct stdbg_slot *)(g_mailbox + (size_t)(f.gen & 1) * STDBG_SLOT_SIZE);
 		pid_t pid = fork();
 		if (pid < 0)
 			die_now(70);
 		if (pid == 0) {
+			for (int i = 0; i < 2; i++)
+				if (g_kids[i].pidfd >= 0)
+					close(g_kids[i].pidfd);
 			g_started = 1;
 			g_gen = f.gen;
 			g_flags = f.flags;
@@ -880,13 +964,12 @@ static void server_start(void)
 			stdbg_thread_ostids[1] = self->ostid;
 			return;
 		}
-		int status = 0;
-		while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
-			;
-		slot->dead_status = status;
-		__atomic_store_n(&slot->dead_gen, f.gen, __ATOMIC_SEQ_CST);
-		__atomic_add_fetch(&slot->up_seq, 1, __ATOMIC_SEQ_CST);
-		sys_futex(&slot->up_seq, FUTEX_WAKE, INT_MAX, NULL);
+		k->pid = pid;
+		k->gen = f.gen;
+		k->slot = slot;
+		k->pidfd = pidfd_open_compat(pid);
+		if (k->pidfd < 0)
+			reap(k, 1); /* no pidfds: wait for this child now */
 	}
 }
 
@@ -1076,6 +1159,12 @@ static void finish(uint16_t api, void *retval, void *ra)
 	me->retval = retval;
 	sched(K_THREAD_EXIT, api, NULL, NULL, 0, ra);
 	me->finished = 1;
+	if (!g_replay) {
+		/* Every hand-over carries a message, even this one. */
+		uint32_t tid = (uint32_t)me->tid;
+		up_hdr(M_DONE, 4);
+		up_put(&tid, 4);
+	}
 	handoff(me);
 }
 

@@ -62,6 +62,7 @@ enum stdbg_msg_type {
 	M_FAILURE = 2, /* assertion, signal, abort: the execution is over */
 	M_STACK = 3,   /* answer to a stack request (SIGSTACK) */
 	M_NOTE = 4,    /* a one-line diagnostic from the runtime */
+	M_DONE = 5,    /* a thread finished (payload: u32 tid) */
 	/* runtime -> checker, on the control socket */
 	M_HELLO = 8,
 	/* checker -> runtime, in the mailbox */
