@@ -221,11 +221,12 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 		}
 		stats.Transitions++
 		prev = s.Thread
-		if stats.Transitions&1023 == 0 {
+		if stats.Transitions&255 == 0 {
 			x.progress()
 		}
 	}
 
+	stats.Depth = len(x.trace)
 	switch {
 	case rep.DepthLimited:
 		stats.MaxDepthHit++
@@ -238,6 +239,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 		stop = x.bug(o, x.trace)
 	}
 	x.st.End(rep)
+	x.progress()
 	return stop, nil
 }
 
@@ -259,6 +261,7 @@ func (x *explorer) bug(o *Outcome, trace []Event) bool {
 		s[i] = trace[i].Step
 	}
 	x.res.Bugs = append(x.res.Bugs, Bug{Schedule: s, Outcome: *o})
+	x.res.Stats.Bugs = len(x.res.Bugs)
 	return !x.opts.All
 }
 

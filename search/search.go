@@ -21,11 +21,21 @@ type Thread struct {
 	Op syncmodel.Op
 	// Enabled reports whether the thread can perform Op now.
 	Enabled bool
+	// Alternatives, when positive, is the number of values a step of this
+	// thread can take, as the model counts them (syncmodel.World.Choices):
+	// the values of a data choice, or the ready cases of a select when
+	// several are ready. Executors that leave it 0 get data choices only,
+	// from Op.
+	Alternatives int
 }
 
-// Choices returns how many values a step of this thread can take: n for a
-// data choice (Op.Kind == syncmodel.Choose), 0 otherwise.
+// Choices returns how many values a step of this thread can take:
+// Alternatives if positive, else n for a data choice (Op.Kind ==
+// syncmodel.Choose), else 0.
 func (t Thread) Choices() int {
+	if t.Alternatives > 0 {
+		return t.Alternatives
+	}
 	if t.Op.Kind == syncmodel.Choose && t.Op.Arg > 0 {
 		return int(t.Op.Arg)
 	}
@@ -128,6 +138,8 @@ type Stats struct {
 	MaxDepthHit int64         // executions cut by the depth bound
 	Pruned      int64         // executions abandoned by the strategy (e.g. sleep-set blocked)
 	Elapsed     time.Duration // wall time
+	Depth       int           // length of the last execution (for progress displays)
+	Bugs        int           // bugs recorded so far
 }
 
 // Bug is a failing schedule and how it failed.

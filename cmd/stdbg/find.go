@@ -79,7 +79,13 @@ func (a *app) find(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	maxDepth := a.v.GetInt("max-depth")
-	res, err := search.Explore(ctx, s.chk, search.NewDFS(), search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all")})
+	var prog *progressLine
+	if !a.v.GetBool("json") {
+		prog = newProgress(a.stderr)
+	}
+	res, err := search.Explore(ctx, s.chk, search.NewDFS(), search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
+		Progress: prog.update})
+	prog.clear()
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
 		return &exitError{code: exitUsage, err: fmt.Errorf("exploring %s: %w", t.arg, err)}
