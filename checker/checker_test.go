@@ -42,24 +42,7 @@ func locate(pc uint64) string { return "line-" + string(rune('a'+pc%26)) }
 
 func run(t *testing.T, rt checker.Runtime, opts checker.Options, sched string) *checker.Execution {
 	t.Helper()
-	c := checker.New(rt, opts)
-	e, err := c.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := schedule.Parse(sched)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range s {
-		if e.Ended() != nil {
-			break
-		}
-		if err := e.Step(st); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return e
+	return ct.Run(t, rt, opts, sched)
 }
 
 func TestOutcomes(t *testing.T) {

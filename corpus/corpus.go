@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stdbg/stdbg/internal/atomicfile"
 	"github.com/stdbg/stdbg/report"
 )
 
@@ -139,7 +140,7 @@ func Save(dir string, e *Entry) (path string, existed bool, err error) {
 		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
 	}
 	data = append(data, '\n')
-	if err := writeAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
 	}
 	return path, false, nil
@@ -151,7 +152,7 @@ func Update(path string, e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("updating %s: %w", path, err)
 	}
-	return writeAtomic(path, append(data, '\n'))
+	return atomicfile.Write(path, append(data, '\n'))
 }
 
 // Load reads one entry.
@@ -248,30 +249,4 @@ func RelSource(dir, source string) string {
 		return absSrc
 	}
 	return rel
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

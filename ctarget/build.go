@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/atomicfile"
 )
 
 // IsSource reports whether path names a C or C++ source file that stdbg
@@ -109,7 +111,7 @@ func Build(src string) (string, error) {
 	if err := os.Rename(tmp, exe); err != nil {
 		return "", fmt.Errorf("installing %s: %w", exe, err)
 	}
-	if err := writeAtomic(deps, []byte(hashList(list))); err != nil {
+	if err := atomicfile.Write(deps, []byte(hashList(list))); err != nil {
 		return "", err
 	}
 	return exe, nil

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/stdbg/stdbg/checker"
+
+	"github.com/stdbg/stdbg/internal/atomicfile"
 )
 
 // Decisions renders an execution's trace as a decision log: for every
@@ -28,5 +30,5 @@ func Decisions(trace []checker.Step, comment string) []byte {
 
 // WriteDecisions writes a decision log atomically.
 func WriteDecisions(path string, trace []checker.Step, comment string) error {
-	return writeAtomic(path, Decisions(trace, comment))
+	return atomicfile.Write(path, Decisions(trace, comment))
 }

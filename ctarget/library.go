@@ -15,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/atomicfile"
 )
 
 //go:embed csrc/libstdbg.c csrc/stdbg_wire.h csrc/stdbg_ops.h csrc/stdbg.h
@@ -113,7 +115,7 @@ func Library() (string, error) {
 			return "", fmt.Errorf("writing library source: %w", err)
 		}
 	}
-	if err := writeAtomic(filepath.Join(dir, "include", "stdbg.h"), Header()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "include", "stdbg.h"), Header()); err != nil {
 		return "", err
 	}
 	tmp := filepath.Join(src, "libstdbg.so")
@@ -136,27 +138,4 @@ func IncludeDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(filepath.Dir(lib), "include"), nil
-}
-
-// writeAtomic writes a file through a temporary file and a rename, so that
-// readers never see half of it.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

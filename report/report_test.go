@@ -9,7 +9,6 @@ import (
 	"github.com/stdbg/stdbg/checker"
 	ct "github.com/stdbg/stdbg/checker/checkertest"
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/syncmodel"
 	"github.com/stdbg/stdbg/wire"
@@ -39,21 +38,7 @@ func step(kind syncmodel.Kind, api syncmodel.API, obj, pc uint64) ct.Step {
 
 func execute(t *testing.T, rt *ct.Runtime, sched string) *checker.Execution {
 	t.Helper()
-	c := checker.New(rt, checker.Options{})
-	e, err := c.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := schedule.Parse(sched)
-	for _, st := range s {
-		if e.Ended() != nil {
-			break
-		}
-		if err := e.Step(st); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return e
+	return ct.Run(t, rt, checker.Options{}, sched)
 }
 
 func TestDeadlockReport(t *testing.T) {

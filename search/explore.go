@@ -212,6 +212,12 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 				return true, fmt.Errorf("execution %d, step %d: replaying an earlier execution: %s: %w",
 					n, k+1, m.explain(ts, i, s), ErrNondeterministic)
 			}
+			if k == len(prefix) && k > 0 {
+				// The strategy returned to a point it met in an earlier
+				// execution, and the program is not where it was then.
+				return true, fmt.Errorf("execution %d, step %d: returning to an earlier scheduling point: %s: %w",
+					n, k+1, m.explain(ts, i, s), ErrNondeterministic)
+			}
 			return true, fmt.Errorf("execution %d, step %d: the strategy chose an impossible step %v: %s",
 				n, k+1, s, m.explain(ts, i, s))
 		}

@@ -313,3 +313,42 @@ func BenchmarkDFS(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(transitions), "ns/transition")
 }
+
+// flaky wraps an executor whose program changes after its first execution:
+// thread 2 is gone from the second execution on.
+type flaky struct {
+	Executor
+	n int
+}
+
+func (f *flaky) Start() (Execution, error) {
+	f.n++
+	e, err := f.Executor.Start()
+	return &flakyExec{Execution: e, hide: f.n > 1}, err
+}
+
+type flakyExec struct {
+	Execution
+	hide bool
+}
+
+func (e *flakyExec) Threads() []Thread {
+	ts := e.Execution.Threads()
+	if !e.hide {
+		return ts
+	}
+	var out []Thread
+	for _, t := range ts {
+		if t.ID != 2 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func TestNondeterminismAtTheBacktrackPoint(t *testing.T) {
+	_, err := Explore(context.Background(), &flaky{Executor: embrace()}, NewDFS(), Options{MaxDepth: 30, All: true})
+	if !errors.Is(err, ErrNondeterministic) {
+		t.Fatalf("err = %v, want ErrNondeterministic", err)
+	}
+}

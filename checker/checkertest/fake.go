@@ -5,8 +5,10 @@ package checkertest
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/syncmodel"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -101,4 +103,27 @@ func (r *Runtime) End(clean bool) { r.Ended = append(r.Ended, clean) }
 // Op is a shorthand for a scripted operation.
 func Op(kind syncmodel.Kind, api syncmodel.API, obj uint64, pc uint64) Step {
 	return Step{Op: syncmodel.Op{Kind: kind, API: api, Obj: obj}, PC: pc}
+}
+
+// Run starts an execution of rt and follows the schedule sched until it
+// ends or the schedule is used up.
+func Run(t testing.TB, rt checker.Runtime, opts checker.Options, sched string) *checker.Execution {
+	t.Helper()
+	e, err := checker.New(rt, opts).Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schedule.Parse(sched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range s {
+		if e.Ended() != nil {
+			break
+		}
+		if err := e.Step(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/internal/atomicfile"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -384,25 +385,7 @@ func writeJUnit(path string, results []rerun) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
-}
-
-// writeFileAtomic writes through a temporary file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, append([]byte(xml.Header), append(b, '\n')...))
 }
 
 // newEntry describes a bug found by find for the corpus.

@@ -221,6 +221,7 @@ struct thr {
 	uint32_t started; /* futex word: set when a new thread reported */
 	int first;        /* next report is the thread's first */
 	int finished;
+	int joined; /* the program joined it (stdbg's join, the real one may lag) */
 	int reaped;
 	int64_t result;
 	void *(*start)(void *);
@@ -1140,11 +1141,16 @@ __attribute__((constructor(101))) static void stdbg_init(void)
 /* ------------------------------------------------------------------ */
 /* Threads                                                             */
 
+/* reap_finished really joins the threads the program has joined but whose
+ * kernel thread was still leaving at the time. Threads the program has not
+ * joined are never reaped behind its back: glibc would reuse their
+ * pthread_t for a new thread, and the program's later join would name the
+ * wrong thread. */
 static void reap_finished(void)
 {
 	for (int i = 2; i <= nthreads; i++) {
 		struct thr *t = threads[i];
-		if (t && t->finished && !t->reaped && t->have_pt) {
+		if (t && t->joined && !t->reaped && t->have_pt) {
 			if (real_pthread_tryjoin_np(t->pt, NULL) == 0)
 				t->reaped = 1;
 		}
@@ -1232,6 +1238,8 @@ static int do_join(pthread_t pt, void **ret, uint16_t api, void *ra)
 		return (int)code;
 	if (ret && t)
 		*ret = t->retval;
+	if (t)
+		t->joined = 1;
 	if (t && !t->reaped) {
 		if (real_pthread_tryjoin_np(t->pt, NULL) == 0)
 			t->reaped = 1;
