@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -104,5 +105,64 @@ func TestSlotHandOver(t *testing.T) {
 	}
 	if _, dead := s.Dead(3); dead {
 		t.Error("dead without a death")
+	}
+}
+
+// TestBothSides plays the runtime's side against the checker's on one
+// mailbox.
+func TestBothSides(t *testing.T) {
+	mb, err := NewMailbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mb.Close()
+	rt, err := OpenMailbox(int(mb.File().Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := mb.Slot(4)
+	ck.Reset(4, 0)
+	side := rt.Slot(4)
+	if side.Gen() != 4 {
+		t.Fatalf("runtime sees generation %d", side.Gen())
+	}
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; i < 100; i++ {
+			last := side.DownSeq()
+			if err := side.Send(EncodePending(nil, Pending{Tid: 1, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{uint64(i)}})); err != nil {
+				done <- err
+				return
+			}
+			b, err := side.WaitDown(last, time.Now().Add(5*time.Second))
+			if err != nil {
+				done <- err
+				return
+			}
+			if r, err := DecodeRun(b); err != nil || r.Code != int64(i) {
+				done <- fmt.Errorf("answer %d: %+v %v", i, r, err)
+				return
+			}
+		}
+		done <- nil
+	}()
+	last := ck.UpSeq()
+	for i := 0; i < 100; i++ {
+		if err := ck.Wait(last, time.Now().Add(5*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		last = ck.UpSeq()
+		evs, err := Decode(ck.Up())
+		if err != nil || len(evs) != 1 || evs[0].(Pending).Frames[0] != uint64(i) {
+			t.Fatalf("message %d: %v %v", i, evs, err)
+		}
+		ck.Answer(EncodeRun(nil, Run{Tid: 1, Code: int64(i)}))
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ck.MarkDead(4, 0)
+	if _, dead := ck.Dead(4); !dead {
+		t.Error("MarkDead not seen")
 	}
 }
