@@ -43,11 +43,18 @@ type Config struct {
 	StartTimeout time.Duration
 	// Flags are wire.Flag* values applied to every execution.
 	Flags uint32
+	// Respawn runs every execution in a new process, for runtimes that
+	// cannot fork (Go programs): the process greets, receives FORK and is
+	// itself the execution. Without it the target is a fork server.
+	Respawn bool
+	// NoPreload starts the target without the interposition library (a
+	// Go program brings its own runtime, package sthread).
+	NoPreload bool
 }
 
-// CheckBinary returns a clear error when path cannot be run under stdbg:
-// missing, not executable, not ELF, or statically linked.
-func CheckBinary(path string) error {
+// checkExecutable returns a clear error when path is not an executable
+// file.
+func checkExecutable(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -57,6 +64,16 @@ func CheckBinary(path string) error {
 	}
 	if st.Mode()&0o111 == 0 {
 		return fmt.Errorf("%s is not executable", path)
+	}
+	return nil
+}
+
+// CheckBinary returns a clear error when path cannot be run under stdbg's
+// interposition library: missing, not executable, not ELF, or statically
+// linked.
+func CheckBinary(path string) error {
+	if err := checkExecutable(path); err != nil {
+		return err
 	}
 	f, err := elf.Open(path)
 	if err != nil {
@@ -86,9 +103,11 @@ type Process struct {
 	alive  bool // the current child may still be running
 	waitCh chan error
 	quit   bool
+	fresh  bool // Respawn: the process greeted and has not run an execution yet
 }
 
-// Start launches the target and waits for its fork server's greeting.
+// Start launches the target and waits for its greeting: from the fork
+// server, or (Respawn) from the process of the first execution.
 func Start(cfg Config) (*Process, error) {
 	if cfg.TransitionTimeout <= 0 {
 		cfg.TransitionTimeout = 5 * time.Second
@@ -96,32 +115,46 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 30 * time.Second
 	}
-	if err := CheckBinary(cfg.Binary); err != nil {
+	if cfg.NoPreload {
+		if err := checkExecutable(cfg.Binary); err != nil {
+			return nil, err
+		}
+	} else if err := CheckBinary(cfg.Binary); err != nil {
 		return nil, err
 	}
-	if cfg.Library == "" {
+	if cfg.Library == "" && !cfg.NoPreload {
 		lib, err := Library()
 		if err != nil {
 			return nil, err
 		}
 		cfg.Library = lib
 	}
+	mb, err := wire.NewMailbox()
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{cfg: cfg, mb: mb, ostids: make(map[int]int)}
+	if err := p.launch(); err != nil {
+		mb.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// launch starts a target process and reads its greeting.
+func (p *Process) launch() error {
+	cfg := p.cfg
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("creating control socket: %w", err)
+		return fmt.Errorf("creating control socket: %w", err)
 	}
 	if err := unix.SetNonblock(fds[0], true); err != nil {
 		unix.Close(fds[0])
 		unix.Close(fds[1])
-		return nil, fmt.Errorf("creating control socket: %w", err)
+		return fmt.Errorf("creating control socket: %w", err)
 	}
 	ours := os.NewFile(uintptr(fds[0]), "stdbg-ctl")
 	theirs := os.NewFile(uintptr(fds[1]), "stdbg-ctl-target")
-	mb, err := wire.NewMailbox()
-	if err != nil {
-		ours.Close()
-		return nil, err
-	}
 	cmd := exec.Command(cfg.Binary, cfg.Args...)
 	cmd.Dir = cfg.Dir
 	env := cfg.Env
@@ -129,7 +162,7 @@ func Start(cfg Config) (*Process, error) {
 		env = os.Environ()
 	}
 	cmd.Env = targetEnv(env, cfg.Library)
-	cmd.ExtraFiles = []*os.File{theirs, mb.File()}
+	cmd.ExtraFiles = []*os.File{theirs, p.mb.File()}
 	cmd.Stdin = nil
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = cfg.Stderr
@@ -140,10 +173,9 @@ func Start(cfg Config) (*Process, error) {
 	theirs.Close()
 	if err != nil {
 		ours.Close()
-		mb.Close()
-		return nil, fmt.Errorf("starting %s: %w", cfg.Binary, err)
+		return fmt.Errorf("starting %s: %w", cfg.Binary, err)
 	}
-	p := &Process{cfg: cfg, cmd: cmd, ctl: ours, mb: mb, ostids: make(map[int]int), waitCh: make(chan error, 1)}
+	p.cmd, p.ctl, p.waitCh, p.quit = cmd, ours, make(chan error, 1), false
 	pinTarget(cmd.Process.Pid)
 	go func() { p.waitCh <- cmd.Wait() }()
 	buf := make([]byte, 1<<20)
@@ -151,20 +183,21 @@ func Start(cfg Config) (*Process, error) {
 	n, err := ours.Read(buf)
 	if err != nil {
 		reason := p.startFailure(err)
-		p.Close()
-		return nil, reason
+		p.stopProcess()
+		return reason
 	}
 	h, err := wire.DecodeHello(buf[:n])
 	if err != nil {
-		p.Close()
-		return nil, fmt.Errorf("%s: bad greeting from the stdbg library: %w", cfg.Binary, err)
+		p.stopProcess()
+		return fmt.Errorf("%s: bad greeting from the stdbg runtime: %w", cfg.Binary, err)
 	}
 	if h.Version != wire.Version {
-		p.Close()
-		return nil, fmt.Errorf("%s: the stdbg library speaks protocol %d, this stdbg speaks %d", cfg.Binary, h.Version, wire.Version)
+		p.stopProcess()
+		return fmt.Errorf("%s: the stdbg runtime speaks protocol %d, this stdbg speaks %d", cfg.Binary, h.Version, wire.Version)
 	}
 	p.hello = h
-	return p, nil
+	p.fresh = true
+	return nil
 }
 
 // startFailure explains why no greeting came.
@@ -203,16 +236,15 @@ func describeStatus(ws unix.WaitStatus) string {
 	return fmt.Sprintf("ended with wait status %#x", uint32(ws))
 }
 
-// targetEnv adds the library and protocol variables to env.
+// targetEnv adds the library (unless lib is "") and protocol variables to
+// env, keeping a preload the user already had after stdbg's.
 func targetEnv(env []string, lib string) []string {
 	out := make([]string, 0, len(env)+4)
-	preload := lib
+	var old string
 	for _, kv := range env {
 		switch {
 		case strings.HasPrefix(kv, "LD_PRELOAD="):
-			if old := strings.TrimPrefix(kv, "LD_PRELOAD="); old != "" {
-				preload = lib + ":" + old
-			}
+			old = strings.TrimPrefix(kv, "LD_PRELOAD=")
 			continue
 		case strings.HasPrefix(kv, "STDBG_CTL="), strings.HasPrefix(kv, "STDBG_MAILBOX="),
 			strings.HasPrefix(kv, "STDBG_CHECKER_PID="):
@@ -220,8 +252,11 @@ func targetEnv(env []string, lib string) []string {
 		}
 		out = append(out, kv)
 	}
-	return append(out, "LD_PRELOAD="+preload, "STDBG_CTL=3", "STDBG_MAILBOX=4",
-		"STDBG_CHECKER_PID="+strconv.Itoa(os.Getpid()))
+	preload := strings.Trim(lib+":"+old, ":")
+	if preload != "" {
+		out = append(out, "LD_PRELOAD="+preload)
+	}
+	return append(out, "STDBG_CTL=3", "STDBG_MAILBOX=4", "STDBG_CHECKER_PID="+strconv.Itoa(os.Getpid()))
 }
 
 // Modules returns the target's loaded objects, for symbolization.
@@ -243,6 +278,15 @@ func (p *Process) Begin() ([]any, error) {
 	if p.alive {
 		p.End(false)
 	}
+	if p.cfg.Respawn && !p.fresh {
+		// The previous execution's process must be gone before its slot
+		// can serve again two generations later: wait for it now.
+		p.stopProcess()
+		if err := p.launch(); err != nil {
+			return nil, err
+		}
+	}
+	p.fresh = false
 	p.gen++
 	p.slot = p.mb.Slot(p.gen)
 	p.slot.Reset(p.gen, p.cfg.Flags)
@@ -250,6 +294,19 @@ func (p *Process) Begin() ([]any, error) {
 	p.ostids = make(map[int]int)
 	if _, err := p.ctl.Write(wire.EncodeFork(p.gen, p.cfg.Flags)); err != nil {
 		return nil, fmt.Errorf("asking %s for an execution: %w", p.cfg.Binary, p.serverGone(err))
+	}
+	if p.cfg.Respawn {
+		// No fork server reports this process's death: watch it here.
+		slot, gen, waitCh, cmd := p.slot, p.gen, p.waitCh, p.cmd
+		go func() {
+			err := <-waitCh
+			waitCh <- err
+			var ws unix.WaitStatus
+			if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+				ws = unix.WaitStatus(st)
+			}
+			slot.MarkDead(gen, ws)
+		}()
 	}
 	p.alive = true
 	return p.collect(1, p.cfg.StartTimeout)
@@ -358,6 +415,10 @@ func (p *Process) timedOut(tid int, waited time.Duration) ([]any, error) {
 }
 
 func (p *Process) killChild() {
+	if p.cfg.Respawn && p.cmd != nil && p.cmd.Process != nil {
+		p.cmd.Process.Kill()
+		return
+	}
 	if p.slot == nil {
 		return
 	}
@@ -410,15 +471,26 @@ func (p *Process) WaitExit(timeout time.Duration) (string, bool) {
 	}
 }
 
-// Close ends the current execution and the fork server.
+// Close ends the current execution and the target.
 func (p *Process) Close() error {
-	if p.quit {
+	if p.quit && p.cmd == nil {
 		return nil
 	}
-	p.quit = true
 	if p.alive {
 		p.End(false)
 	}
+	err := p.stopProcess()
+	p.mb.Close()
+	return err
+}
+
+// stopProcess asks the target process to quit, kills it if it does not
+// within 5 seconds, and waits for it.
+func (p *Process) stopProcess() error {
+	if p.cmd == nil || p.quit {
+		return nil
+	}
+	p.quit = true
 	p.ctl.Write(wire.EncodeQuit())
 	p.ctl.Close()
 	var err error
@@ -430,10 +502,10 @@ func (p *Process) Close() error {
 		}
 		err = <-p.waitCh
 	}
-	p.mb.Close()
+	p.waitCh <- err
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return nil // the fork server's own status carries no news
+		return nil // the target's own status carries no news
 	}
 	return err
 }
