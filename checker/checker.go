@@ -212,7 +212,7 @@ func (e *Execution) Step(st schedule.Step) error {
 		return fmt.Errorf("thread %d has no pending operation", tid)
 	}
 	choice := st.Choice
-	if e.w.Choices(tid) == 0 {
+	if op.Kind != syncmodel.Choose {
 		choice = schedule.NoChoice
 	}
 	var leaked []Blocked
@@ -311,7 +311,7 @@ func (e *Execution) absorb(evs []any) error {
 		case wire.Stack, wire.Note:
 			// Diagnostics only.
 		case wire.Done:
-			if !e.w.Finished(v.Tid) {
+			if v.Tid != 0 && !e.w.Finished(v.Tid) {
 				return fmt.Errorf("runtime says thread %d finished, but it did not exit", v.Tid)
 			}
 		default:
@@ -383,7 +383,7 @@ func (e *Execution) settle() {
 		op, _ := e.w.Pending(tid)
 		en := e.w.Enabled(tid)
 		anyEnabled = anyEnabled || en
-		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en, Alternatives: e.w.Choices(tid)})
+		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en})
 	}
 	switch {
 	case len(live) == 0:

@@ -375,3 +375,14 @@ func appendHdr(buf []byte, t MsgType, n int) []byte {
 	buf = le.AppendUint16(buf, 0)
 	return le.AppendUint32(buf, uint32(n))
 }
+
+// DecodeFork parses a FORK command.
+func DecodeFork(buf []byte) (gen, flags uint32, err error) {
+	if len(buf) < msgHdr+8 || MsgType(le.Uint16(buf)) != MsgFork {
+		return 0, 0, fmt.Errorf("fork: %w", ErrShort)
+	}
+	return le.Uint32(buf[msgHdr:]), le.Uint32(buf[msgHdr+4:]), nil
+}
+
+// IsQuit reports whether buf is a QUIT command.
+func IsQuit(buf []byte) bool { return len(buf) >= msgHdr && MsgType(le.Uint16(buf)) == MsgQuit }

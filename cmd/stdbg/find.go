@@ -20,6 +20,7 @@ import (
 )
 
 func (a *app) findCmd() *cobra.Command {
+	var run string
 	cmd := &cobra.Command{
 		Use:   "find [flags] PROGRAM [-- ARGS...]",
 		Short: "explore the schedules of a program and report the bugs found",
@@ -28,8 +29,11 @@ running thread going so that the first bug found needs few context switches.
 Stop at the first bug (or, with --all, report each distinct bug once).
 
 PROGRAM is a C or C++ source file (.c, .cc, .cpp, .cxx), compiled with
--g -O0 -pthread and stdbg.h on the include path, or an existing dynamically
-linked executable, run unmodified. Arguments after -- go to the program.
+-g -O0 -pthread and stdbg.h on the include path, an existing dynamically
+linked executable, run unmodified, or a Go package using package sthread
+(a program whose main is wrapped in sthread.Run, or with --run the tests
+calling sthread.Check), built with go build or go test -c and run once per
+execution. Arguments after -- go to the program.
 The program's own output is discarded during the search; replay shows it.
 
 For each bug stdbg prints the kind, the schedule (Path = 1;1;2), every step
@@ -38,12 +42,14 @@ failing thread's stack, statistics, and the command that replays it.`,
 		Example: `  stdbg find examples/c/deadly-embrace.c
   stdbg find --max-depth 10 ./myprog -- input.txt
   stdbg find --cfg=model-check/max-depth:10 ./myprog
-  stdbg find --all --json examples/c/dining-philosophers.c`,
+  stdbg find --all --json examples/c/dining-philosophers.c
+  stdbg find --run TestTransfer ./bank`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.find(args)
+			return a.find(args, run)
 		},
 	}
+	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save",
 		"no-minimise", "minimise-executions")
 	return cmd
@@ -61,8 +67,8 @@ type findResult struct {
 	Interrupted  bool             `json:"interrupted,omitempty"`
 }
 
-func (a *app) find(args []string) error {
-	t, err := resolveTarget(args)
+func (a *app) find(args []string, run string) error {
+	t, err := resolveTarget(args, run)
 	if err != nil {
 		return err
 	}

@@ -92,6 +92,15 @@ func translateCfg(args []string) []string {
 			out = append(out, args[i:]...)
 			break
 		}
+		if a == "-run" {
+			// go test's spelling of the test selection.
+			out = append(out, "--run")
+			continue
+		}
+		if strings.HasPrefix(a, "-run=") {
+			out = append(out, "-"+a)
+			continue
+		}
 		var spec string
 		switch {
 		case strings.HasPrefix(a, "--cfg="):

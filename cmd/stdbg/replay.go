@@ -17,7 +17,7 @@ import (
 )
 
 func (a *app) replayCmd() *cobra.Command {
-	var sched, decisions string
+	var sched, decisions, run string
 	cmd := &cobra.Command{
 		Use:   "replay (ENTRY | --schedule S PROGRAM [-- ARGS...])",
 		Short: "run one schedule of a program deterministically",
@@ -41,17 +41,23 @@ ends, or says at which step it no longer fits.`,
   stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if handled, err := a.replayGDB(cmd, sched, args); handled {
+				return err
+			}
 			if !cmd.Flags().Changed("schedule") {
 				if len(args) == 1 && strings.HasSuffix(args[0], ".json") {
 					return a.replayEntry(cmd, args[0], decisions)
 				}
 				return usageErr("replay needs a corpus entry (.json) or --schedule (copy the Path printed by stdbg find)")
 			}
-			return a.replay(sched, decisions, args)
+			return a.replay(sched, decisions, run, args)
 		},
 	}
 	cmd.Flags().StringVar(&sched, "schedule", "", "the schedule to follow, e.g. '1;1;2'")
+	cmd.Flags().StringVar(&run, "run", "", "Go packages: the test to replay (as go test -run)")
 	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
+	cmd.Flags().Bool("gdb", false, "run the schedule, then debug it in GDB one thread step at a time (stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K)")
+	cmd.Flags().String("gdb-script", "", "write a GDB script that replays the schedule (and its decision log beside it); with --gdb, run GDB with it")
 	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json")
 	return cmd
 }
@@ -77,12 +83,12 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 	return a.replayTarget(sched, decisions, t, e.Target.Env)
 }
 
-func (a *app) replay(text, decisions string, args []string) error {
+func (a *app) replay(text, decisions, run string, args []string) error {
 	sched, err := parseSchedule(text)
 	if err != nil {
 		return err
 	}
-	t, err := resolveTarget(args)
+	t, err := resolveTarget(args, run)
 	if err != nil {
 		return err
 	}

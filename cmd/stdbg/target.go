@@ -21,15 +21,37 @@ type target struct {
 	binary string   // the executable to run
 	source string   // the source file, if stdbg compiled it
 	args   []string // program arguments
+	goPkg  bool     // a Go package (one process per execution, no preload)
+	run    string   // Go tests: the -run pattern
 }
 
-// resolveTarget turns "prog.c" or "./prog" (plus arguments) into a runnable
-// target, compiling sources.
-func resolveTarget(args []string) (*target, error) {
-	if len(args) == 0 {
-		return nil, usageErr("missing program: give a C/C++ source file or an executable")
+// runArgs are the arguments the binary runs with: the test selection of a
+// Go test binary, then the program's own.
+func (t *target) runArgs() []string {
+	if t.goPkg && t.run != "" {
+		return append(goTestArgs(t.run), t.args...)
 	}
-	t := &target{arg: args[0], args: args[1:]}
+	return t.args
+}
+
+// resolveTarget turns "prog.c", "./prog" or a Go package (plus arguments)
+// into a runnable target, compiling sources. run selects Go tests.
+func resolveTarget(args []string, run string) (*target, error) {
+	if len(args) == 0 {
+		return nil, usageErr("missing program: give a C/C++ source file, an executable or a Go package")
+	}
+	t := &target{arg: args[0], args: args[1:], run: run}
+	if isGoTarget(t.arg) {
+		exe, err := buildGo(t.arg, run != "")
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		t.goPkg, t.source, t.binary = true, t.arg, exe
+		return t, nil
+	}
+	if run != "" {
+		return nil, usageErr("--run selects Go tests, but %s is not a Go package", t.arg)
+	}
 	if _, err := os.Stat(t.arg); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, usageErr("%s: no such file", t.arg)
@@ -87,7 +109,9 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 	}
 	p, err := ctarget.Start(ctarget.Config{
 		Binary:            t.binary,
-		Args:              t.args,
+		Args:              t.runArgs(),
+		Respawn:           t.goPkg,
+		NoPreload:         t.goPkg,
 		Env:               envWith(env),
 		Stdout:            out,
 		Stderr:            errw,
@@ -130,7 +154,11 @@ func (s *session) close() {
 
 // replayCommand renders the command that replays schedule on t.
 func replayCommand(t *target, sched string) string {
-	parts := []string{"stdbg", "replay", "--schedule", shellQuote(sched), shellQuote(t.arg)}
+	parts := []string{"stdbg", "replay", "--schedule", shellQuote(sched)}
+	if t.run != "" {
+		parts = append(parts, "--run", shellQuote(t.run))
+	}
+	parts = append(parts, shellQuote(t.arg))
 	if len(t.args) > 0 {
 		parts = append(parts, "--")
 		for _, a := range t.args {

@@ -569,8 +569,12 @@ static void load_log(const char *path)
 	while (fgets(line, sizeof line, f)) {
 		unsigned tid, kind;
 		long long code;
-		if (line[0] == '#' || line[0] == '\n')
+		if (line[0] == '#' || line[0] == '\n') {
+			/* Comments may be longer than the buffer: skip the rest. */
+			while (!strchr(line, '\n') && fgets(line, sizeof line, f))
+				;
 			continue;
+		}
 		if (sscanf(line, "%u %u %lld", &tid, &kind, &code) != 3) {
 			raw_write(2, "stdbg: replay log: malformed line\n");
 			die_now(2);

@@ -1,0 +1,248 @@
+package main
+
+// stdbg replay --gdb and --gdb-script: replay a schedule under GDB, one
+// thread step at a time (package gdbscript writes the script).
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/gdbscript"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// gdbStdin is what GDB reads its commands from (the terminal; tests
+// replace it).
+var gdbStdin io.Reader = os.Stdin
+
+// gdbPath finds GDB: $STDBG_GDB, else gdb on PATH.
+func gdbPath() (string, error) {
+	name := "gdb"
+	if v := strings.TrimSpace(os.Getenv("STDBG_GDB")); v != "" {
+		name = v
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("cannot run GDB (%s): %w; install it (apt-get install gdb) or set STDBG_GDB", name, err)
+	}
+	return p, nil
+}
+
+// replayGDB handles replay --gdb and --gdb-script: it runs the schedule
+// natively under stdbg (with stacks, for the report), writes the decision
+// log and a GDB script (into a temporary directory, or next to
+// --gdb-script), then runs GDB on the program with that script (--gdb) or
+// says how to (--gdb-script alone). handled is false when neither flag was
+// given: replay then goes on as usual.
+func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (handled bool, err error) {
+	run, _ := cmd.Flags().GetBool("gdb")
+	scriptPath, _ := cmd.Flags().GetString("gdb-script")
+	if !run && scriptPath == "" {
+		return false, nil
+	}
+	if cmd.Flags().Changed("gdb-script") && scriptPath == "" {
+		return true, usageErr("--gdb-script needs a file name")
+	}
+	decisions, _ := cmd.Flags().GetString("decisions")
+
+	// What to run: a corpus entry, or --schedule and a program.
+	var (
+		sched schedule.Schedule
+		t     *target
+		env   []string
+	)
+	if !cmd.Flags().Changed("schedule") {
+		if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
+			return true, usageErr("replay --gdb needs a corpus entry (.json) or --schedule and a program")
+		}
+		e, err := corpus.Load(args[0])
+		if err != nil {
+			return true, usageErr("%v", err)
+		}
+		if sched, err = parseSchedule(e.Schedule); err != nil {
+			return true, err
+		}
+		if t, err = targetOf(args[0], e); err != nil {
+			return true, usageErr("%v", err)
+		}
+		if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
+			a.v.Set("max-depth", e.Search.MaxDepth)
+		}
+		env = e.Target.Env
+	} else {
+		if sched, err = parseSchedule(schedText); err != nil {
+			return true, err
+		}
+		if t, err = resolveTarget(args, ""); err != nil {
+			return true, err
+		}
+	}
+	var gdbExe string
+	if run {
+		// Before the native run: no point running it without GDB.
+		if gdbExe, err = gdbPath(); err != nil {
+			return true, &exitError{code: exitUsage, err: err}
+		}
+	}
+
+	// Where the files go.
+	var dir string
+	if scriptPath == "" {
+		tmp, err := os.MkdirTemp("", "stdbg-gdb-")
+		if err != nil {
+			return true, &exitError{code: exitUsage, err: fmt.Errorf("creating a directory for the gdb script: %w", err)}
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+		scriptPath = filepath.Join(tmp, "replay.gdb")
+	}
+	if scriptPath, err = filepath.Abs(scriptPath); err != nil {
+		return true, usageErr("--gdb-script: %v", err)
+	}
+	if decisions == "" {
+		if dir != "" {
+			decisions = filepath.Join(dir, "decisions.log")
+		} else {
+			decisions = strings.TrimSuffix(scriptPath, ".gdb") + ".decisions"
+		}
+	}
+	if decisions, err = filepath.Abs(decisions); err != nil {
+		return true, usageErr("--decisions: %v", err)
+	}
+
+	r, trace, err := a.runNative(t, sched, env, decisions)
+	if err != nil {
+		return true, err
+	}
+	if r.Kind == search.Diverged.String() {
+		r.WriteText(a.stdout)
+		return true, &exitError{code: exitUsage, err: errors.New("the schedule does not fit the program: no GDB script written")}
+	}
+
+	lib, err := ctarget.Library()
+	if err != nil {
+		return true, &exitError{code: exitUsage, err: err}
+	}
+	s := &gdbscript.Session{Target: t.arg, Args: t.args, Env: env, Log: decisions, Report: r}
+	if s.Binary, err = filepath.Abs(t.binary); err != nil {
+		return true, usageErr("%s: %v", t.binary, err)
+	}
+	if s.Library, err = filepath.Abs(lib); err != nil {
+		return true, usageErr("%s: %v", lib, err)
+	}
+	for _, st := range trace {
+		s.Kinds = append(s.Kinds, st.Op.Kind)
+	}
+	if err := gdbscript.Write(scriptPath, s); err != nil {
+		return true, &exitError{code: exitUsage, err: err}
+	}
+
+	r.WriteText(a.stdout)
+	if !run {
+		fmt.Fprintf(a.stdout, "GDB script written to %s (decision log %s).\nDebug the schedule with:\n  gdb -q -x %s\nthen stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K (see the script's header).\n",
+			scriptPath, decisions, shellQuote(scriptPath))
+		return true, nil
+	}
+	fmt.Fprintf(a.stdout, "Starting GDB: %s -q -x %s %s\n", shellQuote(gdbExe), shellQuote(scriptPath), shellQuote(s.Binary))
+	return true, a.runGDB(gdbExe, scriptPath, s.Binary)
+}
+
+// runNative runs the schedule once under the checker with stacks, writes
+// the decision log and returns the report and the trace. The program's
+// output is dropped: it shows again under GDB.
+func (a *app) runNative(t *target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []checker.Step, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer ctarget.PinCaller()()
+	s, err := a.startTarget(t, io.Discard, io.Discard, false, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.close()
+	s.proc.SetFlags(wire.FlagStacks)
+	e, err := s.chk.Begin()
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.arg, err)}
+	}
+	defer e.Close()
+	rr, err := search.Replay(e, sched, a.v.GetInt("max-depth"))
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}
+	}
+	r := report.Build(e, rr.Outcome, s.syms)
+	r.Path = sched.String()
+	r.Executed = rr.Executed.String()
+	trace := append([]checker.Step(nil), e.Trace()...)
+	if rr.Outcome != nil && rr.Outcome.Kind == search.Diverged {
+		return r, trace, nil
+	}
+	switch {
+	case rr.Outcome == nil:
+		r.Notes = append(r.Notes, fmt.Sprintf("stopped after %d transitions (--max-depth): the decision log ends there", len(rr.Executed)))
+	case rr.Outcome.Kind == search.Timeout:
+		r.Notes = append(r.Notes, "under GDB the last step runs until you interrupt it (^C), as it never reaches a thread operation")
+	}
+	// The library reads lines of at most 255 bytes: keep the comment short.
+	comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", shorten(t.arg), shorten(sched.String()), shorten(rr.Executed.String()))
+	if err := ctarget.WriteDecisions(decisions, trace, comment); err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("writing the decision log: %w", err)}
+	}
+	return r, trace, nil
+}
+
+// runGDB runs GDB on the terminal with the script and waits for it. An
+// interrupt (^C) is GDB's to handle: stdbg ignores it meanwhile.
+func (a *app) runGDB(gdbExe, script, binary string) error {
+	c := exec.Command(gdbExe, "-q", "-x", script, binary)
+	c.Stdin = gdbStdin
+	c.Stdout, c.Stderr = a.stdout, a.stderr
+	if lw, ok := a.stdout.(*lockedWriter); ok && lw.file() != nil {
+		c.Stdout = lw.file()
+	}
+	if lw, ok := a.stderr.(*lockedWriter); ok && lw.file() != nil {
+		c.Stderr = lw.file()
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	err := c.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		return &exitError{code: ee.ExitCode()}
+	default:
+		return &exitError{code: exitUsage, err: fmt.Errorf("running GDB: %w", err)}
+	}
+}
+
+// shorten keeps a comment of the decision log within the line length the
+// library reads (255 bytes with the "# " and the keyword).
+func shorten(s string) string {
+	const most = 200
+	if len(s) <= most {
+		return s
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("... (%d bytes)", len(s))
+}
