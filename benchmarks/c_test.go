@@ -54,7 +54,6 @@ func start(b *testing.B, example string) (*ctarget.Process, *checker.Checker) {
 func exhaust(b *testing.B, example string, maxDepth int) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	defer ctarget.PinCaller()()
 	p, c := start(b, example)
 	defer p.Close()
 	var execs, trans int64
@@ -96,7 +95,6 @@ func BenchmarkHandoff(b *testing.B) {
 func benchSteps(b *testing.B, switching bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	defer ctarget.PinCaller()()
 	p, c := start(b, "yield-loop.c")
 	defer p.Close()
 	var n int
@@ -132,7 +130,6 @@ func benchSteps(b *testing.B, switching bool) {
 func BenchmarkStartExecution(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	defer ctarget.PinCaller()()
 	p, c := start(b, "deadly-embrace.c")
 	defer p.Close()
 	b.ResetTimer()

@@ -212,7 +212,7 @@ func (e *Execution) Step(st schedule.Step) error {
 		return fmt.Errorf("thread %d has no pending operation", tid)
 	}
 	choice := st.Choice
-	if op.Kind != syncmodel.Choose {
+	if e.w.Choices(tid) == 0 {
 		choice = schedule.NoChoice
 	}
 	var leaked []Blocked
@@ -383,7 +383,7 @@ func (e *Execution) settle() {
 		op, _ := e.w.Pending(tid)
 		en := e.w.Enabled(tid)
 		anyEnabled = anyEnabled || en
-		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en})
+		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en, Alternatives: e.w.Choices(tid)})
 	}
 	switch {
 	case len(live) == 0:

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -104,6 +105,11 @@ type Process struct {
 	waitCh chan error
 	quit   bool
 	fresh  bool // Respawn: the process greeted and has not run an execution yet
+
+	// mbMu guards the mailbox's mapping against the death watchers of
+	// Respawn mode, which may report after Close.
+	mbMu     sync.Mutex
+	mbClosed bool
 }
 
 // Start launches the target and waits for its greeting: from the fork
@@ -176,7 +182,6 @@ func (p *Process) launch() error {
 		return fmt.Errorf("starting %s: %w", cfg.Binary, err)
 	}
 	p.cmd, p.ctl, p.waitCh, p.quit = cmd, ours, make(chan error, 1), false
-	pinTarget(cmd.Process.Pid)
 	go func() { p.waitCh <- cmd.Wait() }()
 	buf := make([]byte, 1<<20)
 	ours.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
@@ -305,7 +310,11 @@ func (p *Process) Begin() ([]any, error) {
 			if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 				ws = unix.WaitStatus(st)
 			}
-			slot.MarkDead(gen, ws)
+			p.mbMu.Lock()
+			if !p.mbClosed {
+				slot.MarkDead(gen, ws)
+			}
+			p.mbMu.Unlock()
 		}()
 	}
 	p.alive = true
@@ -480,7 +489,10 @@ func (p *Process) Close() error {
 		p.End(false)
 	}
 	err := p.stopProcess()
+	p.mbMu.Lock()
+	p.mbClosed = true
 	p.mb.Close()
+	p.mbMu.Unlock()
 	return err
 }
 
@@ -508,52 +520,6 @@ func (p *Process) stopProcess() error {
 		return nil // the target's own status carries no news
 	}
 	return err
-}
-
-// pinTarget keeps the target on one CPU (the last) when there are several:
-// only one of its threads runs at a time anyway, and a thread handed the
-// turn then starts on the core its predecessor just left instead of
-// waiting for a core the checker is spinning on.
-func pinTarget(pid int) {
-	if os.Getenv("STDBG_NOPIN") != "" {
-		return
-	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
-		return
-	}
-	last := -1
-	for i := 0; i < 1024; i++ {
-		if set.IsSet(i) {
-			last = i
-		}
-	}
-	var one unix.CPUSet
-	one.Set(last)
-	unix.SchedSetaffinity(pid, &one)
-}
-
-// PinCaller keeps the calling OS thread off the CPU the targets are pinned
-// to. The caller must have called runtime.LockOSThread. It returns a
-// function that restores the thread's affinity.
-func PinCaller() func() {
-	if os.Getenv("STDBG_NOPIN") != "" {
-		return func() {}
-	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
-		return func() {}
-	}
-	orig := set
-	last := -1
-	for i := 0; i < 1024; i++ {
-		if set.IsSet(i) {
-			last = i
-		}
-	}
-	set.Clear(last)
-	unix.SchedSetaffinity(0, &set)
-	return func() { unix.SchedSetaffinity(0, &orig) }
 }
 
 // SetFlags changes the wire.Flag* values used from the next execution on.

@@ -256,6 +256,9 @@ func (b *builder) stack(frames []uint64, exact bool) []Frame {
 
 // objKind is the family name of an object, for generated names.
 func objKind(k syncmodel.Kind) string {
+	if f := goFamily(k); f != "" {
+		return f
+	}
 	switch {
 	case k >= syncmodel.MutexInit && k <= syncmodel.MutexDestroy:
 		return "mutex"
@@ -297,6 +300,9 @@ var errnoNames = map[int64]string{
 
 // call renders the operation as the user wrote it.
 func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) string {
+	if s, ok := b.goCall(op, res); ok {
+		return s
+	}
 	api := op.API.String()
 	if api == "" {
 		api = op.Kind.String()
@@ -364,6 +370,9 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 
 // wait renders why a blocked thread cannot go on.
 func (b *builder) wait(bl checker.Blocked) string {
+	if s, ok := b.goWait(bl); ok {
+		return s
+	}
 	w := bl.Wait
 	holders := func() string {
 		if len(w.Holders) == 0 {

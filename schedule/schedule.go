@@ -4,7 +4,9 @@
 //
 // The text form is the paper's "1;1;2": thread ids separated by semicolons.
 // A step whose thread made a data choice (stdbg_choose, sthread.Choose) is
-// written thread:value, as in "1;2:1;1".
+// written thread:value, as in "1;2:1;1"; so is a select that had several
+// ready cases, the value being the index of the case that proceeded among
+// the ready ones.
 package schedule
 
 import (

@@ -89,6 +89,43 @@ const (
 	APICndBroadcast
 	APICndDestroy
 	APICallOnce
+	// Go (package sthread). Names are written as the user calls them.
+	APIGo                // go statement (sthread.Go)
+	APICheckedReturn     // the checked function returned (in-process Go checks)
+	APIGoMutexLock       // Mutex.Lock
+	APIGoMutexTryLock    // Mutex.TryLock
+	APIGoMutexUnlock     // Mutex.Unlock
+	APIGoRWRLock         // RWMutex.RLock
+	APIGoRWTryRLock      // RWMutex.TryRLock
+	APIGoRWRUnlock       // RWMutex.RUnlock
+	APIGoRWLock          // RWMutex.Lock
+	APIGoRWTryLock       // RWMutex.TryLock
+	APIGoRWUnlock        // RWMutex.Unlock
+	APIWaitGroupAdd      // WaitGroup.Add
+	APIWaitGroupDone     // WaitGroup.Done
+	APIWaitGroupWait     // WaitGroup.Wait
+	APIGoCondWait        // Cond.Wait
+	APIGoCondSignal      // Cond.Signal
+	APIGoCondBroadcast   // Cond.Broadcast
+	APIOnceDo            // Once.Do
+	APIMakeChan          // MakeChan
+	APIChanSend          // Chan.Send
+	APIChanRecv          // Chan.Recv
+	APIChanRecv2         // Chan.Recv2
+	APIChanRange         // range over Chan.All
+	APIChanClose         // Chan.Close
+	APIChanLen           // Chan.Len
+	APISelect            // Select
+	APIGoYield           // sthread.Yield
+	APIGoSleep           // sthread.Sleep
+	APIGoRead            // sthread.Read
+	APIGoWrite           // sthread.Write
+	APIGoChoose          // sthread.Choose
+	APIAtomicLoad        // atomic Load
+	APIAtomicStore       // atomic Store
+	APIAtomicAdd         // atomic Add
+	APIAtomicSwap        // atomic Swap
+	APIAtomicCompareSwap // atomic CompareAndSwap
 	apiCount
 )
 
@@ -172,6 +209,43 @@ var apiNames = [...]string{
 	APICndBroadcast:   "cnd_broadcast",
 	APICndDestroy:     "cnd_destroy",
 	APICallOnce:       "call_once",
+
+	APIGo:                "go",
+	APICheckedReturn:     "checked function returns",
+	APIGoMutexLock:       "Mutex.Lock",
+	APIGoMutexTryLock:    "Mutex.TryLock",
+	APIGoMutexUnlock:     "Mutex.Unlock",
+	APIGoRWRLock:         "RWMutex.RLock",
+	APIGoRWTryRLock:      "RWMutex.TryRLock",
+	APIGoRWRUnlock:       "RWMutex.RUnlock",
+	APIGoRWLock:          "RWMutex.Lock",
+	APIGoRWTryLock:       "RWMutex.TryLock",
+	APIGoRWUnlock:        "RWMutex.Unlock",
+	APIWaitGroupAdd:      "WaitGroup.Add",
+	APIWaitGroupDone:     "WaitGroup.Done",
+	APIWaitGroupWait:     "WaitGroup.Wait",
+	APIGoCondWait:        "Cond.Wait",
+	APIGoCondSignal:      "Cond.Signal",
+	APIGoCondBroadcast:   "Cond.Broadcast",
+	APIOnceDo:            "Once.Do",
+	APIMakeChan:          "MakeChan",
+	APIChanSend:          "Chan.Send",
+	APIChanRecv:          "Chan.Recv",
+	APIChanRecv2:         "Chan.Recv2",
+	APIChanRange:         "range Chan.All",
+	APIChanClose:         "Chan.Close",
+	APIChanLen:           "Chan.Len",
+	APISelect:            "Select",
+	APIGoYield:           "sthread.Yield",
+	APIGoSleep:           "sthread.Sleep",
+	APIGoRead:            "sthread.Read",
+	APIGoWrite:           "sthread.Write",
+	APIGoChoose:          "sthread.Choose",
+	APIAtomicLoad:        "atomic.Load",
+	APIAtomicStore:       "atomic.Store",
+	APIAtomicAdd:         "atomic.Add",
+	APIAtomicSwap:        "atomic.Swap",
+	APIAtomicCompareSwap: "atomic.CompareAndSwap",
 }
 
 // NumAPIs is one more than the largest valid API.

@@ -19,7 +19,7 @@ func (w *World) barrierInit(op Op) string {
 	if b := w.barriers[op.Obj]; b != nil && len(b.waiting) > 0 {
 		return fmt.Sprintf("init of barrier %#x while %s on it", op.Obj, threadsVerb(b.waiting, "waits", "wait"))
 	}
-	w.barriers[op.Obj] = &barrier{count: op.Arg}
+	put(&w.barriers, op.Obj, &barrier{count: op.Arg})
 	return ""
 }
 

@@ -32,7 +32,7 @@ func (w *World) cond(obj uint64) *cond {
 	c := w.conds[obj]
 	if c == nil {
 		c = &cond{}
-		w.conds[obj] = c
+		put(&w.conds, obj, c)
 	}
 	return c
 }
@@ -63,7 +63,7 @@ func (w *World) condInit(op Op) string {
 	if c := w.conds[op.Obj]; c != nil && len(c.waiters) > 0 {
 		return fmt.Sprintf("init of condition variable %#x while %s on it", op.Obj, c.waiting())
 	}
-	w.conds[op.Obj] = &cond{}
+	put(&w.conds, op.Obj, &cond{})
 	return ""
 }
 
@@ -101,7 +101,7 @@ func (w *World) reacquireEnabled(tid int, op Op) bool {
 
 func (w *World) condReacquire(tid int, op Op) int64 {
 	th := &w.threads[tid-1]
-	m := getMutex(w.mutexes, op.Obj2, th.condType)
+	m := getMutex(&w.mutexes, op.Obj2, th.condType)
 	m.owner, m.count = tid, max(th.condCount, 1)
 	th.inCond, th.condObj, th.condMutex, th.condCount, th.condType = false, 0, 0, 0, 0
 	code := int64(ETIMEDOUT)

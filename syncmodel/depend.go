@@ -41,8 +41,9 @@ func classOf(k Kind) opClass {
 //   - Choose: independent of every operation of another thread but Exit (the
 //     value chosen is local to the thread).
 //   - Synchronization operations (mutexes, spin locks, condition variables,
-//     semaphores, rwlocks, barriers, once): dependent iff they use a common
-//     object, unless both are SemGetvalue. The objects an operation uses are
+//     semaphores, rwlocks, barriers, once, and Go's mutexes, RWMutexes, wait
+//     groups, condition variables and channels): dependent iff they use a
+//     common object, unless both are SemGetvalue or both are ChanLen. The objects an operation uses are
 //     its Obj (even when 0: the model keys objects by Obj whatever its value)
 //     and, for CondWait and CondReacquire, its Obj2 (the mutex); Obj2 of the
 //     other kinds is not used by the model and is ignored. A condition wait
@@ -54,6 +55,12 @@ func classOf(k Kind) opClass {
 //     and that state is what the other operation may change). Addresses of
 //     different primitives share one space, so a mutex and a condition
 //     variable at the same address are conservatively dependent.
+//   - Channel operations (ChanMake, ChanSend, ChanRecv, ChanClose, ChanLen,
+//     Select, ChanWake) are dependent on each other whatever their
+//     channels, but two ChanLen: a select parked on several channels links
+//     them, so that a send on one channel and a send on another compete to
+//     wake it. The objects of a Select, and of the ChanWake of a parked
+//     Select, are the channels of its cases.
 //   - Read and Write: two accesses are dependent iff their byte ranges
 //     [Obj, Obj+Arg) overlap and at least one is a Write (a size below 1 is
 //     taken as 1). An access and a synchronization operation are dependent
@@ -88,8 +95,11 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 	case cb == classChoose:
 		return false
 	case ca == classSync && cb == classSync:
-		if a.Kind == SemGetvalue && b.Kind == SemGetvalue {
+		switch {
+		case a.Kind == SemGetvalue && b.Kind == SemGetvalue, a.Kind == ChanLen && b.Kind == ChanLen:
 			return false
+		case isChanKind(a.Kind) && isChanKind(b.Kind):
+			return true
 		}
 		return sharesObject(a, b)
 	case ca == classSync && cb == classMem:
@@ -113,10 +123,18 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 // objects returns the objects a synchronization operation uses: Obj, which
 // is an object even when 0 (the model keys objects by Obj whatever its
 // value), and Obj2 for the two halves of a condition wait, the only kinds
-// that use it.
+// that use it; for a Select (and the ChanWake of a Select), the channels of
+// its cases instead.
 func objects(op Op) []uint64 {
-	if op.Kind == CondWait || op.Kind == CondReacquire {
+	switch {
+	case op.Kind == CondWait || op.Kind == CondReacquire:
 		return []uint64{op.Obj, op.Obj2}
+	case op.Kind == Select || op.Kind == ChanWake && op.Cases != nil:
+		objs := make([]uint64, len(op.Cases))
+		for i, c := range op.Cases {
+			objs[i] = c.Chan
+		}
+		return objs
 	}
 	return []uint64{op.Obj}
 }

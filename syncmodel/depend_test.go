@@ -57,6 +57,24 @@ func TestDependent(t *testing.T) {
 		{"barrier wait and leave", 1, o(BarrierWait, bar, 0), 2, o(BarrierLeave, bar, 0), true},
 		{"same address, different primitives", 1, o(SemPost, mA, 0), 2, lockA, true},
 		{"rwlocks", 1, o(RWRdlock, rw, 0), 2, o(RWRdlock, rw, 0), true},
+		// Go primitives.
+		{"go mutex lock and unlock", 1, o(GoMutexLock, gm, 0), 2, o(GoMutexUnlock, gm, 0), true},
+		{"go mutexes", 1, o(GoMutexLock, gm, 0), 2, o(GoMutexLock, gm+8, 0), false},
+		{"go rwmutex drain and runlock", 1, o(GoRWLockDrain, grw, 0), 2, o(GoRWRUnlock, grw, 0), true},
+		{"waitgroup add and wake", 1, o(WGAdd, wg, -1), 2, o(WGWake, wg, 0), true},
+		{"go cond wake and signal", 1, o(GoCondWake, gcv, 0), 2, o(CondSignal, gcv, 0), true},
+		{"go cond wait and another cond", 1, o(GoCondWait, gcv, 0), 2, o(CondSignal, gcv+8, 0), false},
+		{"sends on one channel", 1, send(ch1, 0), 2, send(ch1, 0), true},
+		{"sends on two channels", 1, send(ch1, 0), 2, send(ch2, 0), true},
+		{"send and select", 1, send(ch1, 0), 2, sel(true, rc(ch2, 0)), true},
+		{"close and len", 1, o(ChanClose, ch1, 0), 2, o(ChanLen, ch2, 0), true},
+		{"lens", 1, o(ChanLen, ch1, 0), 2, o(ChanLen, ch1, 0), false},
+		{"channel and mutex", 1, send(ch1, 0), 2, o(GoMutexLock, gm, 0), false},
+		{"select and the mutex of one of its channels", 1, sel(false, rc(ch1, 0), rc(gm, 0)), 2, o(GoMutexLock, gm, 0), true},
+		{"write to a select's channel", 1, sel(false, rc(ch1, 0)), 2, wr(ch1, 8), true},
+		{"write elsewhere and select", 1, sel(false, rc(ch1, 0)), 2, wr(ch2, 8), false},
+		{"select wake and read of its channel", 1, selwake(rc(ch1, 0)), 2, rd(ch1, 1), true},
+		{"channel and thread exit", 1, recv(ch1, 0), 2, texit, false},
 		// Memory.
 		{"reads", 1, rd(0x1000, 8), 2, rd(0x1000, 8), false},
 		{"read and write", 1, rd(0x1000, 8), 2, wr(0x1004, 1), true},
@@ -165,6 +183,8 @@ func TestIndependentOpsCommute(t *testing.T) {
 		o(MutexTrylock, mA, 0), o(MutexLock, mB, 0), o(SemGetvalue, sm, 0), o(SemTrywait, sm+8, 0),
 		o(CondSignal, cv+8, 0), o(RWRdlock, rw, 0), o(Read, 0x1000, 4), o(Write, 0x2000, 4),
 		{Kind: Yield}, o(Choose, 0, 2), {Kind: ThreadCreate}, o(ThreadDetach, 0, 4),
+		o(GoMutexLock, gm, 0), o(GoRWRLock, grw, 0), o(WGAdd, wg, 1), send(ch1, 1), o(ChanLen, ch2, 0),
+		o(GoCondWait, gcv, 0), o(CondSignal, gcv+8, 0), sel(true, rc(ch3, 0)),
 	}
 	for _, a := range ops {
 		for _, b := range ops {

@@ -27,6 +27,9 @@ func play(t *testing.T, data []byte) {
 			Obj2: objs[b[2]/3%3],
 			Arg:  int64(b[3]%5) - 1,
 		}
+		if op.Kind == Select {
+			op.Cases, op.Arg = fuzzCases(objs, b[2], b[3])
+		}
 		if th := w.thread(tid); th != nil && b[3] >= 128 {
 			// Mostly complete waits in progress, which random kinds
 			// rarely do.
@@ -35,6 +38,10 @@ func play(t *testing.T, data []byte) {
 				op = Op{Kind: CondReacquire, Obj: th.condObj, Obj2: th.condMutex, Arg: int64(b[3] % 2)}
 			case th.inBarrier:
 				op = Op{Kind: BarrierLeave, Obj: th.barrierObj}
+			case th.next != 0:
+				op = Op{Kind: th.next, Obj: th.nextObj, Cases: th.nextCases}
+			case th.inGoCond:
+				op = Op{Kind: GoCondWake, Obj: th.goCondObj}
 			}
 		}
 		if err := w.SetPending(tid, op); err != nil {
@@ -105,6 +112,89 @@ func checkCommute(t *testing.T, w *World, a, b int) {
 	}
 }
 
+// fuzzCases decodes up to three select cases, their channels' capacity and
+// the default flag from two bytes.
+func fuzzCases(objs [3]uint64, x, y byte) ([]Case, int64) {
+	n := int(x % 4)
+	cases := make([]Case, n)
+	for i := range cases {
+		bits := y >> (2 * i)
+		cases[i] = Case{Send: bits&1 != 0, Chan: objs[int(bits>>1)%3], Cap: int64(x / 4 % 3)}
+	}
+	return cases, int64(x / 16 % 2)
+}
+
+// checkGoInvariants checks the state of the Go primitives and of the threads
+// parked on them.
+func checkGoInvariants(t *testing.T, w *World) {
+	t.Helper()
+	for a, r := range w.gorws {
+		if r.locked && (r.writer == 0 || len(r.readers) > 0) {
+			t.Fatalf("go rwmutex %#x locked with writer %d and readers %v", a, r.writer, r.readers)
+		}
+		for tid, n := range r.readers {
+			if n <= 0 {
+				t.Fatalf("go rwmutex %#x: reader %d count %d", a, tid, n)
+			}
+		}
+	}
+	for a, g := range w.wgs {
+		if g.count < 0 || len(g.waiters) > 0 && g.count == 0 {
+			t.Fatalf("wait group %#x: counter %d with waiters %v", a, g.count, g.waiters)
+		}
+		for _, tid := range g.waiters {
+			if th := w.thread(tid); th.next != WGWake || th.woken {
+				t.Fatalf("wait group %#x: waiter %d not parked", a, tid)
+			}
+		}
+	}
+	queued := map[int]bool{}
+	for a, c := range w.chans {
+		switch {
+		case c.len < 0 || c.len > c.cap:
+			t.Fatalf("channel %#x: len %d cap %d", a, c.len, c.cap)
+		case len(c.sendq) > 0 && (c.closed || c.len != c.cap):
+			t.Fatalf("channel %#x: parked senders %v with len %d cap %d closed %v", a, c.sendq, c.len, c.cap, c.closed)
+		case len(c.recvq) > 0 && (c.closed || c.len != 0):
+			t.Fatalf("channel %#x: parked receivers %v with len %d closed %v", a, c.recvq, c.len, c.closed)
+		}
+		for _, p := range slices.Concat(c.sendq, c.recvq) {
+			if th := w.thread(p.tid); th.next != ChanWake || th.woken {
+				t.Fatalf("channel %#x: queued thread %d is not parked", a, p.tid)
+			}
+			queued[p.tid] = true
+		}
+	}
+	for i := range w.threads {
+		th := &w.threads[i]
+		if th.next != ChanWake || th.finished {
+			continue
+		}
+		if th.woken && queued[i+1] {
+			t.Fatalf("woken thread %d still queued", i+1)
+		}
+		if th.woken {
+			continue
+		}
+		cases := th.nextCases
+		if th.parkedOp != Select {
+			cases = []Case{{Send: th.parkedOp == ChanSend, Chan: th.nextObj}}
+		}
+		for k, c := range cases {
+			if c.Chan == 0 {
+				continue
+			}
+			q := w.chans[c.Chan].recvq
+			if c.Send {
+				q = w.chans[c.Chan].sendq
+			}
+			if !slices.Contains(q, parkedOn{tid: i + 1, cas: k}) {
+				t.Fatalf("parked thread %d is not queued on channel %#x (case %d)", i+1, c.Chan, k)
+			}
+		}
+	}
+}
+
 func checkInvariants(t *testing.T, w *World) {
 	t.Helper()
 	live := w.Live()
@@ -149,6 +239,7 @@ func checkInvariants(t *testing.T, w *World) {
 			t.Fatalf("barrier %#x: %d waiting of %d", a, len(b.waiting), b.count)
 		}
 	}
+	checkGoInvariants(t, w)
 	if c := w.Clone(); !reflect.DeepEqual(c, w) {
 		t.Fatal("clone differs")
 	}
@@ -157,6 +248,7 @@ func checkInvariants(t *testing.T, w *World) {
 func FuzzWorld(f *testing.F) {
 	f.Add([]byte{1, byte(MutexLock), 1, 1, 1, byte(MutexLock), 1, 1})
 	f.Add([]byte{1, byte(ThreadCreate), 0, 1, 2, byte(MutexLock), 1, 1, 2, byte(CondWait), 4, 1, 2, 0, 0, 200})
+	f.Add([]byte{1, byte(ThreadCreate), 0, 1, 2, byte(Select), 2, 0x4, 1, byte(ChanSend), 1, 1, 2, 0, 0, 200})
 	f.Fuzz(play)
 }
 
@@ -172,9 +264,14 @@ func TestRandomExecutions(t *testing.T) {
 		for i := range data {
 			data[i] = byte(r.Uint32())
 		}
-		// Bias thread ids towards existing threads and creations early on.
+		// Bias thread ids towards existing threads and creations early on,
+		// and half of the executions towards the Go primitives.
+		goOnly := r.IntN(2) == 0
 		for i := 0; i < len(data); i += 4 {
 			data[i] = byte(1 + r.IntN(4))
+			if goOnly {
+				data[i+1] = byte(int(GoMutexLock) + r.IntN(NumKinds-int(GoMutexLock)))
+			}
 			if r.IntN(10) == 0 {
 				data[i+1] = byte(ThreadCreate)
 			}

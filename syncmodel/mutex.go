@@ -23,19 +23,19 @@ func mutexType(arg int64) int64 {
 // mutex returns the mutex op operates on, creating it with the type in
 // op.Arg on first use.
 func (w *World) mutex(op Op) *mutex {
-	return getMutex(w.mutexes, op.Obj, op.Arg)
+	return getMutex(&w.mutexes, op.Obj, op.Arg)
 }
 
 // spin returns the spin lock op operates on, creating it on first use.
 func (w *World) spin(op Op) *mutex {
-	return getMutex(w.spins, op.Obj, MutexNormal)
+	return getMutex(&w.spins, op.Obj, MutexNormal)
 }
 
-func getMutex(ms map[uint64]*mutex, obj uint64, typ int64) *mutex {
-	m := ms[obj]
+func getMutex(ms *map[uint64]*mutex, obj uint64, typ int64) *mutex {
+	m := (*ms)[obj]
 	if m == nil {
 		m = &mutex{addr: obj, typ: mutexType(typ)}
-		ms[obj] = m
+		put(ms, obj, m)
 	}
 	return m
 }
@@ -95,11 +95,11 @@ func (w *World) unlock(ms map[uint64]*mutex, obj uint64, tid int, what string) s
 	return ""
 }
 
-func (w *World) mutexInit(ms map[uint64]*mutex, op Op, what string) string {
-	if m := ms[op.Obj]; m != nil && m.owner != 0 {
+func (w *World) mutexInit(ms *map[uint64]*mutex, op Op, what string) string {
+	if m := (*ms)[op.Obj]; m != nil && m.owner != 0 {
 		return fmt.Sprintf("init of locked %s %#x (held by %s)", what, op.Obj, w.threadName(m.owner))
 	}
-	ms[op.Obj] = &mutex{addr: op.Obj, typ: mutexType(op.Arg)}
+	put(ms, op.Obj, &mutex{addr: op.Obj, typ: mutexType(op.Arg)})
 	return ""
 }
 

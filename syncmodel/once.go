@@ -26,7 +26,7 @@ func (w *World) onceBegin(tid int, op Op) (int64, string) {
 	o := w.onces[op.Obj]
 	switch {
 	case o == nil || o.state == onceFresh:
-		w.onces[op.Obj] = &once{state: onceRunning, runner: tid}
+		put(&w.onces, op.Obj, &once{state: onceRunning, runner: tid})
 		return 1, ""
 	case o.state == onceRunning:
 		// onceEnabled only lets the runner itself get here.
@@ -39,5 +39,5 @@ func (w *World) onceBegin(tid int, op Op) (int64, string) {
 // onceEnd marks the initialisation done. It is lenient: whatever the state,
 // the control ends up done.
 func (w *World) onceEnd(op Op) {
-	w.onces[op.Obj] = &once{state: onceDone}
+	put(&w.onces, op.Obj, &once{state: onceDone})
 }

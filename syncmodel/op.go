@@ -7,7 +7,10 @@
 // other. Runtimes never duplicate these rules: they report and obey.
 package syncmodel
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is the kind of a visible operation. The numeric values are part of the
 // wire protocol shared with the runtimes; never renumber an existing kind.
@@ -75,6 +78,52 @@ const (
 	Choose // Arg: number of values n. Result: the value chosen, 0..n-1.
 	// Process exit. Arg: exit status.
 	Exit
+
+	// Go primitives, appended after the C ones (never renumber). The
+	// blocking ones that Go parks on come in two halves: the first half
+	// either completes or parks the thread, which must then report the
+	// second half (its "wake"), enabled once another thread releases it.
+
+	// Go mutexes (sync.Mutex). Obj: the mutex. Unlocking a mutex locked by
+	// another thread is allowed; unlocking an unlocked one is a misuse;
+	// locking a mutex the thread holds blocks for ever.
+	GoMutexLock
+	GoMutexTryLock // Result 1 if the lock was taken, 0 if not.
+	GoMutexUnlock
+	// Go reader/writer mutexes (sync.RWMutex). Obj: the mutex. A writer
+	// that has announced itself blocks new readers.
+	GoRWRLock
+	GoRWTryRLock // Result 1 if the read lock was taken, 0 if not.
+	GoRWRUnlock
+	GoRWLock      // first half of Lock: takes writer exclusion and announces the writer.
+	GoRWLockDrain // second half of Lock: waits until the readers have left.
+	GoRWTryLock   // Result 1 if the write lock was taken, 0 if not.
+	GoRWUnlock
+	// Wait groups (sync.WaitGroup). Obj: the wait group.
+	WGAdd  // Arg: the delta (Done is Add(-1)).
+	WGWait // Result: WaitReturned, or WaitParked: the thread must report WGWake next.
+	WGWake // second half of a Wait that parked: enabled once the counter reached 0.
+	// Go condition variables (sync.Cond) on any Locker. Obj: the condition.
+	// A wait is GoCondWait, then the Locker's unlock, then GoCondWake,
+	// then the Locker's lock; Signal and Broadcast are CondSignal and
+	// CondBroadcast.
+	GoCondWait // registers the waiter (before the Locker is unlocked).
+	GoCondWake // waits to be signalled (after the Locker is unlocked).
+	// Channels. Obj: the channel, 0 for a nil channel. Arg: the channel's
+	// capacity, with which the model creates a channel it has not seen.
+	// Results are ChanResult values packed with ChanResult.Code.
+	ChanMake  // a new channel with capacity Arg.
+	ChanSend  // completes, or parks: the thread must report ChanWake next.
+	ChanRecv  // completes, or parks: the thread must report ChanWake next.
+	ChanClose // wakes the parked receivers (closed) and senders (misuse).
+	ChanLen   // Result: the number of values in the buffer.
+	// Select. Cases: the cases; Arg: 1 if there is a default case. When
+	// several cases are ready, the choice among them is a step value (see
+	// World.Choices and World.Execute).
+	Select
+	// Second half of a ChanSend, ChanRecv or Select that parked, with the
+	// same Obj, Arg and Cases: enabled once another thread woke it.
+	ChanWake
 	kindCount
 )
 
@@ -129,6 +178,28 @@ var kindNames = [...]string{
 	Write:          "write",
 	Choose:         "choose",
 	Exit:           "exit",
+	GoMutexLock:    "go-mutex-lock",
+	GoMutexTryLock: "go-mutex-trylock",
+	GoMutexUnlock:  "go-mutex-unlock",
+	GoRWRLock:      "go-rwmutex-rlock",
+	GoRWTryRLock:   "go-rwmutex-tryrlock",
+	GoRWRUnlock:    "go-rwmutex-runlock",
+	GoRWLock:       "go-rwmutex-lock",
+	GoRWLockDrain:  "go-rwmutex-lock-drain",
+	GoRWTryLock:    "go-rwmutex-trylock",
+	GoRWUnlock:     "go-rwmutex-unlock",
+	WGAdd:          "waitgroup-add",
+	WGWait:         "waitgroup-wait",
+	WGWake:         "waitgroup-wake",
+	GoCondWait:     "go-cond-wait",
+	GoCondWake:     "go-cond-wake",
+	ChanMake:       "chan-make",
+	ChanSend:       "chan-send",
+	ChanRecv:       "chan-recv",
+	ChanClose:      "chan-close",
+	ChanLen:        "chan-len",
+	Select:         "select",
+	ChanWake:       "chan-wake",
 }
 
 // NumKinds is one more than the largest valid Kind.
@@ -182,6 +253,12 @@ type Op struct {
 	Obj2 uint64
 	// Arg is a kind-specific argument; see the Kind constants.
 	Arg int64
+	// Cases are the cases of a Select (and of the ChanWake that follows a
+	// Select that parked), in the order written; nil for other kinds. The
+	// model never modifies them, so an Op and its copies may share them.
+	// The wire protocol does not carry them: only in-process runtimes
+	// report selects for now.
+	Cases []Case
 }
 
 // String returns the operation as a call, e.g. "pthread_mutex_lock(0x601040)",
@@ -190,6 +267,23 @@ func (o Op) String() string {
 	name := o.API.String()
 	if o.API == APINone {
 		name = o.Kind.String()
+	}
+	if o.Cases != nil || o.Kind == Select {
+		var b strings.Builder
+		b.WriteString(name + "(")
+		for i, c := range o.Cases {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(c.String())
+		}
+		if o.Arg == 1 {
+			if len(o.Cases) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("default")
+		}
+		return b.String() + ")"
 	}
 	switch {
 	case o.Obj2 != 0:

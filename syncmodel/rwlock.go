@@ -31,7 +31,7 @@ func (w *World) rwlock(obj uint64) *rwlock {
 	r := w.rwlocks[obj]
 	if r == nil {
 		r = &rwlock{}
-		w.rwlocks[obj] = r
+		put(&w.rwlocks, obj, r)
 	}
 	if r.readers == nil {
 		r.readers = map[int]int{}
@@ -151,7 +151,7 @@ func (w *World) rwInit(op Op) string {
 	if r := w.rwlocks[op.Obj]; r.held() {
 		return fmt.Sprintf("init of rwlock %#x while %s", op.Obj, w.describeRW(r))
 	}
-	w.rwlocks[op.Obj] = &rwlock{readers: map[int]int{}}
+	put(&w.rwlocks, op.Obj, &rwlock{readers: map[int]int{}})
 	return ""
 }
 

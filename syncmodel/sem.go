@@ -12,7 +12,7 @@ func (w *World) sem(obj uint64) *sem {
 	s := w.sems[obj]
 	if s == nil {
 		s = &sem{}
-		w.sems[obj] = s
+		put(&w.sems, obj, s)
 	}
 	return s
 }
@@ -26,7 +26,7 @@ func (w *World) semInit(op Op) string {
 	if op.Arg < 0 {
 		return fmt.Sprintf("semaphore %#x initialised with negative value %d", op.Obj, op.Arg)
 	}
-	w.sems[op.Obj] = &sem{value: op.Arg}
+	put(&w.sems, op.Obj, &sem{value: op.Arg})
 	return ""
 }
 

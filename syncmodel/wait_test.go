@@ -148,6 +148,126 @@ func TestWaitFor(t *testing.T) {
 			want: Wait{What: "thread", Join: 3, Detail: "thread 3 has not exited"},
 		},
 		{
+			name: "go mutex",
+			steps: cat(threads(2), []step{
+				{tid: 2, op: o(GoMutexLock, gm, 0)},
+				{tid: 1, op: o(GoMutexLock, gm, 0), blocked: true},
+			}),
+			tid:  1,
+			want: Wait{Obj: gm, What: "mutex", Holders: []int{2}, Detail: "held by thread 2"},
+		},
+		{
+			name: "go mutex relocked by its holder",
+			steps: []step{
+				{tid: 1, op: o(GoMutexLock, gm, 0)},
+				{tid: 1, op: o(GoMutexLock, gm, 0), blocked: true},
+			},
+			tid:  1,
+			want: Wait{Obj: gm, What: "mutex", Holders: []int{1}, Detail: "held by thread 1"},
+		},
+		{
+			name: "go rwmutex read lock behind a waiting writer",
+			steps: cat(threads(3), []step{
+				{tid: 1, op: o(GoRWRLock, grw, 0)},
+				{tid: 2, op: o(GoRWLock, grw, 0)},
+				{tid: 3, op: o(GoRWRLock, grw, 0), blocked: true},
+			}),
+			tid:  3,
+			want: Wait{Obj: grw, What: "RWMutex", Holders: []int{2}, Detail: "thread 2 is waiting to write-lock it"},
+		},
+		{
+			name: "go rwmutex write-locked",
+			steps: cat(threads(2), []step{
+				{tid: 2, op: o(GoRWLock, grw, 0)},
+				{tid: 2, op: o(GoRWLockDrain, grw, 0)},
+				{tid: 1, op: o(GoRWLock, grw, 0), blocked: true},
+			}),
+			tid:  1,
+			want: Wait{Obj: grw, What: "RWMutex", Holders: []int{2}, Detail: "write-locked by thread 2"},
+		},
+		{
+			name: "go rwmutex writer waiting for readers",
+			steps: cat(threads(3), []step{
+				{tid: 3, op: o(GoRWRLock, grw, 0)},
+				{tid: 1, op: o(GoRWRLock, grw, 0)},
+				{tid: 2, op: o(GoRWLock, grw, 0)},
+				{tid: 2, op: o(GoRWLockDrain, grw, 0), blocked: true},
+			}),
+			tid:  2,
+			want: Wait{Obj: grw, What: "RWMutex", Holders: []int{1, 3}, Detail: "read-locked by threads 1, 3"},
+		},
+		{
+			name: "wait group",
+			steps: []step{
+				{tid: 1, op: o(WGAdd, wg, 2)},
+				{tid: 1, op: o(WGWait, wg, 0), code: WaitParked},
+				{tid: 1, op: o(WGWake, wg, 0), blocked: true},
+			},
+			tid:  1,
+			want: Wait{Obj: wg, What: "WaitGroup", Detail: "counter 2"},
+		},
+		{
+			name: "go condition variable",
+			steps: []step{
+				{tid: 1, op: o(GoCondWait, gcv, 0)},
+				{tid: 1, op: o(GoCondWake, gcv, 0), blocked: true},
+			},
+			tid:  1,
+			want: Wait{Obj: gcv, What: "condition variable", Detail: "not signalled"},
+		},
+		{
+			name:  "unbuffered send",
+			steps: []step{{tid: 1, op: send(ch1, 0), code: parkedCode}, {tid: 1, op: chwake(ch1), blocked: true}},
+			tid:   1,
+			want:  Wait{Obj: ch1, What: "channel", Detail: "no receiver"},
+		},
+		{
+			name: "buffered send",
+			steps: []step{
+				{tid: 1, op: send(ch1, 1), code: bufSent},
+				{tid: 1, op: send(ch1, 1), code: parkedCode},
+				{tid: 1, op: chwake(ch1), blocked: true},
+			},
+			tid:  1,
+			want: Wait{Obj: ch1, What: "channel", Detail: "buffer full (1 of 1)"},
+		},
+		{
+			name:  "unbuffered receive",
+			steps: []step{{tid: 1, op: recv(ch1, 0), code: parkedCode}, {tid: 1, op: chwake(ch1), blocked: true}},
+			tid:   1,
+			want:  Wait{Obj: ch1, What: "channel", Detail: "no sender"},
+		},
+		{
+			name:  "buffered receive",
+			steps: []step{{tid: 1, op: recv(ch1, 2), code: parkedCode}, {tid: 1, op: chwake(ch1), blocked: true}},
+			tid:   1,
+			want:  Wait{Obj: ch1, What: "channel", Detail: "buffer empty"},
+		},
+		{
+			name:  "nil channel",
+			steps: []step{{tid: 1, op: recv(0, 0), blocked: true}},
+			tid:   1,
+			want:  Wait{What: "channel", Detail: "nil channel: blocks for ever"},
+		},
+		{
+			name: "select",
+			steps: []step{
+				{tid: 1, op: sel(false, rc(0, 0), rc(ch2, 0), sc(ch1, 0)), code: parkedCode},
+				{tid: 1, op: selwake(rc(0, 0), rc(ch2, 0), sc(ch1, 0)), blocked: true},
+			},
+			tid:  1,
+			want: Wait{Obj: ch2, What: "select", Detail: "no case is ready"},
+		},
+		{
+			name: "select on nil channels",
+			steps: []step{
+				{tid: 1, op: sel(false, rc(0, 0)), code: parkedCode},
+				{tid: 1, op: selwake(rc(0, 0)), blocked: true},
+			},
+			tid:  1,
+			want: Wait{What: "select", Detail: "no case on a non-nil channel: blocks for ever"},
+		},
+		{
 			name:  "enabled thread",
 			steps: []step{{tid: 1, op: lock, hold: true}},
 			tid:   1,
@@ -204,8 +324,27 @@ func TestEveryBlockedThreadHasAWait(t *testing.T) {
 		{tid: 12, op: o(MutexLock, mB, 0)},
 		{tid: 11, op: o2(CondReacquire, cv, mB, 1), blocked: true},
 	}))
+	run(t, w, cat([]step{create(1, 13), create(1, 14), create(1, 15), create(1, 16), create(1, 17), create(1, 18),
+		create(1, 19), create(1, 20)}, []step{
+		{tid: 1, op: o(GoMutexLock, gm, 0)},
+		{tid: 13, op: o(GoMutexLock, gm, 0), blocked: true},
+		{tid: 1, op: o(GoRWRLock, grw, 0)},
+		{tid: 14, op: o(GoRWLock, grw, 0)},
+		{tid: 14, op: o(GoRWLockDrain, grw, 0), blocked: true},
+		{tid: 15, op: o(GoRWRLock, grw, 0), blocked: true},
+		{tid: 1, op: o(WGAdd, wg, 1)},
+		{tid: 16, op: o(WGWait, wg, 0), code: WaitParked},
+		{tid: 16, op: o(WGWake, wg, 0), blocked: true},
+		{tid: 17, op: o(GoCondWait, gcv, 0)},
+		{tid: 17, op: o(GoCondWake, gcv, 0), blocked: true},
+		{tid: 18, op: send(ch1, 0), code: parkedCode},
+		{tid: 18, op: chwake(ch1), blocked: true},
+		{tid: 19, op: recv(0, 0), blocked: true},
+		{tid: 20, op: sel(false, rc(ch2, 0)), code: parkedCode},
+		{tid: 20, op: selwake(rc(ch2, 0)), blocked: true},
+	}))
 	blocked := w.Blocked()
-	if want := []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11}; !slices.Equal(blocked, want) {
+	if want := []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20}; !slices.Equal(blocked, want) {
 		t.Fatalf("Blocked() = %v, want %v", blocked, want)
 	}
 	for _, tid := range blocked {

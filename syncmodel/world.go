@@ -31,12 +31,18 @@ type World struct {
 	rwlocks  map[uint64]*rwlock
 	barriers map[uint64]*barrier
 	onces    map[uint64]*once
-	exited   bool
-	status   int64
+
+	gomutexes map[uint64]*gomutex
+	gorws     map[uint64]*gorwmutex
+	wgs       map[uint64]*waitGroup
+	chans     map[uint64]*channel
+
+	exited bool
+	status int64
 }
 
-// thread is the model's record of one thread. It holds no pointers, so that
-// copying it copies it deeply.
+// thread is the model's record of one thread. Its only pointers are to
+// cases, which are never modified, so that copying it copies it deeply.
 type thread struct {
 	finished   bool
 	hasPending bool
@@ -55,6 +61,31 @@ type thread struct {
 	inBarrier       bool
 	barrierObj      uint64
 	barrierReleased bool
+
+	// The second half a Go operation requires: the kind the thread must
+	// report next (GoRWLockDrain, WGWake, ChanWake; 0 if none) with its
+	// object or cases.
+	next      Kind
+	nextObj   uint64
+	nextCases []Case
+	// A parked Go operation (between a ChanSend, ChanRecv, Select or WGWait
+	// that parked and its wake): what parked, whether another thread has
+	// woken it, and what the wake returns (wakeClosed: a sender woken by
+	// a close, whose wake is a misuse).
+	parkedOp   Kind
+	woken      bool
+	wakeCode   int64
+	wakeClosed bool
+
+	// A Go condition wait in progress (between GoCondWait and GoCondWake).
+	inGoCond  bool
+	goCondObj uint64
+}
+
+// clearNext ends a two-halved Go operation.
+func (th *thread) clearNext() {
+	th.next, th.nextObj, th.nextCases = 0, 0, nil
+	th.parkedOp, th.woken, th.wakeCode, th.wakeClosed = 0, false, 0, false
 }
 
 // Result is what an executed operation returns to the program.
@@ -117,16 +148,17 @@ type Wait struct {
 // NewWorld returns the initial world: thread 1 exists and is live, with no
 // pending operation yet, and there are no objects.
 func NewWorld() *World {
-	return &World{
-		threads:  []thread{{}},
-		mutexes:  map[uint64]*mutex{},
-		spins:    map[uint64]*mutex{},
-		conds:    map[uint64]*cond{},
-		sems:     map[uint64]*sem{},
-		rwlocks:  map[uint64]*rwlock{},
-		barriers: map[uint64]*barrier{},
-		onces:    map[uint64]*once{},
+	return &World{threads: make([]thread, 1, 4)}
+}
+
+// put stores v at key k of the object map *m, making the map on first use:
+// the maps of a world stay nil until it has an object of their kind, so
+// that a new world costs little.
+func put[V any](m *map[uint64]*V, k uint64, v *V) {
+	if *m == nil {
+		*m = make(map[uint64]*V)
 	}
+	(*m)[k] = v
 }
 
 // thread returns the record of thread tid, or nil if there is no such thread.
@@ -163,6 +195,15 @@ func (w *World) SetPending(tid int, op Op) error {
 		return fmt.Errorf("syncmodel: thread %d: invalid operation kind %s", tid, op.Kind)
 	case op.Kind == Choose && op.Arg < 1:
 		return fmt.Errorf("syncmodel: thread %d: choice among %d values", tid, op.Arg)
+	case op.Kind == Select && (op.Arg < 0 || op.Arg > 1):
+		return fmt.Errorf("syncmodel: thread %d: %s: default flag %d (want 0 or 1)", tid, op, op.Arg)
+	case op.Kind == Select && len(op.Cases) > MaxCases:
+		return fmt.Errorf("syncmodel: thread %d: select with %d cases (at most %d)", tid, len(op.Cases), MaxCases)
+	case tid > MaxChanThread && isChanKind(op.Kind):
+		return fmt.Errorf("syncmodel: thread %d: channel operations are limited to threads 1..%d", tid, MaxChanThread)
+	}
+	if err := w.checkNext(tid, th, op); err != nil {
+		return err
 	}
 	switch {
 	case th.inCond:
@@ -181,6 +222,28 @@ func (w *World) SetPending(tid int, op Op) error {
 	}
 	th.pending = op
 	th.hasPending = true
+	return nil
+}
+
+// checkNext checks op against the second half of a Go operation that tid
+// must report, and against a Go condition wait in progress.
+func (w *World) checkNext(tid int, th *thread, op Op) error {
+	switch {
+	case th.next != 0:
+		ok := op.Kind == th.next && op.Obj == th.nextObj
+		if ok && th.next == ChanWake {
+			ok = len(op.Cases) == len(th.nextCases) && (th.parkedOp == Select) == (op.Cases != nil)
+		}
+		if !ok {
+			return fmt.Errorf("syncmodel: thread %d must report %s on %#x next; got %s", tid, th.next, th.nextObj, op)
+		}
+	case op.Kind == GoRWLockDrain || op.Kind == WGWake || op.Kind == ChanWake:
+		return fmt.Errorf("syncmodel: thread %d: %s without its first half", tid, op)
+	case op.Kind == GoCondWake && (!th.inGoCond || op.Obj != th.goCondObj):
+		return fmt.Errorf("syncmodel: thread %d: %s without a matching Go condition wait", tid, op)
+	case op.Kind == GoCondWait && th.inGoCond:
+		return fmt.Errorf("syncmodel: thread %d: %s while already waiting on condition variable %#x", tid, op, th.goCondObj)
+	}
 	return nil
 }
 
@@ -246,8 +309,43 @@ func (w *World) enabled(tid int, op Op) bool {
 		return w.threads[tid-1].barrierReleased
 	case OnceBegin:
 		return w.onceEnabled(tid, op)
+	case GoMutexLock:
+		return w.goMutexEnabled(op)
+	case GoRWRLock, GoRWLock:
+		return w.goRWFree(op)
+	case GoRWLockDrain:
+		return w.goRWDrained(op)
+	case WGWake, ChanWake:
+		return w.threads[tid-1].woken
+	case GoCondWake:
+		return w.goCondWakeEnabled(tid, op)
+	case ChanSend, ChanRecv:
+		return op.Obj != 0
 	}
 	return true
+}
+
+// Choices returns the number of ways the pending operation of thread tid
+// can go when that is a choice the search must explore, 0 otherwise: the
+// number of values of a Choose (Arg), or the number of ready cases of a
+// Select when more than one is ready. Execute then takes the choice: a
+// value of the Choose, or the index among the ready cases, in the order of
+// Op.Cases, of the case that proceeds. The default case of a select is not
+// a choice: it runs only when no case is ready.
+func (w *World) Choices(tid int) int {
+	th := w.thread(tid)
+	if th == nil || th.finished || !th.hasPending || w.exited {
+		return 0
+	}
+	switch th.pending.Kind {
+	case Choose:
+		return int(th.pending.Arg)
+	case Select:
+		if n := w.numReady(th.pending.Cases); n > 1 {
+			return n
+		}
+	}
+	return 0
 }
 
 // Blocked returns the live threads that have a pending operation that is not
@@ -267,8 +365,9 @@ func (w *World) Blocked() []int {
 }
 
 // Execute performs the pending operation of thread tid. choice is the value
-// chosen for a Choose operation (0 <= choice < Arg) and is ignored for other
-// kinds. It returns ErrNotEnabled if the thread has no pending operation or
+// chosen for a Choose operation (0 <= choice < Arg), or for a Select with
+// several ready cases the index among them of the case that proceeds (0 <=
+// choice < Choices(tid)); it is ignored otherwise. It returns ErrNotEnabled if the thread has no pending operation or
 // cannot perform it, a *Misuse if the operation is a misuse, and another
 // error for an unknown thread or a choice out of range; on any error the
 // world is left unchanged. On success the pending operation is cleared,
@@ -321,7 +420,7 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 		msg = w.detach(op)
 
 	case MutexInit:
-		msg = w.mutexInit(w.mutexes, op, "mutex")
+		msg = w.mutexInit(&w.mutexes, op, "mutex")
 	case MutexLock:
 		msg = lock(w.mutex(op), tid, "mutex")
 	case MutexTrylock:
@@ -334,7 +433,7 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 		msg = w.mutexDestroy(w.mutexes, op, "mutex")
 
 	case SpinInit:
-		msg = w.mutexInit(w.spins, Op{Obj: op.Obj, Arg: MutexNormal}, "spin lock")
+		msg = w.mutexInit(&w.spins, Op{Obj: op.Obj, Arg: MutexNormal}, "spin lock")
 	case SpinLock:
 		msg = lock(w.spin(op), tid, "spin lock")
 	case SpinTrylock:
@@ -418,6 +517,51 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 		w.exited = true
 		w.status = op.Arg
 		w.threads[tid-1].finished = true
+
+	case GoMutexLock:
+		w.goMutex(op.Obj).holder = tid
+	case GoMutexTryLock:
+		code = w.goMutexTryLock(tid, op)
+	case GoMutexUnlock:
+		msg = w.goMutexUnlock(op)
+	case GoRWRLock:
+		w.goRW(op.Obj).readers[tid]++
+	case GoRWTryRLock:
+		code = w.goRWTryRLock(tid, op)
+	case GoRWRUnlock:
+		msg = w.goRWRUnlock(tid, op)
+	case GoRWLock:
+		w.goRWLock(tid, op)
+	case GoRWLockDrain:
+		w.goRW(op.Obj).locked = true
+		w.threads[tid-1].clearNext()
+	case GoRWTryLock:
+		code = w.goRWTryLock(tid, op)
+	case GoRWUnlock:
+		msg = w.goRWUnlock(op)
+
+	case WGAdd:
+		msg = w.wgAdd(op)
+	case WGWait:
+		code = w.wgWait(tid, op)
+	case WGWake:
+		msg = w.wgWake(tid, op)
+
+	case GoCondWait:
+		w.goCondWait(tid, op)
+	case GoCondWake:
+		w.goCondWake(tid, op)
+
+	case ChanMake:
+		msg = w.chanMake(op)
+	case ChanSend, ChanRecv, Select:
+		return w.chanOp(tid, op, choice)
+	case ChanClose:
+		msg = w.chanClose(op)
+	case ChanLen:
+		code = w.chanLen(op)
+	case ChanWake:
+		code, msg = w.chanWake(tid)
 	default:
 		return Result{}, "", fmt.Errorf("syncmodel: thread %d: invalid operation kind %s", tid, op.Kind)
 	}
@@ -462,6 +606,16 @@ func (w *World) WaitFor(tid int) Wait {
 		o := w.onces[op.Obj]
 		return Wait{Obj: op.Obj, What: "once", Holders: []int{o.runner},
 			Detail: "initialiser running in " + w.threadName(o.runner)}
+	case GoMutexLock:
+		return w.goMutexWait(op)
+	case GoRWRLock, GoRWLock, GoRWLockDrain:
+		return w.goRWWait(op)
+	case WGWake:
+		return w.wgWaitFor(op)
+	case GoCondWake:
+		return Wait{Obj: op.Obj, What: "condition variable", Detail: "not signalled"}
+	case ChanSend, ChanRecv, ChanWake:
+		return w.chanWait(tid, op)
 	}
 	return Wait{}
 }
@@ -491,10 +645,17 @@ func (w *World) Clone() *World {
 		return &barrier{count: b.count, waiting: slices.Clone(b.waiting)}
 	})
 	c.onces = cloneMap(w.onces, func(o *once) *once { x := *o; return &x })
+	c.gomutexes = cloneMap(w.gomutexes, func(m *gomutex) *gomutex { x := *m; return &x })
+	c.gorws = cloneMap(w.gorws, (*gorwmutex).clone)
+	c.wgs = cloneMap(w.wgs, (*waitGroup).clone)
+	c.chans = cloneMap(w.chans, (*channel).clone)
 	return &c
 }
 
 func cloneMap[V any](m map[uint64]*V, clone func(*V) *V) map[uint64]*V {
+	if m == nil {
+		return nil
+	}
 	c := make(map[uint64]*V, len(m))
 	for k, v := range m {
 		c[k] = clone(v)

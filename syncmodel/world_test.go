@@ -92,7 +92,7 @@ func run(t *testing.T, w *World, steps []step) {
 			if !strings.Contains(m.Msg, s.misuse) {
 				t.Fatalf("step %d: thread %d: %s: misuse %q, want %q", i, s.tid, op, m.Msg, s.misuse)
 			}
-			if m.Tid != s.tid || m.Op != op {
+			if m.Tid != s.tid || !reflect.DeepEqual(m.Op, op) {
 				t.Fatalf("step %d: misuse names thread %d op %s, want %d %s", i, m.Tid, m.Op, s.tid, op)
 			}
 			continue
@@ -209,6 +209,27 @@ func TestSetPendingErrors(t *testing.T) {
 			{tid: 1, op: o(BarrierInit, bar, 2)},
 			{tid: 1, op: o(BarrierWait, bar, 0)},
 		}, 1, o(BarrierLeave, bar+8, 0)},
+		{"select default flag 2", nil, 1, Op{Kind: Select, Arg: 2}},
+		{"select default flag -1", nil, 1, Op{Kind: Select, Arg: -1}},
+		{"select with too many cases", nil, 1, Op{Kind: Select, Cases: make([]Case, MaxCases+1)}},
+		{"drain without lock", nil, 1, o(GoRWLockDrain, grw, 0)},
+		{"waitgroup wake without wait", nil, 1, o(WGWake, wg, 0)},
+		{"channel wake without park", nil, 1, chwake(ch1)},
+		{"go cond wake without wait", nil, 1, o(GoCondWake, gcv, 0)},
+		{"other op before drain", []step{{tid: 1, op: o(GoRWLock, grw, 0)}}, 1, Op{Kind: Yield}},
+		{"drain of another rwmutex", []step{{tid: 1, op: o(GoRWLock, grw, 0)}}, 1, o(GoRWLockDrain, grw+8, 0)},
+		{"other op while parked", []step{{tid: 1, op: recv(ch1, 0), code: parkedCode}}, 1, Op{Kind: Yield}},
+		{"wake of another channel", []step{{tid: 1, op: recv(ch1, 0), code: parkedCode}}, 1, chwake(ch2)},
+		{"select wake after a plain park", []step{{tid: 1, op: recv(ch1, 0), code: parkedCode}}, 1,
+			Op{Kind: ChanWake, Obj: ch1, Cases: []Case{rc(ch1, 0)}}},
+		{"select wake with other cases", []step{{tid: 1, op: sel(false, rc(ch1, 0)), code: parkedCode}}, 1,
+			selwake(rc(ch1, 0), rc(ch2, 0))},
+		{"other op while parked in Wait", []step{
+			{tid: 1, op: o(WGAdd, wg, 1)},
+			{tid: 1, op: o(WGWait, wg, 0), code: WaitParked},
+		}, 1, o(WGAdd, wg, -1)},
+		{"go cond wake of another cond", []step{{tid: 1, op: o(GoCondWait, gcv, 0)}}, 1, o(GoCondWake, gcv+8, 0)},
+		{"go cond wait during a go cond wait", []step{{tid: 1, op: o(GoCondWait, gcv, 0)}}, 1, o(GoCondWait, gcv+8, 0)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -219,7 +240,7 @@ func TestSetPendingErrors(t *testing.T) {
 				t.Fatalf("SetPending(%d, %s) succeeded", c.tid, c.op)
 			}
 			after, hasPending := w.Pending(c.tid)
-			if before != after || hadPending != hasPending {
+			if !reflect.DeepEqual(before, after) || hadPending != hasPending {
 				t.Errorf("failed SetPending changed the pending op from %s to %s", before, after)
 			}
 		})
@@ -278,7 +299,7 @@ func TestChoose(t *testing.T) {
 			if err == nil || errors.As(err, &m) || errors.Is(err, ErrNotEnabled) {
 				t.Errorf("choose(%d) value %d: err %v, want a plain error", c.n, c.choice, err)
 			}
-			if p, ok := w.Pending(1); !ok || p != op {
+			if p, ok := w.Pending(1); !ok || !reflect.DeepEqual(p, op) {
 				t.Errorf("failed choice cleared the pending op")
 			}
 			continue
@@ -410,13 +431,25 @@ func richWorld(t *testing.T) *World {
 		{tid: 5, op: o(SpinLock, spn, 0)},
 		{tid: 6, op: o(MutexLock, mA, 0), blocked: true},
 	}))
+	run(t, w, cat([]step{create(1, 7), create(1, 8), create(1, 9), create(1, 10), create(1, 11)}, []step{
+		{tid: 7, op: o(GoMutexLock, gm, 0)},
+		{tid: 7, op: o(GoRWRLock, grw, 0)},
+		{tid: 8, op: o(GoRWLock, grw, 0)},
+		{tid: 8, op: o(GoRWLockDrain, grw, 0), blocked: true},
+		{tid: 9, op: o(WGAdd, wg, 2)},
+		{tid: 9, op: o(WGWait, wg, 0), code: WaitParked},
+		{tid: 10, op: send(ch1, 1), code: bufSent},
+		{tid: 10, op: send(ch1, 1), code: parkedCode},
+		{tid: 11, op: sel(false, rc(ch2, 0), sc(ch3, 0)), code: parkedCode},
+		{tid: 7, op: o(GoCondWait, gcv, 0)},
+	}))
 	return w
 }
 
 func TestClone(t *testing.T) {
 	mutate := func(t *testing.T, w *World) {
 		run(t, w, []step{
-			create(1, 7),
+			create(1, 12),
 			{tid: 1, op: o(MutexUnlock, mA, 0)},
 			{tid: 1, op: o(MutexUnlock, mA, 0)},
 			{tid: 6},
@@ -428,7 +461,19 @@ func TestClone(t *testing.T) {
 			{tid: 3, op: o(BarrierWait, bar, 0), code: BarrierSerial},
 			{tid: 5, op: o(OnceEnd, onc, 0)},
 			{tid: 5, op: o(SpinUnlock, spn, 0)},
-			{tid: 7, op: o(Exit, 0, 1)},
+			{tid: 7, op: o(GoMutexUnlock, gm, 0)},
+			{tid: 7, op: o(CondSignal, gcv, 0)},
+			{tid: 7, op: o(GoCondWake, gcv, 0)},
+			{tid: 7, op: o(GoRWRUnlock, grw, 0)},
+			{tid: 8},
+			{tid: 5, op: o(WGAdd, wg, -2)},
+			{tid: 9, op: o(WGWake, wg, 0)},
+			{tid: 5, op: recv(ch1, 1), code: cr(ViaBuffer, 0, true, 10, 0)},
+			{tid: 10, op: chwake(ch1), code: woken},
+			{tid: 5, op: send(ch2, 0), code: cr(ViaPartner, 0, false, 11, 0)},
+			{tid: 11, op: selwake(rc(ch2, 0), sc(ch3, 0)), code: woken},
+			{tid: 5, op: o(ChanClose, ch3, 0)},
+			{tid: 12, op: o(Exit, 0, 1)},
 		})
 	}
 	t.Run("clone does not change original", func(t *testing.T) {

@@ -200,7 +200,6 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 			}
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			defer ctarget.PinCaller()()
 			var results []rerun
 			for _, it := range items {
 				start := time.Now()

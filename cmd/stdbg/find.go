@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -74,7 +73,6 @@ func (a *app) find(args []string, run string) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	defer ctarget.PinCaller()()
 
 	s, err := a.start(t, io.Discard, io.Discard, true)
 	if err != nil {

@@ -169,7 +169,6 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 func (a *app) runNative(t *target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []checker.Step, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	defer ctarget.PinCaller()()
 	s, err := a.startTarget(t, io.Discard, io.Discard, false, env)
 	if err != nil {
 		return nil, nil, err

@@ -98,7 +98,6 @@ func (a *app) replay(text, decisions, run string, args []string) error {
 func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *target, env []string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	defer ctarget.PinCaller()()
 	s, err := a.startTarget(t, a.stdout, a.stderr, false, env)
 	if err != nil {
 		return err

@@ -315,13 +315,19 @@ static inline void cpu_relax(void)
 /* ------------------------------------------------------------------ */
 /* Mailbox                                                             */
 
+/* Bytes of messages written into the slot but not yet handed over. The
+ * slot's up_len is only set when the slot is handed over, so that a checker
+ * woken for another reason (the fork server reporting an older child's
+ * death in this slot) never sees half a message. */
+static uint32_t g_up_len;
+
 static void up_put(const void *p, size_t n)
 {
 	struct stdbg_slot *s = g_slot;
-	if (s->up_len + n > STDBG_UP_CAP)
+	if (g_up_len + n > STDBG_UP_CAP)
 		fatal("mailbox overflow");
-	memcpy(s->up + s->up_len, p, n);
-	s->up_len += (uint32_t)n;
+	memcpy(s->up + g_up_len, p, n);
+	g_up_len += (uint32_t)n;
 }
 
 static void up_hdr(uint16_t type, uint32_t len)
@@ -333,6 +339,7 @@ static void up_hdr(uint16_t type, uint32_t len)
 static void up_flush(void)
 {
 	struct stdbg_slot *s = g_slot;
+	__atomic_store_n(&s->up_len, g_up_len, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&s->up_seq, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&s->checker_sleeping, __ATOMIC_SEQ_CST))
 		sys_futex(&s->up_seq, FUTEX_WAKE, INT_MAX, NULL);
@@ -373,6 +380,7 @@ static void exchange(uint32_t *tid, int64_t *code)
 	uint32_t last = __atomic_load_n(&s->down_seq, __ATOMIC_ACQUIRE);
 	up_flush();
 	wait_down(last);
+	g_up_len = 0; /* the checker consumed the messages */
 	if (s->down_len < sizeof(struct stdbg_msg_hdr) + sizeof(struct stdbg_run))
 		fatal("short answer from the checker");
 	struct stdbg_msg_hdr h;
@@ -828,27 +836,6 @@ static void send_hello(void)
 	free(mods.p);
 }
 
-static void *warm_thread(void *arg)
-{
-	return arg;
-}
-
-/* warm_stacks creates and joins a few threads so that glibc caches their
- * stacks: every child then inherits a warm cache and its pthread_create
- * skips mapping and zero-filling a fresh stack. */
-static void warm_stacks(void)
-{
-	pthread_t t[4];
-	int n = 0;
-	in_runtime++;
-	for (; n < 4; n++)
-		if (real_pthread_create(&t[n], NULL, warm_thread, NULL) != 0)
-			break;
-	for (int i = 0; i < n; i++)
-		real_pthread_join(t[i], NULL);
-	in_runtime--;
-}
-
 /* A child of the fork server: the execution of one generation. */
 struct kid {
 	pid_t pid;  /* 0: none */
@@ -905,7 +892,6 @@ static int reap(struct kid *k, int block)
 static void server_start(void)
 {
 	fflush(NULL);
-	warm_stacks();
 	send_hello();
 	g_server_pid = getpid();
 	g_kids[0].pidfd = g_kids[1].pidfd = -1;

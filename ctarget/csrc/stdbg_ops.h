@@ -52,6 +52,28 @@
 #define K_WRITE 47
 #define K_CHOOSE 48
 #define K_EXIT 49
+#define K_GO_MUTEX_LOCK 50
+#define K_GO_MUTEX_TRYLOCK 51
+#define K_GO_MUTEX_UNLOCK 52
+#define K_GO_RWMUTEX_RLOCK 53
+#define K_GO_RWMUTEX_TRYRLOCK 54
+#define K_GO_RWMUTEX_RUNLOCK 55
+#define K_GO_RWMUTEX_LOCK 56
+#define K_GO_RWMUTEX_LOCK_DRAIN 57
+#define K_GO_RWMUTEX_TRYLOCK 58
+#define K_GO_RWMUTEX_UNLOCK 59
+#define K_WAITGROUP_ADD 60
+#define K_WAITGROUP_WAIT 61
+#define K_WAITGROUP_WAKE 62
+#define K_GO_COND_WAIT 63
+#define K_GO_COND_WAKE 64
+#define K_CHAN_MAKE 65
+#define K_CHAN_SEND 66
+#define K_CHAN_RECV 67
+#define K_CHAN_CLOSE 68
+#define K_CHAN_LEN 69
+#define K_SELECT 70
+#define K_CHAN_WAKE 71
 
 #define A_PTHREAD_CREATE 1
 #define A_PTHREAD_JOIN 2
@@ -131,6 +153,42 @@
 #define A_CND_BROADCAST 76
 #define A_CND_DESTROY 77
 #define A_CALL_ONCE 78
+#define A_GO 79
+#define A_CHECKED_FUNCTION_RETURNS 80
+#define A_MUTEX_LOCK 81
+#define A_MUTEX_TRYLOCK 82
+#define A_MUTEX_UNLOCK 83
+#define A_RWMUTEX_RLOCK 84
+#define A_RWMUTEX_TRYRLOCK 85
+#define A_RWMUTEX_RUNLOCK 86
+#define A_RWMUTEX_LOCK 87
+#define A_RWMUTEX_TRYLOCK 88
+#define A_RWMUTEX_UNLOCK 89
+#define A_WAITGROUP_ADD 90
+#define A_WAITGROUP_DONE 91
+#define A_WAITGROUP_WAIT 92
+#define A_COND_WAIT 93
+#define A_COND_SIGNAL 94
+#define A_COND_BROADCAST 95
+#define A_ONCE_DO 96
+#define A_MAKECHAN 97
+#define A_CHAN_SEND 98
+#define A_CHAN_RECV 99
+#define A_CHAN_RECV2 100
+#define A_RANGE_CHAN_ALL 101
+#define A_CHAN_CLOSE 102
+#define A_CHAN_LEN 103
+#define A_SELECT 104
+#define A_STHREAD_YIELD 105
+#define A_STHREAD_SLEEP 106
+#define A_STHREAD_READ 107
+#define A_STHREAD_WRITE 108
+#define A_STHREAD_CHOOSE 109
+#define A_ATOMIC_LOAD 110
+#define A_ATOMIC_STORE 111
+#define A_ATOMIC_ADD 112
+#define A_ATOMIC_SWAP 113
+#define A_ATOMIC_COMPAREANDSWAP 114
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {
@@ -184,7 +242,29 @@ static const char *const stdbg_kind_names[] = {
 	"write",
 	"choose",
 	"exit",
+	"go-mutex-lock",
+	"go-mutex-trylock",
+	"go-mutex-unlock",
+	"go-rwmutex-rlock",
+	"go-rwmutex-tryrlock",
+	"go-rwmutex-runlock",
+	"go-rwmutex-lock",
+	"go-rwmutex-lock-drain",
+	"go-rwmutex-trylock",
+	"go-rwmutex-unlock",
+	"waitgroup-add",
+	"waitgroup-wait",
+	"waitgroup-wake",
+	"go-cond-wait",
+	"go-cond-wake",
+	"chan-make",
+	"chan-send",
+	"chan-recv",
+	"chan-close",
+	"chan-len",
+	"select",
+	"chan-wake",
 };
-#define STDBG_NUM_KINDS 50
+#define STDBG_NUM_KINDS 72
 
 #endif

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGoProgram checks a Go program out of process: built with go build,
+// one process per execution, the same checker, report and replay as C.
+func TestGoProgram(t *testing.T) {
+	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
+	out, errs, code := stdbg(t, "find", prog)
+	if code != exitBug {
+		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"*** DEADLOCK DETECTED ***",
+		"Path = 1;1;2\n",
+		"thread 1  go -> thread 2",
+		"main.go:",
+		"waits in Mutex.Lock for",
+		"Replay: stdbg replay --schedule '1;1;2' ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("find output lacks %q:\n%s", want, out)
+		}
+	}
+	out, errs, code = stdbg(t, "replay", "--schedule", "1;1;2", prog)
+	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errs)
+	}
+	out, _, code = stdbg(t, "replay", "--schedule", "1;1;1;1;1", prog)
+	if code != exitClean || !strings.Contains(out, "done\n") {
+		t.Fatalf("clean replay: exit %d\n%s", code, out)
+	}
+}
+
+// TestGoTests checks a package's tests: find --run builds the test binary
+// and each execution runs the selected test's sthread.Check once.
+func TestGoTests(t *testing.T) {
+	pkg := filepath.Join("..", "..", "examples", "go", "embrace-test")
+	out, errs, code := stdbg(t, "find", "-run", "TestEmbrace", pkg)
+	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "embrace_test.go:") ||
+		!strings.Contains(out, "--run TestEmbrace") {
+		t.Fatalf("find -run: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, errs, code = stdbg(t, "find", "--run", "TestEmbrace", example("deadly-embrace.c"))
+	if code != exitUsage || !strings.Contains(errs, "not a Go package") {
+		t.Fatalf("--run on C: %d %q", code, errs)
+	}
+}

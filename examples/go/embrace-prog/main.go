@@ -1,0 +1,27 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/stdbg/stdbg/sthread"
+)
+
+func main() {
+	sthread.Run(func() {
+		var a, b sthread.Mutex
+		done := sthread.MakeChan[bool](0)
+		sthread.Go(func() {
+			b.Lock()
+			a.Lock()
+			a.Unlock()
+			b.Unlock()
+			done.Send(true)
+		})
+		a.Lock()
+		b.Lock()
+		b.Unlock()
+		a.Unlock()
+		done.Recv()
+		fmt.Println("done")
+	})
+}

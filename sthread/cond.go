@@ -1,0 +1,83 @@
+package sthread
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// Cond is a condition variable, a drop-in replacement for sync.Cond, on
+// which goroutines wait for an event. Make one with NewCond; it must not be
+// copied after first use. Under Check, Wait is four scheduling points: the
+// goroutine registers as a waiter, unlocks L, waits to be signalled and
+// locks L again, as sync.Cond does; Signal wakes the oldest waiter.
+type Cond struct {
+	// L is held while observing or changing the condition.
+	L Locker
+
+	c   sync.Cond
+	ref objRef
+}
+
+// NewCond returns a new Cond with Locker l.
+func NewCond(l Locker) *Cond {
+	c := &Cond{L: l}
+	c.c.L = condLocker{c}
+	return c
+}
+
+// condLocker makes the pass-through sync.Cond use the current c.L.
+type condLocker struct{ c *Cond }
+
+func (l condLocker) Lock()   { l.c.L.Lock() }
+func (l condLocker) Unlock() { l.c.L.Unlock() }
+
+// Wait atomically unlocks c.L and suspends the goroutine until it is woken
+// by Signal or Broadcast; it locks c.L again before returning. As with
+// sync.Cond, call it in a loop that checks the condition.
+func (c *Cond) Wait() {
+	if hooked.Load() && c.waitChecked() {
+		return
+	}
+	c.c.Wait()
+}
+
+// Signal wakes one goroutine waiting on c, if there is any.
+func (c *Cond) Signal() {
+	if hooked.Load() && c.checked(syncmodel.CondSignal, syncmodel.APIGoCondSignal) {
+		return
+	}
+	c.c.Signal()
+}
+
+// Broadcast wakes all goroutines waiting on c.
+func (c *Cond) Broadcast() {
+	if hooked.Load() && c.checked(syncmodel.CondBroadcast, syncmodel.APIGoCondBroadcast) {
+		return
+	}
+	c.c.Broadcast()
+}
+
+func (c *Cond) checked(k syncmodel.Kind, api syncmodel.API) bool {
+	th, id, ok := enter(&c.ref, famCond, unsafe.Pointer(c))
+	if !ok {
+		return false
+	}
+	th.point(syncmodel.Op{Kind: k, API: api, Obj: id})
+	return true
+}
+
+func (c *Cond) waitChecked() bool {
+	th, id, ok := enter(&c.ref, famCond, unsafe.Pointer(c))
+	if !ok {
+		return false
+	}
+	var buf [framesCap]uintptr
+	pcs := th.capture(buf[:])
+	th.pointAt(syncmodel.Op{Kind: syncmodel.GoCondWait, API: syncmodel.APIGoCondWait, Obj: id}, pcs)
+	unlockAt(c.L, pcs)
+	th.pointAt(syncmodel.Op{Kind: syncmodel.GoCondWake, API: syncmodel.APIGoCondWait, Obj: id}, pcs)
+	lockAt(c.L, pcs)
+	return true
+}

@@ -1,0 +1,244 @@
+package sthread
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// Remote mode. Under `stdbg find` a Go program runs one execution per
+// process, driven by the stdbg checker in another process through the wire
+// protocol, exactly like a C target: the same checker, model, search and
+// reports. The process greets the checker, receives FORK, and then pumps:
+// it hands the checker the events of each transition and runs the thread
+// the checker names, with the in-process runtime (runner) doing the work.
+
+// Environment variables through which stdbg hands a target its channels.
+const (
+	envCtl     = "STDBG_CTL"
+	envMailbox = "STDBG_MAILBOX"
+	envChecker = "STDBG_CHECKER_PID"
+)
+
+// remote reports whether this process was started by stdbg find.
+func remote() bool {
+	return os.Getenv(envCtl) != "" && os.Getenv(envMailbox) != ""
+}
+
+// Run runs f as a checked program. Under stdbg find it runs one execution
+// of f under the stdbg checker and then ends the process; otherwise it just
+// calls f. Wrap a program's main in it:
+//
+//	func main() { sthread.Run(realMain) }
+func Run(f func()) {
+	if !remote() {
+		f()
+		return
+	}
+	os.Exit(runRemoteOrDie(f, newConfig(nil)))
+}
+
+// runRemoteOrDie runs one remote execution and returns the exit status for
+// the process.
+func runRemoteOrDie(f func(), cfg *config) int {
+	if err := runRemote(f, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "sthread:", err)
+		return 70
+	}
+	return 0
+}
+
+func envFD(name string) (int, error) {
+	v := os.Getenv(name)
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 0 {
+		return 0, fmt.Errorf("%s=%q is not a file descriptor", name, v)
+	}
+	return fd, nil
+}
+
+// runRemote greets the checker, waits for FORK and pumps one execution.
+func runRemote(f func(), cfg *config) error {
+	ctlFD, err := envFD(envCtl)
+	if err != nil {
+		return err
+	}
+	mbFD, err := envFD(envMailbox)
+	if err != nil {
+		return err
+	}
+	checkerPid, _ := strconv.Atoi(os.Getenv(envChecker))
+	for _, k := range []string{envCtl, envMailbox, envChecker} {
+		os.Unsetenv(k)
+	}
+	ctl := os.NewFile(uintptr(ctlFD), "stdbg-ctl")
+	mb, err := wire.OpenMailbox(mbFD)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the executable: %w", err)
+	}
+	hello := wire.Hello{Version: wire.Version, Pid: os.Getpid(), Modules: selfModules(exe)}
+	if _, err := ctl.Write(wire.EncodeHello(hello)); err != nil {
+		return fmt.Errorf("greeting the checker: %w", err)
+	}
+	buf := make([]byte, 64)
+	n, err := ctl.Read(buf)
+	if err != nil {
+		return fmt.Errorf("waiting for the checker: %w", err)
+	}
+	if wire.IsQuit(buf[:n]) {
+		return nil
+	}
+	gen, flags, err := wire.DecodeFork(buf[:n])
+	if err != nil {
+		return err
+	}
+	slot := mb.Slot(gen)
+	slot.SetPid(os.Getpid())
+
+	// The checker enforces transition timeouts; the local watchdog only
+	// backs it up.
+	cfg.timeout = time.Hour
+	depth := 1
+	if flags&wire.FlagStacks != 0 {
+		depth = framesCap
+	}
+	r := newRunner(f, cfg, depth)
+	r.start()
+	defer r.stop()
+	evs, err := r.Begin()
+	if err != nil {
+		return err
+	}
+	for {
+		msg, over, err := encodeEvents(evs)
+		if err != nil {
+			return err
+		}
+		last := slot.DownSeq()
+		if err := slot.Send(msg); err != nil {
+			return err
+		}
+		if over {
+			return nil
+		}
+		answer, err := waitChecker(slot, last, checkerPid)
+		if err != nil {
+			return err
+		}
+		run, err := wire.DecodeRun(answer)
+		if err != nil {
+			return err
+		}
+		if run.Tid == 0 {
+			return nil
+		}
+		if evs, err = r.Resume(run.Tid, run.Code); err != nil {
+			return err
+		}
+	}
+}
+
+// waitChecker waits for the checker's answer, giving up when the checker
+// is gone.
+func waitChecker(slot *wire.Slot, last uint32, checkerPid int) ([]byte, error) {
+	for {
+		b, err := slot.WaitDown(last, time.Now().Add(time.Second))
+		if err == nil {
+			return b, nil
+		}
+		if !errors.Is(err, wire.ErrTimeout) {
+			return nil, err
+		}
+		if checkerPid > 0 && syscall.Kill(checkerPid, 0) == syscall.ESRCH {
+			return nil, errors.New("the stdbg checker is gone")
+		}
+	}
+}
+
+// encodeEvents turns the runner's events into wire messages; over reports
+// an event after which the execution cannot go on.
+func encodeEvents(evs []any) (msg []byte, over bool, err error) {
+	for _, ev := range evs {
+		switch v := ev.(type) {
+		case wire.Pending:
+			msg = wire.EncodePending(msg, v)
+		case wire.Failure:
+			msg = wire.EncodeFailure(msg, v)
+			over = true
+		case wire.Done:
+			msg = wire.EncodeDone(msg, v)
+		case checker.TimedOut:
+			msg = wire.EncodeFailure(msg, wire.Failure{Tid: v.Tid, Kind: wire.FailRuntime, Frames: v.Frames,
+				Message: "a goroutine ran for an hour without reaching a scheduling point"})
+			over = true
+		default:
+			return nil, false, fmt.Errorf("cannot send event %T to the checker", ev)
+		}
+	}
+	if len(msg) == 0 {
+		// Every hand-over carries a message (see docs/protocol.md).
+		msg = wire.EncodeDone(msg, wire.Done{Tid: 0})
+	}
+	return msg, over, nil
+}
+
+// selfModules describes the executable's mapping for symbolization.
+func selfModules(exe string) []wire.Module {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return nil
+	}
+	var lo, hi uint64
+	for _, line := range strings.Split(string(maps), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 6 || fields[5] != exe {
+			continue
+		}
+		a, b, ok := strings.Cut(fields[0], "-")
+		if !ok {
+			continue
+		}
+		start, err1 := strconv.ParseUint(a, 16, 64)
+		end, err2 := strconv.ParseUint(b, 16, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if lo == 0 || start < lo {
+			lo = start
+		}
+		if end > hi {
+			hi = end
+		}
+	}
+	if hi == 0 {
+		return nil
+	}
+	var bias uint64
+	if f, err := elf.Open(exe); err == nil {
+		if f.Type == elf.ET_DYN {
+			first := ^uint64(0)
+			for _, p := range f.Progs {
+				if p.Type == elf.PT_LOAD && p.Vaddr < first {
+					first = p.Vaddr &^ 0xfff
+				}
+			}
+			if first != ^uint64(0) {
+				bias = lo - first
+			}
+		}
+		f.Close()
+	}
+	return []wire.Module{{Bias: bias, Start: lo, End: hi, Path: exe}}
+}

@@ -1,0 +1,309 @@
+package sthread_test
+
+import (
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/sthread"
+)
+
+// everything calls every sthread operation once, so that the test can
+// check where each is reported.
+func everything() {
+	var mu sthread.Mutex
+	var rw sthread.RWMutex
+	var wg sthread.WaitGroup
+	var once sthread.Once
+	var n sthread.AtomicInt64
+	var b sthread.AtomicBool
+	c := sthread.NewCond(&mu)
+	ch := sthread.MakeChan[int](2)
+	x := 0
+	mu.Lock()
+	mu.TryLock()
+	mu.Unlock()
+	rw.RLock()
+	rw.TryRLock()
+	rw.RUnlock()
+	rw.RUnlock()
+	rw.Lock()
+	rw.TryLock()
+	rw.Unlock()
+	wg.Add(1)
+	wg.Go(func() {
+		ch.Send(1)
+		ch.Send(2)
+		mu.Lock()
+		c.Signal()
+		c.Broadcast()
+		mu.Unlock()
+	})
+	wg.Done()
+	wg.Wait()
+	once.Do(func() {})
+	ch.Recv()
+	ch.Recv2()
+	ch.Len()
+	sthread.Select(ch.RecvCase(nil, nil), ch.SendCase(3), sthread.Default())
+	ch.Close()
+	for range ch.All() {
+	}
+	n.Store(n.Load() + n.Add(1) + n.Swap(2))
+	n.CompareAndSwap(2, 3)
+	b.Store(!b.Load())
+	sthread.Read(&x)
+	sthread.Write(&x)
+	sthread.Yield()
+	sthread.Sleep(time.Millisecond)
+	sthread.Choose(2)
+	done := sthread.MakeChan[struct{}](0)
+	waiting := sthread.MakeChan[struct{}](1)
+	ready := false
+	sthread.Go(func() {
+		mu.Lock()
+		waiting.Send(struct{}{})
+		for !ready {
+			c.Wait()
+		}
+		mu.Unlock()
+		done.Close()
+	})
+	waiting.Recv()
+	for !mu.TryLock() {
+		sthread.Yield()
+	}
+	ready = true
+	c.Signal()
+	mu.Unlock()
+	done.Recv()
+}
+
+// TestCallSites checks that every operation is reported at the user's call,
+// not inside package sthread.
+func TestCallSites(t *testing.T) {
+	res, err := sthread.Explore(everything, sthread.MaxExecutions(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bugs) != 0 {
+		t.Fatalf("unexpected bug:\n%s", res.Bugs[0])
+	}
+	bug, err := sthread.RunSchedule("", func() {
+		everything()
+		sthread.Assert(false, "end")
+	})
+	if err != nil || bug == nil {
+		t.Fatalf("RunSchedule: %v, %v", bug, err)
+	}
+	var calls []string
+	for _, s := range bug.Report.Steps {
+		if !strings.HasSuffix(s.Where.File, "runtime_test.go") {
+			t.Errorf("step %d (%s) reported at %s:%d", s.N, s.Call, s.Where.File, s.Where.Line)
+		}
+		calls = append(calls, strings.TrimSpace(strings.TrimPrefix(s.Call, strings.Fields(s.Call)[0])))
+	}
+	seen := func(api string) bool {
+		for _, c := range calls {
+			if strings.HasPrefix(c, api+"(") || strings.HasPrefix(c, api+" ") || c == api {
+				return true
+			}
+		}
+		return false
+	}
+	for _, want := range []string{"Mutex.Lock", "Mutex.TryLock", "Mutex.Unlock", "RWMutex.RLock", "RWMutex.TryRLock",
+		"RWMutex.RUnlock", "RWMutex.Lock", "RWMutex.TryLock", "RWMutex.Unlock", "WaitGroup.Add", "WaitGroup.Done",
+		"WaitGroup.Wait", "go", "Once.Do", "Chan.Send", "Chan.Recv", "Chan.Recv2", "Chan.Len", "Select", "Chan.Close",
+		"range Chan.All", "atomic.Load", "atomic.Store", "atomic.Add", "atomic.Swap", "atomic.CompareAndSwap",
+		"sthread.Read", "sthread.Write", "sthread.Yield", "sthread.Sleep", "sthread.Choose", "Cond.Wait",
+		"Cond.Signal", "Cond.Broadcast"} {
+		if !seen(want) {
+			t.Errorf("no step shows %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(bug)
+	}
+}
+
+// TestNoGoroutineLeft runs thousands of executions, most of which end with
+// blocked goroutines that must be unwound, and checks that the process has
+// no more goroutines afterwards than before, and that the deferred calls of
+// the unwound goroutines ran.
+func TestNoGoroutineLeft(t *testing.T) {
+	base := baseline()
+	var started, deferred atomic.Int64
+	prog := func() {
+		ch := sthread.MakeChan[int](0)
+		var mu sthread.Mutex
+		for range 3 {
+			sthread.Go(func() {
+				started.Add(1)
+				defer deferred.Add(1)
+				mu.Lock()
+				defer mu.Unlock()
+				if sthread.Choose(2) == 0 {
+					ch.Send(1) // nobody receives: blocked at the end
+				}
+			})
+		}
+		sthread.Yield()
+	}
+	total := int64(0)
+	for total < 5000 {
+		res, err := sthread.Explore(prog, sthread.All(), sthread.MaxExecutions(2500))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += res.Stats.Executions
+	}
+	if s, d := started.Load(), deferred.Load(); s != d || s == 0 {
+		t.Errorf("%d goroutines started, %d deferred calls ran", s, d)
+	}
+	waitGoroutines(t, base)
+}
+
+// baseline returns the number of goroutines once those of earlier tests
+// (workers retired at the end of a Check) have ended.
+func baseline() int {
+	n := runtime.NumGoroutine()
+	for range 50 {
+		time.Sleep(2 * time.Millisecond)
+		n = min(n, runtime.NumGoroutine())
+	}
+	return n
+}
+
+// waitGoroutines waits until the process has at most n goroutines.
+func waitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines, want at most %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestTransitionTimeout(t *testing.T) {
+	base := baseline()
+	var release atomic.Bool
+	var unwound atomic.Bool
+	res, err := sthread.Explore(func() {
+		var mu sthread.Mutex
+		sthread.Go(func() {
+			defer func() {
+				if !release.Load() {
+					return
+				}
+				unwound.Store(true)
+			}()
+			for !release.Load() { // spins without a scheduling point
+				time.Sleep(time.Millisecond)
+			}
+			mu.Lock() // too late: the goroutine is stale and unwinds here
+			t.Error("a stale goroutine went on")
+		})
+		mu.Lock()
+	}, sthread.Timeout(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.Timeout {
+		t.Fatalf("bugs %v, want a timeout", res.Bugs)
+	}
+	text := res.Bugs[0].String()
+	for _, want := range []string{"TRANSITION TIMEOUT", "thread 2 did not reach its next scheduling point within 200ms", "thread 2 is stuck"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+	release.Store(true)
+	for deadline := time.Now().Add(5 * time.Second); !unwound.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stale goroutine did not unwind")
+		}
+	}
+	waitGoroutines(t, base)
+	// The process is still fit for checking.
+	res, err = sthread.Explore(deadlyEmbrace)
+	if err != nil || len(res.Bugs) != 1 || res.Bugs[0].Kind != search.Deadlock {
+		t.Errorf("after a timeout: %v, %v", res.Bugs, err)
+	}
+}
+
+func TestForeignGoroutine(t *testing.T) {
+	res, err := sthread.Explore(func() {
+		var mu sthread.Mutex
+		done := make(chan struct{})
+		mu.Lock()
+		go func() { // BUG: not sthread.Go
+			mu.Unlock()
+			close(done)
+		}()
+		<-done
+	}, sthread.Timeout(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bugs) != 1 || !strings.Contains(res.Bugs[0].Message, "not started with sthread.Go") {
+		t.Errorf("bugs = %v", res.Bugs)
+	}
+	// The foreign goroutine and the thread waiting for it are left
+	// blocked for good.
+}
+
+func TestGoexit(t *testing.T) {
+	res, err := sthread.Explore(func() {
+		sthread.Go(func() { runtime.Goexit() })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.AssertionFailure ||
+		!strings.Contains(res.Bugs[0].Message, "runtime.Goexit in a checked goroutine") {
+		t.Errorf("bugs = %v", res.Bugs)
+	}
+}
+
+func TestPanicAfterUnwindingIsIgnored(t *testing.T) {
+	// A goroutine whose deferred call panics while it is unwound at the
+	// end of an execution does not disturb the check.
+	res, err := sthread.Explore(func() {
+		ch := sthread.MakeChan[int](0)
+		sthread.Go(func() {
+			defer func() { panic("in a deferred call") }()
+			ch.Recv()
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.Leak {
+		t.Errorf("bugs = %v", res.Bugs)
+	}
+}
+
+// globalMu is used by checks: a global starts afresh in each execution and
+// is named in reports.
+var globalMu sthread.Mutex
+
+func TestGlobalObjects(t *testing.T) {
+	globalMu.Lock() // outside Check: the real mutex
+	defer globalMu.Unlock()
+	res, err := sthread.Explore(func() {
+		globalMu.Lock() // under Check: unlocked in every execution
+		globalMu.Lock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bugs) != 1 || !strings.Contains(res.Bugs[0].String(), "Mutex.Lock(globalMu)") {
+		t.Errorf("bugs = %v", res.Bugs)
+	}
+}

@@ -1,0 +1,88 @@
+package sthread
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// WaitGroup waits for a collection of goroutines to finish, a drop-in
+// replacement for sync.WaitGroup: the zero value is ready and it must not
+// be copied after first use. Under Check a negative counter and the reuse
+// of a WaitGroup before a released Wait has returned are misuses, and a
+// Wait that finds the counter above zero blocks until another goroutine
+// brings it to zero (two scheduling points).
+type WaitGroup struct {
+	wg  sync.WaitGroup
+	ref objRef
+}
+
+// Add adds delta, which may be negative, to the counter.
+func (g *WaitGroup) Add(delta int) {
+	if hooked.Load() && g.add(delta, syncmodel.APIWaitGroupAdd, nil) {
+		return
+	}
+	g.wg.Add(delta)
+}
+
+// Done decrements the counter by one.
+func (g *WaitGroup) Done() {
+	if hooked.Load() && g.add(-1, syncmodel.APIWaitGroupDone, nil) {
+		return
+	}
+	g.wg.Done()
+}
+
+// Wait blocks until the counter is zero.
+func (g *WaitGroup) Wait() {
+	if hooked.Load() && g.waitChecked() {
+		return
+	}
+	g.wg.Wait()
+}
+
+// Go calls f in a new goroutine (started with Go) and adds that goroutine
+// to the group: it is Add(1), then Go of a function that calls f and then
+// Done.
+func (g *WaitGroup) Go(f func()) {
+	if hooked.Load() {
+		if th, id, ok := enter(&g.ref, famWaitGroup, unsafe.Pointer(g)); ok {
+			th.point(syncmodel.Op{Kind: syncmodel.WGAdd, API: syncmodel.APIWaitGroupAdd, Obj: id, Arg: 1})
+			done := []uintptr{funcLine(funcPC(f))}
+			th.spawnAs(func() {
+				defer g.add(-1, syncmodel.APIWaitGroupDone, done)
+				f()
+			}, f)
+			return
+		}
+	}
+	g.wg.Go(f)
+}
+
+func (g *WaitGroup) add(delta int, api syncmodel.API, pcs []uintptr) bool {
+	th, id, ok := enter(&g.ref, famWaitGroup, unsafe.Pointer(g))
+	if !ok {
+		return false
+	}
+	op := syncmodel.Op{Kind: syncmodel.WGAdd, API: api, Obj: id, Arg: int64(delta)}
+	if pcs != nil {
+		th.pointAt(op, pcs)
+	} else {
+		th.point(op)
+	}
+	return true
+}
+
+func (g *WaitGroup) waitChecked() bool {
+	th, id, ok := enter(&g.ref, famWaitGroup, unsafe.Pointer(g))
+	if !ok {
+		return false
+	}
+	op := syncmodel.Op{Kind: syncmodel.WGWait, API: syncmodel.APIWaitGroupWait, Obj: id}
+	if th.point(op) == syncmodel.WaitParked {
+		op.Kind = syncmodel.WGWake
+		th.again(op)
+	}
+	return true
+}

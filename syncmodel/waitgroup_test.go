@@ -1,0 +1,135 @@
+package syncmodel
+
+import "testing"
+
+func TestWaitGroup(t *testing.T) {
+	add := func(d int64) Op { return o(WGAdd, wg, d) }
+	wait := o(WGWait, wg, 0)
+	wake := o(WGWake, wg, 0)
+	runScenarios(t, []scenario{
+		{
+			name: "wait on a zero counter returns",
+			steps: []step{
+				{tid: 1, op: wait, code: WaitReturned},
+				{tid: 1, op: add(2)},
+				{tid: 1, op: add(-2)},
+				{tid: 1, op: wait, code: WaitReturned},
+			},
+		},
+		{
+			name: "wait parks until the counter reaches zero",
+			steps: cat(threads(3), []step{
+				{tid: 1, op: add(2)},
+				{tid: 1, op: wait, code: WaitParked},
+				{tid: 1, op: wake, blocked: true},
+				{tid: 3, op: wait, code: WaitParked},
+				{tid: 3, op: wake, blocked: true},
+				{tid: 2, op: add(-1)},
+				{tid: 1, blocked: true},
+				{tid: 2, op: add(-1)},
+				{tid: 3},
+				{tid: 1},
+			}),
+		},
+		{
+			name: "negative counter",
+			steps: []step{
+				{tid: 1, op: add(1)},
+				{tid: 1, op: add(-2), misuse: "negative WaitGroup counter: Add(-2) on WaitGroup 0x60a000 with counter 1"},
+				{tid: 1, op: add(-1)},
+			},
+		},
+		{
+			name: "reuse before the previous wait returned",
+			steps: cat(threads(2), []step{
+				{tid: 1, op: add(1)},
+				{tid: 1, op: wait, code: WaitParked},
+				{tid: 2, op: add(-1)},
+				{tid: 2, op: add(1)},
+				{tid: 1, op: wake, misuse: "WaitGroup 0x60a000 is reused before the previous Wait has returned (counter 1)"},
+			}),
+		},
+		{
+			name: "reuse after the wait returned",
+			steps: cat(threads(2), []step{
+				{tid: 1, op: add(1)},
+				{tid: 1, op: wait, code: WaitParked},
+				{tid: 2, op: add(-1)},
+				{tid: 1, op: wake},
+				{tid: 2, op: add(1)},
+				{tid: 1, op: wait, code: WaitParked},
+			}),
+		},
+	})
+}
+
+func TestGoCond(t *testing.T) {
+	wait := o(GoCondWait, gcv, 0)
+	wake := o(GoCondWake, gcv, 0)
+	signal := o(CondSignal, gcv, 0)
+	broadcast := o(CondBroadcast, gcv, 0)
+	runScenarios(t, []scenario{
+		{
+			name: "signal between registration and wait counts",
+			steps: cat(threads(2), []step{
+				{tid: 1, op: wait},
+				{tid: 2, op: signal},
+				{tid: 1, op: wake},
+			}),
+		},
+		{
+			name: "signal wakes the oldest waiter",
+			steps: cat(threads(3), []step{
+				{tid: 2, op: wait},
+				{tid: 1, op: wait},
+				{tid: 2, op: wake, blocked: true},
+				{tid: 1, op: wake, blocked: true},
+				{tid: 3, op: signal},
+				{tid: 1, blocked: true},
+				{tid: 2},
+				{tid: 3, op: signal},
+				{tid: 1},
+			}),
+		},
+		{
+			name: "signal without waiters is lost",
+			steps: []step{
+				{tid: 1, op: signal},
+				{tid: 1, op: wait},
+				{tid: 1, op: wake, blocked: true},
+			},
+		},
+		{
+			name: "broadcast wakes every waiter",
+			steps: cat(threads(3), []step{
+				{tid: 1, op: wait},
+				{tid: 2, op: wait},
+				{tid: 3, op: broadcast},
+				{tid: 2, op: wake},
+				{tid: 1, op: wake},
+			}),
+		},
+		{
+			name: "broadcast does not wake later waiters",
+			steps: cat(threads(2), []step{
+				{tid: 2, op: broadcast},
+				{tid: 1, op: wait},
+				{tid: 1, op: wake, blocked: true},
+			}),
+		},
+		{
+			name: "with a Go mutex as the Locker",
+			steps: cat(threads(2), []step{
+				{tid: 1, op: o(GoMutexLock, gm, 0)},
+				{tid: 1, op: wait},
+				{tid: 1, op: o(GoMutexUnlock, gm, 0)},
+				{tid: 1, op: wake, blocked: true},
+				{tid: 2, op: o(GoMutexLock, gm, 0)},
+				{tid: 2, op: signal},
+				{tid: 2, op: o(GoMutexUnlock, gm, 0)},
+				{tid: 1},
+				{tid: 1, op: o(GoMutexLock, gm, 0)},
+			}),
+		},
+	})
+}
