@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -107,6 +108,8 @@ func runRemote(f func(), cfg *config) error {
 	slot := mb.Slot(gen)
 	slot.SetPid(os.Getpid())
 
+	// One goroutine runs at a time, as in Check; the runner relies on it.
+	runtime.GOMAXPROCS(1)
 	// The checker enforces transition timeouts; the local watchdog only
 	// backs it up.
 	cfg.timeout = time.Hour
@@ -122,7 +125,7 @@ func runRemote(f func(), cfg *config) error {
 		return err
 	}
 	for {
-		msg, over, err := encodeEvents(evs)
+	msg, over, err := encodeEvents(evs)
 		if err != nil {
 			return err
 		}

@@ -96,8 +96,14 @@ var systemModulePrefixes = []string{
 // or C++ runtime, the dynamic loader or stdbg's own preloaded library
 // (libc, libstdc++, libgcc_s, ld-linux, libm, libpthread, libstdbg, ...),
 // when the source file is under /usr/include, /usr/lib or /usr/local/include
-// or is a bits/ or c++/ header, and when no source file is known at all.
+// or is a bits/ or c++/ header, when no source file is known at all, and
+// for Go code that is not the user's: the Go runtime and standard library
+// (functions without a module path, such as runtime.gopark or sync.(*Mutex).Lock,
+// in files under GOROOT) and stdbg's own runtime package sthread.
 func IsSystem(f Frame) bool {
+	if isGoSystemFunc(f.Func) {
+		return true
+	}
 	if f.Module != "" {
 		base := filepath.Base(f.Module)
 		for _, p := range systemModulePrefixes {
@@ -121,4 +127,14 @@ func IsSystem(f Frame) bool {
 		}
 	}
 	return false
+}
+
+// sthreadPkg is the import path of stdbg's Go runtime package.
+const sthreadPkg = "github.com/stdbg/stdbg/sthread."
+
+// isGoSystemFunc reports whether a Go function name belongs to stdbg's
+// sthread package or to the Go runtime (runtime., internal/...).
+func isGoSystemFunc(name string) bool {
+	return strings.HasPrefix(name, sthreadPkg) || strings.HasPrefix(name, "runtime.") ||
+		strings.HasPrefix(name, "internal/") || strings.HasPrefix(name, "testing.")
 }

@@ -200,13 +200,34 @@ func decodePending(p []byte) (Pending, error) {
 	for i := range pe.Frames {
 		pe.Frames[i] = le.Uint64(p[pendingFixed+8*i:])
 	}
+	// Optional: the cases of a select (Go runtimes), u32 count then 24
+	// bytes each: u8 send, 7 bytes of padding, u64 channel, i64 capacity.
+	rest := p[pendingFixed+8*nf:]
+	if len(rest) >= 4 {
+		nc := int(le.Uint32(rest))
+		rest = rest[4:]
+		if len(rest) < caseSize*nc {
+			return Pending{}, fmt.Errorf("pending select cases: %w", ErrShort)
+		}
+		pe.Op.Cases = make([]syncmodel.Case, nc)
+		for i := range pe.Op.Cases {
+			c := rest[caseSize*i:]
+			pe.Op.Cases[i] = syncmodel.Case{Send: c[0] != 0, Chan: le.Uint64(c[8:]), Cap: int64(le.Uint64(c[16:]))}
+		}
+	}
 	return pe, nil
 }
 
+const caseSize = 24
+
 // EncodePending appends a PENDING message to buf (used by Go runtimes and
-// tests).
+// tests). A select's cases follow the frames.
 func EncodePending(buf []byte, pe Pending) []byte {
-	buf = appendHdr(buf, MsgPending, pendingFixed+8*len(pe.Frames))
+	n := pendingFixed + 8*len(pe.Frames)
+	if len(pe.Op.Cases) > 0 {
+		n += 4 + caseSize*len(pe.Op.Cases)
+	}
+	buf = appendHdr(buf, MsgPending, n)
 	buf = le.AppendUint32(buf, uint32(pe.Tid))
 	buf = le.AppendUint32(buf, uint32(pe.OSTid))
 	buf = le.AppendUint16(buf, uint16(pe.Op.Kind))
@@ -217,6 +238,18 @@ func EncodePending(buf []byte, pe Pending) []byte {
 	buf = le.AppendUint64(buf, uint64(pe.Op.Arg))
 	for _, f := range pe.Frames {
 		buf = le.AppendUint64(buf, f)
+	}
+	if len(pe.Op.Cases) > 0 {
+		buf = le.AppendUint32(buf, uint32(len(pe.Op.Cases)))
+		for _, c := range pe.Op.Cases {
+			var send byte
+			if c.Send {
+				send = 1
+			}
+			buf = append(buf, send, 0, 0, 0, 0, 0, 0, 0)
+			buf = le.AppendUint64(buf, c.Chan)
+			buf = le.AppendUint64(buf, uint64(c.Cap))
+		}
 	}
 	return buf
 }

@@ -15,6 +15,8 @@ func TestRoundTrip(t *testing.T) {
 		Pending{Tid: 2, OSTid: 1234, Op: syncmodel.Op{Kind: syncmodel.CondWait, API: syncmodel.APICondWait, Obj: 0x10, Obj2: 0x20, Arg: -3}, Frames: []uint64{0x401000, 0x402000}},
 		Failure{Tid: 1, Kind: FailAssert, Signal: 6, Line: 42, Addr: 0, Frames: []uint64{1, 2, 3}, Message: "x > 0", File: "a.c", Func: "main"},
 		Pending{Tid: 1, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{}},
+		Pending{Tid: 3, Op: syncmodel.Op{Kind: syncmodel.Select, Arg: 1, Cases: []syncmodel.Case{
+			{Send: true, Chan: 0xc000, Cap: 2}, {Chan: 0xd000}, {Chan: 0}}}, Frames: []uint64{7}},
 	}
 	var buf []byte
 	for _, m := range msgs {

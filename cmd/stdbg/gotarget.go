@@ -55,10 +55,13 @@ func buildGo(pkg string, test bool) (string, error) {
 	}
 	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
 	out := filepath.Join(outDir, name)
-	args := []string{"build", "-o", out, target}
+	// sthread's calls are not inlined into the user's code: a call site
+	// then keeps the user's file and line in the binary's line table.
+	noInline := "-gcflags=github.com/stdbg/stdbg/sthread=-l"
+	args := []string{"build", noInline, "-o", out, target}
 	if test {
 		out += ".test"
-		args = []string{"test", "-c", "-o", out, target}
+		args = []string{"test", "-c", noInline, "-o", out, target}
 	}
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir

@@ -50,3 +50,14 @@ func TestGoTests(t *testing.T) {
 		t.Fatalf("--run on C: %d %q", code, errs)
 	}
 }
+
+// TestGoProgramSelect checks a select out of process: the worker leaked
+// after the caller took the timeout case.
+func TestGoProgramSelect(t *testing.T) {
+	prog := filepath.Join("..", "..", "examples", "go", "leak-prog")
+	out, errs, code := stdbg(t, "find", prog)
+	if code != exitBug || !strings.Contains(out, "THREADS LEAKED") || !strings.Contains(out, "Select(") ||
+		!strings.Contains(out, "waits in Chan.Send for") || !strings.Contains(out, "main.go:17") {
+		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
+	}
+}
