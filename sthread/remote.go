@@ -125,7 +125,7 @@ func runRemote(f func(), cfg *config) error {
 		return err
 	}
 	for {
-	msg, over, err := encodeEvents(evs)
+		msg, over, err := encodeEvents(evs)
 		if err != nil {
 			return err
 		}
