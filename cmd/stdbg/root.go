@@ -64,7 +64,8 @@ and replays any schedule deterministically.
 
 Targets: C and C++ programs using POSIX threads, C11 threads or std::thread,
 given as a source file (compiled with -g -O0 -pthread) or as an unmodified,
-dynamically linked executable.
+dynamically linked executable; and Go packages written with package sthread
+(programs, or with --run their tests).
 
 Every flag can also be set in stdbg.yaml (in the current directory or a parent,
 or --config FILE) or in an STDBG_* environment variable (STDBG_MAX_DEPTH=10);
