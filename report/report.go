@@ -60,6 +60,8 @@ type Wait struct {
 	Thread int      `json:"thread"`
 	Text   string   `json:"text"` // "waits for second (held by thread 2)"
 	Where  Location `json:"where"`
+	// Started is where the thread was created (absent for thread 1).
+	Started *Location `json:"started,omitempty"`
 }
 
 // Frame is one frame of a stack.
@@ -171,8 +173,19 @@ func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
 			r.Preemptions++
 		}
 	}
+	started := map[int]Location{} // where each thread was created
+	for i, st := range e.Trace() {
+		if st.Op.Kind == syncmodel.ThreadCreate && st.Result.NewThread > 0 {
+			started[st.Result.NewThread] = r.Steps[i].Where
+		}
+	}
 	for _, bl := range e.BlockedThreads() {
-		r.Waits = append(r.Waits, Wait{Thread: bl.Thread, Text: b.wait(bl), Where: b.location(bl.Frames, false)})
+		w := Wait{Thread: bl.Thread, Text: b.wait(bl), Where: b.location(bl.Frames, false)}
+		if loc, ok := started[bl.Thread]; ok {
+			w.Started = &loc
+			w.Text += " (started at " + loc.Short() + ")"
+		}
+		r.Waits = append(r.Waits, w)
 	}
 	if f := e.Failure(); f != nil {
 		frames := make([]uint64, len(f.Frames))
