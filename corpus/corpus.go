@@ -31,12 +31,23 @@ const Format = 1
 
 // Target says how to build and run the program of an entry.
 type Target struct {
-	// Kind is "c-source" (compiled by stdbg from Source) or "binary".
+	// Kind is "c-source" (compiled by stdbg from Source), "binary", or
+	// "go-test" (a Go test that checks a function with sthread.Check: Test
+	// in the package whose directory is Source, run by go test).
 	Kind string `json:"kind"`
-	// Source is the source file, relative to the entry's directory when it
-	// was given relative to it, else absolute.
+	// Source is the source file (for a Go test, the package directory),
+	// relative to the entry's directory when it was given relative to it,
+	// else absolute.
 	Source string `json:"source,omitempty"`
-	// Binary is the executable that ran (for a source, stdbg's build).
+	// Test is the name of the Go test that found the bug, as testing.T.Name
+	// gives it ("TestTransfer", "TestTransfer/two_accounts"); only for
+	// Kind "go-test".
+	Test string `json:"test,omitempty"`
+	// Run is the -run pattern that selects the test, when the entry was
+	// made by stdbg find -run (Test is then empty).
+	Run string `json:"run,omitempty"`
+	// Binary is the executable that ran (for a source, stdbg's build; empty
+	// for a Go test, whose test binary is temporary).
 	Binary string `json:"binary"`
 	// BinarySHA256 is the hash of Binary when the bug was found.
 	BinarySHA256 string `json:"binary_sha256"`
@@ -95,10 +106,15 @@ func (e *Entry) Validate() error {
 	switch {
 	case e.Format != Format:
 		return fmt.Errorf("entry format %d, this stdbg reads format %d", e.Format, Format)
-	case e.Target.Kind != "c-source" && e.Target.Kind != "binary":
+	case e.Target.Kind != "c-source" && e.Target.Kind != "binary" && e.Target.Kind != "go-test" &&
+		e.Target.Kind != "go-program":
 		return fmt.Errorf("unknown target kind %q", e.Target.Kind)
 	case e.Target.Kind == "c-source" && e.Target.Source == "":
 		return errors.New("target has no source")
+	case (e.Target.Kind == "go-test" || e.Target.Kind == "go-program") && e.Target.Source == "":
+		return fmt.Errorf("%s target has no package directory (source)", e.Target.Kind)
+	case e.Target.Kind == "go-test" && e.Target.Test == "" && e.Target.Run == "":
+		return errors.New("go test target has no test name")
 	case e.Target.Kind == "binary" && e.Target.Binary == "":
 		return errors.New("target has no binary")
 	case e.Failure.Kind == "":

@@ -118,6 +118,9 @@ func TestValidate(t *testing.T) {
 		{"no source", func(e *Entry) { e.Target.Source = "" }, "no source"},
 		{"no schedule", func(e *Entry) { e.Schedule = "" }, "no schedule"},
 		{"no kind", func(e *Entry) { e.Failure.Kind = "" }, "no failure kind"},
+		{"go test", func(e *Entry) { e.Target = Target{Kind: "go-test", Source: "../../..", Test: "TestX/sub"} }, ""},
+		{"go test without package", func(e *Entry) { e.Target = Target{Kind: "go-test", Test: "TestX"} }, "no package directory"},
+		{"go test without name", func(e *Entry) { e.Target = Target{Kind: "go-test", Source: "../../.."} }, "no test name"},
 	}
 	for _, tt := range tests {
 		e := entry("deadlock", "a.c:1", "1")

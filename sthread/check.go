@@ -40,6 +40,7 @@ type config struct {
 	schedule      string
 	hasSchedule   bool
 	maxExecutions int64
+	noSave        bool
 }
 
 func newConfig(opts []Option) *config {
@@ -108,6 +109,10 @@ type Bug struct {
 	Kind search.Kind
 	// Message is a one-line description.
 	Message string
+	// Where identifies the place of the failure (the source line, or the
+	// blocked operations and their lines): Kind and Where together are the
+	// bug's identity across runs, by which a stored bug is recognised.
+	Where string
 	// Schedule is the schedule that shows the bug, in its text form.
 	Schedule string
 	// Report is the full trace: every step with its goroutine, operation
@@ -134,6 +139,15 @@ func (b *Bug) String() string {
 // and transition timeouts. Each report ends with the command that replays
 // the bug (see ReplayEnv).
 //
+// Each bug found is saved in the package's corpus, as a file under
+// testdata/stdbg/<test name>/ (see NoSave and NoSaveEnv), and every later
+// Check of the same test first replays the schedules stored there, before
+// any search: one that still fails fails the test at once, without
+// searching; one that now runs cleanly (fixed) or no longer fits the
+// function (diverged) is logged, and the search goes on. Commit the files
+// to keep the bugs as regression tests, the way Go's fuzzing keeps its
+// corpus.
+//
 // f must be deterministic apart from its goroutines' interleaving: it runs
 // many times and must set up the state it checks each time. While Check
 // runs, every goroutine that uses sthread objects of f must be started with
@@ -153,10 +167,15 @@ func Check(t testing.TB, f func(), opts ...Option) {
 		replay(t, cfg.schedule, f, cfg)
 		return
 	}
+	dir := corpusDir(t.Name())
+	if replayCorpus(t, dir, f, cfg) {
+		return
+	}
 	res, err := explore(f, cfg)
 	stats := report.FormatStats(report.FromStats(res.Stats))
 	for _, b := range res.Bugs {
-		t.Errorf("sthread.Check found a bug:\n%sReplay: %s\n%s", b, replayCommand(t, b.Schedule), stats)
+		saved := saveBug(t, dir, b, cfg)
+		t.Errorf("sthread.Check found a bug:\n%s%sReplay: %s\n%s", b, saved, replayCommand(t, b.Schedule), stats)
 	}
 	if err != nil {
 		t.Fatalf("sthread.Check: %v\n%s", err, stats)
@@ -248,7 +267,7 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 	}
 	out := &replayed{rep: rep}
 	if o := rr.Outcome; o != nil && o.Kind.IsBug() {
-		out.bug = &Bug{Kind: o.Kind, Message: rep.Message, Schedule: rr.Executed.String(), Report: rep}
+		out.bug = &Bug{Kind: o.Kind, Message: rep.Message, Where: o.Where, Schedule: rr.Executed.String(), Report: rep}
 	}
 	return out, nil
 }
@@ -267,7 +286,7 @@ func explore(f func(), cfg *config) (*Result, error) {
 	r.stop()
 	res := &Result{Stats: sres.Stats, Complete: sres.Complete, DepthLimited: sres.DepthLimited}
 	for _, b := range sres.Bugs {
-		bug := &Bug{Kind: b.Outcome.Kind, Message: b.Outcome.Message, Schedule: b.Schedule.String()}
+		bug := &Bug{Kind: b.Outcome.Kind, Message: b.Outcome.Message, Where: b.Outcome.Where, Schedule: b.Schedule.String()}
 		rep, rr, derr := describe(f, cfg, b.Schedule, false)
 		if derr == nil {
 			bug.Message = rep.Message

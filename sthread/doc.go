@@ -61,6 +61,22 @@
 // timeouts (a goroutine that runs longer than the timeout, default 5s,
 // between two sthread calls).
 //
+// # The corpus
+//
+// Each bug Check finds is saved, like the failures of Go's fuzzing, as one
+// JSON file (see package corpus) under testdata/stdbg/<test name>/ in the
+// package directory, and the failure message names the file:
+//
+//	Saved testdata/stdbg/TestTransfer/deadlock-1a2b3c4d.json
+//
+// Every later Check of that test replays the stored schedules before any
+// search. A schedule that still fails the same way (same kind of bug, same
+// place) fails the test at once, with its report and the file's name; one
+// that runs cleanly (the bug is fixed) or no longer fits the function
+// (diverged) is logged and the search proceeds; corrupt files are logged
+// and skipped. Commit the files to keep the bugs as regression tests;
+// delete one to drop it. NoSave, or STDBG_NO_SAVE=1, stops the saving.
+//
 // To fail the check from the checked function, use Assert, or wrap the
 // test's t with TB and call its Error or Fatal methods: calling t.Fatal
 // directly from a checked goroutine would only be seen as a goroutine that

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -252,6 +253,24 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 func targetOf(path string, e *corpus.Entry) (*target, error) {
 	t := &target{args: e.Target.Args}
 	switch e.Target.Kind {
+	case "go-test":
+		src := corpus.SourcePath(path, e)
+		exe, err := buildGo(src, true)
+		if err != nil {
+			return nil, err
+		}
+		run := e.Target.Run
+		if run == "" {
+			run = testPattern(e.Target.Test)
+		}
+		t.arg, t.source, t.binary, t.goPkg, t.run = src, src, exe, true, run
+	case "go-program":
+		src := corpus.SourcePath(path, e)
+		exe, err := buildGo(src, false)
+		if err != nil {
+			return nil, err
+		}
+		t.arg, t.source, t.binary, t.goPkg = src, src, exe, true
 	case "c-source":
 		src := corpus.SourcePath(path, e)
 		exe, err := ctarget.Build(src)
@@ -404,10 +423,17 @@ func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original 
 	if !original.Equal(bug.Schedule) {
 		e.Original = original.String()
 	}
-	if t.source != "" {
+	switch {
+	case t.goPkg && t.run != "":
+		e.Target.Kind, e.Target.Run = "go-test", t.run
+		e.Target.Source = corpus.RelSource(dir, t.source)
+	case t.goPkg:
+		e.Target.Kind = "go-program"
+		e.Target.Source = corpus.RelSource(dir, t.source)
+	case t.source != "":
 		e.Target.Kind = "c-source"
 		e.Target.Source = corpus.RelSource(dir, t.source)
-	} else {
+	default:
 		e.Target.Kind = "binary"
 	}
 	if h, err := corpus.FileSHA256(t.binary); err == nil {
@@ -464,4 +490,14 @@ func (a *app) researchEntry(s *session, path string, e *corpus.Entry, prefix sch
 		return ""
 	}
 	return fmt.Sprintf("%s at %s with Path = %s (entry updated)", bug.Outcome.Kind, bug.Outcome.Where, e.Schedule)
+}
+
+// testPattern turns a test name (with subtests: "TestBank/two_accounts")
+// into the -run pattern that selects exactly it.
+func testPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
 }

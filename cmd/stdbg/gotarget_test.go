@@ -61,3 +61,20 @@ func TestGoProgramSelect(t *testing.T) {
 		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestGoCorpus stores Go bugs found by find and reruns them.
+func TestGoCorpus(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"find", "--no-save=false", "--corpus", dir, filepath.Join("..", "..", "examples", "go", "embrace-prog")},
+		{"find", "--no-save=false", "--corpus", dir, "-run", "TestEmbrace", filepath.Join("..", "..", "examples", "go", "embrace-test")},
+	} {
+		if out, errs, code := stdbg(t, args...); code != exitBug || !strings.Contains(out, "Saved ") {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errs)
+		}
+	}
+	out, errs, code := stdbg(t, "corpus", "run", dir)
+	if code != exitBug || strings.Count(out, "REPRODUCES") != 2 {
+		t.Fatalf("corpus run: exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -1,0 +1,210 @@
+package sthread
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+)
+
+// The corpus of a Go test. Check saves each bug it finds as a corpus entry
+// (package corpus, target kind "go-test") under
+// testdata/stdbg/<test name>/ in the test's package directory, the working
+// directory of go test, and replays the entries stored there before it
+// searches, the way Go's fuzzing replays testdata/fuzz.
+
+// NoSaveEnv names the environment variable that stops Check from saving
+// the bugs it finds when set to a true value (STDBG_NO_SAVE=1), like
+// NoSave. The stored entries are still replayed.
+const NoSaveEnv = "STDBG_NO_SAVE"
+
+// goTestKind is the corpus target kind of the entries Check writes.
+const goTestKind = "go-test"
+
+// NoSave stops Check from saving the bugs it finds under testdata/stdbg
+// (see Check). The entries already stored are still replayed.
+func NoSave() Option { return func(c *config) { c.noSave = true } }
+
+// saving reports whether Check saves the bugs it finds.
+func (c *config) saving() bool {
+	if c.noSave {
+		return false
+	}
+	v := os.Getenv(NoSaveEnv)
+	if v == "" {
+		return true
+	}
+	off, err := strconv.ParseBool(v)
+	return err == nil && !off
+}
+
+// corpusDir is the directory, relative to the package directory, holding
+// the corpus of the test named test: testdata/stdbg/<test name>, a subtest
+// in a subdirectory of its parent's.
+func corpusDir(test string) string {
+	parts := []string{"testdata", "stdbg"}
+	for _, p := range strings.Split(test, "/") {
+		parts = append(parts, safeName(p))
+	}
+	return filepath.Join(parts...)
+}
+
+// safeName makes one element of a test name usable as a directory name on
+// every system: characters other than letters, digits and -_.#=+,@ become
+// '_', and an empty, "." or ".." element becomes "_".
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-_.#=+,@", c) >= 0:
+		default:
+			b[i] = '_'
+		}
+	}
+	if s = string(b); s == "" || s == "." || s == ".." {
+		return "_"
+	}
+	return s
+}
+
+// saveBug stores b in the corpus directory dir of the test t and returns
+// the line to add to the failure message: where it was saved, or why it was
+// not; nothing when saving is off.
+func saveBug(t testing.TB, dir string, b *Bug, cfg *config) string {
+	if !cfg.saving() {
+		return ""
+	}
+	e := &corpus.Entry{
+		Format:       corpus.Format,
+		StdbgVersion: stdbgVersion(),
+		Created:      time.Now().UTC().Truncate(time.Second),
+		Target:       corpus.Target{Kind: goTestKind, Source: corpus.RelSource(dir, "."), Test: t.Name()},
+		Search:       corpus.Search{Strategy: "dfs", MaxDepth: cfg.maxDepth, Reduction: "none"},
+		Failure:      corpus.Failure{Kind: b.Kind.String(), Message: b.Message, Where: b.Where},
+		Schedule:     b.Schedule,
+	}
+	if s, err := schedule.Parse(b.Schedule); err == nil {
+		e.Length = len(s)
+	}
+	if b.Report != nil {
+		r := *b.Report
+		r.Replay = replayCommand(t, b.Schedule)
+		e.Report, e.Preemptions = &r, r.Preemptions
+	}
+	path, existed, err := corpus.Save(dir, e)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("Not saved: %v\n", err)
+	case existed:
+		return fmt.Sprintf("Already saved %s\n", path)
+	}
+	return fmt.Sprintf("Saved %s\n", path)
+}
+
+// replayCorpus replays, before any search, the entries of the test t
+// stored directly in dir (those of subtests, in subdirectories, are
+// theirs). Each entry that still fails fails t, with its report and its
+// path, and replayCorpus then returns true: no search is needed. Entries
+// that now run cleanly (fixed) or no longer fit f (diverged), corrupt
+// entries and entries of another test are logged.
+func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
+	t.Helper()
+	if _, err := os.Stat(dir); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Logf("sthread: not replaying the stored bugs: %v", err)
+		}
+		return false
+	}
+	items, err := corpus.List(dir)
+	if err != nil {
+		t.Logf("sthread: not replaying the stored bugs: %v", err)
+		return false
+	}
+	var failures []string
+	runs := 0
+	for _, it := range items {
+		if filepath.Dir(it.Path) != filepath.Clean(dir) {
+			continue
+		}
+		if it.Err != nil {
+			t.Logf("sthread: corrupt corpus entry %s skipped: %s", it.Path, oneLine(it.Err.Error()))
+			continue
+		}
+		e := it.Entry
+		if e.Target.Kind != goTestKind || e.Target.Test != t.Name() {
+			t.Logf("sthread: corpus entry %s skipped: it is not a bug of %s (target %s %q)", it.Path, t.Name(), e.Target.Kind, e.Target.Test)
+			continue
+		}
+		s, err := schedule.Parse(e.Schedule)
+		if err != nil {
+			t.Logf("sthread: corrupt corpus entry %s skipped: schedule: %s", it.Path, oneLine(err.Error()))
+			continue
+		}
+		checkMu.Lock()
+		rep, rr, err := describe(f, cfg, s, false)
+		checkMu.Unlock()
+		runs++
+		if err != nil {
+			t.Logf("sthread: corpus entry %s could not be replayed: %s", it.Path, oneLine(err.Error()))
+			continue
+		}
+		var sb strings.Builder
+		rep.WriteText(&sb)
+		replay := "Replay: " + replayCommand(t, e.Schedule) + "\n"
+		switch o := rr.Outcome; {
+		case o != nil && o.Kind == search.Diverged:
+			t.Logf("sthread: %s diverged: its schedule no longer fits the function (%s); searching anew", it.Path, oneLine(o.Message))
+		case o == nil || !o.Kind.IsBug():
+			t.Logf("sthread: %s fixed: its schedule now runs without failing (the file stays as a regression test)", it.Path)
+		case o.Kind.String() == e.Failure.Kind && o.Where == e.Failure.Where:
+			failures = append(failures, fmt.Sprintf("sthread.Check: the bug stored in %s still reproduces:\n%s%s",
+				it.Path, sb.String(), replay))
+		default:
+			failures = append(failures, fmt.Sprintf("sthread.Check: the schedule stored in %s now fails differently "+
+				"(%s at %s; stored: %s at %s):\n%s%s", it.Path, o.Kind, o.Where, e.Failure.Kind, e.Failure.Where, sb.String(), replay))
+		}
+	}
+	stats := fmt.Sprintf("Executions = %d (the stored schedules replayed; no new search)", runs)
+	for _, msg := range failures {
+		t.Errorf("%s%s", msg, stats)
+	}
+	return len(failures) > 0
+}
+
+// oneLine joins the lines of s, for one-line log messages.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// stdbgVersion is the version of the stdbg module linked into the test
+// binary, "(devel)" when it cannot tell.
+func stdbgVersion() string {
+	const module = "github.com/stdbg/stdbg"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	if bi.Main.Path == module && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == module {
+			if d.Replace != nil && d.Replace.Version != "" {
+				return d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return "(devel)"
+}
