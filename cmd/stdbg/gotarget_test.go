@@ -31,7 +31,7 @@ func TestGoProgram(t *testing.T) {
 		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errs)
 	}
 	out, _, code = stdbg(t, "replay", "--schedule", "1;1;1;1;1", prog)
-	if code != exitClean || !strings.Contains(out, "done\n") {
+	if code != exitClean || !strings.Contains(out, "done 2\n") {
 		t.Fatalf("clean replay: exit %d\n%s", code, out)
 	}
 }

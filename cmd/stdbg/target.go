@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
@@ -177,9 +176,6 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
-// since is a small helper for elapsed seconds.
-func since(t time.Time) float64 { return time.Since(t).Seconds() }
 
 // envWith returns stdbg's environment plus extra NAME=VALUE entries, or nil
 // (inherit) when there are none.

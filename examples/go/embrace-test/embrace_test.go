@@ -13,14 +13,22 @@ import (
 	"github.com/stdbg/stdbg/sthread"
 )
 
+// account is a balance behind a lock.
+type account struct {
+	mu      sthread.Mutex
+	balance int
+}
+
 // transfer locks two accounts in the order given: two transfers in
 // opposite directions can deadlock.
-func transfer(from, to *sthread.Mutex, done *sthread.WaitGroup) {
+func transfer(from, to *account, done *sthread.WaitGroup) {
 	defer done.Done()
-	from.Lock()
-	to.Lock()
-	to.Unlock()
-	from.Unlock()
+	from.mu.Lock()
+	to.mu.Lock()
+	from.balance--
+	to.balance++
+	to.mu.Unlock()
+	from.mu.Unlock()
 }
 
 func TestEmbrace(t *testing.T) {
@@ -28,7 +36,7 @@ func TestEmbrace(t *testing.T) {
 		t.Skip("a deliberate bug: run stdbg find -run TestEmbrace ./examples/go/embrace-test")
 	}
 	sthread.Check(t, func() {
-		var a, b sthread.Mutex
+		var a, b account
 		var wg sthread.WaitGroup
 		wg.Add(2)
 		sthread.Go(func() { transfer(&a, &b, &wg) })
