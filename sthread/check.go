@@ -315,6 +315,9 @@ func explore(f func(), cfg *config) (*Result, error) {
 func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Report, *search.ReplayResult, error) {
 	r := newRunner(f, cfg, reportDepth)
 	r.replay = logs
+	// A user stopped in a debugger is not a transition that runs for
+	// ever.
+	r.noWatch = logs && traced()
 	r.start()
 	defer r.stop()
 	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
@@ -324,9 +327,22 @@ func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Re
 	}
 	ex := r.begun
 	defer e.Close()
-	rr, err := search.Replay(e, s, cfg.maxDepth)
+	var run search.Execution = e
+	var dbg *debugExec
+	if logs {
+		dbg = newDebugExec(e, ex, s)
+		run = dbg
+	}
+	rr, err := search.Replay(run, s, cfg.maxDepth)
 	if err != nil {
 		return nil, nil, fmt.Errorf("running %s: %w", funcName(f), err)
+	}
+	if dbg != nil {
+		outcome := ""
+		if o := rr.Outcome; o != nil && o.Kind.IsBug() {
+			outcome = o.Kind.String() + ": " + o.Message
+		}
+		dbg.finish(outcome)
 	}
 	syms := newSymbols(r, ex, e.Trace(), e.BlockedThreads())
 	rep := report.Build(e, rr.Outcome, syms)
