@@ -83,7 +83,7 @@ func Build(ctx context.Context, cacheDir string) (string, error) {
 	}
 	defer os.RemoveAll(tmp)
 	cmd := exec.CommandContext(ctx, goBin, "install", Module+"/cmd/dlv@"+Version)
-	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "GOFLAGS=", "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "GOFLAGS=")
 	cmd.Dir = tmp
 	out, err := cmd.CombinedOutput()
 	if err != nil {
