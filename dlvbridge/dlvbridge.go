@@ -15,6 +15,7 @@ package dlvbridge
 import (
 	"bufio"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -544,4 +545,27 @@ func (b *Bridge) kill() {
 	case <-b.exited:
 	case <-time.After(10 * time.Second):
 	}
+}
+
+// script is the Starlark script that adds the stdbg_where and stdbg_next
+// commands to Delve's terminal.
+//
+//go:embed stdbg.star
+var script []byte
+
+// WriteScript writes into dir the Starlark script that adds stdbg's
+// commands to Delve's terminal (stdbg_where: the step about to run, its
+// thread and goroutine, selected, and its source; stdbg_next: run that
+// step and stop before the next), and an init file that loads it, and
+// returns the init file's path, for dlv connect --init.
+func WriteScript(dir string) (string, error) {
+	star := filepath.Join(dir, "stdbg.star")
+	if err := os.WriteFile(star, script, 0o644); err != nil {
+		return "", fmt.Errorf("writing the Delve script: %w", err)
+	}
+	init := filepath.Join(dir, "stdbg.init")
+	if err := os.WriteFile(init, []byte("source "+star+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("writing the Delve init file: %w", err)
+	}
+	return init, nil
 }

@@ -269,18 +269,28 @@ func (a *app) handOver(b *dlvbridge.Bridge, s *dlvbridge.Stop, total int, noConn
 		}
 		fmt.Fprintln(a.stdout, ".")
 	}
-	fmt.Fprintf(a.stdout, `In Delve:
-  print %s   where the replay is (Step, Thread, Goroutines)
-  break %s              then continue: stop before each next step
-  continue                          run on to the end of the replay
-`, sthread.StateVar, sthread.HookFunc)
-	connect := []string{"connect", b.Addr}
+	tmp, err := os.MkdirTemp("", "stdbg-dlv-")
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("creating a directory for the Delve script: %w", err)}
+	}
+	defer os.RemoveAll(tmp)
+	init, err := dlvbridge.WriteScript(tmp)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	fmt.Fprintf(a.stdout, `In Delve (commands from %s):
+  stdbg_where   the step about to run: thread, goroutine (selected), source
+  stdbg_next    run that step and stop before the next one
+  continue      run on to the end of the replay
+  print %s   the replay's position
+`, filepath.Base(init), sthread.StateVar)
+	connect := []string{"connect", "--init", init, b.Addr}
 	interactive := !noConnect && isTerminal(dlvStdin)
 	if !interactive {
-		fmt.Fprintf(a.stdout, "Delve waits for a client (at most %v): %s %s\n", wait, shellQuote(dlvExe), strings.Join(connect, " "))
+		fmt.Fprintf(a.stdout, "Delve waits for a client (at most %v): %s connect --init %s %s\n", wait, shellQuote(dlvExe), shellQuote(init), b.Addr)
 		return b.Wait(wait)
 	}
-	fmt.Fprintf(a.stdout, "Starting: %s %s\n", shellQuote(dlvExe), strings.Join(connect, " "))
+	fmt.Fprintf(a.stdout, "Starting: %s connect --init %s %s\n", shellQuote(dlvExe), shellQuote(init), b.Addr)
 	c := exec.Command(dlvExe, connect...)
 	c.Stdin = dlvStdin
 	c.Stdout, c.Stderr = a.stdout, a.stderr
@@ -293,7 +303,7 @@ func (a *app) handOver(b *dlvbridge.Bridge, s *dlvbridge.Stop, total int, noConn
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	defer signal.Stop(sig)
-	err := c.Run()
+	err = c.Run()
 	// The user may have left the server running: end it.
 	b.Close()
 	var ee *exec.ExitError

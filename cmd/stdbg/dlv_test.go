@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -171,10 +173,10 @@ func TestReplayDlvStopAt(t *testing.T) {
 		io.Copy(io.Discard, pr)
 	}()
 	stopRE := regexp.MustCompile(`^Stopped before step 2/3: thread 1 \(goroutine (\d+), selected\) is about to run it at main\.go:22 \(frame (\d+)\)\.$`)
-	waitRE := regexp.MustCompile(`^Delve waits for a client .*: \S+ connect (\S+)$`)
+	waitRE := regexp.MustCompile(`^Delve waits for a client .*: \S+ connect --init (\S+) (\S+)$`)
 	var goroutine int64
 	var frame int
-	var addr string
+	var addr, init string
 	var all strings.Builder
 	timeout := time.After(3 * time.Minute)
 	for addr == "" {
@@ -189,7 +191,7 @@ func TestReplayDlvStopAt(t *testing.T) {
 				frame, _ = strconv.Atoi(m[2])
 			}
 			if m := waitRE.FindStringSubmatch(l); m != nil {
-				addr = m[1]
+				init, addr = m[1], m[2]
 			}
 		case <-timeout:
 			t.Fatalf("no hand-over within 3 minutes:\n%s", all.String())
@@ -220,14 +222,33 @@ func TestReplayDlvStopAt(t *testing.T) {
 	if err != nil || v.Value != "1" {
 		t.Errorf("debugState.Thread = %+v, %v; want 1", v, err)
 	}
-	var last *api.DebuggerState
-	for st := range c.Continue() {
-		last = st
+	if err := c.Disconnect(false); err != nil {
+		t.Fatal(err)
 	}
-	if last == nil || !last.Exited || last.ExitStatus != 1 {
-		t.Errorf("continue to the end: %+v, want exit status 1 (the deadlock)", last)
+
+	// The user's session: dlv connect with stdbg's commands, stepping to
+	// the deadlock and on to the end.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dlv := exec.CommandContext(ctx, os.Getenv("STDBG_DLV"), "connect", "--init", init, addr)
+	dlv.Stdin = strings.NewReader("stdbg_next\nstdbg_where\nstdbg_next\ncontinue\nexit\ny\n")
+	session, err := dlv.CombinedOutput()
+	text := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(string(session), "")
+	if err != nil {
+		t.Fatalf("dlv connect: %v\n%s", err, text)
 	}
-	c.Detach(true)
+	for _, want := range []string{
+		fmt.Sprintf(`stdbg: step 2/3: thread 1, goroutine %d\n`, goroutine),
+		`=>\s+22:\s+a\.Lock\(\)`,
+		`stdbg: step 3/3: thread 2, goroutine \d+\n`,
+		`=>\s+15:\s+b\.Lock\(\)`,
+		`stdbg: after the last step \(3/3\): deadlock: no thread can go on`,
+		`has exited with status 1`,
+	} {
+		if !regexp.MustCompile(want).MatchString(text) {
+			t.Errorf("the Delve session lacks %s:\n%s", want, text)
+		}
+	}
 	select {
 	case code := <-done:
 		if code != exitClean {
