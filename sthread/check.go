@@ -22,6 +22,9 @@ import (
 // schedule instead of searching: the schedule printed with a bug, e.g.
 //
 //	STDBG_REPLAY_SCHEDULE='1;1;2' go test -run '^TestTransfer$' ./bank
+//
+// A program whose main calls Run replays it the same way. A replay
+// publishes each step for a debugger (see stdbg replay --dlv).
 const ReplayEnv = "STDBG_REPLAY_SCHEDULE"
 
 // Defaults of the options.
