@@ -314,3 +314,55 @@ func TestHandOver(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkStep measures a replay under Delve: the start of Delve on the
+// target (ms/start) and each step, from continuing to the hook to the
+// goroutine's user frame found (ms/step).
+func BenchmarkStep(b *testing.B) {
+	dlv := needDlvB(b)
+	dir, err := filepath.Abs(filepath.Join("..", "examples", "go", "leak-prog"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(b.TempDir(), "leak-prog")
+	cmd := exec.Command("go", "build", "-gcflags=all=-N -l", "-o", bin, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%v\n%s", err, out)
+	}
+	var start, steps time.Duration
+	n := 0
+	for b.Loop() {
+		t0 := time.Now()
+		br, err := Start(Config{Dlv: dlv, Program: bin, Schedule: "1;1;2;3;1:1;1", Timeout: time.Minute})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start += time.Since(t0)
+		t1 := time.Now()
+		for {
+			s, exit, err := br.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if exit != nil || s.Over {
+				break
+			}
+			n++
+		}
+		steps += time.Since(t1)
+		br.Close()
+	}
+	b.ReportMetric(float64(start.Milliseconds())/float64(b.N), "ms/start")
+	b.ReportMetric(float64(steps.Microseconds())/1000/float64(n), "ms/step")
+}
+
+// needDlvB is needDlv for benchmarks.
+func needDlvB(b *testing.B) string {
+	b.Helper()
+	p, err := Find(filepath.Join(os.TempDir(), "stdbg-test-dlv"))
+	if err != nil {
+		b.Skip("no dlv: run the tests first, which build it")
+	}
+	return p
+}
