@@ -22,6 +22,9 @@ import (
 // schedule instead of searching: the schedule printed with a bug, e.g.
 //
 //	STDBG_REPLAY_SCHEDULE='1;1;2' go test -run '^TestTransfer$' ./bank
+//
+// A program whose main calls Run replays it the same way. A replay
+// publishes each step for a debugger (see stdbg replay --dlv).
 const ReplayEnv = "STDBG_REPLAY_SCHEDULE"
 
 // Defaults of the options.
@@ -315,6 +318,9 @@ func explore(f func(), cfg *config) (*Result, error) {
 func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Report, *search.ReplayResult, error) {
 	r := newRunner(f, cfg, reportDepth)
 	r.replay = logs
+	// A user stopped in a debugger is not a transition that runs for
+	// ever.
+	r.noWatch = logs && traced()
 	r.start()
 	defer r.stop()
 	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
@@ -324,9 +330,22 @@ func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Re
 	}
 	ex := r.begun
 	defer e.Close()
-	rr, err := search.Replay(e, s, cfg.maxDepth)
+	var run search.Execution = e
+	var dbg *debugExec
+	if logs {
+		dbg = newDebugExec(e, ex, s)
+		run = dbg
+	}
+	rr, err := search.Replay(run, s, cfg.maxDepth)
 	if err != nil {
 		return nil, nil, fmt.Errorf("running %s: %w", funcName(f), err)
+	}
+	if dbg != nil {
+		outcome := ""
+		if o := rr.Outcome; o != nil && o.Kind.IsBug() {
+			outcome = o.Kind.String() + ": " + o.Message
+		}
+		dbg.finish(outcome)
 	}
 	syms := newSymbols(r, ex, e.Trace(), e.BlockedThreads())
 	rep := report.Build(e, rr.Outcome, syms)

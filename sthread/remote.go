@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -35,16 +36,37 @@ func remote() bool {
 }
 
 // Run runs f as a checked program. Under stdbg find it runs one execution
-// of f under the stdbg checker and then ends the process; otherwise it just
-// calls f. Wrap a program's main in it:
+// of f under the stdbg checker and then ends the process. With ReplayEnv
+// set it runs that schedule of f in process, writes the trace to standard
+// error and ends the process: with status 1 if the execution ends in a
+// bug, 2 if the schedule does not fit, 0 otherwise; stdbg replay --dlv
+// runs programs that way under Delve. Otherwise it just calls f. Wrap a
+// program's main in it:
 //
 //	func main() { sthread.Run(realMain) }
 func Run(f func()) {
-	if !remote() {
-		f()
-		return
+	if remote() {
+		os.Exit(runRemoteOrDie(f, newConfig(nil)))
 	}
-	os.Exit(runRemoteOrDie(f, newConfig(nil)))
+	if s, ok := os.LookupEnv(ReplayEnv); ok {
+		os.Exit(replayProgram(s, f, os.Stderr))
+	}
+	f()
+}
+
+// replayProgram runs schedule sched of the program f in process, writes
+// its trace to w and returns the exit status for the process.
+func replayProgram(sched string, f func(), w io.Writer) int {
+	rr, err := runOnce(sched, f, newConfig(nil), true)
+	if err != nil {
+		fmt.Fprintf(w, "sthread: replaying %q: %v\n", sched, err)
+		return 2
+	}
+	rr.rep.WriteText(w)
+	if rr.bug != nil {
+		return 1
+	}
+	return 0
 }
 
 // runRemoteOrDie runs one remote execution and returns the exit status for

@@ -97,6 +97,7 @@ type runner struct {
 	depth   int           // frames recorded per scheduling point
 	timeout time.Duration // transition timeout
 	replay  bool          // running one given schedule: TB logs go to the test
+	noWatch bool          // no transition watchdog (under a debugger)
 	procs   int           // GOMAXPROCS before the Check
 	sched   chan struct{} // the scheduler's handoff channel
 	seq     atomic.Uint64 // odd while the scheduler waits for a transition
@@ -135,7 +136,9 @@ func (r *runner) start() {
 	checking.Store(r)
 	rehook()
 	regMu.Unlock()
-	go r.watch()
+	if !r.noWatch {
+		go r.watch()
+	}
 }
 
 func (r *runner) stop() {

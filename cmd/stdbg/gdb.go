@@ -164,7 +164,8 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 }
 
 // runNative runs the schedule once under the checker with stacks, writes
-// the decision log and returns the report and the trace. The program's
+// the decision log (unless decisions is "") and returns the report and the
+// trace. The program's
 // output is dropped: it shows again under GDB.
 func (a *app) runNative(t *target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []checker.Step, error) {
 	runtime.LockOSThread()
@@ -196,6 +197,9 @@ func (a *app) runNative(t *target, sched schedule.Schedule, env []string, decisi
 		r.Notes = append(r.Notes, fmt.Sprintf("stopped after %d transitions (--max-depth): the decision log ends there", len(rr.Executed)))
 	case rr.Outcome.Kind == search.Timeout:
 		r.Notes = append(r.Notes, "under GDB the last step runs until you interrupt it (^C), as it never reaches a thread operation")
+	}
+	if decisions == "" {
+		return r, trace, nil
 	}
 	// The library reads lines of at most 255 bytes: keep the comment short.
 	comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", shorten(t.arg), shorten(sched.String()), shorten(rr.Executed.String()))

@@ -31,6 +31,17 @@ func isGoTarget(arg string) bool {
 // or, when test is set, its test binary with go test -c. The program must
 // use package sthread (sthread.Run around main, sthread.Check in tests).
 func buildGo(pkg string, test bool) (string, error) {
+	return buildGoMode(pkg, test, false)
+}
+
+// buildGoDebug is buildGo for a debugger: optimisations and inlining are
+// off in every package (-gcflags=all=-N -l), so that Delve shows every
+// variable and every call.
+func buildGoDebug(pkg string, test bool) (string, error) {
+	return buildGoMode(pkg, test, true)
+}
+
+func buildGoMode(pkg string, test, debug bool) (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("building %s: the go command is not on PATH", pkg)
@@ -48,7 +59,11 @@ func buildGo(pkg string, test bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%v", abs, test)))
+	key := fmt.Sprintf("%s\x00%v", abs, test)
+	if debug {
+		key += "\x00debug"
+	}
+	sum := sha256.Sum256([]byte(key))
 	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return "", fmt.Errorf("building %s: %w", pkg, err)
@@ -58,6 +73,9 @@ func buildGo(pkg string, test bool) (string, error) {
 	// sthread's calls are not inlined into the user's code: a call site
 	// then keeps the user's file and line in the binary's line table.
 	noInline := "-gcflags=github.com/stdbg/stdbg/sthread=-l"
+	if debug {
+		noInline = "-gcflags=all=-N -l"
+	}
 	args := []string{"build", noInline, "-o", out, target}
 	if test {
 		out += ".test"

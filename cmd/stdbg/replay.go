@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,12 +36,24 @@ operation and result. With it the stdbg library replays the run alone,
 without stdbg, for instance under a debugger:
   STDBG_REPLAY=FILE LD_PRELOAD=<library> PROGRAM ARGS
 (stdbg prints the library's path). The program then stops where the log
-ends, or says at which step it no longer fits.`,
+ends, or says at which step it no longer fits.
+
+--dlv replays a Go program or test under Delve: stdbg builds it with
+optimisations off, starts Delve headless on it (dlv from PATH, or built at
+the version stdbg pins), stops before every step in the goroutine of the
+thread that runs it, prints the step, thread, goroutine and source line,
+and at --stop-at (default: the last step, where the failure happens) hands
+the stopped process to an interactive dlv connect.`,
 		Example: `  stdbg replay testdata/stdbg/deadly-embrace/deadlock-1f3a9c2e.json
   stdbg replay --schedule '1;1;2' examples/c/deadly-embrace.c
-  stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt`,
+  stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt
+  stdbg replay --dlv testdata/stdbg/embrace-prog/deadlock-c82da3ff.json
+  stdbg replay --dlv --stop-at 2 --schedule '1;1;2' ./examples/go/embrace-prog`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if handled, err := a.replayDlv(cmd, sched, run, args); handled {
+				return err
+			}
 			if handled, err := a.replayGDB(cmd, sched, args); handled {
 				return err
 			}
@@ -58,6 +71,10 @@ ends, or says at which step it no longer fits.`,
 	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
 	cmd.Flags().Bool("gdb", false, "run the schedule, then debug it in GDB one thread step at a time (stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K)")
 	cmd.Flags().String("gdb-script", "", "write a GDB script that replays the schedule (and its decision log beside it); with --gdb, run GDB with it")
+	cmd.Flags().Bool("dlv", false, "Go targets: replay the schedule under Delve, printing each step's thread, goroutine and source line, then hand over an interactive Delve session (dlv connect) at --stop-at")
+	cmd.Flags().String("stop-at", "", "with --dlv: where to hand over: a step number K (stop before step K runs), end (after the last step), none (no session: run to the end); default the last step, where the failure happens")
+	cmd.Flags().Bool("dlv-no-connect", false, "with --dlv: do not start dlv connect; print the command and wait for a client to end the session (the default when stdin is not a terminal)")
+	cmd.Flags().Duration("dlv-wait", time.Hour, "with --dlv: how long Delve waits for a client and its session before stdbg stops it")
 	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json")
 	return cmd
 }

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-delve/delve/service/api"
+	"github.com/go-delve/delve/service/rpc2"
+
+	"github.com/stdbg/stdbg/dlvbridge"
+	"github.com/stdbg/stdbg/report"
+)
+
+// needDlv makes stdbg use the real Delve: dlv on PATH (CI installs it),
+// else the pinned version built once into a directory shared by test runs
+// (not into each test's cache). These tests never skip.
+func needDlv(t *testing.T) {
+	t.Helper()
+	dir := filepath.Join(os.TempDir(), "stdbg-test-dlv")
+	p, err := dlvbridge.Find(dir)
+	if err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), dlvBuildTimeout)
+		defer cancel()
+		if p, err = dlvbridge.Build(ctx, dir); err != nil {
+			t.Fatalf("no dlv on PATH and building it failed: %v", err)
+		}
+	}
+	t.Setenv("STDBG_DLV", p)
+}
+
+// dlvStepRE matches a step line of replay --dlv.
+var dlvStepRE = regexp.MustCompile(`(?m)^step (\d+)/(\d+)  thread (\d+)  goroutine (\d+)  .*?  (\S+\.go):(\d+)  `)
+
+// dlvStep is one parsed step line.
+type dlvStep struct {
+	k, n, thread int
+	goroutine    int64
+	file         string
+	line         int
+}
+
+func parseDlvSteps(out string) []dlvStep {
+	var steps []dlvStep
+	for _, m := range dlvStepRE.FindAllStringSubmatch(out, -1) {
+		var s dlvStep
+		s.k, _ = strconv.Atoi(m[1])
+		s.n, _ = strconv.Atoi(m[2])
+		s.thread, _ = strconv.Atoi(m[3])
+		s.goroutine, _ = strconv.ParseInt(m[4], 10, 64)
+		s.file = m[5]
+		s.line, _ = strconv.Atoi(m[6])
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// nativeReport runs replay --json and returns the report, skipping the
+// program's own output before it.
+func nativeReport(t *testing.T, args ...string) *report.Report {
+	t.Helper()
+	out, errs, _ := stdbg(t, append([]string{"replay", "--json"}, args...)...)
+	if i := strings.Index(out, "\n{\n"); i >= 0 && !strings.HasPrefix(out, "{") {
+		out = out[i+1:]
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("replay --json: %v\n%s\n%s", err, out, errs)
+	}
+	return &r
+}
+
+// TestReplayDlv replays bugs of the Go examples under the real Delve: at
+// every step Delve stops in the goroutine of the thread the checker's
+// trace names, at the trace's source line, and the failure reproduces
+// after the last step.
+func TestReplayDlv(t *testing.T) {
+	needDlv(t)
+	goEx := filepath.Join("..", "..", "examples", "go")
+	corpusDir := t.TempDir()
+	out, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", corpusDir, filepath.Join(goEx, "embrace-prog"))
+	m := regexp.MustCompile(`Saved (\S+\.json)`).FindStringSubmatch(out)
+	if code != exitBug || m == nil {
+		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
+	}
+	entry := m[1]
+	tests := []struct {
+		name    string
+		args    []string // after replay --dlv / replay --json
+		outcome string
+	}{
+		{"embrace-prog entry", []string{entry}, "deadlock: "},
+		{"embrace-test", []string{"--schedule", "1;1;1;1;2;3", "--run", "TestEmbrace", filepath.Join(goEx, "embrace-test")}, "deadlock: "},
+		{"leak-prog", []string{"--schedule", "1;1;2;3;1:1;1", filepath.Join(goEx, "leak-prog")}, "leak: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := nativeReport(t, tt.args...)
+			if !want.Bug || len(want.Steps) == 0 {
+				t.Fatalf("stdbg's own replay shows no bug: %+v", want)
+			}
+			out, errs, code := stdbg(t, append([]string{"replay", "--dlv", "--stop-at", "none"}, tt.args...)...)
+			if code != exitBug {
+				t.Fatalf("replay --dlv: exit %d, want %d\n%s\n%s", code, exitBug, out, errs)
+			}
+			got := parseDlvSteps(out)
+			if len(got) != len(want.Steps) {
+				t.Fatalf("Delve stopped at %d steps, the trace has %d:\n%s", len(got), len(want.Steps), out)
+			}
+			goroutineOf := map[int]int64{}
+			for i, g := range got {
+				w := want.Steps[i]
+				if g.k != i+1 || g.n != len(want.Steps) || g.thread != w.Thread {
+					t.Errorf("line %d: step %d/%d thread %d; want step %d/%d thread %d", i+1, g.k, g.n, g.thread, i+1, len(want.Steps), w.Thread)
+				}
+				if g.file != filepath.Base(w.Where.File) || g.line != w.Where.Line {
+					t.Errorf("step %d: Delve shows thread %d at %s:%d, the trace at %s:%d", g.k, g.thread, g.file, g.line, filepath.Base(w.Where.File), w.Where.Line)
+				}
+				if prev, ok := goroutineOf[g.thread]; ok && prev != g.goroutine {
+					t.Errorf("step %d: thread %d in goroutine %d, before in %d", g.k, g.thread, g.goroutine, prev)
+				}
+				goroutineOf[g.thread] = g.goroutine
+			}
+			seen := map[int64]int{}
+			for th, g := range goroutineOf {
+				if other, ok := seen[g]; ok {
+					t.Errorf("threads %d and %d both in goroutine %d", th, other, g)
+				}
+				seen[g] = th
+			}
+			end := "end after step " + strconv.Itoa(len(want.Steps)) + "/" + strconv.Itoa(len(want.Steps)) + ": " + tt.outcome
+			if !strings.Contains(out, end) || !strings.Contains(out, "The program exited with status 1.") {
+				t.Errorf("output lacks %q and the exit:\n%s", end, out)
+			}
+		})
+	}
+}
+
+// TestReplayDlvStopAt hands the process over at a step: another client
+// finds the thread's goroutine selected, reads a variable of the program
+// and the replay position, and runs on to the failure.
+func TestReplayDlvStopAt(t *testing.T) {
+	needDlv(t)
+	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
+	pr, pw := io.Pipe()
+	var errb strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		code := run([]string{"replay", "--dlv", "--stop-at", "2", "--dlv-no-connect", "--dlv-wait", "2m", "--schedule", "1;1;2", prog}, pw, &errb)
+		pw.Close()
+		done <- code
+	}()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		io.Copy(io.Discard, pr)
+	}()
+	stopRE := regexp.MustCompile(`^Stopped before step 2/3: thread 1 \(goroutine (\d+), selected\) is about to run it at main\.go:22 \(frame (\d+)\)\.$`)
+	waitRE := regexp.MustCompile(`^Delve waits for a client .*: \S+ connect --init (\S+) (\S+)$`)
+	var goroutine int64
+	var frame int
+	var addr, init string
+	var all strings.Builder
+	timeout := time.After(3 * time.Minute)
+	for addr == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("stdbg ended before handing over:\n%s\n%s", all.String(), errb.String())
+			}
+			all.WriteString(l + "\n")
+			if m := stopRE.FindStringSubmatch(l); m != nil {
+				goroutine, _ = strconv.ParseInt(m[1], 10, 64)
+				frame, _ = strconv.Atoi(m[2])
+			}
+			if m := waitRE.FindStringSubmatch(l); m != nil {
+				init, addr = m[1], m[2]
+			}
+		case <-timeout:
+			t.Fatalf("no hand-over within 3 minutes:\n%s", all.String())
+		}
+	}
+	go func() {
+		for l := range lines {
+			_ = l
+		}
+	}()
+	if goroutine == 0 {
+		t.Fatalf("no stop line before the hand-over:\n%s", all.String())
+	}
+	c := rpc2.NewClient(addr)
+	st, err := c.GetState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SelectedGoroutine == nil || st.SelectedGoroutine.ID != goroutine {
+		t.Errorf("selected goroutine %+v, want %d", st.SelectedGoroutine, goroutine)
+	}
+	cfg := api.LoadConfig{MaxStringLen: 64, MaxArrayValues: 64, MaxStructFields: -1, MaxVariableRecurse: 1}
+	v, err := c.EvalVariable(api.EvalScope{GoroutineID: goroutine, Frame: frame}, "transfers", cfg)
+	if err != nil || v.Value != "0" {
+		t.Errorf("transfers before step 2 = %+v, %v; want 0", v, err)
+	}
+	v, err = c.EvalVariable(api.EvalScope{GoroutineID: goroutine}, `"github.com/stdbg/stdbg/sthread".debugState.Thread`, cfg)
+	if err != nil || v.Value != "1" {
+		t.Errorf("debugState.Thread = %+v, %v; want 1", v, err)
+	}
+	if err := c.Disconnect(false); err != nil {
+		t.Fatal(err)
+	}
+
+	// The user's session: dlv connect with stdbg's commands, stepping to
+	// the deadlock and on to the end.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dlv := exec.CommandContext(ctx, os.Getenv("STDBG_DLV"), "connect", "--init", init, addr)
+	dlv.Stdin = strings.NewReader("stdbg_next\nstdbg_where\nstdbg_next\ncontinue\nexit\ny\n")
+	session, err := dlv.CombinedOutput()
+	text := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(string(session), "")
+	if err != nil {
+		t.Fatalf("dlv connect: %v\n%s", err, text)
+	}
+	for _, want := range []string{
+		fmt.Sprintf(`stdbg: step 2/3: thread 1, goroutine %d\n`, goroutine),
+		`=>\s+22:\s+a\.Lock\(\)`,
+		`stdbg: step 3/3: thread 2, goroutine \d+\n`,
+		`=>\s+15:\s+b\.Lock\(\)`,
+		`stdbg: after the last step \(3/3\): deadlock: no thread can go on`,
+		`has exited with status 1`,
+	} {
+		if !regexp.MustCompile(want).MatchString(text) {
+			t.Errorf("the Delve session lacks %s:\n%s", want, text)
+		}
+	}
+	select {
+	case code := <-done:
+		if code != exitClean {
+			t.Errorf("stdbg: exit %d after the session ended\n%s", code, errb.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("stdbg did not return after the session ended")
+	}
+}
+
+func TestReplayDlvBadInput(t *testing.T) {
+	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"C target", []string{"--schedule", "1;1;2", example("deadly-embrace.c")}, "use --gdb"},
+		{"step past the end", []string{"--stop-at", "9", "--schedule", "1;1;2", prog}, "the run has 3 steps"},
+		{"not a step", []string{"--stop-at", "soon", "--schedule", "1;1;2", prog}, "want a step number"},
+		{"with --gdb", []string{"--gdb", "--schedule", "1;1;2", prog}, "give one"},
+		{"no entry", []string{prog}, "needs a corpus entry"},
+	}
+	needDlv(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := stdbg(t, append([]string{"replay", "--dlv"}, tt.args...)...)
+			if code != exitUsage || !strings.Contains(errs, tt.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line with %q\n%s", code, errs, exitUsage, tt.want, out)
+			}
+		})
+	}
+}
