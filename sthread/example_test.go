@@ -41,7 +41,7 @@ func Example() {
 	// Output:
 	// deadlock 1;1;2
 	// thread 1 waits in Mutex.Lock for second (held by thread 2)
-	// thread 2 waits in Mutex.Lock for first (held by thread 1) (started at example_test.go:17)
+	// thread 2 waits in Mutex.Lock for first (held by thread 1) (started at example_test.go:19)
 }
 
 // RunSchedule runs one schedule, such as the one a report prints, and
