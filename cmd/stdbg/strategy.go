@@ -128,7 +128,7 @@ func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) strin
 	case res.Complete:
 		return fmt.Sprintf("Search: exhaustive (DFS): every schedule%s explored.", depth)
 	}
-	return fmt.Sprintf("Search: exhaustive (DFS), incomplete: %s.", p.why(res, stop))
+	return fmt.Sprintf("Search: DFS, incomplete: %s.", p.why(res, stop))
 }
 
 // boundedCoverage says which preemption bounds were finished.
