@@ -53,6 +53,9 @@ func TestFindStrategies(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", want, out)
 				}
 			}
+			if strings.Contains(errs, "exec/s") {
+				t.Errorf("progress line written to a non-terminal:\n%s", errs)
+			}
 		})
 	}
 }
