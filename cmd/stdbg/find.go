@@ -203,6 +203,10 @@ func (a *app) find(args []string, run string) error {
 				original = min.Original
 			}
 			e := newEntry(t, dir, r, bug, original, maxDepth, r.Preemptions)
+			e.Search.Strategy = p.entryName()
+			if p.sampled {
+				e.Search.Seed = int64(p.seed)
+			}
 			path, existed, err := corpus.Save(dir, e)
 			if err != nil {
 				r.Notes = append(r.Notes, "not saved: "+err.Error())

@@ -139,7 +139,7 @@ func TestInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Failure.Kind != "deadlock" || e.Schedule == "" {
-		t.Errorf("corpus entry %+v, want the deadlock with its schedule", e)
+	if e.Failure.Kind != "deadlock" || e.Schedule == "" || e.Search.Strategy != "random" || e.Search.Seed != 1 {
+		t.Errorf("corpus entry %+v, want the deadlock with its schedule, found by random walks of seed 1", e)
 	}
 }

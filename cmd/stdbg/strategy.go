@@ -88,6 +88,17 @@ func (p *plan) describe() string {
 	return "DFS"
 }
 
+// entryName is the strategy as recorded in the corpus.
+func (p *plan) entryName() string {
+	switch {
+	case p.name == "pct":
+		return fmt.Sprintf("pct (depth %d)", p.pctDepth)
+	case p.pb != nil:
+		return fmt.Sprintf("dfs (at most %s)", plural(p.limit, "preemption"))
+	}
+	return p.name
+}
+
 // why names the limit that stopped an incomplete search.
 func (p *plan) why(res *search.Result, stop stopReason) string {
 	switch {
