@@ -1,8 +1,10 @@
 // Package schedprof profiles an exploration: it records, for every source
 // stack at which the program reached a scheduling point and ran a
 // transition, how many executions went through it, how many transitions
-// ran from it and how much time they took, and writes that as a pprof
-// profile (github.com/google/pprof/profile), so that
+// ran from it, how many of those reached a new state of the search tree
+// rather than replaying the path of the previous execution, and how much
+// time they took, and writes that as a pprof profile
+// (github.com/google/pprof/profile), so that
 //
 //	go tool pprof -top explore.pprof
 //
@@ -45,6 +47,7 @@ type Framer interface {
 const (
 	SampleExecutions  = "executions"  // executions that ran a transition from the stack
 	SampleTransitions = "transitions" // transitions run from the stack
+	SampleStates      = "states"      // those that left the previous execution's path: new tree nodes
 	SampleTime        = "time"        // their wall time, in nanoseconds
 )
 
@@ -64,6 +67,7 @@ type Recorder struct {
 	start time.Time
 
 	execs   int64
+	prev    schedule.Schedule  // the steps of the last execution closed
 	samples map[string]*sample // by key: operation and stack
 	order   []*sample          // samples in order of first appearance
 	frames  map[uint64][]symbolize.Frame
@@ -75,6 +79,7 @@ type sample struct {
 	pcs         []uint64
 	executions  int64
 	transitions int64
+	states      int64
 	nanos       int64
 	lastExec    int64 // the execution that last counted here
 }
@@ -121,8 +126,17 @@ func (r *Recorder) sample(api string, pcs []uint64) *sample {
 // execution records the steps of one execution.
 type execution struct {
 	search.Execution
-	r  *Recorder
-	id int64
+	r        *Recorder
+	id       int64
+	path     schedule.Schedule
+	diverged bool // the path left the previous execution's
+}
+
+// Close remembers the path, to tell replayed steps from new ones in the
+// next execution.
+func (e *execution) Close() error {
+	e.r.prev = append(e.r.prev[:0], e.path...)
+	return e.Execution.Close()
 }
 
 func (e *execution) Step(st schedule.Step) error {
@@ -145,6 +159,14 @@ func (e *execution) Step(st schedule.Step) error {
 	err := e.Execution.Step(st)
 	s.nanos += time.Since(t0).Nanoseconds()
 	s.transitions++
+	k := len(e.path)
+	e.path = append(e.path, st)
+	if !e.diverged && (k >= len(e.r.prev) || e.r.prev[k] != st) {
+		e.diverged = true
+	}
+	if e.diverged {
+		s.states++
+	}
 	if s.lastExec != e.id {
 		s.lastExec = e.id
 		s.executions++
@@ -177,9 +199,10 @@ func (r *Recorder) Profile() *profile.Profile {
 		SampleType: []*profile.ValueType{
 			{Type: SampleExecutions, Unit: "count"},
 			{Type: SampleTransitions, Unit: "count"},
+			{Type: SampleStates, Unit: "count"},
 			{Type: SampleTime, Unit: "nanoseconds"},
 		},
-		DefaultSampleType: SampleTransitions,
+		DefaultSampleType: SampleStates,
 		PeriodType:        &profile.ValueType{Type: SampleTransitions, Unit: "count"},
 		Period:            1,
 		TimeNanos:         r.start.UnixNano(),
@@ -234,7 +257,7 @@ func (r *Recorder) Profile() *profile.Profile {
 		}
 		p.Sample = append(p.Sample, &profile.Sample{
 			Location: stack,
-			Value:    []int64{s.executions, s.transitions, s.nanos},
+			Value:    []int64{s.executions, s.transitions, s.states, s.nanos},
 		})
 	}
 	return p

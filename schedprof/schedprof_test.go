@@ -76,16 +76,17 @@ func TestProfileOfRealProgram(t *testing.T) {
 	for _, st := range prof.SampleType {
 		types = append(types, st.Type+"/"+st.Unit)
 	}
-	if got := strings.Join(types, " "); got != "executions/count transitions/count time/nanoseconds" {
+	if got := strings.Join(types, " "); got != "executions/count transitions/count states/count time/nanoseconds" {
 		t.Errorf("sample types %s", got)
 	}
 	// Sums: every transition is in exactly one sample, every execution
 	// starts once.
-	var transitions, nanos int64
+	var transitions, states, nanos int64
 	lines := map[string]int64{} // "func file:line" of the frame calling the operation -> transitions
 	for _, s := range prof.Sample {
 		transitions += s.Value[1]
-		nanos += s.Value[2]
+		states += s.Value[2]
+		nanos += s.Value[3]
 		leaf := s.Location[0].Line[0].Function.Name
 		if leaf == "(start of an execution)" {
 			if s.Value[0] != res.Stats.Executions {
@@ -108,6 +109,12 @@ func TestProfileOfRealProgram(t *testing.T) {
 	if transitions != res.Stats.Transitions {
 		t.Errorf("profile has %d transitions, the search ran %d", transitions, res.Stats.Transitions)
 	}
+	// Depth first, each execution replays the path of the previous one up
+	// to the backtracking point: the other steps are the tree's nodes but
+	// the root.
+	if states != res.Stats.States-1 {
+		t.Errorf("profile has %d new states, the search visited %d besides the root", states, res.Stats.States-1)
+	}
 	if nanos <= 0 {
 		t.Errorf("time %d ns", nanos)
 	}
@@ -129,7 +136,7 @@ func TestProfileOfRealProgram(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go tool pprof: %v\n%s", err, out)
 	}
-	for _, want := range []string{"pthread_mutex_lock", "worker", "deadly-embrace.c:15", "Type: transitions"} {
+	for _, want := range []string{"pthread_mutex_lock", "worker", "deadly-embrace.c:15", "Type: states"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("go tool pprof -top lacks %q:\n%s", want, out)
 		}

@@ -38,8 +38,8 @@ both reproducible with the --seed they print; --budget 30s and
 exhaustive, bounded or sampled. Ctrl-C stops the search, prints the
 statistics and saves the bugs found so far. --profile FILE writes a pprof
 profile of the exploration: the program's source stacks at the scheduling
-points, with the executions through each, the transitions and the time
-(go tool pprof -top FILE).
+points, with the executions through each, the transitions, the new states
+of the search tree and the time (go tool pprof -top FILE).
 
 PROGRAM is a C or C++ source file (.c, .cc, .cpp, .cxx), compiled with
 -g -O0 -pthread and stdbg.h on the include path, an existing dynamically
