@@ -92,6 +92,10 @@ type findResult struct {
 }
 
 func (a *app) find(args []string, run string) error {
+	p, err := a.plan()
+	if err != nil {
+		return err
+	}
 	t, err := resolveTarget(args, run)
 	if err != nil {
 		return err
@@ -105,10 +109,6 @@ func (a *app) find(args []string, run string) error {
 	}
 	defer s.close()
 
-	p, err := a.plan()
-	if err != nil {
-		return err
-	}
 	// Ctrl-C stops the search (the bugs found so far are still saved); a
 	// second one kills stdbg the usual way.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -155,7 +155,8 @@ func (a *app) find(args []string, run string) error {
 	}
 	if prof != nil {
 		if err := prof.WriteFile(a.v.GetString("profile")); err != nil {
-			return &exitError{code: exitUsage, err: err}
+			// The bugs found matter more: report them all the same.
+			fmt.Fprintf(a.stderr, "stdbg: %v\n", err)
 		}
 	}
 
