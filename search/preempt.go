@@ -44,11 +44,11 @@ type PreemptionBounding struct {
 // Bound describes one round of a preemption-bounded search: the schedules
 // with exactly Preemptions preemptions.
 type Bound struct {
-	Preemptions int
+	Preemptions int `json:"preemptions"`
 	// Executions counts the executions of the round.
-	Executions int64
+	Executions int64 `json:"executions"`
 	// Complete reports that every schedule of the round was explored.
-	Complete bool
+	Complete bool `json:"complete"`
 }
 
 // NewPreemptionBounding returns the strategy for at most k preemptions
