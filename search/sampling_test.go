@@ -112,3 +112,32 @@ func TestRandomFindsBugs(t *testing.T) {
 		})
 	}
 }
+
+// TestPCTPreemptions checks PCT's schedules: with every thread present from
+// the start, a thread only loses the processor when it blocks, ends, or
+// is lowered at one of the d-1 change points, so an execution has at most
+// d-1 preemptions, and none for d = 1.
+func TestPCTPreemptions(t *testing.T) {
+	progs := map[string]func() *fakeExecutor{
+		"3x4 yields": func() *fakeExecutor { return yielders(3, 4) },
+		"locks":      locker,
+	}
+	for name, prog := range progs {
+		for d := 1; d <= 4; d++ {
+			rec := &recorder{Strategy: NewPCT(d, uint64(d))}
+			if _, err := Explore(context.Background(), prog(), rec, Options{MaxExecutions: 100}); err != nil {
+				t.Fatal(err)
+			}
+			most := 0
+			for _, s := range rec.runs {
+				most = max(most, preemptionsOf(t, prog(), s))
+			}
+			if most > d-1 {
+				t.Errorf("%s, d=%d: an execution has %d preemptions", name, d, most)
+			}
+			if d > 1 && name == "3x4 yields" && most == 0 {
+				t.Errorf("%s, d=%d: no execution was preempted in 100", name, d)
+			}
+		}
+	}
+}
