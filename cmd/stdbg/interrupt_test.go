@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"golang.org/x/sys/unix"
 
 	"github.com/stdbg/stdbg/corpus"
@@ -62,13 +63,14 @@ func TestInterrupt(t *testing.T) {
 	master, slave := openPTY(t)
 	defer master.Close()
 	corpusDir := filepath.Join(dir, "corpus")
+	profPath := filepath.Join(dir, "explore.pprof")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// Random walks with --all never run out; the seed finds the deadlock
 	// in the third execution.
 	cmd := exec.CommandContext(ctx, stdbgExe, "find", "--all", "--strategy", "random", "--seed", "1",
-		"--executions", "100000000", "--no-save=false", "--corpus", corpusDir, prog)
+		"--executions", "100000000", "--no-save=false", "--corpus", corpusDir, "--profile", profPath, prog)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = slave
@@ -131,6 +133,18 @@ func TestInterrupt(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// The profile of the search so far is written too.
+	pf, err := os.Open(profPath)
+	if err != nil {
+		t.Fatalf("no profile after the interruption: %v", err)
+	}
+	defer pf.Close()
+	if p, err := profile.Parse(pf); err != nil {
+		t.Errorf("profile after the interruption: %v", err)
+	} else if len(p.Sample) == 0 {
+		t.Error("empty profile after the interruption")
+	}
+
 	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.json"))
 	if len(files) != 1 {
 		t.Fatalf("corpus files %v, want one", files)
