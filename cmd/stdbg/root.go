@@ -45,7 +45,7 @@ var settings = []setting{
 	{"seed", 0, "random and pct: the seed; the same seed repeats the same search (0: pick one and print it)"},
 	{"preemptions", -1, "dfs: explore the schedules with 0 preemptions, then 1, ... up to this many (-1: no bound)"},
 	{"executions", 0, "stop after this many executions (0: no limit; random and pct stop at 10000 unless --budget is given)"},
-	{"budget", time.Duration(0), "stop after this much wall time, e.g. 30s or 10m (0: no limit)"},
+	{"budget", time.Duration(0), "stop searching after this much wall time, e.g. 30s or 10m (0: no limit); minimising the bugs found comes after"},
 	{"profile", "", "write a pprof profile of the exploration (where the schedules branch and the time goes) to this file"},
 }
 
