@@ -36,13 +36,13 @@ func TestMain(m *testing.M) {
 }
 
 // start builds and launches an example as exploration does.
-func start(b *testing.B, example string) (*ctarget.Process, *checker.Checker) {
+func start(b *testing.B, example string, args ...string) (*ctarget.Process, *checker.Checker) {
 	b.Helper()
 	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", example))
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit})
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,10 +51,10 @@ func start(b *testing.B, example string) (*ctarget.Process, *checker.Checker) {
 
 // exhaust explores the whole space within maxDepth (All: every bug is
 // recorded and exploration goes on) and reports the rates.
-func exhaust(b *testing.B, example string, maxDepth int) {
+func exhaust(b *testing.B, example string, maxDepth int, args ...string) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	p, c := start(b, example)
+	p, c := start(b, example, args...)
 	defer p.Close()
 	var execs, trans int64
 	var elapsed time.Duration
@@ -79,6 +79,11 @@ func exhaust(b *testing.B, example string, maxDepth int) {
 func BenchmarkDeadlyEmbraceDepth10(b *testing.B) { exhaust(b, "deadly-embrace.c", 10) }
 func BenchmarkDeadlyEmbraceDepth20(b *testing.B) { exhaust(b, "deadly-embrace.c", 20) }
 func BenchmarkLeaderElection(b *testing.B)       { exhaust(b, "leader-election.c", 1000) }
+
+// BenchmarkProdCons1x1 exhausts the bounded buffer with one producer and
+// one consumer (benchmarks/run measures the bigger configurations within a
+// budget).
+func BenchmarkProdCons1x1(b *testing.B) { exhaust(b, "bench/prodcons.c", 1000, "1", "1") }
 
 // BenchmarkTransition measures one transition that keeps the same thread
 // running: the round trip between the checker and the target.

@@ -228,6 +228,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 		stats.Transitions++
 		prev = s.Thread
 		if stats.Transitions&255 == 0 {
+			stats.Depth = k + 1 // the execution under way, for progress displays
 			x.progress()
 		}
 	}

@@ -138,7 +138,7 @@ type Stats struct {
 	MaxDepthHit int64         // executions cut by the depth bound
 	Pruned      int64         // executions abandoned by the strategy (e.g. sleep-set blocked)
 	Elapsed     time.Duration // wall time
-	Depth       int           // length of the last execution (for progress displays)
+	Depth       int           // length of the execution under way or last ended (for progress displays)
 	Bugs        int           // bugs recorded so far
 }
 

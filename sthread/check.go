@@ -44,6 +44,8 @@ type config struct {
 	hasSchedule   bool
 	maxExecutions int64
 	noSave        bool
+	strategy      search.Strategy
+	budget        time.Duration
 }
 
 func newConfig(opts []Option) *config {
@@ -91,6 +93,18 @@ func Schedule(s string) Option {
 // MaxExecutions stops the search after n executions (0, the default: no
 // limit).
 func MaxExecutions(n int64) Option { return func(c *config) { c.maxExecutions = max(n, 0) } }
+
+// Strategy makes Check and Explore search with st instead of the
+// exhaustive depth-first search: search.NewRandom, search.NewPCT or
+// search.NewPreemptionBounding, for functions with too many schedules to
+// explore them all. Sampling strategies never run out: bound them with
+// MaxExecutions or Budget. A strategy value serves one search at a time.
+func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy = st } }
+
+// Budget stops the search after d of wall time (0, the default: no
+// limit). A search stopped by its budget is not an error: Check passes if
+// it found no bug, and Explore's Result is not Complete.
+func Budget(d time.Duration) Option { return func(c *config) { c.budget = max(d, 0) } }
 
 // Result is what Explore found.
 type Result struct {
@@ -284,8 +298,21 @@ func explore(f func(), cfg *config) (*Result, error) {
 	r := newRunner(f, cfg, 1)
 	r.start()
 	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
-	sres, err := search.Explore(context.Background(), chk, search.NewDFS(),
+	st := cfg.strategy
+	if st == nil {
+		st = search.NewDFS()
+	}
+	ctx := context.Background()
+	if cfg.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.budget)
+		defer cancel()
+	}
+	sres, err := search.Explore(ctx, chk, st,
 		search.Options{MaxDepth: cfg.maxDepth, All: cfg.all, MaxExecutions: cfg.maxExecutions})
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		err = nil // the budget is spent: a normal end
+	}
 	r.stop()
 	res := &Result{Stats: sres.Stats, Complete: sres.Complete, DepthLimited: sres.DepthLimited}
 	for _, b := range sres.Bugs {

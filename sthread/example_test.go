@@ -3,7 +3,9 @@ package sthread_test
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
 )
 
@@ -39,7 +41,7 @@ func Example() {
 	// Output:
 	// deadlock 1;1;2
 	// thread 1 waits in Mutex.Lock for second (held by thread 2)
-	// thread 2 waits in Mutex.Lock for first (held by thread 1) (started at example_test.go:17)
+	// thread 2 waits in Mutex.Lock for first (held by thread 1) (started at example_test.go:19)
 }
 
 // RunSchedule runs one schedule, such as the one a report prints, and
@@ -196,4 +198,33 @@ func ExampleBug_String() {
 	fmt.Println(strings.SplitN(text, "\n", 2)[0])
 	// Output:
 	// *** MISUSE OF THE THREAD API ***
+}
+
+// A function with too many schedules to explore them all can be sampled:
+// here PCT, looking for bugs that need two ordering constraints, within
+// 1000 executions; the same seed repeats the same search.
+func ExampleStrategy() {
+	res, err := sthread.Explore(func() {
+		var first, second sthread.Mutex
+		n := 0 // guarded by first and second
+		sthread.Go(func() {
+			second.Lock()
+			first.Lock()
+			n++
+			first.Unlock()
+			second.Unlock()
+		})
+		first.Lock()
+		second.Lock()
+		n++
+		second.Unlock()
+		first.Unlock()
+	}, sthread.Strategy(search.NewPCT(2, 1)), sthread.MaxExecutions(1000), sthread.Budget(time.Minute))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Bugs[0].Kind, "found; complete:", res.Complete)
+	// Output:
+	// deadlock found; complete: false
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedprof"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
@@ -26,6 +27,19 @@ func (a *app) findCmd() *cobra.Command {
 		Long: `Explore the thread schedules of PROGRAM, depth first, trying first to keep the
 running thread going so that the first bug found needs few context switches.
 Stop at the first bug (or, with --all, report each distinct bug once).
+
+For programs too big to explore exhaustively: --preemptions K explores the
+schedules with no preemption (a switch away from a thread that could go on),
+then those with one, ... up to K, and says which bounds were finished;
+--strategy random samples random schedules and --strategy pct samples with
+PCT's priorities (--pct-depth d: bugs that need d ordering constraints),
+both reproducible with the --seed they print; --budget 30s and
+--executions N stop any search. The result says whether the search was
+exhaustive, bounded or sampled. Ctrl-C stops the search, prints the
+statistics and saves the bugs found so far. --profile FILE writes a pprof
+profile of the exploration: the program's source stacks at the scheduling
+points, with the executions through each, the transitions, the new states
+of the search tree and the time (go tool pprof -top FILE).
 
 PROGRAM is a C or C++ source file (.c, .cc, .cpp, .cxx), compiled with
 -g -O0 -pthread and stdbg.h on the include path, an existing dynamically
@@ -42,7 +56,9 @@ failing thread's stack, statistics, and the command that replays it.`,
   stdbg find --max-depth 10 ./myprog -- input.txt
   stdbg find --cfg=model-check/max-depth:10 ./myprog
   stdbg find --all --json examples/c/dining-philosophers.c
-  stdbg find --run TestTransfer ./bank`,
+  stdbg find --run TestTransfer ./bank
+  stdbg find --strategy pct --pct-depth 2 --budget 30s ./myprog
+  stdbg find --preemptions 2 --profile explore.pprof ./myprog`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.find(args, run)
@@ -50,7 +66,7 @@ failing thread's stack, statistics, and the command that replays it.`,
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save",
-		"no-minimise", "minimise-executions")
+		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile")
 	return cmd
 }
 
@@ -64,9 +80,22 @@ type findResult struct {
 	Complete     bool             `json:"complete"`
 	DepthLimited bool             `json:"depth_limited"`
 	Interrupted  bool             `json:"interrupted,omitempty"`
+	// Strategy is dfs, random or pct; Seed is the seed of random and pct.
+	Strategy string `json:"strategy"`
+	Seed     uint64 `json:"seed,omitempty"`
+	// Sampled reports a random or PCT search: never exhaustive.
+	Sampled bool `json:"sampled"`
+	// Bounds are the rounds of a preemption-bounded search.
+	Bounds []search.Bound `json:"preemption_bounds,omitempty"`
+	// Coverage says in words what the search covered.
+	Coverage string `json:"coverage"`
 }
 
 func (a *app) find(args []string, run string) error {
+	p, err := a.plan()
+	if err != nil {
+		return err
+	}
 	t, err := resolveTarget(args, run)
 	if err != nil {
 		return err
@@ -80,23 +109,66 @@ func (a *app) find(args []string, run string) error {
 	}
 	defer s.close()
 
+	// Ctrl-C stops the search (the bugs found so far are still saved); a
+	// second one kills stdbg the usual way.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	searchCtx := ctx
+	if p.budget > 0 {
+		var cancel context.CancelFunc
+		searchCtx, cancel = context.WithTimeout(ctx, p.budget)
+		defer cancel()
+	}
 	maxDepth := a.v.GetInt("max-depth")
+	var ex search.Executor = s.chk
+	var prof *schedprof.Recorder
+	if path := a.v.GetString("profile"); path != "" {
+		s.proc.SetFlags(s.proc.Flags() | wire.FlagStacks)
+		prof = schedprof.NewRecorder(s.chk, s.syms)
+		prof.Binary = t.binary
+		ex = prof
+	}
 	var prog *progressLine
 	if !a.v.GetBool("json") {
 		prog = newProgress(a.stderr)
 	}
-	res, err := search.Explore(ctx, s.chk, search.NewDFS(), search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
-		Progress: prog.update})
+	res, err := search.Explore(searchCtx, ex, p.st, search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
+		MaxExecutions: p.executions, Progress: prog.update})
 	prog.clear()
+	if prof != nil {
+		s.proc.SetFlags(s.proc.Flags() &^ wire.FlagStacks)
+	}
 	interrupted := ctx.Err() != nil
-	if err != nil && !interrupted {
+	why := stopNone
+	switch {
+	case interrupted:
+		why = stopInterrupted
+	case searchCtx.Err() != nil:
+		why = stopBudget
+	}
+	if err != nil && why == stopNone {
 		return &exitError{code: exitUsage, err: fmt.Errorf("exploring %s: %w", t.arg, err)}
+	}
+	if prof != nil {
+		if err := prof.WriteFile(a.v.GetString("profile")); err != nil {
+			// The bugs found matter more: report them all the same.
+			fmt.Fprintf(a.stderr, "stdbg: %v\n", err)
+		}
 	}
 
 	out := findResult{Target: t.arg, Binary: t.binary, MaxDepth: maxDepth, Stats: report.FromStats(res.Stats),
-		Complete: res.Complete, DepthLimited: res.DepthLimited, Interrupted: interrupted, Bugs: []*report.Report{}}
+		Complete: res.Complete, DepthLimited: res.DepthLimited, Interrupted: interrupted, Bugs: []*report.Report{},
+		Strategy: p.name, Sampled: p.sampled, Coverage: p.coverage(res, why, maxDepth)}
+	if p.sampled {
+		out.Seed = p.seed
+	}
+	if p.pb != nil {
+		out.Bounds = p.pb.Bounds()
+	}
 	dir := a.v.GetString("corpus")
 	if dir == "" {
 		dir = corpus.DefaultDir(t.arg)
@@ -132,6 +204,10 @@ func (a *app) find(args []string, run string) error {
 				original = min.Original
 			}
 			e := newEntry(t, dir, r, bug, original, maxDepth, r.Preemptions)
+			e.Search.Strategy = p.entryName()
+			if p.sampled {
+				e.Search.Seed = int64(p.seed)
+			}
 			path, existed, err := corpus.Save(dir, e)
 			if err != nil {
 				r.Notes = append(r.Notes, "not saved: "+err.Error())
@@ -196,7 +272,7 @@ func (a *app) printFind(out *findResult) {
 			fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
 		}
 		fmt.Fprintln(w, "No property violation found.")
-		fmt.Fprintln(w, report.FormatStats(out.Stats))
+		a.printSearch(out)
 		return
 	}
 	for i, r := range out.Bugs {
@@ -227,6 +303,17 @@ func (a *app) printFind(out *findResult) {
 	}
 	if out.Interrupted {
 		fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
+	}
+	a.printSearch(out)
+}
+
+// printSearch prints what the search covered, the seed that repeats it and
+// the statistics.
+func (a *app) printSearch(out *findResult) {
+	w := a.stdout
+	fmt.Fprintln(w, out.Coverage)
+	if out.Sampled {
+		fmt.Fprintf(w, "Seed = %d (repeat with --seed %d)\n", out.Seed, out.Seed)
 	}
 	fmt.Fprintln(w, report.FormatStats(out.Stats))
 }

@@ -39,6 +39,14 @@ var settings = []setting{
 	{"minimise-executions", 20000, "most executions spent minimising one bug"},
 	{"corpus", "", "directory where find saves the bugs it finds (default: testdata/stdbg/<target> next to the target)"},
 	{"no-save", false, "do not save the bugs found in the corpus"},
+	// Search strategy and limits.
+	{"strategy", "dfs", "search strategy: dfs (exhaustive, depth first), random (random walk) or pct (probabilistic concurrency testing)"},
+	{"pct-depth", 3, "pct: the bug depth d, i.e. d-1 priority change points per execution"},
+	{"seed", 0, "random and pct: the seed; the same seed repeats the same search (0: pick one and print it)"},
+	{"preemptions", -1, "dfs: explore the schedules with 0 preemptions, then 1, ... up to this many (-1: no bound)"},
+	{"executions", 0, "stop after this many executions (0: no limit; random and pct stop at 10000 unless --budget is given)"},
+	{"budget", time.Duration(0), "stop searching after this much wall time, e.g. 30s or 10m (0: no limit); minimising the bugs found comes after"},
+	{"profile", "", "write a pprof profile of the exploration (where the schedules branch and the time goes) to this file"},
 }
 
 // app holds what the commands share.
@@ -193,6 +201,25 @@ func (a *app) validate() error {
 	for _, k := range []string{"transition-timeout", "start-timeout"} {
 		if d := a.v.GetDuration(k); d <= 0 {
 			return usageErr("%s must be a positive duration such as 5s, not %q", k, a.v.GetString(k))
+		}
+	}
+	switch s := a.v.GetString("strategy"); s {
+	case "dfs", "random", "pct":
+	default:
+		return usageErr("unknown strategy %q: use dfs, random or pct", s)
+	}
+	if d := a.v.GetInt("pct-depth"); d < 1 {
+		return usageErr("pct-depth must be at least 1, not %d", d)
+	}
+	if k := a.v.GetInt("preemptions"); k < -1 {
+		return usageErr("preemptions must be -1 (no bound) or more, not %d", k)
+	}
+	if n := a.v.GetInt("executions"); n < 0 {
+		return usageErr("executions must be 0 (no limit) or more, not %d", n)
+	}
+	if raw := a.v.GetString("budget"); raw != "0" {
+		if d, err := time.ParseDuration(raw); err != nil || d < 0 {
+			return usageErr("budget must be a duration such as 30s or 10m (0: no limit), not %q", raw)
 		}
 	}
 	switch r := a.v.GetString("reduction"); r {

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stdbg/stdbg/search"
+)
+
+// defaultSampleExecutions bounds a random or PCT search given neither
+// --executions nor --budget.
+const defaultSampleExecutions = 10000
+
+// plan is how find searches: the strategy and its limits, from the
+// strategy, pct-depth, seed, preemptions, executions and budget settings.
+type plan struct {
+	name       string // dfs, random or pct
+	st         search.Strategy
+	pb         *search.PreemptionBounding // set with --preemptions
+	limit      int                        // --preemptions
+	sampled    bool
+	seed       uint64
+	pctDepth   int
+	executions int64
+	budget     time.Duration
+}
+
+// plan builds the search of find from the settings.
+func (a *app) plan() (*plan, error) {
+	p := &plan{
+		name:       a.v.GetString("strategy"),
+		executions: int64(a.v.GetInt("executions")),
+		budget:     a.v.GetDuration("budget"),
+		pctDepth:   a.v.GetInt("pct-depth"),
+	}
+	k := a.v.GetInt("preemptions")
+	switch p.name {
+	case "dfs":
+		if k >= 0 {
+			p.pb, p.limit = search.NewPreemptionBounding(k), k
+			p.st = p.pb
+		} else {
+			p.st = search.NewDFS()
+		}
+		return p, nil
+	case "random", "pct":
+	default:
+		return nil, usageErr("unknown strategy %q: use dfs, random or pct", p.name)
+	}
+	if k >= 0 {
+		return nil, usageErr("--preemptions bounds the dfs strategy, not %s", p.name)
+	}
+	p.sampled = true
+	if s := a.v.GetInt64("seed"); s != 0 {
+		p.seed = uint64(s)
+	} else {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("choosing a seed: %w", err)
+		}
+		// Keep it positive as an int64, so that --seed takes it back.
+		p.seed = binary.LittleEndian.Uint64(b[:])>>1 | 1
+	}
+	if p.executions == 0 && p.budget == 0 {
+		p.executions = defaultSampleExecutions
+	}
+	if p.name == "random" {
+		p.st = search.NewRandom(p.seed)
+	} else {
+		p.st = search.NewPCT(p.pctDepth, p.seed)
+	}
+	return p, nil
+}
+
+// describe is the strategy as shown in the coverage line.
+func (p *plan) describe() string {
+	switch {
+	case p.name == "random":
+		return fmt.Sprintf("random walk, seed %d", p.seed)
+	case p.name == "pct":
+		return fmt.Sprintf("PCT with bug depth %d, seed %d", p.pctDepth, p.seed)
+	case p.pb != nil:
+		return fmt.Sprintf("DFS bounded to %s", plural(p.limit, "preemption"))
+	}
+	return "DFS"
+}
+
+// entryName is the strategy as recorded in the corpus.
+func (p *plan) entryName() string {
+	switch {
+	case p.name == "pct":
+		return fmt.Sprintf("pct (depth %d)", p.pctDepth)
+	case p.pb != nil:
+		return fmt.Sprintf("dfs (at most %s)", plural(p.limit, "preemption"))
+	}
+	return p.name
+}
+
+// why names the limit that stopped an incomplete search.
+func (p *plan) why(res *search.Result, stop stopReason) string {
+	switch {
+	case stop == stopInterrupted:
+		return "interrupted"
+	case stop == stopBudget:
+		return fmt.Sprintf("budget of %s spent", p.budget)
+	case p.executions > 0 && res.Stats.Executions >= p.executions:
+		return fmt.Sprintf("execution limit of %d reached", p.executions)
+	case res.Stats.Bugs > 0:
+		return "stopped at the first bug (--all goes on)"
+	}
+	return "stopped"
+}
+
+// stopReason is why an exploration ended before its strategy ran out.
+type stopReason int
+
+const (
+	stopNone stopReason = iota
+	stopInterrupted
+	stopBudget
+)
+
+// coverage is the line that says what the search covered: exhaustive,
+// bounded or sampled.
+func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) string {
+	depth := ""
+	if res.DepthLimited {
+		depth = fmt.Sprintf(" up to depth %d", maxDepth)
+	}
+	switch {
+	case p.sampled:
+		return fmt.Sprintf("Search: sampled (%s): %s, %s; schedules not sampled may hide bugs.",
+			p.describe(), plural64(res.Stats.Executions, "execution"), p.why(res, stop))
+	case p.pb != nil:
+		return "Search: " + p.boundedCoverage(res, stop, depth)
+	case res.Complete:
+		return fmt.Sprintf("Search: exhaustive (DFS): every schedule%s explored.", depth)
+	}
+	return fmt.Sprintf("Search: DFS, incomplete: %s.", p.why(res, stop))
+}
+
+// boundedCoverage says which preemption bounds were finished.
+func (p *plan) boundedCoverage(res *search.Result, stop stopReason, depth string) string {
+	bounds := p.pb.Bounds()
+	var parts []string
+	done := -1
+	for _, b := range bounds {
+		state := "complete"
+		if !b.Complete {
+			state = "incomplete, " + p.why(res, stop)
+		} else {
+			done = b.Preemptions
+		}
+		parts = append(parts, fmt.Sprintf("%d: %s, %s", b.Preemptions, plural64(b.Executions, "execution"), state))
+	}
+	var head string
+	switch {
+	case p.pb.Saturated():
+		head = fmt.Sprintf("exhaustive (DFS by preemptions): every schedule%s explored, none needs more than %s", depth,
+			plural(done, "preemption"))
+	case done >= 0:
+		head = fmt.Sprintf("preemption bounded: every schedule%s with at most %s explored", depth, plural(done, "preemption"))
+	default:
+		head = "preemption bounded: no bound finished"
+	}
+	return head + " (" + strings.Join(parts, "; ") + ")."
+}
+
+// plural64 renders "1 execution", "3 executions".
+func plural64(n int64, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

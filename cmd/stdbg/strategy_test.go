@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+func TestFindStrategies(t *testing.T) {
+	embrace := example("deadly-embrace.c")
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"pct", []string{"--strategy", "pct", "--seed", "5", embrace}, exitBug,
+			[]string{"*** DEADLOCK DETECTED ***", "Search: sampled (PCT with bug depth 3, seed 5): ", "stopped at the first bug", "Seed = 5 (repeat with --seed 5)"}},
+		{"pct depth 2", []string{"--strategy", "pct", "--pct-depth", "2", "--seed", "9", embrace}, exitBug,
+			[]string{"Search: sampled (PCT with bug depth 2, seed 9)"}},
+		{"random", []string{"--strategy", "random", "--seed", "3", embrace}, exitBug,
+			[]string{"*** DEADLOCK DETECTED ***", "Search: sampled (random walk, seed 3)", "Seed = 3"}},
+		{"random picks a seed", []string{"--strategy", "random", embrace}, exitBug,
+			[]string{"Seed = ", "(repeat with --seed "}},
+		{"no preemption misses the embrace", []string{"--preemptions", "0", embrace}, exitClean,
+			[]string{"No property violation found.", "Search: preemption bounded: every schedule with at most 0 preemptions explored (0: 1 execution, complete)."}},
+		{"one preemption finds it", []string{"--preemptions", "1", embrace}, exitBug,
+			[]string{"*** DEADLOCK DETECTED ***", "0: 1 execution, complete; 1: ", "incomplete, stopped at the first bug"}},
+		{"bounded and saturated", []string{"--preemptions", "50", example("once-init.c")}, exitClean,
+			[]string{"Search: exhaustive (DFS by preemptions): every schedule explored, none needs more than"}},
+		{"exhaustive", []string{example("once-init.c")}, exitClean,
+			[]string{"Search: exhaustive (DFS): every schedule explored."}},
+		{"execution limit", []string{"--executions", "5", example("correct-counter.c")}, exitClean,
+			[]string{"Search: DFS, incomplete: execution limit of 5 reached.", "Executions = 5 "}},
+		{"budget", []string{"--budget", "1s", example("bench/philosophers.c"), "--", "4"}, exitClean,
+			[]string{"Search: DFS, incomplete: budget of 1s spent."}},
+		{"sample limit", []string{"--strategy", "random", "--executions", "20", example("correct-counter.c")}, exitClean,
+			[]string{"20 executions, execution limit of 20 reached; schedules not sampled may hide bugs.", "Executions = 20 "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := stdbg(t, append([]string{"find"}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errs)
+			}
+			for _, want := range tt.contains {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(errs, "exec/s") {
+				t.Errorf("progress line written to a non-terminal:\n%s", errs)
+			}
+		})
+	}
+}
+
+// TestFindSeedRepeats checks that a seed repeats a sampled search.
+func TestFindSeedRepeats(t *testing.T) {
+	for _, strategy := range []string{"random", "pct"} {
+		run := func() string {
+			out, errs, code := stdbg(t, "find", "--no-minimise", "--strategy", strategy, "--seed", "77", "--all",
+				"--executions", "30", example("producer-consumer-if.c"))
+			if code != exitBug {
+				t.Fatalf("%s: exit %d\n%s%s", strategy, code, out, errs)
+			}
+			// The paths found and the statistics but the time.
+			var keep []string
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "Path = ") || strings.HasPrefix(l, "Executions = ") {
+					keep = append(keep, regexp.MustCompile(`\(.*\)`).ReplaceAllString(l, ""))
+				}
+			}
+			return strings.Join(keep, "\n")
+		}
+		if a, b := run(), run(); a != b || a == "" {
+			t.Errorf("%s with seed 77: runs differ or are empty:\n%s\n---\n%s", strategy, a, b)
+		}
+	}
+}
+
+func TestFindBadStrategyFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--strategy", "bfs"},
+		{"--pct-depth", "0", "--strategy", "pct"},
+		{"--preemptions", "2", "--strategy", "random"},
+		{"--preemptions", "-2"},
+		{"--budget", "-1s"},
+		{"--budget", "soon"},
+		{"--executions", "-1"},
+	} {
+		out, errs, code := stdbg(t, append(append([]string{"find"}, args...), example("deadly-embrace.c"))...)
+		if code != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "stdbg: ") {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 with a one-line reason", args, code, errs, out)
+		}
+	}
+}
+
+func TestFindProfileAndJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "explore.pprof")
+	out, errs, code := stdbg(t, "find", "--json", "--preemptions", "1", "--profile", path, example("deadly-embrace.c"))
+	if code != exitBug {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var res struct {
+		Strategy string `json:"strategy"`
+		Sampled  bool   `json:"sampled"`
+		Coverage string `json:"coverage"`
+		Bounds   []struct {
+			Preemptions int
+			Executions  int64
+			Complete    bool
+		} `json:"preemption_bounds"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if res.Strategy != "dfs" || res.Sampled || len(res.Bounds) != 2 || !res.Bounds[0].Complete || res.Bounds[1].Complete ||
+		!strings.HasPrefix(res.Coverage, "Search: preemption bounded") {
+		t.Errorf("JSON %+v", res)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, s := range p.Sample {
+		if len(s.Location) > 1 {
+			l := s.Location[1].Line[0]
+			lines = append(lines, s.Location[0].Line[0].Function.Name+"@"+filepath.Base(l.Function.Filename))
+		}
+	}
+	if !strings.Contains(strings.Join(lines, " "), "pthread_mutex_lock@deadly-embrace.c") {
+		t.Errorf("profile samples %v lack the mutex locks of deadly-embrace.c", lines)
+	}
+}
