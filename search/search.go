@@ -140,10 +140,16 @@ type Stats struct {
 	Elapsed     time.Duration // wall time
 	Depth       int           // length of the last execution (for progress displays)
 	Bugs        int           // bugs recorded so far
+	Visited     int64         // stateful search: distinct program states explored
+	Revisits    int64         // stateful search: executions abandoned at a state already explored
 }
 
 // Bug is a failing schedule and how it failed.
 type Bug struct {
 	Schedule schedule.Schedule
 	Outcome  Outcome
+	// Cycle, for a livelock or a violated liveness property, is the cycle
+	// of the lasso: Schedule leads to a state from which Cycle returns to
+	// it, forever. Nil for other bugs.
+	Cycle schedule.Schedule
 }

@@ -423,6 +423,9 @@ func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original 
 	if !original.Equal(bug.Schedule) {
 		e.Original = original.String()
 	}
+	if bug.Cycle != nil {
+		e.Cycle = bug.Cycle.String()
+	}
 	switch {
 	case t.goPkg && t.run != "":
 		e.Target.Kind, e.Target.Run = "go-test", t.run

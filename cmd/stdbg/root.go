@@ -39,6 +39,10 @@ var settings = []setting{
 	{"minimise-executions", 20000, "most executions spent minimising one bug"},
 	{"corpus", "", "directory where find saves the bugs it finds (default: testdata/stdbg/<target> next to the target)"},
 	{"no-save", false, "do not save the bugs found in the corpus"},
+	{"visited", false, "stateful search: cut executions at program states already explored (busy-wait loops end); C targets hash the program's memory, Go targets their declared state"},
+	{"livelock", false, "report a reachable, weakly fair cycle of states without progress (stdbg_progress, sthread.Progress) as a livelock; implies --visited"},
+	{"ltl", "", "check an LTL formula over the program's propositions (stdbg_prop, sthread.Prop) under weak fairness, e.g. 'G(r -> F cs)'; implies --visited"},
+	{"cycles", 3, "replay of a lasso (livelock, LTL violation): how many times to run its cycle"},
 }
 
 // app holds what the commands share.
@@ -200,7 +204,7 @@ func (a *app) validate() error {
 	default:
 		return usageErr("unknown reduction %q: use none", r)
 	}
-	return nil
+	return a.validateStateful()
 }
 
 // findConfig looks for stdbg.yaml in the current directory and its parents.
