@@ -35,10 +35,16 @@ operation and result. With it the stdbg library replays the run alone,
 without stdbg, for instance under a debugger:
   STDBG_REPLAY=FILE LD_PRELOAD=<library> PROGRAM ARGS
 (stdbg prints the library's path). The program then stops where the log
-ends, or says at which step it no longer fits.`,
+ends, or says at which step it no longer fits.
+
+A livelock or a violated --ltl property is a lasso, 'STEM (CYCLE)*': replay
+runs the stem, then the cycle --cycles times (3 by default), checks after
+each run of the cycle that the program is back in the state where the cycle
+began, and stops there.`,
 		Example: `  stdbg replay testdata/stdbg/deadly-embrace/deadlock-1f3a9c2e.json
   stdbg replay --schedule '1;1;2' examples/c/deadly-embrace.c
-  stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt`,
+  stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt
+  stdbg replay --cycles 10 --schedule '1;1;1;2 (4;2;3;4)*' priority-inversion.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if handled, err := a.replayGDB(cmd, sched, args); handled {
@@ -58,7 +64,7 @@ ends, or says at which step it no longer fits.`,
 	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
 	cmd.Flags().Bool("gdb", false, "run the schedule, then debug it in GDB one thread step at a time (stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K)")
 	cmd.Flags().String("gdb-script", "", "write a GDB script that replays the schedule (and its decision log beside it); with --gdb, run GDB with it")
-	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "cycles")
 	return cmd
 }
 
@@ -76,6 +82,13 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if e.Cycle != "" {
+		cycle, err := parseSchedule(e.Cycle)
+		if err != nil {
+			return err
+		}
+		return a.replayLasso(sched, cycle, t, e.Target.Env)
+	}
 	// The entry's depth bound, unless the user gave one.
 	if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
 		a.v.Set("max-depth", e.Search.MaxDepth)
@@ -84,6 +97,17 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 }
 
 func (a *app) replay(text, decisions, run string, args []string) error {
+	if strings.Contains(text, "(") {
+		stem, cycle, err := search.ParseLasso(text)
+		if err != nil {
+			return usageErr("--schedule %q: %v", text, err)
+		}
+		t, err := resolveTarget(args, run)
+		if err != nil {
+			return err
+		}
+		return a.replayLasso(stem, cycle, t, nil)
+	}
 	sched, err := parseSchedule(text)
 	if err != nil {
 		return err

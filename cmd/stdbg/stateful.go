@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -83,7 +86,7 @@ func (a *app) explainLasso(s *session, bug search.Bug) (*report.Report, error) {
 // lassoReport builds the report of a replayed lasso.
 func lassoReport(e *checker.Execution, s *session, bug search.Bug, lr *search.LassoRun) *report.Report {
 	r := report.Build(e, lr.Result.Outcome, s.syms)
-	if lr.Result.Outcome == nil {
+	if o := lr.Result.Outcome; o == nil || o.Kind != search.Diverged {
 		r.Kind, r.Bug, r.Banner, r.Message = bug.Outcome.Kind.String(), true, report.Banner(bug.Outcome.Kind), bug.Outcome.Message
 	}
 	if strings.HasPrefix(bug.Outcome.Where, "ltl:") {
@@ -118,4 +121,80 @@ func propsText(ps []search.Prop) string {
 		fmt.Fprintf(&b, "%s=%d", p.Name, v)
 	}
 	return b.String()
+}
+
+// replayLasso runs a lasso's stem and then its cycle --cycles times, with
+// state reports, shows the program's output and the trace, and says
+// whether each run of the cycle came back to the state where it began.
+// Exit 1 when they all did (the livelock reproduces).
+func (a *app) replayLasso(stem, cycle schedule.Schedule, t *target, env []string) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	s, err := a.startTarget(t, a.stdout, a.stderr, true, append(env, stateEnv...))
+	if err != nil {
+		return err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			s.close()
+		}
+	}()
+	s.proc.SetFlags(wire.FlagStacks | wire.FlagState | wire.FlagFastExit)
+	e, err := s.chk.Begin()
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.arg, err)}
+	}
+	n := a.v.GetInt("cycles")
+	lr, err := search.ReplayLasso(e, stem, cycle, n)
+	if err != nil {
+		e.Close()
+		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}
+	}
+	bug := search.Bug{Schedule: stem, Cycle: cycle, Outcome: search.Outcome{Kind: search.Livelock,
+		Message: fmt.Sprintf("the cycle ran %d times", n)}}
+	r := lassoReport(e, s, bug, lr)
+	e.Close()
+	s.close()
+	closed = true
+	r.Executed = lr.Result.Executed.String()
+	if r.Executed == (stem.String() + ";" + cycle.String()) {
+		r.Executed = ""
+	}
+	back := 0
+	for _, ok := range lr.Returned {
+		if ok {
+			back++
+		}
+	}
+	reproduced := false
+	switch o := lr.Result.Outcome; {
+	case o != nil && o.Kind == search.Diverged:
+		r.Kind, r.Banner, r.Message, r.Bug = o.Kind.String(), report.Banner(o.Kind), o.Message, false
+	case o != nil:
+		r.Notes = append(r.Notes, fmt.Sprintf("the program ended (%s) after %d steps: it does not loop", o.Kind, len(lr.Result.Executed)))
+	case len(cycle) == 0:
+		r.Notes = append(r.Notes, "the lasso has no cycle: the program was to end after the stem, and did not")
+	default:
+		reproduced = back == n
+		r.Message = fmt.Sprintf("ran the cycle %d times; %d of the runs came back to the state where the cycle began", n, back)
+	}
+	if len(cycle) == 0 && lr.Result.Outcome != nil && lr.Result.Outcome.Kind != search.Diverged {
+		// A violation by a program that ends: the end is the cycle.
+		reproduced = true
+		r.Notes = r.Notes[:len(r.Notes)-1]
+	}
+	if a.v.GetBool("json") {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(a.stdout, string(b))
+	} else {
+		r.WriteText(a.stdout)
+	}
+	switch {
+	case lr.Result.Outcome != nil && lr.Result.Outcome.Kind == search.Diverged:
+		return &exitError{code: exitUsage}
+	case reproduced:
+		return bugFound
+	}
+	return nil
 }

@@ -1994,6 +1994,7 @@ EXPORT int stdbg_rt_active(void)
 
 /* g_state_env (STDBG_STATE=1, declared above): track the heap, know the main stack. */
 static int g_progress;    /* stdbg_progress() since the last hand-over */
+static int g_state_debug; /* STDBG_STATE_DEBUG=1: print the parts of each state hash on stderr */
 
 struct range {
 	uintptr_t lo, hi;
@@ -2360,6 +2361,7 @@ static void state_init(void)
 		return;
 	dl_iterate_phdr(add_globals, NULL);
 	stack_top(threads[1]);
+	g_state_debug = getenv("STDBG_STATE_DEBUG") != NULL;
 }
 
 static uint64_t state_hash(void)
@@ -2375,7 +2377,7 @@ static uint64_t state_hash(void)
 		if (t->stack_hi > t->sp && t->stack_hi - t->sp < (64u << 20))
 			h = mix64(h ^ hash_bytes((void *)t->sp, t->stack_hi - t->sp, (uint64_t)i));
 	}
-	if (getenv("STDBG_STATE_DEBUG")) {
+	if (g_state_debug) {
 		char b[256];
 		snprintf(b, sizeof b, "globals+stacks %llx nblocks %zu\n", (unsigned long long)h, g_bcount);
 		raw_write(2, b);
