@@ -27,9 +27,13 @@ func (v *Violation) Outcome() search.Outcome {
 	if len(v.Lasso.Cycle) == 0 {
 		msg += ": the program ends, and its final state repeats forever"
 	} else {
-		msg += fmt.Sprintf(": its cycle of %d transitions repeats forever, weakly fair to every thread", len(v.Lasso.Cycle))
+		n := fmt.Sprintf("%d transitions", len(v.Lasso.Cycle))
+		if len(v.Lasso.Cycle) == 1 {
+			n = "1 transition"
+		}
+		msg += ": its cycle of " + n + " repeats forever, weakly fair to every thread"
 	}
-	return search.Outcome{Kind: search.Livelock, Message: msg, Where: "ltl:" + v.Formula.String(), Step: len(v.Lasso.Stem)}
+	return search.Outcome{Kind: search.Liveness, Message: msg, Where: "ltl:" + v.Formula.String(), Step: len(v.Lasso.Stem)}
 }
 
 // Check looks for a run of the program whose state graph is g that
@@ -139,7 +143,7 @@ func product(g *search.Graph, a *Automaton) *prod {
 	for q := range a.States {
 		if a.States[q].Initial && matches(0, q) {
 			id := get(0, q)
-			p.graph.Nodes[0].Edges = append(p.graph.Nodes[0].Edges, search.Edge{To: id})
+			p.graph.Nodes[0].Edges = append(p.graph.Nodes[0].Edges, search.Edge{Step: schedule.Step{Choice: schedule.NoChoice}, To: id})
 		}
 	}
 	for len(queue) > 0 {
@@ -149,7 +153,7 @@ func product(g *search.Graph, a *Automaton) *prod {
 		edges := g.Nodes[s].Edges
 		if g.Nodes[s].End != nil {
 			// The program ended: its last state repeats forever.
-			edges = []search.Edge{{Step: schedule.Step{Thread: 0}, To: s, Op: "end"}}
+			edges = []search.Edge{{Step: schedule.Step{Thread: 0, Choice: schedule.NoChoice}, To: s, Op: "end"}}
 		}
 		for _, e := range edges {
 			for _, q2 := range a.States[q].Succ {
@@ -168,8 +172,12 @@ func product(g *search.Graph, a *Automaton) *prod {
 func (p *prod) violation(f *Formula, g *search.Graph, l *search.Lasso) *Violation {
 	v := &Violation{Formula: f, Names: g.Names, Lasso: &search.Lasso{}}
 	out := v.Lasso
-	// l.Stem[0] is the synthetic edge from the start.
+	// l.Stem[0] is the synthetic edge from the start; thread 0 also marks
+	// the stutter of an ended program.
 	for i := 1; i < len(l.Stem); i++ {
+		if l.Stem[i].Thread == 0 {
+			continue
+		}
 		out.Stem = append(out.Stem, l.Stem[i])
 		out.StemOps = append(out.StemOps, l.StemOps[i])
 	}

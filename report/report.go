@@ -155,6 +155,8 @@ func Banner(k search.Kind) string {
 		return "*** TRANSITION TIMEOUT ***"
 	case search.Diverged:
 		return "*** SCHEDULE DIVERGED ***"
+	case search.Liveness:
+		return "*** LIVENESS PROPERTY NOT VALID ***"
 	}
 	return "No property violation found."
 }

@@ -173,10 +173,13 @@ func weaklyFair(g *Graph, c []int, keep func(Edge) bool) bool {
 	return true
 }
 
+// minDepth returns the node of c reached first (least depth, then least
+// id).
 func minDepth(g *Graph, c []int) int {
 	best := c[0]
 	for _, id := range c {
-		if g.Nodes[id].Depth < g.Nodes[best].Depth {
+		d, bd := g.Nodes[id].Depth, g.Nodes[best].Depth
+		if d < bd || d == bd && id < best {
 			best = id
 		}
 	}
@@ -305,12 +308,16 @@ func buildLassoThrough(g *Graph, c []int, keep func(Edge) bool, must []int) *Las
 		return nil
 	}
 	cur := 0
+	taken := map[int]bool{}  // threads scheduled in the cycle so far
+	passed := map[int]bool{} // states the cycle passed through so far
 	add := func(hops []hop, cycle bool) {
 		for _, h := range hops {
 			e := g.Nodes[h.from].Edges[h.edge]
 			if cycle {
 				l.Cycle = append(l.Cycle, e.Step)
 				l.CycleOps = append(l.CycleOps, e.Op)
+				taken[e.Step.Thread] = true
+				passed[h.from] = true
 			} else {
 				l.Stem = append(l.Stem, e.Step)
 				l.StemOps = append(l.StemOps, e.Op)
@@ -342,6 +349,19 @@ func buildLassoThrough(g *Graph, c []int, keep func(Edge) bool, must []int) *Las
 	}
 	sort.Ints(ids)
 	for _, t := range ids {
+		if taken[t] {
+			continue
+		}
+		skip := false
+		for v := range passed {
+			if !slices.Contains(g.Nodes[v].Enabled, t) {
+				skip = true
+				break
+			}
+		}
+		if skip {
+			continue
+		}
 		from, ei := -1, -1
 		for _, id := range c {
 			for i, e := range g.Nodes[id].Edges {

@@ -79,6 +79,9 @@ const (
 	Livelock
 	Timeout
 	Diverged
+	// Liveness is a violated temporal property (an LTL formula): a run,
+	// as a lasso, that never satisfies it.
+	Liveness
 )
 
 var kindNames = [...]string{
@@ -91,6 +94,7 @@ var kindNames = [...]string{
 	Livelock:         "livelock",
 	Timeout:          "timeout",
 	Diverged:         "diverged",
+	Liveness:         "liveness",
 }
 
 func (k Kind) String() string {

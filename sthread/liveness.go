@@ -172,9 +172,6 @@ func describeLasso(f func(), cfg *config, b search.Bug) *Bug {
 	rep := report.Build(e, lr.Result.Outcome, syms)
 	decorate(rep, ex, syms)
 	rep.Kind, rep.Bug, rep.Banner, rep.Message = b.Outcome.Kind.String(), true, report.Banner(b.Outcome.Kind), b.Outcome.Message
-	if strings.HasPrefix(b.Outcome.Where, "ltl:") {
-		rep.Banner = "*** LIVENESS PROPERTY NOT VALID ***"
-	}
 	rep.Path, rep.Cycle, rep.CycleStart = b.Schedule.String(), b.Cycle.String(), len(b.Schedule)+1
 	for i := range rep.Steps {
 		if i < len(lr.States) {

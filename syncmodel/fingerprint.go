@@ -46,16 +46,33 @@ func hashObjects[V any](h hash.Hash64, tag string, m map[uint64]*V) {
 	}
 	var zero V
 	idle := fmt.Sprintf("%+v", zero)
+	_, custom := any(&zero).(idler)
 	keys := make([]uint64, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
+		if custom {
+			if any(m[k]).(idler).idle() {
+				continue
+			}
+		}
 		s := fmt.Sprintf("%+v", *m[k])
-		if s == idle {
+		if !custom && s == idle {
 			continue
 		}
 		fmt.Fprintf(h, "%s%#x%s;", tag, k, s)
 	}
 }
+
+// idler is implemented by objects whose initial state is not their zero
+// value.
+type idler interface{ idle() bool }
+
+// idle: an unlocked mutex is as good as one never used (its type, set at
+// initialisation, is kept: a recursive mutex differs from a normal one).
+func (m *mutex) idle() bool { return m.owner == 0 && m.count == 0 && m.typ == MutexNormal }
+
+// idle: a condition variable nobody waits on is as good as a new one.
+func (c *cond) idle() bool { return len(c.waiters) == 0 }

@@ -89,9 +89,6 @@ func lassoReport(e *checker.Execution, s *session, bug search.Bug, lr *search.La
 	if o := lr.Result.Outcome; o == nil || o.Kind != search.Diverged {
 		r.Kind, r.Bug, r.Banner, r.Message = bug.Outcome.Kind.String(), true, report.Banner(bug.Outcome.Kind), bug.Outcome.Message
 	}
-	if strings.HasPrefix(bug.Outcome.Where, "ltl:") {
-		r.Banner = "*** LIVENESS PROPERTY NOT VALID ***"
-	}
 	r.Path = bug.Schedule.String()
 	r.Cycle = bug.Cycle.String()
 	r.CycleStart = len(bug.Schedule) + 1
