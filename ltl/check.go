@@ -44,12 +44,25 @@ func (v *Violation) Outcome() search.Outcome {
 // f names a proposition the program never registered.
 //
 // The negation of f becomes a generalized Büchi automaton (Automaton); its
-// product with g is searched for a strongly connected component that meets
-// every acceptance set and is weakly fair (search.WeaklyFair), and the
-// violation is a lasso through it.
+// product with g is searched with a nested depth-first search in which
+// weak fairness is one more acceptance condition per thread (see ndfs).
 func Check(g *search.Graph, f *Formula) (*Violation, error) {
+	if err := checkable(g, f); err != nil {
+		return nil, err
+	}
+	neg := &Formula{Op: Not, L: f}
+	aut := neg.Automaton()
+	p := product(g, aut)
+	if l := ndfs(p, aut, g); l != nil {
+		return p.violation(f, g, l), nil
+	}
+	return nil, nil
+}
+
+// checkable reports why g cannot be checked against f, if it cannot.
+func checkable(g *search.Graph, f *Formula) error {
 	if g == nil || len(g.Nodes) == 0 {
-		return nil, fmt.Errorf("no state graph")
+		return fmt.Errorf("no state graph")
 	}
 	for _, a := range f.Atoms() {
 		if !slices.Contains(g.Names, a) {
@@ -57,7 +70,7 @@ func Check(g *search.Graph, f *Formula) (*Violation, error) {
 			if len(g.Names) > 0 {
 				known = "the program registers " + strings.Join(g.Names, ", ")
 			}
-			return nil, fmt.Errorf("unknown proposition %q (%s)", a, known)
+			return fmt.Errorf("unknown proposition %q (%s)", a, known)
 		}
 	}
 	cut := 0
@@ -67,7 +80,18 @@ func Check(g *search.Graph, f *Formula) (*Violation, error) {
 		}
 	}
 	if cut > 0 {
-		return nil, fmt.Errorf("the state graph is incomplete: %d states were cut by the depth bound (raise --max-depth)", cut)
+		return fmt.Errorf("the state graph is incomplete: %d states were cut by the depth bound (raise --max-depth)", cut)
+	}
+	return nil
+}
+
+// CheckSCC is Check by another algorithm: it searches the product for a
+// strongly connected component that meets every acceptance set and is
+// weakly fair (search.WeaklyFair). Check uses a nested depth-first search;
+// the two must agree, which the tests verify.
+func CheckSCC(g *search.Graph, f *Formula) (*Violation, error) {
+	if err := checkable(g, f); err != nil {
+		return nil, err
 	}
 	neg := &Formula{Op: Not, L: f}
 	aut := neg.Automaton()
@@ -188,6 +212,44 @@ func (p *prod) violation(f *Formula, g *search.Graph, l *search.Lasso) *Violatio
 		}
 		out.Cycle = append(out.Cycle, s)
 		out.CycleOps = append(out.CycleOps, l.CycleOps[i])
+	}
+	// The product may go round a program cycle several times before its
+	// own cycle closes: keep one period when the program is back at the
+	// cycle's first state after it.
+	progPath := make([]int, len(l.Path))
+	for i, id := range l.Path {
+		progPath[i] = p.prog[id]
+	}
+	l.Path = l.Path[:len(l.Path):len(l.Path)]
+	if n := len(out.Cycle); n > 1 {
+		start := len(l.Path) - 1 - len(l.Cycle)
+		for period := 1; period < len(l.Cycle); period++ {
+			if len(l.Cycle)%period != 0 || progPath[start+period] != progPath[start] {
+				continue
+			}
+			repeats := true
+			for i := period; i < len(l.Cycle); i++ {
+				if l.Cycle[i] != l.Cycle[i-period] {
+					repeats = false
+					break
+				}
+			}
+			if repeats {
+				l.Cycle, l.CycleOps = l.Cycle[:period], l.CycleOps[:period]
+				l.Path = l.Path[:start+period+1]
+				out.Cycle, out.CycleOps = nil, nil
+				for i, s := range l.Cycle {
+					if s.Thread != 0 {
+						out.Cycle = append(out.Cycle, s)
+						out.CycleOps = append(out.CycleOps, l.CycleOps[i])
+					}
+				}
+				if out.Cycle == nil {
+					out.Cycle = schedule.Schedule{}
+				}
+				break
+			}
+		}
 	}
 	for i, id := range l.Path {
 		if i == 0 {

@@ -29,7 +29,7 @@ func ExampleCheck() {
 	fmt.Println(search.LassoString(v.Lasso.Stem, v.Lasso.Cycle))
 	fmt.Println(v.Outcome().Message)
 	// Output:
-	// 1;1 (1)*
+	// 1;1;1 (1)*
 	// the run below violates G (r -> F cs): its cycle of 1 transition repeats forever, weakly fair to every thread
 }
 

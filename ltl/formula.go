@@ -5,7 +5,7 @@
 // generalized Büchi automaton with the tableau construction of Gerth,
 // Peled, Vardi and Wolper (Automaton), and Check looks for an accepting,
 // weakly fair cycle in the product of that automaton with the program's
-// state graph (search.Graph). A violation is a lasso: a schedule to a
+// state graph (search.Graph) with a nested depth-first search. A violation is a lasso: a schedule to a
 // state, and a cycle from it back to it that a fair scheduler may repeat
 // forever while the property fails.
 //

@@ -2,6 +2,7 @@ package ltl
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stdbg/stdbg/schedule"
@@ -169,6 +170,101 @@ func TestCheckAgainstSemantics(t *testing.T) {
 		if v != nil && len(v.Lasso.Cycle) == 0 {
 			t.Fatalf("case %d: %s: violation without a cycle on a program that never ends", k, f)
 		}
+		vs, err := CheckSCC(graphOf(w, atoms), f)
+		if err != nil || (vs == nil) != want {
+			t.Fatalf("case %d: %s: CheckSCC holds=%v (error %v), semantics %v", k, f, vs == nil, err, want)
+		}
+	}
+}
+
+// randomGraph is the state graph of a random program of up to three
+// threads: each state enables some threads, each enabled thread has a
+// transition to a random state; states without enabled threads have ended.
+func randomGraph(r *rand.Rand) *search.Graph {
+	n := 1 + r.IntN(6)
+	g := &search.Graph{Names: []string{"p", "q"}}
+	for i := range n {
+		node := search.Node{Depth: i, Props: []bool{r.IntN(2) == 0, r.IntN(2) == 0}}
+		for th := 1; th <= 3; th++ {
+			if r.IntN(3) > 0 {
+				node.Enabled = append(node.Enabled, th)
+				node.Edges = append(node.Edges, search.Edge{Step: schedule.Step{Thread: th, Choice: schedule.NoChoice}, To: r.IntN(n), Op: "op"})
+			}
+		}
+		if len(node.Enabled) == 0 {
+			node.End = &search.Outcome{Kind: search.Exited}
+		}
+		g.Nodes = append(g.Nodes, node)
+	}
+	return g
+}
+
+// TestNestedSearchAgreesWithSCC compares the two algorithms on random
+// programs with several threads, where weak fairness matters.
+func TestNestedSearchAgreesWithSCC(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for k := range 3000 {
+		g := randomGraph(r)
+		f := randomFormula(r, 3)
+		v1, err1 := Check(g, f)
+		v2, err2 := CheckSCC(g, f)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("case %d: errors %v, %v", k, err1, err2)
+		}
+		if (v1 == nil) != (v2 == nil) {
+			t.Fatalf("case %d: %s: nested search holds=%v, SCC search holds=%v on %+v", k, f, v1 == nil, v2 == nil, g.Nodes)
+		}
+		if v1 != nil {
+			checkLasso(t, g, v1)
+		}
+	}
+}
+
+// checkLasso checks that a violation's lasso is a real run of g that
+// returns to where its cycle began, and is weakly fair.
+func checkLasso(t *testing.T, g *search.Graph, v *Violation) {
+	t.Helper()
+	cur := 0
+	walk := func(s schedule.Step) {
+		for _, e := range g.Nodes[cur].Edges {
+			if e.Step == s {
+				cur = e.To
+				return
+			}
+		}
+		t.Fatalf("lasso %v (%v)*: no step %v from state %d", v.Lasso.Stem, v.Lasso.Cycle, s, cur)
+	}
+	for _, s := range v.Lasso.Stem {
+		walk(s)
+	}
+	start := cur
+	if len(v.Lasso.Cycle) == 0 {
+		if g.Nodes[cur].End == nil {
+			t.Fatalf("lasso %v ()*: the stem does not end the program", v.Lasso.Stem)
+		}
+		return
+	}
+	always := map[int]bool{}
+	for _, th := range g.Nodes[cur].Enabled {
+		always[th] = true
+	}
+	ran := map[int]bool{}
+	for _, s := range v.Lasso.Cycle {
+		for th := range always {
+			if !slices.Contains(g.Nodes[cur].Enabled, th) {
+				delete(always, th)
+			}
+		}
+		walk(s)
+		ran[s.Thread] = true
+	}
+	if cur != start {
+		t.Fatalf("lasso %v (%v)*: the cycle ends in state %d, not %d", v.Lasso.Stem, v.Lasso.Cycle, cur, start)
+	}
+	for th := range always {
+		if !ran[th] {
+			t.Fatalf("lasso %v (%v)*: thread %d is enabled throughout the cycle and never runs", v.Lasso.Stem, v.Lasso.Cycle, th)
+		}
 	}
 }
 
@@ -193,9 +289,10 @@ func TestCheckFairness(t *testing.T) {
 	if err != nil || v == nil {
 		t.Fatalf("G !done: no violation (error %v)", err)
 	}
-	if len(v.Lasso.Stem) != 1 || v.Lasso.Stem[0].Thread != 2 || len(v.Lasso.Cycle) != 0 {
-		t.Errorf("G !done: lasso %v (%v)*, want 2 ()*", v.Lasso.Stem, v.Lasso.Cycle)
+	if n := len(v.Lasso.Stem); n == 0 || v.Lasso.Stem[n-1].Thread != 2 || len(v.Lasso.Cycle) != 0 {
+		t.Errorf("G !done: lasso %v (%v)*, want a run that ends with thread 2", v.Lasso.Stem, v.Lasso.Cycle)
 	}
+	checkLasso(t, g, v)
 }
 
 func TestCheckErrors(t *testing.T) {
