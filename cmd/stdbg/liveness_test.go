@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/viper"
 )
 
 func liveness(name string) string { return example(filepath.Join("liveness", name)) }
@@ -45,6 +47,34 @@ func TestFindLivelockAndReplayIt(t *testing.T) {
 	if !strings.Contains(out, "ran the cycle 3 times; 3 of the runs came back to the state where the cycle began") ||
 		!strings.Contains(out, "step 16  [r=1 cs=0]  thread 4") {
 		t.Errorf("replay output:\n%s", out)
+	}
+	out, errs, code = stdbg(t, "corpus", "run", dir)
+	if code != exitBug || !strings.Contains(out, "the cycle still comes back to its state") {
+		t.Errorf("corpus run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
+
+func TestStatefulRefusesReductions(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		val  any
+		fail bool
+	}{
+		{"visited", true, true},
+		{"livelock", true, true},
+		{"ltl", "G p", true},
+		{"all", true, false},
+	} {
+		a := &app{v: viper.New()}
+		for _, st := range settings {
+			a.v.SetDefault(st.key, st.def)
+		}
+		a.v.Set("reduction", "dpor")
+		a.v.Set(tc.key, tc.val)
+		err := a.validateStateful()
+		if (err != nil) != tc.fail {
+			t.Errorf("%s with --reduction dpor: error %v, want failure %v", tc.key, err, tc.fail)
+		}
 	}
 }
 

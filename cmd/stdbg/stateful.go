@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 
 	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
@@ -194,4 +196,55 @@ func (a *app) replayLasso(stem, cycle schedule.Schedule, t *target, env []string
 		return bugFound
 	}
 	return nil
+}
+
+// rerunLasso replays a stored livelock or liveness violation for corpus
+// run: it reproduces when every run of the cycle comes back to the state
+// where the cycle began (or, for a violation by a program that ends, when
+// the stem still ends the program).
+func (a *app) rerunLasso(r rerun, e *corpus.Entry, t *target, stem schedule.Schedule) rerun {
+	cycle, err := schedule.Parse(e.Cycle)
+	if err != nil {
+		r.Status, r.Detail = statusCorrupt, "cycle: "+err.Error()
+		return r
+	}
+	s, err := a.startTarget(t, io.Discard, io.Discard, true, append(append([]string(nil), e.Target.Env...), stateEnv...))
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer s.close()
+	s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
+	ex, err := s.chk.Begin()
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer ex.Close()
+	const runs = 3
+	lr, err := search.ReplayLasso(ex, stem, cycle, runs)
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	back := 0
+	for _, ok := range lr.Returned {
+		if ok {
+			back++
+		}
+	}
+	o := lr.Result.Outcome
+	switch {
+	case o != nil && o.Kind == search.Diverged:
+		r.Status, r.Detail = statusDiverged, o.Message
+	case len(cycle) == 0 && o != nil && !o.Kind.IsBug():
+		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: the run still ends after the stem", e.Failure.Kind)
+	case len(cycle) > 0 && o == nil && back == runs:
+		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: the cycle still comes back to its state (%d runs)", e.Failure.Kind, runs)
+	case o != nil && o.Kind.IsBug():
+		r.Status, r.Detail = statusChanged, fmt.Sprintf("now %s: %s (was %s)", o.Kind, o.Message, e.Failure.Kind)
+	default:
+		r.Status, r.Detail = statusFixed, fmt.Sprintf("the lasso no longer loops: %d of %d runs of the cycle came back to its state", back, runs)
+	}
+	return r
 }
