@@ -1988,7 +1988,9 @@ EXPORT int stdbg_rt_active(void)
  *    frame that started the thread (the top of the stack for main): the
  *    thread descriptor and TLS above it hold the kernel thread id.
  * Registers are not hashed: at -O0 (stdbg cc) every variable lives in
- * memory. Thread-local variables and kernel state (files, pipes) are not
+ * memory. A block that the C library resizes or frees from inside (getline
+ * growing the caller's buffer) is not seen: its old entry stays in the
+ * table and is hashed as it is. Thread-local variables and kernel state (files, pipes) are not
  * hashed either: two states that differ only there are taken as the same.
  */
 
@@ -2318,6 +2320,15 @@ EXPORT void *realloc(void *old, size_t n)
 	return p;
 }
 
+EXPORT void *reallocarray(void *old, size_t a, size_t b)
+{
+	if (b && a > SIZE_MAX / b) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(old, a * b);
+}
+
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (!alloc_ready())
@@ -2392,9 +2403,18 @@ static uint64_t state_hash(void)
 	if (g_bcap) {
 		uint64_t heap = 0;
 		block_lock();
-		for (size_t i = 0; i < g_bcap; i++)
-			if (g_blocks[i].p)
-				heap += hash_bytes((void *)g_blocks[i].p, g_blocks[i].n, g_blocks[i].p);
+		for (size_t i = 0; i < g_bcap; i++) {
+			if (!g_blocks[i].p)
+				continue;
+			if (g_blocks[i].n >= (64u << 10)) {
+				/* A large block lives in a mapping of its own: if the C
+				 * library freed it from inside, the mapping is gone. */
+				uintptr_t lo = g_blocks[i].p & ~(uintptr_t)4095;
+				if (madvise((void *)lo, g_blocks[i].p + g_blocks[i].n - lo, MADV_NORMAL) != 0)
+					continue;
+			}
+			heap += hash_bytes((void *)g_blocks[i].p, g_blocks[i].n, g_blocks[i].p);
+		}
 		block_unlock();
 		h = mix64(h ^ heap);
 	}
