@@ -102,8 +102,8 @@ func BenchmarkSpinHandoffStateless30(b *testing.B) {
 func BenchmarkSpinHandoffVisited(b *testing.B) {
 	exploreLiveness(b, "spin-handoff.c", search.Options{MaxDepth: 1000, Visited: true})
 }
-func BenchmarkPetersonStateless25(b *testing.B) {
-	exploreLiveness(b, "peterson.c", search.Options{MaxDepth: 25, All: true})
+func BenchmarkPetersonStateless20(b *testing.B) {
+	exploreLiveness(b, "peterson.c", search.Options{MaxDepth: 20, All: true})
 }
 func BenchmarkPetersonVisited(b *testing.B) {
 	exploreLiveness(b, "peterson.c", search.Options{MaxDepth: 1000, Visited: true})

@@ -2005,6 +2005,11 @@ struct range {
 static struct range g_globals[MAXRANGES];
 static int g_nglobals;
 
+/* The dynamic linker's text: its allocations (threads' TLS vectors) are its
+ * bookkeeping, and a finishing thread frees them while the next one runs,
+ * so they are not tracked as the program's heap. */
+static uintptr_t g_rtld_lo, g_rtld_hi;
+
 #define MAXPROPS 64
 static const char *g_prop_names[MAXPROPS];
 static const volatile int *g_prop_addrs[MAXPROPS];
@@ -2048,6 +2053,16 @@ static int add_globals(struct dl_phdr_info *info, size_t size, void *data)
 	(void)size;
 	(void)data;
 	const char *name = info->dlpi_name;
+	if (name && strstr(name, "/ld-linux")) {
+		for (int i = 0; i < info->dlpi_phnum; i++) {
+			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+			if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+				continue;
+			g_rtld_lo = info->dlpi_addr + ph->p_vaddr;
+			g_rtld_hi = g_rtld_lo + ph->p_memsz;
+		}
+		return 0;
+	}
 	int exe = !name || !*name;
 	if (!exe && (name[0] != '/' || is_system_path(name)))
 		return 0;
@@ -2093,7 +2108,10 @@ static __attribute__((noinline)) void note_sp(struct thr *me, void *ra)
 {
 	uintptr_t *fp = __builtin_frame_address(0);
 	uintptr_t lo = (uintptr_t)fp;
-	me->sp = lo;
+	/* No caller found (a thread returning from its start routine, main
+	 * returning: ra names the function, not a call): the user's frames
+	 * are gone, nothing of the stack is hashed. */
+	me->sp = me->stack_hi;
 	for (int i = 0; i < 16 && fp; i++) {
 		if ((uintptr_t)fp < lo || (me->stack_hi && (uintptr_t)fp >= me->stack_hi))
 			break;
@@ -2252,9 +2270,12 @@ static int alloc_ready(void)
 	return real_malloc != NULL;
 }
 
-static inline int tracking(void)
+static inline int tracking(void *ra)
 {
-	return g_state_env && !g_exiting;
+	if (!g_state_env || g_exiting)
+		return 0;
+	uintptr_t caller = (uintptr_t)ra;
+	return !(caller >= g_rtld_lo && caller < g_rtld_hi);
 }
 
 EXPORT void *malloc(size_t n)
@@ -2262,7 +2283,7 @@ EXPORT void *malloc(size_t n)
 	if (!alloc_ready())
 		return boot_alloc(n);
 	void *p = real_malloc(n);
-	if (p && tracking()) {
+	if (p && tracking(RA)) {
 		memset(p, 0, n);
 		block_add(p, n);
 	}
@@ -2288,7 +2309,7 @@ EXPORT void *calloc(size_t a, size_t b)
 		return boot_alloc(a * b); /* static memory is zero */
 	}
 	void *p = real_calloc(a, b);
-	if (p && tracking())
+	if (p && tracking(RA))
 		block_add(p, a * b);
 	return p;
 }
@@ -2312,7 +2333,7 @@ EXPORT void *realloc(void *old, size_t n)
 			block_add(old, was); /* realloc failed: the old block lives */
 		return p;
 	}
-	if (tracking()) {
+	if (tracking(RA)) {
 		if (n > was)
 			memset((uint8_t *)p + was, 0, n - was);
 		block_add(p, n);
@@ -2334,7 +2355,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	if (!alloc_ready())
 		return ENOMEM;
 	int rc = real_posix_memalign(out, align, n);
-	if (rc == 0 && tracking()) {
+	if (rc == 0 && tracking(RA)) {
 		memset(*out, 0, n);
 		block_add(*out, n);
 	}
@@ -2346,7 +2367,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 	if (!alloc_ready())
 		return NULL;
 	void *p = real_aligned_alloc(align, n);
-	if (p && tracking()) {
+	if (p && tracking(RA)) {
 		memset(p, 0, n);
 		block_add(p, n);
 	}
@@ -2358,7 +2379,7 @@ EXPORT void *memalign(size_t align, size_t n)
 	if (!alloc_ready())
 		return NULL;
 	void *p = real_memalign(align, n);
-	if (p && tracking()) {
+	if (p && tracking(RA)) {
 		memset(p, 0, n);
 		block_add(p, n);
 	}
@@ -2384,7 +2405,6 @@ static uint64_t state_hash(void)
 		struct thr *t = threads[i];
 		if (!t || t->finished || !t->sp)
 			continue;
-		stack_top(t);
 		if (t->stack_hi > t->sp && t->stack_hi - t->sp < (64u << 20))
 			h = mix64(h ^ hash_bytes((void *)t->sp, t->stack_hi - t->sp, (uint64_t)i));
 	}
@@ -2414,6 +2434,12 @@ static uint64_t state_hash(void)
 					continue;
 			}
 			heap += hash_bytes((void *)g_blocks[i].p, g_blocks[i].n, g_blocks[i].p);
+			if (g_state_debug) {
+				char b[128];
+				snprintf(b, sizeof b, " block %lx+%zu %llx\n", (unsigned long)g_blocks[i].p, g_blocks[i].n,
+				         (unsigned long long)hash_bytes((void *)g_blocks[i].p, g_blocks[i].n, g_blocks[i].p));
+				raw_write(2, b);
+			}
 		}
 		block_unlock();
 		h = mix64(h ^ heap);

@@ -116,6 +116,7 @@ func TestSpinHandoffTerminates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("stateless, depth 40: %+v", res.Stats)
 	if !res.DepthLimited {
 		t.Errorf("the stateless search of a spin loop was not cut by the depth bound")
 	}
