@@ -1180,19 +1180,32 @@ static void finish(uint16_t api, void *retval, void *ra)
 	handoff(me);
 }
 
+/* call_start runs the user's start routine. For state hashing the
+ * thread's stack ends here: above are this library's and glibc's start
+ * frames and the thread's descriptor and TLS, which hold its kernel id and
+ * register values that differ between executions. The callee-saved
+ * registers are cleared first, so that the user's frames do not save
+ * values inherited from those frames. */
+static __attribute__((noinline)) void *call_start(struct thr *t)
+{
+	volatile uintptr_t marker = 0;
+#if defined(__x86_64__)
+	__asm__ volatile("xor %%ebx, %%ebx\n\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n\t"
+	                 "xor %%r14d, %%r14d\n\txor %%r15d, %%r15d" ::: "rbx", "r12", "r13", "r14", "r15");
+#endif
+	t->stack_hi = (uintptr_t)&marker;
+	return t->start(t->arg);
+}
+
 static void *thread_start(void *p)
 {
 	struct thr *t = p;
 	self = t;
-	/* The thread's stack, for state hashing, ends at this frame: above
-	 * it are glibc's start frame and the thread's descriptor and TLS,
-	 * which hold its kernel id and differ in every execution. */
-	t->stack_hi = (uintptr_t)__builtin_frame_address(0);
 	t->ostid = (pid_t)syscall(SYS_gettid);
 	if (t->tid < MAXTHREADS)
 		stdbg_thread_ostids[t->tid] = t->ostid;
 	set_altstack(t);
-	void *rv = t->start(t->arg);
+	void *rv = call_start(t);
 	if (active())
 		finish(A_RETURN, rv, (char *)t->where + 1);
 	return rv;
