@@ -1183,16 +1183,10 @@ static void finish(uint16_t api, void *retval, void *ra)
 /* call_start runs the user's start routine. For state hashing the
  * thread's stack ends here: above are this library's and glibc's start
  * frames and the thread's descriptor and TLS, which hold its kernel id and
- * register values that differ between executions. The callee-saved
- * registers are cleared first, so that the user's frames do not save
- * values inherited from those frames. */
+ * register values that differ between executions. */
 static __attribute__((noinline)) void *call_start(struct thr *t)
 {
 	volatile uintptr_t marker = 0;
-#if defined(__x86_64__)
-	__asm__ volatile("xor %%ebx, %%ebx\n\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n\t"
-	                 "xor %%r14d, %%r14d\n\txor %%r15d, %%r15d" ::: "rbx", "r12", "r13", "r14", "r15");
-#endif
 	t->stack_hi = (uintptr_t)&marker;
 	return t->start(t->arg);
 }
