@@ -158,6 +158,7 @@ type Execution struct {
 	threads []search.Thread
 	closed  bool
 	ended   bool
+	state   *wire.State // the runtime's last state report (wire.FlagState)
 }
 
 // Threads implements search.Execution.
@@ -246,6 +247,7 @@ func (e *Execution) Step(st schedule.Step) error {
 		e.finish(&search.Outcome{Kind: search.Exited, Message: fmt.Sprintf("exit status %d", status)}, false)
 		return nil
 	}
+	e.state = nil
 	evs, err := e.c.rt.Resume(tid, res.Code)
 	if err != nil {
 		return err
@@ -308,6 +310,9 @@ func (e *Execution) absorb(evs []any) error {
 		case Died:
 			e.finish(&search.Outcome{Kind: search.Crash, Message: "the program " + v.Description +
 				" without reporting why", Where: v.Description}, false)
+		case wire.State:
+			st := v
+			e.state = &st
 		case wire.Stack, wire.Note:
 			// Diagnostics only.
 		case wire.Done:

@@ -76,22 +76,28 @@ type Failure struct {
 
 // Entry is one stored bug.
 type Entry struct {
-	Format       int            `json:"format"`
-	StdbgVersion string         `json:"stdbg_version"`
-	Created      time.Time      `json:"created"`
-	Target       Target         `json:"target"`
-	Search       Search         `json:"search"`
-	Failure      Failure        `json:"failure"`
-	Schedule     string         `json:"schedule"`
-	Original     string         `json:"original_schedule,omitempty"`
-	Length       int            `json:"length"`
-	Preemptions  int            `json:"preemptions"`
-	Report       *report.Report `json:"report,omitempty"`
+	Format       int       `json:"format"`
+	StdbgVersion string    `json:"stdbg_version"`
+	Created      time.Time `json:"created"`
+	Target       Target    `json:"target"`
+	Search       Search    `json:"search"`
+	Failure      Failure   `json:"failure"`
+	Schedule     string    `json:"schedule"`
+	// Cycle, for a livelock or a violated liveness property, is the cycle
+	// repeated forever after Schedule.
+	Cycle       string         `json:"cycle,omitempty"`
+	Original    string         `json:"original_schedule,omitempty"`
+	Length      int            `json:"length"`
+	Preemptions int            `json:"preemptions"`
+	Report      *report.Report `json:"report,omitempty"`
 }
 
 // Key is the identity of the entry for de-duplication: kind, place and
 // schedule.
 func (e *Entry) Key() string {
+	if e.Cycle != "" {
+		return e.Failure.Kind + "\x00" + e.Failure.Where + "\x00" + e.Schedule + "\x00" + e.Cycle
+	}
 	return e.Failure.Kind + "\x00" + e.Failure.Where + "\x00" + e.Schedule
 }
 

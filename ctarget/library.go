@@ -119,7 +119,7 @@ func Library() (string, error) {
 		return "", err
 	}
 	tmp := filepath.Join(src, "libstdbg.so")
-	cmd := exec.Command(cc, "-shared", "-fPIC", "-O2", "-g", "-pthread", "-fvisibility=hidden",
+	cmd := exec.Command(cc, "-shared", "-fPIC", "-O2", "-g", "-fno-omit-frame-pointer", "-pthread", "-fvisibility=hidden",
 		"-o", tmp, filepath.Join(src, "libstdbg.c"), "-ldl")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling the stdbg library with %s: %v\n%s", cc, err, out)

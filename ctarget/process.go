@@ -168,6 +168,10 @@ func (p *Process) launch() error {
 		env = os.Environ()
 	}
 	cmd.Env = targetEnv(env, cfg.Library)
+	if cfg.Flags&wire.FlagState != 0 {
+		// Stateful search: the library tracks heap blocks from the start.
+		cmd.Env = append(cmd.Env, "STDBG_STATE=1")
+	}
 	cmd.ExtraFiles = []*os.File{theirs, p.mb.File()}
 	cmd.Stdin = nil
 	cmd.Stdout = cfg.Stdout

@@ -53,6 +53,9 @@ type Step struct {
 	Choice *int     `json:"choice,omitempty"`
 	Call   string   `json:"call"`
 	Where  Location `json:"where"`
+	// Props are the program's propositions before the step ("r=1 cs=0"),
+	// in reports of liveness violations.
+	Props string `json:"props,omitempty"`
 }
 
 // Wait says why a thread could not go on.
@@ -80,6 +83,10 @@ type Stats struct {
 	States      int64   `json:"states"`
 	MaxDepthHit int64   `json:"max_depth_reached"`
 	Seconds     float64 `json:"seconds"`
+	// Visited and Revisits count the distinct program states of a stateful
+	// search (--visited) and the executions it cut at a state already seen.
+	Visited  int64 `json:"visited_states,omitempty"`
+	Revisits int64 `json:"revisits,omitempty"`
 }
 
 // Report is everything shown about one outcome.
@@ -105,6 +112,11 @@ type Report struct {
 	// it was there before.
 	Saved        string `json:"saved,omitempty"`
 	AlreadySaved bool   `json:"already_saved,omitempty"`
+	// Cycle, for a livelock or a violated liveness property, is the cycle
+	// of the lasso: Path leads to a state from which Cycle returns to it
+	// forever. Its steps are the last ones of Steps, from step CycleStart.
+	Cycle      string `json:"cycle,omitempty"`
+	CycleStart int    `json:"cycle_start,omitempty"`
 }
 
 // Minimisation records how a bug's schedule was shrunk.
@@ -143,6 +155,8 @@ func Banner(k search.Kind) string {
 		return "*** TRANSITION TIMEOUT ***"
 	case search.Diverged:
 		return "*** SCHEDULE DIVERGED ***"
+	case search.Liveness:
+		return "*** LIVENESS PROPERTY NOT VALID ***"
 	}
 	return "No property violation found."
 }
@@ -432,13 +446,17 @@ func baseName(p string) string {
 // FromStats converts search statistics.
 func FromStats(s search.Stats) Stats {
 	return Stats{Executions: s.Executions, Transitions: s.Transitions, States: s.States,
-		MaxDepthHit: s.MaxDepthHit, Seconds: s.Elapsed.Seconds()}
+		MaxDepthHit: s.MaxDepthHit, Seconds: s.Elapsed.Seconds(), Visited: s.Visited, Revisits: s.Revisits}
 }
 
 // FormatStats renders the statistics line.
 func FormatStats(s Stats) string {
-	return fmt.Sprintf("Executions = %d  Transitions = %d  States = %d  (%s)", s.Executions, s.Transitions,
+	line := fmt.Sprintf("Executions = %d  Transitions = %d  States = %d  (%s)", s.Executions, s.Transitions,
 		s.States, formatSeconds(s.Seconds))
+	if s.Visited > 0 {
+		line += fmt.Sprintf("\nVisited states = %d  Revisits = %d", s.Visited, s.Revisits)
+	}
+	return line
 }
 
 func formatSeconds(sec float64) string {

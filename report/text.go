@@ -14,13 +14,24 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Message != "" {
 		b.WriteString(r.Message + "\n")
 	}
-	b.WriteString("Path = " + r.Path + "\n")
+	if r.Cycle != "" {
+		b.WriteString("Path = " + r.Path + " (" + r.Cycle + ")*\n")
+	} else {
+		b.WriteString("Path = " + r.Path + "\n")
+	}
 	if r.Executed != "" && r.Executed != r.Path {
 		b.WriteString("Executed = " + r.Executed + "\n")
 	}
 	rows := make([][3]string, 0, len(r.Steps)+len(r.Waits)+1)
 	for _, s := range r.Steps {
-		rows = append(rows, [3]string{fmt.Sprintf("step %d  thread %d  %s", s.N, s.Thread, s.Call), s.Where.Short(), s.Where.Source})
+		if r.Cycle != "" && s.N == r.CycleStart {
+			rows = append(rows, [3]string{"-- cycle, repeated forever:", "", ""})
+		}
+		what := fmt.Sprintf("step %d  thread %d  %s", s.N, s.Thread, s.Call)
+		if s.Props != "" {
+			what = fmt.Sprintf("step %d  [%s]  thread %d  %s", s.N, s.Props, s.Thread, s.Call)
+		}
+		rows = append(rows, [3]string{what, s.Where.Short(), s.Where.Source})
 	}
 	for _, wt := range r.Waits {
 		rows = append(rows, [3]string{fmt.Sprintf("thread %d %s", wt.Thread, wt.Text), wt.Where.Short(), wt.Where.Source})

@@ -23,6 +23,18 @@ type Options struct {
 	// Progress, if non-nil, is called with the statistics so far, at most
 	// every 100ms, and once more at the end.
 	Progress func(Stats)
+	// Visited makes the search stateful: an execution that reaches a
+	// program state already explored (at the same or a lesser depth) is
+	// abandoned, so loops that return to where they were end. The
+	// executions must implement Stateful. Sound with exhaustive DFS; see
+	// docs/liveness.md for the other strategies.
+	Visited bool
+	// Graph records the state graph (Result.Graph); implies Visited.
+	Graph bool
+	// Livelock looks for non-progress cycles in the state graph once the
+	// exploration is complete (see FindLivelock) and reports the first as
+	// a Livelock bug; implies Graph.
+	Livelock bool
 }
 
 // Result is the outcome of an exploration.
@@ -39,6 +51,8 @@ type Result struct {
 	// DepthLimited reports that some execution was cut at MaxDepth, so a
 	// complete search is complete only up to that depth.
 	DepthLimited bool
+	// Graph is the state graph, with Options.Graph or Options.Livelock.
+	Graph *Graph
 }
 
 // ErrNondeterministic is wrapped by Explore's error when replaying a prefix
@@ -90,6 +104,7 @@ type explorer struct {
 	opts  Options
 	start time.Time
 
+	sf           *stateful       // Options.Visited: states explored
 	seen         map[string]bool // bug keys reported (Options.All)
 	trace        []Event         // the current execution's transitions
 	rep          Report          // reused: handing a pointer to End makes it escape
@@ -109,6 +124,9 @@ func (x *explorer) run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	x.lastProgress = x.start
+	if err := x.initStateful(); err != nil {
+		return err
+	}
 	x.st.Init(Config{MaxDepth: x.opts.MaxDepth})
 	done := ctx.Done()
 	for {
@@ -118,6 +136,7 @@ func (x *explorer) run(ctx context.Context) error {
 		prefix, ok := x.st.Begin()
 		if !ok {
 			x.res.Complete = x.st.Exhausted()
+			x.livelock()
 			return nil
 		}
 		if x.opts.MaxExecutions > 0 && x.res.Stats.Executions >= x.opts.MaxExecutions {
@@ -169,6 +188,10 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 	x.rep = Report{}
 	rep := &x.rep
 	prev := 0
+	revisit := false // abandoned at a state already explored
+	if x.sf != nil {
+		x.sf.reset()
+	}
 	for k := 0; ; k++ {
 		if o := e.Ended(); o != nil {
 			if k < len(prefix) {
@@ -177,10 +200,26 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 					n, k+1, o.Kind, o.Message, ErrNondeterministic)
 			}
 			rep.Outcome = o
+			if x.sf != nil {
+				x.sf.ended(o, k)
+			}
 			break
+		}
+		if x.sf != nil {
+			prune, err := x.visit(e, k, len(prefix), n)
+			if err != nil {
+				return true, err
+			}
+			if prune {
+				rep.Pruned, revisit = true, true
+				break
+			}
 		}
 		if maxDepth > 0 && k >= maxDepth {
 			rep.DepthLimited = true
+			if x.sf != nil {
+				x.sf.cut()
+			}
 			break
 		}
 		select {
@@ -222,6 +261,9 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 				n, k+1, s, m.explain(ts, i, s))
 		}
 		x.trace = append(x.trace, Event{Step: s, Op: ts[i].Op})
+		if x.sf != nil {
+			x.sf.step(s, ts[i].Op)
+		}
 		if err := e.Step(s); err != nil {
 			return true, fmt.Errorf("execution %d, step %d (thread %v): %w", n, k+1, s, err)
 		}
@@ -238,7 +280,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 	case rep.DepthLimited:
 		stats.MaxDepthHit++
 		x.res.DepthLimited = true
-	case rep.Pruned:
+	case rep.Pruned && !revisit:
 		stats.Pruned++
 	}
 	rep.Trace = x.trace

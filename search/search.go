@@ -79,6 +79,9 @@ const (
 	Livelock
 	Timeout
 	Diverged
+	// Liveness is a violated temporal property (an LTL formula): a run,
+	// as a lasso, that never satisfies it.
+	Liveness
 )
 
 var kindNames = [...]string{
@@ -91,6 +94,7 @@ var kindNames = [...]string{
 	Livelock:         "livelock",
 	Timeout:          "timeout",
 	Diverged:         "diverged",
+	Liveness:         "liveness",
 }
 
 func (k Kind) String() string {
@@ -140,10 +144,16 @@ type Stats struct {
 	Elapsed     time.Duration // wall time
 	Depth       int           // length of the execution under way or last ended (for progress displays)
 	Bugs        int           // bugs recorded so far
+	Visited     int64         // stateful search: distinct program states explored
+	Revisits    int64         // stateful search: executions abandoned at a state already explored
 }
 
 // Bug is a failing schedule and how it failed.
 type Bug struct {
 	Schedule schedule.Schedule
 	Outcome  Outcome
+	// Cycle, for a livelock or a violated liveness property, is the cycle
+	// of the lasso: Schedule leads to a state from which Cycle returns to
+	// it, forever. Nil for other bugs.
+	Cycle schedule.Schedule
 }

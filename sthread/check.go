@@ -46,6 +46,10 @@ type config struct {
 	noSave        bool
 	strategy      search.Strategy
 	budget        time.Duration
+
+	visited  bool   // stateful search
+	livelock bool   // report fair non-progress cycles
+	ltl      string // an LTL formula to check
 }
 
 func newConfig(opts []Option) *config {
@@ -191,7 +195,12 @@ func Check(t testing.TB, f func(), opts ...Option) {
 	res, err := explore(f, cfg)
 	stats := report.FormatStats(report.FromStats(res.Stats))
 	for _, b := range res.Bugs {
-		saved := saveBug(t, dir, b, cfg)
+		saved := ""
+		if b.Report == nil || b.Report.Cycle == "" {
+			// Lassos (livelocks, LTL violations) are not stored: the
+			// corpus replays plain schedules.
+			saved = saveBug(t, dir, b, cfg)
+		}
 		t.Errorf("sthread.Check found a bug:\n%s%sReplay: %s\n%s", b, saved, replayCommand(t, b.Schedule), stats)
 	}
 	if err != nil {
@@ -295,7 +304,12 @@ func explore(f func(), cfg *config) (*Result, error) {
 	}
 	checkMu.Lock()
 	defer checkMu.Unlock()
+	formula, err := cfg.formula()
+	if err != nil {
+		return &Result{}, err
+	}
 	r := newRunner(f, cfg, 1)
+	r.state = cfg.stateful()
 	r.start()
 	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
 	st := cfg.strategy
@@ -309,13 +323,27 @@ func explore(f func(), cfg *config) (*Result, error) {
 		defer cancel()
 	}
 	sres, err := search.Explore(ctx, chk, st,
-		search.Options{MaxDepth: cfg.maxDepth, All: cfg.all, MaxExecutions: cfg.maxExecutions})
+		search.Options{MaxDepth: cfg.maxDepth, All: cfg.all, MaxExecutions: cfg.maxExecutions,
+			Visited: cfg.visited, Livelock: cfg.livelock, Graph: formula != nil})
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 		err = nil // the budget is spent: a normal end
 	}
 	r.stop()
 	res := &Result{Stats: sres.Stats, Complete: sres.Complete, DepthLimited: sres.DepthLimited}
+	if err == nil && formula != nil && (len(sres.Bugs) == 0 || cfg.all) {
+		lb, lerr := checkFormula(sres, formula)
+		if lerr != nil {
+			return res, fmt.Errorf("checking %s: %w", cfg.ltl, lerr)
+		}
+		if lb != nil {
+			sres.Bugs = append(sres.Bugs, *lb)
+		}
+	}
 	for _, b := range sres.Bugs {
+		if b.Cycle != nil {
+			res.Bugs = append(res.Bugs, describeLasso(f, cfg, b))
+			continue
+		}
 		bug := &Bug{Kind: b.Outcome.Kind, Message: b.Outcome.Message, Where: b.Outcome.Where, Schedule: b.Schedule.String()}
 		rep, rr, derr := describe(f, cfg, b.Schedule, false)
 		if derr == nil {

@@ -228,3 +228,55 @@ func ExampleStrategy() {
 	// Output:
 	// deadlock found; complete: false
 }
+
+// Livelock finds two goroutines that yield to each other forever without
+// making progress; State declares what they share.
+func ExampleLivelock() {
+	res, _ := sthread.Explore(func() {
+		var turn int
+		sthread.State("turn", func() any { return turn })
+		done := sthread.MakeChan[bool](0)
+		sthread.Go(func() {
+			for { // waits for a turn that never comes
+				turn = 2
+				sthread.Yield()
+			}
+		})
+		for turn != 1 {
+			sthread.Yield()
+		}
+		sthread.Progress()
+		done.Recv()
+	}, sthread.Livelock())
+	for _, b := range res.Bugs {
+		fmt.Println(b.Kind, "-", b.Schedule)
+	}
+	// Output:
+	// livelock - 1 (1;2)*
+}
+
+// LTL checks a temporal property of propositions the program declares.
+func ExampleLTL() {
+	res, _ := sthread.Explore(func() {
+		var requested, served bool
+		sthread.Prop("r", func() bool { return requested })
+		sthread.Prop("s", func() bool { return served })
+		sthread.State("vars", func() any { return [2]bool{requested, served} })
+		var mu sthread.Mutex
+		sthread.Go(func() {
+			mu.Lock()
+			requested = true
+			mu.Unlock()
+		})
+		mu.Lock()
+		if requested {
+			served = true
+		}
+		mu.Unlock()
+	}, sthread.LTL("G(r -> F s)"))
+	for _, b := range res.Bugs {
+		fmt.Println(b.Kind, "-", b.Message)
+	}
+	// Output:
+	// liveness - the run below violates G (r -> F s): the program ends, and its final state repeats forever
+}

@@ -140,6 +140,7 @@ func runRemote(f func(), cfg *config) error {
 		depth = framesCap
 	}
 	r := newRunner(f, cfg, depth)
+	r.state = flags&wire.FlagState != 0
 	r.start()
 	defer r.stop()
 	evs, err := r.Begin()
@@ -204,6 +205,8 @@ func encodeEvents(evs []any) (msg []byte, over bool, err error) {
 			over = true
 		case wire.Done:
 			msg = wire.EncodeDone(msg, v)
+		case wire.State:
+			msg = wire.EncodeState(msg, v)
 		case checker.TimedOut:
 			msg = wire.EncodeFailure(msg, wire.Failure{Tid: v.Tid, Kind: wire.FailRuntime, Frames: v.Frames,
 				Message: "a goroutine ran for an hour without reaching a scheduling point"})

@@ -108,6 +108,7 @@ type runner struct {
 	last    *execution // the last execution that ended
 	begun   *execution // the last execution begun
 	fatal   error      // the program cannot be checked: Begin fails
+	state   bool       // report the program state with every hand-over (stateful search)
 
 	mu      sync.Mutex // guards foreign
 	foreign string     // a goroutine not started with Go touched the program's objects
@@ -210,6 +211,11 @@ type execution struct {
 	// transition timed out.
 	stuck    []string
 	stuckTid int
+
+	// Stateful search (runner.state): the state and propositions the
+	// program declared, and whether it marked progress in the transition.
+	declared []declared
+	progress bool
 }
 
 // thread is one checked goroutine of an execution.
@@ -378,6 +384,9 @@ func (th *thread) reset() {
 // sthread does not control.
 func (ex *execution) collect(ok bool) []any {
 	r := ex.r
+	if r.state && ok && !ex.failed {
+		ex.events = append(ex.events, ex.stateEvent())
+	}
 	r.mu.Lock()
 	msg := r.foreign
 	r.mu.Unlock()

@@ -33,6 +33,7 @@ const (
 const (
 	FlagFastExit = 1 // leave with _exit at once after exit and failures
 	FlagStacks   = 2 // attach a full backtrace to every PENDING
+	FlagState    = 4 // send a STATE message with every hand-over (stateful search)
 )
 
 // MsgType identifies a message.
@@ -45,6 +46,7 @@ const (
 	MsgStack   MsgType = 3
 	MsgNote    MsgType = 4
 	MsgDone    MsgType = 5
+	MsgState   MsgType = 6
 	MsgHello   MsgType = 8
 	MsgRun     MsgType = 16
 	MsgFork    MsgType = 17
@@ -133,7 +135,7 @@ var le = binary.LittleEndian
 var ErrShort = errors.New("truncated message")
 
 // Decode parses a sequence of runtime messages (the up buffer of a slot)
-// into values of type Pending, Failure, Stack, Note or Done.
+// into values of type Pending, Failure, Stack, Note, Done or State.
 func Decode(buf []byte) ([]any, error) {
 	var out []any
 	for len(buf) > 0 {
@@ -156,6 +158,8 @@ func Decode(buf []byte) ([]any, error) {
 			v, err = decodeFailure(p)
 		case MsgStack:
 			v, err = decodeStack(p)
+		case MsgState:
+			v, err = decodeState(p)
 		case MsgNote:
 			v = Note{Text: string(p)}
 		case MsgDone:

@@ -17,6 +17,8 @@ func TestRoundTrip(t *testing.T) {
 		Pending{Tid: 1, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{}},
 		Pending{Tid: 3, Op: syncmodel.Op{Kind: syncmodel.Select, Arg: 1, Cases: []syncmodel.Case{
 			{Send: true, Chan: 0xc000, Cap: 2}, {Chan: 0xd000}, {Chan: 0}}}, Frames: []uint64{7}},
+		State{Hash: 0xfeedface12345678, Progress: true, Props: []Prop{{Name: "r", Value: 1}, {Name: "cs", Value: -2}}},
+		State{Hash: 1},
 	}
 	var buf []byte
 	for _, m := range msgs {
@@ -25,6 +27,8 @@ func TestRoundTrip(t *testing.T) {
 			buf = EncodePending(buf, v)
 		case Failure:
 			buf = EncodeFailure(buf, v)
+		case State:
+			buf = EncodeState(buf, v)
 		}
 	}
 	got, err := Decode(buf)

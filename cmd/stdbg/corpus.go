@@ -305,6 +305,9 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) rerun {
 		r.Status, r.Detail = statusCorrupt, "schedule: "+err.Error()
 		return r
 	}
+	if e.Cycle != "" {
+		return a.rerunLasso(r, e, t, sched)
+	}
 	s, err := a.startTarget(t, io.Discard, io.Discard, true, e.Target.Env)
 	if err != nil {
 		r.Status, r.Detail = statusError, oneLine(err.Error())
@@ -422,6 +425,9 @@ func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original 
 	}
 	if !original.Equal(bug.Schedule) {
 		e.Original = original.String()
+	}
+	if bug.Cycle != nil {
+		e.Cycle = bug.Cycle.String()
 	}
 	switch {
 	case t.goPkg && t.run != "":

@@ -51,7 +51,17 @@ The program's own output is discarded during the search; replay shows it.
 
 For each bug stdbg prints the kind, the schedule (Path = 1;1;2), every step
 with its thread, call, source location and line, who waits for what or the
-failing thread's stack, statistics, and the command that replays it.`,
+failing thread's stack, statistics, and the command that replays it.
+
+Stateful search and liveness (docs/liveness.md): --visited identifies each
+program state (C: the program's memory, its threads' positions and the
+synchronization objects; Go: goroutine positions, objects and the state
+declared with sthread.State) and cuts executions at states already explored,
+so busy-wait loops end ("Visited states" in the statistics). --livelock
+reports a weakly fair cycle of states without progress (stdbg_progress,
+sthread.Progress) as a lasso: Path = STEM (CYCLE)*. --ltl FORMULA checks a
+formula over the propositions (stdbg_prop, sthread.Prop) under weak fairness:
+atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 		Example: `  stdbg find examples/c/deadly-embrace.c
   stdbg find --max-depth 10 ./myprog -- input.txt
   stdbg find --cfg=model-check/max-depth:10 ./myprog
@@ -66,7 +76,8 @@ failing thread's stack, statistics, and the command that replays it.`,
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save",
-		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile")
+		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
+		"visited", "livelock", "ltl")
 	return cmd
 }
 
@@ -103,11 +114,19 @@ func (a *app) find(args []string, run string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	s, err := a.start(t, io.Discard, io.Discard, true)
+	var s *session
+	if a.stateful() {
+		s, err = a.startTarget(t, io.Discard, io.Discard, true, stateEnv)
+	} else {
+		s, err = a.start(t, io.Discard, io.Discard, true)
+	}
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	if a.stateful() {
+		s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
+	}
 
 	// Ctrl-C stops the search (the bugs found so far are still saved); a
 	// second one kills stdbg the usual way.
@@ -137,7 +156,8 @@ func (a *app) find(args []string, run string) error {
 		prog = newProgress(a.stderr)
 	}
 	res, err := search.Explore(searchCtx, ex, p.st, search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
-		MaxExecutions: p.executions, Progress: prog.update})
+		MaxExecutions: p.executions, Progress: prog.update, Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
+		Graph: a.v.GetString("ltl") != ""})
 	prog.clear()
 	if prof != nil {
 		s.proc.SetFlags(s.proc.Flags() &^ wire.FlagStacks)
@@ -159,6 +179,15 @@ func (a *app) find(args []string, run string) error {
 			fmt.Fprintf(a.stderr, "stdbg: %v\n", err)
 		}
 	}
+	if why == stopNone && (len(res.Bugs) == 0 || a.v.GetBool("all")) {
+		lb, err := a.checkLTL(res)
+		if err != nil {
+			return err
+		}
+		if lb != nil {
+			res.Bugs = append(res.Bugs, *lb)
+		}
+	}
 
 	out := findResult{Target: t.arg, Binary: t.binary, MaxDepth: maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Complete, DepthLimited: res.DepthLimited, Interrupted: interrupted, Bugs: []*report.Report{},
@@ -176,7 +205,7 @@ func (a *app) find(args []string, run string) error {
 	for _, bug := range res.Bugs {
 		original := bug.Schedule
 		var min *search.Minimised
-		if !a.v.GetBool("no-minimise") && !interrupted {
+		if !a.v.GetBool("no-minimise") && !interrupted && bug.Cycle == nil {
 			m, err := search.Minimise(ctx, s.chk, bug, search.MinimiseOptions{MaxDepth: maxDepth,
 				MaxExecutions: int64(a.v.GetInt("minimise-executions")), Exhaustive: true})
 			if err == nil {
@@ -189,11 +218,16 @@ func (a *app) find(args []string, run string) error {
 				fmt.Fprintf(a.stderr, "stdbg: could not minimise the %s: %v\n", bug.Outcome.Kind, err)
 			}
 		}
-		r, err := a.explain(s, bug, maxDepth)
+		var r *report.Report
+		if bug.Cycle != nil {
+			r, err = a.explainLasso(s, bug)
+		} else {
+			r, err = a.explain(s, bug, maxDepth)
+		}
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		r.Replay = replayCommand(t, bug.Schedule.String())
+		r.Replay = replayCommand(t, search.LassoString(bug.Schedule, bug.Cycle))
 		if min != nil {
 			r.Minimised = &report.Minimisation{FromLength: min.OriginalLength, FromPreemptions: min.OriginalPreemptions,
 				Length: min.Length, Preemptions: min.Preemptions, Proven: min.Proven, Executions: min.Stats.Executions,

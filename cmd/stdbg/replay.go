@@ -43,12 +43,18 @@ optimisations off, starts Delve headless on it (dlv from PATH, or built at
 the version stdbg pins), stops before every step in the goroutine of the
 thread that runs it, prints the step, thread, goroutine and source line,
 and at --stop-at (default: the last step, where the failure happens) hands
-the stopped process to an interactive dlv connect.`,
+the stopped process to an interactive dlv connect.
+
+A livelock or a violated --ltl property is a lasso, 'STEM (CYCLE)*': replay
+runs the stem, then the cycle --cycles times (3 by default), checks after
+each run of the cycle that the program is back in the state where the cycle
+began, and stops there.`,
 		Example: `  stdbg replay testdata/stdbg/deadly-embrace/deadlock-1f3a9c2e.json
   stdbg replay --schedule '1;1;2' examples/c/deadly-embrace.c
   stdbg replay --schedule 'Path = 1;2;1' ./myprog -- input.txt
   stdbg replay --dlv testdata/stdbg/embrace-prog/deadlock-c82da3ff.json
-  stdbg replay --dlv --stop-at 2 --schedule '1;1;2' ./examples/go/embrace-prog`,
+  stdbg replay --dlv --stop-at 2 --schedule '1;1;2' ./examples/go/embrace-prog
+  stdbg replay --cycles 10 --schedule '1;1;1;2 (4;2;3;4)*' priority-inversion.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if handled, err := a.replayDlv(cmd, sched, run, args); handled {
@@ -75,7 +81,7 @@ the stopped process to an interactive dlv connect.`,
 	cmd.Flags().String("stop-at", "", "with --dlv: where to hand over: a step number K (stop before step K runs), end (after the last step), none (no session: run to the end); default the last step, where the failure happens")
 	cmd.Flags().Bool("dlv-no-connect", false, "with --dlv: do not start dlv connect; print the command and wait for a client to end the session (the default when stdin is not a terminal)")
 	cmd.Flags().Duration("dlv-wait", time.Hour, "with --dlv: how long Delve waits for a client and its session before stdbg stops it")
-	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "cycles")
 	return cmd
 }
 
@@ -93,6 +99,13 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if e.Cycle != "" {
+		cycle, err := parseSchedule(e.Cycle)
+		if err != nil {
+			return err
+		}
+		return a.replayLasso(sched, cycle, t, e.Target.Env)
+	}
 	// The entry's depth bound, unless the user gave one.
 	if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
 		a.v.Set("max-depth", e.Search.MaxDepth)
@@ -101,6 +114,17 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 }
 
 func (a *app) replay(text, decisions, run string, args []string) error {
+	if strings.Contains(text, "(") {
+		stem, cycle, err := search.ParseLasso(text)
+		if err != nil {
+			return usageErr("--schedule %q: %v", text, err)
+		}
+		t, err := resolveTarget(args, run)
+		if err != nil {
+			return err
+		}
+		return a.replayLasso(stem, cycle, t, nil)
+	}
 	sched, err := parseSchedule(text)
 	if err != nil {
 		return err

@@ -47,6 +47,10 @@ var settings = []setting{
 	{"executions", 0, "stop after this many executions (0: no limit; random and pct stop at 10000 unless --budget is given)"},
 	{"budget", time.Duration(0), "stop searching after this much wall time, e.g. 30s or 10m (0: no limit); minimising the bugs found comes after"},
 	{"profile", "", "write a pprof profile of the exploration (where the schedules branch and the time goes) to this file"},
+	{"visited", false, "stateful search: cut executions at program states already explored (busy-wait loops end); C targets hash the program's memory, Go targets their declared state"},
+	{"livelock", false, "report a reachable, weakly fair cycle of states without progress (stdbg_progress, sthread.Progress) as a livelock; implies --visited"},
+	{"ltl", "", "check an LTL formula over the program's propositions (stdbg_prop, sthread.Prop) under weak fairness, e.g. 'G(r -> F cs)'; implies --visited"},
+	{"cycles", 3, "replay of a lasso (livelock, LTL violation): how many times to run its cycle"},
 }
 
 // app holds what the commands share.
@@ -227,7 +231,7 @@ func (a *app) validate() error {
 	default:
 		return usageErr("unknown reduction %q: use none", r)
 	}
-	return nil
+	return a.validateStateful()
 }
 
 // findConfig looks for stdbg.yaml in the current directory and its parents.

@@ -10,6 +10,8 @@
  *   stdbg_write(&x, sizeof x);     about to write shared memory at &x
  *   int i = stdbg_choose(3);       0, 1 or 2: the checker tries every value
  *   stdbg_assert(a + b == 2, "conservation of tokens");
+ *   stdbg_progress();              the program made progress (livelock checks)
+ *   stdbg_prop("r", &r);           int r is proposition r of --ltl formulas
  *
  * Link nothing extra: the entry points are looked up at run time.
  */
@@ -78,6 +80,30 @@ static inline int stdbg_choose(int n)
 		looked = 1;
 	}
 	return fn ? fn(n) : 0;
+}
+
+/* stdbg_progress marks progress: stdbg find --livelock reports cycles of
+ * states in which no thread calls it. Does nothing without stdbg. */
+static inline void stdbg_progress(void)
+{
+	static void (*fn)(void);
+	static int looked;
+	if (!looked) {
+		*(void **)&fn = stdbg__sym("stdbg_rt_progress");
+		looked = 1;
+	}
+	if (fn)
+		fn();
+}
+
+/* stdbg_prop names an int variable as a proposition of --ltl formulas
+ * (true when non-zero). name must stay valid. Does nothing without stdbg. */
+static inline void stdbg_prop(const char *name, const volatile int *addr)
+{
+	void (*fn)(const char *, const volatile int *);
+	*(void **)&fn = stdbg__sym("stdbg_rt_prop");
+	if (fn)
+		fn(name, addr);
 }
 
 static inline void stdbg__assert_fail(const char *msg, const char *file, unsigned line, const char *func)

@@ -27,6 +27,7 @@
 /* Slot flags, set by the checker in FORK. */
 #define STDBG_F_FAST_EXIT 1u /* leave with _exit at once after exit, failures */
 #define STDBG_F_STACKS 2u    /* attach a full backtrace to every PENDING */
+#define STDBG_F_STATE 4u     /* send M_STATE with every hand-over (stateful search) */
 
 struct stdbg_slot {
 	uint32_t magic;
@@ -63,6 +64,7 @@ enum stdbg_msg_type {
 	M_STACK = 3,   /* answer to a stack request (SIGSTACK) */
 	M_NOTE = 4,    /* a one-line diagnostic from the runtime */
 	M_DONE = 5,    /* a thread finished (payload: u32 tid) */
+	M_STATE = 6,   /* the program state at the hand-over (STDBG_F_STATE) */
 	/* runtime -> checker, on the control socket */
 	M_HELLO = 8,
 	/* checker -> runtime, in the mailbox */
@@ -110,6 +112,15 @@ struct stdbg_failure {
 struct stdbg_stack {
 	uint32_t tid;
 	uint32_t nframes;
+};
+
+/* M_STATE payload: fixed part, then nprops propositions, each: i32 value,
+ * u16 name length, u16 0, name bytes. Sent after the PENDING messages of
+ * every hand-over of an execution forked with STDBG_F_STATE. */
+struct stdbg_state {
+	uint64_t hash;  /* the program's memory: globals, heap blocks, stacks */
+	uint32_t flags; /* 1: the program called stdbg_progress() since the last hand-over */
+	uint32_t nprops;
 };
 
 /* M_RUN payload: the thread that runs next and the result of its op. */

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/viper"
+)
+
+func liveness(name string) string { return example(filepath.Join("liveness", name)) }
+
+func TestFindLivelockAndReplayIt(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, code := stdbg(t, "find", "--livelock", "--no-save=false", "--corpus", dir, liveness("priority-inversion.c"))
+	if code != exitBug {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitBug, out, errs)
+	}
+	for _, want := range []string{
+		"*** LIVELOCK: NO PROGRESS ***",
+		"Path = 1;1;1;2 (4;2;3;4)*",
+		"-- cycle, repeated forever:",
+		"thread 4  pthread_mutex_trylock(bus) = EBUSY",
+		"Visited states = ",
+		"Saved ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	entries, _ := filepath.Glob(filepath.Join(dir, "livelock-*.json"))
+	if len(entries) != 1 {
+		t.Fatalf("corpus holds %v, want one livelock entry", entries)
+	}
+	b, err := os.ReadFile(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"cycle": "4;2;3;4"`) {
+		t.Errorf("the entry does not store the cycle:\n%s", b)
+	}
+	out, errs, code = stdbg(t, "replay", "--cycles", "3", entries[0])
+	if code != exitBug {
+		t.Fatalf("replay: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitBug, out, errs)
+	}
+	if !strings.Contains(out, "ran the cycle 3 times; 3 of the runs came back to the state where the cycle began") ||
+		!strings.Contains(out, "step 16  [r=1 cs=0]  thread 4") {
+		t.Errorf("replay output:\n%s", out)
+	}
+	out, errs, code = stdbg(t, "corpus", "run", dir)
+	if code != exitBug || !strings.Contains(out, "the cycle still comes back to its state") {
+		t.Errorf("corpus run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
+
+func TestStatefulRefusesReductions(t *testing.T) {
+	for _, tc := range []struct {
+		key       string
+		val       any
+		other, ov string
+		fail      bool
+	}{
+		{"visited", true, "reduction", "dpor", true},
+		{"livelock", true, "reduction", "dpor", true},
+		{"ltl", "G p", "reduction", "dpor", true},
+		{"all", true, "reduction", "dpor", false},
+		{"visited", true, "strategy", "random", true},
+		{"livelock", true, "strategy", "pct", true},
+		{"ltl", "G p", "preemptions", "2", true},
+		{"visited", true, "preemptions", "-1", false},
+		{"all", true, "strategy", "random", false},
+	} {
+		a := &app{v: viper.New()}
+		for _, st := range settings {
+			a.v.SetDefault(st.key, st.def)
+		}
+		a.v.Set("reduction", "none")
+		a.v.Set(tc.other, tc.ov)
+		a.v.Set(tc.key, tc.val)
+		err := a.validateStateful()
+		if (err != nil) != tc.fail {
+			t.Errorf("%s with --%s %s: error %v, want failure %v", tc.key, tc.other, tc.ov, err, tc.fail)
+		}
+	}
+}
+
+func TestFindVisitedAndLTL(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"spin loop ends", []string{"find", "--visited", liveness("spin-handoff.c")}, exitClean,
+			[]string{"No property violation found.", "Visited states = "}},
+		{"peterson", []string{"find", "--ltl", "G(want0 -> F enter0)", liveness("peterson.c")}, exitClean,
+			[]string{"No property violation found."}},
+		{"priority inversion", []string{"find", "--ltl", "G(r -> F cs)", liveness("priority-inversion.c")}, exitBug,
+			[]string{"*** LIVENESS PROPERTY NOT VALID ***", "violates G (r -> F cs)", "[r=1 cs=0]", ")*"}},
+		{"polite", []string{"find", "--livelock", liveness("polite-backoff.c")}, exitBug,
+			[]string{"Path = 1;1 (2;2;3;3)*"}},
+		{"unknown proposition", []string{"find", "--ltl", "F nosuch", liveness("peterson.c")}, exitUsage,
+			nil},
+		{"bad formula", []string{"find", "--ltl", "G(r ->", liveness("peterson.c")}, exitUsage, nil},
+		{"bad cycles", []string{"replay", "--cycles", "0", "--schedule", "1 (1)*", liveness("peterson.c")}, exitUsage, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := stdbg(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if tc.code == exitUsage && strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+				t.Errorf("usage error is not one line: %q", errs)
+			}
+		})
+	}
+}
+
+func TestFindGoLivelock(t *testing.T) {
+	prog := filepath.Join("..", "..", "examples", "go", "backoff-prog")
+	out, errs, code := stdbg(t, "find", "--livelock", prog)
+	if code != exitBug || !strings.Contains(out, "Path = 1;1;1;1 (2;2;3;3)*") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	out, errs, code = stdbg(t, "replay", "--cycles", "2", "--schedule", "1;1;1;1 (2;2;3;3)*", prog)
+	if code != exitBug || !strings.Contains(out, "2 of the runs came back") {
+		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}

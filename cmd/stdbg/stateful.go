@@ -1,0 +1,256 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/ltl"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// stateful reports whether the settings ask for a stateful search.
+func (a *app) stateful() bool {
+	return a.v.GetBool("visited") || a.v.GetBool("livelock") || a.v.GetString("ltl") != ""
+}
+
+// validateStateful refuses the combinations of stateful search and
+// reductions that are not sound (docs/liveness.md), and bad formulas.
+func (a *app) validateStateful() error {
+	if n := a.v.GetInt("cycles"); n < 1 {
+		return usageErr("cycles must be at least 1, not %d", n)
+	}
+	if f := a.v.GetString("ltl"); f != "" {
+		if _, err := ltl.Parse(f); err != nil {
+			return usageErr("--ltl: %v", err)
+		}
+	}
+	if !a.stateful() {
+		return nil
+	}
+	if r := a.v.GetString("reduction"); r != "none" {
+		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --reduction %s (use --reduction none)", r)
+	}
+	if s := a.v.GetString("strategy"); s != "dfs" {
+		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --strategy %s (use --strategy dfs)", s)
+	}
+	if k := a.v.GetInt("preemptions"); k >= 0 {
+		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --preemptions %d (a state reached with fewer preemptions is not the same search node)", k)
+	}
+	return nil
+}
+
+// stateEnv is the environment that makes the C library track what state
+// identity needs from the start of the program.
+var stateEnv = []string{"STDBG_STATE=1"}
+
+// checkLTL checks the --ltl formula on the complete state graph of an
+// exploration and returns the violation as a bug, if any.
+func (a *app) checkLTL(res *search.Result) (*search.Bug, error) {
+	text := a.v.GetString("ltl")
+	if text == "" || res.Graph == nil || !res.Complete {
+		return nil, nil
+	}
+	f, err := ltl.Parse(text)
+	if err != nil {
+		return nil, usageErr("--ltl: %v", err)
+	}
+	v, err := ltl.Check(res.Graph, f)
+	if err != nil {
+		return nil, usageErr("--ltl %s: %v", text, err)
+	}
+	if v == nil {
+		return nil, nil
+	}
+	return &search.Bug{Schedule: v.Lasso.Stem, Cycle: v.Lasso.Cycle, Outcome: v.Outcome()}, nil
+}
+
+// explainLasso replays a livelock or liveness violation (stem and one run
+// of the cycle) with full stacks and state reports, and builds its report
+// with the propositions' values at each step.
+func (a *app) explainLasso(s *session, bug search.Bug) (*report.Report, error) {
+	old := s.proc.Flags()
+	s.proc.SetFlags(old | wire.FlagStacks | wire.FlagState)
+	defer s.proc.SetFlags(old)
+	e, err := s.chk.Begin()
+	if err != nil {
+		return nil, fmt.Errorf("replaying the lasso: %w", err)
+	}
+	defer e.Close()
+	lr, err := search.ReplayLasso(e, bug.Schedule, bug.Cycle, 1)
+	if err != nil {
+		return nil, fmt.Errorf("replaying the lasso: %w", err)
+	}
+	return lassoReport(e, s, bug, lr), nil
+}
+
+// lassoReport builds the report of a replayed lasso.
+func lassoReport(e *checker.Execution, s *session, bug search.Bug, lr *search.LassoRun) *report.Report {
+	r := report.Build(e, lr.Result.Outcome, s.syms)
+	if o := lr.Result.Outcome; o == nil || o.Kind != search.Diverged {
+		r.Kind, r.Bug, r.Banner, r.Message = bug.Outcome.Kind.String(), true, report.Banner(bug.Outcome.Kind), bug.Outcome.Message
+	}
+	r.Path = bug.Schedule.String()
+	r.Cycle = bug.Cycle.String()
+	r.CycleStart = len(bug.Schedule) + 1
+	for i := range r.Steps {
+		if i < len(lr.States) {
+			r.Steps[i].Props = propsText(lr.States[i].Props)
+		}
+	}
+	for i, ok := range lr.Returned {
+		if !ok {
+			r.Notes = append(r.Notes, fmt.Sprintf("run %d of the cycle did not come back to the state where it began: the program may depend on something stdbg does not hash", i+1))
+		}
+	}
+	return r
+}
+
+func propsText(ps []search.Prop) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		v := 0
+		if p.Value {
+			v = 1
+		}
+		fmt.Fprintf(&b, "%s=%d", p.Name, v)
+	}
+	return b.String()
+}
+
+// replayLasso runs a lasso's stem and then its cycle --cycles times, with
+// state reports, shows the program's output and the trace, and says
+// whether each run of the cycle came back to the state where it began.
+// Exit 1 when they all did (the livelock reproduces).
+func (a *app) replayLasso(stem, cycle schedule.Schedule, t *target, env []string) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	s, err := a.startTarget(t, a.stdout, a.stderr, true, append(env, stateEnv...))
+	if err != nil {
+		return err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			s.close()
+		}
+	}()
+	s.proc.SetFlags(wire.FlagStacks | wire.FlagState | wire.FlagFastExit)
+	e, err := s.chk.Begin()
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.arg, err)}
+	}
+	n := a.v.GetInt("cycles")
+	lr, err := search.ReplayLasso(e, stem, cycle, n)
+	if err != nil {
+		e.Close()
+		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}
+	}
+	bug := search.Bug{Schedule: stem, Cycle: cycle, Outcome: search.Outcome{Kind: search.Livelock,
+		Message: fmt.Sprintf("the cycle ran %d times", n)}}
+	r := lassoReport(e, s, bug, lr)
+	e.Close()
+	s.close()
+	closed = true
+	r.Executed = lr.Result.Executed.String()
+	if r.Executed == (stem.String() + ";" + cycle.String()) {
+		r.Executed = ""
+	}
+	back := 0
+	for _, ok := range lr.Returned {
+		if ok {
+			back++
+		}
+	}
+	reproduced := false
+	switch o := lr.Result.Outcome; {
+	case o != nil && o.Kind == search.Diverged:
+		r.Kind, r.Banner, r.Message, r.Bug = o.Kind.String(), report.Banner(o.Kind), o.Message, false
+	case o != nil:
+		r.Notes = append(r.Notes, fmt.Sprintf("the program ended (%s) after %d steps: it does not loop", o.Kind, len(lr.Result.Executed)))
+	case len(cycle) == 0:
+		r.Notes = append(r.Notes, "the lasso has no cycle: the program was to end after the stem, and did not")
+	default:
+		reproduced = back == n
+		r.Message = fmt.Sprintf("ran the cycle %d times; %d of the runs came back to the state where the cycle began", n, back)
+	}
+	if len(cycle) == 0 && lr.Result.Outcome != nil && lr.Result.Outcome.Kind != search.Diverged {
+		// A violation by a program that ends: the end is the cycle.
+		reproduced = true
+		r.Notes = r.Notes[:len(r.Notes)-1]
+	}
+	if a.v.GetBool("json") {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(a.stdout, string(b))
+	} else {
+		r.WriteText(a.stdout)
+	}
+	switch {
+	case lr.Result.Outcome != nil && lr.Result.Outcome.Kind == search.Diverged:
+		return &exitError{code: exitUsage}
+	case reproduced:
+		return bugFound
+	}
+	return nil
+}
+
+// rerunLasso replays a stored livelock or liveness violation for corpus
+// run: it reproduces when every run of the cycle comes back to the state
+// where the cycle began (or, for a violation by a program that ends, when
+// the stem still ends the program).
+func (a *app) rerunLasso(r rerun, e *corpus.Entry, t *target, stem schedule.Schedule) rerun {
+	cycle, err := schedule.Parse(e.Cycle)
+	if err != nil {
+		r.Status, r.Detail = statusCorrupt, "cycle: "+err.Error()
+		return r
+	}
+	s, err := a.startTarget(t, io.Discard, io.Discard, true, append(append([]string(nil), e.Target.Env...), stateEnv...))
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer s.close()
+	s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
+	ex, err := s.chk.Begin()
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer ex.Close()
+	const runs = 3
+	lr, err := search.ReplayLasso(ex, stem, cycle, runs)
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	back := 0
+	for _, ok := range lr.Returned {
+		if ok {
+			back++
+		}
+	}
+	o := lr.Result.Outcome
+	switch {
+	case o != nil && o.Kind == search.Diverged:
+		r.Status, r.Detail = statusDiverged, o.Message
+	case len(cycle) == 0 && o != nil && !o.Kind.IsBug():
+		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: the run still ends after the stem", e.Failure.Kind)
+	case len(cycle) > 0 && o == nil && back == runs:
+		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: the cycle still comes back to its state (%d runs)", e.Failure.Kind, runs)
+	case o != nil && o.Kind.IsBug():
+		r.Status, r.Detail = statusChanged, fmt.Sprintf("now %s: %s (was %s)", o.Kind, o.Message, e.Failure.Kind)
+	default:
+		r.Status, r.Detail = statusFixed, fmt.Sprintf("the lasso no longer loops: %d of %d runs of the cycle came back to its state", back, runs)
+	}
+	return r
+}

@@ -1,0 +1,198 @@
+package sthread
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ltl"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// State declares part of the program's state under the given name, for
+// stateful search (Visited, Livelock, LTL; stdbg find --visited): at every
+// scheduling point the checker calls f and hashes the value it returns
+// (printed with %#v) together with the goroutines' positions and the
+// states of the sthread objects. Two scheduling points whose declared
+// states, positions and objects are equal are taken to be the same state,
+// so declare everything the goroutines share that the future depends on,
+// as values: pointers print as addresses, which differ between executions.
+// Values in channel buffers are not hashed: declare them too if they
+// matter.
+//
+// Call State from the checked function (each execution declares its own);
+// declaring a name again replaces it. f runs while every goroutine is
+// paused and must not use sthread objects. Outside a check State does
+// nothing.
+func State(name string, f func() any) {
+	if !hooked.Load() || f == nil {
+		return
+	}
+	if th, ok := enterFree(); ok {
+		th.ex.declare(name, f, nil)
+	}
+}
+
+// Prop declares the proposition name for LTL properties (the LTL option,
+// stdbg find --ltl): its value at each scheduling point is f's result. Like
+// State, f runs while every goroutine is paused and must not use sthread
+// objects, and Prop does nothing outside a check. A proposition is part of
+// the state.
+func Prop(name string, f func() bool) {
+	if !hooked.Load() || f == nil {
+		return
+	}
+	if th, ok := enterFree(); ok {
+		th.ex.declare(name, nil, f)
+	}
+}
+
+// Progress marks progress: a livelock (the Livelock option, stdbg find
+// --livelock) is a cycle of states in which no goroutine calls Progress.
+// Outside a check it does nothing.
+func Progress() {
+	if !hooked.Load() {
+		return
+	}
+	if th, ok := enterFree(); ok {
+		th.ex.progress = true
+	}
+}
+
+// declared is a piece of state or a proposition declared by the program.
+type declared struct {
+	name  string
+	state func() any
+	prop  func() bool
+}
+
+func (ex *execution) declare(name string, state func() any, prop func() bool) {
+	for i := range ex.declared {
+		d := &ex.declared[i]
+		if d.name == name && (d.prop == nil) == (prop == nil) {
+			d.state, d.prop = state, prop
+			return
+		}
+	}
+	ex.declared = append(ex.declared, declared{name: name, state: state, prop: prop})
+}
+
+// stateEvent describes the program state at the end of a transition.
+func (ex *execution) stateEvent() wire.State {
+	h := fnv.New64a()
+	st := wire.State{Progress: ex.progress}
+	ex.progress = false
+	for _, d := range ex.declared {
+		if d.prop != nil {
+			v := int64(0)
+			if d.prop() {
+				v = 1
+			}
+			st.Props = append(st.Props, wire.Prop{Name: d.name, Value: v})
+			fmt.Fprintf(h, "p%s=%d;", d.name, v)
+			continue
+		}
+		fmt.Fprintf(h, "s%s=%#v;", d.name, d.state())
+	}
+	st.Hash = h.Sum64()
+	return st
+}
+
+// Visited makes the search stateful: an execution that reaches a state
+// already explored stops there, so that loops that come back to where they
+// were (a goroutine spinning with Yield until a flag is set) end. The state
+// is the goroutines' positions, the sthread objects and what the program
+// declares with State and Prop. Stats.Visited counts the distinct states.
+func Visited() Option { return func(c *config) { c.visited = true } }
+
+// Livelock reports, once the state graph is explored, a reachable cycle of
+// states in which no goroutine calls Progress and every goroutine enabled
+// throughout the cycle runs in it (weak fairness), as a bug of kind
+// search.Livelock whose Schedule is a lasso, "stem (cycle)*". It implies
+// Visited.
+func Livelock() Option { return func(c *config) { c.livelock = true } }
+
+// LTL checks formula (package ltl: atoms declared with Prop, ! && || ->,
+// X F G U R) on every weakly fair run of the program, and reports a
+// violation as a lasso with the propositions' values at each step. It
+// implies Visited; a formula that does not parse fails the check.
+func LTL(formula string) Option { return func(c *config) { c.ltl = formula } }
+
+func (c *config) stateful() bool { return c.visited || c.livelock || c.ltl != "" }
+
+// formula parses the LTL option, nil if there is none.
+func (c *config) formula() (*ltl.Formula, error) {
+	if c.ltl == "" {
+		return nil, nil
+	}
+	f, err := ltl.Parse(c.ltl)
+	if err != nil {
+		return nil, fmt.Errorf("LTL formula %q: %w", c.ltl, err)
+	}
+	return f, nil
+}
+
+// checkFormula checks f on the state graph of a complete exploration.
+func checkFormula(res *search.Result, f *ltl.Formula) (*search.Bug, error) {
+	if !res.Complete || res.Graph == nil {
+		return nil, errors.New("the exploration is incomplete: the formula cannot be checked")
+	}
+	v, err := ltl.Check(res.Graph, f)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return &search.Bug{Schedule: v.Lasso.Stem, Cycle: v.Lasso.Cycle, Outcome: v.Outcome()}, nil
+}
+
+// describeLasso replays a lasso (stem and one run of the cycle) with full
+// stacks and states and builds its bug. checkMu must be held.
+func describeLasso(f func(), cfg *config, b search.Bug) *Bug {
+	bug := &Bug{Kind: b.Outcome.Kind, Message: b.Outcome.Message, Where: b.Outcome.Where,
+		Schedule: search.LassoString(b.Schedule, b.Cycle)}
+	r := newRunner(f, cfg, reportDepth)
+	r.state = true
+	r.start()
+	defer r.stop()
+	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
+	e, err := chk.Begin()
+	if err != nil {
+		return bug
+	}
+	ex := r.begun
+	defer e.Close()
+	lr, err := search.ReplayLasso(e, b.Schedule, b.Cycle, 1)
+	if err != nil {
+		return bug
+	}
+	syms := newSymbols(r, ex, e.Trace(), e.BlockedThreads())
+	rep := report.Build(e, lr.Result.Outcome, syms)
+	decorate(rep, ex, syms)
+	rep.Kind, rep.Bug, rep.Banner, rep.Message = b.Outcome.Kind.String(), true, report.Banner(b.Outcome.Kind), b.Outcome.Message
+	rep.Path, rep.Cycle, rep.CycleStart = b.Schedule.String(), b.Cycle.String(), len(b.Schedule)+1
+	for i := range rep.Steps {
+		if i < len(lr.States) {
+			rep.Steps[i].Props = propsText(lr.States[i].Props)
+		}
+	}
+	bug.Report = rep
+	return bug
+}
+
+func propsText(ps []search.Prop) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		v := 0
+		if p.Value {
+			v = 1
+		}
+		fmt.Fprintf(&b, "%s=%d", p.Name, v)
+	}
+	return b.String()
+}
