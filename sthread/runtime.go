@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/symbolize"
@@ -207,6 +208,9 @@ type execution struct {
 	// transition timed out.
 	stuck    []string
 	stuckTid int
+	// plain maps the real channels used in this execution (see plain.go)
+	// to their state.
+	plain map[unsafe.Pointer]any
 }
 
 // thread is one checked goroutine of an execution.
@@ -340,6 +344,8 @@ func (r *runner) newExecution() *execution {
 		// begins the next one.
 		ex.events, ex.arena, ex.objs, ex.threads = l.events[:0], l.arena[:0], l.objs[:0], l.threads[:0]
 		clear(l.threads[:cap(l.threads)])
+		ex.plain = l.plain
+		clear(ex.plain)
 	}
 	return ex
 }

@@ -71,6 +71,9 @@ func (a *app) find(args []string, run string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range t.warnings {
+		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 

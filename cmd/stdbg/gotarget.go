@@ -5,12 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/goinstr"
 )
 
 // isGoTarget reports whether arg names a Go package: a directory holding
@@ -30,14 +33,18 @@ func isGoTarget(arg string) bool {
 // buildGo builds a Go package into stdbg's cache: a program with go build,
 // or, when test is set, its test binary with go test -c. The program must
 // use package sthread (sthread.Run around main, sthread.Check in tests).
-func buildGo(pkg string, test bool) (string, error) {
+//
+// A package that does not import sthread is plain Go: package goinstr
+// instruments it into an overlay first, and what it could not instrument
+// comes back as warnings, one line each.
+func buildGo(pkg string, test bool) (exe string, warnings []string, err error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("building %s: the go command is not on PATH", pkg)
+		return "", nil, fmt.Errorf("building %s: the go command is not on PATH", pkg)
 	}
 	abs, err := filepath.Abs(pkg)
 	if err != nil {
-		return "", fmt.Errorf("building %s: %w", pkg, err)
+		return "", nil, fmt.Errorf("building %s: %w", pkg, err)
 	}
 	dir := abs
 	target := "."
@@ -46,12 +53,12 @@ func buildGo(pkg string, test bool) (string, error) {
 	}
 	base, err := ctarget.CacheDir()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%v", abs, test)))
 	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return "", fmt.Errorf("building %s: %w", pkg, err)
+		return "", nil, fmt.Errorf("building %s: %w", pkg, err)
 	}
 	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
 	out := filepath.Join(outDir, name)
@@ -63,14 +70,43 @@ func buildGo(pkg string, test bool) (string, error) {
 		out += ".test"
 		args = []string{"test", "-c", noInline, "-o", out, target}
 	}
+	if !strings.HasSuffix(abs, ".go") && !usesSthread(dir) {
+		// Plain Go: instrument it into an overlay.
+		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base})
+		if err != nil {
+			return "", nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
+		}
+		warnings = res.Warnings
+		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay, target)
+	}
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
+		return "", nil, fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
 	}
-	return out, nil
+	return out, warnings, nil
+}
+
+// usesSthread reports whether the Go package in dir (or its tests)
+// imports package sthread: such a package is built as it is, and any other
+// is instrumented by package goinstr.
+func usesSthread(dir string) bool {
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	fset := token.NewFileSet()
+	for _, m := range matches {
+		f, err := parser.ParseFile(fset, m, nil, parser.ImportsOnly)
+		if err != nil {
+			continue
+		}
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"github.com/stdbg/stdbg/sthread"` {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // goTestArgs are the test binary's flags that run the tests matching run.

@@ -22,6 +22,8 @@ type target struct {
 	args   []string // program arguments
 	goPkg  bool     // a Go package (one process per execution, no preload)
 	run    string   // Go tests: the -run pattern
+	// warnings are what could not be instrumented in a plain Go target.
+	warnings []string
 }
 
 // runArgs are the arguments the binary runs with: the test selection of a
@@ -41,10 +43,11 @@ func resolveTarget(args []string, run string) (*target, error) {
 	}
 	t := &target{arg: args[0], args: args[1:], run: run}
 	if isGoTarget(t.arg) {
-		exe, err := buildGo(t.arg, run != "")
+		exe, warnings, err := buildGo(t.arg, run != "")
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
+		t.warnings = warnings
 		t.goPkg, t.source, t.binary = true, t.arg, exe
 		return t, nil
 	}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// zooCase is one program or test of examples/go/plain and what stdbg must
+// find in it.
+type zooCase struct {
+	dir    string // under examples/go/plain
+	run    string // the test, for a test
+	banner string // the report's banner; "" for a correct version
+	want   []string
+}
+
+// zoo lists the bug zoo of plain Go programs and tests.
+var zoo = []zooCase{
+	{dir: "transfer", run: "TestTransfer$", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"thread 2 waits in Mutex.Lock for mutex#2 (held by thread 3)", "transfer.go:18       to.mu.Lock()"}},
+	{dir: "transfer", run: "TestTransferOrdered"},
+	{dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+		"waits in Chan.Send for chan#1 (no receiver)", "main.go:14  results <- id * 10", "main.go:17  select {"}},
+}
+
+var replayLine = regexp.MustCompile(`Replay: stdbg replay --schedule '([^']*)'`)
+
+// TestPlainGoZoo checks each plain Go program or test of the zoo without
+// any change to its sources: stdbg instruments it at build time, finds the
+// bug of a buggy one (kind and place) and replays it, and finds nothing in
+// a correct one.
+func TestPlainGoZoo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go programs")
+	}
+	t.Setenv("STDBG_ZOO", "1")
+	for _, z := range zoo {
+		name := z.dir
+		if z.run != "" {
+			name += "/" + strings.Trim(z.run, "$")
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "examples", "go", "plain", z.dir)
+			args := []string{"find"}
+			if z.run != "" {
+				args = append(args, "--run", z.run)
+			}
+			out, errs, code := stdbg(t, append(args, dir)...)
+			if z.banner == "" {
+				if code != exitClean {
+					t.Fatalf("find on a correct version: exit %d\n%s\n%s", code, out, errs)
+				}
+				return
+			}
+			if code != exitBug || !strings.Contains(out, z.banner) {
+				t.Fatalf("find: exit %d, want %s\n%s\n%s", code, z.banner, out, errs)
+			}
+			for _, w := range z.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("report lacks %q:\n%s", w, out)
+				}
+			}
+			m := replayLine.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no replay command in:\n%s", out)
+			}
+			args = []string{"replay", "--schedule", m[1]}
+			if z.run != "" {
+				args = append(args, "--run", z.run)
+			}
+			rout, rerrs, code := stdbg(t, append(args, dir)...)
+			if code != exitBug || !strings.Contains(rout, z.banner) {
+				t.Fatalf("replay %q: exit %d\n%s\n%s", m[1], code, rout, rerrs)
+			}
+		})
+	}
+	// Nothing was written into the user's directories.
+	if _, err := os.Stat(filepath.Join("..", "..", "examples", "go", "plain", "transfer", "testdata")); err == nil {
+		t.Error("find wrote into the package's directory")
+	}
+}
