@@ -39,7 +39,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-1"
+const version = "goinstr-2"
 
 // Config says what to instrument.
 type Config struct {

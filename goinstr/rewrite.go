@@ -31,6 +31,23 @@ var replacements = map[string]string{
 	"sync/atomic.Pointer": "AtomicPointer",
 
 	"runtime.Gosched": "Yield",
+
+	"time.Sleep":     "TimeSleep",
+	"time.After":     "After",
+	"time.Tick":      "Tick",
+	"time.NewTimer":  "NewTimer",
+	"time.NewTicker": "NewTicker",
+	"time.AfterFunc": "AfterFunc",
+	"time.Timer":     "Timer",
+	"time.Ticker":    "Ticker",
+	"time.Now":       "Now",
+	"time.Since":     "Since",
+	"time.Until":     "Until",
+
+	"context.WithCancel":      "ContextWithCancel",
+	"context.WithCancelCause": "ContextWithCancelCause",
+	"context.WithTimeout":     "ContextWithTimeout",
+	"context.WithDeadline":    "ContextWithDeadline",
 }
 
 // keepAlive names, per package path, an exported function that a rewritten
@@ -417,9 +434,9 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 				return
 			}
 		}
-		maker := fmt.Sprintf("%s.RecvCaseOf(%s)", rt, r.text(ch))
+		maker := fmt.Sprintf("%s.RecvCaseOf(%s)", rt, r.moved(ch))
 		if val != nil {
-			maker = fmt.Sprintf("%s.SendCaseOf(%s, %s)", rt, r.text(ch), r.text(val))
+			maker = fmt.Sprintf("%s.SendCaseOf(%s, %s)", rt, r.moved(ch), r.moved(val))
 		}
 		names = append(names, name)
 		makers = append(makers, maker)
@@ -448,6 +465,35 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 	if !hasDefault {
 		r.insert(s.Body.Rbrace, "default: panic(\"unreachable\");", 0)
 	}
+}
+
+// moved returns the text of expression e, moved elsewhere, with the
+// replaced names of the standard library in it rewritten (movable has
+// excluded every other construct).
+func (r *fileRewriter) moved(e ast.Expr) string {
+	base := r.off(e.Pos())
+	var sub edits
+	ast.Inspect(e, func(n ast.Node) bool {
+		s, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := s.X.(*ast.Ident); ok {
+			if pn, ok := r.info.Uses[id].(*types.PkgName); ok {
+				path := pn.Imported().Path()
+				if name, ok := replacements[path+"."+s.Sel.Name]; ok {
+					sub.replace(r.off(s.Pos())-base, r.off(s.End())-base, rt+"."+name)
+					r.used[path] = true
+				}
+			}
+		}
+		return true
+	})
+	out, err := sub.apply([]byte(r.text(e)))
+	if err != nil {
+		return r.text(e)
+	}
+	return string(out)
 }
 
 // movable reports whether a case expression can be moved to the select's

@@ -73,13 +73,10 @@ func covered(path, name string) bool {
 	case "sync/atomic":
 		return true
 	case "time":
-		switch name {
-		case "Sleep", "After", "Tick", "NewTimer", "NewTicker", "AfterFunc", "Since", "Until", "Now":
-			return true
-		}
+		return name == "NewTimerFunc"
 	case "context":
 		switch name {
-		case "WithCancel", "WithTimeout", "WithDeadline", "WithCancelCause", "AfterFunc":
+		case "AfterFunc", "WithTimeoutCause", "WithDeadlineCause", "WithoutCancel":
 			return true
 		}
 	}

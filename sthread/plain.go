@@ -4,6 +4,8 @@ import (
 	"iter"
 	"testing"
 	"unsafe"
+
+	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // This file is the API that stdbg's build-time instrumentation (package
@@ -52,6 +54,8 @@ func bidi[T any, C ~chan<- T | ~<-chan T | ~chan T](c C) chan T {
 }
 
 // ChanSend is the statement c <- v.
+//
+//go:noinline
 func ChanSend[T any](c chan<- T, v T) {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		pc.Send(v)
@@ -61,6 +65,8 @@ func ChanSend[T any](c chan<- T, v T) {
 }
 
 // ChanRecv is the expression <-c.
+//
+//go:noinline
 func ChanRecv[T any](c <-chan T) T {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		return pc.Recv()
@@ -69,6 +75,8 @@ func ChanRecv[T any](c <-chan T) T {
 }
 
 // ChanRecv2 is the assignment v, ok := <-c.
+//
+//go:noinline
 func ChanRecv2[T any](c <-chan T) (T, bool) {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		return pc.Recv2()
@@ -78,6 +86,8 @@ func ChanRecv2[T any](c <-chan T) (T, bool) {
 }
 
 // ChanClose is close(c).
+//
+//go:noinline
 func ChanClose[T any](c chan<- T) {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		pc.Close()
@@ -87,6 +97,8 @@ func ChanClose[T any](c chan<- T) {
 }
 
 // ChanLen is len(c).
+//
+//go:noinline
 func ChanLen[T any](c <-chan T) int {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		return pc.Len()
@@ -95,15 +107,30 @@ func ChanLen[T any](c <-chan T) int {
 }
 
 // ChanRange is the range clause of for v := range c.
+//
+//go:noinline
 func ChanRange[T any](c <-chan T) iter.Seq[T] {
 	return func(yield func(T) bool) {
 		for {
-			v, ok := ChanRecv2(c)
+			v, ok := chanRecvRange(c)
 			if !ok || !yield(v) {
 				return
 			}
 		}
 	}
+}
+
+// chanRecvRange is ChanRecv2 for ChanRange, reported as a range.
+//
+//go:noinline
+func chanRecvRange[T any](c <-chan T) (T, bool) {
+	if pc, ok := plainChan(bidi[T](c)); ok {
+		if v, ok, checked := pc.recvChecked(syncmodel.APIChanRange); checked {
+			return v, ok
+		}
+	}
+	v, ok := <-c
+	return v, ok
 }
 
 // A PlainCase is one communication case of a select statement on real
@@ -121,6 +148,8 @@ type RecvCase[T any] struct {
 }
 
 // RecvCaseOf returns the case that receives from c.
+//
+//go:noinline
 func RecvCaseOf[T any](c <-chan T) *RecvCase[T] { return &RecvCase[T]{c: bidi[T](c)} }
 
 // Value returns the value received and whether it was sent (false: the
@@ -145,6 +174,8 @@ type SendCase[T any] struct {
 }
 
 // SendCaseOf returns the case that sends v on c.
+//
+//go:noinline
 func SendCaseOf[T any](c chan<- T, v T) *SendCase[T] { return &SendCase[T]{c: bidi[T](c), v: v} }
 
 func (sc *SendCase[T]) selectCase() SelectCase {

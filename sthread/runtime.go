@@ -211,6 +211,8 @@ type execution struct {
 	// plain maps the real channels used in this execution (see plain.go)
 	// to their state.
 	plain map[unsafe.Pointer]any
+	// now is the virtual clock (see vtime.go), in nanoseconds since Epoch.
+	now int64
 }
 
 // thread is one checked goroutine of an execution.
@@ -232,6 +234,9 @@ type thread struct {
 	hasWorker, retired bool
 	goid               atomic.Uint64 // the worker goroutine's id, for stack dumps
 	last               []uint64      // where its latest operation was called
+	// origin, if not nil, is where the operations of a goroutine of
+	// sthread's own (a timer) are shown.
+	origin []uintptr
 
 	// Values exchanged through channels (see chan.go).
 	sendVal any   // the value of a parked send
@@ -371,7 +376,7 @@ func (th *thread) reset() {
 	th.g.Store(0)
 	th.state.Store(0)
 	th.abort.Store(false)
-	th.back, th.code, th.final, th.returned, th.last = nil, 0, false, false, nil
+	th.back, th.code, th.final, th.returned, th.last, th.origin = nil, 0, false, false, nil, nil
 	th.job = nil
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
 }
@@ -481,7 +486,19 @@ func (th *thread) capture(buf []uintptr) []uintptr {
 	for i < len(pcs) && inSthread(pcs[i]) {
 		i++
 	}
+	if th.origin != nil && (i == len(pcs) || isGoexit(pcs[i])) {
+		// A goroutine of sthread's own (a timer): its operations are
+		// shown where it was made.
+		return th.origin
+	}
 	return pcs[i:min(len(pcs), i+th.ex.r.depth)]
+}
+
+// isGoexit reports whether return address pc is in runtime.goexit, the
+// bottom of every goroutine's stack.
+func isGoexit(pc uintptr) bool {
+	f := runtime.FuncForPC(pc - 1)
+	return f != nil && f.Name() == "runtime.goexit"
 }
 
 // pcClass caches inSthread, direct-mapped: an entry is pc<<1 | in. It is

@@ -111,9 +111,14 @@ func selectChecked(cases []SelectCase) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	ex := th.ex
 	var buf [framesCap]uintptr
-	pcs := th.capture(buf[:])
+	return selectAt(th, cases, th.capture(buf[:])), true
+}
+
+// selectAt runs a select of thread th under the checker, reported at pcs,
+// and returns the index of the case that proceeded.
+func selectAt(th *thread, cases []SelectCase, pcs []uintptr) int {
+	ex := th.ex
 	mc := make([]syncmodel.Case, 0, len(cases))
 	index := make([]int, 0, len(cases)) // user index of each model case
 	def := -1
@@ -148,7 +153,7 @@ func selectChecked(cases []SelectCase) (int, bool) {
 	switch r.Via {
 	case syncmodel.ViaDefault:
 		th.selVals = nil
-		return def, true
+		return def
 	case syncmodel.ViaParked:
 		op.Kind, op.Arg = syncmodel.ChanWake, 0
 		r = syncmodel.DecodeChanResult(th.again(op))
@@ -162,7 +167,7 @@ func selectChecked(cases []SelectCase) (int, bool) {
 		case syncmodel.ViaPartner:
 			ex.threads[r.Partner-1].recvVal = c.val
 		}
-		return index[r.Case], true
+		return index[r.Case]
 	}
 	var x any
 	switch r.Via {
@@ -178,5 +183,5 @@ func selectChecked(cases []SelectCase) (int, bool) {
 		th.recvVal = nil
 	}
 	c.deliver(x, r.OK)
-	return index[r.Case], true
+	return index[r.Case]
 }

@@ -24,6 +24,26 @@ var zoo = []zooCase{
 	{dir: "transfer", run: "TestTransferOrdered"},
 	{dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"waits in Chan.Send for chan#1 (no receiver)", "main.go:14  results <- id * 10", "main.go:17  select {"}},
+	{dir: "doublelock", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"thread 2 waits in Mutex.Lock for mutex#1 (held by thread 2)", "main.go:17  r.mu.Lock()"}},
+	{dir: "rwrecursive", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"waits in RWMutex.RLock for rwmutex#1 (thread 2 is waiting to write-lock it)", "main.go:18  c.mu.RLock()",
+		"waits in RWMutex.Lock for rwmutex#1 (read-locked by thread 1)"}},
+	{dir: "timeoutleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+		"time.Sleep until +50ms", "timer fires at +100ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:20"}},
+	{dir: "ctxleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+		"timer fires at +30ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:15  out <- 42"}},
+	{dir: "ctxok"},
+	{dir: "wgchan", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"waits in WaitGroup.Wait for wg#1 (counter 2)", "main.go:19  results <- i * i"}},
+	{dir: "wgchanok"},
+	{dir: "condsignal", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"thread 1 waits in Cond.Wait for cond#1 (not signalled)", "main.go:23"}},
+	{dir: "closesend", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
+		"send on closed channel chan#1", "main.go:18"}},
+	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"waits in Chan.Recv for chan#1 (buffer empty)", "main.go:23"}},
+	{dir: "timerstopok"},
 }
 
 var replayLine = regexp.MustCompile(`Replay: stdbg replay --schedule '([^']*)'`)
