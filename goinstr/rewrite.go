@@ -44,6 +44,8 @@ var replacements = map[string]string{
 	"time.Since":     "Since",
 	"time.Until":     "Until",
 
+	"math/rand/v2.N": "RandN",
+
 	"context.WithCancel":      "ContextWithCancel",
 	"context.WithCancelCause": "ContextWithCancelCause",
 	"context.WithTimeout":     "ContextWithTimeout",
@@ -54,12 +56,21 @@ var replacements = map[string]string{
 // file refers to so that its import stays used after its uses were
 // rewritten.
 var keepAlive = map[string]string{
-	"sync":        "NewCond",
-	"sync/atomic": "AddInt32",
-	"runtime":     "Gosched",
-	"time":        "Now",
-	"context":     "Background",
-	"math/rand":   "Intn",
+	"sync":         "NewCond",
+	"sync/atomic":  "AddInt32",
+	"runtime":      "Gosched",
+	"time":         "Now",
+	"context":      "Background",
+	"math/rand":    "Intn",
+	"math/rand/v2": "IntN",
+}
+
+// randFuncs are the top-level functions of math/rand and math/rand/v2 that
+// draw from the generator of the execution under Check: rand.F(...)
+// becomes sthread.Rand().F(...) (Rand2 for v2).
+var randFuncs = map[string]string{
+	"math/rand":    "Rand",
+	"math/rand/v2": "Rand2",
 }
 
 // fileRewriter rewrites one file.
@@ -223,6 +234,12 @@ func (r *fileRewriter) selector(s *ast.SelectorExpr) {
 	path := pn.Imported().Path()
 	name, ok := replacements[path+"."+s.Sel.Name]
 	if !ok {
+		if gen, isRand := randFuncs[path]; isRand {
+			if _, isFunc := r.info.Uses[s.Sel].(*types.Func); isFunc && s.Sel.Name != "New" && !strings.HasPrefix(s.Sel.Name, "New") {
+				r.replace(s.X.Pos(), s.X.End(), rt+"."+gen+"()")
+				r.used[path] = true
+			}
+		}
 		return
 	}
 	r.replace(s.Pos(), s.End(), rt+"."+name)

@@ -3,6 +3,8 @@ package sthread
 import (
 	"errors"
 	"fmt"
+	"math/rand"
+	randv2 "math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -213,6 +215,9 @@ type execution struct {
 	plain map[unsafe.Pointer]any
 	// now is the virtual clock (see vtime.go), in nanoseconds since Epoch.
 	now int64
+	// rand and rand2 are the execution's generators (see rand.go).
+	rand  *rand.Rand
+	rand2 *randv2.Rand
 }
 
 // thread is one checked goroutine of an execution.

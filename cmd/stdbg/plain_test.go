@@ -44,6 +44,8 @@ var zoo = []zooCase{
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in Chan.Recv for chan#1 (buffer empty)", "main.go:23"}},
 	{dir: "timerstopok"},
+	{dir: "lottery", banner: "*** CRASH IN THE PROGRAM ***", want: []string{
+		"panic: slot 2 paid nothing", "main.go:34"}},
 }
 
 var replayLine = regexp.MustCompile(`Replay: stdbg replay --schedule '([^']*)'`)
