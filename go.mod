@@ -4,7 +4,10 @@ go 1.26.8
 
 require github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 
-require golang.org/x/tools v0.51.0
+require (
+	golang.org/x/mod v0.41.0
+	golang.org/x/tools v0.51.0
+)
 
 require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
@@ -20,7 +23,6 @@ require (
 	github.com/spf13/viper v1.21.0 // indirect
 	github.com/subosito/gotenv v1.6.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.28.0 // indirect

@@ -143,6 +143,8 @@ func Banner(k search.Kind) string {
 		return "*** TRANSITION TIMEOUT ***"
 	case search.Diverged:
 		return "*** SCHEDULE DIVERGED ***"
+	case search.DataRace:
+		return "*** DATA RACE ***"
 	}
 	return "No property violation found."
 }

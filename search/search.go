@@ -79,6 +79,10 @@ const (
 	Livelock
 	Timeout
 	Diverged
+	// DataRace is a data race: two accesses to the same memory, one a
+	// write, by threads that nothing orders (found by Go's race detector
+	// in a Go target built with it).
+	DataRace
 )
 
 var kindNames = [...]string{
@@ -91,6 +95,7 @@ var kindNames = [...]string{
 	Livelock:         "livelock",
 	Timeout:          "timeout",
 	Diverged:         "diverged",
+	DataRace:         "data-race",
 }
 
 func (k Kind) String() string {

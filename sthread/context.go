@@ -32,14 +32,17 @@ type cancelCtx struct {
 	timer    *Timer
 }
 
+//go:norace
 func (c *cancelCtx) Done() <-chan struct{} { return c.done }
 
+//go:norace
 func (c *cancelCtx) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
 }
 
+//go:norace
 func (c *cancelCtx) Deadline() (time.Time, bool) {
 	if c.hasDL {
 		return c.deadline, true
@@ -47,6 +50,7 @@ func (c *cancelCtx) Deadline() (time.Time, bool) {
 	return c.Context.Deadline()
 }
 
+//go:norace
 func (c *cancelCtx) Value(key any) any {
 	if key == &cancelCtxKey {
 		return c
@@ -54,6 +58,7 @@ func (c *cancelCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
+//go:norace
 func (c *cancelCtx) String() string {
 	if c.hasDL {
 		return "context.WithDeadline(" + c.deadline.String() + ")"
@@ -63,6 +68,8 @@ func (c *cancelCtx) String() string {
 
 // cancel closes c.done, cancels c's children and, if removeFromParent,
 // removes c from its parent's children.
+//
+//go:norace
 func (c *cancelCtx) cancel(removeFromParent bool, err, cause error) {
 	if cause == nil {
 		cause = err
@@ -101,6 +108,8 @@ func (c *cancelCtx) cancel(removeFromParent bool, err, cause error) {
 }
 
 // parentCancelCtx returns the nearest checked cancelable ancestor of parent.
+//
+//go:norace
 func parentCancelCtx(parent context.Context) (*cancelCtx, bool) {
 	p, ok := parent.Value(&cancelCtxKey).(*cancelCtx)
 	return p, ok
@@ -108,6 +117,8 @@ func parentCancelCtx(parent context.Context) (*cancelCtx, bool) {
 
 // newCancelCtx makes a child of parent and ties it to its parent's
 // cancellation.
+//
+//go:norace
 func newCancelCtx(parent context.Context) *cancelCtx {
 	c := &cancelCtx{Context: parent, done: make(chan struct{})}
 	if p, ok := parentCancelCtx(parent); ok {
@@ -139,6 +150,8 @@ func newCancelCtx(parent context.Context) *cancelCtx {
 }
 
 // ContextWithCancel is context.WithCancel.
+//
+//go:norace
 func ContextWithCancel(parent context.Context) (context.Context, context.CancelFunc) {
 	if parent == nil {
 		panic("cannot create context from nil parent")
@@ -151,6 +164,8 @@ func ContextWithCancel(parent context.Context) (context.Context, context.CancelF
 }
 
 // ContextWithCancelCause is context.WithCancelCause.
+//
+//go:norace
 func ContextWithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
 	if parent == nil {
 		panic("cannot create context from nil parent")
@@ -164,6 +179,8 @@ func ContextWithCancelCause(parent context.Context) (context.Context, context.Ca
 
 // ContextWithDeadline is context.WithDeadline, on the virtual clock under
 // Check.
+//
+//go:norace
 func ContextWithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
 	if parent == nil {
 		panic("cannot create context from nil parent")
@@ -195,6 +212,8 @@ func ContextWithDeadline(parent context.Context, d time.Time) (context.Context, 
 
 // ContextWithTimeout is context.WithTimeout, on the virtual clock under
 // Check.
+//
+//go:norace
 func ContextWithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	if _, ok := checkedThread(); !ok {
 		return context.WithTimeout(parent, d)

@@ -20,6 +20,8 @@ import (
 
 // plainChan returns the Chan that stands for the real channel c in the
 // running execution, or ok false when c's operations pass through.
+//
+//go:norace
 func plainChan[T any](c chan T) (Chan[T], bool) {
 	if !hooked.Load() {
 		return Chan[T]{}, false
@@ -35,20 +37,21 @@ func plainChan[T any](c chan T) (Chan[T], bool) {
 	if c == nil {
 		return Chan[T]{}, true
 	}
-	key := *(*unsafe.Pointer)(unsafe.Pointer(&c))
-	if ex.plain == nil {
-		ex.plain = make(map[unsafe.Pointer]any)
-	}
-	if s, ok := ex.plain[key].(*chanState[T]); ok {
-		return Chan[T]{c: c, s: s}, true
+	key := uint64(uintptr(*(*unsafe.Pointer)(unsafe.Pointer(&c))))
+	if p := ex.plain.get(key); p != nil {
+		return Chan[T]{c: c, s: (*chanState[T])(p)}, true
 	}
 	s := &chanState[T]{cap: cap(c)}
-	ex.plain[key] = s
+	// The entry keeps the channel alive: its address names it for the
+	// whole execution.
+	ex.plain.put(key, unsafe.Pointer(s), c)
 	return Chan[T]{c: c, s: s}, true
 }
 
 // bidi returns c as a bidirectional channel: a channel's direction is a
 // property of its type, not of the value.
+//
+//go:norace
 func bidi[T any, C ~chan<- T | ~<-chan T | ~chan T](c C) chan T {
 	return *(*chan T)(unsafe.Pointer(&c))
 }
@@ -56,6 +59,7 @@ func bidi[T any, C ~chan<- T | ~<-chan T | ~chan T](c C) chan T {
 // ChanSend is the statement c <- v.
 //
 //go:noinline
+//go:norace
 func ChanSend[T any](c chan<- T, v T) {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		pc.Send(v)
@@ -67,6 +71,7 @@ func ChanSend[T any](c chan<- T, v T) {
 // ChanRecv is the expression <-c.
 //
 //go:noinline
+//go:norace
 func ChanRecv[T any](c <-chan T) T {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		return pc.Recv()
@@ -77,6 +82,7 @@ func ChanRecv[T any](c <-chan T) T {
 // ChanRecv2 is the assignment v, ok := <-c.
 //
 //go:noinline
+//go:norace
 func ChanRecv2[T any](c <-chan T) (T, bool) {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		return pc.Recv2()
@@ -88,6 +94,7 @@ func ChanRecv2[T any](c <-chan T) (T, bool) {
 // ChanClose is close(c).
 //
 //go:noinline
+//go:norace
 func ChanClose[T any](c chan<- T) {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		pc.Close()
@@ -99,6 +106,7 @@ func ChanClose[T any](c chan<- T) {
 // ChanLen is len(c).
 //
 //go:noinline
+//go:norace
 func ChanLen[T any](c <-chan T) int {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		return pc.Len()
@@ -109,6 +117,7 @@ func ChanLen[T any](c <-chan T) int {
 // ChanRange is the range clause of for v := range c.
 //
 //go:noinline
+//go:norace
 func ChanRange[T any](c <-chan T) iter.Seq[T] {
 	return func(yield func(T) bool) {
 		for {
@@ -123,6 +132,7 @@ func ChanRange[T any](c <-chan T) iter.Seq[T] {
 // chanRecvRange is ChanRecv2 for ChanRange, reported as a range.
 //
 //go:noinline
+//go:norace
 func chanRecvRange[T any](c <-chan T) (T, bool) {
 	if pc, ok := plainChan(bidi[T](c)); ok {
 		if v, ok, checked := pc.recvChecked(syncmodel.APIChanRange); checked {
@@ -150,15 +160,21 @@ type RecvCase[T any] struct {
 // RecvCaseOf returns the case that receives from c.
 //
 //go:noinline
+//go:norace
 func RecvCaseOf[T any](c <-chan T) *RecvCase[T] { return &RecvCase[T]{c: bidi[T](c)} }
 
 // Value returns the value received and whether it was sent (false: the
 // channel was closed), like v, ok := <-c.
+//
+//go:norace
 func (rc *RecvCase[T]) Value() (T, bool) { return rc.v, rc.ok }
 
 // Val returns the value received, like v := <-c.
+//
+//go:norace
 func (rc *RecvCase[T]) Val() T { return rc.v }
 
+//go:norace
 func (rc *RecvCase[T]) selectCase() SelectCase {
 	pc, ok := plainChan(rc.c)
 	if !ok {
@@ -176,8 +192,10 @@ type SendCase[T any] struct {
 // SendCaseOf returns the case that sends v on c.
 //
 //go:noinline
+//go:norace
 func SendCaseOf[T any](c chan<- T, v T) *SendCase[T] { return &SendCase[T]{c: bidi[T](c), v: v} }
 
+//go:norace
 func (sc *SendCase[T]) selectCase() SelectCase {
 	pc, ok := plainChan(sc.c)
 	if !ok {
@@ -189,6 +207,8 @@ func (sc *SendCase[T]) selectCase() SelectCase {
 // SelectOf runs a select statement: it returns the index of the case that
 // proceeded, or -1 for the default case when hasDefault is set and no case
 // can proceed.
+//
+//go:norace
 func SelectOf(hasDefault bool, cases ...PlainCase) int {
 	sc := make([]SelectCase, 0, len(cases)+1)
 	for _, c := range cases {
@@ -208,6 +228,8 @@ func SelectOf(hasDefault bool, cases ...PlainCase) int {
 // one execution of body, like Check; elsewhere it runs body once. A test
 // marked failed (t.Error) when body returns is reported as an assertion
 // failure.
+//
+//go:norace
 func CheckTest(t *testing.T, body func()) {
 	t.Helper()
 	if !remote() {

@@ -47,6 +47,8 @@ type MathRand interface {
 }
 
 // Rand returns the generator that math/rand's top-level functions use.
+//
+//go:norace
 func Rand() MathRand {
 	if th, ok := checkedThread(); ok {
 		ex := th.ex
@@ -61,30 +63,62 @@ func Rand() MathRand {
 // globalRand is math/rand's top-level functions.
 type globalRand struct{}
 
-func (globalRand) ExpFloat64() float64  { return rand.ExpFloat64() }
-func (globalRand) Float32() float32     { return rand.Float32() }
-func (globalRand) Float64() float64     { return rand.Float64() }
-func (globalRand) Int() int             { return rand.Int() }
-func (globalRand) Int31() int32         { return rand.Int31() }
-func (globalRand) Int31n(n int32) int32 { return rand.Int31n(n) }
-func (globalRand) Int63() int64         { return rand.Int63() }
-func (globalRand) Int63n(n int64) int64 { return rand.Int63n(n) }
-func (globalRand) Intn(n int) int       { return rand.Intn(n) }
-func (globalRand) NormFloat64() float64 { return rand.NormFloat64() }
-func (globalRand) Perm(n int) []int     { return rand.Perm(n) }
+//go:norace
+func (globalRand) ExpFloat64() float64 { return rand.ExpFloat64() }
 
+//go:norace
+func (globalRand) Float32() float32 { return rand.Float32() }
+
+//go:norace
+func (globalRand) Float64() float64 { return rand.Float64() }
+
+//go:norace
+func (globalRand) Int() int { return rand.Int() }
+
+//go:norace
+func (globalRand) Int31() int32 { return rand.Int31() }
+
+//go:norace
+func (globalRand) Int31n(n int32) int32 { return rand.Int31n(n) }
+
+//go:norace
+func (globalRand) Int63() int64 { return rand.Int63() }
+
+//go:norace
+func (globalRand) Int63n(n int64) int64 { return rand.Int63n(n) }
+
+//go:norace
+func (globalRand) Intn(n int) int { return rand.Intn(n) }
+
+//go:norace
+func (globalRand) NormFloat64() float64 { return rand.NormFloat64() }
+
+//go:norace
+func (globalRand) Perm(n int) []int { return rand.Perm(n) }
+
+//
 //lint:ignore SA1019 it stands for the deprecated function
+//go:norace
 func (globalRand) Read(p []byte) (int, error) { return rand.Read(p) }
 
+//
 //lint:ignore SA1019 it stands for the deprecated function
+//go:norace
 func (globalRand) Seed(seed int64) { rand.Seed(seed) }
 
+//go:norace
 func (globalRand) Shuffle(n int, swap func(i, j int)) { rand.Shuffle(n, swap) }
-func (globalRand) Uint32() uint32                     { return rand.Uint32() }
-func (globalRand) Uint64() uint64                     { return rand.Uint64() }
+
+//go:norace
+func (globalRand) Uint32() uint32 { return rand.Uint32() }
+
+//go:norace
+func (globalRand) Uint64() uint64 { return rand.Uint64() }
 
 // Rand2 returns the generator that math/rand/v2's top-level functions use:
 // the execution's under Check, one that calls them elsewhere.
+//
+//go:norace
 func Rand2() *randv2.Rand {
 	if th, ok := checkedThread(); ok {
 		ex := th.ex
@@ -101,9 +135,12 @@ var globalRand2 = randv2.New(globalSource2{})
 
 type globalSource2 struct{}
 
+//go:norace
 func (globalSource2) Uint64() uint64 { return randv2.Uint64() }
 
 // RandN is math/rand/v2's N.
+//
+//go:norace
 func RandN[Int ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](n Int) Int {
 	if n <= 0 {
 		panic("invalid argument to N")

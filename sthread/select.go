@@ -25,6 +25,8 @@ const (
 )
 
 // SendCase returns the case of a Select that sends v on c, like case c <- v.
+//
+//go:norace
 func (c Chan[T]) SendCase(v T) SelectCase {
 	sc := SelectCase{dir: caseSend, ch: reflect.ValueOf(c.c), val: v}
 	if c.s != nil {
@@ -35,6 +37,8 @@ func (c Chan[T]) SendCase(v T) SelectCase {
 
 // RecvCase returns the case of a Select that receives from c, like case
 // *v, *ok = <-c. v and ok may be nil to discard them.
+//
+//go:norace
 func (c Chan[T]) RecvCase(v *T, ok *bool) SelectCase {
 	sc := SelectCase{dir: caseRecv, ch: reflect.ValueOf(c.c), deliver: func(x any, got bool) {
 		if v != nil {
@@ -52,6 +56,8 @@ func (c Chan[T]) RecvCase(v *T, ok *bool) SelectCase {
 
 // Default returns the default case of a Select, which runs when no other
 // case can proceed.
+//
+//go:norace
 func Default() SelectCase { return SelectCase{dir: caseDefault} }
 
 // Select waits until one of the cases can proceed, performs it and returns
@@ -70,6 +76,8 @@ func Default() SelectCase { return SelectCase{dir: caseDefault} }
 //	}
 //
 // It panics if there is more than one Default case.
+//
+//go:norace
 func Select(cases ...SelectCase) int {
 	if hooked.Load() {
 		if i, ok := selectChecked(cases); ok {
@@ -79,6 +87,7 @@ func Select(cases ...SelectCase) int {
 	return selectReal(cases)
 }
 
+//go:norace
 func selectReal(cases []SelectCase) int {
 	rc := make([]reflect.SelectCase, len(cases))
 	for i, c := range cases {
@@ -106,6 +115,7 @@ func selectReal(cases []SelectCase) int {
 	return chosen
 }
 
+//go:norace
 func selectChecked(cases []SelectCase) (int, bool) {
 	th, ok := enterFree()
 	if !ok {
@@ -117,6 +127,8 @@ func selectChecked(cases []SelectCase) (int, bool) {
 
 // selectAt runs a select of thread th under the checker, reported at pcs,
 // and returns the index of the case that proceeded.
+//
+//go:norace
 func selectAt(th *thread, cases []SelectCase, pcs []uintptr) int {
 	ex := th.ex
 	mc := make([]syncmodel.Case, 0, len(cases))

@@ -25,6 +25,8 @@ import (
 var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // checkedThread returns the calling goroutine's thread under Check.
+//
+//go:norace
 func checkedThread() (*thread, bool) {
 	if !hooked.Load() {
 		return nil, false
@@ -33,6 +35,8 @@ func checkedThread() (*thread, bool) {
 }
 
 // Now is time.Now: the virtual clock under Check.
+//
+//go:norace
 func Now() time.Time {
 	if th, ok := checkedThread(); ok {
 		return Epoch.Add(time.Duration(th.ex.now))
@@ -41,14 +45,20 @@ func Now() time.Time {
 }
 
 // Since is time.Since on the clock of Now.
+//
+//go:norace
 func Since(t time.Time) time.Duration { return Now().Sub(t) }
 
 // Until is time.Until on the clock of Now.
+//
+//go:norace
 func Until(t time.Time) time.Duration { return t.Sub(Now()) }
 
 // TimeSleep is time.Sleep: under Check it waits until the virtual clock
 // reaches now+d, a scheduling point that lets every earlier timer fire
 // first. A d <= 0 is a plain scheduling point.
+//
+//go:norace
 func TimeSleep(d time.Duration) {
 	if th, ok := checkedThread(); ok {
 		if d <= 0 {
@@ -63,6 +73,8 @@ func TimeSleep(d time.Duration) {
 }
 
 // sleepUntil waits until the virtual clock reaches at, reported at pcs.
+//
+//go:norace
 func (th *thread) sleepUntil(at int64, api syncmodel.API, pcs []uintptr) {
 	th.pointAt(syncmodel.Op{Kind: syncmodel.TimerWait, API: api, Arg: at}, pcs)
 	if at > th.ex.now {
@@ -82,6 +94,8 @@ type timer struct {
 }
 
 // arm starts the goroutine of t, firing at when, from thread th.
+//
+//go:norace
 func (t *timer) arm(th *thread, when int64) {
 	t.gen++
 	t.active, t.when = true, when
@@ -90,9 +104,13 @@ func (t *timer) arm(th *thread, when int64) {
 }
 
 // fire is the function that traces show a timer's goroutine running.
+//
+//go:norace
 func (t *timer) fire() {}
 
 // run is the goroutine of one arming of t.
+//
+//go:norace
 func (t *timer) run(gen int) {
 	th, ok := enterFree()
 	if !ok {
@@ -123,6 +141,8 @@ func (t *timer) run(gen int) {
 
 // drain removes a value the timer sent and nobody received, as Go's timers
 // do on Stop and Reset, and reports whether there was one.
+//
+//go:norace
 func (t *timer) drain(th *thread) bool {
 	pc, _ := plainChan(t.c)
 	if pc.s == nil {
@@ -138,6 +158,8 @@ func (t *timer) drain(th *thread) bool {
 }
 
 // newTimer makes a timer under Check for thread th.
+//
+//go:norace
 func newTimer(th *thread, d time.Duration, period time.Duration, fn func()) *timer {
 	var buf [framesCap]uintptr
 	t := &timer{c: make(chan time.Time, 1), fn: fn, period: int64(period)}
@@ -156,6 +178,8 @@ type Timer struct {
 }
 
 // NewTimer is time.NewTimer.
+//
+//go:norace
 func NewTimer(d time.Duration) *Timer {
 	if th, ok := checkedThread(); ok {
 		t := newTimer(th, d, 0, nil)
@@ -166,10 +190,14 @@ func NewTimer(d time.Duration) *Timer {
 }
 
 // After is time.After.
+//
+//go:norace
 func After(d time.Duration) <-chan time.Time { return NewTimer(d).C }
 
 // AfterFunc is time.AfterFunc: f runs in its own goroutine when the timer
 // fires.
+//
+//go:norace
 func AfterFunc(d time.Duration, f func()) *Timer {
 	if th, ok := checkedThread(); ok {
 		return &Timer{t: newTimer(th, d, 0, f)}
@@ -179,6 +207,8 @@ func AfterFunc(d time.Duration, f func()) *Timer {
 
 // Stop is time.Timer.Stop: it reports whether it stopped the timer before
 // it fired (or before its value was received).
+//
+//go:norace
 func (t *Timer) Stop() bool {
 	if t.t == nil {
 		return t.real.Stop()
@@ -197,6 +227,8 @@ func (t *Timer) Stop() bool {
 }
 
 // Reset is time.Timer.Reset: the timer fires again after d.
+//
+//go:norace
 func (t *Timer) Reset(d time.Duration) bool {
 	if t.t == nil {
 		return t.real.Reset(d)
@@ -219,6 +251,8 @@ type Ticker struct {
 }
 
 // NewTicker is time.NewTicker. It panics if d <= 0.
+//
+//go:norace
 func NewTicker(d time.Duration) *Ticker {
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
@@ -232,6 +266,8 @@ func NewTicker(d time.Duration) *Ticker {
 }
 
 // Tick is time.Tick: nil if d <= 0.
+//
+//go:norace
 func Tick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil
@@ -240,6 +276,8 @@ func Tick(d time.Duration) <-chan time.Time {
 }
 
 // Stop is time.Ticker.Stop.
+//
+//go:norace
 func (t *Ticker) Stop() {
 	if t.t == nil {
 		t.real.Stop()
@@ -253,6 +291,8 @@ func (t *Ticker) Stop() {
 }
 
 // Reset is time.Ticker.Reset. It panics if d <= 0.
+//
+//go:norace
 func (t *Ticker) Reset(d time.Duration) {
 	if d <= 0 {
 		panic("non-positive interval for Ticker.Reset")

@@ -50,7 +50,7 @@ failing thread's stack, statistics, and the command that replays it.`,
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save",
-		"no-minimise", "minimise-executions")
+		"no-minimise", "minimise-executions", "race")
 	return cmd
 }
 
@@ -67,7 +67,7 @@ type findResult struct {
 }
 
 func (a *app) find(args []string, run string) error {
-	t, err := resolveTarget(args, run)
+	t, err := resolveTarget(args, run, a.v.GetBool("race"))
 	if err != nil {
 		return err
 	}

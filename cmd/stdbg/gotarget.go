@@ -37,7 +37,9 @@ func isGoTarget(arg string) bool {
 // A package that does not import sthread is plain Go: package goinstr
 // instruments it into an overlay first, and what it could not instrument
 // comes back as warnings, one line each.
-func buildGo(pkg string, test bool) (exe string, warnings []string, err error) {
+//
+// race builds a plain package with the race detector.
+func buildGo(pkg string, test, race bool) (exe string, warnings []string, err error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return "", nil, fmt.Errorf("building %s: the go command is not on PATH", pkg)
@@ -55,7 +57,7 @@ func buildGo(pkg string, test bool) (exe string, warnings []string, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%v", abs, test)))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%v\x00%v", abs, test, race)))
 	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return "", nil, fmt.Errorf("building %s: %w", pkg, err)
@@ -77,7 +79,25 @@ func buildGo(pkg string, test bool) (exe string, warnings []string, err error) {
 			return "", nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
 		warnings = res.Warnings
-		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay, target)
+		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay)
+		modFile, err := goinstr.ModFile(dir, base)
+		if err != nil {
+			return "", nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
+		}
+		if modFile != "" {
+			// Another module: sthread comes from stdbg's sources.
+			args = append(args, "-modfile="+modFile, "-mod=mod")
+		}
+		switch {
+		case !race:
+		case raceSupported():
+			// Data races in every explored schedule (see sthread's
+			// race.go).
+			args = append(args, "-race")
+		default:
+			warnings = append(warnings, "not instrumented: data races (go build -race needs cgo and a C compiler)")
+		}
+		args = append(args, target)
 	}
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir
@@ -87,6 +107,23 @@ func buildGo(pkg string, test bool) (exe string, warnings []string, err error) {
 		return "", nil, fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
 	}
 	return out, warnings, nil
+}
+
+// raceSupported reports whether go build -race can work here: it needs
+// cgo, hence a C compiler.
+func raceSupported() bool {
+	if os.Getenv("CGO_ENABLED") == "0" {
+		return false
+	}
+	for _, cc := range []string{os.Getenv("CC"), "gcc", "clang", "cc"} {
+		if cc == "" {
+			continue
+		}
+		if _, err := exec.LookPath(cc); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // usesSthread reports whether the Go package in dir (or its tests)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 // zooCase is one program or test of examples/go/plain and what stdbg must
 // find in it.
 type zooCase struct {
+	race   bool   // build with the race detector (slower builds and runs)
 	dir    string // under examples/go/plain
 	run    string // the test, for a test
 	banner string // the report's banner; "" for a correct version
@@ -44,6 +46,8 @@ var zoo = []zooCase{
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in Chan.Recv for chan#1 (buffer empty)", "main.go:23"}},
 	{dir: "timerstopok"},
+	{dir: "counter", race: true, banner: "*** DATA RACE ***", want: []string{
+		"WARNING: DATA RACE", "Previous write at", "main.go:22", "main.(*stats).hit"}},
 	{dir: "lottery", banner: "*** CRASH IN THE PROGRAM ***", want: []string{
 		"panic: slot 2 paid nothing", "main.go:34"}},
 }
@@ -66,7 +70,8 @@ func TestPlainGoZoo(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "examples", "go", "plain", z.dir)
-			args := []string{"find"}
+			race := fmt.Sprintf("--race=%v", z.race)
+			args := []string{"find", race}
 			if z.run != "" {
 				args = append(args, "--run", z.run)
 			}
@@ -89,7 +94,7 @@ func TestPlainGoZoo(t *testing.T) {
 			if m == nil {
 				t.Fatalf("no replay command in:\n%s", out)
 			}
-			args = []string{"replay", "--schedule", m[1]}
+			args = []string{"replay", race, "--schedule", m[1]}
 			if z.run != "" {
 				args = append(args, "--run", z.run)
 			}
@@ -102,5 +107,51 @@ func TestPlainGoZoo(t *testing.T) {
 	// Nothing was written into the user's directories.
 	if _, err := os.Stat(filepath.Join("..", "..", "examples", "go", "plain", "transfer", "testdata")); err == nil {
 		t.Error("find wrote into the package's directory")
+	}
+}
+
+// TestPlainGoOtherModule checks a plain program of a module other than
+// stdbg's: the build gets sthread from stdbg's sources through a go.mod of
+// its own, and the module's files are left as they were.
+func TestPlainGoOtherModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/shop\n\ngo 1.26\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"sync"
+)
+
+func main() {
+	var a, b sync.Mutex
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); a.Lock(); b.Lock(); b.Unlock(); a.Unlock() }()
+	go func() { defer wg.Done(); b.Lock(); a.Lock(); a.Unlock(); b.Unlock() }()
+	wg.Wait()
+	fmt.Println("ok")
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := stdbg(t, "find", "--race=false", dir)
+	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "main.go:13") {
+		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(files) {
+		t.Errorf("the module's directory holds %d files after find, want %d", len(entries), len(files))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(b) != files["go.mod"] {
+		t.Errorf("go.mod changed:\n%s", b)
 	}
 }

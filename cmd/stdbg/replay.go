@@ -58,7 +58,7 @@ ends, or says at which step it no longer fits.`,
 	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
 	cmd.Flags().Bool("gdb", false, "run the schedule, then debug it in GDB one thread step at a time (stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K)")
 	cmd.Flags().String("gdb-script", "", "write a GDB script that replays the schedule (and its decision log beside it); with --gdb, run GDB with it")
-	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "race")
 	return cmd
 }
 
@@ -88,7 +88,7 @@ func (a *app) replay(text, decisions, run string, args []string) error {
 	if err != nil {
 		return err
 	}
-	t, err := resolveTarget(args, run)
+	t, err := resolveTarget(args, run, a.v.GetBool("race"))
 	if err != nil {
 		return err
 	}

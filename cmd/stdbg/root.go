@@ -39,6 +39,7 @@ var settings = []setting{
 	{"minimise-executions", 20000, "most executions spent minimising one bug"},
 	{"corpus", "", "directory where find saves the bugs it finds (default: testdata/stdbg/<target> next to the target)"},
 	{"no-save", false, "do not save the bugs found in the corpus"},
+	{"race", true, "plain Go targets (not importing sthread): build with the race detector and report data races (needs cgo)"},
 }
 
 // app holds what the commands share.
@@ -64,8 +65,9 @@ and replays any schedule deterministically.
 
 Targets: C and C++ programs using POSIX threads, C11 threads or std::thread,
 given as a source file (compiled with -g -O0 -pthread) or as an unmodified,
-dynamically linked executable; and Go packages written with package sthread
-(programs, or with --run their tests).
+dynamically linked executable; and Go packages (programs, or with --run their
+tests), written with package sthread or in plain Go, which stdbg instruments
+at build time.
 
 Every flag can also be set in stdbg.yaml (in the current directory or a parent,
 or --config FILE) or in an STDBG_* environment variable (STDBG_MAX_DEPTH=10);

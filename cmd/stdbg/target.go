@@ -37,13 +37,13 @@ func (t *target) runArgs() []string {
 
 // resolveTarget turns "prog.c", "./prog" or a Go package (plus arguments)
 // into a runnable target, compiling sources. run selects Go tests.
-func resolveTarget(args []string, run string) (*target, error) {
+func resolveTarget(args []string, run string, race bool) (*target, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing program: give a C/C++ source file, an executable or a Go package")
 	}
 	t := &target{arg: args[0], args: args[1:], run: run}
 	if isGoTarget(t.arg) {
-		exe, warnings, err := buildGo(t.arg, run != "")
+		exe, warnings, err := buildGo(t.arg, run != "", race)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}

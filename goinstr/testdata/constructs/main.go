@@ -3,11 +3,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 type counter struct {
@@ -130,4 +132,18 @@ loop:
 	case <-quit:
 	}
 	fmt.Println("select", total, v, more, <-buf)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	child, stop := context.WithCancel(ctx)
+	defer stop()
+	cancel()
+	<-child.Done()
+	t := time.NewTimer(time.Hour)
+	start := time.Now()
+	select {
+	case <-time.After(time.Millisecond):
+	case <-t.C:
+	}
+	time.Sleep(time.Millisecond)
+	fmt.Println("time", child.Err(), t.Stop(), time.Since(start) > 0)
 }

@@ -29,17 +29,13 @@ func TestTransfer(t *testing.T) {
 
 func TestTransferOrdered(t *testing.T) {
 	a, b := &Account{Balance: 100}, &Account{Balance: 100}
-	var wg sync.WaitGroup
-	wg.Add(2)
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(done)
 		TransferOrdered(a, b, 1, 2, 10)
 	}()
-	go func() {
-		defer wg.Done()
-		TransferOrdered(b, a, 2, 1, 20)
-	}()
-	wg.Wait()
+	TransferOrdered(b, a, 2, 1, 20)
+	<-done
 	if a.Balance != 110 || b.Balance != 90 {
 		t.Errorf("balances %d and %d, want 110 and 90", a.Balance, b.Balance)
 	}
