@@ -2,10 +2,13 @@
 // loads a program's or a test's packages with their types, rewrites their
 // concurrency operations onto package sthread — go statements; sync.Mutex,
 // RWMutex, WaitGroup, Once, Cond and Locker; channel send, receive, close,
-// len, range and select; the atomic types of sync/atomic; runtime.Gosched —
-// wraps main in sthread.Run and each test function's body in
-// sthread.CheckTest, and writes the rewritten files where the go command's
-// -overlay flag substitutes them for the user's, which it never touches.
+// len, range and select; the atomic types of sync/atomic; runtime.Gosched;
+// time's sleeps, timers, tickers and clock; context's cancelable contexts;
+// the top-level functions of math/rand and math/rand/v2 — wraps main in
+// sthread.Run and each test function's body in sthread.CheckTest, and
+// writes the rewritten files where the go command's -overlay flag
+// substitutes them for the user's, which it never touches. ModFile gives
+// a package of another module the go.mod to find sthread with.
 //
 // Every edit replaces a byte range of the user's file by text with as many
 // newlines, so that every line keeps its number: traces, panics and
