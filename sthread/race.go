@@ -27,10 +27,17 @@ import (
 // orders are then reported by the detector, in whatever schedule the
 // search explores.
 //
-// Under stdbg find the detector's report (which it writes to standard
-// error) is caught: standard error goes through a pipe that sthread reads,
-// and the transition in which a report appeared ends the execution with a
-// data-race failure carrying the report, with both stacks.
+// This is done under stdbg find only (see raceHide). There the detector's
+// report (which it writes to standard error) is caught: standard error goes
+// through a pipe that sthread reads, and the transition in which a report
+// appeared ends the execution with a data-race failure carrying the
+// report, with both stacks.
+
+// raceHide turns the hiding on: in a process started by stdbg find, which
+// runs one execution and nothing else. In process (Check, Explore) the
+// checker shares the process with the program, and the detector sees the
+// hand-overs as they are, as it always did.
+var raceHide bool
 
 // raceVar returns the synchronisation variable that stands for the object
 // or event key in execution ex.

@@ -127,6 +127,7 @@ func runRemote(f func(), cfg *config) error {
 		depth = framesCap
 	}
 	if raceOn {
+		raceHide = true
 		tapStderr()
 	}
 	r := newRunner(f, cfg, depth)

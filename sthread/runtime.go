@@ -143,7 +143,7 @@ func newRunner(f func(), cfg *config, depth int) *runner {
 //go:norace
 func (r *runner) start() {
 	r.procs = runtime.GOMAXPROCS(1)
-	if raceOn {
+	if raceOn && raceHide {
 		// What happened before the check happens before every thread;
 		// the scheduler's hand-overs order nothing of the program.
 		raceReleaseMerge(unsafe.Pointer(&raceStart))
@@ -168,7 +168,7 @@ func (r *runner) stop() {
 	rehook()
 	regMu.Unlock()
 	runtime.GOMAXPROCS(r.procs)
-	if raceOn {
+	if raceOn && raceHide {
 		raceEnable()
 	}
 }
@@ -628,7 +628,7 @@ func isSthreadFile(file string) bool {
 //
 //go:norace
 func (th *thread) pointAt(op syncmodel.Op, pcs []uintptr) int64 {
-	if raceOn {
+	if raceOn && raceHide {
 		th.raceEnter()
 	}
 	if !th.leave(stParked) {
@@ -642,7 +642,7 @@ func (th *thread) pointAt(op syncmodel.Op, pcs []uintptr) int64 {
 //
 //go:norace
 func (th *thread) again(op syncmodel.Op) int64 {
-	if raceOn {
+	if raceOn && raceHide {
 		th.raceEnter()
 	}
 	if !th.leave(stParked) {
@@ -667,7 +667,7 @@ func (th *thread) pending(op syncmodel.Op, frames []uint64) int64 {
 		}
 		panic(abortSignal{})
 	}
-	if raceOn {
+	if raceOn && raceHide {
 		raceEnable()
 		ex.raceSync(op)
 	}
@@ -698,7 +698,7 @@ func (th *thread) handBack() {
 func (th *thread) spawnAs(f, shown func()) {
 	tid := int(th.point(syncmodel.Op{Kind: syncmodel.ThreadCreate, API: syncmodel.APIGo, Arg: 1}))
 	ex := th.ex
-	if raceOn {
+	if raceOn && raceHide {
 		// The go statement orders what the parent did before it
 		// before the child.
 		raceReleaseMerge(ex.raceVar(raceThreadKey(tid)))
@@ -767,7 +767,7 @@ func (th *thread) work() {
 		if th.retired {
 			return
 		}
-		if raceOn {
+		if raceOn && raceHide {
 			raceEnable() // disabled by exit
 		}
 	}
@@ -787,7 +787,7 @@ func (th *thread) retire() {
 //go:norace
 func (th *thread) run() (keep bool) {
 	defer func() { keep = th.exit(recover()) }()
-	if raceOn {
+	if raceOn && raceHide {
 		raceAcquire(unsafe.Pointer(&raceStart))
 		raceAcquire(th.ex.raceVar(raceThreadKey(th.tid)))
 	}
@@ -817,7 +817,7 @@ func funcLine(entry uintptr) uintptr { return entry + 1 }
 //
 //go:norace
 func (th *thread) exit(p any) bool {
-	if raceOn {
+	if raceOn && raceHide {
 		raceDisable()
 	}
 	ex := th.ex
