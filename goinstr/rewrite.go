@@ -304,7 +304,7 @@ func (r *fileRewriter) goStmt(g *ast.GoStmt, depth int) {
 		nilv  bool
 	}
 	args := make([]arg, len(call.Args))
-	any := hoistFun
+	hoisted := hoistFun
 	for i, a := range call.Args {
 		tv := r.info.Types[a]
 		switch {
@@ -314,7 +314,7 @@ func (r *fileRewriter) goStmt(g *ast.GoStmt, depth int) {
 			args[i] = arg{name: types.ExprString(a)}
 		default:
 			args[i] = arg{hoist: true, name: r.fresh()}
-			any = true
+			hoisted = true
 		}
 	}
 	funName := b
@@ -326,7 +326,7 @@ func (r *fileRewriter) goStmt(g *ast.GoStmt, depth int) {
 	case b == "":
 		funName = types.ExprString(fun)
 	}
-	if !any {
+	if !hoisted {
 		// Nothing to evaluate first: go f(1) is Go(func() { f(1) }).
 		r.replace(g.Go, goEnd, rt+".Go(func() {")
 		if b != "" {

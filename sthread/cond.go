@@ -16,8 +16,9 @@ type Cond struct {
 	// L is held while observing or changing the condition.
 	L Locker
 
-	c   sync.Cond
-	ref objRef
+	c    sync.Cond
+	ref  objRef
+	init sync.Once // gives c its locker when the Cond was not made by NewCond
 }
 
 // NewCond returns a new Cond with Locker l.
@@ -47,6 +48,13 @@ func (c *Cond) Wait() {
 	if hooked.Load() && c.waitChecked() {
 		return
 	}
+	// A Cond{L: l} literal (plain Go's sync.Cond{L: l}, rewritten) has no
+	// locker for the real sync.Cond yet.
+	c.init.Do(func() {
+		if c.c.L == nil {
+			c.c.L = condLocker{c}
+		}
+	})
 	c.c.Wait()
 }
 
