@@ -319,6 +319,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				fset: p.Fset, file: f, tf: p.Fset.File(f.Pos()), src: src, info: p.TypesInfo,
 				isTest: strings.HasSuffix(name, "_test.go"),
 				isMain: p.Name == "main",
+				dir:    cfg.Dir,
 			}
 			r.warn = func(pos token.Pos, format string, args ...any) {
 				where := p.Fset.Position(pos)

@@ -86,3 +86,30 @@ func TestInstrumentKeepsLinesAndBehaviour(t *testing.T) {
 		t.Fatalf("instrumented output differs:\n%s\nwant:\n%s", instrumented, plain)
 	}
 }
+
+// TestInstrumentWarns checks that what is not instrumented is named, one
+// line each, with its place.
+func TestInstrumentWarns(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("testdata", "uncovered"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Instrument(Config{Dir: dir, Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(res.Warnings, "\n")
+	for _, want := range []string{
+		"main.go:18: not instrumented: sync/atomic.AddInt64 runs without a scheduling point",
+		"main.go:21: not instrumented: reflect.MakeChan a channel made by reflection is not instrumented",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "\n") {
+			t.Errorf("a warning spans lines: %q", w)
+		}
+	}
+}

@@ -87,6 +87,7 @@ type fileRewriter struct {
 	used    map[string]bool // import paths whose uses were rewritten
 	warn    func(pos token.Pos, format string, args ...any)
 	changed bool
+	dir     string // the directory warnings are relative to
 }
 
 func (r *fileRewriter) off(p token.Pos) int { return r.tf.Offset(p) }

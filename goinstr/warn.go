@@ -60,7 +60,7 @@ func uncovered(r *fileRewriter) []string {
 	var out []string
 	for k, line := range seen {
 		name, why, _ := strings.Cut(k, ": ")
-		out = append(out, fmt.Sprintf("%s:%d: not instrumented: %s %s", r.tf.Name(), line, name, why))
+		out = append(out, fmt.Sprintf("%s:%d: not instrumented: %s %s", rel(r.dir, r.tf.Name()), line, name, why))
 	}
 	sort.Strings(out)
 	return out
