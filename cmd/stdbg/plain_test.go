@@ -36,6 +36,8 @@ var zoo = []zooCase{
 	{dir: "ctxleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"timer fires at +30ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:15  out <- 42"}},
 	{dir: "ctxok"},
+	{dir: "ctxcancel", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+		"waits in Chan.Send for chan#1 (no receiver)", "main.go:18  out <- i"}},
 	{dir: "wgchan", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in WaitGroup.Wait for wg#1 (counter 2)", "main.go:19  results <- i * i"}},
 	{dir: "wgchanok"},
