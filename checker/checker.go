@@ -350,6 +350,12 @@ func failureOutcome(e *Execution, f *wire.Failure) *search.Outcome {
 	case wire.FailPanic:
 		o.Kind = search.Crash
 		o.Message = "panic: " + f.Message
+	case wire.FailRace:
+		o.Kind = search.DataRace
+		o.Message = f.Message
+		if f.File != "" {
+			o.Where = fmt.Sprintf("%s:%d", baseName(f.File), f.Line)
+		}
 	default:
 		o.Kind = search.Crash
 		o.Message = "runtime failure: " + f.Message

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -83,6 +84,13 @@ func (b *builder) goCall(op syncmodel.Op, res syncmodel.Result) (string, bool) {
 		return "", false
 	case syncmodel.GoMutexTryLock, syncmodel.GoRWTryLock, syncmodel.GoRWTryRLock:
 		return boolean(), true
+	case syncmodel.TimerWait:
+		// The virtual clock, as the time since the execution began.
+		at := time.Duration(op.Arg)
+		if op.API == syncmodel.APITimerFire {
+			return fmt.Sprintf("timer fires at +%v", at), true
+		}
+		return fmt.Sprintf("%s until +%v", api, at), true
 	case syncmodel.GoRWLock:
 		return fmt.Sprintf("%s(%s) announces a writer", api, obj()), true
 	case syncmodel.GoRWLockDrain:

@@ -157,6 +157,8 @@ func Banner(k search.Kind) string {
 		return "*** SCHEDULE DIVERGED ***"
 	case search.Liveness:
 		return "*** LIVENESS PROPERTY NOT VALID ***"
+	case search.DataRace:
+		return "*** DATA RACE ***"
 	}
 	return "No property violation found."
 }

@@ -82,6 +82,10 @@ const (
 	// Liveness is a violated temporal property (an LTL formula): a run,
 	// as a lasso, that never satisfies it.
 	Liveness
+	// DataRace is a data race: two accesses to the same memory, one a
+	// write, by threads that nothing orders (found by Go's race detector
+	// in a Go target built with it).
+	DataRace
 )
 
 var kindNames = [...]string{
@@ -95,6 +99,7 @@ var kindNames = [...]string{
 	Timeout:          "timeout",
 	Diverged:         "diverged",
 	Liveness:         "liveness",
+	DataRace:         "data-race",
 }
 
 func (k Kind) String() string {

@@ -14,6 +14,8 @@ import (
 
 // atomicPoint is the scheduling point of an atomic operation on the n bytes
 // at p, called from the operation's method.
+//
+//go:norace
 func atomicPoint(k syncmodel.Kind, api syncmodel.API, p unsafe.Pointer, n uintptr) {
 	if th, ok := enterFree(); ok {
 		th.point(syncmodel.Op{Kind: k, API: api, Obj: uint64(uintptr(p)), Arg: int64(n)})
@@ -24,6 +26,8 @@ func atomicPoint(k syncmodel.Kind, api syncmodel.API, p unsafe.Pointer, n uintpt
 type AtomicInt64 struct{ v atomic.Int64 }
 
 // Load atomically loads and returns the value.
+//
+//go:norace
 func (x *AtomicInt64) Load() int64 {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Read, syncmodel.APIAtomicLoad, unsafe.Pointer(x), 8)
@@ -32,6 +36,8 @@ func (x *AtomicInt64) Load() int64 {
 }
 
 // Store atomically stores v.
+//
+//go:norace
 func (x *AtomicInt64) Store(v int64) {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicStore, unsafe.Pointer(x), 8)
@@ -40,6 +46,8 @@ func (x *AtomicInt64) Store(v int64) {
 }
 
 // Add atomically adds delta and returns the new value.
+//
+//go:norace
 func (x *AtomicInt64) Add(delta int64) int64 {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicAdd, unsafe.Pointer(x), 8)
@@ -48,6 +56,8 @@ func (x *AtomicInt64) Add(delta int64) int64 {
 }
 
 // Swap atomically stores v and returns the old value.
+//
+//go:norace
 func (x *AtomicInt64) Swap(v int64) int64 {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicSwap, unsafe.Pointer(x), 8)
@@ -56,6 +66,8 @@ func (x *AtomicInt64) Swap(v int64) int64 {
 }
 
 // CompareAndSwap executes the compare-and-swap operation for the value.
+//
+//go:norace
 func (x *AtomicInt64) CompareAndSwap(old, v int64) bool {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicCompareSwap, unsafe.Pointer(x), 8)
@@ -67,6 +79,8 @@ func (x *AtomicInt64) CompareAndSwap(old, v int64) bool {
 type AtomicInt32 struct{ v atomic.Int32 }
 
 // Load atomically loads and returns the value.
+//
+//go:norace
 func (x *AtomicInt32) Load() int32 {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Read, syncmodel.APIAtomicLoad, unsafe.Pointer(x), 4)
@@ -75,6 +89,8 @@ func (x *AtomicInt32) Load() int32 {
 }
 
 // Store atomically stores v.
+//
+//go:norace
 func (x *AtomicInt32) Store(v int32) {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicStore, unsafe.Pointer(x), 4)
@@ -83,6 +99,8 @@ func (x *AtomicInt32) Store(v int32) {
 }
 
 // Add atomically adds delta and returns the new value.
+//
+//go:norace
 func (x *AtomicInt32) Add(delta int32) int32 {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicAdd, unsafe.Pointer(x), 4)
@@ -91,6 +109,8 @@ func (x *AtomicInt32) Add(delta int32) int32 {
 }
 
 // Swap atomically stores v and returns the old value.
+//
+//go:norace
 func (x *AtomicInt32) Swap(v int32) int32 {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicSwap, unsafe.Pointer(x), 4)
@@ -99,6 +119,8 @@ func (x *AtomicInt32) Swap(v int32) int32 {
 }
 
 // CompareAndSwap executes the compare-and-swap operation for the value.
+//
+//go:norace
 func (x *AtomicInt32) CompareAndSwap(old, v int32) bool {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicCompareSwap, unsafe.Pointer(x), 4)
@@ -110,6 +132,8 @@ func (x *AtomicInt32) CompareAndSwap(old, v int32) bool {
 type AtomicBool struct{ v atomic.Bool }
 
 // Load atomically loads and returns the value.
+//
+//go:norace
 func (x *AtomicBool) Load() bool {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Read, syncmodel.APIAtomicLoad, unsafe.Pointer(x), 4)
@@ -118,6 +142,8 @@ func (x *AtomicBool) Load() bool {
 }
 
 // Store atomically stores v.
+//
+//go:norace
 func (x *AtomicBool) Store(v bool) {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicStore, unsafe.Pointer(x), 4)
@@ -126,6 +152,8 @@ func (x *AtomicBool) Store(v bool) {
 }
 
 // Swap atomically stores v and returns the old value.
+//
+//go:norace
 func (x *AtomicBool) Swap(v bool) bool {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicSwap, unsafe.Pointer(x), 4)
@@ -134,6 +162,8 @@ func (x *AtomicBool) Swap(v bool) bool {
 }
 
 // CompareAndSwap executes the compare-and-swap operation for the value.
+//
+//go:norace
 func (x *AtomicBool) CompareAndSwap(old, v bool) bool {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicCompareSwap, unsafe.Pointer(x), 4)
@@ -146,6 +176,8 @@ func (x *AtomicBool) CompareAndSwap(old, v bool) bool {
 type AtomicPointer[T any] struct{ v atomic.Pointer[T] }
 
 // Load atomically loads and returns the value.
+//
+//go:norace
 func (x *AtomicPointer[T]) Load() *T {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Read, syncmodel.APIAtomicLoad, unsafe.Pointer(x), unsafe.Sizeof(x.v))
@@ -154,6 +186,8 @@ func (x *AtomicPointer[T]) Load() *T {
 }
 
 // Store atomically stores v.
+//
+//go:norace
 func (x *AtomicPointer[T]) Store(v *T) {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicStore, unsafe.Pointer(x), unsafe.Sizeof(x.v))
@@ -162,6 +196,8 @@ func (x *AtomicPointer[T]) Store(v *T) {
 }
 
 // Swap atomically stores v and returns the old value.
+//
+//go:norace
 func (x *AtomicPointer[T]) Swap(v *T) *T {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicSwap, unsafe.Pointer(x), unsafe.Sizeof(x.v))
@@ -170,6 +206,8 @@ func (x *AtomicPointer[T]) Swap(v *T) *T {
 }
 
 // CompareAndSwap executes the compare-and-swap operation for the value.
+//
+//go:norace
 func (x *AtomicPointer[T]) CompareAndSwap(old, v *T) bool {
 	if hooked.Load() {
 		atomicPoint(syncmodel.Write, syncmodel.APIAtomicCompareSwap, unsafe.Pointer(x), unsafe.Sizeof(x.v))

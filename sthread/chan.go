@@ -35,11 +35,15 @@ type chanState[T any] struct {
 // MakeChan returns a new channel with room for capacity values (0: an
 // unbuffered channel), like make(chan T, capacity). It panics if capacity
 // is negative.
+//
+//go:norace
 func MakeChan[T any](capacity int) Chan[T] {
 	return Chan[T]{c: make(chan T, capacity), s: &chanState[T]{cap: capacity}}
 }
 
 // Send sends v on c, like c <- v.
+//
+//go:norace
 func (c Chan[T]) Send(v T) {
 	if hooked.Load() && c.sendChecked(v) {
 		return
@@ -49,6 +53,8 @@ func (c Chan[T]) Send(v T) {
 
 // Recv receives a value from c, like <-c: the zero value once c is closed
 // and empty.
+//
+//go:norace
 func (c Chan[T]) Recv() T {
 	if hooked.Load() {
 		if v, _, ok := c.recvChecked(syncmodel.APIChanRecv); ok {
@@ -60,6 +66,8 @@ func (c Chan[T]) Recv() T {
 
 // Recv2 receives a value from c, like v, ok := <-c: ok is false if the
 // value is the zero value received because c is closed and empty.
+//
+//go:norace
 func (c Chan[T]) Recv2() (T, bool) {
 	if hooked.Load() {
 		if v, ok, checked := c.recvChecked(syncmodel.APIChanRecv2); checked {
@@ -72,6 +80,8 @@ func (c Chan[T]) Recv2() (T, bool) {
 
 // Close closes c, like close(c): receivers get the values left, then the
 // zero value. It panics if c is nil or already closed.
+//
+//go:norace
 func (c Chan[T]) Close() {
 	if hooked.Load() && c.simple(syncmodel.ChanClose, syncmodel.APIChanClose) >= 0 {
 		return
@@ -80,6 +90,8 @@ func (c Chan[T]) Close() {
 }
 
 // Len returns the number of values in c's buffer, like len(c).
+//
+//go:norace
 func (c Chan[T]) Len() int {
 	if hooked.Load() {
 		if n := c.simple(syncmodel.ChanLen, syncmodel.APIChanLen); n >= 0 {
@@ -90,12 +102,16 @@ func (c Chan[T]) Len() int {
 }
 
 // Cap returns the capacity of c, like cap(c).
+//
+//go:norace
 func (c Chan[T]) Cap() int { return cap(c.c) }
 
 // All returns an iterator over the values received from c until it is
 // closed, like for v := range c:
 //
 //	for v := range ch.All() { ... }
+//
+//go:norace
 func (c Chan[T]) All() iter.Seq[T] {
 	return func(yield func(T) bool) {
 		for {
@@ -115,6 +131,8 @@ func (c Chan[T]) All() iter.Seq[T] {
 }
 
 // enter is enter for c; a nil channel has id 0.
+//
+//go:norace
 func (c Chan[T]) enter() (*thread, uint64, bool) {
 	if c.s == nil {
 		th, ok := enterFree()
@@ -124,12 +142,16 @@ func (c Chan[T]) enter() (*thread, uint64, bool) {
 }
 
 // op returns the model operation k on c.
+//
+//go:norace
 func (c Chan[T]) op(k syncmodel.Kind, api syncmodel.API, id uint64) syncmodel.Op {
 	return syncmodel.Op{Kind: k, API: api, Obj: id, Arg: int64(cap(c.c))}
 }
 
 // simple performs Close or Len under the checker and returns the result,
 // or -1 when the operation passes through.
+//
+//go:norace
 func (c Chan[T]) simple(k syncmodel.Kind, api syncmodel.API) int64 {
 	th, id, ok := c.enter()
 	if !ok {
@@ -138,6 +160,7 @@ func (c Chan[T]) simple(k syncmodel.Kind, api syncmodel.API) int64 {
 	return th.point(c.op(k, api, id))
 }
 
+//go:norace
 func (c Chan[T]) sendChecked(v T) bool {
 	th, id, ok := c.enter()
 	if !ok {
@@ -162,6 +185,8 @@ func (c Chan[T]) sendChecked(v T) bool {
 
 // recvChecked receives under the checker; checked is false when the
 // receive passes through.
+//
+//go:norace
 func (c Chan[T]) recvChecked(api syncmodel.API) (v T, ok, checked bool) {
 	th, id, in := c.enter()
 	if !in {
@@ -194,6 +219,8 @@ func (c Chan[T]) recvChecked(api syncmodel.API) (v T, ok, checked bool) {
 
 // partnerValue is the value that parked thread tid sends through its case
 // cas (its only one for a plain send).
+//
+//go:norace
 func partnerValue[T any](ex *execution, tid, cas int) T {
 	p := ex.threads[tid-1]
 	x := p.sendVal
@@ -205,6 +232,8 @@ func partnerValue[T any](ex *execution, tid, cas int) T {
 }
 
 // sync empties the buffer if it holds the values of another execution.
+//
+//go:norace
 func (s *chanState[T]) sync(ex *execution) {
 	if s.gen != ex.gen {
 		clear(s.buf)
@@ -212,6 +241,7 @@ func (s *chanState[T]) sync(ex *execution) {
 	}
 }
 
+//go:norace
 func (s *chanState[T]) push(ex *execution, v T) {
 	s.sync(ex)
 	if s.head > 0 && len(s.buf) == cap(s.buf) {
@@ -222,6 +252,7 @@ func (s *chanState[T]) push(ex *execution, v T) {
 	s.buf = append(s.buf, v)
 }
 
+//go:norace
 func (s *chanState[T]) pop(ex *execution) T {
 	s.sync(ex)
 	var zero T
@@ -243,17 +274,21 @@ type chanCore interface {
 	partnerAny(ex *execution, tid, cas int) any
 }
 
+//go:norace
 func (s *chanState[T]) model(ex *execution) (uint64, int64) {
 	return s.ref.id(ex, famChan, unsafe.Pointer(s)), int64(s.cap)
 }
 
+//go:norace
 func (s *chanState[T]) pushAny(ex *execution, v any) {
 	x, _ := v.(T)
 	s.push(ex, x)
 }
 
+//go:norace
 func (s *chanState[T]) popAny(ex *execution) any { return s.pop(ex) }
 
+//go:norace
 func (s *chanState[T]) partnerAny(ex *execution, tid, cas int) any {
 	return partnerValue[T](ex, tid, cas)
 }

@@ -52,6 +52,7 @@ type config struct {
 	ltl      string // an LTL formula to check
 }
 
+//go:norace
 func newConfig(opts []Option) *config {
 	c := &config{maxDepth: DefaultMaxDepth, timeout: DefaultTimeout}
 	for _, o := range opts {
@@ -66,10 +67,14 @@ func newConfig(opts []Option) *config {
 // DefaultMaxDepth); an execution that reaches it is cut, which is not a
 // bug. n <= 0 removes the bound: the search then only ends if every
 // execution does.
+//
+//go:norace
 func MaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
 
 // All keeps exploring after the first bug and reports every distinct bug
 // (by kind and place) once, with the first schedule that showed it.
+//
+//go:norace
 func All() Option { return func(c *config) { c.all = true } }
 
 // Timeout sets the transition timeout (default DefaultTimeout): the longest
@@ -78,6 +83,8 @@ func All() Option { return func(c *config) { c.all = true } }
 // control) is reported as a transition timeout. It cannot be stopped: it
 // keeps running in the background, and its next sthread call unwinds it.
 // d <= 0 keeps the default.
+//
+//go:norace
 func Timeout(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
@@ -90,12 +97,16 @@ func Timeout(d time.Duration) Option {
 // "1;1;2", or "Path = 1;1;2") once instead of searching, like setting
 // ReplayEnv. After the schedule the execution goes on with the default
 // policy (the running goroutine keeps going, else the lowest id).
+//
+//go:norace
 func Schedule(s string) Option {
 	return func(c *config) { c.schedule, c.hasSchedule = s, true }
 }
 
 // MaxExecutions stops the search after n executions (0, the default: no
 // limit).
+//
+//go:norace
 func MaxExecutions(n int64) Option { return func(c *config) { c.maxExecutions = max(n, 0) } }
 
 // Strategy makes Check and Explore search with st instead of the
@@ -142,6 +153,8 @@ type Bug struct {
 }
 
 // String returns the report as text.
+//
+//go:norace
 func (b *Bug) String() string {
 	var sb strings.Builder
 	if b.Report != nil {
@@ -174,6 +187,8 @@ func (b *Bug) String() string {
 // runs, every goroutine that uses sthread objects of f must be started with
 // Go; do not call t.Parallel in a test that calls Check. Checks run one at a
 // time in a process.
+//
+//go:norace
 func Check(t testing.TB, f func(), opts ...Option) {
 	t.Helper()
 	cfg := newConfig(opts)
@@ -213,6 +228,8 @@ func Check(t testing.TB, f func(), opts ...Option) {
 // The error reports a search that could not go on (the program behaves
 // differently under the same schedule, or is not checkable), with the
 // partial result.
+//
+//go:norace
 func Explore(f func(), opts ...Option) (*Result, error) {
 	cfg := newConfig(opts)
 	if cfg.hasSchedule {
@@ -230,6 +247,8 @@ func Explore(f func(), opts ...Option) (*Result, error) {
 // with its report; otherwise it logs the trace. It fails t too if the
 // schedule does not parse or does not fit f (a goroutine it names does not
 // exist or is blocked at that step).
+//
+//go:norace
 func Replay(t testing.TB, schedule string, f func(), opts ...Option) {
 	t.Helper()
 	replay(t, schedule, f, newConfig(opts))
@@ -239,10 +258,13 @@ func Replay(t testing.TB, schedule string, f func(), opts ...Option) {
 // until f returns, and returns the bug the execution ends in, or nil if it
 // ends cleanly. The error reports a schedule that does not parse or does
 // not fit f.
+//
+//go:norace
 func RunSchedule(schedule string, f func(), opts ...Option) (*Bug, error) {
 	return runSchedule(schedule, f, newConfig(opts))
 }
 
+//go:norace
 func replay(t testing.TB, sched string, f func(), cfg *config) {
 	t.Helper()
 	rr, err := runOnce(sched, f, cfg, true)
@@ -259,6 +281,7 @@ func replay(t testing.TB, sched string, f func(), cfg *config) {
 	t.Logf("sthread: replayed %q:\n%s", sched, sb.String())
 }
 
+//go:norace
 func runSchedule(sched string, f func(), cfg *config) (*Bug, error) {
 	rr, err := runOnce(sched, f, cfg, true)
 	if err != nil {
@@ -274,6 +297,8 @@ type replayed struct {
 }
 
 // runOnce runs sched on f once and builds the report of the execution.
+//
+//go:norace
 func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) {
 	if f == nil {
 		return nil, errors.New("nil function")
@@ -298,6 +323,7 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 	return out, nil
 }
 
+//go:norace
 func explore(f func(), cfg *config) (*Result, error) {
 	if f == nil {
 		return &Result{}, errors.New("nil function")
@@ -370,6 +396,8 @@ func explore(f func(), cfg *config) (*Result, error) {
 
 // describe runs schedule s on f once with full stacks and builds its
 // report. checkMu must be held.
+//
+//go:norace
 func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Report, *search.ReplayResult, error) {
 	r := newRunner(f, cfg, reportDepth)
 	r.replay = logs
@@ -417,6 +445,8 @@ func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Re
 // decorate adds to a report what is particular to Go: the function each
 // goroutine runs, in front of each step and wait, and names instead of ids
 // in the message.
+//
+//go:norace
 func decorate(rep *report.Report, ex *execution, syms *goSymbols) {
 	names := make(map[int]string)
 	width := 0
@@ -440,6 +470,8 @@ func decorate(rep *report.Report, ex *execution, syms *goSymbols) {
 }
 
 // shortFunc is a function's name without its package path.
+//
+//go:norace
 func shortFunc(fn *runtime.Func) string {
 	if fn == nil {
 		return "?"
@@ -449,6 +481,8 @@ func shortFunc(fn *runtime.Func) string {
 
 // shortName drops the package path from a qualified Go name:
 // "example.com/m/pkg.TestX.func1" is "TestX.func1".
+//
+//go:norace
 func shortName(name string) string {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
@@ -460,11 +494,15 @@ func shortName(name string) string {
 }
 
 // funcName names f for error messages.
+//
+//go:norace
 func funcName(f func()) string {
 	return shortFunc(runtime.FuncForPC(funcPC(f)))
 }
 
 // locate is the checker's Locator: "file.go:12".
+//
+//go:norace
 func locate(pc uint64) string {
 	fr := userFrame(uintptr(pc))
 	if fr.File == "" {
@@ -474,6 +512,8 @@ func locate(pc uint64) string {
 }
 
 // replayCommand is the command line that replays sched in the test t.
+//
+//go:norace
 func replayCommand(t testing.TB, sched string) string {
 	parts := strings.Split(t.Name(), "/")
 	for i, p := range parts {
@@ -484,6 +524,8 @@ func replayCommand(t testing.TB, sched string) string {
 
 // packageDir is the directory of the test's package relative to its
 // module's root ("./examples/go"), or "." when it cannot tell.
+//
+//go:norace
 func packageDir() string {
 	wd, err := os.Getwd()
 	if err != nil {

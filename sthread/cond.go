@@ -16,11 +16,14 @@ type Cond struct {
 	// L is held while observing or changing the condition.
 	L Locker
 
-	c   sync.Cond
-	ref objRef
+	c    sync.Cond
+	ref  objRef
+	init sync.Once // gives c its locker when the Cond was not made by NewCond
 }
 
 // NewCond returns a new Cond with Locker l.
+//
+//go:norace
 func NewCond(l Locker) *Cond {
 	c := &Cond{L: l}
 	c.c.L = condLocker{c}
@@ -30,20 +33,34 @@ func NewCond(l Locker) *Cond {
 // condLocker makes the pass-through sync.Cond use the current c.L.
 type condLocker struct{ c *Cond }
 
-func (l condLocker) Lock()   { l.c.L.Lock() }
+//go:norace
+func (l condLocker) Lock() { l.c.L.Lock() }
+
+//go:norace
 func (l condLocker) Unlock() { l.c.L.Unlock() }
 
 // Wait atomically unlocks c.L and suspends the goroutine until it is woken
 // by Signal or Broadcast; it locks c.L again before returning. As with
 // sync.Cond, call it in a loop that checks the condition.
+//
+//go:norace
 func (c *Cond) Wait() {
 	if hooked.Load() && c.waitChecked() {
 		return
 	}
+	// A Cond{L: l} literal (plain Go's sync.Cond{L: l}, rewritten) has no
+	// locker for the real sync.Cond yet.
+	c.init.Do(func() {
+		if c.c.L == nil {
+			c.c.L = condLocker{c}
+		}
+	})
 	c.c.Wait()
 }
 
 // Signal wakes one goroutine waiting on c, if there is any.
+//
+//go:norace
 func (c *Cond) Signal() {
 	if hooked.Load() && c.checked(syncmodel.CondSignal, syncmodel.APIGoCondSignal) {
 		return
@@ -52,6 +69,8 @@ func (c *Cond) Signal() {
 }
 
 // Broadcast wakes all goroutines waiting on c.
+//
+//go:norace
 func (c *Cond) Broadcast() {
 	if hooked.Load() && c.checked(syncmodel.CondBroadcast, syncmodel.APIGoCondBroadcast) {
 		return
@@ -59,6 +78,7 @@ func (c *Cond) Broadcast() {
 	c.c.Broadcast()
 }
 
+//go:norace
 func (c *Cond) checked(k syncmodel.Kind, api syncmodel.API) bool {
 	th, id, ok := enter(&c.ref, famCond, unsafe.Pointer(c))
 	if !ok {
@@ -68,6 +88,7 @@ func (c *Cond) checked(k syncmodel.Kind, api syncmodel.API) bool {
 	return true
 }
 
+//go:norace
 func (c *Cond) waitChecked() bool {
 	th, id, ok := enter(&c.ref, famCond, unsafe.Pointer(c))
 	if !ok {

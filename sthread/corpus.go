@@ -33,9 +33,13 @@ const goTestKind = "go-test"
 
 // NoSave stops Check from saving the bugs it finds under testdata/stdbg
 // (see Check). The entries already stored are still replayed.
+//
+//go:norace
 func NoSave() Option { return func(c *config) { c.noSave = true } }
 
 // saving reports whether Check saves the bugs it finds.
+//
+//go:norace
 func (c *config) saving() bool {
 	if c.noSave {
 		return false
@@ -51,6 +55,8 @@ func (c *config) saving() bool {
 // corpusDir is the directory, relative to the package directory, holding
 // the corpus of the test named test: testdata/stdbg/<test name>, a subtest
 // in a subdirectory of its parent's.
+//
+//go:norace
 func corpusDir(test string) string {
 	parts := []string{"testdata", "stdbg"}
 	for _, p := range strings.Split(test, "/") {
@@ -62,6 +68,8 @@ func corpusDir(test string) string {
 // safeName makes one element of a test name usable as a directory name on
 // every system: characters other than letters, digits and -_.#=+,@ become
 // '_', and an empty, "." or ".." element becomes "_".
+//
+//go:norace
 func safeName(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -81,6 +89,8 @@ func safeName(s string) string {
 // saveBug stores b in the corpus directory dir of the test t and returns
 // the line to add to the failure message: where it was saved, or why it was
 // not; nothing when saving is off.
+//
+//go:norace
 func saveBug(t testing.TB, dir string, b *Bug, cfg *config) string {
 	if !cfg.saving() {
 		return ""
@@ -118,6 +128,8 @@ func saveBug(t testing.TB, dir string, b *Bug, cfg *config) string {
 // path, and replayCorpus then returns true: no search is needed. Entries
 // that now run cleanly (fixed) or no longer fit f (diverged), corrupt
 // entries and entries of another test are logged.
+//
+//go:norace
 func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
 	t.Helper()
 	if _, err := os.Stat(dir); err != nil {
@@ -183,12 +195,16 @@ func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
 }
 
 // oneLine joins the lines of s, for one-line log messages.
+//
+//go:norace
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
 // stdbgVersion is the version of the stdbg module linked into the test
 // binary, "(devel)" when it cannot tell.
+//
+//go:norace
 func stdbgVersion() string {
 	const module = "github.com/stdbg/stdbg"
 	bi, ok := debug.ReadBuildInfo()

@@ -90,6 +90,20 @@
 // choice: the schedule writes the step as thread:k, k being the index of
 // the case among the ready ones.
 //
+// # Plain Go
+//
+// stdbg find checks Go that does not import sthread by rewriting it at
+// build time (package goinstr) onto the rest of this package's API: the
+// functions on real channels (ChanSend, ChanRecv, ChanRecv2, ChanClose,
+// ChanLen, ChanRange, SelectOf with RecvCaseOf and SendCaseOf), CheckTest
+// for test functions, virtual time (TimeSleep, After, Tick, NewTimer,
+// NewTicker, AfterFunc, Now, Since, Until: under Check a clock of the
+// execution that starts at Epoch and moves only when a sleeper or a timer
+// wakes), contexts (ContextWithCancel, ContextWithTimeout, ...), and
+// seeded randomness (Rand, Rand2, RandN; see RandSeedEnv). Built with the
+// race detector, sthread reports the program's data races in every
+// explored schedule (see race.go).
+//
 // # Rules for checked code
 //
 // The checked function must behave the same way under the same schedule:

@@ -5,6 +5,8 @@ package sthread
 // identity; a checker must tell its threads apart from goroutines it does
 // not control, so it reads the descriptor the Go runtime keeps in
 // thread-local storage on amd64.
+//
+//go:norace
 func getg() uintptr
 
 // fpcallers stores in pcs the return addresses of the calling goroutine's
@@ -15,6 +17,7 @@ func getg() uintptr
 // unwinding tables of every frame.
 //
 //go:noescape
+//go:norace
 func fpcallers(pcs []uintptr) int
 
 // callers stores in pcs the return addresses of the frames above the caller
@@ -22,6 +25,7 @@ func fpcallers(pcs []uintptr) int
 // caller was called.
 //
 //go:noinline
+//go:norace
 func callers(pcs []uintptr) int {
 	return fpcallers(pcs)
 }

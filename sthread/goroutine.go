@@ -13,6 +13,8 @@ import (
 // Go runs f in a new goroutine, like the statement go f(). Under Check the
 // goroutine is a checked thread, numbered in creation order; it runs up to
 // its first sthread call as part of the step that creates it.
+//
+//go:norace
 func Go(f func()) {
 	if hooked.Load() {
 		if th, ok := enterFree(); ok {
@@ -27,6 +29,8 @@ func Go(f func()) {
 // here. Put one in every loop that waits for another goroutine by polling
 // shared memory, or the loop is a transition that never ends. Outside Check
 // it calls runtime.Gosched.
+//
+//go:norace
 func Yield() {
 	if hooked.Load() {
 		if th, ok := enterFree(); ok {
@@ -39,6 +43,8 @@ func Yield() {
 
 // Sleep pauses the goroutine for d. Under Check it does not sleep: it is a
 // scheduling point, and time does not pass.
+//
+//go:norace
 func Sleep(d time.Duration) {
 	if hooked.Load() {
 		if th, ok := enterFree(); ok {
@@ -52,6 +58,8 @@ func Sleep(d time.Duration) {
 // Choose returns a value in 0..n-1. Under Check the search tries every
 // value, in different executions; outside Check it returns 0. It panics if
 // n < 1.
+//
+//go:norace
 func Choose(n int) int {
 	if n < 1 {
 		panic(fmt.Sprintf("sthread.Choose(%d): n must be at least 1", n))
@@ -67,6 +75,8 @@ func Choose(n int) int {
 // Assert checks a property of the program. Under Check a false cond ends
 // the execution and is reported as an assertion failure with msg, the
 // schedule and the trace; outside Check it panics with msg.
+//
+//go:norace
 func Assert(cond bool, msg string) {
 	if cond {
 		return
@@ -81,6 +91,8 @@ func Assert(cond bool, msg string) {
 
 // failUser reports a failed property of the program at the user's call of
 // the sthread function under way, and waits to be unwound.
+//
+//go:norace
 func (th *thread) failUser(msg string) {
 	var buf [failureCap]uintptr
 	pcs := buf[:callers(buf[:])]
@@ -102,6 +114,8 @@ func (th *thread) failUser(msg string) {
 // about to be read: under Check, other goroutines may run before the read,
 // and the trace shows it. Outside Check it does nothing. Under Check it
 // panics if p is not a non-nil pointer.
+//
+//go:norace
 func Read(p any) {
 	if hooked.Load() {
 		memAccess(syncmodel.Read, syncmodel.APIGoRead, p)
@@ -109,12 +123,15 @@ func Read(p any) {
 }
 
 // Write is Read for memory about to be written.
+//
+//go:norace
 func Write(p any) {
 	if hooked.Load() {
 		memAccess(syncmodel.Write, syncmodel.APIGoWrite, p)
 	}
 }
 
+//go:norace
 func memAccess(k syncmodel.Kind, api syncmodel.API, p any) {
 	th, ok := enterFree()
 	if !ok {

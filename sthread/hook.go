@@ -28,6 +28,8 @@ var (
 )
 
 // rehook recomputes hooked; regMu must be held.
+//
+//go:norace
 func rehook() {
 	hooked.Store(checking.Load() != nil || len(stale) > 0)
 }
@@ -65,6 +67,8 @@ const idBase = 1 << 44
 type objRef struct{ v atomic.Uint64 }
 
 // id returns the model id of the object in execution ex, registering it.
+//
+//go:norace
 func (o *objRef) id(ex *execution, fam family, addr unsafe.Pointer) uint64 {
 	v := o.v.Load()
 	if v != 0 && uint32(v>>32) == ex.gen {
@@ -77,6 +81,8 @@ func (o *objRef) id(ex *execution, fam family, addr unsafe.Pointer) uint64 {
 }
 
 // registeredIn reports whether the object was used in execution ex.
+//
+//go:norace
 func (o *objRef) registeredIn(ex *execution) bool {
 	v := o.v.Load()
 	return v != 0 && uint32(v>>32) == ex.gen
@@ -94,6 +100,8 @@ type object struct {
 // object's id, or ok false when the operation passes through to the real
 // primitive. A goroutine being unwound (the end of its execution, or a
 // goroutine left behind by a transition timeout) panics with abortSignal.
+//
+//go:norace
 func enter(ref *objRef, fam family, addr unsafe.Pointer) (th *thread, id uint64, ok bool) {
 	g := getg()
 	if r := checking.Load(); r != nil {
@@ -128,6 +136,8 @@ func enter(ref *objRef, fam family, addr unsafe.Pointer) (th *thread, id uint64,
 // check cannot go on, and the scheduler reports it. The goroutine is parked
 // for good: the real primitive is in no known state (unlocking it could
 // be fatal to the process) and the goroutine cannot be unwound.
+//
+//go:norace
 func foreign(r *runner, g uintptr, fam family) {
 	regMu.Lock()
 	for _, s := range stale {
@@ -147,6 +157,8 @@ func foreign(r *runner, g uintptr, fam family) {
 }
 
 // enterFree is enter for operations without an object.
+//
+//go:norace
 func enterFree() (*thread, bool) {
 	th, _, ok := enter(nil, 0, nil)
 	return th, ok

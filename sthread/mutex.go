@@ -22,6 +22,8 @@ type Mutex struct {
 }
 
 // Lock locks m, waiting until it is available.
+//
+//go:norace
 func (m *Mutex) Lock() {
 	if hooked.Load() && m.checked(syncmodel.GoMutexLock, syncmodel.APIGoMutexLock, nil) >= 0 {
 		return
@@ -30,6 +32,8 @@ func (m *Mutex) Lock() {
 }
 
 // TryLock tries to lock m and reports whether it succeeded.
+//
+//go:norace
 func (m *Mutex) TryLock() bool {
 	if hooked.Load() {
 		if c := m.checked(syncmodel.GoMutexTryLock, syncmodel.APIGoMutexTryLock, nil); c >= 0 {
@@ -40,6 +44,8 @@ func (m *Mutex) TryLock() bool {
 }
 
 // Unlock unlocks m. Any goroutine may unlock a locked Mutex.
+//
+//go:norace
 func (m *Mutex) Unlock() {
 	if hooked.Load() && m.checked(syncmodel.GoMutexUnlock, syncmodel.APIGoMutexUnlock, nil) >= 0 {
 		return
@@ -50,6 +56,8 @@ func (m *Mutex) Unlock() {
 // checked performs an operation of m under the checker and returns its
 // result, or -1 when it passes through. pcs, if not nil, are the frames to
 // report; else the caller's caller is.
+//
+//go:norace
 func (m *Mutex) checked(k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
 	th, id, ok := enter(&m.ref, famMutex, unsafe.Pointer(m))
 	if !ok {
@@ -75,6 +83,8 @@ type RWMutex struct {
 }
 
 // RLock locks rw for reading.
+//
+//go:norace
 func (rw *RWMutex) RLock() {
 	if hooked.Load() && rw.checked(syncmodel.GoRWRLock, syncmodel.APIGoRWRLock, nil) >= 0 {
 		return
@@ -83,6 +93,8 @@ func (rw *RWMutex) RLock() {
 }
 
 // TryRLock tries to lock rw for reading and reports whether it succeeded.
+//
+//go:norace
 func (rw *RWMutex) TryRLock() bool {
 	if hooked.Load() {
 		if c := rw.checked(syncmodel.GoRWTryRLock, syncmodel.APIGoRWTryRLock, nil); c >= 0 {
@@ -93,6 +105,8 @@ func (rw *RWMutex) TryRLock() bool {
 }
 
 // RUnlock undoes a single RLock call.
+//
+//go:norace
 func (rw *RWMutex) RUnlock() {
 	if hooked.Load() && rw.checked(syncmodel.GoRWRUnlock, syncmodel.APIGoRWRUnlock, nil) >= 0 {
 		return
@@ -101,6 +115,8 @@ func (rw *RWMutex) RUnlock() {
 }
 
 // Lock locks rw for writing.
+//
+//go:norace
 func (rw *RWMutex) Lock() {
 	if hooked.Load() && rw.lockChecked(nil) {
 		return
@@ -109,6 +125,8 @@ func (rw *RWMutex) Lock() {
 }
 
 // TryLock tries to lock rw for writing and reports whether it succeeded.
+//
+//go:norace
 func (rw *RWMutex) TryLock() bool {
 	if hooked.Load() {
 		if c := rw.checked(syncmodel.GoRWTryLock, syncmodel.APIGoRWTryLock, nil); c >= 0 {
@@ -119,6 +137,8 @@ func (rw *RWMutex) TryLock() bool {
 }
 
 // Unlock unlocks rw for writing.
+//
+//go:norace
 func (rw *RWMutex) Unlock() {
 	if hooked.Load() && rw.checked(syncmodel.GoRWUnlock, syncmodel.APIGoRWUnlock, nil) >= 0 {
 		return
@@ -128,13 +148,19 @@ func (rw *RWMutex) Unlock() {
 
 // RLocker returns a Locker whose Lock and Unlock call rw.RLock and
 // rw.RUnlock.
+//
+//go:norace
 func (rw *RWMutex) RLocker() Locker { return (*rlocker)(rw) }
 
 type rlocker RWMutex
 
-func (r *rlocker) Lock()   { (*RWMutex)(r).RLock() }
+//go:norace
+func (r *rlocker) Lock() { (*RWMutex)(r).RLock() }
+
+//go:norace
 func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }
 
+//go:norace
 func (rw *RWMutex) checked(k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
 	th, id, ok := enter(&rw.ref, famRWMutex, unsafe.Pointer(rw))
 	if !ok {
@@ -149,6 +175,8 @@ func (rw *RWMutex) checked(k syncmodel.Kind, api syncmodel.API, pcs []uintptr) i
 
 // lockChecked is Lock under the checker: the announcement, then the wait
 // for the readers.
+//
+//go:norace
 func (rw *RWMutex) lockChecked(pcs []uintptr) bool {
 	th, id, ok := enter(&rw.ref, famRWMutex, unsafe.Pointer(rw))
 	if !ok {
@@ -165,6 +193,8 @@ func (rw *RWMutex) lockChecked(pcs []uintptr) bool {
 
 // lockAt and unlockAt lock and unlock l for a caller inside sthread (a
 // Cond), reporting the frames pcs for the sthread lockers.
+//
+//go:norace
 func lockAt(l Locker, pcs []uintptr) {
 	switch l := l.(type) {
 	case *Mutex:
@@ -183,6 +213,7 @@ func lockAt(l Locker, pcs []uintptr) {
 	l.Lock()
 }
 
+//go:norace
 func unlockAt(l Locker, pcs []uintptr) {
 	switch l := l.(type) {
 	case *Mutex:

@@ -17,6 +17,8 @@ type Once struct {
 }
 
 // Do calls f if and only if Do is being called for the first time on o.
+//
+//go:norace
 func (o *Once) Do(f func()) {
 	if hooked.Load() && o.doChecked(f) {
 		return
@@ -24,6 +26,7 @@ func (o *Once) Do(f func()) {
 	o.o.Do(f)
 }
 
+//go:norace
 func (o *Once) doChecked(f func()) bool {
 	th, id, ok := enter(&o.ref, famOnce, unsafe.Pointer(o))
 	if !ok {

@@ -182,3 +182,25 @@ func TestReadNotAPointer(t *testing.T) {
 		t.Errorf("%v %v", res.Bugs, err)
 	}
 }
+
+// TestCondLiteral uses a Cond made as a literal, as plain Go's
+// sync.Cond{L: &mu} becomes once instrumented, outside Check.
+func TestCondLiteral(t *testing.T) {
+	var mu sthread.Mutex
+	c := &sthread.Cond{L: &mu}
+	ready := false
+	done := make(chan bool)
+	go func() {
+		mu.Lock()
+		for !ready {
+			c.Wait()
+		}
+		mu.Unlock()
+		done <- true
+	}()
+	mu.Lock()
+	ready = true
+	c.Broadcast()
+	mu.Unlock()
+	<-done
+}

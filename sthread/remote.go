@@ -31,6 +31,8 @@ const (
 )
 
 // remote reports whether this process was started by stdbg find.
+//
+//go:norace
 func remote() bool {
 	return os.Getenv(envCtl) != "" && os.Getenv(envMailbox) != ""
 }
@@ -44,6 +46,8 @@ func remote() bool {
 // program's main in it:
 //
 //	func main() { sthread.Run(realMain) }
+//
+//go:norace
 func Run(f func()) {
 	if remote() {
 		os.Exit(runRemoteOrDie(f, newConfig(nil)))
@@ -71,6 +75,8 @@ func replayProgram(sched string, f func(), w io.Writer) int {
 
 // runRemoteOrDie runs one remote execution and returns the exit status for
 // the process.
+//
+//go:norace
 func runRemoteOrDie(f func(), cfg *config) int {
 	if err := runRemote(f, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "sthread:", err)
@@ -79,6 +85,7 @@ func runRemoteOrDie(f func(), cfg *config) int {
 	return 0
 }
 
+//go:norace
 func envFD(name string) (int, error) {
 	v := os.Getenv(name)
 	fd, err := strconv.Atoi(v)
@@ -89,6 +96,8 @@ func envFD(name string) (int, error) {
 }
 
 // runRemote greets the checker, waits for FORK and pumps one execution.
+//
+//go:norace
 func runRemote(f func(), cfg *config) error {
 	ctlFD, err := envFD(envCtl)
 	if err != nil {
@@ -139,6 +148,10 @@ func runRemote(f func(), cfg *config) error {
 	if flags&wire.FlagStacks != 0 {
 		depth = framesCap
 	}
+	if raceOn {
+		raceHide = true
+		tapStderr()
+	}
 	r := newRunner(f, cfg, depth)
 	r.state = flags&wire.FlagState != 0
 	r.start()
@@ -178,6 +191,8 @@ func runRemote(f func(), cfg *config) error {
 
 // waitChecker waits for the checker's answer, giving up when the checker
 // is gone.
+//
+//go:norace
 func waitChecker(slot *wire.Slot, last uint32, checkerPid int) ([]byte, error) {
 	for {
 		b, err := slot.WaitDown(last, time.Now().Add(time.Second))
@@ -195,6 +210,8 @@ func waitChecker(slot *wire.Slot, last uint32, checkerPid int) ([]byte, error) {
 
 // encodeEvents turns the runner's events into wire messages; over reports
 // an event after which the execution cannot go on.
+//
+//go:norace
 func encodeEvents(evs []any) (msg []byte, over bool, err error) {
 	for _, ev := range evs {
 		switch v := ev.(type) {
@@ -223,6 +240,8 @@ func encodeEvents(evs []any) (msg []byte, over bool, err error) {
 }
 
 // selfModules describes the executable's mapping for symbolization.
+//
+//go:norace
 func selfModules(exe string) []wire.Module {
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {

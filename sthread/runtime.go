@@ -3,6 +3,8 @@ package sthread
 import (
 	"errors"
 	"fmt"
+	"math/rand"
+	randv2 "math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -12,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/symbolize"
@@ -65,13 +68,19 @@ const (
 )
 
 // status returns the state of th.
+//
+//go:norace
 func (th *thread) status() uint64 { return th.state.Load() & stateMask }
 
 // running marks th as running in transition seq.
+//
+//go:norace
 func (th *thread) running(seq uint64) { th.state.Store(seq<<stateBits | stRunning) }
 
 // leave moves th from running to state to, and reports false if it was not
 // running any more (it is stale).
+//
+//go:norace
 func (th *thread) leave(to uint64) bool {
 	w := th.state.Load()
 	return w&stateMask == stRunning && th.state.CompareAndSwap(w, w&^stateMask|to)
@@ -116,6 +125,7 @@ type runner struct {
 	known sync.Map // uint64 pc -> symbolize.Frame resolved in its stack, for failures
 }
 
+//go:norace
 func newRunner(f func(), cfg *config, depth int) *runner {
 	return &runner{
 		f:       f,
@@ -131,8 +141,16 @@ func newRunner(f func(), cfg *config, depth int) *runner {
 // one processor a handoff does not wake an idle processor, a system call on
 // the critical path of every transition: checking is about 1.5 times
 // faster.
+//
+//go:norace
 func (r *runner) start() {
 	r.procs = runtime.GOMAXPROCS(1)
+	if raceOn && raceHide {
+		// What happened before the check happens before every thread;
+		// the scheduler's hand-overs order nothing of the program.
+		raceReleaseMerge(unsafe.Pointer(&raceStart))
+		raceDisable()
+	}
 	regMu.Lock()
 	checking.Store(r)
 	rehook()
@@ -142,6 +160,7 @@ func (r *runner) start() {
 	}
 }
 
+//go:norace
 func (r *runner) stop() {
 	for _, th := range r.free {
 		th.retire()
@@ -153,12 +172,17 @@ func (r *runner) stop() {
 	rehook()
 	regMu.Unlock()
 	runtime.GOMAXPROCS(r.procs)
+	if raceOn && raceHide {
+		raceEnable()
+	}
 }
 
 // watch raises an alarm when one transition (seq odd and unchanged) lasts
 // longer than the timeout. It checks eight times per timeout. The alarm
 // makes the running thread stale, if it is still running that transition,
 // and wakes the scheduler in its place.
+//
+//go:norace
 func (r *runner) watch() {
 	tick := max(r.timeout/8, time.Millisecond)
 	t := time.NewTicker(tick)
@@ -216,6 +240,18 @@ type execution struct {
 	// program declared, and whether it marked progress in the transition.
 	declared []declared
 	progress bool
+
+	// plain maps the real channels used in this execution (see plain.go)
+	// to their state.
+	plain table
+	// now is the virtual clock (see vtime.go), in nanoseconds since Epoch.
+	now int64
+	// rand and rand2 are the execution's generators (see rand.go).
+	rand  *rand.Rand
+	rand2 *randv2.Rand
+	// raceVars are the race detector's variables of the objects (see
+	// race.go).
+	raceVars table
 }
 
 // thread is one checked goroutine of an execution.
@@ -237,6 +273,9 @@ type thread struct {
 	hasWorker, retired bool
 	goid               atomic.Uint64 // the worker goroutine's id, for stack dumps
 	last               []uint64      // where its latest operation was called
+	// origin, if not nil, is where the operations of a goroutine of
+	// sthread's own (a timer) are shown.
+	origin []uintptr
 
 	// Values exchanged through channels (see chan.go).
 	sendVal any   // the value of a parked send
@@ -246,6 +285,8 @@ type thread struct {
 
 // Begin implements checker.Runtime: it starts the checked function as
 // thread 1 and returns the events up to its first scheduling point.
+//
+//go:norace
 func (r *runner) Begin() ([]any, error) {
 	if r.fatal != nil {
 		return nil, r.fatal
@@ -263,6 +304,8 @@ func (r *runner) Begin() ([]any, error) {
 }
 
 // Resume implements checker.Runtime.
+//
+//go:norace
 func (r *runner) Resume(tid int, code int64) ([]any, error) {
 	ex := r.ex.Load()
 	if ex == nil || tid < 1 || tid > len(ex.threads) {
@@ -281,6 +324,8 @@ func (r *runner) Resume(tid int, code int64) ([]any, error) {
 }
 
 // wakeUp lets parked thread th run, as the scheduler.
+//
+//go:norace
 func (r *runner) wakeUp(ex *execution, th *thread) {
 	th.back = nil
 	th.running(r.seq.Add(1))
@@ -290,6 +335,8 @@ func (r *runner) wakeUp(ex *execution, th *thread) {
 
 // End implements checker.Runtime: it unwinds every parked thread, one at a
 // time, and waits for its goroutine to end.
+//
+//go:norace
 func (r *runner) End(clean bool) {
 	ex := r.ex.Load()
 	if ex == nil {
@@ -321,6 +368,8 @@ func (r *runner) End(clean bool) {
 
 // await waits for the running thread to hand control back. It reports false
 // when the transition timed out: the running thread is then stale.
+//
+//go:norace
 func (r *runner) await() bool {
 	<-r.sched
 	if !r.alarm.Swap(false) {
@@ -338,6 +387,7 @@ func (r *runner) await() bool {
 	return false
 }
 
+//go:norace
 func (r *runner) newExecution() *execution {
 	ex := &execution{r: r, gen: genCounter.Add(1)}
 	if ex.gen == 0 {
@@ -349,10 +399,13 @@ func (r *runner) newExecution() *execution {
 		// begins the next one.
 		ex.events, ex.arena, ex.objs, ex.threads = l.events[:0], l.arena[:0], l.objs[:0], l.threads[:0]
 		clear(l.threads[:cap(l.threads)])
+		ex.plain = l.plain
+		ex.plain.reset()
 	}
 	return ex
 }
 
+//go:norace
 func (ex *execution) newThread(tid int, f func()) *thread {
 	r := ex.r
 	var th *thread
@@ -370,11 +423,13 @@ func (ex *execution) newThread(tid int, f func()) *thread {
 }
 
 // reset clears a thread record of an ended execution for reuse.
+//
+//go:norace
 func (th *thread) reset() {
 	th.g.Store(0)
 	th.state.Store(0)
 	th.abort.Store(false)
-	th.back, th.code, th.final, th.returned, th.last = nil, 0, false, false, nil
+	th.back, th.code, th.final, th.returned, th.last, th.origin = nil, 0, false, false, nil, nil
 	th.job = nil
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
 }
@@ -382,6 +437,8 @@ func (th *thread) reset() {
 // collect returns the events of the transition that just ended, with a
 // TimedOut event if it did not end, and the report of a goroutine that
 // sthread does not control.
+//
+//go:norace
 func (ex *execution) collect(ok bool) []any {
 	r := ex.r
 	if r.state && ok && !ex.failed {
@@ -400,6 +457,8 @@ func (ex *execution) collect(ok bool) []any {
 
 // timedOut records the TimedOut event of stale thread th, and where its
 // goroutine is.
+//
+//go:norace
 func (ex *execution) timedOut(th *thread) {
 	frames := th.last
 	if frames == nil {
@@ -411,6 +470,8 @@ func (ex *execution) timedOut(th *thread) {
 }
 
 // goid returns the id of the calling goroutine, from its stack dump.
+//
+//go:norace
 func goid() uint64 {
 	var buf [64]byte
 	s := strings.TrimPrefix(string(buf[:runtime.Stack(buf[:], false)]), "goroutine ")
@@ -420,6 +481,8 @@ func goid() uint64 {
 
 // goroutineStack returns the functions and source positions of the user's
 // frames of goroutine id, innermost first, from the dump of all goroutines.
+//
+//go:norace
 func goroutineStack(id uint64) []string {
 	if id == 0 {
 		return nil
@@ -459,6 +522,8 @@ func goroutineStack(id uint64) []string {
 }
 
 // record copies frames into the execution's arena.
+//
+//go:norace
 func (ex *execution) record(pcs []uintptr) []uint64 {
 	if len(ex.arena)+len(pcs) > cap(ex.arena) {
 		ex.arena = make([]uint64, 0, max(4096, 2*cap(ex.arena), len(pcs)))
@@ -474,6 +539,8 @@ func (ex *execution) record(pcs []uintptr) []uint64 {
 // pending operation, called from the user's code that called the sthread
 // function under way, hands control back and waits until the scheduler
 // lets it perform the operation, and returns the operation's result.
+//
+//go:norace
 func (th *thread) point(op syncmodel.Op) int64 {
 	var buf [framesCap]uintptr
 	return th.pointAt(op, th.capture(buf[:]))
@@ -481,13 +548,29 @@ func (th *thread) point(op syncmodel.Op) int64 {
 
 // capture returns the frames of the user's call of the sthread function
 // under way, at most the runner's depth, using buf.
+//
+//go:norace
 func (th *thread) capture(buf []uintptr) []uintptr {
 	pcs := buf[:callers(buf)]
 	i := 0
 	for i < len(pcs) && inSthread(pcs[i]) {
 		i++
 	}
+	if th.origin != nil && (i == len(pcs) || isGoexit(pcs[i])) {
+		// A goroutine of sthread's own (a timer): its operations are
+		// shown where it was made.
+		return th.origin
+	}
 	return pcs[i:min(len(pcs), i+th.ex.r.depth)]
+}
+
+// isGoexit reports whether return address pc is in runtime.goexit, the
+// bottom of every goroutine's stack.
+//
+//go:norace
+func isGoexit(pc uintptr) bool {
+	f := runtime.FuncForPC(pc - 1)
+	return f != nil && f.Name() == "runtime.goexit"
 }
 
 // pcClass caches inSthread, direct-mapped: an entry is pc<<1 | in. It is
@@ -497,6 +580,8 @@ var pcClass [1 << 12]atomic.Uint64
 // inSthread reports whether the return address pc lies in a function of
 // package sthread, not counting the functions inlined into it: a user's
 // function into which an sthread method was inlined is the user's.
+//
+//go:norace
 func inSthread(pc uintptr) bool {
 	slot := &pcClass[(pc^pc>>12)&(uintptr(len(pcClass))-1)]
 	if e := slot.Load(); e>>1 == uint64(pc) {
@@ -520,6 +605,8 @@ func inSthread(pc uintptr) bool {
 // userFrame returns the innermost frame at return address pc that is not
 // in package sthread (the user's call of an sthread method inlined into
 // it), or the outermost frame.
+//
+//go:norace
 func userFrame(pc uintptr) runtime.Frame {
 	// CallersFrames expands the functions inlined at a PC only when more
 	// PCs follow: the 0 that follows is skipped.
@@ -543,13 +630,20 @@ var sthreadDir = func() string {
 // of its tests). Frames are told apart by file rather than by function
 // name: a closure of an sthread function inlined into the user's code, such
 // as the iterator of Chan.All, is named after the user's function.
+//
+//go:norace
 func isSthreadFile(file string) bool {
 	return strings.HasPrefix(file, sthreadDir) && !strings.HasSuffix(file, "_test.go") &&
 		!strings.Contains(file[len(sthreadDir):], "/")
 }
 
 // pointAt is point with the frames already captured.
+//
+//go:norace
 func (th *thread) pointAt(op syncmodel.Op, pcs []uintptr) int64 {
+	if raceOn && raceHide {
+		th.raceEnter()
+	}
 	if !th.leave(stParked) {
 		panic(abortSignal{}) // stale
 	}
@@ -558,7 +652,12 @@ func (th *thread) pointAt(op syncmodel.Op, pcs []uintptr) int64 {
 
 // again is point for the second half of an operation, reported where the
 // first half was.
+//
+//go:norace
 func (th *thread) again(op syncmodel.Op) int64 {
+	if raceOn && raceHide {
+		th.raceEnter()
+	}
 	if !th.leave(stParked) {
 		panic(abortSignal{})
 	}
@@ -567,6 +666,8 @@ func (th *thread) again(op syncmodel.Op) int64 {
 
 // pending reports op at frames for a thread that just parked, and waits for
 // its turn.
+//
+//go:norace
 func (th *thread) pending(op syncmodel.Op, frames []uint64) int64 {
 	ex := th.ex
 	th.last = frames
@@ -579,12 +680,18 @@ func (th *thread) pending(op syncmodel.Op, frames []uint64) int64 {
 		}
 		panic(abortSignal{})
 	}
+	if raceOn && raceHide {
+		raceEnable()
+		ex.raceSync(op)
+	}
 	return th.code
 }
 
 // handBack gives control to the thread waiting for this one's first
 // scheduling point, or to the scheduler. The caller's state is no longer
 // running.
+//
+//go:norace
 func (th *thread) handBack() {
 	b := th.back
 	th.back = nil
@@ -599,9 +706,18 @@ func (th *thread) handBack() {
 
 // spawnAs creates the thread of a Go call made by th under the checker:
 // the new goroutine runs f, and reports show it as running shown.
+//
+//go:norace
 func (th *thread) spawnAs(f, shown func()) {
 	tid := int(th.point(syncmodel.Op{Kind: syncmodel.ThreadCreate, API: syncmodel.APIGo, Arg: 1}))
 	ex := th.ex
+	if raceOn && raceHide {
+		// The go statement orders what the parent did before it
+		// before the child.
+		raceReleaseMerge(ex.raceVar(raceThreadKey(tid)))
+		raceDisable()
+		defer raceEnable()
+	}
 	child := ex.newThread(tid, shown)
 	child.job = f
 	child.back = th
@@ -625,6 +741,8 @@ func (th *thread) spawnAs(f, shown func()) {
 
 // park hands control back without a pending operation and waits for the
 // end of the execution.
+//
+//go:norace
 func (th *thread) park() {
 	if !th.leave(stParked) {
 		return
@@ -635,6 +753,8 @@ func (th *thread) park() {
 
 // start runs th's function: in its worker goroutine, waiting since its
 // previous execution, or in a new one.
+//
+//go:norace
 func (th *thread) start() {
 	if th.hasWorker {
 		th.wake <- struct{}{}
@@ -647,6 +767,8 @@ func (th *thread) start() {
 // work is the goroutine of a thread record: it runs the function of the
 // thread, then waits for the thread of a later execution that reuses the
 // record, until it is retired (or its thread goes stale).
+//
+//go:norace
 func (th *thread) work() {
 	th.goid.Store(goid())
 	for {
@@ -658,10 +780,15 @@ func (th *thread) work() {
 		if th.retired {
 			return
 		}
+		if raceOn && raceHide {
+			raceEnable() // disabled by exit
+		}
 	}
 }
 
 // retire ends the worker of an idle thread record.
+//
+//go:norace
 func (th *thread) retire() {
 	th.retired = true
 	th.wake <- struct{}{}
@@ -669,8 +796,14 @@ func (th *thread) retire() {
 
 // run is the trampoline of every checked goroutine: it runs the thread's
 // function and reports its end. It reports false if the thread went stale.
+//
+//go:norace
 func (th *thread) run() (keep bool) {
 	defer func() { keep = th.exit(recover()) }()
+	if raceOn && raceHide {
+		raceAcquire(unsafe.Pointer(&raceStart))
+		raceAcquire(th.ex.raceVar(raceThreadKey(th.tid)))
+	}
 	th.job()
 	th.returned = true
 	th.final = true
@@ -686,13 +819,20 @@ func (th *thread) run() (keep bool) {
 
 // funcLine returns a pseudo return address that symbolizes to the first
 // line of the function at entry, where a goroutine's return is shown.
+//
+//go:norace
 func funcLine(entry uintptr) uintptr { return entry + 1 }
 
 // exit ends the function of a checked goroutine: it reports a panic or a
 // runtime.Goexit of the function as a failure, recovers the unwinding at
 // the end of the execution, and hands control back a last time. It reports
 // false if the thread went stale. p is what the trampoline recovered.
+//
+//go:norace
 func (th *thread) exit(p any) bool {
+	if raceOn && raceHide {
+		raceDisable()
+	}
 	ex := th.ex
 	switch {
 	case th.abort.Load() || th.returned:
@@ -724,6 +864,8 @@ func (th *thread) exit(p any) bool {
 
 // fail records a failure of thread th; the execution is over. pcs, if not
 // nil, are the frames of the failure.
+//
+//go:norace
 func (ex *execution) fail(th *thread, f wire.Failure, pcs []uintptr) {
 	if th.status() != stRunning {
 		return
@@ -737,6 +879,8 @@ func (ex *execution) fail(th *thread, f wire.Failure, pcs []uintptr) {
 
 // panicFailure describes the panic p of thread th, with the stack from the
 // panicking frame to the goroutine's function.
+//
+//go:norace
 func panicFailure(th *thread, p any) wire.Failure {
 	var buf [failureCap]uintptr
 	n := runtime.Callers(1, buf[:])
@@ -780,6 +924,8 @@ const trampolineName = sthreadPrefix + "(*thread).run"
 
 // trimStack drops the frames of the trampoline and below from the return
 // addresses pcs of a checked goroutine.
+//
+//go:norace
 func trimStack(pcs []uintptr) []uintptr {
 	for i, pc := range pcs {
 		if f := runtime.FuncForPC(pc - 1); f != nil {
@@ -792,6 +938,8 @@ func trimStack(pcs []uintptr) []uintptr {
 }
 
 // panicMessage renders a panic value as Go prints it.
+//
+//go:norace
 func panicMessage(p any) string {
 	switch v := p.(type) {
 	case error:

@@ -25,6 +25,8 @@ const (
 )
 
 // SendCase returns the case of a Select that sends v on c, like case c <- v.
+//
+//go:norace
 func (c Chan[T]) SendCase(v T) SelectCase {
 	sc := SelectCase{dir: caseSend, ch: reflect.ValueOf(c.c), val: v}
 	if c.s != nil {
@@ -35,6 +37,8 @@ func (c Chan[T]) SendCase(v T) SelectCase {
 
 // RecvCase returns the case of a Select that receives from c, like case
 // *v, *ok = <-c. v and ok may be nil to discard them.
+//
+//go:norace
 func (c Chan[T]) RecvCase(v *T, ok *bool) SelectCase {
 	sc := SelectCase{dir: caseRecv, ch: reflect.ValueOf(c.c), deliver: func(x any, got bool) {
 		if v != nil {
@@ -52,6 +56,8 @@ func (c Chan[T]) RecvCase(v *T, ok *bool) SelectCase {
 
 // Default returns the default case of a Select, which runs when no other
 // case can proceed.
+//
+//go:norace
 func Default() SelectCase { return SelectCase{dir: caseDefault} }
 
 // Select waits until one of the cases can proceed, performs it and returns
@@ -70,6 +76,8 @@ func Default() SelectCase { return SelectCase{dir: caseDefault} }
 //	}
 //
 // It panics if there is more than one Default case.
+//
+//go:norace
 func Select(cases ...SelectCase) int {
 	if hooked.Load() {
 		if i, ok := selectChecked(cases); ok {
@@ -79,6 +87,7 @@ func Select(cases ...SelectCase) int {
 	return selectReal(cases)
 }
 
+//go:norace
 func selectReal(cases []SelectCase) int {
 	rc := make([]reflect.SelectCase, len(cases))
 	for i, c := range cases {
@@ -106,14 +115,22 @@ func selectReal(cases []SelectCase) int {
 	return chosen
 }
 
+//go:norace
 func selectChecked(cases []SelectCase) (int, bool) {
 	th, ok := enterFree()
 	if !ok {
 		return 0, false
 	}
-	ex := th.ex
 	var buf [framesCap]uintptr
-	pcs := th.capture(buf[:])
+	return selectAt(th, cases, th.capture(buf[:])), true
+}
+
+// selectAt runs a select of thread th under the checker, reported at pcs,
+// and returns the index of the case that proceeded.
+//
+//go:norace
+func selectAt(th *thread, cases []SelectCase, pcs []uintptr) int {
+	ex := th.ex
 	mc := make([]syncmodel.Case, 0, len(cases))
 	index := make([]int, 0, len(cases)) // user index of each model case
 	def := -1
@@ -148,7 +165,7 @@ func selectChecked(cases []SelectCase) (int, bool) {
 	switch r.Via {
 	case syncmodel.ViaDefault:
 		th.selVals = nil
-		return def, true
+		return def
 	case syncmodel.ViaParked:
 		op.Kind, op.Arg = syncmodel.ChanWake, 0
 		r = syncmodel.DecodeChanResult(th.again(op))
@@ -162,7 +179,7 @@ func selectChecked(cases []SelectCase) (int, bool) {
 		case syncmodel.ViaPartner:
 			ex.threads[r.Partner-1].recvVal = c.val
 		}
-		return index[r.Case], true
+		return index[r.Case]
 	}
 	var x any
 	switch r.Via {
@@ -178,5 +195,5 @@ func selectChecked(cases []SelectCase) (int, bool) {
 		th.recvVal = nil
 	}
 	c.deliver(x, r.OK)
-	return index[r.Case], true
+	return index[r.Case]
 }

@@ -17,6 +17,8 @@ import (
 )
 
 // funcPC returns the entry of f's code.
+//
+//go:norace
 func funcPC(f func()) uintptr { return reflect.ValueOf(f).Pointer() }
 
 // goSymbols resolves the addresses of an in-process execution for package
@@ -34,6 +36,8 @@ type goSymbols struct {
 // them at their first use ("mu" for a first use mu.Lock()), or else
 // numbered per family (mutex#1) in the order they appear in trace and
 // blocked.
+//
+//go:norace
 func newSymbols(r *runner, ex *execution, trace []checker.Step, blocked []checker.Blocked) *goSymbols {
 	s := &goSymbols{r: r, ex: ex, names: map[uint64]string{}}
 	taken := map[string]bool{}
@@ -110,6 +114,8 @@ func newSymbols(r *runner, ex *execution, trace []checker.Step, blocked []checke
 }
 
 // opObjects returns the objects an operation names.
+//
+//go:norace
 func opObjects(op syncmodel.Op) []uint64 {
 	ids := []uint64{op.Obj}
 	for _, c := range op.Cases {
@@ -119,6 +125,8 @@ func opObjects(op syncmodel.Op) []uint64 {
 }
 
 // countCases counts the cases of the given direction.
+//
+//go:norace
 func countCases(cases []syncmodel.Case, send bool) int {
 	n := 0
 	for _, c := range cases {
@@ -132,6 +140,8 @@ func countCases(cases []syncmodel.Case, send bool) int {
 // nameAt returns how the source line of op names its object: the receiver
 // of the method called ("s.mu" in s.mu.Lock()), or the variable whose
 // address is given to sthread.Read and sthread.Write; "" if it cannot tell.
+//
+//go:norace
 func nameAt(op syncmodel.Op, line string) string {
 	api := op.API.String()
 	method := api[strings.LastIndexByte(api, '.')+1:]
@@ -158,6 +168,8 @@ func nameAt(op syncmodel.Op, line string) string {
 
 // receiverOf returns the receiver of the k-th call of method in line ("a"
 // in a.Lock()), or "" if there is none.
+//
+//go:norace
 func receiverOf(line, method string, k int) string {
 	needle := "." + method + "("
 	off := 0
@@ -179,11 +191,14 @@ func receiverOf(line, method string, k int) string {
 	}
 }
 
+//go:norace
 func isNameByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 // Return implements report.Symbols.
+//
+//go:norace
 func (s *goSymbols) Return(pc uint64) symbolize.Frame {
 	if f, ok := s.r.known.Load(pc); ok {
 		return f.(symbolize.Frame)
@@ -193,9 +208,13 @@ func (s *goSymbols) Return(pc uint64) symbolize.Frame {
 }
 
 // Exact implements report.Symbols.
+//
+//go:norace
 func (s *goSymbols) Exact(pc uint64) symbolize.Frame { return s.Return(pc + 1) }
 
 // Data implements report.Symbols.
+//
+//go:norace
 func (s *goSymbols) Data(addr uint64) (string, bool) {
 	if n, ok := s.names[addr]; ok {
 		return n, true
@@ -206,6 +225,8 @@ func (s *goSymbols) Data(addr uint64) (string, bool) {
 var idPattern = regexp.MustCompile(`0x[0-9a-f]+`)
 
 // nameIDs replaces the object ids in a model message by their names.
+//
+//go:norace
 func (s *goSymbols) nameIDs(msg string) string {
 	return idPattern.ReplaceAllStringFunc(msg, func(h string) string {
 		v, err := strconv.ParseUint(h[2:], 16, 64)
@@ -230,6 +251,8 @@ var exe struct {
 
 // globalName returns the name of the global variable at addr ("first",
 // "state+8"), from the executable's symbol table.
+//
+//go:norace
 func globalName(addr uint64) (string, bool) {
 	exe.once.Do(func() { exe.syms = loadExecutable() })
 	if exe.syms == nil {
@@ -244,6 +267,8 @@ func globalName(addr uint64) (string, bool) {
 
 // loadExecutable returns a symbolizer of the running executable, or nil if
 // it cannot be read.
+//
+//go:norace
 func loadExecutable() *symbolize.Symbolizer {
 	path, err := os.Executable()
 	if err != nil {

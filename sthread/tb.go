@@ -17,12 +17,16 @@ import (
 // end the goroutine with runtime.Goexit, which Check reports as a failure
 // without the message; t.Error would fail the test without telling the
 // schedule.
+//
+//go:norace
 func TB(t testing.TB) testing.TB { return &checkedTB{TB: t} }
 
 type checkedTB struct{ testing.TB }
 
 // fail reports msg if the caller is a checked goroutine and reports
 // whether it did.
+//
+//go:norace
 func (c *checkedTB) fail(msg string) bool {
 	if !hooked.Load() {
 		return false
@@ -35,8 +39,10 @@ func (c *checkedTB) fail(msg string) bool {
 	return true
 }
 
+//go:norace
 func sprintln(args []any) string { return strings.TrimSuffix(fmt.Sprintln(args...), "\n") }
 
+//go:norace
 func (c *checkedTB) Error(args ...any) {
 	if !c.fail(sprintln(args)) {
 		c.TB.Helper()
@@ -44,6 +50,7 @@ func (c *checkedTB) Error(args ...any) {
 	}
 }
 
+//go:norace
 func (c *checkedTB) Errorf(format string, args ...any) {
 	if !c.fail(fmt.Sprintf(format, args...)) {
 		c.TB.Helper()
@@ -51,6 +58,7 @@ func (c *checkedTB) Errorf(format string, args ...any) {
 	}
 }
 
+//go:norace
 func (c *checkedTB) Fatal(args ...any) {
 	if !c.fail(sprintln(args)) {
 		c.TB.Helper()
@@ -58,6 +66,7 @@ func (c *checkedTB) Fatal(args ...any) {
 	}
 }
 
+//go:norace
 func (c *checkedTB) Fatalf(format string, args ...any) {
 	if !c.fail(fmt.Sprintf(format, args...)) {
 		c.TB.Helper()
@@ -65,12 +74,14 @@ func (c *checkedTB) Fatalf(format string, args ...any) {
 	}
 }
 
+//go:norace
 func (c *checkedTB) Fail() {
 	if !c.fail("Fail called") {
 		c.TB.Fail()
 	}
 }
 
+//go:norace
 func (c *checkedTB) FailNow() {
 	if !c.fail("FailNow called") {
 		c.TB.FailNow()
@@ -79,6 +90,8 @@ func (c *checkedTB) FailNow() {
 
 // logging reports whether a log line goes to the test: always outside
 // Check, only when replaying a schedule under it.
+//
+//go:norace
 func logging() bool {
 	if !hooked.Load() {
 		return true
@@ -87,6 +100,7 @@ func logging() bool {
 	return r == nil || r.replay
 }
 
+//go:norace
 func (c *checkedTB) Log(args ...any) {
 	if logging() {
 		c.TB.Helper()
@@ -94,6 +108,7 @@ func (c *checkedTB) Log(args ...any) {
 	}
 }
 
+//go:norace
 func (c *checkedTB) Logf(format string, args ...any) {
 	if logging() {
 		c.TB.Helper()

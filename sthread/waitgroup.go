@@ -19,6 +19,8 @@ type WaitGroup struct {
 }
 
 // Add adds delta, which may be negative, to the counter.
+//
+//go:norace
 func (g *WaitGroup) Add(delta int) {
 	if hooked.Load() && g.add(delta, syncmodel.APIWaitGroupAdd, nil) {
 		return
@@ -27,6 +29,8 @@ func (g *WaitGroup) Add(delta int) {
 }
 
 // Done decrements the counter by one.
+//
+//go:norace
 func (g *WaitGroup) Done() {
 	if hooked.Load() && g.add(-1, syncmodel.APIWaitGroupDone, nil) {
 		return
@@ -35,6 +39,8 @@ func (g *WaitGroup) Done() {
 }
 
 // Wait blocks until the counter is zero.
+//
+//go:norace
 func (g *WaitGroup) Wait() {
 	if hooked.Load() && g.waitChecked() {
 		return
@@ -45,6 +51,8 @@ func (g *WaitGroup) Wait() {
 // Go calls f in a new goroutine (started with Go) and adds that goroutine
 // to the group: it is Add(1), then Go of a function that calls f and then
 // Done.
+//
+//go:norace
 func (g *WaitGroup) Go(f func()) {
 	if hooked.Load() {
 		if th, id, ok := enter(&g.ref, famWaitGroup, unsafe.Pointer(g)); ok {
@@ -60,6 +68,7 @@ func (g *WaitGroup) Go(f func()) {
 	g.wg.Go(f)
 }
 
+//go:norace
 func (g *WaitGroup) add(delta int, api syncmodel.API, pcs []uintptr) bool {
 	th, id, ok := enter(&g.ref, famWaitGroup, unsafe.Pointer(g))
 	if !ok {
@@ -74,6 +83,7 @@ func (g *WaitGroup) add(delta int, api syncmodel.API, pcs []uintptr) bool {
 	return true
 }
 
+//go:norace
 func (g *WaitGroup) waitChecked() bool {
 	th, id, ok := enter(&g.ref, famWaitGroup, unsafe.Pointer(g))
 	if !ok {

@@ -126,6 +126,8 @@ const (
 	APIAtomicAdd         // atomic Add
 	APIAtomicSwap        // atomic Swap
 	APIAtomicCompareSwap // atomic CompareAndSwap
+	APITimeSleep         // time.Sleep on the virtual clock
+	APITimerFire         // a timer or ticker firing on the virtual clock
 	apiCount
 )
 
@@ -246,6 +248,8 @@ var apiNames = [...]string{
 	APIAtomicAdd:         "atomic.Add",
 	APIAtomicSwap:        "atomic.Swap",
 	APIAtomicCompareSwap: "atomic.CompareAndSwap",
+	APITimeSleep:         "time.Sleep",
+	APITimerFire:         "timer fires",
 }
 
 // NumAPIs is one more than the largest valid API.

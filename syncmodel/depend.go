@@ -38,6 +38,9 @@ func classOf(k Kind) opClass {
 //   - Same thread (ta == tb): always dependent. Invalid kinds: always
 //     dependent.
 //   - Exit: dependent on every operation.
+//   - TimerWait: dependent on every operation (virtual time passes
+//     between any two operations, and timers enable one another in the
+//     order of their times).
 //   - Choose: independent of every operation of another thread but Exit (the
 //     value chosen is local to the thread).
 //   - Synchronization operations (mutexes, spin locks, condition variables,
@@ -80,7 +83,7 @@ func classOf(k Kind) opClass {
 //     memory and scheduling operations: a thread that finishes holding a
 //     mutex keeps it.
 func Dependent(ta int, a Op, tb int, b Op) bool {
-	if ta == tb || !a.Kind.Valid() || !b.Kind.Valid() {
+	if ta == tb || !a.Kind.Valid() || !b.Kind.Valid() || a.Kind == TimerWait || b.Kind == TimerWait {
 		return true
 	}
 	ca, cb := classOf(a.Kind), classOf(b.Kind)

@@ -124,6 +124,14 @@ const (
 	// Second half of a ChanSend, ChanRecv or Select that parked, with the
 	// same Obj, Arg and Cases: enabled once another thread woke it.
 	ChanWake
+
+	// Virtual time. Arg: the virtual time, in nanoseconds, that the thread
+	// sleeps until (time.Sleep, or a timer waiting to fire). It is enabled
+	// when no other live thread has a pending TimerWait with an earlier
+	// time: timers fire in the order of their times, but any amount of time
+	// may pass between two other operations, so a timer firing races with
+	// everything else.
+	TimerWait
 	kindCount
 )
 
@@ -200,6 +208,7 @@ var kindNames = [...]string{
 	ChanLen:        "chan-len",
 	Select:         "select",
 	ChanWake:       "chan-wake",
+	TimerWait:      "timer-wait",
 }
 
 // NumKinds is one more than the largest valid Kind.

@@ -321,6 +321,20 @@ func (w *World) enabled(tid int, op Op) bool {
 		return w.goCondWakeEnabled(tid, op)
 	case ChanSend, ChanRecv:
 		return op.Obj != 0
+	case TimerWait:
+		return w.earliestTimer(tid, op.Arg)
+	}
+	return true
+}
+
+// earliestTimer reports whether no live thread but tid has a pending
+// TimerWait earlier than at.
+func (w *World) earliestTimer(tid int, at int64) bool {
+	for i := range w.threads {
+		th := &w.threads[i]
+		if i+1 != tid && !th.finished && th.hasPending && th.pending.Kind == TimerWait && th.pending.Arg < at {
+			return false
+		}
 	}
 	return true
 }
@@ -349,7 +363,8 @@ func (w *World) Choices(tid int) int {
 }
 
 // Blocked returns the live threads that have a pending operation that is not
-// enabled, ascending. After an Exit it returns nil.
+// enabled, but a TimerWait (it waits for time, which always passes),
+// ascending. After an Exit it returns nil.
 func (w *World) Blocked() []int {
 	if w.exited {
 		return nil
@@ -357,7 +372,9 @@ func (w *World) Blocked() []int {
 	var ids []int
 	for i := range w.threads {
 		th := &w.threads[i]
-		if !th.finished && th.hasPending && !w.enabled(i+1, th.pending) {
+		// A TimerWait not yet enabled waits for time, which passes: it
+		// is not blocked.
+		if !th.finished && th.hasPending && th.pending.Kind != TimerWait && !w.enabled(i+1, th.pending) {
 			ids = append(ids, i+1)
 		}
 	}
@@ -507,7 +524,7 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 	case OnceEnd:
 		w.onceEnd(op)
 
-	case Yield, Sleep, Read, Write:
+	case Yield, Sleep, Read, Write, TimerWait:
 	case Choose:
 		if choice < 0 || int64(choice) >= op.Arg {
 			return Result{}, "", fmt.Errorf("syncmodel: thread %d: choice %d out of range 0..%d", tid, choice, op.Arg-1)

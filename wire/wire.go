@@ -64,6 +64,7 @@ const (
 	FailUser    FailureKind = 4 // stdbg_assert / sthread.Assert
 	FailRuntime FailureKind = 5 // the runtime gave up
 	FailPanic   FailureKind = 6 // a Go panic
+	FailRace    FailureKind = 7 // a data race found by Go's race detector; Message is its report
 )
 
 // Pending reports that a thread reached a scheduling point.

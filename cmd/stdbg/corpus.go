@@ -255,7 +255,7 @@ func targetOf(path string, e *corpus.Entry) (*target, error) {
 	switch e.Target.Kind {
 	case "go-test":
 		src := corpus.SourcePath(path, e)
-		exe, err := buildGo(src, true)
+		exe, _, err := buildGo(src, true, true)
 		if err != nil {
 			return nil, err
 		}
@@ -266,7 +266,7 @@ func targetOf(path string, e *corpus.Entry) (*target, error) {
 		t.arg, t.source, t.binary, t.goPkg, t.run = src, src, exe, true, run
 	case "go-program":
 		src := corpus.SourcePath(path, e)
-		exe, err := buildGo(src, false)
+		exe, _, err := buildGo(src, false, true)
 		if err != nil {
 			return nil, err
 		}

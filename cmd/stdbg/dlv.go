@@ -126,7 +126,7 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 		if sched, err = parseSchedule(schedText); err != nil {
 			return true, err
 		}
-		if t, err = resolveTarget(args, run); err != nil {
+		if t, err = resolveTarget(args, run, a.v.GetBool("race")); err != nil {
 			return true, err
 		}
 	}

@@ -77,7 +77,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
-		"visited", "livelock", "ltl")
+		"visited", "livelock", "ltl", "race")
 	return cmd
 }
 
@@ -107,9 +107,12 @@ func (a *app) find(args []string, run string) error {
 	if err != nil {
 		return err
 	}
-	t, err := resolveTarget(args, run)
+	t, err := resolveTarget(args, run, a.v.GetBool("race"))
 	if err != nil {
 		return err
+	}
+	for _, w := range t.warnings {
+		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

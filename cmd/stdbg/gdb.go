@@ -89,7 +89,7 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 		if sched, err = parseSchedule(schedText); err != nil {
 			return true, err
 		}
-		if t, err = resolveTarget(args, ""); err != nil {
+		if t, err = resolveTarget(args, "", a.v.GetBool("race")); err != nil {
 			return true, err
 		}
 	}

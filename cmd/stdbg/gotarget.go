@@ -5,12 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/goinstr"
 )
 
 // isGoTarget reports whether arg names a Go package: a directory holding
@@ -30,25 +33,32 @@ func isGoTarget(arg string) bool {
 // buildGo builds a Go package into stdbg's cache: a program with go build,
 // or, when test is set, its test binary with go test -c. The program must
 // use package sthread (sthread.Run around main, sthread.Check in tests).
-func buildGo(pkg string, test bool) (string, error) {
-	return buildGoMode(pkg, test, false)
+//
+// A package that does not import sthread is plain Go: package goinstr
+// instruments it into an overlay first, and what it could not instrument
+// comes back as warnings, one line each.
+//
+// race builds a plain package with the race detector.
+func buildGo(pkg string, test, race bool) (exe string, warnings []string, err error) {
+	return buildGoMode(pkg, test, race, false)
 }
 
 // buildGoDebug is buildGo for a debugger: optimisations and inlining are
 // off in every package (-gcflags=all=-N -l), so that Delve shows every
-// variable and every call.
+// variable and every call. Plain Go is built without the race detector.
 func buildGoDebug(pkg string, test bool) (string, error) {
-	return buildGoMode(pkg, test, true)
+	exe, _, err := buildGoMode(pkg, test, false, true)
+	return exe, err
 }
 
-func buildGoMode(pkg string, test, debug bool) (string, error) {
+func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []string, err error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("building %s: the go command is not on PATH", pkg)
+		return "", nil, fmt.Errorf("building %s: the go command is not on PATH", pkg)
 	}
 	abs, err := filepath.Abs(pkg)
 	if err != nil {
-		return "", fmt.Errorf("building %s: %w", pkg, err)
+		return "", nil, fmt.Errorf("building %s: %w", pkg, err)
 	}
 	dir := abs
 	target := "."
@@ -57,16 +67,16 @@ func buildGoMode(pkg string, test, debug bool) (string, error) {
 	}
 	base, err := ctarget.CacheDir()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	key := fmt.Sprintf("%s\x00%v", abs, test)
+	key := fmt.Sprintf("%s\x00%v\x00%v", abs, test, race)
 	if debug {
 		key += "\x00debug"
 	}
 	sum := sha256.Sum256([]byte(key))
 	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return "", fmt.Errorf("building %s: %w", pkg, err)
+		return "", nil, fmt.Errorf("building %s: %w", pkg, err)
 	}
 	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
 	out := filepath.Join(outDir, name)
@@ -81,14 +91,78 @@ func buildGoMode(pkg string, test, debug bool) (string, error) {
 		out += ".test"
 		args = []string{"test", "-c", noInline, "-o", out, target}
 	}
+	if !strings.HasSuffix(abs, ".go") && !usesSthread(dir) {
+		// Plain Go: instrument it into an overlay.
+		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base})
+		if err != nil {
+			return "", nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
+		}
+		warnings = res.Warnings
+		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay)
+		modFile, err := goinstr.ModFile(dir, base)
+		if err != nil {
+			return "", nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
+		}
+		if modFile != "" {
+			// Another module: sthread comes from stdbg's sources.
+			args = append(args, "-modfile="+modFile, "-mod=mod")
+		}
+		switch {
+		case !race:
+		case raceSupported():
+			// Data races in every explored schedule (see sthread's
+			// race.go).
+			args = append(args, "-race")
+		default:
+			warnings = append(warnings, "not instrumented: data races (go build -race needs cgo and a C compiler)")
+		}
+		args = append(args, target)
+	}
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
+		return "", nil, fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
 	}
-	return out, nil
+	return out, warnings, nil
+}
+
+// raceSupported reports whether go build -race can work here: it needs
+// cgo, hence a C compiler.
+func raceSupported() bool {
+	if os.Getenv("CGO_ENABLED") == "0" {
+		return false
+	}
+	for _, cc := range []string{os.Getenv("CC"), "gcc", "clang", "cc"} {
+		if cc == "" {
+			continue
+		}
+		if _, err := exec.LookPath(cc); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// usesSthread reports whether the Go package in dir (or its tests)
+// imports package sthread: such a package is built as it is, and any other
+// is instrumented by package goinstr.
+func usesSthread(dir string) bool {
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	fset := token.NewFileSet()
+	for _, m := range matches {
+		f, err := parser.ParseFile(fset, m, nil, parser.ImportsOnly)
+		if err != nil {
+			continue
+		}
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"github.com/stdbg/stdbg/sthread"` {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // goTestArgs are the test binary's flags that run the tests matching run.

@@ -81,7 +81,7 @@ began, and stops there.`,
 	cmd.Flags().String("stop-at", "", "with --dlv: where to hand over: a step number K (stop before step K runs), end (after the last step), none (no session: run to the end); default the last step, where the failure happens")
 	cmd.Flags().Bool("dlv-no-connect", false, "with --dlv: do not start dlv connect; print the command and wait for a client to end the session (the default when stdin is not a terminal)")
 	cmd.Flags().Duration("dlv-wait", time.Hour, "with --dlv: how long Delve waits for a client and its session before stdbg stops it")
-	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "cycles")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "cycles", "race")
 	return cmd
 }
 
@@ -119,7 +119,7 @@ func (a *app) replay(text, decisions, run string, args []string) error {
 		if err != nil {
 			return usageErr("--schedule %q: %v", text, err)
 		}
-		t, err := resolveTarget(args, run)
+		t, err := resolveTarget(args, run, a.v.GetBool("race"))
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func (a *app) replay(text, decisions, run string, args []string) error {
 	if err != nil {
 		return err
 	}
-	t, err := resolveTarget(args, run)
+	t, err := resolveTarget(args, run, a.v.GetBool("race"))
 	if err != nil {
 		return err
 	}

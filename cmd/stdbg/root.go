@@ -51,6 +51,7 @@ var settings = []setting{
 	{"livelock", false, "report a reachable, weakly fair cycle of states without progress (stdbg_progress, sthread.Progress) as a livelock; implies --visited"},
 	{"ltl", "", "check an LTL formula over the program's propositions (stdbg_prop, sthread.Prop) under weak fairness, e.g. 'G(r -> F cs)'; implies --visited"},
 	{"cycles", 3, "replay of a lasso (livelock, LTL violation): how many times to run its cycle"},
+	{"race", true, "plain Go targets (not importing sthread): build with the race detector and report data races (needs cgo)"},
 }
 
 // app holds what the commands share.
@@ -76,8 +77,9 @@ and replays any schedule deterministically.
 
 Targets: C and C++ programs using POSIX threads, C11 threads or std::thread,
 given as a source file (compiled with -g -O0 -pthread) or as an unmodified,
-dynamically linked executable; and Go packages written with package sthread
-(programs, or with --run their tests).
+dynamically linked executable; and Go packages (programs, or with --run their
+tests), written with package sthread or in plain Go, which stdbg instruments
+at build time.
 
 Every flag can also be set in stdbg.yaml (in the current directory or a parent,
 or --config FILE) or in an STDBG_* environment variable (STDBG_MAX_DEPTH=10);

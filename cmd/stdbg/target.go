@@ -22,6 +22,8 @@ type target struct {
 	args   []string // program arguments
 	goPkg  bool     // a Go package (one process per execution, no preload)
 	run    string   // Go tests: the -run pattern
+	// warnings are what could not be instrumented in a plain Go target.
+	warnings []string
 }
 
 // runArgs are the arguments the binary runs with: the test selection of a
@@ -35,16 +37,17 @@ func (t *target) runArgs() []string {
 
 // resolveTarget turns "prog.c", "./prog" or a Go package (plus arguments)
 // into a runnable target, compiling sources. run selects Go tests.
-func resolveTarget(args []string, run string) (*target, error) {
+func resolveTarget(args []string, run string, race bool) (*target, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing program: give a C/C++ source file, an executable or a Go package")
 	}
 	t := &target{arg: args[0], args: args[1:], run: run}
 	if isGoTarget(t.arg) {
-		exe, err := buildGo(t.arg, run != "")
+		exe, warnings, err := buildGo(t.arg, run != "", race)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
+		t.warnings = warnings
 		t.goPkg, t.source, t.binary = true, t.arg, exe
 		return t, nil
 	}

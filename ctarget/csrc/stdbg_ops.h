@@ -74,6 +74,7 @@
 #define K_CHAN_LEN 69
 #define K_SELECT 70
 #define K_CHAN_WAKE 71
+#define K_TIMER_WAIT 72
 
 #define A_PTHREAD_CREATE 1
 #define A_PTHREAD_JOIN 2
@@ -189,6 +190,8 @@
 #define A_ATOMIC_ADD 112
 #define A_ATOMIC_SWAP 113
 #define A_ATOMIC_COMPAREANDSWAP 114
+#define A_TIME_SLEEP 115
+#define A_TIMER_FIRES 116
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {
@@ -264,7 +267,8 @@ static const char *const stdbg_kind_names[] = {
 	"chan-len",
 	"select",
 	"chan-wake",
+	"timer-wait",
 };
-#define STDBG_NUM_KINDS 72
+#define STDBG_NUM_KINDS 73
 
 #endif

@@ -1,0 +1,123 @@
+package benchmarks
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/goinstr"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// plainDir is a plain Go program of the zoo, by name.
+func plainDir(b *testing.B, name string) string {
+	dir, err := filepath.Abs(filepath.Join("..", "examples", "go", "plain", name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// BenchmarkInstrumentCold loads, type-checks and rewrites a plain Go
+// program with an empty cache, as the first stdbg find on it does.
+func BenchmarkInstrumentCold(b *testing.B) {
+	dir := plainDir(b, "ctxleak")
+	for i := 0; i < b.N; i++ {
+		if _, err := goinstr.Instrument(goinstr.Config{Dir: dir, Cache: b.TempDir()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInstrumentWarm is the same with the cache filled: only the
+// sources are listed and hashed.
+func BenchmarkInstrumentWarm(b *testing.B) {
+	dir := plainDir(b, "ctxleak")
+	cache := b.TempDir()
+	if _, err := goinstr.Instrument(goinstr.Config{Dir: dir, Cache: cache}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Cache: cache})
+		if err != nil || !res.Cached {
+			b.Fatalf("%v: cached %v", err, res != nil && res.Cached)
+		}
+	}
+}
+
+// buildPlain instruments and builds a plain program of the zoo, with the
+// race detector if race is set, as stdbg find does.
+func buildPlain(b *testing.B, name string, race bool) string {
+	dir := plainDir(b, name)
+	res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Cache: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	exe := filepath.Join(b.TempDir(), name)
+	args := []string{"build", "-gcflags=github.com/stdbg/stdbg/sthread=-l", "-overlay=" + res.Overlay, "-o", exe}
+	if race {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// BenchmarkBuildPlain instruments and builds a plain program (the go
+// command's cache is warm after the first iteration, as on a developer's
+// machine).
+func BenchmarkBuildPlain(b *testing.B) {
+	for _, race := range []bool{false, true} {
+		name := "norace"
+		if race {
+			name = "race"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				buildPlain(b, "ctxleak", race)
+			}
+		})
+	}
+}
+
+// BenchmarkPlainZoo explores plain programs of the zoo out of process,
+// without and with the race detector, and reports executions per second.
+func BenchmarkPlainZoo(b *testing.B) {
+	for _, name := range []string{"fanin", "ctxok", "wgchanok"} {
+		for _, race := range []bool{false, true} {
+			sub := name
+			if race {
+				sub += "/race"
+			}
+			b.Run(sub, func(b *testing.B) {
+				exe := buildPlain(b, name, race)
+				p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, Respawn: true, NoPreload: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				c := checker.New(p, checker.Options{FastExit: true})
+				var execs int64
+				var sec float64
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					res, err := search.Explore(context.Background(), c, search.NewDFS(), search.Options{MaxDepth: 1000, All: true, MaxExecutions: 200})
+					if err != nil {
+						b.Fatal(err)
+					}
+					execs += res.Stats.Executions
+					sec += res.Stats.Elapsed.Seconds()
+				}
+				b.ReportMetric(float64(execs)/sec, "execs/s")
+			})
+		}
+	}
+}

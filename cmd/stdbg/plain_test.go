@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// zooCase is one program or test of examples/go/plain and what stdbg must
+// find in it.
+type zooCase struct {
+	race   bool   // build with the race detector (slower builds and runs)
+	dir    string // under examples/go/plain
+	run    string // the test, for a test
+	banner string // the report's banner; "" for a correct version
+	want   []string
+}
+
+// zoo lists the bug zoo of plain Go programs and tests.
+var zoo = []zooCase{
+	{dir: "transfer", run: "TestTransfer$", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"thread 2 waits in Mutex.Lock for mutex#2 (held by thread 3)", "transfer.go:18       to.mu.Lock()"}},
+	{dir: "transfer", run: "TestTransferOrdered"},
+	{dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+		"waits in Chan.Send for chan#1 (no receiver)", "main.go:14  results <- id * 10", "main.go:17  select {"}},
+	{dir: "doublelock", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"thread 2 waits in Mutex.Lock for mutex#1 (held by thread 2)", "main.go:17  r.mu.Lock()"}},
+	{dir: "rwrecursive", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"waits in RWMutex.RLock for rwmutex#1 (thread 2 is waiting to write-lock it)", "main.go:18  c.mu.RLock()",
+		"waits in RWMutex.Lock for rwmutex#1 (read-locked by thread 1)"}},
+	{dir: "timeoutleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+		"time.Sleep until +50ms", "timer fires at +100ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:20"}},
+	{dir: "ctxleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+		"timer fires at +30ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:15  out <- 42"}},
+	{dir: "ctxok"},
+	{dir: "ctxcancel", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+		"waits in Chan.Send for chan#1 (no receiver)", "main.go:18  out <- i"}},
+	{dir: "wgchan", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"waits in WaitGroup.Wait for wg#1 (counter 2)", "main.go:19  results <- i * i"}},
+	{dir: "wgchanok"},
+	{dir: "condsignal", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"thread 1 waits in Cond.Wait for cond#1 (not signalled)", "main.go:23"}},
+	{dir: "closesend", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
+		"send on closed channel chan#1", "main.go:18"}},
+	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"waits in Chan.Recv for chan#1 (buffer empty)", "main.go:23"}},
+	{dir: "timerstopok"},
+	{dir: "counter", race: true, banner: "*** DATA RACE ***", want: []string{
+		"WARNING: DATA RACE", "Previous write at", "main.go:22", "main.(*stats).hit"}},
+	{dir: "lottery", banner: "*** CRASH IN THE PROGRAM ***", want: []string{
+		"panic: slot 2 paid nothing", "main.go:34"}},
+}
+
+var replayLine = regexp.MustCompile(`Replay: stdbg replay --schedule '([^']*)'`)
+
+// TestPlainGoZoo checks each plain Go program or test of the zoo without
+// any change to its sources: stdbg instruments it at build time, finds the
+// bug of a buggy one (kind and place) and replays it, and finds nothing in
+// a correct one.
+func TestPlainGoZoo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go programs")
+	}
+	t.Setenv("STDBG_ZOO", "1")
+	for _, z := range zoo {
+		name := z.dir
+		if z.run != "" {
+			name += "/" + strings.Trim(z.run, "$")
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "examples", "go", "plain", z.dir)
+			race := fmt.Sprintf("--race=%v", z.race)
+			args := []string{"find", race}
+			if z.run != "" {
+				args = append(args, "--run", z.run)
+			}
+			out, errs, code := stdbg(t, append(args, dir)...)
+			if z.banner == "" {
+				if code != exitClean {
+					t.Fatalf("find on a correct version: exit %d\n%s\n%s", code, out, errs)
+				}
+				return
+			}
+			if code != exitBug || !strings.Contains(out, z.banner) {
+				t.Fatalf("find: exit %d, want %s\n%s\n%s", code, z.banner, out, errs)
+			}
+			for _, w := range z.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("report lacks %q:\n%s", w, out)
+				}
+			}
+			m := replayLine.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no replay command in:\n%s", out)
+			}
+			args = []string{"replay", race, "--schedule", m[1]}
+			if z.run != "" {
+				args = append(args, "--run", z.run)
+			}
+			rout, rerrs, code := stdbg(t, append(args, dir)...)
+			if code != exitBug || !strings.Contains(rout, z.banner) {
+				t.Fatalf("replay %q: exit %d\n%s\n%s", m[1], code, rout, rerrs)
+			}
+		})
+	}
+	// Nothing was written into the user's directories.
+	if _, err := os.Stat(filepath.Join("..", "..", "examples", "go", "plain", "transfer", "testdata")); err == nil {
+		t.Error("find wrote into the package's directory")
+	}
+}
+
+// TestPlainGoOtherModule checks a plain program of a module other than
+// stdbg's: the build gets sthread from stdbg's sources through a go.mod of
+// its own, and the module's files are left as they were.
+func TestPlainGoOtherModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/shop\n\ngo 1.26\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"sync"
+)
+
+func main() {
+	var a, b sync.Mutex
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); a.Lock(); b.Lock(); b.Unlock(); a.Unlock() }()
+	go func() { defer wg.Done(); b.Lock(); a.Lock(); a.Unlock(); b.Unlock() }()
+	wg.Wait()
+	fmt.Println("ok")
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := stdbg(t, "find", "--race=false", dir)
+	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "main.go:13") {
+		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(files) {
+		t.Errorf("the module's directory holds %d files after find, want %d", len(entries), len(files))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(b) != files["go.mod"] {
+		t.Errorf("go.mod changed:\n%s", b)
+	}
+}

@@ -1,0 +1,365 @@
+// Package goinstr instruments plain Go code for stdbg at build time: it
+// loads a program's or a test's packages with their types, rewrites their
+// concurrency operations onto package sthread — go statements; sync.Mutex,
+// RWMutex, WaitGroup, Once, Cond and Locker; channel send, receive, close,
+// len, range and select; the atomic types of sync/atomic; runtime.Gosched;
+// time's sleeps, timers, tickers and clock; context's cancelable contexts;
+// the top-level functions of math/rand and math/rand/v2 — wraps main in
+// sthread.Run and each test function's body in sthread.CheckTest, and
+// writes the rewritten files where the go command's -overlay flag
+// substitutes them for the user's, which it never touches. ModFile gives
+// a package of another module the go.mod to find sthread with.
+//
+// Every edit replaces a byte range of the user's file by text with as many
+// newlines, so that every line keeps its number: traces, panics and
+// debuggers show the user's lines. The channel and value expressions of a
+// select's cases are the one exception: they are evaluated on the select's
+// line, where Go evaluates them anyway.
+//
+// Channels keep their type chan T: the rewritten operations find a
+// channel's state under the checker by its identity, so channels can still
+// be passed to any function. Operations that code outside the rewritten
+// packages performs on them (the standard library, reflect) are not seen
+// by the checker; Instrument warns about what it cannot instrument.
+package goinstr
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// version changes whenever the rewriting changes, to invalidate the cache.
+const version = "goinstr-2"
+
+// Config says what to instrument.
+type Config struct {
+	// Dir is the directory of the package to check.
+	Dir string
+	// Tests instruments the package's tests too.
+	Tests bool
+	// Cache is the directory where rewritten files and overlays are kept.
+	Cache string
+}
+
+// Result is an instrumented build's overlay.
+type Result struct {
+	// Overlay is the file to pass to go build -overlay.
+	Overlay string
+	// Files is the number of files rewritten.
+	Files int
+	// Warnings list what was not instrumented, one line each.
+	Warnings []string
+	// Cached reports that the rewritten files came from the cache.
+	Cached bool
+}
+
+// overlayJSON is the format of the go command's -overlay file.
+type overlayJSON struct {
+	Replace map[string]string
+}
+
+// cacheEntry is what the cache keeps next to an overlay.
+type cacheEntry struct {
+	Files    int
+	Warnings []string
+}
+
+// Instrument rewrites the packages of the module that cfg.Dir's package
+// uses (with its tests if cfg.Tests) and returns the overlay. Rewritten
+// output is cached under a key made of the contents of every file of the
+// module's packages in the build: a second run with the same sources
+// skips loading and rewriting.
+func Instrument(cfg Config) (*Result, error) {
+	key, pkgs, outside, err := sourceKey(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(cfg.Cache, "goinstr", key)
+	overlay := filepath.Join(dir, "overlay.json")
+	if res, ok := cached(dir, overlay); ok {
+		return res, nil
+	}
+	res, files, err := rewritePackages(cfg, pkgs, outside)
+	if err != nil {
+		return nil, err
+	}
+	tmp := dir + ".tmp" + fmt.Sprint(os.Getpid())
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
+	}
+	ov := overlayJSON{Replace: map[string]string{}}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for i, name := range names {
+		out := filepath.Join(tmp, fmt.Sprintf("%03d_%s", i, filepath.Base(name)))
+		if err := os.WriteFile(out, files[name], 0o644); err != nil {
+			return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
+		}
+		ov.Replace[name] = filepath.Join(dir, filepath.Base(out))
+	}
+	if err := writeJSON(filepath.Join(tmp, "overlay.json"), ov); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: len(files), Warnings: res.Warnings}); err != nil {
+		return nil, err
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil && !cachedOK(dir) {
+		return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
+	}
+	os.RemoveAll(tmp)
+	res.Overlay = overlay
+	res.Files = len(files)
+	return res, nil
+}
+
+func cachedOK(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "entry.json"))
+	return err == nil
+}
+
+// cached returns the cached result in dir, if there is one.
+func cached(dir, overlay string) (*Result, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, "entry.json"))
+	if err != nil {
+		return nil, false
+	}
+	var e cacheEntry
+	if json.Unmarshal(b, &e) != nil {
+		return nil, false
+	}
+	if _, err := os.Stat(overlay); err != nil {
+		return nil, false
+	}
+	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Cached: true}, true
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "\t")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// sourceKey hashes the instrumenter's version and every source file of the
+// main module's packages in the build, as go list names them.
+func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
+	args := []string{"list", "-deps", "-f",
+		"{{if .Module}}{{if .Module.Main}}{{.ImportPath}}|{{.Dir}}|{{join .GoFiles \"|\"}}|{{join .CgoFiles \"|\"}}|{{join .TestGoFiles \"|\"}}|{{join .XTestGoFiles \"|\"}}|{{join .SFiles \"|\"}}\n{{else}}ext|{{.Module.Path}}\n{{end}}{{end}}"}
+	if cfg.Tests {
+		args = append(args, "-test")
+	}
+	args = append(args, ".")
+	cmd := exec.Command("go", args...)
+	cmd.Dir = cfg.Dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("listing the packages of %s: %v: %s", cfg.Dir, err, strings.TrimSpace(stderr.String()))
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\n", version, cfg.Dir, cfg.Tests, selfStamp())
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		parts := strings.Split(line, "|")
+		if len(parts) < 2 {
+			continue
+		}
+		if parts[0] == "ext" {
+			if !seen["ext:"+parts[1]] {
+				seen["ext:"+parts[1]] = true
+				outside = append(outside, parts[1])
+			}
+			continue
+		}
+		path, _, _ := strings.Cut(parts[0], " ")
+		if !strings.HasSuffix(path, ".test") && !seen["pkg:"+path] {
+			seen["pkg:"+path] = true
+			pkgs = append(pkgs, path)
+		}
+		parts = parts[1:]
+		for _, f := range parts[1:] {
+			if f == "" || filepath.IsAbs(f) {
+				// Absolute: generated by the go command (a test's main).
+				continue
+			}
+			path := filepath.Join(parts[0], f)
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return "", nil, nil, fmt.Errorf("hashing %s: %w", path, err)
+			}
+			sum := sha256.Sum256(b)
+			fmt.Fprintf(h, "%s %x\n", path, sum)
+		}
+	}
+	sort.Strings(outside)
+	return hex.EncodeToString(h.Sum(nil)[:12]), pkgs, outside, nil
+}
+
+// selfStamp identifies the running executable (its size and time), so that
+// a rebuilt stdbg does not reuse files rewritten by an older one.
+func selfStamp() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d", exe, st.Size(), st.ModTime().UnixNano())
+}
+
+// infraPrefix is the import path prefix of stdbg's own packages, which are
+// never instrumented (sthread runs on them), apart from its examples and
+// test data.
+const infraPrefix = "github.com/stdbg/stdbg/"
+
+// isInfra reports whether path is one of stdbg's own packages.
+func isInfra(path string) bool {
+	return strings.HasPrefix(path, infraPrefix) && !strings.Contains(path, "/examples/") && !strings.Contains(path, "/testdata/")
+}
+
+// rewritePackages loads and rewrites the packages of the main module in the
+// build (pkgs, as go list named them); it returns the rewritten files by
+// path. Only those packages are parsed and type-checked from source: the
+// types of the others come from the go command's export data, which is
+// much faster than checking the standard library from source.
+func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]byte, error) {
+	pcfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
+		Dir:   cfg.Dir,
+		Tests: cfg.Tests,
+	}
+	if len(pkgs) == 0 {
+		pkgs = []string{"."}
+	}
+	roots, err := packages.Load(pcfg, pkgs...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading %s: %w", cfg.Dir, err)
+	}
+	var errs []string
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			errs = append(errs, e.Error())
+		}
+	})
+	if len(errs) > 0 {
+		if len(errs) > 5 {
+			errs = append(errs[:5], fmt.Sprintf("and %d more", len(errs)-5))
+		}
+		return nil, nil, fmt.Errorf("loading %s: %s", cfg.Dir, strings.Join(errs, "; "))
+	}
+	res := &Result{}
+	files := map[string][]byte{}
+	warned := map[string]bool{}
+	warnf := func(format string, args ...any) {
+		w := fmt.Sprintf(format, args...)
+		if !warned[w] {
+			warned[w] = true
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		switch {
+		case p.Module == nil:
+			return // the standard library
+		case !p.Module.Main:
+			return
+		case isInfra(p.PkgPath),
+			p.Imports[sthreadPath] != nil:
+			return
+		}
+		for _, f := range p.OtherFiles {
+			if strings.HasSuffix(f, ".s") {
+				warnf("not instrumented: assembly %s", rel(cfg.Dir, f))
+			}
+		}
+		for i, f := range p.Syntax {
+			name := p.CompiledGoFiles[i]
+			if _, done := files[name]; done || !strings.HasSuffix(name, ".go") {
+				continue
+			}
+			if isCgo(f.Imports) {
+				warnf("not instrumented: cgo file %s", rel(cfg.Dir, name))
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				warnf("not instrumented: %s: %v", rel(cfg.Dir, name), err)
+				continue
+			}
+			r := &fileRewriter{
+				fset: p.Fset, file: f, tf: p.Fset.File(f.Pos()), src: src, info: p.TypesInfo,
+				isTest: strings.HasSuffix(name, "_test.go"),
+				isMain: p.Name == "main",
+				dir:    cfg.Dir,
+			}
+			r.warn = func(pos token.Pos, format string, args ...any) {
+				where := p.Fset.Position(pos)
+				warnf("%s:%d: %s", rel(cfg.Dir, where.Filename), where.Line, fmt.Sprintf(format, args...))
+			}
+			for _, w := range uncovered(r) {
+				warnf("%s", w)
+			}
+			out, err := r.rewrite()
+			if err != nil {
+				warnf("not instrumented: %s: %v", rel(cfg.Dir, name), err)
+				continue
+			}
+			if out != nil {
+				files[name] = out
+			}
+		}
+	})
+	if len(outside) > 0 {
+		mods := outside
+		warnf("not instrumented: packages outside the main module (their goroutines, locks and channels run unchecked): %s", strings.Join(mods, ", "))
+	}
+	if len(files) == 0 {
+		return nil, nil, errors.New("nothing to instrument: no package of the main module in the build uses goroutines, sync or channels")
+	}
+	return res, files, nil
+}
+
+func isCgo(specs []*ast.ImportSpec) bool {
+	for _, s := range specs {
+		if s.Path.Value == `"C"` {
+			return true
+		}
+	}
+	return false
+}
+
+func rel(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}

@@ -1,0 +1,115 @@
+package goinstr
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// overlayOf reads the replacements of an overlay file.
+func overlayOf(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ov overlayJSON
+	if err := json.Unmarshal(b, &ov); err != nil {
+		t.Fatal(err)
+	}
+	return ov.Replace
+}
+
+// TestInstrumentKeepsLinesAndBehaviour rewrites a program that uses every
+// construct, checks that every rewritten file keeps its line count and
+// that the lines holding no rewritten construct are unchanged, and that the
+// instrumented program, run outside stdbg, prints what the original does.
+func TestInstrumentKeepsLinesAndBehaviour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "constructs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	res, err := Instrument(Config{Dir: dir, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cached || res.Files != 1 {
+		t.Fatalf("first run: cached %v, %d files, want a fresh rewrite of 1", res.Cached, res.Files)
+	}
+	for orig, repl := range overlayOf(t, res.Overlay) {
+		a, _ := os.ReadFile(orig)
+		b, _ := os.ReadFile(repl)
+		la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+		if len(la) != len(lb) {
+			t.Fatalf("%s: %d lines rewritten into %d", orig, len(la), len(lb))
+		}
+		for i := range la {
+			if strings.TrimSpace(la[i]) == "}" && !strings.Contains(lb[i], "}") {
+				t.Errorf("%s:%d: closing brace lost: %q", orig, i+1, lb[i])
+			}
+		}
+		if !strings.Contains(string(b), "stdbgrt.ChanSend(") || !strings.Contains(string(b), "stdbgrt.SelectOf(") {
+			t.Errorf("rewritten file lacks channel operations:\n%s", b)
+		}
+	}
+	again, err := Instrument(Config{Dir: dir, Cache: cache})
+	if err != nil || !again.Cached || again.Overlay != res.Overlay {
+		t.Fatalf("second run: %+v, %v: want the cached overlay", again, err)
+	}
+
+	run := func(args ...string) string {
+		t.Helper()
+		exe := filepath.Join(t.TempDir(), "prog")
+		cmd := exec.Command("go", append(append([]string{"build", "-o", exe}, args...), ".")...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %v: %v\n%s", args, err, out)
+		}
+		var out bytes.Buffer
+		c := exec.Command(exe)
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Run(); err != nil {
+			t.Fatalf("running %v: %v\n%s", args, err, out.String())
+		}
+		return out.String()
+	}
+	plain, instrumented := run(), run("-overlay="+res.Overlay)
+	if plain != instrumented {
+		t.Fatalf("instrumented output differs:\n%s\nwant:\n%s", instrumented, plain)
+	}
+}
+
+// TestInstrumentWarns checks that what is not instrumented is named, one
+// line each, with its place.
+func TestInstrumentWarns(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("testdata", "uncovered"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Instrument(Config{Dir: dir, Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(res.Warnings, "\n")
+	for _, want := range []string{
+		"main.go:18: not instrumented: sync/atomic.AddInt64 runs without a scheduling point",
+		"main.go:21: not instrumented: reflect.MakeChan a channel made by reflection is not instrumented",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "\n") {
+			t.Errorf("a warning spans lines: %q", w)
+		}
+	}
+}

@@ -1,0 +1,571 @@
+package goinstr
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// rt is the name under which rewritten files import package sthread.
+const rt = "stdbgrt"
+
+// sthreadPath is the import path of the runtime the rewritten code calls.
+const sthreadPath = "github.com/stdbg/stdbg/sthread"
+
+// replacements maps a package-level name of the standard library, as
+// "path.Name", to the sthread name that replaces it.
+var replacements = map[string]string{
+	"sync.Mutex":     "Mutex",
+	"sync.RWMutex":   "RWMutex",
+	"sync.WaitGroup": "WaitGroup",
+	"sync.Once":      "Once",
+	"sync.Cond":      "Cond",
+	"sync.NewCond":   "NewCond",
+	"sync.Locker":    "Locker",
+
+	"sync/atomic.Int32":   "AtomicInt32",
+	"sync/atomic.Int64":   "AtomicInt64",
+	"sync/atomic.Bool":    "AtomicBool",
+	"sync/atomic.Pointer": "AtomicPointer",
+
+	"runtime.Gosched": "Yield",
+
+	"time.Sleep":     "TimeSleep",
+	"time.After":     "After",
+	"time.Tick":      "Tick",
+	"time.NewTimer":  "NewTimer",
+	"time.NewTicker": "NewTicker",
+	"time.AfterFunc": "AfterFunc",
+	"time.Timer":     "Timer",
+	"time.Ticker":    "Ticker",
+	"time.Now":       "Now",
+	"time.Since":     "Since",
+	"time.Until":     "Until",
+
+	"math/rand/v2.N": "RandN",
+
+	"context.WithCancel":      "ContextWithCancel",
+	"context.WithCancelCause": "ContextWithCancelCause",
+	"context.WithTimeout":     "ContextWithTimeout",
+	"context.WithDeadline":    "ContextWithDeadline",
+}
+
+// keepAlive names, per package path, an exported function that a rewritten
+// file refers to so that its import stays used after its uses were
+// rewritten.
+var keepAlive = map[string]string{
+	"sync":         "NewCond",
+	"sync/atomic":  "AddInt32",
+	"runtime":      "Gosched",
+	"time":         "Now",
+	"context":      "Background",
+	"math/rand":    "Intn",
+	"math/rand/v2": "IntN",
+}
+
+// randFuncs are the top-level functions of math/rand and math/rand/v2 that
+// draw from the generator of the execution under Check: rand.F(...)
+// becomes sthread.Rand().F(...) (Rand2 for v2).
+var randFuncs = map[string]string{
+	"math/rand":    "Rand",
+	"math/rand/v2": "Rand2",
+}
+
+// fileRewriter rewrites one file.
+type fileRewriter struct {
+	fset    *token.FileSet
+	file    *ast.File
+	tf      *token.File
+	src     []byte
+	info    *types.Info
+	isTest  bool // a _test.go file
+	isMain  bool // package main of a program
+	ed      edits
+	n       int             // counter for fresh names
+	used    map[string]bool // import paths whose uses were rewritten
+	warn    func(pos token.Pos, format string, args ...any)
+	changed bool
+	dir     string // the directory warnings are relative to
+}
+
+func (r *fileRewriter) off(p token.Pos) int { return r.tf.Offset(p) }
+
+func (r *fileRewriter) text(n ast.Node) string {
+	return string(r.src[r.off(n.Pos()):r.off(n.End())])
+}
+
+func (r *fileRewriter) line(p token.Pos) int { return r.tf.Line(p) }
+
+func (r *fileRewriter) fresh() string {
+	r.n++
+	return fmt.Sprintf("stdbgV%d", r.n)
+}
+
+func (r *fileRewriter) replace(from, to token.Pos, text string) {
+	r.ed.replace(r.off(from), r.off(to), text)
+	r.changed = true
+}
+
+func (r *fileRewriter) insert(at token.Pos, text string, prio int) {
+	r.ed.insert(r.off(at), text, prio)
+	r.changed = true
+}
+
+// isChan reports whether e is a channel.
+func (r *fileRewriter) isChan(e ast.Expr) bool {
+	t := r.info.TypeOf(e)
+	if t == nil {
+		return false
+	}
+	_, ok := t.Underlying().(*types.Chan)
+	return ok
+}
+
+// builtin returns the name of the builtin function e names, or "".
+func (r *fileRewriter) builtin(e ast.Expr) string {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	if b, ok := r.info.Uses[id].(*types.Builtin); ok {
+		return b.Name()
+	}
+	return ""
+}
+
+// rewrite collects the edits of the file and returns the rewritten source,
+// or nil if nothing changed.
+func (r *fileRewriter) rewrite() ([]byte, error) {
+	r.used = map[string]bool{}
+	// Nodes already handled by an enclosing construct.
+	skip := map[ast.Node]bool{}
+	depth := 0
+	var stack []ast.Node
+	ast.Inspect(r.file, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			depth--
+			return true
+		}
+		stack = append(stack, n)
+		depth++
+		if skip[n] {
+			return true
+		}
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			r.funcDecl(n)
+		case *ast.GoStmt:
+			r.goStmt(n, depth)
+			skip[n.Call] = true
+		case *ast.SelectStmt:
+			r.selectStmt(n, skip)
+		case *ast.SendStmt:
+			r.wrap(n.Chan, n.Value, "ChanSend", depth)
+		case *ast.AssignStmt:
+			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
+				if u, ok := ast.Unparen(n.Rhs[0]).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+					r.recv(u, "ChanRecv2", depth+2)
+					skip[u] = true
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == 2 && len(n.Values) == 1 {
+				if u, ok := ast.Unparen(n.Values[0]).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+					r.recv(u, "ChanRecv2", depth+2)
+					skip[u] = true
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				r.recv(n, "ChanRecv", depth)
+			}
+		case *ast.RangeStmt:
+			if r.isChan(n.X) {
+				r.insert(n.X.Pos(), rt+".ChanRange(", depth)
+				r.insert(n.X.End(), ")", -depth)
+			}
+		case *ast.CallExpr:
+			switch r.builtin(n.Fun) {
+			case "close":
+				r.replace(n.Fun.Pos(), n.Fun.End(), rt+".ChanClose")
+			case "len":
+				if len(n.Args) == 1 && r.isChan(n.Args[0]) {
+					r.replace(n.Fun.Pos(), n.Fun.End(), rt+".ChanLen")
+				}
+			}
+		case *ast.SelectorExpr:
+			r.selector(n)
+		}
+		return true
+	})
+	if !r.changed {
+		return nil, nil
+	}
+	r.imports()
+	return r.ed.apply(r.src)
+}
+
+// recv rewrites the receive <-X.
+func (r *fileRewriter) recv(u *ast.UnaryExpr, fn string, depth int) {
+	r.replace(u.OpPos, u.X.Pos(), rt+"."+fn+"(")
+	r.insert(u.X.End(), ")", -depth)
+}
+
+// wrap rewrites "a <op> b" into fn(a, b), the operator being between them.
+func (r *fileRewriter) wrap(a, b ast.Expr, fn string, depth int) {
+	r.insert(a.Pos(), rt+"."+fn+"(", depth)
+	r.replace(a.End(), b.Pos(), ", ")
+	r.insert(b.End(), ")", -depth)
+}
+
+// selector rewrites references to the replaced names of sync, sync/atomic,
+// runtime and time.
+func (r *fileRewriter) selector(s *ast.SelectorExpr) {
+	id, ok := s.X.(*ast.Ident)
+	if !ok {
+		return
+	}
+	pn, ok := r.info.Uses[id].(*types.PkgName)
+	if !ok {
+		return
+	}
+	path := pn.Imported().Path()
+	name, ok := replacements[path+"."+s.Sel.Name]
+	if !ok {
+		if gen, isRand := randFuncs[path]; isRand {
+			if _, isFunc := r.info.Uses[s.Sel].(*types.Func); isFunc && s.Sel.Name != "New" && !strings.HasPrefix(s.Sel.Name, "New") {
+				r.replace(s.X.Pos(), s.X.End(), rt+"."+gen+"()")
+				r.used[path] = true
+			}
+		}
+		return
+	}
+	r.replace(s.Pos(), s.End(), rt+"."+name)
+	r.used[path] = true
+}
+
+// funcDecl wraps the body of a test function in CheckTest and the body of
+// main in Run.
+func (r *fileRewriter) funcDecl(fd *ast.FuncDecl) {
+	if fd.Body == nil || fd.Recv != nil || fd.Type.TypeParams != nil {
+		return
+	}
+	if r.isMain && fd.Name.Name == "main" && len(fd.Type.Params.List) == 0 {
+		r.insert(fd.Body.Lbrace+1, " "+rt+".Run(func() {", 0)
+		r.insert(fd.Body.Rbrace, "});", 0)
+		return
+	}
+	if !r.isTest || !strings.HasPrefix(fd.Name.Name, "Test") || fd.Name.Name == "TestMain" {
+		return
+	}
+	ps := fd.Type.Params.List
+	if len(ps) != 1 || len(ps[0].Names) > 1 {
+		return
+	}
+	t := r.info.TypeOf(ps[0].Type)
+	if t == nil || t.String() != "*testing.T" {
+		return
+	}
+	name := ""
+	if len(ps[0].Names) == 1 && ps[0].Names[0].Name != "_" {
+		name = ps[0].Names[0].Name
+	} else if len(ps[0].Names) == 1 {
+		name = "stdbgT"
+		r.replace(ps[0].Names[0].Pos(), ps[0].Names[0].End(), name)
+	} else {
+		name = "stdbgT"
+		r.insert(ps[0].Type.Pos(), name+" ", 0)
+	}
+	r.insert(fd.Body.Lbrace+1, " "+rt+".CheckTest("+name+", func() {", 0)
+	r.insert(fd.Body.Rbrace, "});", 0)
+}
+
+// goStmt rewrites go f(args) into a call of sthread's Go. The function
+// value and the arguments are evaluated by the calling goroutine, as the go
+// statement does.
+func (r *fileRewriter) goStmt(g *ast.GoStmt, depth int) {
+	call := g.Call
+	fun := ast.Unparen(call.Fun)
+	goEnd := g.Go + token.Pos(len("go"))
+	if lit, ok := fun.(*ast.FuncLit); ok && len(call.Args) == 0 && lit.Type.Results == nil &&
+		(lit.Type.Params == nil || len(lit.Type.Params.List) == 0) {
+		// go func() { ... }()
+		r.replace(g.Go, goEnd, rt+".Go(")
+		r.replace(call.Lparen, call.Rparen+1, ")")
+		return
+	}
+	b := r.builtin(fun)
+	hoistFun := b == "" && !r.isFuncName(fun)
+	type arg struct {
+		hoist bool
+		name  string // the hoisted name, or the constant's text
+		nilv  bool
+	}
+	args := make([]arg, len(call.Args))
+	hoisted := hoistFun
+	for i, a := range call.Args {
+		tv := r.info.Types[a]
+		switch {
+		case tv.IsNil():
+			args[i] = arg{name: "nil", nilv: true}
+		case tv.Value != nil:
+			args[i] = arg{name: types.ExprString(a)}
+		default:
+			args[i] = arg{hoist: true, name: r.fresh()}
+			hoisted = true
+		}
+	}
+	funName := b
+	switch {
+	case b == "close":
+		funName = rt + ".ChanClose"
+	case b == "len" && len(call.Args) == 1 && r.isChan(call.Args[0]):
+		funName = rt + ".ChanLen"
+	case b == "":
+		funName = types.ExprString(fun)
+	}
+	if !hoisted {
+		// Nothing to evaluate first: go f(1) is Go(func() { f(1) }).
+		r.replace(g.Go, goEnd, rt+".Go(func() {")
+		if b != "" {
+			r.replace(call.Fun.Pos(), call.Fun.End(), funName)
+		}
+		r.insert(call.End(), " })", -depth)
+		return
+	}
+	var lhs, params []string
+	if hoistFun {
+		funName = r.fresh()
+		lhs = append(lhs, funName)
+	}
+	for i, a := range args {
+		switch {
+		case a.hoist:
+			lhs = append(lhs, a.name)
+		default:
+			lhs = append(lhs, "_")
+			if a.nilv {
+				r.replace(call.Args[i].Pos(), call.Args[i].End(), "0")
+			}
+		}
+		params = append(params, a.name)
+	}
+	// The values are bound in a function called on the go statement's
+	// line, so that the Go call, and the trace, shows that line.
+	r.replace(g.Go, fun.Pos(), rt+".Go(func() func() { "+strings.Join(lhs, ", ")+" := ")
+	if call.Fun != fun {
+		// Parentheses around the function.
+		r.replace(call.Fun.Pos(), fun.Pos(), "")
+		r.replace(fun.End(), call.Fun.End(), "")
+	}
+	if !hoistFun {
+		r.replace(fun.Pos(), fun.End(), "")
+		r.replace(call.Lparen, call.Lparen+1, "")
+	} else if len(call.Args) > 0 {
+		r.replace(call.Lparen, call.Lparen+1, ", ")
+	} else {
+		r.replace(call.Lparen, call.Lparen+1, "")
+	}
+	if len(call.Args) > 0 {
+		last := call.Args[len(call.Args)-1].End()
+		if call.Ellipsis.IsValid() {
+			r.replace(call.Ellipsis, call.Ellipsis+3, "")
+			last = call.Ellipsis + 3
+		}
+		if i := strings.IndexByte(string(r.src[r.off(last):r.off(call.Rparen)]), ','); i >= 0 {
+			r.replace(last+token.Pos(i), last+token.Pos(i)+1, "")
+		}
+	}
+	ell := ""
+	if call.Ellipsis.IsValid() {
+		ell = "..."
+	}
+	r.replace(call.Rparen, call.Rparen+1, "; return func() { "+funName+"("+strings.Join(params, ", ")+ell+") } }())")
+}
+
+// isFuncName reports whether e names a function declared at package level
+// (possibly generic): evaluating it has no effect, and a generic one cannot
+// be a value.
+func (r *fileRewriter) isFuncName(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		_, ok := r.info.Uses[x].(*types.Func)
+		return ok
+	case *ast.SelectorExpr:
+		if id, ok := x.X.(*ast.Ident); ok {
+			if _, ok := r.info.Uses[id].(*types.PkgName); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// selectStmt rewrites a select statement into a switch on SelectOf. The
+// channels and values of the cases are evaluated on the select's line, on
+// entering the statement, as Go does.
+func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
+	hasDefault := false
+	var names, makers []string
+	type header struct {
+		cc   *ast.CommClause
+		text string
+	}
+	var heads []header
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CommClause)
+		if r.line(cc.Case) != r.line(cc.Colon) {
+			r.warn(cc.Case, "select not instrumented: a case spans several lines")
+			return
+		}
+		if cc.Comm == nil {
+			hasDefault = true
+			continue
+		}
+		idx := len(names)
+		name := r.fresh()
+		var ch, val ast.Expr
+		head := fmt.Sprintf("case %d:", idx)
+		switch c := cc.Comm.(type) {
+		case *ast.SendStmt:
+			ch, val = c.Chan, c.Value
+		case *ast.ExprStmt:
+			ch = ast.Unparen(c.X).(*ast.UnaryExpr).X
+		case *ast.AssignStmt:
+			ch = ast.Unparen(c.Rhs[0]).(*ast.UnaryExpr).X
+			lhs := make([]string, len(c.Lhs))
+			for i, e := range c.Lhs {
+				lhs[i] = r.text(e)
+			}
+			get := ".Val()"
+			if len(lhs) == 2 {
+				get = ".Value()"
+			}
+			head += fmt.Sprintf(" %s %s %s%s;", strings.Join(lhs, ", "), c.Tok, name, get)
+		}
+		for _, e := range []ast.Expr{ch, val} {
+			if e != nil && !r.movable(e) {
+				r.warn(e.Pos(), "select not instrumented: a case's expression spans lines or holds a function literal or a receive")
+				return
+			}
+		}
+		maker := fmt.Sprintf("%s.RecvCaseOf(%s)", rt, r.moved(ch))
+		if val != nil {
+			maker = fmt.Sprintf("%s.SendCaseOf(%s, %s)", rt, r.moved(ch), r.moved(val))
+		}
+		names = append(names, name)
+		makers = append(makers, maker)
+		heads = append(heads, header{cc, head})
+	}
+	sel := fmt.Sprintf("%s.SelectOf(%v", rt, hasDefault)
+	for _, n := range names {
+		sel += ", " + n
+	}
+	sel += ")"
+	sw := "switch " + sel
+	if len(names) > 0 {
+		sw = fmt.Sprintf("switch %s := %s; %s", strings.Join(names, ", "), strings.Join(makers, ", "), sel)
+	}
+	r.replace(s.Select, s.Select+token.Pos(len("select")), sw)
+	for _, h := range heads {
+		r.replace(h.cc.Case, h.cc.Colon+1, h.text)
+		// The case's expressions were moved: nothing inside is rewritten.
+		ast.Inspect(h.cc.Comm, func(n ast.Node) bool {
+			if n != nil {
+				skip[n] = true
+			}
+			return true
+		})
+	}
+	if !hasDefault {
+		r.insert(s.Body.Rbrace, "default: panic(\"unreachable\");", 0)
+	}
+}
+
+// moved returns the text of expression e, moved elsewhere, with the
+// replaced names of the standard library in it rewritten (movable has
+// excluded every other construct).
+func (r *fileRewriter) moved(e ast.Expr) string {
+	base := r.off(e.Pos())
+	var sub edits
+	ast.Inspect(e, func(n ast.Node) bool {
+		s, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := s.X.(*ast.Ident); ok {
+			if pn, ok := r.info.Uses[id].(*types.PkgName); ok {
+				path := pn.Imported().Path()
+				if name, ok := replacements[path+"."+s.Sel.Name]; ok {
+					sub.replace(r.off(s.Pos())-base, r.off(s.End())-base, rt+"."+name)
+					r.used[path] = true
+				}
+			}
+		}
+		return true
+	})
+	out, err := sub.apply([]byte(r.text(e)))
+	if err != nil {
+		return r.text(e)
+	}
+	return string(out)
+}
+
+// movable reports whether a case expression can be moved to the select's
+// line: one line, no function literal, no receive.
+func (r *fileRewriter) movable(e ast.Expr) bool {
+	if r.line(e.Pos()) != r.line(e.End()) {
+		return false
+	}
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			ok = false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				ok = false
+			}
+		case *ast.CallExpr:
+			if b := r.builtin(n.Fun); b == "close" || b == "len" {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// imports adds the import of sthread on the package clause's line, and
+// keeps used the imports whose uses were all rewritten.
+func (r *fileRewriter) imports() {
+	r.insert(r.file.Name.End(), fmt.Sprintf("; import %s %q", rt, sthreadPath), 0)
+	var keep []string
+	for _, spec := range r.file.Imports {
+		path := strings.Trim(spec.Path.Value, `"`)
+		fn, ok := keepAlive[path]
+		if !ok || !r.used[path] {
+			continue
+		}
+		name := path[strings.LastIndexByte(path, '/')+1:]
+		if spec.Name != nil {
+			name = spec.Name.Name
+		}
+		if name == "_" || name == "." {
+			continue
+		}
+		keep = append(keep, fmt.Sprintf("var _ = %s.%s", name, fn))
+	}
+	if len(keep) > 0 {
+		// Appended after the user's last line.
+		end := r.off(r.file.FileEnd)
+		text := strings.Join(keep, "; ")
+		if end > 0 && r.src[end-1] != '\n' {
+			text = ";" + text
+		}
+		r.ed.insert(end, text, 1000)
+	}
+}

@@ -1,0 +1,240 @@
+package sthread
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// Data races. In a build with the race detector (go build -race), the
+// hand-overs between checked goroutines (channels and atomics of the
+// runtime) would order every access of one transition before those of the
+// next: the detector would see no race at all. So sthread hides them — a
+// goroutine ignores synchronisation events (runtime.RaceDisable) from the
+// moment it enters a scheduling point until it returns to the program,
+// and sthread's own code is not instrumented (//go:norace) — and tells the
+// detector instead what the program's operations synchronise: every
+// operation on an object acquires and releases that object (a conservative
+// order: operations on one mutex, channel or wait group are totally
+// ordered), and a go statement releases to the goroutine it starts. Two
+// accesses of the program in different goroutines that nothing of that
+// orders are then reported by the detector, in whatever schedule the
+// search explores.
+//
+// This is done under stdbg find only (see raceHide). There the detector's
+// report (which it writes to standard error) is caught: standard error goes
+// through a pipe that sthread reads, and the transition in which a report
+// appeared ends the execution with a data-race failure carrying the
+// report, with both stacks.
+
+// raceHide turns the hiding on: in a process started by stdbg find, which
+// runs one execution and nothing else. In process (Check, Explore) the
+// checker shares the process with the program, and the detector sees the
+// hand-overs as they are, as it always did.
+var raceHide bool
+
+// raceVar returns the synchronisation variable that stands for the object
+// or event key in execution ex.
+//
+//go:norace
+func (ex *execution) raceVar(key uint64) unsafe.Pointer {
+	if v := ex.raceVars.get(key); v != nil {
+		return v
+	}
+	v := unsafe.Pointer(new(uint64))
+	ex.raceVars.put(key, v, nil)
+	return v
+}
+
+// raceSync tells the detector what op, just performed by the calling
+// goroutine, synchronises. The goroutine is back in the program's code
+// (synchronisation events enabled).
+//
+//go:norace
+func (ex *execution) raceSync(op syncmodel.Op) {
+	if op.Obj != 0 && op.Kind != syncmodel.Read && op.Kind != syncmodel.Write {
+		v := ex.raceVar(op.Obj)
+		raceAcquire(v)
+		raceReleaseMerge(v)
+	}
+	for _, c := range op.Cases {
+		if c.Chan != 0 {
+			v := ex.raceVar(c.Chan)
+			raceAcquire(v)
+			raceReleaseMerge(v)
+		}
+	}
+}
+
+// raceEnter is the start of a scheduling point of th in a race build: the
+// goroutine stops reporting synchronisation events, and a race report that
+// appeared during the transition ends the execution.
+//
+//go:norace
+func (th *thread) raceEnter() {
+	raceDisable()
+	if tap == nil {
+		return
+	}
+	if rep := tap.takeRace(); rep != "" {
+		th.ex.fail(th, raceFailure(th, rep), nil)
+		th.park()
+		panic(abortSignal{})
+	}
+}
+
+// raceStart is released by the scheduler when a check starts and acquired
+// by every thread: what the process did before the check happens before
+// the threads.
+var raceStart uint64
+
+// raceThreadKey is the key of the variable through which a go statement
+// releases to the goroutine it starts.
+//
+//go:norace
+func raceThreadKey(tid int) uint64 { return 1<<62 | uint64(tid) }
+
+// stderrTap is the pipe through which standard error passes in a race
+// build under stdbg find. A checked goroutine drains it at each of its
+// scheduling points: the detector writes its report in the goroutine that
+// made the racy access, before that goroutine goes on, so the report is
+// found at the end of the very transition that raced, in every replay.
+type stderrTap struct {
+	r, out int    // the pipe's read end and the real standard error
+	data   []byte // what was read and not yet looked at
+	buf    []byte
+}
+
+var tap *stderrTap
+
+// tapStderr puts standard error through a pipe (of 1 MiB: a transition
+// that writes more to standard error than that blocks).
+//
+//go:norace
+func tapStderr() {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		return
+	}
+	syscall.Syscall(syscall.SYS_FCNTL, uintptr(p[1]), 1031 /* F_SETPIPE_SZ */, 1<<20)
+	orig, err := syscall.Dup(2)
+	if err != nil {
+		return
+	}
+	if err := syscall.Dup3(p[1], 2, 0); err != nil {
+		return
+	}
+	syscall.Close(p[1])
+	if err := syscall.SetNonblock(p[0], true); err != nil {
+		return
+	}
+	tap = &stderrTap{r: p[0], out: orig, buf: make([]byte, 64<<10)}
+}
+
+// drain copies what is in the pipe to the real standard error, keeping it.
+// It uses raw system calls: those of package syscall tell the detector
+// about their buffers and order.
+//
+//go:norace
+func (t *stderrTap) drain() {
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.r), uintptr(unsafe.Pointer(&t.buf[0])), uintptr(len(t.buf)))
+		if e != 0 || int(n) <= 0 {
+			return
+		}
+		for off := 0; off < int(n); {
+			w, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(t.out), uintptr(unsafe.Pointer(&t.buf[off])), uintptr(int(n)-off))
+			if e != 0 {
+				break
+			}
+			off += int(w)
+		}
+		t.data = append(t.data, t.buf[:n]...)
+	}
+}
+
+var raceSep = []byte("==================\n")
+
+// takeRace returns the first complete race report written to standard
+// error since the last call, or "".
+//
+//go:norace
+func (t *stderrTap) takeRace() string {
+	t.drain()
+	for {
+		b := t.data
+		i := bytes.Index(b, []byte("WARNING: DATA RACE"))
+		if i < 0 {
+			if len(b) > 1<<16 {
+				t.data = t.data[:0]
+			}
+			return ""
+		}
+		j := bytes.Index(b[i:], raceSep)
+		if j < 0 {
+			return ""
+		}
+		rep := string(b[i : i+j])
+		t.data = t.data[:copy(t.data, b[i+j+len(raceSep):])]
+		// A report whose access is in sthread's own code (its maps, which
+		// the Go runtime reports whoever calls it) is not the program's.
+		if internalRace(rep) {
+			continue
+		}
+		return rep
+	}
+}
+
+// raceFrame matches a frame of a race report: its function and position.
+var raceFrame = regexp.MustCompile(`(?m)^  (\S+)\(\)\n      (/\S+\.go):(\d+)`)
+
+// isRuntimeFrame reports whether a frame of a race report is the Go
+// runtime's.
+func isRuntimeFrame(fn, file string) bool {
+	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/") ||
+		strings.Contains(file, "/src/runtime/") || strings.Contains(file, "/src/internal/runtime/")
+}
+
+// firstFrame returns the first frame of stack text that is not the
+// runtime's.
+func firstFrame(stack string) (file string, line int) {
+	for _, m := range raceFrame.FindAllStringSubmatch(stack, -1) {
+		if isRuntimeFrame(m[1], m[2]) {
+			continue
+		}
+		line, _ = strconv.Atoi(m[3])
+		return m[2], line
+	}
+	return "", 0
+}
+
+// internalRace reports whether either access of race report rep is made
+// by sthread's own code.
+func internalRace(rep string) bool {
+	first, second, _ := strings.Cut(rep, "\nPrevious ")
+	if i := strings.Index(second, "\nGoroutine "); i >= 0 {
+		second = second[:i]
+	}
+	for _, st := range []string{first, second} {
+		if f, _ := firstFrame(st); f != "" && isSthreadFile(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// raceFailure is the failure of a data race report rep, found when thread
+// th reached a scheduling point.
+//
+//go:norace
+func raceFailure(th *thread, rep string) wire.Failure {
+	f := wire.Failure{Tid: th.tid, Kind: wire.FailRace, Message: rep, Frames: th.last}
+	f.File, f.Line = firstFrame(rep)
+	return f
+}
