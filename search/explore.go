@@ -177,10 +177,12 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 					n, k+1, o.Kind, o.Message, ErrNondeterministic)
 			}
 			rep.Outcome = o
+			rep.Final = e.Threads()
 			break
 		}
 		if maxDepth > 0 && k >= maxDepth {
 			rep.DepthLimited = true
+			rep.Final = e.Threads()
 			break
 		}
 		select {
@@ -199,6 +201,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 			var ok bool
 			if s, ok = x.st.Next(Point{Depth: k, Threads: ts, Prev: prev}); !ok {
 				rep.Pruned = true
+				rep.Final = ts
 				break
 			}
 			stats.States++

@@ -103,8 +103,8 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 		}
 		return sharesObject(a, b)
 	case ca == classSync && cb == classMem:
-		for _, x := range objects(a) {
-			if inRange(x, b) {
+		for i, n := 0, numObjects(a); i < n; i++ {
+			if inRange(objectAt(a, i), b) {
 				return true
 			}
 		}
@@ -120,31 +120,44 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 	return false
 }
 
-// objects returns the objects a synchronization operation uses: Obj, which
-// is an object even when 0 (the model keys objects by Obj whatever its
-// value), and Obj2 for the two halves of a condition wait, the only kinds
-// that use it; for a Select (and the ChanWake of a Select), the channels of
-// its cases instead.
-func objects(op Op) []uint64 {
+// numObjects returns how many objects a synchronization operation uses:
+// Obj, which is an object even when 0 (the model keys objects by Obj
+// whatever its value), and Obj2 for the two halves of a condition wait, the
+// only kinds that use it; for a Select (and the ChanWake of a Select), the
+// channels of its cases instead. objectAt returns the i-th. Dependent is
+// called for every pair of events a reducing search compares, so neither
+// allocates.
+func numObjects(op Op) int {
 	switch {
 	case op.Kind == CondWait || op.Kind == CondReacquire:
-		return []uint64{op.Obj, op.Obj2}
+		return 2
 	case op.Kind == Select || op.Kind == ChanWake && op.Cases != nil:
-		objs := make([]uint64, len(op.Cases))
-		for i, c := range op.Cases {
-			objs[i] = c.Chan
-		}
-		return objs
+		return len(op.Cases)
 	}
-	return []uint64{op.Obj}
+	return 1
+}
+
+func objectAt(op Op, i int) uint64 {
+	switch {
+	case op.Kind == CondWait || op.Kind == CondReacquire:
+		if i == 1 {
+			return op.Obj2
+		}
+		return op.Obj
+	case op.Kind == Select || op.Kind == ChanWake && op.Cases != nil:
+		return op.Cases[i].Chan
+	}
+	return op.Obj
 }
 
 // sharesObject reports whether two synchronization operations use a common
 // object.
 func sharesObject(a, b Op) bool {
-	for _, x := range objects(a) {
-		for _, y := range objects(b) {
-			if x == y {
+	na, nb := numObjects(a), numObjects(b)
+	for i := 0; i < na; i++ {
+		x := objectAt(a, i)
+		for j := 0; j < nb; j++ {
+			if x == objectAt(b, j) {
 				return true
 			}
 		}
