@@ -7,14 +7,15 @@ import (
 
 // raceScratch is the memory race detection reuses across executions.
 type raceScratch struct {
-	width   int     // vector clock width: largest thread id + 1
-	vc      []int32 // vc[i*width+t]: 1 + position of the last event of thread t that happens before or is event i
-	tmp     []int32 // the clock of a pending operation
-	last    []int   // last[t]: position of t's latest event so far, -1
-	created []int   // created[t]: position of the event that created t, -1
-	child   []int   // child[i]: the thread event i created, 0
-	v       []dporEvent
-	final   []Thread
+	width    int     // vector clock width: largest thread id + 1
+	vc       []int32 // vc[i*width+t]: 1 + position of the last event of thread t that happens before or is event i
+	tmp      []int32 // the clock of a pending operation
+	last     []int   // last[t]: position of t's latest event so far, -1
+	created  []int   // created[t]: position of the event that created t, -1
+	child    []int   // child[i]: the thread event i created, 0
+	threadOf []int   // threadOf[i]: the thread of event i
+	v        []dporEvent
+	final    []Thread
 }
 
 func (rs *raceScratch) row(i int) []int32 { return rs.vc[i*rs.width : (i+1)*rs.width] }
@@ -51,6 +52,10 @@ func (d *dpor) races(r *Report) {
 	rs.last = fill(rs.last, width, -1)
 	rs.created = fill(rs.created, width, -1)
 	rs.child = fill(rs.child, n, 0)
+	rs.threadOf = fill(rs.threadOf, n, 0)
+	for i := range tr {
+		rs.threadOf[i] = tr[i].Step.Thread
+	}
 
 	nc := 0
 	for i := 0; ; i++ {
@@ -113,6 +118,21 @@ func (rs *raceScratch) base(row []int32, t int) {
 	default:
 		clear(row)
 	}
+}
+
+// before reports whether event a happens before the next event of thread p
+// (before its previous event or its creation).
+func (rs *raceScratch) before(a, p int) bool {
+	var row []int32
+	switch {
+	case rs.last[p] >= 0:
+		row = rs.row(rs.last[p])
+	case rs.created[p] >= 0:
+		row = rs.row(rs.created[p])
+	default:
+		return false
+	}
+	return int(row[rs.threadOf[a]]) > a
 }
 
 // pending treats the operation thread t is about to perform at point k as
@@ -204,6 +224,26 @@ func (d *dpor) race(tr []Event, j, k, p int, op syncmodel.Op, choice int) {
 		return
 	}
 	tj := tr[j].Step.Thread
+	if syncmodel.MustPrecede(tj, tr[j].Op, p, op) {
+		// j is what let p's operation happen (an unlock and a lock): the
+		// race to reverse is with what j undid, the same thread's latest
+		// earlier operation on the object (the lock), unless that happens
+		// before p's operation anyway.
+		if tr[j].Op.Kind == syncmodel.ThreadExit {
+			return
+		}
+		for a := j - 1; a >= 0; a-- {
+			if tr[a].Step.Thread != tj || !syncmodel.Dependent(tj, tr[a].Op, p, op) || syncmodel.MustPrecede(tj, tr[a].Op, p, op) {
+				continue
+			}
+			if rs.before(a, p) {
+				return
+			}
+			d.race(tr, a, k, p, op, choice)
+			return
+		}
+		return
+	}
 	v := rs.v[:0]
 	for c := j + 1; c < k; c++ {
 		if int(rs.row(c)[tj]) > j {

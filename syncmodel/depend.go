@@ -201,3 +201,47 @@ func threadDependent(ta int, a Op, tb int, b Op) bool {
 	// Both are joins or detaches.
 	return a.Arg == b.Arg
 }
+
+// MustPrecede reports whether operation b of thread tb can never be
+// performed while operation a of another thread ta is still to come, when a
+// and b are of the kinds below on the same object: in every state where
+// thread ta can perform a without a misuse, b is disabled. Then b depends on
+// a and cannot be moved before it: a reducing search need not try.
+//
+//   - a thread's ThreadExit, and a ThreadJoin of that thread;
+//   - the unlock of a mutex or spin lock (or the release of the mutex by a
+//     condition wait), and a lock of it that waits: MutexLock, SpinLock,
+//     GoMutexLock (the mutex is held until then);
+//   - an RWUnlock (the lock is held, for reading or writing) and an
+//     RWWrlock; a writer's GoRWUnlock and a GoRWLock or GoRWRLock; a
+//     GoRWRUnlock and a GoRWLockDrain;
+//   - OnceEnd, and a OnceBegin (the initialisation is under way until then).
+//
+// It is false for every other pair: semaphores, condition signals, barriers,
+// wait groups and channels can be ready for other reasons.
+func MustPrecede(ta int, a Op, tb int, b Op) bool {
+	if ta == tb {
+		return false
+	}
+	switch a.Kind {
+	case ThreadExit:
+		return b.Kind == ThreadJoin && b.Arg == int64(ta)
+	case MutexUnlock:
+		return b.Kind == MutexLock && b.Obj == a.Obj
+	case CondWait:
+		return b.Kind == MutexLock && b.Obj == a.Obj2
+	case SpinUnlock:
+		return b.Kind == SpinLock && b.Obj == a.Obj
+	case GoMutexUnlock:
+		return b.Kind == GoMutexLock && b.Obj == a.Obj
+	case RWUnlock:
+		return b.Kind == RWWrlock && b.Obj == a.Obj
+	case GoRWUnlock:
+		return (b.Kind == GoRWLock || b.Kind == GoRWRLock) && b.Obj == a.Obj
+	case GoRWRUnlock:
+		return b.Kind == GoRWLockDrain && b.Obj == a.Obj
+	case OnceEnd:
+		return b.Kind == OnceBegin && b.Obj == a.Obj
+	}
+	return false
+}

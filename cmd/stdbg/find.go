@@ -27,6 +27,14 @@ func (a *app) findCmd() *cobra.Command {
 running thread going so that the first bug found needs few context switches.
 Stop at the first bug (or, with --all, report each distinct bug once).
 
+By default (--reduction dpor) schedules that differ only in the order of
+independent operations (on different objects, or reads of the same memory)
+are explored once: the search finds the same bugs as --reduction none,
+which runs every schedule, in far fewer executions. With -j N the search is
+divided among N copies of the program (default: one per CPU); --shard I/N
+runs part I of N of it, so that N machines share one search (see
+docs/parallel.md).
+
 PROGRAM is a C or C++ source file (.c, .cc, .cpp, .cxx), compiled with
 -g -O0 -pthread and stdbg.h on the include path, an existing dynamically
 linked executable, run unmodified, or a Go package using package sthread
@@ -49,7 +57,7 @@ failing thread's stack, statistics, and the command that replays it.`,
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
-	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save",
+	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "jobs", "shard", "json", "corpus", "no-save",
 		"no-minimise", "minimise-executions")
 	return cmd
 }
@@ -87,7 +95,7 @@ func (a *app) find(args []string, run string) error {
 	if !a.v.GetBool("json") {
 		prog = newProgress(a.stderr)
 	}
-	res, err := search.Explore(ctx, s.chk, search.NewDFS(), search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
+	res, err := a.explore(ctx, t, s, search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
 		Progress: prog.update})
 	prog.clear()
 	interrupted := ctx.Err() != nil
@@ -132,6 +140,7 @@ func (a *app) find(args []string, run string) error {
 				original = min.Original
 			}
 			e := newEntry(t, dir, r, bug, original, maxDepth, r.Preemptions)
+			e.Search.Reduction = a.v.GetString("reduction")
 			path, existed, err := corpus.Save(dir, e)
 			if err != nil {
 				r.Notes = append(r.Notes, "not saved: "+err.Error())
