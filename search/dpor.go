@@ -48,6 +48,7 @@ type dporEvent struct {
 	choice int // schedule.NoChoice, a value, or anyChoice
 	op     syncmodel.Op
 	child  int // the thread a ThreadCreate creates (0 if unknown or not a create)
+	idx    int // the number of earlier events of the thread: (thread, idx) names the event in every execution
 }
 
 func (ev *dporEvent) step() schedule.Step {
@@ -79,6 +80,44 @@ type dpor struct {
 	div     int // depth of the first step the current execution chose anew
 	bounded bool
 	rs      raceScratch
+
+	// The objects an operation names may differ from one execution to the
+	// next (a Go variable allocated anew by each execution); an event is
+	// named by its thread and index instead, and its operation is looked
+	// up as the current execution reports it, when it does.
+	counts []int                   // events of each thread on the current path
+	fresh  map[[2]int]syncmodel.Op // (thread, idx) -> operation, this execution
+}
+
+// opOf returns the operation of ev as the current execution performs it.
+func (d *dpor) opOf(ev *dporEvent) syncmodel.Op {
+	if o, ok := d.fresh[[2]int{ev.thread, ev.idx}]; ok {
+		return o
+	}
+	return ev.op
+}
+
+// count returns the number of events of thread t on the current path.
+func (d *dpor) count(t int) int {
+	if t < len(d.counts) {
+		return d.counts[t]
+	}
+	return 0
+}
+
+func (d *dpor) inc(t int) {
+	for t >= len(d.counts) {
+		d.counts = append(d.counts, 0)
+	}
+	d.counts[t]++
+}
+
+// note records the pending operations of a point of this execution.
+func (d *dpor) note(p Point) {
+	for i := range p.Threads {
+		t := &p.Threads[i]
+		d.fresh[[2]int{t.ID, d.count(t.ID)}] = t.Op
+	}
 }
 
 func (d *dpor) Init(c Config) {
@@ -90,6 +129,8 @@ func (d *dpor) Init(c Config) {
 	d.sub = nil
 	d.started = false
 	d.div = 0
+	d.counts = d.counts[:0]
+	d.fresh = make(map[[2]int]syncmodel.Op)
 }
 
 func (d *dpor) Begin() (schedule.Schedule, bool) {
@@ -98,6 +139,8 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 		return nil, true
 	}
 	d.sub = nil
+	clear(d.fresh)
+	clear(d.counts)
 	for top := len(d.nodes) - 1; top >= 0; top-- {
 		n := &d.nodes[top]
 		if n.taken {
@@ -113,6 +156,7 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 				d.prefix = d.prefix[:0]
 				for i := 0; i < top; i++ {
 					d.prefix = append(d.prefix, d.nodes[i].ev.step())
+					d.inc(d.nodes[i].ev.thread)
 				}
 				return d.prefix, true
 			}
@@ -183,6 +227,8 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		n.pick = nil
 		d.div = k
 		d.sub = c.kids
+		n.threads = append(n.threads[:0], p.Threads...)
+		d.note(p)
 		return d.take(n, p, c.ev), true
 	}
 	if k > len(d.nodes) {
@@ -196,12 +242,15 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 	}
 	n := &d.nodes[k]
 	*n = dporNode{threads: append(n.threads[:0], p.Threads...), sleep: n.sleep[:0]}
+	d.note(p)
 	if k > 0 {
 		parent := &d.nodes[k-1]
 		pe := &parent.ev
-		for _, s := range parent.sleep {
-			if s.thread != pe.thread && !syncmodel.Dependent(s.thread, s.op, pe.thread, pe.op) {
-				n.sleep = append(n.sleep, s)
+		peOp := d.opOf(pe)
+		for i := range parent.sleep {
+			s := &parent.sleep[i]
+			if s.thread != pe.thread && !syncmodel.Dependent(s.thread, d.opOf(s), pe.thread, peOp) {
+				n.sleep = append(n.sleep, *s)
 			}
 		}
 	}
@@ -250,6 +299,7 @@ func awake(sleep []dporEvent, t *Thread) bool {
 func (d *dpor) take(n *dporNode, p Point, ev dporEvent) schedule.Step {
 	t := findThread(p.Threads, ev.thread)
 	ev.op = t.Op
+	ev.idx = d.count(t.ID)
 	nc := t.Choices()
 	switch {
 	case nc == 0:
@@ -263,11 +313,12 @@ func (d *dpor) take(n *dporNode, p Point, ev dporEvent) schedule.Step {
 			if v == ev.choice || asleep(n.sleep, t.ID, v) || planned(n.wut, t.ID, v) {
 				continue
 			}
-			n.wut = append(n.wut, &wakeNode{ev: dporEvent{thread: t.ID, choice: v, op: t.Op}})
+			n.wut = append(n.wut, &wakeNode{ev: dporEvent{thread: t.ID, choice: v, op: t.Op, idx: ev.idx}})
 		}
 	}
 	n.ev = ev
 	n.taken = true
+	d.inc(t.ID)
 	return ev.step()
 }
 

@@ -14,6 +14,8 @@ type raceScratch struct {
 	created  []int   // created[t]: position of the event that created t, -1
 	child    []int   // child[i]: the thread event i created, 0
 	threadOf []int   // threadOf[i]: the thread of event i
+	idx      []int   // idx[i]: the number of earlier events of event i's thread
+	cnt      []int   // cnt[t]: events of thread t so far in the pass
 	v        []dporEvent
 	final    []Thread
 }
@@ -53,9 +55,21 @@ func (d *dpor) races(r *Report) {
 	rs.created = fill(rs.created, width, -1)
 	rs.child = fill(rs.child, n, 0)
 	rs.threadOf = fill(rs.threadOf, n, 0)
+	rs.idx = fill(rs.idx, n, 0)
+	rs.cnt = fill(rs.cnt, width, 0)
 	for i := range tr {
-		rs.threadOf[i] = tr[i].Step.Thread
+		t := tr[i].Step.Thread
+		rs.threadOf[i] = t
+		rs.idx[i] = rs.cnt[t]
+		rs.cnt[t]++
+		d.fresh[[2]int{t, rs.idx[i]}] = tr[i].Op
 	}
+	for _, t := range final {
+		if t.ID < width {
+			d.fresh[[2]int{t.ID, rs.cnt[t.ID]}] = t.Op
+		}
+	}
+	clear(rs.cnt)
 
 	nc := 0
 	for i := 0; ; i++ {
@@ -91,12 +105,13 @@ func (d *dpor) races(r *Report) {
 			// j is a race of i: dependent, and no later event dependent
 			// on i happens after j.
 			if i >= d.div {
-				d.race(tr, j, i, t, ev.Op, plannedChoice(ev.Op, ev.Step.Choice))
+				d.race(tr, j, i, dporEvent{thread: t, choice: plannedChoice(ev.Op, ev.Step.Choice), op: ev.Op, idx: rs.idx[i]})
 			}
 			join(row, rs.row(j))
 		}
 		row[t] = int32(i + 1)
 		rs.last[t] = i
+		rs.cnt[t]++
 		if ev.Op.Kind == syncmodel.ThreadCreate {
 			nc++
 			if c := nc + 1; c < width {
@@ -158,7 +173,7 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 		if tj == t.ID || int(row[tj]) > j || !(afterLast && j == k-1 || syncmodel.Dependent(tj, tr[j].Op, t.ID, t.Op)) {
 			continue
 		}
-		d.race(tr, j, k, t.ID, t.Op, choice)
+		d.race(tr, j, k, dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]})
 		join(row, rs.row(j))
 	}
 	if !cut {
@@ -177,10 +192,10 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 		v := rs.v[:0]
 		for c := q + 1; c < k; c++ {
 			if e := &tr[c]; int(row[e.Step.Thread]) > c {
-				v = append(v, dporEvent{thread: e.Step.Thread, choice: plannedChoice(e.Op, e.Step.Choice), op: e.Op, child: rs.child[c]})
+				v = append(v, rs.event(tr, c))
 			}
 		}
-		v = append(v, dporEvent{thread: t.ID, choice: choice, op: t.Op})
+		v = append(v, dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]})
 		rs.v = v
 		d.plan(q, v)
 	}
@@ -198,6 +213,12 @@ func (d *dpor) newlyBlocked(i, tid int) bool {
 	return t == nil || t.Enabled
 }
 
+// event returns event c of the trace as a planned event.
+func (rs *raceScratch) event(tr []Event, c int) dporEvent {
+	e := &tr[c]
+	return dporEvent{thread: e.Step.Thread, choice: plannedChoice(e.Op, e.Step.Choice), op: e.Op, child: rs.child[c], idx: rs.idx[c]}
+}
+
 // plannedChoice is the value a planned event carries: a data choice keeps
 // its value; the ready case of a select is an index that depends on the
 // state, so any.
@@ -212,8 +233,9 @@ func plannedChoice(op syncmodel.Op, choice int) int {
 // position k (an event of the trace, or pending there): it plans, at the
 // point before j, the events after j that do not happen after it, then p's
 // operation.
-func (d *dpor) race(tr []Event, j, k, p int, op syncmodel.Op, choice int) {
+func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 	rs := &d.rs
+	p, op := x.thread, x.op
 	if j >= len(d.nodes) {
 		return
 	}
@@ -239,7 +261,7 @@ func (d *dpor) race(tr []Event, j, k, p int, op syncmodel.Op, choice int) {
 			if rs.before(a, p) {
 				return
 			}
-			d.race(tr, a, k, p, op, choice)
+			d.race(tr, a, k, x)
 			return
 		}
 		return
@@ -249,10 +271,9 @@ func (d *dpor) race(tr []Event, j, k, p int, op syncmodel.Op, choice int) {
 		if int(rs.row(c)[tj]) > j {
 			continue // happens after j
 		}
-		e := &tr[c]
-		v = append(v, dporEvent{thread: e.Step.Thread, choice: plannedChoice(e.Op, e.Step.Choice), op: e.Op, child: rs.child[c]})
+		v = append(v, rs.event(tr, c))
 	}
-	v = append(v, dporEvent{thread: p, choice: choice, op: op})
+	v = append(v, x)
 	rs.v = v
 	d.plan(j, v)
 }
@@ -288,8 +309,9 @@ func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 		if d.bounded {
 			return -1, false
 		}
+		xop := d.opOf(x)
 		for i := range v {
-			if syncmodel.Dependent(x.thread, x.op, v[i].thread, v[i].op) {
+			if syncmodel.Dependent(x.thread, xop, v[i].thread, v[i].op) {
 				return -1, false
 			}
 		}

@@ -41,6 +41,7 @@ type config struct {
 	hasSchedule   bool
 	maxExecutions int64
 	noSave        bool
+	noReduction   bool
 }
 
 func newConfig(opts []Option) *config {
@@ -88,6 +89,29 @@ func Schedule(s string) Option {
 // MaxExecutions stops the search after n executions (0, the default: no
 // limit).
 func MaxExecutions(n int64) Option { return func(c *config) { c.maxExecutions = max(n, 0) } }
+
+// NoReduction makes the search run every schedule (stdbg find's
+// --reduction none). By default it runs one schedule per class of
+// schedules that differ only in the order of independent operations
+// (dynamic partial-order reduction), which finds the same bugs in far
+// fewer executions.
+func NoReduction() Option { return func(c *config) { c.noReduction = true } }
+
+// strategy returns the search strategy the options select.
+func (c *config) strategy() search.Strategy {
+	if c.noReduction {
+		return search.NewDFS()
+	}
+	return search.NewDPOR()
+}
+
+// reduction names the reduction the options select, as stdbg find does.
+func (c *config) reduction() string {
+	if c.noReduction {
+		return "none"
+	}
+	return "dpor"
+}
 
 // Result is what Explore found.
 type Result struct {
@@ -281,7 +305,7 @@ func explore(f func(), cfg *config) (*Result, error) {
 	r := newRunner(f, cfg, 1)
 	r.start()
 	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
-	sres, err := search.Explore(context.Background(), chk, search.NewDFS(),
+	sres, err := search.Explore(context.Background(), chk, cfg.strategy(),
 		search.Options{MaxDepth: cfg.maxDepth, All: cfg.all, MaxExecutions: cfg.maxExecutions})
 	r.stop()
 	res := &Result{Stats: sres.Stats, Complete: sres.Complete, DepthLimited: sres.DepthLimited}
