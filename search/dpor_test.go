@@ -6,64 +6,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/syncmodel"
 )
 
-// traceKey returns a canonical form of the Mazurkiewicz trace of an
-// execution: its lexicographic normal form, the linearisation of the
-// happens-before order (program order, creation, syncmodel.Dependent) that
-// always runs the lowest thread able to go next. Two executions have the
-// same key iff they differ only in the order of independent operations.
-func traceKey(tr []Event) string {
-	n := len(tr)
-	preds := make([][]int, n)
-	created := map[int]int{}
-	creates := 0
-	last := map[int]int{}
-	for i := range tr {
-		t := tr[i].Step.Thread
-		if j, ok := last[t]; ok {
-			preds[i] = append(preds[i], j)
-		} else if j, ok := created[t]; ok {
-			preds[i] = append(preds[i], j)
-		}
-		for j := 0; j < i; j++ {
-			if tj := tr[j].Step.Thread; tj != t && syncmodel.Dependent(tj, tr[j].Op, t, tr[i].Op) {
-				preds[i] = append(preds[i], j)
-			}
-		}
-		last[t] = i
-		if tr[i].Op.Kind == syncmodel.ThreadCreate {
-			creates++
-			created[creates+1] = i
-		}
-	}
-	done := make([]bool, n)
-	var b strings.Builder
-	for range n {
-		best := -1
-		for i := range tr {
-			if done[i] || best >= 0 && tr[i].Step.Thread >= tr[best].Step.Thread {
-				continue
-			}
-			ready := true
-			for _, j := range preds[i] {
-				ready = ready && done[j]
-			}
-			if ready {
-				best = i
-			}
-		}
-		done[best] = true
-		e := &tr[best]
-		fmt.Fprintf(&b, "%v/%v@%x;", e.Step, e.Op.Kind, e.Op.Obj)
-	}
-	return b.String()
-}
+func traceKey(tr []Event) string { return TraceKey(tr) }
 
 // traceRecorder wraps a strategy and records what each execution was.
 type traceRecorder struct {
