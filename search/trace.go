@@ -14,7 +14,10 @@ import (
 // n-th ThreadCreate executed creates thread n+1) and syncmodel.Dependent.
 // The key is the lexicographic normal form of the trace: the execution
 // reordered so that at each step the lowest thread that can go next does,
-// written step by step with each operation's kind and object.
+// written step by step with each operation's kind and object. Objects are
+// numbered in the order they appear there, not written as addresses, so
+// that keys compare across executions whose objects lie elsewhere (Go
+// variables allocated anew, programs loaded at random addresses).
 //
 // Counting the distinct keys of an exploration that runs every schedule
 // gives the number of traces, which an optimal reduction (NewDPOR) runs one
@@ -44,6 +47,7 @@ func TraceKey(trace []Event) string {
 		}
 	}
 	done := make([]bool, n)
+	names := map[uint64]int{0: 0}
 	var b strings.Builder
 	for range n {
 		best := -1
@@ -61,7 +65,12 @@ func TraceKey(trace []Event) string {
 		}
 		done[best] = true
 		e := &trace[best]
-		fmt.Fprintf(&b, "%v/%v@%x;", e.Step, e.Op.Kind, e.Op.Obj)
+		obj, ok := names[e.Op.Obj]
+		if !ok {
+			obj = len(names)
+			names[e.Op.Obj] = obj
+		}
+		fmt.Fprintf(&b, "%v/%v@%d;", e.Step, e.Op.Kind, obj)
 	}
 	return b.String()
 }
