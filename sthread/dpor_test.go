@@ -25,7 +25,7 @@ func (c *traceCounter) End(r *search.Report) {
 
 func countTraces(t *testing.T, f func(), st search.Strategy) (*traceCounter, *search.Result) {
 	t.Helper()
-	ex, done := sthread.ExecutorForTest(f)
+	ex, done := sthread.Executor(f)
 	defer done()
 	c := &traceCounter{Strategy: st, keys: map[string]int{}}
 	res, err := search.Explore(context.Background(), ex, c, search.Options{All: true, MaxExecutions: 300000})

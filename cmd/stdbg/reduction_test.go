@@ -158,7 +158,6 @@ func TestDPOROneExecutionPerTrace(t *testing.T) {
 		prog string
 		args []string
 	}{
-		{"lastzero.c", []string{"2"}},
 		{"indexer.c", []string{"2"}},
 		{"readers-writers.c", []string{"1"}},
 		{"counter.c", []string{"2"}},
