@@ -1,11 +1,9 @@
 package sthread_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
 )
 
@@ -198,23 +196,4 @@ func ExampleBug_String() {
 	fmt.Println(strings.SplitN(text, "\n", 2)[0])
 	// Output:
 	// *** MISUSE OF THE THREAD API ***
-}
-
-// Executor hands a check to a search driven by hand: here the exhaustive
-// one with reduction, counting executions.
-func ExampleExecutor() {
-	ex, release := sthread.Executor(func() {
-		var mu sthread.Mutex
-		n := 0
-		done := sthread.MakeChan[bool](0)
-		sthread.Go(func() { mu.Lock(); n++; mu.Unlock(); done.Send(true) })
-		mu.Lock()
-		n++
-		mu.Unlock()
-		done.Recv()
-	})
-	defer release()
-	res, err := search.Explore(context.Background(), ex, search.NewDPOR(), search.Options{})
-	fmt.Println(res.Stats.Executions, res.Complete, err)
-	// Output: 10 true <nil>
 }
