@@ -228,6 +228,7 @@ func (sx *splitter) findParts(ctx context.Context, ex Executor, target int) erro
 			// count as executions where their part is owned.
 			sx.mu.Lock()
 			sx.stats.Pruned -= int64(len(rec.parts) - cut)
+			sx.stats.States += res.Stats.States // the scheduling points above the split depth
 			sx.mu.Unlock()
 			return nil
 		}
