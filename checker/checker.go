@@ -452,7 +452,11 @@ func (e *Execution) finish(o *search.Outcome, clean bool) {
 	}
 	o.Step = len(e.trace)
 	e.outcome = o
-	e.threads = nil
+	if o.Kind != search.Deadlock {
+		// A deadlock keeps its threads, all blocked: the search may look
+		// at what they wait for (search.Report.Final).
+		e.threads = nil
+	}
 	if !e.ended {
 		e.ended = true
 		e.c.rt.End(clean)

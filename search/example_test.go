@@ -89,3 +89,16 @@ func Example() {
 	// executions: 2
 	// replayed: assertion 1;2;2;1
 }
+
+// Two threads writing different variables: the two orders are one trace.
+func ExampleTraceKey() {
+	w := func(thread int, addr uint64) search.Event {
+		return search.Event{Step: schedule.Step{Thread: thread, Choice: schedule.NoChoice},
+			Op: syncmodel.Op{Kind: syncmodel.Write, Obj: addr, Arg: 4}}
+	}
+	a := []search.Event{w(1, 0x10), w(2, 0x20)}
+	b := []search.Event{w(2, 0x20), w(1, 0x10)}
+	c := []search.Event{w(2, 0x10), w(1, 0x10)}
+	fmt.Println(search.TraceKey(a) == search.TraceKey(b), search.TraceKey(a) == search.TraceKey(c))
+	// Output: true false
+}

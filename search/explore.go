@@ -203,6 +203,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 			if x.sf != nil {
 				x.sf.ended(o, k)
 			}
+			rep.Final = e.Threads()
 			break
 		}
 		if x.sf != nil {
@@ -220,6 +221,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 			if x.sf != nil {
 				x.sf.cut()
 			}
+			rep.Final = e.Threads()
 			break
 		}
 		select {
@@ -238,6 +240,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 			var ok bool
 			if s, ok = x.st.Next(Point{Depth: k, Threads: ts, Prev: prev}); !ok {
 				rep.Pruned = true
+				rep.Final = ts
 				break
 			}
 			stats.States++

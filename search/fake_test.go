@@ -185,6 +185,12 @@ func (e *fakeExecution) Step(s schedule.Step) error {
 			e.vars[o.obj] = o.arg
 		}
 	case syncmodel.Read:
+		if o.do != nil {
+			o.do(&e.vars)
+		}
+		if o.check == nil {
+			break
+		}
 		if label := o.check(&e.vars); label != "" {
 			e.out = Outcome{Kind: AssertionFailure, Message: "assertion `" + label + "' failed", Where: label, Step: e.steps}
 			e.ended = &e.out

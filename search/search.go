@@ -45,7 +45,9 @@ func (t Thread) Choices() int {
 // Execution is one run of the program, paused at a scheduling point.
 type Execution interface {
 	// Threads returns the live threads at the current scheduling point in
-	// increasing id order. It is only meaningful while Ended returns nil.
+	// increasing id order. It is only meaningful while Ended returns nil;
+	// after the end an executor may still list the threads that were left
+	// (blocked in a deadlock), or nothing.
 	Threads() []Thread
 	// Ended returns the outcome once the execution is over, nil before.
 	Ended() *Outcome

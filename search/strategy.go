@@ -100,4 +100,12 @@ type Report struct {
 	// Pruned reports that the strategy abandoned the execution (Next
 	// returned false).
 	Pruned bool
+	// Final are the live threads at the point where the execution stopped,
+	// with their pending operations, as Execution.Threads reported them
+	// there: the point that was cut by the depth bound or abandoned, or,
+	// when the execution ended, whatever the executor still shows (the
+	// blocked threads of a deadlock; often nothing). Only valid during End.
+	// DPOR needs them: an operation that would come next may race with one
+	// that ran.
+	Final []Thread
 }

@@ -45,6 +45,7 @@ type config struct {
 	maxExecutions int64
 	noSave        bool
 	strategy      search.Strategy
+	noReduction   bool
 	budget        time.Duration
 
 	visited  bool   // stateful search
@@ -120,6 +121,35 @@ func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy =
 // limit). A search stopped by its budget is not an error: Check passes if
 // it found no bug, and Explore's Result is not Complete.
 func Budget(d time.Duration) Option { return func(c *config) { c.budget = max(d, 0) } }
+
+// NoReduction makes the search run every schedule (stdbg find's
+// --reduction none). By default it runs one schedule per class of
+// schedules that differ only in the order of independent operations
+// (dynamic partial-order reduction), which finds the same bugs in far
+// fewer executions.
+func NoReduction() Option { return func(c *config) { c.noReduction = true } }
+
+// search returns the search strategy the options select: the one given
+// with Strategy, else DPOR, or the plain depth-first search with
+// NoReduction or a stateful search (a visited set or a state graph needs
+// every schedule: DPOR's reduction is not sound with them).
+func (c *config) search() search.Strategy {
+	switch {
+	case c.strategy != nil:
+		return c.strategy
+	case c.noReduction || c.stateful():
+		return search.NewDFS()
+	}
+	return search.NewDPOR()
+}
+
+// reduction names the reduction the options select, as stdbg find does.
+func (c *config) reduction() string {
+	if c.strategy != nil || c.noReduction || c.stateful() {
+		return "none"
+	}
+	return "dpor"
+}
 
 // Result is what Explore found.
 type Result struct {
@@ -338,10 +368,7 @@ func explore(f func(), cfg *config) (*Result, error) {
 	r.state = cfg.stateful()
 	r.start()
 	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
-	st := cfg.strategy
-	if st == nil {
-		st = search.NewDFS()
-	}
+	st := cfg.search()
 	ctx := context.Background()
 	if cfg.budget > 0 {
 		var cancel context.CancelFunc

@@ -2,6 +2,7 @@ package sthread_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -452,5 +453,34 @@ func TestExploreErrors(t *testing.T) {
 	var zero error
 	if errors.Is(err, zero) {
 		t.Error("unexpected")
+	}
+}
+
+// Every program of the table: DPOR finds the bugs that running every
+// schedule finds.
+func TestReductionsFindTheSameBugs(t *testing.T) {
+	keys := func(t *testing.T, p program, opts ...sthread.Option) []string {
+		res, err := sthread.Explore(p.f, append(append(opts, p.opts...), sthread.All(), sthread.MaxExecutions(200000))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Complete && !res.DepthLimited {
+			t.Skipf("too big to explore every schedule: %+v", res.Stats)
+		}
+		var ks []string
+		for _, b := range res.Bugs {
+			ks = append(ks, b.Kind.String()+"@"+b.Where)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			none := keys(t, p, sthread.NoReduction())
+			dpor := keys(t, p)
+			if !slices.Equal(none, dpor) {
+				t.Errorf("DPOR found %q, every schedule %q", dpor, none)
+			}
+		})
 	}
 }

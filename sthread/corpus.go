@@ -100,7 +100,7 @@ func saveBug(t testing.TB, dir string, b *Bug, cfg *config) string {
 		StdbgVersion: stdbgVersion(),
 		Created:      time.Now().UTC().Truncate(time.Second),
 		Target:       corpus.Target{Kind: goTestKind, Source: corpus.RelSource(dir, "."), Test: t.Name()},
-		Search:       corpus.Search{Strategy: "dfs", MaxDepth: cfg.maxDepth, Reduction: "none"},
+		Search:       corpus.Search{Strategy: "dfs", MaxDepth: cfg.maxDepth, Reduction: cfg.reduction()},
 		Failure:      corpus.Failure{Kind: b.Kind.String(), Message: b.Message, Where: b.Where},
 		Schedule:     b.Schedule,
 	}

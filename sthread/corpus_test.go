@@ -94,7 +94,7 @@ func TestCheckCorpusLifecycle(t *testing.T) {
 		t.Errorf("schedule %q, length %d, created %v, version %q", e.Schedule, e.Length, e.Created, e.StdbgVersion)
 	}
 	contains(t, rec.errors[0], "Path = "+e.Schedule+"\n", e.Failure.Message)
-	if e.Search != (corpus.Search{Strategy: "dfs", MaxDepth: sthread.DefaultMaxDepth, Reduction: "none"}) {
+	if e.Search != (corpus.Search{Strategy: "dfs", MaxDepth: sthread.DefaultMaxDepth, Reduction: "dpor"}) {
 		t.Errorf("search %+v", e.Search)
 	}
 	if e.Report == nil || e.Report.Kind != "leak" || e.Report.Path != e.Schedule || len(e.Report.Steps) == 0 ||

@@ -106,8 +106,8 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 		}
 		return sharesObject(a, b)
 	case ca == classSync && cb == classMem:
-		for _, x := range objects(a) {
-			if inRange(x, b) {
+		for i, n := 0, numObjects(a); i < n; i++ {
+			if inRange(objectAt(a, i), b) {
 				return true
 			}
 		}
@@ -123,31 +123,44 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 	return false
 }
 
-// objects returns the objects a synchronization operation uses: Obj, which
-// is an object even when 0 (the model keys objects by Obj whatever its
-// value), and Obj2 for the two halves of a condition wait, the only kinds
-// that use it; for a Select (and the ChanWake of a Select), the channels of
-// its cases instead.
-func objects(op Op) []uint64 {
+// numObjects returns how many objects a synchronization operation uses:
+// Obj, which is an object even when 0 (the model keys objects by Obj
+// whatever its value), and Obj2 for the two halves of a condition wait, the
+// only kinds that use it; for a Select (and the ChanWake of a Select), the
+// channels of its cases instead. objectAt returns the i-th. Dependent is
+// called for every pair of events a reducing search compares, so neither
+// allocates.
+func numObjects(op Op) int {
 	switch {
 	case op.Kind == CondWait || op.Kind == CondReacquire:
-		return []uint64{op.Obj, op.Obj2}
+		return 2
 	case op.Kind == Select || op.Kind == ChanWake && op.Cases != nil:
-		objs := make([]uint64, len(op.Cases))
-		for i, c := range op.Cases {
-			objs[i] = c.Chan
-		}
-		return objs
+		return len(op.Cases)
 	}
-	return []uint64{op.Obj}
+	return 1
+}
+
+func objectAt(op Op, i int) uint64 {
+	switch {
+	case op.Kind == CondWait || op.Kind == CondReacquire:
+		if i == 1 {
+			return op.Obj2
+		}
+		return op.Obj
+	case op.Kind == Select || op.Kind == ChanWake && op.Cases != nil:
+		return op.Cases[i].Chan
+	}
+	return op.Obj
 }
 
 // sharesObject reports whether two synchronization operations use a common
 // object.
 func sharesObject(a, b Op) bool {
-	for _, x := range objects(a) {
-		for _, y := range objects(b) {
-			if x == y {
+	na, nb := numObjects(a), numObjects(b)
+	for i := 0; i < na; i++ {
+		x := objectAt(a, i)
+		for j := 0; j < nb; j++ {
+			if x == objectAt(b, j) {
 				return true
 			}
 		}
@@ -190,4 +203,48 @@ func threadDependent(ta int, a Op, tb int, b Op) bool {
 	}
 	// Both are joins or detaches.
 	return a.Arg == b.Arg
+}
+
+// MustPrecede reports whether operation b of thread tb can never be
+// performed while operation a of another thread ta is still to come, when a
+// and b are of the kinds below on the same object: in every state where
+// thread ta can perform a without a misuse, b is disabled. Then b depends on
+// a and cannot be moved before it: a reducing search need not try.
+//
+//   - a thread's ThreadExit, and a ThreadJoin of that thread;
+//   - the unlock of a mutex or spin lock (or the release of the mutex by a
+//     condition wait), and a lock of it that waits: MutexLock, SpinLock,
+//     GoMutexLock (the mutex is held until then);
+//   - an RWUnlock (the lock is held, for reading or writing) and an
+//     RWWrlock; a writer's GoRWUnlock and a GoRWLock or GoRWRLock; a
+//     GoRWRUnlock and a GoRWLockDrain;
+//   - OnceEnd, and a OnceBegin (the initialisation is under way until then).
+//
+// It is false for every other pair: semaphores, condition signals, barriers,
+// wait groups and channels can be ready for other reasons.
+func MustPrecede(ta int, a Op, tb int, b Op) bool {
+	if ta == tb {
+		return false
+	}
+	switch a.Kind {
+	case ThreadExit:
+		return b.Kind == ThreadJoin && b.Arg == int64(ta)
+	case MutexUnlock:
+		return b.Kind == MutexLock && b.Obj == a.Obj
+	case CondWait:
+		return b.Kind == MutexLock && b.Obj == a.Obj2
+	case SpinUnlock:
+		return b.Kind == SpinLock && b.Obj == a.Obj
+	case GoMutexUnlock:
+		return b.Kind == GoMutexLock && b.Obj == a.Obj
+	case RWUnlock:
+		return b.Kind == RWWrlock && b.Obj == a.Obj
+	case GoRWUnlock:
+		return (b.Kind == GoRWLock || b.Kind == GoRWRLock) && b.Obj == a.Obj
+	case GoRWRUnlock:
+		return b.Kind == GoRWLockDrain && b.Obj == a.Obj
+	case OnceEnd:
+		return b.Kind == OnceBegin && b.Obj == a.Obj
+	}
+	return false
 }

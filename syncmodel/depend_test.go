@@ -218,3 +218,73 @@ func TestIndependentOpsCommute(t *testing.T) {
 		}
 	}
 }
+
+// MustPrecede holds exactly when the model disables the second operation
+// in the states where the first can run: check each pair it names against
+// the World.
+func TestMustPrecedeAgainstTheModel(t *testing.T) {
+	const m, c = 0x10, 0x20
+	tests := []struct {
+		name  string
+		setup []Op // run by thread 1
+		a     Op   // thread 1's next operation
+		b     Op   // thread 2's
+		want  bool
+	}{
+		{"unlock, lock", []Op{{Kind: MutexLock, Obj: m}}, Op{Kind: MutexUnlock, Obj: m}, Op{Kind: MutexLock, Obj: m}, true},
+		{"unlock, trylock", []Op{{Kind: MutexLock, Obj: m}}, Op{Kind: MutexUnlock, Obj: m}, Op{Kind: MutexTrylock, Obj: m}, false},
+		{"unlock, other mutex", []Op{{Kind: MutexLock, Obj: m}}, Op{Kind: MutexUnlock, Obj: m}, Op{Kind: MutexLock, Obj: m + 1}, false},
+		{"cond wait, lock", []Op{{Kind: MutexLock, Obj: m}}, Op{Kind: CondWait, Obj: c, Obj2: m}, Op{Kind: MutexLock, Obj: m}, true},
+		{"spin", []Op{{Kind: SpinLock, Obj: m}}, Op{Kind: SpinUnlock, Obj: m}, Op{Kind: SpinLock, Obj: m}, true},
+		{"go mutex", []Op{{Kind: GoMutexLock, Obj: m}}, Op{Kind: GoMutexUnlock, Obj: m}, Op{Kind: GoMutexLock, Obj: m}, true},
+		{"rwlock reader, writer", []Op{{Kind: RWRdlock, Obj: m}}, Op{Kind: RWUnlock, Obj: m}, Op{Kind: RWWrlock, Obj: m}, true},
+		{"rwlock reader, reader", []Op{{Kind: RWRdlock, Obj: m}}, Op{Kind: RWUnlock, Obj: m}, Op{Kind: RWRdlock, Obj: m}, false},
+		{"sem post, wait", nil, Op{Kind: SemPost, Obj: m}, Op{Kind: SemWait, Obj: m}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MustPrecede(1, tt.a, 2, tt.b); got != tt.want {
+				t.Fatalf("MustPrecede = %v, want %v", got, tt.want)
+			}
+			if !Dependent(1, tt.a, 2, tt.b) && tt.want {
+				t.Fatal("MustPrecede of independent operations")
+			}
+			w := NewWorld()
+			if err := w.SetPending(1, Op{Kind: ThreadCreate}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Execute(1, 0); err != nil {
+				t.Fatal(err)
+			}
+			if tt.b.Kind == SemWait {
+				// A semaphore starting at 1: the wait is ready before the post.
+				if err := w.SetPending(1, Op{Kind: SemInit, Obj: m, Arg: 1}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.Execute(1, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, op := range tt.setup {
+				if err := w.SetPending(1, op); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.Execute(1, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.SetPending(1, tt.a); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.SetPending(2, tt.b); err != nil {
+				t.Fatal(err)
+			}
+			if !w.Enabled(1) {
+				t.Fatal("a is not enabled")
+			}
+			if w.Enabled(2) == tt.want {
+				t.Fatalf("b enabled %v while a can run, MustPrecede %v", w.Enabled(2), tt.want)
+			}
+		})
+	}
+}

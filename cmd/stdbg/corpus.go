@@ -32,7 +32,50 @@ testdata/stdbg/<target name>/ next to the target (--corpus DIR to choose).
 Commit these files: stdbg corpus run replays them all and fails while a bug
 still reproduces, like a regression test suite.`,
 	}
-	cmd.AddCommand(a.corpusListCmd(), a.corpusShowCmd(), a.corpusRunCmd())
+	cmd.AddCommand(a.corpusListCmd(), a.corpusShowCmd(), a.corpusRunCmd(), a.corpusMergeCmd())
+	return cmd
+}
+
+func (a *app) corpusMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge DIR... -o DIR",
+		Short: "join corpora (the shards of one search) into one",
+		Long: `Copy the entries of the given corpora into the corpus -o DIR, as the
+shards of one search (find --shard I/N) write them on different machines.
+Each entry keeps its place below its source directory, its source path is
+rewritten to stay valid, and an entry already there (same kind, place and
+schedule) is not written twice. Writes are atomic. Unreadable entries are
+reported and left out; the exit status is then 1.`,
+		Example: `  stdbg corpus merge shard-0/ shard-1/ shard-2/ -o testdata/stdbg/`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("corpus merge: say where to merge with -o DIR")
+			}
+			for _, src := range args {
+				if _, err := os.Stat(src); err != nil {
+					return usageErr("corpus merge: %v", err)
+				}
+			}
+			res, err := corpus.Merge(out, args...)
+			for _, p := range res.Added {
+				fmt.Fprintln(a.stdout, "added "+p)
+			}
+			for _, it := range res.Skipped {
+				fmt.Fprintf(a.stderr, "stdbg: %s left out: %v\n", it.Path, it.Err)
+			}
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			fmt.Fprintf(a.stdout, "%d added, %d already there, %d left out\n", len(res.Added), res.Present, len(res.Skipped))
+			if len(res.Skipped) > 0 {
+				return bugFound
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the corpus to merge into (created if needed)")
 	return cmd
 }
 

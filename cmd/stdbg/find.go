@@ -28,6 +28,17 @@ func (a *app) findCmd() *cobra.Command {
 running thread going so that the first bug found needs few context switches.
 Stop at the first bug (or, with --all, report each distinct bug once).
 
+By default (--reduction dpor) schedules that differ only in the order of
+independent operations (on different objects, or reads of the same memory)
+are explored once: the search finds the same bugs as --reduction none,
+which runs every schedule, in far fewer executions. With -j N the search is
+divided among N copies of the program (default: one per CPU); --shard I/N
+runs part I of N of it, so that N machines share one search (see
+docs/parallel.md). DPOR and -j apply to the exhaustive search (--strategy dfs
+without --preemptions, not stateful); other searches run every schedule they
+choose, in one copy of the program.
+
+
 For programs too big to explore exhaustively: --preemptions K explores the
 schedules with no preemption (a switch away from a thread that could go on),
 then those with one, ... up to K, and says which bounds were finished;
@@ -75,7 +86,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
-	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "no-save",
+	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
 		"visited", "livelock", "ltl", "race")
 	return cmd
@@ -106,6 +117,9 @@ func (a *app) find(args []string, run string) error {
 	p, err := a.plan()
 	if err != nil {
 		return err
+	}
+	for _, n := range p.notes {
+		fmt.Fprintf(a.stderr, "stdbg: %s\n", n)
 	}
 	t, err := resolveTarget(args, run, a.v.GetBool("race"))
 	if err != nil {
@@ -158,7 +172,7 @@ func (a *app) find(args []string, run string) error {
 	if !a.v.GetBool("json") {
 		prog = newProgress(a.stderr)
 	}
-	res, err := search.Explore(searchCtx, ex, p.st, search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
+	res, err := a.explore(searchCtx, t, s, ex, p, search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
 		MaxExecutions: p.executions, Progress: prog.update, Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
 		Graph: a.v.GetString("ltl") != ""})
 	prog.clear()
@@ -245,6 +259,7 @@ func (a *app) find(args []string, run string) error {
 			if p.sampled {
 				e.Search.Seed = int64(p.seed)
 			}
+			e.Search.Reduction = p.reduction
 			path, existed, err := corpus.Save(dir, e)
 			if err != nil {
 				r.Notes = append(r.Notes, "not saved: "+err.Error())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,33 +55,50 @@ func TestFindLivelockAndReplayIt(t *testing.T) {
 	}
 }
 
-func TestStatefulRefusesReductions(t *testing.T) {
+// Stateful search needs every schedule: it is refused with sampling
+// strategies and preemption bounds, and DPOR gives way to the plain DFS
+// with a note.
+func TestStatefulSearchSettings(t *testing.T) {
 	for _, tc := range []struct {
 		key       string
 		val       any
 		other, ov string
 		fail      bool
+		reduction string // the plan's, when it does not fail
+		note      bool
 	}{
-		{"visited", true, "reduction", "dpor", true},
-		{"livelock", true, "reduction", "dpor", true},
-		{"ltl", "G p", "reduction", "dpor", true},
-		{"all", true, "reduction", "dpor", false},
-		{"visited", true, "strategy", "random", true},
-		{"livelock", true, "strategy", "pct", true},
-		{"ltl", "G p", "preemptions", "2", true},
-		{"visited", true, "preemptions", "-1", false},
-		{"all", true, "strategy", "random", false},
+		{"visited", true, "reduction", "dpor", false, "none", true},
+		{"livelock", true, "reduction", "dpor", false, "none", true},
+		{"ltl", "G p", "reduction", "none", false, "none", false},
+		{"all", true, "reduction", "dpor", false, "dpor", false},
+		{"visited", true, "strategy", "random", true, "", false},
+		{"livelock", true, "strategy", "pct", true, "", false},
+		{"ltl", "G p", "preemptions", "2", true, "", false},
+		{"visited", true, "preemptions", "-1", false, "none", true},
+		{"all", true, "strategy", "random", false, "none", false},
+		{"all", true, "preemptions", "1", false, "none", true},
 	} {
+		name := fmt.Sprintf("%s with --%s %s", tc.key, tc.other, tc.ov)
 		a := &app{v: viper.New()}
 		for _, st := range settings {
 			a.v.SetDefault(st.key, st.def)
 		}
-		a.v.Set("reduction", "none")
 		a.v.Set(tc.other, tc.ov)
 		a.v.Set(tc.key, tc.val)
 		err := a.validateStateful()
 		if (err != nil) != tc.fail {
-			t.Errorf("%s with --%s %s: error %v, want failure %v", tc.key, tc.other, tc.ov, err, tc.fail)
+			t.Errorf("%s: error %v, want failure %v", name, err, tc.fail)
+		}
+		if err != nil {
+			continue
+		}
+		p, err := a.plan()
+		if err != nil {
+			t.Errorf("%s: plan: %v", name, err)
+			continue
+		}
+		if p.reduction != tc.reduction || (len(p.notes) > 0) != tc.note {
+			t.Errorf("%s: reduction %s, notes %q; want %s, a note: %v", name, p.reduction, p.notes, tc.reduction, tc.note)
 		}
 	}
 }

@@ -33,7 +33,9 @@ var settings = []setting{
 	{"all", false, "keep exploring after the first bug and report each distinct bug once"},
 	{"transition-timeout", 5 * time.Second, "longest a thread may run between two scheduling points"},
 	{"start-timeout", 30 * time.Second, "longest the program may take to reach its first thread operation"},
-	{"reduction", "none", "state-space reduction: none (exhaustive DFS)"},
+	{"reduction", "dpor", "state-space reduction: dpor (optimal dynamic partial-order reduction: one execution per class of schedules that differ only in the order of independent operations) or none (every schedule)"},
+	{"jobs", 0, "executions run at once, each by its own copy of the program (0: one per CPU)"},
+	{"shard", "", "run only part I of N of the search (I/N, 0 <= I < N, e.g. 3/8), for one search spread over machines; join their corpora with stdbg corpus merge"},
 	{"json", false, "print one JSON document instead of text"},
 	{"no-minimise", false, "report bugs as found, without shrinking their schedules to the shortest with the fewest preemptions"},
 	{"minimise-executions", 20000, "most executions spent minimising one bug"},
@@ -114,6 +116,10 @@ func addSettings(cmd *cobra.Command, keys ...string) {
 		s := lookupSetting(k)
 		switch d := s.def.(type) {
 		case int:
+			if s.key == "jobs" {
+				cmd.Flags().IntP(s.key, "j", d, s.usage)
+				continue
+			}
 			cmd.Flags().Int(s.key, d, s.usage)
 		case bool:
 			cmd.Flags().Bool(s.key, d, s.usage)
@@ -229,9 +235,15 @@ func (a *app) validate() error {
 		}
 	}
 	switch r := a.v.GetString("reduction"); r {
-	case "none":
+	case "none", "dpor":
 	default:
-		return usageErr("unknown reduction %q: use none", r)
+		return usageErr("unknown reduction %q: use dpor or none", r)
+	}
+	if j := a.v.GetInt("jobs"); j < 0 {
+		return usageErr("jobs must be 0 (one per CPU) or more, not %d", j)
+	}
+	if _, _, err := parseShard(a.v.GetString("shard")); err != nil {
+		return err
 	}
 	return a.validateStateful()
 }

@@ -35,9 +35,6 @@ func (a *app) validateStateful() error {
 	if !a.stateful() {
 		return nil
 	}
-	if r := a.v.GetString("reduction"); r != "none" {
-		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --reduction %s (use --reduction none)", r)
-	}
 	if s := a.v.GetString("strategy"); s != "dfs" {
 		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --strategy %s (use --strategy dfs)", s)
 	}

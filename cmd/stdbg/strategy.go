@@ -26,6 +26,15 @@ type plan struct {
 	pctDepth   int
 	executions int64
 	budget     time.Duration
+	// reduction is the reduction the search uses: dpor or none. DPOR
+	// replaces the exhaustive DFS (no preemption bound, not stateful);
+	// every other search runs the schedules it chooses as they are.
+	reduction string
+	// split: the search may be divided among -j workers and --shard parts
+	// (exhaustive searches without a profile).
+	split bool
+	// notes explain settings the search does not use as given.
+	notes []string
 }
 
 // plan builds the search of find from the settings.
@@ -37,13 +46,30 @@ func (a *app) plan() (*plan, error) {
 		pctDepth:   a.v.GetInt("pct-depth"),
 	}
 	k := a.v.GetInt("preemptions")
+	p.reduction = "none"
 	switch p.name {
 	case "dfs":
-		if k >= 0 {
+		red := a.v.GetString("reduction")
+		switch {
+		case k >= 0:
 			p.pb, p.limit = search.NewPreemptionBounding(k), k
 			p.st = p.pb
-		} else {
+			if red == "dpor" {
+				p.notes = append(p.notes, "--preemptions: running every schedule within the bound (no DPOR)")
+			}
+		case red == "dpor" && a.stateful():
+			// A visited set cuts executions at states whose
+			// continuations DPOR has not planned (docs/liveness.md).
 			p.st = search.NewDFS()
+			p.notes = append(p.notes, "stateful search (--visited, --livelock, --ltl): running every schedule (--reduction none); DPOR is not sound with a visited set")
+		case red == "dpor":
+			p.st, p.reduction = search.NewDPOR(), "dpor"
+		default:
+			p.st = search.NewDFS()
+		}
+		p.split = p.pb == nil && !a.stateful() && a.v.GetString("profile") == ""
+		if _, shards, _ := parseShard(a.v.GetString("shard")); shards > 1 && !p.split {
+			return nil, usageErr("--shard divides the exhaustive search: it cannot be combined with --preemptions, --visited, --livelock, --ltl or --profile")
 		}
 		return p, nil
 	case "random", "pct":
@@ -52,6 +78,9 @@ func (a *app) plan() (*plan, error) {
 	}
 	if k >= 0 {
 		return nil, usageErr("--preemptions bounds the dfs strategy, not %s", p.name)
+	}
+	if _, shards, _ := parseShard(a.v.GetString("shard")); shards > 1 {
+		return nil, usageErr("--shard divides the exhaustive search, not --strategy %s (run the shards with different --seed values instead)", p.name)
 	}
 	p.sampled = true
 	if s := a.v.GetInt64("seed"); s != 0 {
@@ -84,6 +113,9 @@ func (p *plan) describe() string {
 		return fmt.Sprintf("PCT with bug depth %d, seed %d", p.pctDepth, p.seed)
 	case p.pb != nil:
 		return fmt.Sprintf("DFS bounded to %s", plural(p.limit, "preemption"))
+	}
+	if p.reduction == "dpor" {
+		return "DFS with DPOR"
 	}
 	return "DFS"
 }
@@ -136,10 +168,12 @@ func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) strin
 			p.describe(), plural64(res.Stats.Executions, "execution"), p.why(res, stop))
 	case p.pb != nil:
 		return "Search: " + p.boundedCoverage(res, stop, depth)
+	case res.Complete && p.reduction == "dpor":
+		return fmt.Sprintf("Search: exhaustive (DFS with DPOR): every schedule%s explored, up to the order of independent operations.", depth)
 	case res.Complete:
 		return fmt.Sprintf("Search: exhaustive (DFS): every schedule%s explored.", depth)
 	}
-	return fmt.Sprintf("Search: DFS, incomplete: %s.", p.why(res, stop))
+	return fmt.Sprintf("Search: %s, incomplete: %s.", p.describe(), p.why(res, stop))
 }
 
 // boundedCoverage says which preemption bounds were finished.

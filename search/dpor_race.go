@@ -1,0 +1,415 @@
+package search
+
+import (
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// raceScratch is the memory race detection reuses across executions.
+type raceScratch struct {
+	width    int     // vector clock width: largest thread id + 1
+	vc       []int32 // vc[i*width+t]: 1 + position of the last event of thread t that happens before or is event i
+	tmp      []int32 // the clock of a pending operation
+	last     []int   // last[t]: position of t's latest event so far, -1
+	created  []int   // created[t]: position of the event that created t, -1
+	child    []int   // child[i]: the thread event i created, 0
+	threadOf []int   // threadOf[i]: the thread of event i
+	idx      []int   // idx[i]: the number of earlier events of event i's thread
+	cnt      []int   // cnt[t]: events of thread t so far in the pass
+	v        []dporEvent
+	final    []Thread
+}
+
+func (rs *raceScratch) row(i int) []int32 { return rs.vc[i*rs.width : (i+1)*rs.width] }
+
+// races runs the race detection of Optimal DPOR on the execution just
+// ended. Races whose later operation was already in an earlier execution
+// (before the point where this one chose anew) were handled then.
+func (d *dpor) races(r *Report) {
+	tr := r.Trace
+	n := len(tr)
+	rs := &d.rs
+	final := d.finalThreads(r)
+
+	width := 2
+	creates := 0
+	for i := range tr {
+		width = max(width, tr[i].Step.Thread+1)
+		if tr[i].Op.Kind == syncmodel.ThreadCreate {
+			creates++
+		}
+	}
+	width = max(width, creates+2)
+	for _, t := range final {
+		width = max(width, t.ID+1)
+	}
+	for i := 0; i < n && i < len(d.nodes); i++ {
+		for _, t := range d.nodes[i].threads {
+			width = max(width, t.ID+1)
+		}
+	}
+	rs.width = width
+	rs.vc = grow(rs.vc, n*width)
+	rs.tmp = grow(rs.tmp, width)
+	rs.last = fill(rs.last, width, -1)
+	rs.created = fill(rs.created, width, -1)
+	rs.child = fill(rs.child, n, 0)
+	rs.threadOf = fill(rs.threadOf, n, 0)
+	rs.idx = fill(rs.idx, n, 0)
+	rs.cnt = fill(rs.cnt, width, 0)
+	for i := range tr {
+		t := tr[i].Step.Thread
+		rs.threadOf[i] = t
+		rs.idx[i] = rs.cnt[t]
+		rs.cnt[t]++
+		d.fresh[[2]int{t, rs.idx[i]}] = tr[i].Op
+	}
+	for _, t := range final {
+		if t.ID < width {
+			d.fresh[[2]int{t.ID, rs.cnt[t.ID]}] = t.Op
+		}
+	}
+	clear(rs.cnt)
+
+	nc := 0
+	for i := 0; ; i++ {
+		if i >= d.div {
+			switch {
+			case i == n:
+				// An execution stopped by a failure ends every thread:
+				// its last step is dependent on all that was pending.
+				failed := r.Outcome != nil && r.Outcome.Kind.IsBug() && r.Outcome.Kind != Deadlock
+				for k := range final {
+					d.pending(tr, i, &final[k], failed, r.DepthLimited)
+				}
+			case i < len(d.nodes):
+				for k := range d.nodes[i].threads {
+					if t := &d.nodes[i].threads[k]; !t.Enabled && d.newlyBlocked(i, t.ID) {
+						d.pending(tr, i, t, false, false)
+					}
+				}
+			}
+		}
+		if i == n {
+			break
+		}
+		ev := &tr[i]
+		t := ev.Step.Thread
+		row := rs.row(i)
+		rs.base(row, t)
+		for j := i - 1; j >= 0; j-- {
+			tj := tr[j].Step.Thread
+			if tj == t || int(row[tj]) > j || !syncmodel.Dependent(tj, tr[j].Op, t, ev.Op) {
+				continue
+			}
+			// j is a race of i: dependent, and no later event dependent
+			// on i happens after j.
+			if i >= d.div {
+				d.race(tr, j, i, dporEvent{thread: t, choice: plannedChoice(ev.Op, ev.Step.Choice), op: ev.Op, idx: rs.idx[i]})
+			}
+			join(row, rs.row(j))
+		}
+		row[t] = int32(i + 1)
+		rs.last[t] = i
+		rs.cnt[t]++
+		if ev.Op.Kind == syncmodel.ThreadCreate {
+			nc++
+			if c := nc + 1; c < width {
+				rs.created[c] = i
+				rs.child[i] = c
+			}
+		}
+	}
+}
+
+// base sets row to what happens before the next event of thread t: its
+// previous event, or its creation.
+func (rs *raceScratch) base(row []int32, t int) {
+	switch {
+	case rs.last[t] >= 0:
+		copy(row, rs.row(rs.last[t]))
+	case rs.created[t] >= 0:
+		copy(row, rs.row(rs.created[t]))
+	default:
+		clear(row)
+	}
+}
+
+// before reports whether event a happens before the next event of thread p
+// (before its previous event or its creation).
+func (rs *raceScratch) before(a, p int) bool {
+	var row []int32
+	switch {
+	case rs.last[p] >= 0:
+		row = rs.row(rs.last[p])
+	case rs.created[p] >= 0:
+		row = rs.row(rs.created[p])
+	default:
+		return false
+	}
+	return int(row[rs.threadOf[a]]) > a
+}
+
+// pending treats the operation thread t is about to perform at point k as
+// an event: a thread that blocked there, or any thread at the point where
+// the execution stopped. With afterLast the last step of the trace is taken
+// as dependent on it. With cut (the execution was cut by the depth bound),
+// it also plans the operation at the earliest point it could have run,
+// right after what happens before it: a schedule that runs it there may
+// reach within the bound what this one could not.
+func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
+	rs := &d.rs
+	if t.ID >= rs.width {
+		return
+	}
+	choice := schedule.NoChoice
+	if t.Choices() > 0 || t.Op.Kind == syncmodel.Choose {
+		choice = anyChoice
+	}
+	row := rs.tmp
+	rs.base(row, t.ID)
+	for j := k - 1; j >= 0; j-- {
+		tj := tr[j].Step.Thread
+		if tj == t.ID || int(row[tj]) > j || !(afterLast && j == k-1 || syncmodel.Dependent(tj, tr[j].Op, t.ID, t.Op)) {
+			continue
+		}
+		d.race(tr, j, k, dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]})
+		join(row, rs.row(j))
+	}
+	if !cut {
+		return
+	}
+	// Within the bound, t's operation could have run earlier: at any point
+	// q before an event that does not happen before it, once the events
+	// after q that do happen before it have run. A schedule that runs it
+	// there may reach what this one could not before the cut (the race
+	// whose second event lies beyond the cut). Plan each; the sleep sets
+	// and wakeup trees drop what was explored or planned already.
+	for q := 0; q < k && q < len(d.nodes); q++ {
+		if int(row[tr[q].Step.Thread]) > q {
+			continue // q happens before t's operation
+		}
+		v := rs.v[:0]
+		for c := q + 1; c < k; c++ {
+			if e := &tr[c]; int(row[e.Step.Thread]) > c {
+				v = append(v, rs.event(tr, c))
+			}
+		}
+		v = append(v, dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]})
+		rs.v = v
+		d.plan(q, v)
+	}
+}
+
+// newlyBlocked reports whether thread tid, blocked at point i, was not
+// already blocked on the same operation at point i-1 (then its races were
+// found there; between the two nothing it could race with has run that it
+// could have gone before).
+func (d *dpor) newlyBlocked(i, tid int) bool {
+	if i == 0 || i-1 >= len(d.nodes) || d.rs.last[tid] == i-1 {
+		return true
+	}
+	t := findThread(d.nodes[i-1].threads, tid)
+	return t == nil || t.Enabled
+}
+
+// event returns event c of the trace as a planned event.
+func (rs *raceScratch) event(tr []Event, c int) dporEvent {
+	e := &tr[c]
+	return dporEvent{thread: e.Step.Thread, choice: plannedChoice(e.Op, e.Step.Choice), op: e.Op, child: rs.child[c], idx: rs.idx[c]}
+}
+
+// plannedChoice is the value a planned event carries: a data choice keeps
+// its value; the ready case of a select is an index that depends on the
+// state, so any.
+func plannedChoice(op syncmodel.Op, choice int) int {
+	if choice == schedule.NoChoice || op.Kind == syncmodel.Choose {
+		return choice
+	}
+	return anyChoice
+}
+
+// race handles the race of event j with the operation op of thread p at
+// position k (an event of the trace, or pending there): it plans, at the
+// point before j, the events after j that do not happen after it, then p's
+// operation.
+func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
+	rs := &d.rs
+	p, op := x.thread, x.op
+	if j >= len(d.nodes) {
+		return
+	}
+	node := &d.nodes[j]
+	if t := findThread(node.threads, p); t != nil && !t.Enabled && rs.last[p] < j {
+		// p was already waiting for this operation at j: j is what let
+		// it go on (or kept it waiting), not something p could precede.
+		return
+	}
+	tj := tr[j].Step.Thread
+	if syncmodel.MustPrecede(tj, tr[j].Op, p, op) {
+		// j is what let p's operation happen (an unlock and a lock): the
+		// race to reverse is with what j undid, the same thread's latest
+		// earlier operation on the object (the lock), unless that happens
+		// before p's operation anyway.
+		if tr[j].Op.Kind == syncmodel.ThreadExit {
+			return
+		}
+		for a := j - 1; a >= 0; a-- {
+			if tr[a].Step.Thread != tj || !syncmodel.Dependent(tj, tr[a].Op, p, op) || syncmodel.MustPrecede(tj, tr[a].Op, p, op) {
+				continue
+			}
+			if rs.before(a, p) {
+				return
+			}
+			d.race(tr, a, k, x)
+			return
+		}
+		return
+	}
+	v := rs.v[:0]
+	for c := j + 1; c < k; c++ {
+		if int(rs.row(c)[tj]) > j {
+			continue // happens after j
+		}
+		v = append(v, rs.event(tr, c))
+	}
+	v = append(v, x)
+	rs.v = v
+	d.plan(j, v)
+}
+
+// plan inserts v into the wakeup tree of node j, unless an event asleep
+// there can start a schedule equivalent to v (it was explored already).
+func (d *dpor) plan(j int, v []dporEvent) {
+	node := &d.nodes[j]
+	for i := range node.sleep {
+		if f, ok := d.weakInitial(v, &node.sleep[i]); ok && (f < 0 || v[f].choice == node.sleep[i].choice) {
+			return // explored (or planned) already, in an equivalent order
+		}
+	}
+	d.insertWake(&node.wut, v)
+}
+
+// weakInitial reports whether the event x (of a thread at the point where v
+// would start) can come first in a schedule equivalent to v: its thread's
+// first event in v (at index f, returned) depends on nothing before it in
+// v, or its thread has no event in v (f = -1) and x is independent of all
+// of v. The latter makes the schedule that starts with x one step longer
+// than v: under a depth bound it may not reach what v reaches, so a bounded
+// search only takes the former.
+func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
+	f = -1
+	for i := range v {
+		if v[i].thread == x.thread {
+			f = i
+			break
+		}
+	}
+	if f < 0 {
+		if d.bounded {
+			return -1, false
+		}
+		xop := d.opOf(x)
+		for i := range v {
+			if syncmodel.Dependent(x.thread, xop, v[i].thread, v[i].op) {
+				return -1, false
+			}
+		}
+		return -1, true
+	}
+	e := &v[f]
+	for i := 0; i < f; i++ {
+		if v[i].child == e.thread || syncmodel.Dependent(v[i].thread, v[i].op, e.thread, e.op) {
+			return f, false
+		}
+	}
+	return f, true
+}
+
+// insertWake inserts the schedule v into the wakeup forest f: it follows
+// the planned events that can start a schedule equivalent to what is left
+// of v; if it reaches a leaf, v is covered; else the rest of v becomes a
+// new branch, tried after the others.
+func (d *dpor) insertWake(f *[]*wakeNode, v []dporEvent) {
+	for len(v) > 0 {
+		var next *wakeNode
+		at := -1
+		for _, c := range *f {
+			if i, ok := d.weakInitial(v, &c.ev); ok && (i < 0 || v[i].choice == c.ev.choice) {
+				next, at = c, i
+				break
+			}
+		}
+		if next == nil {
+			*f = append(*f, chain(v))
+			return
+		}
+		if len(next.kids) == 0 {
+			return
+		}
+		if at >= 0 {
+			v = append(v[:at:at], v[at+1:]...)
+		}
+		f = &next.kids
+	}
+}
+
+// chain returns v as a path of new nodes.
+func chain(v []dporEvent) *wakeNode {
+	root := &wakeNode{ev: v[0]}
+	n := root
+	for i := 1; i < len(v); i++ {
+		c := &wakeNode{ev: v[i]}
+		n.kids = []*wakeNode{c}
+		n = c
+	}
+	return root
+}
+
+// finalThreads returns the threads pending where the execution stopped:
+// what Explore reported, or else the last point's threads but the one that
+// made the last step (whose next operation is unknown).
+func (d *dpor) finalThreads(r *Report) []Thread {
+	if len(r.Final) > 0 {
+		return r.Final
+	}
+	n := len(r.Trace)
+	if n == 0 || n-1 >= len(d.nodes) {
+		return nil
+	}
+	last := r.Trace[n-1].Step.Thread
+	fs := d.rs.final[:0]
+	for _, t := range d.nodes[n-1].threads {
+		if t.ID != last {
+			fs = append(fs, t)
+		}
+	}
+	d.rs.final = fs
+	return fs
+}
+
+func join(dst, src []int32) {
+	for i, x := range src {
+		if x > dst[i] {
+			dst[i] = x
+		}
+	}
+}
+
+func grow(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
+func fill(s []int, n, x int) []int {
+	if cap(s) < n {
+		s = make([]int, n)
+	}
+	s = s[:n]
+	for i := range s {
+		s[i] = x
+	}
+	return s
+}
