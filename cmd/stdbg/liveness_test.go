@@ -57,7 +57,7 @@ func TestFindLivelockAndReplayIt(t *testing.T) {
 
 // Stateful search needs every schedule: it is refused with sampling
 // strategies and preemption bounds, and DPOR gives way to the plain DFS
-// with a note.
+// (with a note when the user asked for DPOR: see TestStatefulDPORNote).
 func TestStatefulSearchSettings(t *testing.T) {
 	for _, tc := range []struct {
 		key       string
@@ -67,16 +67,16 @@ func TestStatefulSearchSettings(t *testing.T) {
 		reduction string // the plan's, when it does not fail
 		note      bool
 	}{
-		{"visited", true, "reduction", "dpor", false, "none", true},
-		{"livelock", true, "reduction", "dpor", false, "none", true},
+		{"visited", true, "reduction", "dpor", false, "none", false},
+		{"livelock", true, "reduction", "dpor", false, "none", false},
 		{"ltl", "G p", "reduction", "none", false, "none", false},
 		{"all", true, "reduction", "dpor", false, "dpor", false},
 		{"visited", true, "strategy", "random", true, "", false},
 		{"livelock", true, "strategy", "pct", true, "", false},
 		{"ltl", "G p", "preemptions", "2", true, "", false},
-		{"visited", true, "preemptions", "-1", false, "none", true},
+		{"visited", true, "preemptions", "-1", false, "none", false},
 		{"all", true, "strategy", "random", false, "none", false},
-		{"all", true, "preemptions", "1", false, "none", true},
+		{"all", true, "preemptions", "1", false, "none", false},
 	} {
 		name := fmt.Sprintf("%s with --%s %s", tc.key, tc.other, tc.ov)
 		a := &app{v: viper.New()}
@@ -149,5 +149,19 @@ func TestFindGoLivelock(t *testing.T) {
 	out, errs, code = stdbg(t, "replay", "--cycles", "2", "--schedule", "1;1;1;1 (2;2;3;3)*", prog)
 	if code != exitBug || !strings.Contains(out, "2 of the runs came back") {
 		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
+
+// Asking for DPOR and stateful search together runs the plain DFS and
+// says so; leaving the reduction at its default says nothing.
+func TestStatefulDPORNote(t *testing.T) {
+	const note = "DPOR is not sound with a visited set"
+	_, errs, code := stdbg(t, "find", "--reduction", "dpor", "--visited", liveness("spin-handoff.c"))
+	if code != exitClean || !strings.Contains(errs, note) {
+		t.Errorf("--reduction dpor --visited: exit %d, stderr %q; want exit 0 and the note", code, errs)
+	}
+	_, errs, code = stdbg(t, "find", "--visited", liveness("spin-handoff.c"))
+	if code != exitClean || strings.Contains(errs, note) {
+		t.Errorf("--visited: exit %d, stderr %q; want exit 0 without the note", code, errs)
 	}
 }

@@ -63,6 +63,13 @@ type app struct {
 	stderr     io.Writer
 	configFile string // the file read, "" if none
 	cfgInvalid []string
+	cmd        *cobra.Command // the command running, once its settings are loaded
+}
+
+// explicit reports whether the user chose the setting key (by flag,
+// environment or configuration file) rather than left its default.
+func (a *app) explicit(key string) bool {
+	return a.cmd != nil && a.source(a.cmd, key) != "default"
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -95,6 +102,7 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 			if len(a.cfgInvalid) > 0 {
 				return usageErr("--cfg=%s: expected SECTION/KEY:VALUE, e.g. --cfg=model-check/max-depth:10", a.cfgInvalid[0])
 			}
+			a.cmd = cmd
 			return a.load(cmd)
 		},
 	}

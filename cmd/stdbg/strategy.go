@@ -54,14 +54,16 @@ func (a *app) plan() (*plan, error) {
 		case k >= 0:
 			p.pb, p.limit = search.NewPreemptionBounding(k), k
 			p.st = p.pb
-			if red == "dpor" {
+			if red == "dpor" && a.explicit("reduction") {
 				p.notes = append(p.notes, "--preemptions: running every schedule within the bound (no DPOR)")
 			}
 		case red == "dpor" && a.stateful():
 			// A visited set cuts executions at states whose
 			// continuations DPOR has not planned (docs/liveness.md).
 			p.st = search.NewDFS()
-			p.notes = append(p.notes, "stateful search (--visited, --livelock, --ltl): running every schedule (--reduction none); DPOR is not sound with a visited set")
+			if a.explicit("reduction") {
+				p.notes = append(p.notes, "stateful search (--visited, --livelock, --ltl): running every schedule (--reduction none); DPOR is not sound with a visited set")
+			}
 		case red == "dpor":
 			p.st, p.reduction = search.NewDPOR(), "dpor"
 		default:
