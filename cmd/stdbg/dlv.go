@@ -19,11 +19,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/dlvbridge"
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
 )
@@ -99,36 +97,9 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 		return true, usageErr("--dlv-wait must be positive")
 	}
 
-	var (
-		sched schedule.Schedule
-		t     *target
-		env   []string
-	)
-	if !cmd.Flags().Changed("schedule") {
-		if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-			return true, usageErr("replay --dlv needs a corpus entry (.json) or --schedule and a Go package")
-		}
-		e, err := corpus.Load(args[0])
-		if err != nil {
-			return true, usageErr("%v", err)
-		}
-		if sched, err = parseSchedule(e.Schedule); err != nil {
-			return true, err
-		}
-		if t, err = targetOf(args[0], e); err != nil {
-			return true, usageErr("%v", err)
-		}
-		if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
-			a.v.Set("max-depth", e.Search.MaxDepth)
-		}
-		env = e.Target.Env
-	} else {
-		if sched, err = parseSchedule(schedText); err != nil {
-			return true, err
-		}
-		if t, err = resolveTarget(args, run, a.v.GetBool("race")); err != nil {
-			return true, err
-		}
+	sched, t, env, err := a.debugTarget(cmd, "--dlv", "a Go package", schedText, run, args)
+	if err != nil {
+		return true, err
 	}
 	if !t.goPkg {
 		return true, usageErr("--dlv debugs Go programs and tests, and %s is not one: use --gdb", t.arg)

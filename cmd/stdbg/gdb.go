@@ -61,37 +61,9 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 	}
 	decisions, _ := cmd.Flags().GetString("decisions")
 
-	// What to run: a corpus entry, or --schedule and a program.
-	var (
-		sched schedule.Schedule
-		t     *target
-		env   []string
-	)
-	if !cmd.Flags().Changed("schedule") {
-		if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-			return true, usageErr("replay --gdb needs a corpus entry (.json) or --schedule and a program")
-		}
-		e, err := corpus.Load(args[0])
-		if err != nil {
-			return true, usageErr("%v", err)
-		}
-		if sched, err = parseSchedule(e.Schedule); err != nil {
-			return true, err
-		}
-		if t, err = targetOf(args[0], e); err != nil {
-			return true, usageErr("%v", err)
-		}
-		if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
-			a.v.Set("max-depth", e.Search.MaxDepth)
-		}
-		env = e.Target.Env
-	} else {
-		if sched, err = parseSchedule(schedText); err != nil {
-			return true, err
-		}
-		if t, err = resolveTarget(args, "", a.v.GetBool("race")); err != nil {
-			return true, err
-		}
+	sched, t, env, err := a.debugTarget(cmd, "--gdb", "a program", schedText, "", args)
+	if err != nil {
+		return true, err
 	}
 	var gdbExe string
 	if run {
@@ -248,4 +220,36 @@ func shorten(s string) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("... (%d bytes)", len(s))
+}
+
+// debugTarget resolves what a debugger replay runs: a corpus entry (whose
+// search depth becomes the default), or --schedule and a program. flag
+// (the debugger's) and what (the kind of program) word the usage errors.
+func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string, args []string) (sched schedule.Schedule, t *target, env []string, err error) {
+	if cmd.Flags().Changed("schedule") {
+		if sched, err = parseSchedule(schedText); err != nil {
+			return nil, nil, nil, err
+		}
+		if t, err = resolveTarget(args, run, a.v.GetBool("race")); err != nil {
+			return nil, nil, nil, err
+		}
+		return sched, t, nil, nil
+	}
+	if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
+		return nil, nil, nil, usageErr("replay %s needs a corpus entry (.json) or --schedule and %s", flag, what)
+	}
+	e, err := corpus.Load(args[0])
+	if err != nil {
+		return nil, nil, nil, usageErr("%v", err)
+	}
+	if sched, err = parseSchedule(e.Schedule); err != nil {
+		return nil, nil, nil, err
+	}
+	if t, err = targetOf(args[0], e); err != nil {
+		return nil, nil, nil, usageErr("%v", err)
+	}
+	if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
+		a.v.Set("max-depth", e.Search.MaxDepth)
+	}
+	return sched, t, e.Target.Env, nil
 }
