@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
 
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -27,6 +28,23 @@ type State struct {
 type Prop struct {
 	Name  string
 	Value bool
+}
+
+// FormatProps writes propositions' values as reports show them:
+// "r=1 cs=0".
+func FormatProps(ps []Prop) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		v := 0
+		if p.Value {
+			v = 1
+		}
+		fmt.Fprintf(&b, "%s=%d", p.Name, v)
+	}
+	return b.String()
 }
 
 // Stateful is implemented by executions that can identify the program

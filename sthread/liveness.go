@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strings"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ltl"
@@ -175,24 +174,9 @@ func describeLasso(f func(), cfg *config, b search.Bug) *Bug {
 	rep.Path, rep.Cycle, rep.CycleStart = b.Schedule.String(), b.Cycle.String(), len(b.Schedule)+1
 	for i := range rep.Steps {
 		if i < len(lr.States) {
-			rep.Steps[i].Props = propsText(lr.States[i].Props)
+			rep.Steps[i].Props = search.FormatProps(lr.States[i].Props)
 		}
 	}
 	bug.Report = rep
 	return bug
-}
-
-func propsText(ps []search.Prop) string {
-	var b strings.Builder
-	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		v := 0
-		if p.Value {
-			v = 1
-		}
-		fmt.Fprintf(&b, "%s=%d", p.Name, v)
-	}
-	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/corpus"
@@ -99,7 +98,7 @@ func lassoReport(e *checker.Execution, s *session, bug search.Bug, lr *search.La
 	r.CycleStart = len(bug.Schedule) + 1
 	for i := range r.Steps {
 		if i < len(lr.States) {
-			r.Steps[i].Props = propsText(lr.States[i].Props)
+			r.Steps[i].Props = search.FormatProps(lr.States[i].Props)
 		}
 	}
 	for i, ok := range lr.Returned {
@@ -108,21 +107,6 @@ func lassoReport(e *checker.Execution, s *session, bug search.Bug, lr *search.La
 		}
 	}
 	return r
-}
-
-func propsText(ps []search.Prop) string {
-	var b strings.Builder
-	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		v := 0
-		if p.Value {
-			v = 1
-		}
-		fmt.Fprintf(&b, "%s=%d", p.Name, v)
-	}
-	return b.String()
 }
 
 // replayLasso runs a lasso's stem and then its cycle --cycles times, with
