@@ -49,11 +49,13 @@ type searchKind struct {
 // programs.
 var exhaustSearches = []searchKind{
 	{name: "dfs, reduction none", new: func(uint64) search.Strategy { return search.NewDFS() }},
+	{name: "dfs, DPOR", new: func(uint64) search.Strategy { return search.NewDPOR() }},
 }
 
 // bugSearches are the searches compared on the buggy examples.
 var bugSearches = []searchKind{
 	{name: "dfs", new: func(uint64) search.Strategy { return search.NewDFS() }},
+	{name: "dfs, DPOR", new: func(uint64) search.Strategy { return search.NewDPOR() }},
 	{name: "dfs, preemptions <= 3", new: func(uint64) search.Strategy { return search.NewPreemptionBounding(3) }},
 	{name: "pct d=2", seeded: true, new: func(s uint64) search.Strategy { return search.NewPCT(2, s) }},
 	{name: "pct d=3", seeded: true, new: func(s uint64) search.Strategy { return search.NewPCT(3, s) }},
