@@ -129,6 +129,8 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 		if t, err = resolveTarget(args, run, a.v.GetBool("race")); err != nil {
 			return true, err
 		}
+		a.seedRand(t)
+		env = t.env
 	}
 	if !t.goPkg {
 		return true, usageErr("--dlv debugs Go programs and tests, and %s is not one: use --gdb", t.arg)

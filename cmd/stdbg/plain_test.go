@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stdbg/stdbg/corpus"
 )
 
 // zooCase is one program or test of examples/go/plain and what stdbg must
@@ -165,5 +168,63 @@ func main() {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(b) != files["go.mod"] {
 		t.Errorf("go.mod changed:\n%s", b)
+	}
+}
+
+// TestPlainGoRandSeed checks that the seed of a plain Go program's random
+// numbers decides what find finds, is recorded in the corpus entry, and is
+// used by replay and corpus run whatever the environment then says. The
+// lottery draws slot 2 with seed 1, slot 1 with seed 2 and slot 0 with
+// seed 5.
+func TestPlainGoRandSeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program")
+	}
+	dir := filepath.Join("..", "..", "examples", "go", "plain", "lottery")
+	corpusDir := t.TempDir()
+	t.Setenv("STDBG_RAND_SEED", "2")
+	out, errs, code := stdbg(t, "find", "--race=false", "--no-save=false", "--no-minimise", "--corpus", corpusDir, dir)
+	if code != exitBug || !strings.Contains(out, "panic: slot 1 paid nothing") {
+		t.Fatalf("find with STDBG_RAND_SEED=2: exit %d\n%s\n%s", code, out, errs)
+	}
+	paths, _ := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("corpus holds %v, want one entry", paths)
+	}
+	e, err := corpus.Load(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(e.Target.Env, "STDBG_RAND_SEED=2") {
+		t.Errorf("entry's environment %q lacks the seed", e.Target.Env)
+	}
+
+	// Another seed in the environment: the entry's own wins.
+	t.Setenv("STDBG_RAND_SEED", "1")
+	out, errs, code = stdbg(t, "replay", "--race=false", paths[0])
+	if code != exitBug || !strings.Contains(out, "panic: slot 1 paid nothing") {
+		t.Fatalf("replay of the entry: exit %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = stdbg(t, "corpus", "run", corpusDir)
+	if code != exitBug || !strings.Contains(out, "REPRODUCES") {
+		t.Fatalf("corpus run: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	// The flag beats the environment, and the replay command carries it.
+	out, errs, code = stdbg(t, "find", "--race=false", "--no-minimise", "--rand-seed", "5", dir)
+	if code != exitBug || !strings.Contains(out, "panic: slot 0 paid nothing") {
+		t.Fatalf("find --rand-seed 5: exit %d\n%s\n%s", code, out, errs)
+	}
+	m := regexp.MustCompile(`Replay: stdbg replay --schedule '([^']*)' --rand-seed 5 `).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no replay command with the seed in:\n%s", out)
+	}
+	out, errs, code = stdbg(t, "replay", "--race=false", "--schedule", m[1], "--rand-seed", "5", dir)
+	if code != exitBug || !strings.Contains(out, "panic: slot 0 paid nothing") {
+		t.Fatalf("replay --rand-seed 5: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	if _, errs, code := stdbg(t, "find", "--rand-seed", "-1", dir); code != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("find --rand-seed -1: exit %d, want %d with a one-line reason:\n%s", code, exitUsage, errs)
 	}
 }
