@@ -22,10 +22,10 @@ func ExampleInstrument() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(res.Files, "file rewritten, cached:", res.Cached)
+	fmt.Println(res.Files, "files rewritten, cached:", res.Cached)
 	res, _ = goinstr.Instrument(goinstr.Config{Dir: dir, Cache: cache})
 	fmt.Println("second run cached:", res.Cached)
 	// Output:
-	// 1 file rewritten, cached: false
+	// 2 files rewritten, cached: false
 	// second run cached: true
 }

@@ -6,9 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// leftAtomic matches a use of a name of sync/atomic.
+var leftAtomic = regexp.MustCompile(`\batomic\.[A-Z]\w*`)
 
 // overlayOf reads the replacements of an overlay file.
 func overlayOf(t *testing.T, path string) map[string]string {
@@ -41,8 +45,13 @@ func TestInstrumentKeepsLinesAndBehaviour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Cached || res.Files != 1 {
-		t.Fatalf("first run: cached %v, %d files, want a fresh rewrite of 1", res.Cached, res.Files)
+	if res.Cached || res.Files != 2 {
+		t.Fatalf("first run: cached %v, %d files, want a fresh rewrite of 2", res.Cached, res.Files)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "sync/atomic") {
+			t.Errorf("warning about an instrumented atomic: %s", w)
+		}
 	}
 	for orig, repl := range overlayOf(t, res.Overlay) {
 		a, _ := os.ReadFile(orig)
@@ -56,8 +65,23 @@ func TestInstrumentKeepsLinesAndBehaviour(t *testing.T) {
 				t.Errorf("%s:%d: closing brace lost: %q", orig, i+1, lb[i])
 			}
 		}
-		if !strings.Contains(string(b), "stdbgrt.ChanSend(") || !strings.Contains(string(b), "stdbgrt.SelectOf(") {
-			t.Errorf("rewritten file lacks channel operations:\n%s", b)
+		switch filepath.Base(orig) {
+		case "main.go":
+			if !strings.Contains(string(b), "stdbgrt.ChanSend(") || !strings.Contains(string(b), "stdbgrt.SelectOf(") {
+				t.Errorf("rewritten file lacks channel operations:\n%s", b)
+			}
+		case "atomics.go":
+			for _, want := range []string{"stdbgrt.AtomicAddInt64(", "stdbgrt.AtomicCompareAndSwapPointer(", "stdbgrt.AtomicUintptr", "stdbgrt.AtomicValue", "add := stdbgrt.AtomicAddInt64"} {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("rewritten atomics.go lacks %q:\n%s", want, b)
+				}
+			}
+			// Only the use that keeps the import used is left.
+			for _, m := range leftAtomic.FindAllString(string(b), -1) {
+				if m != "atomic.AddInt32" {
+					t.Errorf("%s left as it was:\n%s", m, b)
+				}
+			}
 		}
 	}
 	again, err := Instrument(Config{Dir: dir, Cache: cache})
@@ -100,12 +124,15 @@ func TestInstrumentWarns(t *testing.T) {
 	}
 	all := strings.Join(res.Warnings, "\n")
 	for _, want := range []string{
-		"main.go:18: not instrumented: sync/atomic.AddInt64 runs without a scheduling point",
 		"main.go:21: not instrumented: reflect.MakeChan a channel made by reflection is not instrumented",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("warnings lack %q:\n%s", want, all)
 		}
+	}
+	// The functions of sync/atomic are instrumented: no warning.
+	if strings.Contains(all, "sync/atomic") {
+		t.Errorf("warning about an instrumented atomic function:\n%s", all)
 	}
 	for _, w := range res.Warnings {
 		if strings.Contains(w, "\n") {

@@ -27,8 +27,12 @@ var replacements = map[string]string{
 
 	"sync/atomic.Int32":   "AtomicInt32",
 	"sync/atomic.Int64":   "AtomicInt64",
+	"sync/atomic.Uint32":  "AtomicUint32",
+	"sync/atomic.Uint64":  "AtomicUint64",
+	"sync/atomic.Uintptr": "AtomicUintptr",
 	"sync/atomic.Bool":    "AtomicBool",
 	"sync/atomic.Pointer": "AtomicPointer",
+	"sync/atomic.Value":   "AtomicValue",
 
 	"runtime.Gosched": "Yield",
 
@@ -50,6 +54,18 @@ var replacements = map[string]string{
 	"context.WithCancelCause": "ContextWithCancelCause",
 	"context.WithTimeout":     "ContextWithTimeout",
 	"context.WithDeadline":    "ContextWithDeadline",
+}
+
+func init() {
+	// The functions of sync/atomic: atomic.F becomes sthread.AtomicF.
+	for _, op := range []string{"Add", "And", "Or", "Load", "Store", "Swap", "CompareAndSwap"} {
+		for _, t := range []string{"Int32", "Int64", "Uint32", "Uint64", "Uintptr", "Pointer"} {
+			if t == "Pointer" && (op == "Add" || op == "And" || op == "Or") {
+				continue
+			}
+			replacements["sync/atomic."+op+t] = "Atomic" + op + t
+		}
+	}
 }
 
 // keepAlive names, per package path, an exported function that a rewritten

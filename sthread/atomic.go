@@ -214,3 +214,43 @@ func (x *AtomicPointer[T]) CompareAndSwap(old, v *T) bool {
 	}
 	return x.v.CompareAndSwap(old, v)
 }
+
+// And atomically does value &= mask and returns the old value.
+//
+//go:norace
+func (x *AtomicInt64) And(mask int64) (old int64) {
+	if hooked.Load() {
+		atomicPoint(syncmodel.Write, syncmodel.APIAtomicAnd, unsafe.Pointer(x), 8)
+	}
+	return x.v.And(mask)
+}
+
+// Or atomically does value |= mask and returns the old value.
+//
+//go:norace
+func (x *AtomicInt64) Or(mask int64) (old int64) {
+	if hooked.Load() {
+		atomicPoint(syncmodel.Write, syncmodel.APIAtomicOr, unsafe.Pointer(x), 8)
+	}
+	return x.v.Or(mask)
+}
+
+// And atomically does value &= mask and returns the old value.
+//
+//go:norace
+func (x *AtomicInt32) And(mask int32) (old int32) {
+	if hooked.Load() {
+		atomicPoint(syncmodel.Write, syncmodel.APIAtomicAnd, unsafe.Pointer(x), 4)
+	}
+	return x.v.And(mask)
+}
+
+// Or atomically does value |= mask and returns the old value.
+//
+//go:norace
+func (x *AtomicInt32) Or(mask int32) (old int32) {
+	if hooked.Load() {
+		atomicPoint(syncmodel.Write, syncmodel.APIAtomicOr, unsafe.Pointer(x), 4)
+	}
+	return x.v.Or(mask)
+}

@@ -1,7 +1,8 @@
 // Package sthread makes Go programs checkable by stdbg: it offers drop-in
 // equivalents of Go's concurrency API — Go for the go statement, Mutex,
 // RWMutex, WaitGroup, Cond, Once, typed channels (Chan, MakeChan) with
-// Select, atomic types, plus Yield, Sleep, Choose, Assert, Read and Write —
+// Select, atomic types and functions, plus Yield, Sleep, Choose, Assert,
+// Read and Write —
 // and Check, which explores the schedules of a function inside the test
 // process and reports its concurrency bugs with the schedule that causes
 // them.

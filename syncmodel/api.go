@@ -128,6 +128,8 @@ const (
 	APIAtomicCompareSwap // atomic CompareAndSwap
 	APITimeSleep         // time.Sleep on the virtual clock
 	APITimerFire         // a timer or ticker firing on the virtual clock
+	APIAtomicAnd         // atomic And
+	APIAtomicOr          // atomic Or
 	apiCount
 )
 
@@ -250,6 +252,8 @@ var apiNames = [...]string{
 	APIAtomicCompareSwap: "atomic.CompareAndSwap",
 	APITimeSleep:         "time.Sleep",
 	APITimerFire:         "timer fires",
+	APIAtomicAnd:         "atomic.And",
+	APIAtomicOr:          "atomic.Or",
 }
 
 // NumAPIs is one more than the largest valid API.

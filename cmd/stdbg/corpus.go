@@ -464,7 +464,7 @@ func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original 
 		Length:       len(bug.Schedule),
 		Preemptions:  preemptions,
 		Report:       r,
-		Target:       corpus.Target{Binary: t.binary, Args: t.args},
+		Target:       corpus.Target{Binary: t.binary, Args: t.args, Env: append([]string(nil), t.env...)},
 	}
 	if !original.Equal(bug.Schedule) {
 		e.Original = original.String()

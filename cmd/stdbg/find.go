@@ -88,7 +88,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
-		"visited", "livelock", "ltl", "race")
+		"visited", "livelock", "ltl", "race", "rand-seed")
 	return cmd
 }
 
@@ -128,6 +128,7 @@ func (a *app) find(args []string, run string) error {
 	for _, w := range t.warnings {
 		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
 	}
+	a.seedRand(t)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 

@@ -233,7 +233,8 @@ func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string,
 		if t, err = resolveTarget(args, run, a.v.GetBool("race")); err != nil {
 			return nil, nil, nil, err
 		}
-		return sched, t, nil, nil
+		a.seedRand(t)
+		return sched, t, t.env, nil
 	}
 	if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
 		return nil, nil, nil, usageErr("replay %s needs a corpus entry (.json) or --schedule and %s", flag, what)

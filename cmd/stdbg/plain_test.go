@@ -5,18 +5,22 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stdbg/stdbg/corpus"
 )
 
 // zooCase is one program or test of examples/go/plain and what stdbg must
 // find in it.
 type zooCase struct {
-	race   bool   // build with the race detector (slower builds and runs)
-	dir    string // under examples/go/plain
-	run    string // the test, for a test
-	banner string // the report's banner; "" for a correct version
-	want   []string
+	race   bool     // build with the race detector (slower builds and runs)
+	dir    string   // under examples/go/plain
+	run    string   // the test, for a test
+	banner string   // the report's banner; "" for a correct version
+	want   []string // in the report
+	flags  []string // more flags of find
 }
 
 // zoo lists the bug zoo of plain Go programs and tests.
@@ -52,6 +56,15 @@ var zoo = []zooCase{
 		"WARNING: DATA RACE", "Previous write at", "main.go:22", "main.(*stats).hit"}},
 	{dir: "lottery", banner: "*** CRASH IN THE PROGRAM ***", want: []string{
 		"panic: slot 2 paid nothing", "main.go:34"}},
+	// Minimising these spends thousands of executions for a trace no
+	// clearer than the first one found.
+	{dir: "atomiccount", flags: []string{"--no-minimise"}, banner: "*** CRASH IN THE PROGRAM ***", want: []string{
+		"panic: served 1 requests, want 2", "atomic.Load(&mem#1)", "main.go:20  n := atomic.LoadInt64(&served)",
+		"atomic.Store(&mem#1)", "main.go:21  atomic.StoreInt64(&served, n+1)"}},
+	{dir: "atomiccountok"},
+	{dir: "atomicflag", flags: []string{"--no-minimise"}, banner: "*** CRASH IN THE PROGRAM ***", want: []string{
+		"panic: service started 2 times", "main.go:19  if atomic.LoadInt32(&started) == 0 {",
+		"main.go:20  atomic.StoreInt32(&started, 1)", "atomic.Add(&mem#2)"}},
 }
 
 var replayLine = regexp.MustCompile(`Replay: stdbg replay --schedule '([^']*)'`)
@@ -73,7 +86,7 @@ func TestPlainGoZoo(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "examples", "go", "plain", z.dir)
 			race := fmt.Sprintf("--race=%v", z.race)
-			args := []string{"find", race}
+			args := append([]string{"find", race}, z.flags...)
 			if z.run != "" {
 				args = append(args, "--run", z.run)
 			}
@@ -155,5 +168,63 @@ func main() {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(b) != files["go.mod"] {
 		t.Errorf("go.mod changed:\n%s", b)
+	}
+}
+
+// TestPlainGoRandSeed checks that the seed of a plain Go program's random
+// numbers decides what find finds, is recorded in the corpus entry, and is
+// used by replay and corpus run whatever the environment then says. The
+// lottery draws slot 2 with seed 1, slot 1 with seed 2 and slot 0 with
+// seed 5.
+func TestPlainGoRandSeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program")
+	}
+	dir := filepath.Join("..", "..", "examples", "go", "plain", "lottery")
+	corpusDir := t.TempDir()
+	t.Setenv("STDBG_RAND_SEED", "2")
+	out, errs, code := stdbg(t, "find", "--race=false", "--no-save=false", "--no-minimise", "--corpus", corpusDir, dir)
+	if code != exitBug || !strings.Contains(out, "panic: slot 1 paid nothing") {
+		t.Fatalf("find with STDBG_RAND_SEED=2: exit %d\n%s\n%s", code, out, errs)
+	}
+	paths, _ := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("corpus holds %v, want one entry", paths)
+	}
+	e, err := corpus.Load(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(e.Target.Env, "STDBG_RAND_SEED=2") {
+		t.Errorf("entry's environment %q lacks the seed", e.Target.Env)
+	}
+
+	// Another seed in the environment: the entry's own wins.
+	t.Setenv("STDBG_RAND_SEED", "1")
+	out, errs, code = stdbg(t, "replay", "--race=false", paths[0])
+	if code != exitBug || !strings.Contains(out, "panic: slot 1 paid nothing") {
+		t.Fatalf("replay of the entry: exit %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = stdbg(t, "corpus", "run", corpusDir)
+	if code != exitBug || !strings.Contains(out, "REPRODUCES") {
+		t.Fatalf("corpus run: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	// The flag beats the environment, and the replay command carries it.
+	out, errs, code = stdbg(t, "find", "--race=false", "--no-minimise", "--rand-seed", "5", dir)
+	if code != exitBug || !strings.Contains(out, "panic: slot 0 paid nothing") {
+		t.Fatalf("find --rand-seed 5: exit %d\n%s\n%s", code, out, errs)
+	}
+	m := regexp.MustCompile(`Replay: stdbg replay --schedule '([^']*)' --rand-seed 5 `).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no replay command with the seed in:\n%s", out)
+	}
+	out, errs, code = stdbg(t, "replay", "--race=false", "--schedule", m[1], "--rand-seed", "5", dir)
+	if code != exitBug || !strings.Contains(out, "panic: slot 0 paid nothing") {
+		t.Fatalf("replay --rand-seed 5: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	if _, errs, code := stdbg(t, "find", "--rand-seed", "-1", dir); code != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("find --rand-seed -1: exit %d, want %d with a one-line reason:\n%s", code, exitUsage, errs)
 	}
 }

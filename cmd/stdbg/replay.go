@@ -81,7 +81,7 @@ began, and stops there.`,
 	cmd.Flags().String("stop-at", "", "with --dlv: where to hand over: a step number K (stop before step K runs), end (after the last step), none (no session: run to the end); default the last step, where the failure happens")
 	cmd.Flags().Bool("dlv-no-connect", false, "with --dlv: do not start dlv connect; print the command and wait for a client to end the session (the default when stdin is not a terminal)")
 	cmd.Flags().Duration("dlv-wait", time.Hour, "with --dlv: how long Delve waits for a client and its session before stdbg stops it")
-	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "cycles", "race")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "cycles", "race", "rand-seed")
 	return cmd
 }
 
@@ -123,6 +123,7 @@ func (a *app) replay(text, decisions, run string, args []string) error {
 		if err != nil {
 			return err
 		}
+		a.seedRand(t)
 		return a.replayLasso(stem, cycle, t, nil)
 	}
 	sched, err := parseSchedule(text)
@@ -133,6 +134,7 @@ func (a *app) replay(text, decisions, run string, args []string) error {
 	if err != nil {
 		return err
 	}
+	a.seedRand(t)
 	return a.replayTarget(sched, decisions, t, nil)
 }
 

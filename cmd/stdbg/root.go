@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,10 @@ type setting struct {
 	def   any
 	usage string
 }
+
+// defaultRandSeed is the seed of a Go target's random numbers when none is
+// given, as sthread's own default.
+const defaultRandSeed = 1
 
 // settings are every configurable key, in display order.
 var settings = []setting{
@@ -54,6 +60,7 @@ var settings = []setting{
 	{"ltl", "", "check an LTL formula over the program's propositions (stdbg_prop, sthread.Prop) under weak fairness, e.g. 'G(r -> F cs)'; implies --visited"},
 	{"cycles", 3, "replay of a lasso (livelock, LTL violation): how many times to run its cycle"},
 	{"race", true, "plain Go targets (not importing sthread): build with the race detector and report data races (needs cgo)"},
+	{"rand-seed", defaultRandSeed, "Go targets: the seed of the generator that math/rand and math/rand/v2 draw from in every execution (STDBG_RAND_SEED); recorded in the corpus entries, which replay with it"},
 }
 
 // app holds what the commands share.
@@ -247,6 +254,9 @@ func (a *app) validate() error {
 	default:
 		return usageErr("unknown reduction %q: use dpor or none", r)
 	}
+	if s := a.v.GetString("rand-seed"); !validRandSeed(s) {
+		return usageErr("rand-seed must be a whole number from 0 to %d, not %q", uint64(math.MaxInt64), s)
+	}
 	if j := a.v.GetInt("jobs"); j < 0 {
 		return usageErr("jobs must be 0 (one per CPU) or more, not %d", j)
 	}
@@ -254,6 +264,12 @@ func (a *app) validate() error {
 		return err
 	}
 	return a.validateStateful()
+}
+
+// validRandSeed reports whether s is a seed the Go runtime accepts.
+func validRandSeed(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && !strings.HasPrefix(s, "-")
 }
 
 // findConfig looks for stdbg.yaml in the current directory and its parents.

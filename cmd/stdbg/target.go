@@ -10,6 +10,7 @@ import (
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -24,6 +25,21 @@ type target struct {
 	run    string   // Go tests: the -run pattern
 	// warnings are what could not be instrumented in a plain Go target.
 	warnings []string
+	// env are NAME=VALUE entries every run of the program gets, recorded
+	// in the corpus entries of its bugs: for a Go target, the seed of its
+	// random numbers (randSeed).
+	env      []string
+	randSeed int64
+}
+
+// seedRand makes the executions of a Go target draw their random numbers
+// from the generator seeded with the rand-seed setting.
+func (a *app) seedRand(t *target) {
+	if !t.goPkg {
+		return
+	}
+	t.randSeed = a.v.GetInt64("rand-seed")
+	t.env = append(t.env, fmt.Sprintf("%s=%d", sthread.RandSeedEnv, t.randSeed))
 }
 
 // runArgs are the arguments the binary runs with: the test selection of a
@@ -114,7 +130,7 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 		Args:              t.runArgs(),
 		Respawn:           t.goPkg,
 		NoPreload:         t.goPkg,
-		Env:               envWith(env),
+		Env:               envWith(append(append([]string(nil), t.env...), env...)),
 		Stdout:            out,
 		Stderr:            errw,
 		TransitionTimeout: a.v.GetDuration("transition-timeout"),
@@ -159,6 +175,9 @@ func replayCommand(t *target, sched string) string {
 	parts := []string{"stdbg", "replay", "--schedule", shellQuote(sched)}
 	if t.run != "" {
 		parts = append(parts, "--run", shellQuote(t.run))
+	}
+	if t.goPkg && t.randSeed != defaultRandSeed {
+		parts = append(parts, "--rand-seed", fmt.Sprint(t.randSeed))
 	}
 	parts = append(parts, shellQuote(t.arg))
 	if len(t.args) > 0 {

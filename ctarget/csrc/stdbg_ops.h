@@ -192,6 +192,8 @@
 #define A_ATOMIC_COMPAREANDSWAP 114
 #define A_TIME_SLEEP 115
 #define A_TIMER_FIRES 116
+#define A_ATOMIC_AND 117
+#define A_ATOMIC_OR 118
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {

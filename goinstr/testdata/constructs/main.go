@@ -146,4 +146,5 @@ loop:
 	}
 	time.Sleep(time.Millisecond)
 	fmt.Println("time", child.Err(), t.Stop(), time.Since(start) > 0)
+	atomics()
 }
