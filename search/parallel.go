@@ -2,9 +2,11 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stdbg/stdbg/schedule"
@@ -54,7 +56,8 @@ type NewExecutor func(worker int) (ex Executor, close func(), err error)
 // The Result merges the workers': bugs in part order (de-duplicated by
 // Outcome.Key with Options.All), statistics summed, Complete when every
 // part of this shard was exhausted. Without Options.All the first bug stops
-// every worker. MaxExecutions bounds each part.
+// every worker. MaxExecutions bounds the executions of all the parts
+// together (those that found the parts are not counted).
 func ExploreSplit(ctx context.Context, newEx NewExecutor, newStrategy func() Strategy, opts Options, sp Split) (*Result, error) {
 	if sp.Workers < 1 {
 		sp.Workers = 1
@@ -139,6 +142,10 @@ feed:
 			continue
 		}
 		if sx.parts[i].done {
+			if sx.opts.MaxExecutions > 0 && sx.started.Add(1) > sx.opts.MaxExecutions {
+				sx.limitHit.Store(true)
+				break
+			}
 			sx.record(i, sx.parts[i].res)
 			if sx.stopped() {
 				break
@@ -181,6 +188,9 @@ type splitter struct {
 	shard       int
 	shards      int
 	stop        context.CancelFunc // stops the workers at the first bug (without All)
+
+	started  atomic.Int64 // executions started in the parts (Options.MaxExecutions)
+	limitHit atomic.Bool  // Options.MaxExecutions reached: stop everything
 
 	mu       sync.Mutex
 	results  map[int]*Result
@@ -270,13 +280,18 @@ func (sx *splitter) explorePart(ctx context.Context, ex Executor, i int) error {
 	p := sx.parts[i]
 	opts := sx.opts
 	opts.Progress = nil
+	opts.MaxExecutions = 0 // counted across the parts: see limited
 	if opts.MaxDepth > 0 {
 		opts.MaxDepth -= len(p.prefix)
 	}
 	if sx.opts.Progress != nil {
 		opts.Progress = func(s Stats) { sx.report(i, s) }
 	}
-	res, err := Explore(ctx, Under(ex, p.prefix), sx.newStrategy(), opts)
+	var pex Executor = Under(ex, p.prefix)
+	if sx.opts.MaxExecutions > 0 {
+		pex = &limited{Executor: pex, sx: sx}
+	}
+	res, err := Explore(ctx, pex, sx.newStrategy(), opts)
 	for k := range res.Bugs {
 		res.Bugs[k].Schedule = append(append(schedule.Schedule{}, p.prefix...), res.Bugs[k].Schedule...)
 		res.Bugs[k].Outcome.Step += len(p.prefix)
@@ -349,9 +364,30 @@ func (sx *splitter) sumLocked() Stats {
 
 // stopped reports that a bug ends the exploration (without All).
 func (sx *splitter) stopped() bool {
+	if sx.limitHit.Load() {
+		return true
+	}
 	sx.mu.Lock()
 	defer sx.mu.Unlock()
 	return sx.found && !sx.opts.All
+}
+
+// limited counts the executions of every part against
+// Options.MaxExecutions, and stops the whole search when they reach it.
+type limited struct {
+	Executor
+	sx *splitter
+}
+
+var errLimit = errors.New("execution limit reached")
+
+func (l *limited) Start() (Execution, error) {
+	if l.sx.started.Add(1) > l.sx.opts.MaxExecutions {
+		l.sx.limitHit.Store(true)
+		l.sx.stop()
+		return nil, errLimit
+	}
+	return l.Executor.Start()
 }
 
 // result merges what the parts found.

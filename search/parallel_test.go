@@ -165,3 +165,26 @@ func TestExploreSplitBadShard(t *testing.T) {
 		t.Fatal("shard 3 of 3 accepted")
 	}
 }
+
+// Options.MaxExecutions bounds the divided search as a whole, not each
+// part (a search bounded to 30 executions ran hundreds before).
+func TestExploreSplitExecutionLimit(t *testing.T) {
+	prog := lastzero(4).prog
+	one, err := Explore(context.Background(), &fakeExecutor{prog: prog}, NewDFS(), Options{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int64{1, 30, one.Stats.Executions - 1} {
+		res, err := ExploreSplit(context.Background(), fakeWorkers(prog), NewDFS, Options{All: true, MaxExecutions: limit}, Split{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stats.Executions != limit || res.Complete {
+			t.Errorf("limit %d: %d executions, complete %v", limit, res.Stats.Executions, res.Complete)
+		}
+	}
+	res, err := ExploreSplit(context.Background(), fakeWorkers(prog), NewDFS, Options{All: true, MaxExecutions: one.Stats.Executions}, Split{Workers: 3})
+	if err != nil || res.Stats.Executions != one.Stats.Executions || !res.Complete {
+		t.Errorf("limit of exactly the search: %d executions of %d, complete %v, %v", res.Stats.Executions, one.Stats.Executions, res.Complete, err)
+	}
+}

@@ -61,6 +61,9 @@ func (a *app) explore(ctx context.Context, t *target, s *session, ex search.Exec
 			return res, nil
 		}
 		trial = res
+		if opts.MaxExecutions > 0 {
+			opts.MaxExecutions -= res.Stats.Executions // the trial's count
+		}
 	}
 	newEx := func(w int) (search.Executor, func(), error) {
 		runtime.LockOSThread()
