@@ -40,7 +40,7 @@ var settings = []setting{
 	{"transition-timeout", 5 * time.Second, "longest a thread may run between two scheduling points"},
 	{"start-timeout", 30 * time.Second, "longest the program may take to reach its first thread operation"},
 	{"reduction", "dpor", "state-space reduction: dpor (optimal dynamic partial-order reduction: one execution per class of schedules that differ only in the order of independent operations) or none (every schedule)"},
-	{"jobs", 0, "executions run at once, each by its own copy of the program (0: one per CPU)"},
+	{"jobs", 0, "executions run at once, each by its own copy of the program (0: one per CPU); an exhaustive search is divided only once it outlives 2000 executions or 2s in one copy"},
 	{"shard", "", "run only part I of N of the search (I/N, 0 <= I < N, e.g. 3/8), for one search spread over machines; join their corpora with stdbg corpus merge"},
 	{"json", false, "print one JSON document instead of text"},
 	{"no-minimise", false, "report bugs as found, without shrinking their schedules to the shortest with the fewest preemptions"},
