@@ -38,11 +38,23 @@ func TestMain(m *testing.M) {
 // start builds and launches an example as exploration does.
 func start(b *testing.B, example string, args ...string) (*ctarget.Process, *checker.Checker) {
 	b.Helper()
+	return launch(b, example, wire.FlagFastExit, args...)
+}
+
+// startStateful launches an example with state reports, as stdbg find
+// --visited does.
+func startStateful(b *testing.B, example string) (*ctarget.Process, *checker.Checker) {
+	b.Helper()
+	return launch(b, example, wire.FlagFastExit|wire.FlagState)
+}
+
+func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarget.Process, *checker.Checker) {
+	b.Helper()
 	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", example))
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit})
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: flags})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,19 +100,26 @@ func BenchmarkProdCons1x1(b *testing.B) { exhaust(b, "bench/prodcons.c", 1000, "
 // BenchmarkTransition measures one transition that keeps the same thread
 // running: the round trip between the checker and the target.
 func BenchmarkTransition(b *testing.B) {
-	benchSteps(b, false)
+	benchSteps(b, false, false)
 }
 
 // BenchmarkHandoff measures one transition that switches threads: the
 // round trip plus waking another OS thread of the target.
 func BenchmarkHandoff(b *testing.B) {
-	benchSteps(b, true)
+	benchSteps(b, true, false)
 }
 
-func benchSteps(b *testing.B, switching bool) {
+// benchSteps times the transitions of yield-loop.c, switching threads at
+// every one or not, with a state fingerprint at every scheduling point or
+// not.
+func benchSteps(b *testing.B, switching, stateful bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	p, c := start(b, "yield-loop.c")
+	flags := uint32(wire.FlagFastExit)
+	if stateful {
+		flags |= wire.FlagState
+	}
+	p, c := launch(b, "yield-loop.c", flags)
 	defer p.Close()
 	var n int
 	var spent time.Duration
@@ -121,6 +140,11 @@ func benchSteps(b *testing.B, switching bool) {
 			}
 			if err := e.Step(schedule.Step{Thread: tid, Choice: schedule.NoChoice}); err != nil {
 				b.Fatal(err)
+			}
+			if stateful {
+				if _, ok := e.State(); !ok {
+					b.Fatal("no state")
+				}
 			}
 			n++
 		}

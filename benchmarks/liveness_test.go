@@ -5,65 +5,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
-	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/wire"
 )
-
-// startStateful launches an example with state reports, as stdbg find
-// --visited does.
-func startStateful(b *testing.B, example string) (*ctarget.Process, *checker.Checker) {
-	b.Helper()
-	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", example))
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit | wire.FlagState})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return p, checker.New(p, checker.Options{FastExit: true})
-}
 
 // BenchmarkStatefulTransition is BenchmarkHandoff with a state fingerprint
 // at every scheduling point (the library hashes the program's memory, the
 // checker adds positions and the model's state): the difference between
 // the two is the fingerprint's cost per scheduling point.
 func BenchmarkStatefulTransition(b *testing.B) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	p, c := startStateful(b, "yield-loop.c")
-	defer p.Close()
-	var n int
-	var spent time.Duration
-	for n < b.N {
-		e, err := c.Begin()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := e.Step(schedule.Step{Thread: 1, Choice: schedule.NoChoice}); err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		tid := 1
-		for k := 0; k < 10000 && n < b.N && e.Ended() == nil; k++ {
-			tid = 3 - tid
-			if err := e.Step(schedule.Step{Thread: tid, Choice: schedule.NoChoice}); err != nil {
-				b.Fatal(err)
-			}
-			if _, ok := e.State(); !ok {
-				b.Fatal("no state")
-			}
-			n++
-		}
-		spent += time.Since(t0)
-		e.Close()
-	}
-	b.ReportMetric(float64(spent.Nanoseconds())/float64(n), "ns/transition")
+	benchSteps(b, true, true)
 }
 
 // exploreLiveness explores an example to the end, stateless (bounded by
