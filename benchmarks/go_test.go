@@ -21,6 +21,12 @@ func BenchmarkGoOutOfProcess(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
+	exploreGo(b, exe)
+}
+
+// exploreGo explores a built Go target out of process, one process per
+// execution, 200 executions at a time, and reports the rate.
+func exploreGo(b *testing.B, exe string) {
 	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, Respawn: true, NoPreload: true})
 	if err != nil {
 		b.Fatal(err)

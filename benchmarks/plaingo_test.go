@@ -1,16 +1,11 @@
 package benchmarks
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
-	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/wire"
 )
 
 // plainDir is a plain Go program of the zoo, by name.
@@ -98,25 +93,7 @@ func BenchmarkPlainZoo(b *testing.B) {
 				sub += "/race"
 			}
 			b.Run(sub, func(b *testing.B) {
-				exe := buildPlain(b, name, race)
-				p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, Respawn: true, NoPreload: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
-				c := checker.New(p, checker.Options{FastExit: true})
-				var execs int64
-				var sec float64
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					res, err := search.Explore(context.Background(), c, search.NewDFS(), search.Options{MaxDepth: 1000, All: true, MaxExecutions: 200})
-					if err != nil {
-						b.Fatal(err)
-					}
-					execs += res.Stats.Executions
-					sec += res.Stats.Elapsed.Seconds()
-				}
-				b.ReportMetric(float64(execs)/sec, "execs/s")
+				exploreGo(b, buildPlain(b, name, race))
 			})
 		}
 	}
