@@ -106,6 +106,12 @@ type Process struct {
 	quit   bool
 	fresh  bool // Respawn: the process greeted and has not run an execution yet
 
+	// Placement (Pin): where the executions and the checker's thread run.
+	place     Placement
+	placed    bool
+	pinnedTid int
+	pinnedOld unix.CPUSet
+
 	// mbMu guards the mailbox's mapping against the death watchers of
 	// Respawn mode, which may report after Close.
 	mbMu     sync.Mutex
@@ -296,12 +302,17 @@ func (p *Process) Begin() ([]any, error) {
 		}
 	}
 	p.fresh = false
+	flags := p.cfg.Flags
+	if p.placed {
+		p.pinCaller()
+		flags |= p.place.flags()
+	}
 	p.gen++
 	p.slot = p.mb.Slot(p.gen)
-	p.slot.Reset(p.gen, p.cfg.Flags)
+	p.slot.Reset(p.gen, flags)
 	p.last = p.slot.UpSeq()
 	p.ostids = make(map[int]int)
-	if _, err := p.ctl.Write(wire.EncodeFork(p.gen, p.cfg.Flags)); err != nil {
+	if _, err := p.ctl.Write(wire.EncodeFork(p.gen, flags)); err != nil {
 		return nil, fmt.Errorf("asking %s for an execution: %w", p.cfg.Binary, p.serverGone(err))
 	}
 	if p.cfg.Respawn {
@@ -492,6 +503,7 @@ func (p *Process) Close() error {
 	if p.alive {
 		p.End(false)
 	}
+	p.unpinCaller()
 	err := p.stopProcess()
 	p.mbMu.Lock()
 	p.mbClosed = true

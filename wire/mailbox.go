@@ -115,13 +115,18 @@ var ErrTimeout = errors.New("timed out waiting for the target")
 
 // Wait blocks until the runtime hands the slot over (UpSeq moves past
 // last) or the deadline passes. It spins briefly first: a transition is
-// usually a few microseconds.
+// usually a few microseconds. It does not spin when the slot's flags
+// include FlagNoSpin (the target runs on the caller's CPU).
 func (s *Slot) Wait(last uint32, deadline time.Time) error {
 	seq := s.word(offUpSeq)
 	var spinUntil time.Time
+	noSpin := atomic.LoadUint32(s.word(offFlags))&FlagNoSpin != 0
 	for i := 0; ; i++ {
 		if atomic.LoadUint32(seq) != last {
 			return nil
+		}
+		if noSpin {
+			break
 		}
 		if i&255 == 255 {
 			now := time.Now()

@@ -31,9 +31,11 @@ const (
 
 // Slot flags sent with FORK.
 const (
-	FlagFastExit = 1 // leave with _exit at once after exit and failures
-	FlagStacks   = 2 // attach a full backtrace to every PENDING
-	FlagState    = 4 // send a STATE message with every hand-over (stateful search)
+	FlagFastExit = 1  // leave with _exit at once after exit and failures
+	FlagStacks   = 2  // attach a full backtrace to every PENDING
+	FlagState    = 4  // send a STATE message with every hand-over (stateful search)
+	FlagNoSpin   = 8  // the checker shares the target's CPU: neither side spins while waiting
+	FlagOneCPU   = 16 // the target's threads share one CPU: they hand over without spinning
 )
 
 // MsgType identifies a message.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"strconv"
@@ -68,16 +69,19 @@ func (a *app) explore(ctx context.Context, t *target, s *session, ex search.Exec
 	newEx := func(w int) (search.Executor, func(), error) {
 		runtime.LockOSThread()
 		if w == 0 {
-			return s.chk, runtime.UnlockOSThread, nil
+			a.place(s, 0, jobs)
+			return s.chk, func() { s.proc.Unpin(); runtime.UnlockOSThread() }, nil
 		}
 		ws, err := a.start(t, io.Discard, io.Discard, true)
 		if err != nil {
 			runtime.UnlockOSThread()
 			return nil, nil, err
 		}
+		a.place(ws, w, jobs)
 		return ws.chk, func() { ws.close(); runtime.UnlockOSThread() }, nil
 	}
 	res, err := search.ExploreSplit(ctx, newEx, newStrategy(p), opts, search.Split{Workers: jobs, Shard: shard, Shards: shards})
+	a.place(s, 0, 1) // back to one worker, for minimising
 	if trial != nil && res != nil {
 		// The divided search starts over; the trial's work counts.
 		res.Stats.Executions += trial.Stats.Executions
@@ -87,6 +91,22 @@ func (a *app) explore(ctx context.Context, t *target, s *session, ex search.Exec
 		res.Stats.Elapsed += trial.Stats.Elapsed
 	}
 	return res, err
+}
+
+// place puts worker w of workers (its checker thread and its copy of the
+// program) on the CPUs this search holds (a.cpus); without CPUs, or if the
+// program cannot be placed, the kernel places them.
+func (a *app) place(s *session, w, workers int) {
+	if a.cpus == nil {
+		return
+	}
+	pls := a.cpus.Place(workers)
+	if w >= len(pls) {
+		return
+	}
+	if err := s.proc.Pin(pls[w]); err != nil {
+		fmt.Fprintln(a.stderr, "stdbg: warning:", err)
+	}
 }
 
 // A divided search (-j) first runs in one copy of the program for up to

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedprof"
 	"github.com/stdbg/stdbg/schedule"
@@ -145,6 +146,9 @@ func (a *app) find(args []string, run string) error {
 	if a.stateful() {
 		s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
 	}
+	a.cpus = ctarget.ClaimCPUs(2 * a.jobs())
+	defer a.cpus.Release()
+	a.place(s, 0, 1)
 
 	// Ctrl-C stops the search (the bugs found so far are still saved); a
 	// second one kills stdbg the usual way.

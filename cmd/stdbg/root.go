@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/stdbg/stdbg/ctarget"
 )
 
 // version is stdbg's version, recorded in reports.
@@ -70,7 +72,8 @@ type app struct {
 	stderr     io.Writer
 	configFile string // the file read, "" if none
 	cfgInvalid []string
-	cmd        *cobra.Command // the command running, once its settings are loaded
+	cmd        *cobra.Command    // the command running, once its settings are loaded
+	cpus       *ctarget.CPUClaim // CPUs held for placing the program's copies (find)
 }
 
 // explicit reports whether the user chose the setting key (by flag,

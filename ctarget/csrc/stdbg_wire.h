@@ -28,6 +28,8 @@
 #define STDBG_F_FAST_EXIT 1u /* leave with _exit at once after exit, failures */
 #define STDBG_F_STACKS 2u    /* attach a full backtrace to every PENDING */
 #define STDBG_F_STATE 4u     /* send M_STATE with every hand-over (stateful search) */
+#define STDBG_F_NO_SPIN 8u   /* the checker shares this process's CPU: wait for it without spinning */
+#define STDBG_F_ONE_CPU 16u  /* the threads share one CPU: hand over between them without spinning */
 
 struct stdbg_slot {
 	uint32_t magic;
