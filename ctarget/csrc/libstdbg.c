@@ -900,46 +900,6 @@ static int reap(struct kid *k, int block)
 	return 1;
 }
 
-/* share_text makes fork copy the page table entries of the program's
- * read-only file mappings (code and constants), so that each child starts
- * with the pages the server has mapped instead of faulting them in again.
- * fork copies the entries of a private mapping only when the mapping has
- * anonymous pages; one page of each is given a private copy (the same
- * bytes) for that. A mapping that cannot be made writable for a moment is
- * left alone: the children then fault as usual. */
-static void share_text(void)
-{
-	if (getenv("STDBG_NO_SHARE_TEXT"))
-		return;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	static char buf[64 * 1024];
-	size_t len = 0;
-	ssize_t n;
-	while (len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = 0;
-	for (char *line = buf; line && *line;) {
-		char *next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		unsigned long lo, hi, off, ino;
-		char perm[8], dev[16];
-		if (sscanf(line, "%lx-%lx %7s %lx %15s %lu", &lo, &hi, perm, &off, dev, &ino) == 6 && ino != 0 &&
-		    perm[0] == 'r' && perm[1] != 'w' && perm[3] == 'p') {
-			int prot = PROT_READ | (perm[2] == 'x' ? PROT_EXEC : 0);
-			if (mprotect((void *)lo, hi - lo, prot | PROT_WRITE) == 0) {
-				volatile uint8_t *p = (volatile uint8_t *)lo;
-				*p = *p;
-				mprotect((void *)lo, hi - lo, prot);
-			}
-		}
-		line = next;
-	}
-}
-
 /* server_start turns the process into the fork server and returns in a
  * child, as the execution the checker asked for.
  *
@@ -952,7 +912,6 @@ static void server_start(void)
 {
 	fflush(NULL);
 	state_init();
-	share_text();
 	send_hello();
 	g_server_pid = getpid();
 	g_kids[0].pidfd = g_kids[1].pidfd = -1;
