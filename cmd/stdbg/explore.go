@@ -22,12 +22,14 @@ func newStrategy(p *plan) func() search.Strategy {
 	return search.NewDPOR
 }
 
-// jobs is the number of executions to run at once.
+// jobs is the number of executions to run at once: by default one per two
+// CPUs, since each copy of the program runs best beside its own checker
+// thread on a CPU of its own (docs/parallel.md).
 func (a *app) jobs() int {
 	if j := a.v.GetInt("jobs"); j > 0 {
 		return j
 	}
-	return runtime.NumCPU()
+	return max(1, runtime.NumCPU()/2)
 }
 
 // explore runs the search of a find: in this process with the session's

@@ -33,7 +33,7 @@ By default (--reduction dpor) schedules that differ only in the order of
 independent operations (on different objects, or reads of the same memory)
 are explored once: the search finds the same bugs as --reduction none,
 which runs every schedule, in far fewer executions. With -j N the search is
-divided among N copies of the program (default: one per CPU); --shard I/N
+divided among N copies of the program (default: one per two CPUs); --shard I/N
 runs part I of N of it, so that N machines share one search (see
 docs/parallel.md). DPOR and -j apply to the exhaustive search (--strategy dfs
 without --preemptions, not stateful); other searches run every schedule they

@@ -42,7 +42,7 @@ var settings = []setting{
 	{"transition-timeout", 5 * time.Second, "longest a thread may run between two scheduling points"},
 	{"start-timeout", 30 * time.Second, "longest the program may take to reach its first thread operation"},
 	{"reduction", "dpor", "state-space reduction: dpor (optimal dynamic partial-order reduction: one execution per class of schedules that differ only in the order of independent operations) or none (every schedule)"},
-	{"jobs", 0, "executions run at once, each by its own copy of the program (0: one per CPU); an exhaustive search is divided only once it outlives 2000 executions or 2s in one copy"},
+	{"jobs", 0, "executions run at once, each by its own copy of the program (0: one per two CPUs, each copy running beside its own checker thread); an exhaustive search is divided only once it outlives 2000 executions or 2s in one copy"},
 	{"shard", "", "run only part I of N of the search (I/N, 0 <= I < N, e.g. 3/8), for one search spread over machines; join their corpora with stdbg corpus merge"},
 	{"json", false, "print one JSON document instead of text"},
 	{"no-minimise", false, "report bugs as found, without shrinking their schedules to the shortest with the fewest preemptions"},
@@ -261,7 +261,7 @@ func (a *app) validate() error {
 		return usageErr("rand-seed must be a whole number from 0 to %d, not %q", uint64(math.MaxInt64), s)
 	}
 	if j := a.v.GetInt("jobs"); j < 0 {
-		return usageErr("jobs must be 0 (one per CPU) or more, not %d", j)
+		return usageErr("jobs must be 0 (one per two CPUs) or more, not %d", j)
 	}
 	if _, _, err := parseShard(a.v.GetString("shard")); err != nil {
 		return err
