@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -262,30 +261,10 @@ func (a *app) handOver(b *dlvbridge.Bridge, s *dlvbridge.Stop, total int, noConn
 		return b.Wait(wait)
 	}
 	fmt.Fprintf(a.stdout, "Starting: %s connect --init %s %s\n", shellQuote(dlvExe), shellQuote(init), b.Addr)
-	c := exec.Command(dlvExe, connect...)
-	c.Stdin = dlvStdin
-	c.Stdout, c.Stderr = a.stdout, a.stderr
-	if lw, ok := a.stdout.(*lockedWriter); ok && lw.file() != nil {
-		c.Stdout = lw.file()
-	}
-	if lw, ok := a.stderr.(*lockedWriter); ok && lw.file() != nil {
-		c.Stderr = lw.file()
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
-	err = c.Run()
+	err = a.runOnTerminal("dlv connect", exec.Command(dlvExe, connect...), dlvStdin)
 	// The user may have left the server running: end it.
 	b.Close()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee) && ee.ExitCode() >= 0:
-		return &exitError{code: ee.ExitCode()}
-	default:
-		return &exitError{code: exitUsage, err: fmt.Errorf("running dlv connect: %w", err)}
-	}
+	return err
 }
 
 // isTerminal reports whether r is a terminal.

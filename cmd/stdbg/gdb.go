@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -184,28 +183,7 @@ func (a *app) runNative(t *target, sched schedule.Schedule, env []string, decisi
 // runGDB runs GDB on the terminal with the script and waits for it. An
 // interrupt (^C) is GDB's to handle: stdbg ignores it meanwhile.
 func (a *app) runGDB(gdbExe, script, binary string) error {
-	c := exec.Command(gdbExe, "-q", "-x", script, binary)
-	c.Stdin = gdbStdin
-	c.Stdout, c.Stderr = a.stdout, a.stderr
-	if lw, ok := a.stdout.(*lockedWriter); ok && lw.file() != nil {
-		c.Stdout = lw.file()
-	}
-	if lw, ok := a.stderr.(*lockedWriter); ok && lw.file() != nil {
-		c.Stderr = lw.file()
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
-	err := c.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee) && ee.ExitCode() >= 0:
-		return &exitError{code: ee.ExitCode()}
-	default:
-		return &exitError{code: exitUsage, err: fmt.Errorf("running GDB: %w", err)}
-	}
+	return a.runOnTerminal("GDB", exec.Command(gdbExe, "-q", "-x", script, binary), gdbStdin)
 }
 
 // shorten keeps a comment of the decision log within the line length the

@@ -117,14 +117,7 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 	if fast {
 		flags = wire.FlagFastExit
 	}
-	// Hand the program real files when there are: no copying, and its
-	// output interleaves with stdbg's in the order it happens.
-	if lw, ok := out.(*lockedWriter); ok && lw.file() != nil {
-		out = lw.file()
-	}
-	if lw, ok := errw.(*lockedWriter); ok && lw.file() != nil {
-		errw = lw.file()
-	}
+	out, errw = direct(out), direct(errw)
 	p, err := ctarget.Start(ctarget.Config{
 		Binary:            t.binary,
 		Args:              t.runArgs(),
