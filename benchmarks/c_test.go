@@ -60,13 +60,11 @@ func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarge
 	}
 	// Placed as stdbg find places one copy of the program ($STDBG_PIN=0:
 	// left to the kernel).
-	cpus := ctarget.ClaimCPUs(2)
-	b.Cleanup(cpus.Release)
-	if pls := cpus.Place(1); pls != nil {
-		if err := p.Pin(pls[0]); err != nil {
-			b.Fatal(err)
-		}
+	release, err := ctarget.PinAlone(p)
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.Cleanup(release)
 	return p, checker.New(p, checker.Options{FastExit: true})
 }
 

@@ -123,6 +123,20 @@ func placements(cpus []int, workers int) []Placement {
 	return out
 }
 
+// PinAlone claims two CPUs and places p on them as stdbg find places a
+// single copy of the program; release gives the CPUs back. Without free
+// CPUs (or with $STDBG_PIN=0) p is left to the kernel.
+func PinAlone(p *Process) (release func(), err error) {
+	c := ClaimCPUs(2)
+	if pls := c.Place(1); pls != nil {
+		if err := p.Pin(pls[0]); err != nil {
+			c.Release()
+			return nil, err
+		}
+	}
+	return c.Release, nil
+}
+
 // flags are the wire flags that tell the runtime how it is placed.
 func (pl Placement) flags() uint32 {
 	if pl.Shared() {
@@ -145,16 +159,10 @@ func (p *Process) Pin(pl Placement) error {
 		return fmt.Errorf("placing %s on CPU %d: %w", p.cfg.Binary, pl.Target, err)
 	}
 	if p.placed && p.place != pl {
-		p.unpinCaller()
+		p.Unpin()
 	}
 	p.place, p.placed = pl, true
 	return nil
-}
-
-// Unpin gives the thread pinned by Begin its CPUs back, when called on that
-// thread, and leaves later executions where they are until the next Pin.
-func (p *Process) Unpin() {
-	p.unpinCaller()
 }
 
 // pinCaller puts the calling thread on the checker's CPU the first time it
@@ -167,7 +175,7 @@ func (p *Process) pinCaller() {
 	if tid == p.pinnedTid {
 		return
 	}
-	p.unpinCaller()
+	p.Unpin()
 	var old, set unix.CPUSet
 	if unix.SchedGetaffinity(0, &old) != nil {
 		return
@@ -178,9 +186,9 @@ func (p *Process) pinCaller() {
 	}
 }
 
-// unpinCaller gives the thread pinned by pinCaller its CPUs back, if it is
-// the calling thread.
-func (p *Process) unpinCaller() {
+// Unpin gives the thread pinned by Begin its CPUs back, when called on that
+// thread, and leaves later executions where they are until the next Pin.
+func (p *Process) Unpin() {
 	if p.pinnedTid != 0 && p.pinnedTid == unix.Gettid() {
 		unix.SchedSetaffinity(0, &p.pinnedOld)
 	}

@@ -13,22 +13,6 @@ import (
 	"github.com/stdbg/stdbg/wire"
 )
 
-// allowedCPUs lists the CPUs this process may run on.
-func allowedCPUs(t *testing.T) []int {
-	t.Helper()
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		t.Fatal(err)
-	}
-	var cpus []int
-	for c := 0; len(cpus) < set.Count(); c++ {
-		if set.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
-	return cpus
-}
-
 // onlyCPU returns the one CPU pid may run on, or -1.
 func onlyCPU(t *testing.T, pid int) int {
 	t.Helper()
@@ -51,7 +35,7 @@ func onlyCPU(t *testing.T, pid int) int {
 // stay on the target CPU, the checker's thread on its own and gets its CPUs
 // back at Close, and the search is the same as an unplaced one.
 func TestPin(t *testing.T) {
-	cpus := allowedCPUs(t)
+	cpus := ctarget.AllowedCPUs()
 	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", "deadly-embrace.c"))
 	if err != nil {
 		t.Fatal(err)

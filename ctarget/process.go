@@ -503,7 +503,7 @@ func (p *Process) Close() error {
 	if p.alive {
 		p.End(false)
 	}
-	p.unpinCaller()
+	p.Unpin()
 	err := p.stopProcess()
 	p.mbMu.Lock()
 	p.mbClosed = true

@@ -195,15 +195,11 @@ func explore(p program, st search.Strategy, budget time.Duration, all bool) (*se
 	defer proc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	cpus := ctarget.ClaimCPUs(2)
-	defer cpus.Release()
-	if pls := cpus.Place(1); pls != nil {
-		// Placed as stdbg find places one copy of the program.
-		if err := proc.Pin(pls[0]); err != nil {
-			proc.Close()
-			return nil, err
-		}
+	release, err := ctarget.PinAlone(proc)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	chk := checker.New(proc, checker.Options{FastExit: true})
 	res, err := search.Explore(ctx, chk, st, search.Options{MaxDepth: maxDepth, All: all})
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {

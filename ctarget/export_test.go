@@ -1,0 +1,4 @@
+package ctarget
+
+// AllowedCPUs lists the CPUs this process may run on, for the tests.
+var AllowedCPUs = allowedCPUs
