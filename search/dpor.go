@@ -264,20 +264,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		}
 	}
 	// Nothing planned: keep the running thread going, else the lowest id.
-	pick := -1
-	for i := range p.Threads {
-		t := &p.Threads[i]
-		if !t.Enabled || !awake(n.sleep, t) {
-			continue
-		}
-		if t.ID == p.Prev {
-			pick = i
-			break
-		}
-		if pick < 0 {
-			pick = i
-		}
-	}
+	pick := keepRunning(p.Threads, p.Prev, func(t *Thread) bool { return t.Enabled && awake(n.sleep, t) })
 	if pick < 0 {
 		// Every enabled thread sleeps: what follows was explored elsewhere.
 		return schedule.Step{}, false

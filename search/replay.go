@@ -92,19 +92,7 @@ func Replay(e Execution, s schedule.Schedule, maxDepth int) (*ReplayResult, erro
 // prev if it is enabled, else the enabled thread of lowest id; value 0 for a
 // data choice. It returns false if no thread is enabled.
 func defaultStep(ts []Thread, prev int) (schedule.Step, bool) {
-	pick := -1
-	for i := range ts {
-		if !ts[i].Enabled {
-			continue
-		}
-		if ts[i].ID == prev {
-			pick = i
-			break
-		}
-		if pick < 0 {
-			pick = i
-		}
-	}
+	pick := keepRunning(ts, prev, func(t *Thread) bool { return t.Enabled })
 	if pick < 0 {
 		return schedule.Step{}, false
 	}
@@ -113,6 +101,25 @@ func defaultStep(ts []Thread, prev int) (schedule.Step, bool) {
 		st.Choice = 0
 	}
 	return st, true
+}
+
+// keepRunning returns the index of the thread that keeps the running one
+// going among the threads ok accepts: prev if it is one of them, else the
+// one of lowest id (ts is in increasing id order); -1 if ok accepts none.
+func keepRunning(ts []Thread, prev int, ok func(*Thread) bool) int {
+	pick := -1
+	for i := range ts {
+		if !ok(&ts[i]) {
+			continue
+		}
+		if ts[i].ID == prev {
+			return i
+		}
+		if pick < 0 {
+			pick = i
+		}
+	}
+	return pick
 }
 
 func stuckError(step int) error {
