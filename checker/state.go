@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/stdbg/stdbg/internal/hashmix"
 	"github.com/stdbg/stdbg/search"
 )
 
@@ -14,14 +15,14 @@ func (e *Execution) State() (search.State, bool) {
 	if e.state == nil || e.outcome != nil {
 		return search.State{}, false
 	}
-	h := mix(e.state.Hash ^ 0x9e3779b97f4a7c15)
-	h = mix(h ^ e.w.Fingerprint())
+	h := hashmix.Mix(e.state.Hash ^ 0x9e3779b97f4a7c15)
+	h = hashmix.Mix(h ^ e.w.Fingerprint())
 	for _, tid := range e.w.Live() {
 		var pc uint64
 		if fr := e.frames[tid]; len(fr) > 0 {
 			pc = fr[0]
 		}
-		h = mix(h ^ uint64(tid)<<48 ^ pc)
+		h = hashmix.Mix(h ^ uint64(tid)<<48 ^ pc)
 	}
 	st := search.State{Hash: h, Progress: e.state.Progress}
 	if len(e.state.Props) > 0 {
@@ -29,21 +30,10 @@ func (e *Execution) State() (search.State, bool) {
 		for i, p := range e.state.Props {
 			st.Props[i] = search.Prop{Name: p.Name, Value: p.Value != 0}
 			if p.Value != 0 {
-				h = mix(h ^ uint64(i+1))
+				h = hashmix.Mix(h ^ uint64(i+1))
 			}
 		}
 		st.Hash = h
 	}
 	return st, true
-}
-
-// mix is a 64-bit finaliser (splitmix64's): every input bit affects every
-// output bit.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }

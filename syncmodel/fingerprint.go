@@ -3,6 +3,8 @@ package syncmodel
 import (
 	"maps"
 	"slices"
+
+	"github.com/stdbg/stdbg/internal/hashmix"
 )
 
 // Fingerprint returns a 64-bit hash of the world's state: every thread's
@@ -201,15 +203,7 @@ func (f *fp) thread(th *thread) {
 	f.u(th.goCondObj)
 }
 
-func (f *fp) sum() uint64 {
-	x := f.h
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+func (f *fp) sum() uint64 { return hashmix.Mix(f.h) }
 
 func sortedKeys[V any](m map[uint64]*V) []uint64 {
 	if len(m) == 0 {
