@@ -6,28 +6,15 @@ import (
 
 	"github.com/stdbg/stdbg/examples/go/dpor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/search/searchtest"
 	"github.com/stdbg/stdbg/sthread"
 )
 
-type traceCounter struct {
-	search.Strategy
-	keys map[string]int
-	runs int
-}
-
-func (c *traceCounter) End(r *search.Report) {
-	if o := r.Outcome; o != nil && !r.Pruned && !r.DepthLimited {
-		c.keys[search.TraceKey(r.Trace)]++
-		c.runs++
-	}
-	c.Strategy.End(r)
-}
-
-func countTraces(t *testing.T, f func(), st search.Strategy) (*traceCounter, *search.Result) {
+func countTraces(t *testing.T, f func(), st search.Strategy) (*searchtest.TraceCounter, *search.Result) {
 	t.Helper()
 	ex, done := sthread.Executor(f)
 	defer done()
-	c := &traceCounter{Strategy: st, keys: map[string]int{}}
+	c := searchtest.NewTraceCounter(st)
 	res, err := search.Explore(context.Background(), ex, c, search.Options{All: true, MaxExecutions: 300000})
 	if err != nil {
 		t.Fatal(err)
@@ -61,12 +48,12 @@ func TestDPOROneExecutionPerTraceGo(t *testing.T) {
 			}
 			red, res := countTraces(t, tt.f, search.NewDPOR())
 			t.Logf("every schedule: %d executions, %d traces; DPOR: %d executions (%d pruned), %d traces",
-				none.Stats.Executions, len(all.keys), res.Stats.Executions, res.Stats.Pruned, len(red.keys))
-			if red.runs != len(all.keys) || len(red.keys) != len(all.keys) {
-				t.Errorf("DPOR ran %d executions over %d traces; there are %d", red.runs, len(red.keys), len(all.keys))
+				none.Stats.Executions, len(all.Traces), res.Stats.Executions, res.Stats.Pruned, len(red.Traces))
+			if red.Runs != len(all.Traces) || len(red.Traces) != len(all.Traces) {
+				t.Errorf("DPOR ran %d executions over %d traces; there are %d", red.Runs, len(red.Traces), len(all.Traces))
 			}
-			for k := range all.keys {
-				if red.keys[k] == 0 {
+			for k := range all.Traces {
+				if red.Traces[k] == 0 {
 					t.Errorf("DPOR missed trace %s", k)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/search/searchtest"
 )
 
 // testApp is an app with the default settings.
@@ -26,21 +27,7 @@ func testApp() *app {
 // result.
 func exploreExample(t *testing.T, path string, st search.Strategy, opts search.Options) *search.Result {
 	t.Helper()
-	a := testApp()
-	tg, err := resolveTarget([]string{path}, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := a.start(tg, io.Discard, io.Discard, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	res, err := search.Explore(context.Background(), s.chk, st, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return exploreArgs(t, path, nil, st, opts)
 }
 
 func outcomeKeys(bugs []search.Bug) []string {
@@ -111,24 +98,8 @@ func TestDPORDeadlyEmbraceAtSmallDepths(t *testing.T) {
 	}
 }
 
-// traceCounter wraps a strategy and counts the traces of the executions
-// that ran to their end, and those executions.
-type traceCounter struct {
-	search.Strategy
-	keys map[string]int
-	runs int
-}
-
-func (c *traceCounter) End(r *search.Report) {
-	if o := r.Outcome; o != nil && !r.Pruned && !r.DepthLimited {
-		c.keys[search.TraceKey(r.Trace)]++
-		c.runs++
-	}
-	c.Strategy.End(r)
-}
-
-// exploreArgs explores a C source with arguments.
-func exploreArgs(t *testing.T, path string, args []string, st search.Strategy) *search.Result {
+// exploreArgs explores a C source run with arguments.
+func exploreArgs(t *testing.T, path string, args []string, st search.Strategy, opts search.Options) *search.Result {
 	t.Helper()
 	a := testApp()
 	tg, err := resolveTarget(append([]string{path}, args...), "", false)
@@ -140,7 +111,7 @@ func exploreArgs(t *testing.T, path string, args []string, st search.Strategy) *
 		t.Fatal(err)
 	}
 	defer s.close()
-	res, err := search.Explore(context.Background(), s.chk, st, search.Options{All: true})
+	res, err := search.Explore(context.Background(), s.chk, st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,20 +137,20 @@ func TestDPOROneExecutionPerTrace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.prog+" "+strings.Join(tt.args, " "), func(t *testing.T) {
 			path := filepath.Join("..", "..", "examples", "c", "dpor", tt.prog)
-			all := &traceCounter{Strategy: search.NewDFS(), keys: map[string]int{}}
-			none := exploreArgs(t, path, tt.args, all)
-			red := &traceCounter{Strategy: search.NewDPOR(), keys: map[string]int{}}
-			dpor := exploreArgs(t, path, tt.args, red)
+			all := searchtest.NewTraceCounter(search.NewDFS())
+			none := exploreArgs(t, path, tt.args, all, search.Options{All: true})
+			red := searchtest.NewTraceCounter(search.NewDPOR())
+			dpor := exploreArgs(t, path, tt.args, red, search.Options{All: true})
 			t.Logf("every schedule: %d executions, %d traces; DPOR: %d executions (%d pruned)",
-				none.Stats.Executions, len(all.keys), dpor.Stats.Executions, dpor.Stats.Pruned)
+				none.Stats.Executions, len(all.Traces), dpor.Stats.Executions, dpor.Stats.Pruned)
 			if len(none.Bugs)+len(dpor.Bugs) > 0 {
 				t.Errorf("bugs: %v %v", none.Bugs, dpor.Bugs)
 			}
-			if red.runs != len(all.keys) || len(red.keys) != len(all.keys) || dpor.Stats.Pruned != 0 {
-				t.Errorf("DPOR ran %d executions over %d traces (%d pruned); there are %d traces", red.runs, len(red.keys), dpor.Stats.Pruned, len(all.keys))
+			if red.Runs != len(all.Traces) || len(red.Traces) != len(all.Traces) || dpor.Stats.Pruned != 0 {
+				t.Errorf("DPOR ran %d executions over %d traces (%d pruned); there are %d traces", red.Runs, len(red.Traces), dpor.Stats.Pruned, len(all.Traces))
 			}
-			for k := range all.keys {
-				if red.keys[k] == 0 {
+			for k := range all.Traces {
+				if red.Traces[k] == 0 {
 					t.Errorf("DPOR missed trace %s", k)
 				}
 			}
