@@ -93,6 +93,7 @@ func exhaust(b *testing.B, example string, maxDepth int, args ...string) {
 	b.ReportMetric(float64(execs)/elapsed.Seconds(), "execs/s")
 	b.ReportMetric(float64(trans)/elapsed.Seconds(), "transitions/s")
 	b.ReportMetric(float64(execs)/float64(b.N), "execs/op")
+	b.ReportMetric(float64(p.Reused())/float64(execs), "reused/exec")
 }
 
 func BenchmarkDeadlyEmbraceDepth10(b *testing.B) { exhaust(b, "deadly-embrace.c", 10) }

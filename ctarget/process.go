@@ -51,6 +51,11 @@ type Config struct {
 	// NoPreload starts the target without the interposition library (a
 	// Go program brings its own runtime, package sthread).
 	NoPreload bool
+	// NoReuse forks a fresh child for every execution. By default, when
+	// executions end fast (FlagFastExit) and without state reports, a child
+	// of the C library is reset in place and serves the next execution
+	// (wire.FlagReuse); $STDBG_REUSE=0 also turns that off.
+	NoReuse bool
 }
 
 // checkExecutable returns a clear error when path is not an executable
@@ -105,6 +110,13 @@ type Process struct {
 	waitCh chan error
 	quit   bool
 	fresh  bool // Respawn: the process greeted and has not run an execution yet
+
+	// Reuse (wire.FlagReuse): flags are those of the current child;
+	// parked says it was told to reset and will report the start of the
+	// next execution.
+	flags  uint32
+	parked bool
+	reused int64
 
 	// Placement (Pin): where the executions and the checker's thread run.
 	place     Placement
@@ -307,6 +319,19 @@ func (p *Process) Begin() ([]any, error) {
 		p.pinCaller()
 		flags |= p.place.flags()
 	}
+	if p.reusable(flags) {
+		flags |= wire.FlagReuse
+	}
+	if p.parked {
+		p.parked = false
+		if flags == p.flags {
+			if evs, ok := p.beginReused(); ok {
+				return evs, nil
+			}
+		}
+		p.killChild()
+	}
+	p.flags = flags
 	p.gen++
 	p.slot = p.mb.Slot(p.gen)
 	p.slot.Reset(p.gen, flags)
@@ -335,6 +360,48 @@ func (p *Process) Begin() ([]any, error) {
 	p.alive = true
 	return p.collect(1, p.cfg.StartTimeout)
 }
+
+// reusable reports whether executions with these flags may reuse a child:
+// the C library's fork server, executions that end fast, no state reports.
+func (p *Process) reusable(flags uint32) bool {
+	return !p.cfg.NoReuse && !p.cfg.Respawn && !p.cfg.NoPreload && reuseAllowed &&
+		flags&wire.FlagFastExit != 0 && flags&wire.FlagState == 0
+}
+
+// reuseAllowed is false when $STDBG_REUSE=0.
+var reuseAllowed = os.Getenv("STDBG_REUSE") != "0"
+
+// reuseStartTimeout bounds a reset and the start after it; a child that
+// takes longer is replaced by a fresh fork.
+const reuseStartTimeout = 5 * time.Second
+
+// beginReused collects the start of the next execution from the child told
+// to reset by End. It reports false when the child could not reset (it
+// refused and left, or died, or did not report in time): the caller then
+// forks a fresh one.
+func (p *Process) beginReused() ([]any, bool) {
+	p.ostids = make(map[int]int)
+	p.alive = true
+	evs, err := p.collect(1, min(p.cfg.StartTimeout, reuseStartTimeout))
+	if err != nil || !p.alive {
+		p.alive = false
+		return nil, false
+	}
+	for _, ev := range evs {
+		switch ev.(type) {
+		case wire.Pending, wire.Note:
+		default:
+			p.alive = false
+			return nil, false
+		}
+	}
+	p.reused++
+	return evs, true
+}
+
+// Reused returns how many executions started in a child reset in place
+// instead of a fresh fork (wire.FlagReuse).
+func (p *Process) Reused() int64 { return p.reused }
 
 // serverGone explains a failure to talk to the fork server.
 func (p *Process) serverGone(err error) error {
@@ -459,6 +526,16 @@ func (p *Process) End(clean bool) {
 		return
 	}
 	p.alive = false
+	if !clean && p.flags&wire.FlagReuse != 0 && p.slot.Pid() > 0 {
+		// The child waits for an answer: tell it to reset itself.
+		if _, dead := p.slot.Dead(p.gen); !dead {
+			var msg [8]byte
+			if p.slot.Answer(wire.EncodeReset(msg[:0])) == nil {
+				p.parked = true
+				return
+			}
+		}
+	}
 	if clean && p.slot.Pid() > 0 {
 		if _, dead := p.slot.Dead(p.gen); dead {
 			return

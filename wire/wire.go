@@ -36,6 +36,7 @@ const (
 	FlagState    = 4  // send a STATE message with every hand-over (stateful search)
 	FlagNoSpin   = 8  // the checker shares the target's CPU: neither side spins while waiting
 	FlagOneCPU   = 16 // the target's threads share one CPU: they hand over without spinning
+	FlagReuse    = 32 // the child answers RESET by starting the next execution itself (C library)
 )
 
 // MsgType identifies a message.
@@ -53,6 +54,7 @@ const (
 	MsgRun     MsgType = 16
 	MsgFork    MsgType = 17
 	MsgQuit    MsgType = 18
+	MsgReset   MsgType = 19
 )
 
 // FailureKind says what kind of failure a runtime reported.
@@ -352,6 +354,12 @@ func DecodeRun(buf []byte) (Run, error) {
 	}
 	return Run{Tid: int(le.Uint32(buf[msgHdr:])), Code: int64(le.Uint64(buf[msgHdr+8:]))}, nil
 }
+
+// EncodeReset appends a RESET message to buf: the answer that ends an
+// execution of a child running with FlagReuse, which puts itself back into
+// its state after the fork and reports the next execution's first
+// scheduling point.
+func EncodeReset(buf []byte) []byte { return appendHdr(buf, MsgReset, 0) }
 
 // EncodeFork returns a FORK command.
 func EncodeFork(gen, flags uint32) []byte {

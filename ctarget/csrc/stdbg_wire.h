@@ -30,6 +30,7 @@
 #define STDBG_F_STATE 4u     /* send M_STATE with every hand-over (stateful search) */
 #define STDBG_F_NO_SPIN 8u   /* the checker shares this process's CPU: wait for it without spinning */
 #define STDBG_F_ONE_CPU 16u  /* the threads share one CPU: hand over between them without spinning */
+#define STDBG_F_REUSE 32u    /* answer RESET by starting the next execution in the same child */
 
 struct stdbg_slot {
 	uint32_t magic;
@@ -71,6 +72,7 @@ enum stdbg_msg_type {
 	M_HELLO = 8,
 	/* checker -> runtime, in the mailbox */
 	M_RUN = 16,
+	M_RESET = 19, /* reset the child and report the next execution's start (STDBG_F_REUSE) */
 	/* checker -> runtime, on the control socket */
 	M_FORK = 17,
 	M_QUIT = 18,

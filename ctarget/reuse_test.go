@@ -1,0 +1,181 @@
+package ctarget_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// fresh is a program whose every execution checks that it starts from the
+// state after the fork: variables, heap, thread-local storage, descriptors
+// and mappings changed by an earlier execution must be back as they were.
+const fresh = `#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "stdbg.h"
+
+static int runs;        /* .bss */
+static int seven = 7;   /* .data */
+static char *heap;      /* a block allocated before the first thread */
+static __thread int tls = 3;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int shared;
+
+static void *worker(void *arg)
+{
+	pthread_mutex_lock(&m);
+	shared++;
+	pthread_mutex_unlock(&m);
+	void *big = malloc(4 << 20); /* a mapping of its own */
+	memset(big, 1, 4096);
+	return arg;
+}
+
+int main(void)
+{
+	heap = malloc(32);
+	strcpy(heap, "a");
+	/* Shared with every execution: what the first one saw. */
+	long *seen = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	pthread_t t[2];
+	pthread_create(&t[0], NULL, worker, NULL); /* every execution starts here */
+	runs++;
+	seven++;
+	heap[0]++;
+	tls++;
+	stdbg_assert(runs == 1 && seven == 8 && heap[0] == 'b' && tls == 4, "memory left over from an earlier execution");
+	long fd = open("/dev/null", O_RDONLY);
+	long p = (long)mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!seen[0]) {
+		seen[0] = fd + 1;
+		seen[1] = p;
+	}
+	stdbg_assert(fd + 1 == seen[0], "a descriptor left open by an earlier execution");
+	stdbg_assert(p == seen[1], "a mapping left by an earlier execution");
+	pthread_create(&t[1], NULL, worker, NULL);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	stdbg_assert(shared == 2, "lost update");
+	return 0;
+}
+`
+
+// exhaustC explores exe exhaustively with DFS and returns the result and
+// how many executions reused a child.
+func exhaustC(t *testing.T, exe string, cfg ctarget.Config, maxDepth int) (*search.Result, int64) {
+	t.Helper()
+	cfg.Flags |= wire.FlagFastExit
+	p, c := startChecker(t, exe, cfg)
+	res, err := search.Explore(context.Background(), c, search.NewDFS(), search.Options{MaxDepth: maxDepth, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete {
+		t.Fatal("exploration incomplete")
+	}
+	return res, p.Reused()
+}
+
+func TestReuseStartsFromTheFork(t *testing.T) {
+	exe := buildSource(t, "fresh.c", fresh)
+	res, reused := exhaustC(t, exe, ctarget.Config{}, 1000)
+	for _, b := range res.Bugs {
+		t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
+	}
+	if res.Stats.Executions < 10 {
+		t.Fatalf("only %d executions", res.Stats.Executions)
+	}
+	if reused < res.Stats.Executions-1 {
+		t.Errorf("%d of %d executions reused a child, want all but the first", reused, res.Stats.Executions)
+	}
+}
+
+// TestReuseRefusedAfterKernelChanges checks that an execution that changes
+// what a reset cannot restore (here a signal handler) is followed by a
+// fresh fork.
+func TestReuseRefusedAfterKernelChanges(t *testing.T) {
+	exe := buildSource(t, "handler.c", `#include <pthread.h>
+#include <signal.h>
+#include "stdbg.h"
+static void on_usr1(int sig) { (void)sig; }
+static void *worker(void *arg) { stdbg_yield(); return arg; }
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	stdbg_assert(signal(SIGUSR1, on_usr1) == SIG_DFL, "a handler set by an earlier execution");
+	stdbg_yield();
+	pthread_join(t, NULL);
+	return 0;
+}
+`)
+	res, reused := exhaustC(t, exe, ctarget.Config{}, 1000)
+	for _, b := range res.Bugs {
+		t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
+	}
+	if reused != 0 {
+		t.Errorf("%d executions reused a child that changed a signal handler", reused)
+	}
+}
+
+// TestReuseSameSearch checks that reusing children changes nothing a search
+// finds: the same executions, transitions and bugs on the bundled examples.
+func TestReuseSameSearch(t *testing.T) {
+	for _, tt := range []struct {
+		example string
+		depth   int
+	}{
+		{"deadly-embrace.c", 20},
+		{"leader-election.c", 1000},
+		{"producer-consumer-if.c", 14},
+		{"cxx-bank.cpp", 18},
+		{"c11-counter.c", 12},
+		{"aba-stack.c", 12},
+		{"barrier-phases.c", 14},
+		{"once-init.c", 1000},
+		{"rwlock-readers.c", 20},
+		{"crash-null.c", 1000},
+	} {
+		t.Run(tt.example, func(t *testing.T) {
+			exe, err := ctarget.Build(filepath.Join("..", "examples", "c", tt.example))
+			if err != nil {
+				t.Fatal(err)
+			}
+			with, reused := exhaustC(t, exe, ctarget.Config{}, tt.depth)
+			without, none := exhaustC(t, exe, ctarget.Config{NoReuse: true}, tt.depth)
+			if none != 0 {
+				t.Errorf("NoReuse: %d executions reused a child", none)
+			}
+			if reused == 0 {
+				t.Errorf("no execution reused a child")
+			}
+			if with.Stats.Executions != without.Stats.Executions || with.Stats.Transitions != without.Stats.Transitions {
+				t.Errorf("with reuse %d executions, %d transitions; without %d, %d", with.Stats.Executions,
+					with.Stats.Transitions, without.Stats.Executions, without.Stats.Transitions)
+			}
+			if a, b := bugKeys(with), bugKeys(without); !slices.Equal(a, b) {
+				t.Errorf("bugs with reuse %v, without %v", a, b)
+			}
+		})
+	}
+}
+
+func bugKeys(r *search.Result) []string {
+	var keys []string
+	for _, b := range r.Bugs {
+		// Kind and schedule: places are addresses here, which differ
+		// between two runs of the program.
+		keys = append(keys, b.Outcome.Kind.String()+" "+b.Schedule.String())
+	}
+	slices.Sort(keys)
+	return keys
+}
