@@ -399,6 +399,19 @@ func (p *Process) beginReused() ([]any, bool) {
 	return evs, true
 }
 
+// waitsAfter reports whether a child that reported failure f waits for a
+// RESET: with reuse, after a failure that leaves the process intact.
+func (p *Process) waitsAfter(f wire.Failure) bool {
+	if p.flags&wire.FlagReuse == 0 {
+		return false
+	}
+	switch f.Kind {
+	case wire.FailAssert, wire.FailUser, wire.FailAbort:
+		return true
+	}
+	return false
+}
+
 // Reused returns how many executions started in a child reset in place
 // instead of a fresh fork (wire.FlagReuse).
 func (p *Process) Reused() int64 { return p.reused }
@@ -455,7 +468,7 @@ func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
 		if pe, ok := ev.(wire.Pending); ok && pe.OSTid != 0 {
 			p.ostids[pe.Tid] = pe.OSTid
 		}
-		if _, ok := ev.(wire.Failure); ok {
+		if f, ok := ev.(wire.Failure); ok && !p.waitsAfter(f) {
 			p.alive = false
 			p.killChild()
 		}

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <malloc.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
@@ -380,6 +381,8 @@ static void replay_next(uint32_t *tid, int64_t *code);
 static void put_state(void);
 struct thr;
 static void reuse_obey(struct thr *t) __attribute__((noreturn));
+static int reuse_possible(void);
+static uint32_t g_fail_seq; /* down_seq when the failure was reported */
 static void reuse_reset(struct thr *me) __attribute__((noreturn));
 
 /* exchange hands the mailbox to the checker and returns its M_RUN answer. */
@@ -472,7 +475,24 @@ static void report_failure(uint16_t kind, int signo, uint64_t addr, const uint64
 	up_put(&f, sizeof f);
 	up_put(frames, 8u * (size_t)nframes);
 	put_strings(msg, file, func);
+	g_fail_seq = __atomic_load_n(&g_slot->down_seq, __ATOMIC_ACQUIRE);
 	up_flush();
+}
+
+/* failure_exit ends a child after a failure it reported with fast exit.
+ * A failure that leaves the process intact (an assertion, abort) lets a
+ * child that may be reused wait for the checker's RESET instead. */
+static void __attribute__((noreturn)) failure_exit(int status)
+{
+	if ((g_flags & STDBG_F_REUSE) && reuse_possible()) {
+		wait_down(g_fail_seq);
+		g_up_len = 0;
+		struct stdbg_msg_hdr h;
+		memcpy(&h, g_slot->down, sizeof h);
+		if (g_slot->down_len >= sizeof h && h.type == M_RESET)
+			reuse_reset(self);
+	}
+	die_now(status);
 }
 
 static void fatal(const char *why)
@@ -1038,6 +1058,7 @@ static void server_start(void)
 #define REUSE_MAX_SAVED (8u << 20) /* beyond that a fork is cheaper */
 #define REUSE_MAX_FDS 256
 #define REUSE_REFUSED 75 /* exit status of a child that cannot reset */
+#define REUSE_MAPS_EVERY 64
 
 enum { MAP_PLAIN, MAP_STACK_MAIN, MAP_SPECIAL };
 
@@ -1060,8 +1081,10 @@ struct pooled {
 };
 
 struct keep {
-	int ok;      /* a reset is possible */
-	int tainted; /* the program did something a reset cannot undo */
+	int ok;         /* a reset is possible */
+	int tainted;    /* the program did something a reset cannot undo */
+	int maps_dirty; /* the program may have changed its mappings */
+	int since_maps; /* resets since the mappings were last checked */
 	size_t tid_off;
 	size_t def_stack;
 	uintptr_t brk;
@@ -1201,6 +1224,8 @@ static int list_fds(int *out, int max)
 	return n;
 }
 
+static void boot_range(uintptr_t *lo, uintptr_t *hi);
+
 static int int_cmp(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -1223,6 +1248,11 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 		goto fail;
 	pthread_attr_getstacksize(&a, &k->def_stack);
 	pthread_attr_destroy(&a);
+	/* malloc maps memory of its own for big blocks and for the arenas of
+	 * new threads, and glibc does so out of this library's sight: keep
+	 * every block in the main heap, which the program break restores. */
+	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_MMAP_MAX, 0);
 	k->nfds = list_fds(k->fds, REUSE_MAX_FDS);
 	if (k->nfds < 0)
 		goto fail;
@@ -1234,15 +1264,23 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 		goto fail;
 	uintptr_t sp = ((uintptr_t)&here - 256) & ~(uintptr_t)63;
 	/* Not saved: this library's keep (the kernel may have merged it with
-	 * a neighbouring mapping) and main's signal stack. */
-	uintptr_t skip[2][2] = {{(uintptr_t)k, (uintptr_t)k + sizeof *k}, {0, 0}};
+	 * a neighbouring mapping), main's signal stack, and this library's
+	 * tables of threads, which a reset clears itself. */
+	struct saved skip[5];
+	int nskip = 0;
+	skip[nskip++] = (struct saved){(uintptr_t)k, (uintptr_t)k + sizeof *k, 0};
 	if (self->altstack)
-		skip[1][0] = (uintptr_t)self->altstack, skip[1][1] = (uintptr_t)self->altstack + 64 * 1024;
-	if (skip[1][0] && skip[1][0] < skip[0][0]) {
-		uintptr_t t0 = skip[0][0], t1 = skip[0][1];
-		skip[0][0] = skip[1][0], skip[0][1] = skip[1][1];
-		skip[1][0] = t0, skip[1][1] = t1;
-	}
+		skip[nskip++] = (struct saved){(uintptr_t)self->altstack, (uintptr_t)self->altstack + 64 * 1024, 0};
+	skip[nskip++] = (struct saved){(uintptr_t)threads, (uintptr_t)(threads + MAXTHREADS), 0};
+	skip[nskip++] = (struct saved){(uintptr_t)stdbg_thread_ostids, (uintptr_t)(stdbg_thread_ostids + MAXTHREADS), 0};
+	boot_range(&skip[nskip].lo, &skip[nskip].hi);
+	nskip++;
+	for (int i = 1; i < nskip; i++)
+		for (int j = i; j > 0 && skip[j].lo < skip[j - 1].lo; j--) {
+			struct saved t = skip[j];
+			skip[j] = skip[j - 1];
+			skip[j - 1] = t;
+		}
 	size_t total = 0;
 	for (int i = 0; i < k->nmaps; i++) {
 		struct region *r = &k->maps[i];
@@ -1255,16 +1293,16 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 			lo = sp;
 			k->stack_lo = sp;
 		}
-		for (int j = 0; j < 2 && lo < r->hi; j++) {
-			if (!skip[j][1] || skip[j][1] <= lo || skip[j][0] >= r->hi)
+		for (int j = 0; j < nskip && lo < r->hi; j++) {
+			if (skip[j].hi <= lo || skip[j].lo >= r->hi)
 				continue;
-			if (skip[j][0] > lo) {
+			if (skip[j].lo > lo) {
 				if (k->nsaved == REUSE_MAX_MAPS)
 					goto fail;
-				k->saved[k->nsaved++] = (struct saved){lo, skip[j][0], total};
-				total += skip[j][0] - lo;
+				k->saved[k->nsaved++] = (struct saved){lo, skip[j].lo, total};
+				total += skip[j].lo - lo;
 			}
-			lo = skip[j][1];
+			lo = skip[j].hi;
 		}
 		if (lo < r->hi) {
 			if (k->nsaved == REUSE_MAX_MAPS)
@@ -1366,6 +1404,13 @@ static void *reuse_altstack(int tid, size_t sz)
 	return pe->alt;
 }
 
+/* reuse_possible reports whether this child can answer a RESET. */
+static int reuse_possible(void)
+{
+	struct keep *k = g_keep;
+	return k && k->ok && !k->tainted && threads[1] && !threads[1]->finished;
+}
+
 /* reuse_obey is where a thread woken for a reset goes. */
 static void reuse_obey(struct thr *t)
 {
@@ -1386,9 +1431,8 @@ static void reuse_restore(void) __attribute__((noreturn));
 /* reuse_reset answers RESET, on the thread that received it. */
 static void reuse_reset(struct thr *me)
 {
-	struct keep *k = g_keep;
 	struct thr *m = threads[1];
-	if (!k || !k->ok || k->tainted || !m || m->finished)
+	if (!reuse_possible())
 		reuse_refuse();
 	for (int i = 2; i <= nthreads; i++) {
 		struct thr *t = threads[i];
@@ -1499,9 +1543,15 @@ static int reuse_unmap_new(void)
 static void __attribute__((noreturn, noinline)) reuse_copy_back(void)
 {
 	struct keep *k = g_keep;
+	int n = nthreads;
 	for (int i = 0; i < k->nsaved; i++) {
 		struct saved *sv = &k->saved[i];
 		memcpy((void *)sv->lo, k->snap + sv->off, sv->hi - sv->lo);
+	}
+	/* The tables of threads are not saved: only main is left. */
+	for (int i = 2; i <= n && i < MAXTHREADS; i++) {
+		threads[i] = NULL;
+		stdbg_thread_ostids[i] = 0;
 	}
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &k->mask, NULL, 8);
 	__builtin_longjmp(g_reset_jb, 1);
@@ -1519,6 +1569,13 @@ static void __attribute__((noreturn, noinline)) reuse_descend(void)
 		pad[0] = here;
 	}
 	reuse_copy_back();
+}
+
+/* close_fds closes descriptors lo..hi. */
+static void close_fds(int lo, unsigned hi)
+{
+	if (syscall(SYS_close_range, (unsigned)lo, hi, 0) != 0)
+		reuse_refuse();
 }
 
 /* count_tasks counts this process's threads (-1 if it cannot). */
@@ -1579,26 +1636,32 @@ static void reuse_restore(void)
 			reuse_refuse();
 		syscall(SYS_sched_yield);
 	}
-	/* Descriptors: those of the snapshot must be open, others closed. */
-	int maxfd = -1;
-	for (int i = 0, j = 0; i < k->nfds; i++) {
-		int fd = k->fds[i];
-		if (fcntl(fd, F_GETFD) < 0)
+	/* Descriptors: those of the snapshot must be open, others closed
+	 * (this library's control socket aside). */
+	int from = 0;
+	for (int i = 0; i <= k->nfds; i++) {
+		int fd = i < k->nfds ? k->fds[i] : INT_MAX;
+		if (i < k->nfds && fcntl(fd, F_GETFD) < 0)
 			reuse_refuse();
-		for (; j < fd; j++)
-			if (j != g_ctl)
-				close(j);
-		j = fd + 1;
-		if (fd > maxfd)
-			maxfd = fd;
+		if (g_ctl >= from && g_ctl < fd) {
+			if (g_ctl > from)
+				close_fds(from, g_ctl - 1);
+			from = g_ctl + 1;
+		}
+		if (fd > from)
+			close_fds(from, fd == INT_MAX ? ~0U : (unsigned)fd - 1);
+		from = fd == INT_MAX ? fd : fd + 1;
 	}
-	if (g_ctl > maxfd + 1)
-		syscall(SYS_close_range, maxfd + 1, g_ctl - 1, 0);
-	if (syscall(SYS_close_range, (g_ctl > maxfd ? g_ctl : maxfd) + 1, ~0U, 0) != 0)
-		reuse_refuse();
 	syscall(SYS_brk, k->brk);
-	if (!reuse_unmap_new())
-		reuse_refuse();
+	/* Reading the mappings costs more than the rest of a reset: do it when
+	 * the program mapped or unmapped memory through the library calls,
+	 * and every REUSE_MAPS_EVERY resets for what glibc maps by itself. */
+	if (k->maps_dirty || ++k->since_maps >= REUSE_MAPS_EVERY) {
+		if (!reuse_unmap_new())
+			reuse_refuse();
+		k->maps_dirty = 0;
+		k->since_maps = 0;
+	}
 	reuse_descend();
 }
 
@@ -1633,6 +1696,44 @@ TAINTING(void *, dlopen, (const char *file, int mode), (file, mode))
 TAINTING(pid_t, fork, (void), ())
 TAINTING(mode_t, umask, (mode_t m), (m))
 
+/* Calls that change the mappings: the next reset reads them to undo
+ * what the execution mapped. */
+static void reuse_maps_dirty(void)
+{
+	if (g_started && g_keep)
+		g_keep->maps_dirty = 1;
+}
+
+#define MAPPING(ret, name, params, args)                                    \
+	static ret(*real_##name) params;                                        \
+	EXPORT ret name params                                                  \
+	{                                                                       \
+		if (!real_##name)                                               \
+			RESOLVE(name);                                          \
+		reuse_maps_dirty();                                             \
+		return real_##name args;                                        \
+	}
+
+MAPPING(void *, mmap, (void *a, size_t n, int prot, int fl, int fd, off_t off), (a, n, prot, fl, fd, off))
+MAPPING(void *, mmap64, (void *a, size_t n, int prot, int fl, int fd, off_t off), (a, n, prot, fl, fd, off))
+MAPPING(int, munmap, (void *a, size_t n), (a, n))
+MAPPING(int, mprotect, (void *a, size_t n, int prot), (a, n, prot))
+MAPPING(void *, shmat, (int id, const void *a, int fl), (id, a, fl))
+MAPPING(int, shmdt, (const void *a), (a))
+
+EXPORT void *mremap(void *a, size_t n, size_t m, int fl, ...)
+{
+	static void *(*real)(void *, size_t, size_t, int, ...);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "mremap");
+	reuse_maps_dirty();
+	va_list ap;
+	va_start(ap, fl);
+	void *to = va_arg(ap, void *);
+	va_end(ap);
+	return real(a, n, m, fl, to);
+}
+
 /* resolve_tainting finds the real functions at start, not in a signal
  * handler. */
 static void resolve_tainting(void)
@@ -1647,6 +1748,12 @@ static void resolve_tainting(void)
 	RESOLVE(dlopen);
 	RESOLVE(fork);
 	RESOLVE(umask);
+	RESOLVE(mmap);
+	RESOLVE(mmap64);
+	RESOLVE(munmap);
+	RESOLVE(mprotect);
+	RESOLVE(shmat);
+	RESOLVE(shmdt);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2384,7 +2491,7 @@ EXPORT void abort(void)
 		int n = collect(frames, MAXFRAMES);
 		report_failure(FAIL_ABORT, SIGABRT, 0, frames, n, "abort() called", "", 0, "");
 		if (g_flags & STDBG_F_FAST_EXIT)
-			die_now(134);
+			failure_exit(134);
 		g_exiting = 1;
 	}
 	real_abort();
@@ -2397,7 +2504,7 @@ EXPORT void __assert_fail(const char *expr, const char *file, unsigned line, con
 		int n = collect(frames, MAXFRAMES);
 		report_failure(FAIL_ASSERT, SIGABRT, 0, frames, n, expr, file, line, func);
 		if (g_flags & STDBG_F_FAST_EXIT)
-			die_now(134);
+			failure_exit(134);
 		g_exiting = 1;
 	}
 	real_assert_fail(expr, file, line, func);
@@ -2638,7 +2745,7 @@ EXPORT void stdbg_rt_assert_fail(const char *msg, const char *file, unsigned lin
 		int n = collect(frames, MAXFRAMES);
 		report_failure(FAIL_USER, 0, 0, frames, n, msg, file, line, func);
 		if (g_flags & STDBG_F_FAST_EXIT)
-			die_now(134);
+			failure_exit(134);
 		g_exiting = 1;
 	}
 	char buf[512];
@@ -2923,6 +3030,14 @@ static void *(*real_memalign)(size_t, size_t);
 static _Alignas(16) uint8_t g_boot[64 * 1024];
 static size_t g_boot_used;
 static int g_alloc_resolving;
+
+/* boot_range tells reuse where the boot arena lies: it only serves while
+ * the library starts, so a reset has nothing to restore there. */
+static void boot_range(uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = (uintptr_t)g_boot;
+	*hi = (uintptr_t)(g_boot + sizeof g_boot);
+}
 
 static int boot_ptr(const void *p)
 {
