@@ -1053,7 +1053,7 @@ static void server_start(void)
  * closed a descriptor it had, removed or changed a mapping it had, main
  * already left, or a thread stdbg did not create is running. */
 
-#define REUSE_MAX_MAPS 512
+#define REUSE_MAX_MAPS 2048
 #define REUSE_MAPS_BUF (256 * 1024)
 #define REUSE_MAX_SAVED (8u << 20) /* beyond that a fork is cheaper */
 #define REUSE_MAX_FDS 256
@@ -1472,21 +1472,10 @@ static int reuse_unmap_new(void)
 			k->known[nk++] = k->maps[i];
 	k->known[nk++] = (struct region){(uintptr_t)k, (uintptr_t)k + sizeof *k, MAP_PLAIN, "own"};
 	k->known[nk++] = (struct region){(uintptr_t)k->snap, (uintptr_t)k->snap + k->snap_len, MAP_PLAIN, "own"};
-	for (int i = 2; i <= nthreads && i < MAXTHREADS; i++) {
+	/* Kept stacks and records, of this execution's threads and beyond. */
+	for (int i = 2; i < MAXTHREADS; i++) {
 		struct pooled *pe = &k->pool[i];
-		if (pe->stack)
-			k->known[nk++] = (struct region){(uintptr_t)pe->stack, (uintptr_t)pe->stack + pe->len, MAP_PLAIN, "own"};
-		if (pe->alt)
-			k->known[nk++] = (struct region){(uintptr_t)pe->alt, (uintptr_t)pe->alt + 64 * 1024, MAP_PLAIN, "own"};
-		if (pe->thr)
-			k->known[nk++] = (struct region){(uintptr_t)pe->thr,
-			                                 ((uintptr_t)pe->thr + sizeof(struct thr) + g_page - 1) & ~(uintptr_t)(g_page - 1),
-			                                 MAP_PLAIN, "own"};
-	}
-	/* Pooled entries of threads beyond nthreads stay too. */
-	for (int i = nthreads + 1; i < MAXTHREADS; i++) {
-		struct pooled *pe = &k->pool[i];
-		if (!pe->stack && !pe->alt && !pe->thr)
+		if (i > nthreads && !pe->stack && !pe->alt && !pe->thr)
 			break;
 		if (pe->stack)
 			k->known[nk++] = (struct region){(uintptr_t)pe->stack, (uintptr_t)pe->stack + pe->len, MAP_PLAIN, "own"};
@@ -1666,24 +1655,23 @@ static void reuse_restore(void)
 }
 
 
-/* Calls whose effects outlive a reset: after one of them, during an
- * execution, the child refuses the next reset and the next execution is a
- * fresh fork. */
-static void reuse_taint(void)
-{
-	if (g_started && g_keep)
-		g_keep->tainted = 1;
-}
-
-#define TAINTING(ret, name, params, args)                                   \
+/* NOTING interposes a call that a reset must know about: during an
+ * execution it sets field of the keep, then calls the real function. */
+#define NOTING(field, ret, name, params, args)                              \
 	static ret(*real_##name) params;                                        \
 	EXPORT ret name params                                                  \
 	{                                                                       \
 		if (!real_##name)                                               \
 			RESOLVE(name);                                          \
-		reuse_taint();                                                  \
+		if (g_started && g_keep)                                        \
+			g_keep->field = 1;                                      \
 		return real_##name args;                                        \
 	}
+
+/* Calls whose effects outlive a reset: after one of them, during an
+ * execution, the child refuses the next reset and the next execution is a
+ * fresh fork. */
+#define TAINTING(...) NOTING(tainted, __VA_ARGS__)
 
 TAINTING(int, sigaction, (int sig, const struct sigaction *sa, struct sigaction *old), (sig, sa, old))
 TAINTING(__sighandler_t, signal, (int sig, __sighandler_t h), (sig, h))
@@ -1698,21 +1686,7 @@ TAINTING(mode_t, umask, (mode_t m), (m))
 
 /* Calls that change the mappings: the next reset reads them to undo
  * what the execution mapped. */
-static void reuse_maps_dirty(void)
-{
-	if (g_started && g_keep)
-		g_keep->maps_dirty = 1;
-}
-
-#define MAPPING(ret, name, params, args)                                    \
-	static ret(*real_##name) params;                                        \
-	EXPORT ret name params                                                  \
-	{                                                                       \
-		if (!real_##name)                                               \
-			RESOLVE(name);                                          \
-		reuse_maps_dirty();                                             \
-		return real_##name args;                                        \
-	}
+#define MAPPING(...) NOTING(maps_dirty, __VA_ARGS__)
 
 MAPPING(void *, mmap, (void *a, size_t n, int prot, int fl, int fd, off_t off), (a, n, prot, fl, fd, off))
 MAPPING(void *, mmap64, (void *a, size_t n, int prot, int fl, int fd, off_t off), (a, n, prot, fl, fd, off))
@@ -1726,7 +1700,8 @@ EXPORT void *mremap(void *a, size_t n, size_t m, int fl, ...)
 	static void *(*real)(void *, size_t, size_t, int, ...);
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "mremap");
-	reuse_maps_dirty();
+	if (g_started && g_keep)
+		g_keep->maps_dirty = 1;
 	va_list ap;
 	va_start(ap, fl);
 	void *to = va_arg(ap, void *);
