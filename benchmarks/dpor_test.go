@@ -80,6 +80,12 @@ func cProgram(t *testing.T, path string, args []string, st search.Strategy, budg
 		t.Fatal(err)
 	}
 	defer p.Close()
+	// Placed as stdbg find places one copy of the program.
+	release, err := ctarget.PinAlone(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
 	return exploreWith(t, checker.New(p, checker.Options{FastExit: true}), st, budget)
 }
 

@@ -68,6 +68,10 @@ func TestHelloRunFork(t *testing.T) {
 	if len(EncodeFork(1, 2)) != 16 || len(EncodeQuit()) != 8 {
 		t.Error("command sizes")
 	}
+	// RESET is a bare header (type 19, no payload) after what buf holds.
+	if got := EncodeReset([]byte{9}); !reflect.DeepEqual(got, []byte{9, 19, 0, 0, 0, 0, 0, 0, 0}) {
+		t.Errorf("reset: % x", got)
+	}
 }
 
 func TestSlotHandOver(t *testing.T) {

@@ -1,0 +1,41 @@
+package ctarget_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// ExampleProcess_Reused explores a C program exhaustively. Every execution
+// after the first starts in the process of the one before, reset in place
+// to its state at the program's first thread operation.
+func ExampleProcess_Reused() {
+	exe, err := ctarget.Build("../examples/c/deadly-embrace.c")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer p.Close()
+	c := checker.New(p, checker.Options{FastExit: true})
+	res, err := search.Explore(context.Background(), c, search.NewDFS(), search.Options{MaxDepth: 10, All: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("executions:", res.Stats.Executions)
+	fmt.Println("started in a reset process:", p.Reused())
+	fmt.Println("bug:", res.Bugs[0].Outcome.Kind)
+	// Output:
+	// executions: 25
+	// started in a reset process: 24
+	// bug: deadlock
+}
