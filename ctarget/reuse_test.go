@@ -127,6 +127,112 @@ int main(void)
 	}
 }
 
+// TestReuseThreadAttributes checks threads with a stack size of their own
+// and with a stack the program provides, which grow the heap, with and
+// without reuse.
+func TestReuseThreadAttributes(t *testing.T) {
+	exe := buildSource(t, "attrs.c", `#include <pthread.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include "stdbg.h"
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int done;
+static __thread char buf[64];
+static char own_stack[256 * 1024] __attribute__((aligned(64)));
+
+static void *work(void *arg)
+{
+	char here;
+	if ((long)arg == 2)
+		stdbg_assert(&here >= own_stack && &here < own_stack + sizeof own_stack, "not on the program's own stack");
+	snprintf(buf, sizeof buf, "t%ld", (long)arg);
+	char *p = malloc(300 * 1024); /* above the usual mmap threshold */
+	memset(p, 7, 4096);
+	pthread_mutex_lock(&m);
+	done++;
+	pthread_mutex_unlock(&m);
+	free(p);
+	return arg;
+}
+
+int main(void)
+{
+	pthread_attr_t small, own;
+	pthread_attr_init(&small);
+	pthread_attr_setstacksize(&small, 64 * 1024);
+	pthread_attr_init(&own);
+	pthread_attr_setstack(&own, own_stack, sizeof own_stack);
+	pthread_t a, b;
+	pthread_create(&a, &small, work, (void *)1);
+	pthread_create(&b, &own, work, (void *)2);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	stdbg_yield();
+	pthread_mutex_lock(&m);
+	stdbg_assert(done == 2, "joined threads counted");
+	pthread_mutex_unlock(&m);
+	return 0;
+}
+`)
+	with, reused := exhaustC(t, exe, ctarget.Config{}, 10)
+	without, _ := exhaustC(t, exe, ctarget.Config{NoReuse: true}, 10)
+	for _, b := range with.Bugs {
+		t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
+	}
+	if reused < with.Stats.Executions-1 {
+		t.Errorf("%d of %d executions reused a child", reused, with.Stats.Executions)
+	}
+	if with.Stats.Executions != without.Stats.Executions || with.Stats.Transitions != without.Stats.Transitions {
+		t.Errorf("with reuse %d executions, %d transitions; without %d, %d", with.Stats.Executions,
+			with.Stats.Transitions, without.Stats.Executions, without.Stats.Transitions)
+	}
+}
+
+// TestReuseDetached checks that an execution with a detached thread is
+// followed by a fresh fork, and finds what forking every execution finds.
+func TestReuseDetached(t *testing.T) {
+	exe := buildSource(t, "detached.c", `#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stdbg.h"
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int done;
+static void *work(void *arg)
+{
+	char *p = malloc(300 * 1024);
+	memset(p, 7, 4096);
+	pthread_mutex_lock(&m);
+	done++;
+	pthread_mutex_unlock(&m);
+	free(p);
+	return arg;
+}
+int main(void)
+{
+	pthread_attr_t det;
+	pthread_attr_init(&det);
+	pthread_attr_setdetachstate(&det, PTHREAD_CREATE_DETACHED);
+	pthread_t a, c;
+	pthread_create(&a, NULL, work, NULL);
+	pthread_create(&c, &det, work, NULL);
+	pthread_join(a, NULL);
+	stdbg_yield();
+	return 0;
+}
+`)
+	with, reused := exhaustC(t, exe, ctarget.Config{}, 12)
+	without, _ := exhaustC(t, exe, ctarget.Config{NoReuse: true}, 12)
+	if reused != 0 {
+		t.Errorf("%d executions reused a child after a detached thread", reused)
+	}
+	if with.Stats.Executions != without.Stats.Executions || len(with.Bugs) != len(without.Bugs) {
+		t.Errorf("with reuse %d executions, %d bugs; without %d, %d", with.Stats.Executions, len(with.Bugs),
+			without.Stats.Executions, len(without.Bugs))
+	}
+}
+
 // TestReuseSameSearch checks that reusing children changes nothing a search
 // finds: the same executions, transitions and bugs on the bundled examples.
 func TestReuseSameSearch(t *testing.T) {

@@ -382,6 +382,7 @@ static void put_state(void);
 struct thr;
 static void reuse_obey(struct thr *t) __attribute__((noreturn));
 static int reuse_possible(void);
+static void reuse_refuse_next(void);
 static uint32_t g_fail_seq; /* down_seq when the failure was reported */
 static void reuse_reset(struct thr *me) __attribute__((noreturn));
 
@@ -1404,6 +1405,17 @@ static void *reuse_altstack(int tid, size_t sz)
 	return pe->alt;
 }
 
+/* reuse_refuse_next makes the child refuse the next reset. A detached
+ * thread leaves through glibc on its own, after its last hand-over, and
+ * resets after one have been seen to crash the next execution's first
+ * thread creation when the program also grew its heap: until that is
+ * understood, such executions are followed by a fresh fork. */
+static void reuse_refuse_next(void)
+{
+	if (g_keep)
+		g_keep->tainted = 1;
+}
+
 /* reuse_possible reports whether this child can answer a RESET. */
 static int reuse_possible(void)
 {
@@ -1977,6 +1989,8 @@ static int do_create(pthread_t *pt, const pthread_attr_t *attr, void *(*fn)(void
 		detached = ds == PTHREAD_CREATE_DETACHED;
 	}
 	int64_t tid = sched(K_THREAD_CREATE, api, NULL, NULL, detached, ra);
+	if (detached)
+		reuse_refuse_next();
 	reap_finished();
 	struct thr *t = thr_new((int)tid);
 	t->start = fn;
@@ -2041,6 +2055,7 @@ static int do_detach(pthread_t pt, uint16_t api, void *ra)
 	int64_t code = sched(K_THREAD_DETACH, api, NULL, NULL, target, ra);
 	if (code != 0)
 		return (int)code;
+	reuse_refuse_next();
 	if (t && !t->reaped) {
 		t->reaped = 1;
 		real_pthread_detach(t->pt);
