@@ -50,6 +50,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAXFRAMES 48
+#define ALTSTACK_SIZE (64 * 1024) /* each thread's signal stack */
 #define LIFELINE_MS 100
 
 /* ------------------------------------------------------------------ */
@@ -386,6 +387,17 @@ static void reuse_refuse_next(void);
 static uint32_t g_fail_seq; /* down_seq when the failure was reported */
 static void reuse_reset(struct thr *me) __attribute__((noreturn));
 
+/* obey_reset resets the child if the checker's answer is RESET. */
+static void obey_reset(void)
+{
+	struct stdbg_msg_hdr h;
+	if (g_slot->down_len < sizeof h)
+		return;
+	memcpy(&h, g_slot->down, sizeof h);
+	if (h.type == M_RESET)
+		reuse_reset(self);
+}
+
 /* exchange hands the mailbox to the checker and returns its M_RUN answer. */
 static void exchange(uint32_t *tid, int64_t *code)
 {
@@ -400,8 +412,7 @@ static void exchange(uint32_t *tid, int64_t *code)
 	up_flush();
 	wait_down(last);
 	g_up_len = 0; /* the checker consumed the messages */
-	if (s->down_len >= sizeof(struct stdbg_msg_hdr) && ((struct stdbg_msg_hdr *)s->down)->type == M_RESET)
-		reuse_reset(self);
+	obey_reset();
 	if (s->down_len < sizeof(struct stdbg_msg_hdr) + sizeof(struct stdbg_run))
 		fatal("short answer from the checker");
 	struct stdbg_msg_hdr h;
@@ -488,10 +499,7 @@ static void __attribute__((noreturn)) failure_exit(int status)
 	if ((g_flags & STDBG_F_REUSE) && reuse_possible()) {
 		wait_down(g_fail_seq);
 		g_up_len = 0;
-		struct stdbg_msg_hdr h;
-		memcpy(&h, g_slot->down, sizeof h);
-		if (g_slot->down_len >= sizeof h && h.type == M_RESET)
-			reuse_reset(self);
+		obey_reset();
 	}
 	die_now(status);
 }
@@ -1186,9 +1194,12 @@ static int find_tid_off(size_t *off)
 	return 0;
 }
 
-static int list_fds(int *out, int max)
+/* list_numbers lists the entries of a /proc directory named by numbers
+ * (descriptors, threads) into out, if not NULL, and returns their count, or
+ * -1 when it cannot (or more than max when out is set). */
+static int list_numbers(const char *dir, int *out, int max)
 {
-	int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
 	int n = 0;
@@ -1211,14 +1222,17 @@ static int list_fds(int *out, int max)
 			pos += d->reclen;
 			if (d->name[0] < '0' || d->name[0] > '9')
 				continue;
-			int fd = atoi(d->name);
-			if (fd == dfd || fd == g_ctl)
-				continue;
-			if (n == max) {
-				close(dfd);
-				return -1;
+			int num = atoi(d->name);
+			if (out && (num == dfd || num == g_ctl))
+				continue; /* the listing's own descriptor, the control socket */
+			if (out) {
+				if (n == max) {
+					close(dfd);
+					return -1;
+				}
+				out[n] = num;
 			}
-			out[n++] = fd;
+			n++;
 		}
 	}
 	close(dfd);
@@ -1254,7 +1268,7 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 	 * every block in the main heap, which the program break restores. */
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_MAX, 0);
-	k->nfds = list_fds(k->fds, REUSE_MAX_FDS);
+	k->nfds = list_numbers("/proc/self/fd", k->fds, REUSE_MAX_FDS);
 	if (k->nfds < 0)
 		goto fail;
 	qsort(k->fds, (size_t)k->nfds, sizeof k->fds[0], int_cmp);
@@ -1271,7 +1285,7 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 	int nskip = 0;
 	skip[nskip++] = (struct saved){(uintptr_t)k, (uintptr_t)k + sizeof *k, 0};
 	if (self->altstack)
-		skip[nskip++] = (struct saved){(uintptr_t)self->altstack, (uintptr_t)self->altstack + 64 * 1024, 0};
+		skip[nskip++] = (struct saved){(uintptr_t)self->altstack, (uintptr_t)self->altstack + ALTSTACK_SIZE, 0};
 	skip[nskip++] = (struct saved){(uintptr_t)threads, (uintptr_t)(threads + MAXTHREADS), 0};
 	skip[nskip++] = (struct saved){(uintptr_t)stdbg_thread_ostids, (uintptr_t)(stdbg_thread_ostids + MAXTHREADS), 0};
 	boot_range(&skip[nskip].lo, &skip[nskip].hi);
@@ -1391,13 +1405,13 @@ static int reuse_attr(pthread_attr_t *out, const pthread_attr_t *attr, int tid)
 }
 
 /* reuse_altstack returns a kept signal stack for thread tid, or NULL. */
-static void *reuse_altstack(int tid, size_t sz)
+static void *reuse_altstack(int tid)
 {
 	struct pooled *pe = reuse_pooled(tid);
 	if (!pe)
 		return NULL;
 	if (!pe->alt) {
-		void *p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
 		pe->alt = p;
@@ -1492,7 +1506,7 @@ static int reuse_unmap_new(void)
 		if (pe->stack)
 			k->known[nk++] = (struct region){(uintptr_t)pe->stack, (uintptr_t)pe->stack + pe->len, MAP_PLAIN, "own"};
 		if (pe->alt)
-			k->known[nk++] = (struct region){(uintptr_t)pe->alt, (uintptr_t)pe->alt + 64 * 1024, MAP_PLAIN, "own"};
+			k->known[nk++] = (struct region){(uintptr_t)pe->alt, (uintptr_t)pe->alt + ALTSTACK_SIZE, MAP_PLAIN, "own"};
 		if (pe->thr)
 			k->known[nk++] = (struct region){(uintptr_t)pe->thr,
 			                                 ((uintptr_t)pe->thr + sizeof(struct thr) + g_page - 1) & ~(uintptr_t)(g_page - 1),
@@ -1539,8 +1553,9 @@ static int reuse_unmap_new(void)
 	return 1;
 }
 
-/* reuse_copy_back runs below the saved part of the main stack: it writes the saved bytes back,
- * the main stack's among them, and jumps to the point after the fork. */
+/* reuse_copy_back runs below the saved part of the main stack: it writes
+ * the saved bytes back, the main stack's among them, and jumps to the point
+ * after the fork. */
 static void __attribute__((noreturn, noinline)) reuse_copy_back(void)
 {
 	struct keep *k = g_keep;
@@ -1579,30 +1594,6 @@ static void close_fds(int lo, unsigned hi)
 		reuse_refuse();
 }
 
-/* count_tasks counts this process's threads (-1 if it cannot). */
-static int count_tasks(void)
-{
-	int dfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -1;
-	char buf[512];
-	int tasks = 0;
-	for (;;) {
-		long got = syscall(SYS_getdents64, dfd, buf, sizeof buf);
-		if (got <= 0)
-			break;
-		for (long pos = 0; pos < got;) {
-			unsigned short reclen;
-			memcpy(&reclen, buf + pos + 16, sizeof reclen);
-			if (buf[pos + 19] != '.')
-				tasks++;
-			pos += reclen;
-		}
-	}
-	close(dfd);
-	return tasks;
-}
-
 /* reuse_restore runs on main once every other thread was told to leave. */
 static void reuse_restore(void)
 {
@@ -1630,7 +1621,7 @@ static void reuse_restore(void)
 	/* No thread stdbg does not know of may be left. The kernel clears a
 	 * thread's id a little before the thread leaves the task list. */
 	for (int tries = 0;; tries++) {
-		int tasks = count_tasks();
+		int tasks = list_numbers("/proc/self/task", NULL, 0);
 		if (tasks == 1)
 			break;
 		if (tasks < 0 || tries == 2000)
@@ -1665,7 +1656,6 @@ static void reuse_restore(void)
 	}
 	reuse_descend();
 }
-
 
 /* NOTING interposes a call that a reset must know about: during an
  * execution it sets field of the keep, then calls the real function. */
@@ -1748,22 +1738,18 @@ static void resolve_tainting(void)
 
 static void set_altstack(struct thr *t)
 {
-	size_t sz = 64 * 1024;
-	void *p = reuse_altstack(t->tid, sz);
-	if (p) {
-		stack_t ss = {.ss_sp = p, .ss_size = sz, .ss_flags = 0};
-		if (sigaltstack(&ss, NULL) == 0)
-			t->altstack = p;
-		return;
+	void *p = reuse_altstack(t->tid);
+	int kept = p != NULL;
+	if (!kept) {
+		p = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return;
 	}
-	p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-	stack_t ss = {.ss_sp = p, .ss_size = sz, .ss_flags = 0};
+	stack_t ss = {.ss_sp = p, .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
 	if (sigaltstack(&ss, NULL) == 0)
 		t->altstack = p;
-	else
-		munmap(p, sz);
+	else if (!kept)
+		munmap(p, ALTSTACK_SIZE);
 }
 
 static void on_fatal(int sig, siginfo_t *si, void *ucv)
