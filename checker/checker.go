@@ -158,6 +158,10 @@ type Execution struct {
 	threads []search.Thread
 	closed  bool
 	ended   bool
+	// returned: thread 1 returned from a checked Go function (a
+	// ThreadExit with API APICheckedReturn); the execution ends once no
+	// other thread can go on without time passing.
+	returned bool
 	state   *wire.State // the runtime's last state report (wire.FlagState)
 }
 
@@ -237,6 +241,9 @@ func (e *Execution) Step(st schedule.Step) error {
 		return fmt.Errorf("step %d (thread %d, %s): %w", len(e.trace), tid, op.Kind, err)
 	}
 	delete(e.frames, tid)
+	if op.Kind == syncmodel.ThreadExit && op.API == syncmodel.APICheckedReturn {
+		e.returned = true
+	}
 	if op.Kind == syncmodel.Exit && len(leaked) > 0 {
 		e.blocked = leaked
 		e.finish(&search.Outcome{Kind: search.Leak, Message: leakMessage(leaked), Where: e.blockedKey(leaked)}, false)
@@ -389,14 +396,24 @@ func (e *Execution) settle() {
 	}
 	live := e.w.Live()
 	e.threads = e.threads[:0]
-	anyEnabled := false
+	anyEnabled, runnable := false, false
 	for _, tid := range live {
-		op, _ := e.w.Pending(tid)
+		op, _ := e.w.Annotated(tid)
 		en := e.w.Enabled(tid)
 		anyEnabled = anyEnabled || en
+		runnable = runnable || en && op.Kind != syncmodel.TimerWait
 		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en, Alternatives: e.w.Choices(tid)})
 	}
 	switch {
+	case e.returned && len(live) > 0 && !runnable:
+		// The checked function returned and what is left waits for ever
+		// or for time: the goroutines blocked are leaked.
+		if leaked := e.blockedNow(0); len(leaked) > 0 {
+			e.blocked = leaked
+			e.finish(&search.Outcome{Kind: search.Leak, Message: leakMessage(leaked), Where: e.blockedKey(leaked)}, false)
+			return
+		}
+		e.finish(&search.Outcome{Kind: search.Exited, Message: "the checked function returned"}, false)
 	case len(live) == 0:
 		e.finish(&search.Outcome{Kind: search.Exited, Message: "all threads finished"}, true)
 	case !anyEnabled:

@@ -71,6 +71,14 @@ func (d *dpor) races(r *Report) {
 	}
 	clear(rs.cnt)
 
+	// A misuse ends the execution where it is committed: which of two
+	// operations on the object commits it decides where it is reported,
+	// so the last step of an execution that ended in a misuse depends on
+	// every earlier operation on its object.
+	misuse := -1
+	if r.Outcome != nil && r.Outcome.Kind == Misuse && n > 0 {
+		misuse = n - 1
+	}
 	nc := 0
 	for i := 0; ; i++ {
 		if i >= d.div {
@@ -99,7 +107,8 @@ func (d *dpor) races(r *Report) {
 		rs.base(row, t)
 		for j := i - 1; j >= 0; j-- {
 			tj := tr[j].Step.Thread
-			if tj == t || int(row[tj]) > j || !syncmodel.Dependent(tj, tr[j].Op, t, ev.Op) {
+			if tj == t || int(row[tj]) > j || !(syncmodel.Dependent(tj, tr[j].Op, t, ev.Op) ||
+				i == misuse && syncmodel.SharesObject(tr[j].Op, ev.Op)) {
 				continue
 			}
 			// j is a race of i: dependent, and no later event dependent
@@ -251,7 +260,12 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 		// race to reverse is with what j undid, the same thread's latest
 		// earlier operation on the object (the lock), unless that happens
 		// before p's operation anyway.
-		if tr[j].Op.Kind == syncmodel.ThreadExit {
+		if tr[j].Op.Kind == syncmodel.ThreadExit || chanKind(tr[j].Op.Kind) || op.Kind == syncmodel.ChanWake {
+			// A channel operation that another completed (a parked
+			// send and the receive that took it, or a completion and
+			// the wake): the races to reverse are those of the
+			// completing operation with its competitors, found
+			// directly.
 			return
 		}
 		for a := j - 1; a >= 0; a-- {
@@ -413,3 +427,5 @@ func fill(s []int, n, x int) []int {
 	}
 	return s
 }
+
+func chanKind(k syncmodel.Kind) bool { return k >= syncmodel.ChanMake && k <= syncmodel.ChanWake }

@@ -66,10 +66,16 @@ func TestCheckClean(t *testing.T) {
 
 func TestCheckAll(t *testing.T) {
 	res, err := sthread.Explore(func() {
+		// Two senders, one receive: the other sender leaks; when the
+		// first value is 1, the function unlocks a mutex it does not
+		// hold.
 		var mu sthread.Mutex
 		ch := sthread.MakeChan[int](0)
-		sthread.Go(func() { mu.Unlock() })
 		sthread.Go(func() { ch.Send(1) })
+		sthread.Go(func() { ch.Send(2) })
+		if ch.Recv() == 1 {
+			mu.Unlock()
+		}
 	}, sthread.All())
 	if err != nil {
 		t.Fatal(err)

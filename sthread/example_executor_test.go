@@ -24,5 +24,5 @@ func ExampleExecutor() {
 	defer release()
 	res, err := search.Explore(context.Background(), ex, search.NewDPOR(), search.Options{})
 	fmt.Println(res.Stats.Executions, res.Complete, err)
-	// Output: 10 true <nil>
+	// Output: 2 true <nil>
 }

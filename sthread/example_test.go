@@ -61,7 +61,7 @@ func ExampleRunSchedule() {
 		wg.Wait()
 		sthread.Assert(balance == 80, fmt.Sprintf("balance %d, want 80", balance))
 	}
-	bug, err := sthread.RunSchedule("1;1;1;1;1;2;3;3;3;3;2;2;2;1", transfer)
+	bug, err := sthread.RunSchedule("1;1;1;1;2;3;3;3;3;2;2;2;1", transfer)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -807,11 +807,13 @@ func (th *thread) run() (keep bool) {
 	th.job()
 	th.returned = true
 	th.final = true
-	var op syncmodel.Op
+	// The checked function's return ends its goroutine like any other:
+	// the goroutines it started may go on (the checker ends the execution
+	// once none can run without time passing), so that the return does
+	// not race with what they still do.
+	op := syncmodel.Op{Kind: syncmodel.ThreadExit, API: syncmodel.APIThreadReturn}
 	if th.tid == 1 {
-		op = syncmodel.Op{Kind: syncmodel.Exit, API: syncmodel.APICheckedReturn}
-	} else {
-		op = syncmodel.Op{Kind: syncmodel.ThreadExit, API: syncmodel.APIThreadReturn}
+		op.API = syncmodel.APICheckedReturn
 	}
 	th.pointAt(op, []uintptr{funcLine(th.fn)})
 	return

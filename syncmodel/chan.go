@@ -365,16 +365,18 @@ func (w *World) chanLen(op Op) int64 {
 	return 0
 }
 
-// chanWait explains why tid cannot go on with op, a ChanSend or ChanRecv on
-// a nil channel or the ChanWake of a parked operation.
+// chanWait explains why tid cannot go on with op: a ChanSend on a nil
+// channel, a ChanRecv or a receive-only Select waiting for a value, or the
+// ChanWake of a parked operation.
 func (w *World) chanWait(tid int, op Op) Wait {
 	th := &w.threads[tid-1]
-	if op.Kind != ChanWake {
-		return Wait{What: "channel", Detail: "nil channel: blocks for ever"}
+	kind, obj, cases := op.Kind, op.Obj, op.Cases
+	if op.Kind == ChanWake {
+		kind, obj, cases = th.parkedOp, th.nextObj, th.nextCases
 	}
-	if th.parkedOp == Select {
+	if kind == Select {
 		wt := Wait{What: "select", Detail: "no case is ready"}
-		for _, c := range th.nextCases {
+		for _, c := range cases {
 			if c.Chan != 0 {
 				wt.Obj = c.Chan
 				break
@@ -385,20 +387,82 @@ func (w *World) chanWait(tid int, op Op) Wait {
 		}
 		return wt
 	}
-	wt := Wait{Obj: th.nextObj, What: "channel"}
-	ch := w.chans[th.nextObj]
+	if obj == 0 {
+		return Wait{What: "channel", Detail: "nil channel: blocks for ever"}
+	}
+	wt := Wait{Obj: obj, What: "channel"}
+	ch := w.chans[obj]
 	switch {
-	case ch == nil:
-	case th.parkedOp == ChanSend && ch.cap == 0:
+	case kind == ChanSend && (ch == nil || ch.cap == 0):
 		wt.Detail = "no receiver"
-	case th.parkedOp == ChanSend:
+	case kind == ChanSend:
 		wt.Detail = fmt.Sprintf("buffer full (%d of %d)", ch.len, ch.cap)
-	case ch.cap == 0:
+	case ch == nil && op.Arg == 0 || ch != nil && ch.cap == 0:
 		wt.Detail = "no sender"
 	default:
 		wt.Detail = "buffer empty"
 	}
 	return wt
+}
+
+// recvOnly reports whether a select has neither a send case nor a default
+// case: like a plain receive, it waits (disabled) until a case is ready
+// instead of parking.
+func recvOnly(op Op) bool {
+	if op.Arg == 1 {
+		return false
+	}
+	for _, c := range op.Cases {
+		if c.Send {
+			return false
+		}
+	}
+	return true
+}
+
+// chanEffect fills in the effect of a plain send or receive in the current
+// state (see Effect).
+func (w *World) chanEffect(op Op) Effect {
+	eff := Effect{Known: true}
+	ch := w.chans[op.Obj]
+	if op.Obj == 0 || ch != nil && ch.closed {
+		return eff
+	}
+	if op.Kind == ChanSend {
+		switch {
+		case ch != nil && len(ch.recvq) > 0:
+			w.partner(&eff, ch.recvq[0].tid)
+		case ch == nil && op.Arg > 0:
+			// An empty buffer: the send fills its first slot.
+		case ch == nil || ch.len >= ch.cap:
+			eff.Parks = true
+		default:
+			eff.Mid = ch.len >= 1 && ch.len <= ch.cap-1 && len(ch.sendq) == 0
+		}
+		return eff
+	}
+	switch {
+	case ch == nil:
+	case len(ch.sendq) > 0:
+		w.partner(&eff, ch.sendq[0].tid)
+	case ch.len > 0:
+		eff.Mid = ch.len <= ch.cap-1 && len(ch.recvq) == 0
+	}
+	return eff
+}
+
+// partner records that an operation completes the parked operation of
+// thread p, and the channels it thereby touches if p parked in a select.
+func (w *World) partner(eff *Effect, p int) {
+	eff.Partner = p
+	th := &w.threads[p-1]
+	if th.parkedOp == Select {
+		for _, c := range th.nextCases {
+			if c.Chan != 0 {
+				eff.Links = append(eff.Links, c.Chan)
+			}
+		}
+	}
 }
 
 // isChanKind reports whether k is a channel operation (including Select and

@@ -77,12 +77,13 @@ func TestChannels(t *testing.T) {
 			},
 		},
 		{
-			name: "unbuffered, receiver first",
+			name: "unbuffered, receiver first: it waits for the sender's offer",
 			steps: cat(threads(2), []step{
-				{tid: 1, op: recv(ch1, 0), code: parkedCode},
-				{tid: 1, op: chwake(ch1), blocked: true},
-				{tid: 2, op: send(ch1, 0), code: cr(ViaPartner, 0, false, 1, 0)},
-				{tid: 1, code: woken},
+				{tid: 1, op: recv(ch1, 0), blocked: true},
+				{tid: 2, op: send(ch1, 0), code: parkedCode},
+				{tid: 2, op: chwake(ch1), blocked: true},
+				{tid: 1, code: cr(ViaPartner, 0, true, 2, 0)},
+				{tid: 2, code: woken},
 			}),
 		},
 		{
@@ -96,15 +97,16 @@ func TestChannels(t *testing.T) {
 			}),
 		},
 		{
-			name: "parked receivers are served in order",
+			name: "parked senders are served in order",
 			steps: cat(threads(3), []step{
-				{tid: 3, op: recv(ch1, 0), code: parkedCode},
-				{tid: 2, op: recv(ch1, 0), code: parkedCode},
+				{tid: 1, op: recv(ch1, 0), blocked: true},
+				{tid: 3, op: send(ch1, 0), code: parkedCode},
+				{tid: 2, op: send(ch1, 0), code: parkedCode},
 				{tid: 3, op: chwake(ch1), blocked: true},
 				{tid: 2, op: chwake(ch1), blocked: true},
-				{tid: 1, op: send(ch1, 0), code: cr(ViaPartner, 0, false, 3, 0)},
+				{tid: 1, code: cr(ViaPartner, 0, true, 3, 0)},
 				{tid: 2, blocked: true},
-				{tid: 1, op: send(ch1, 0), code: cr(ViaPartner, 0, false, 2, 0)},
+				{tid: 1, op: recv(ch1, 0), code: cr(ViaPartner, 0, true, 2, 0)},
 				{tid: 2, code: woken},
 				{tid: 3, code: woken},
 			}),
@@ -123,13 +125,13 @@ func TestChannels(t *testing.T) {
 			}),
 		},
 		{
-			name: "close wakes the receivers",
+			name: "close enables the waiting receivers",
 			steps: cat(threads(3), []step{
-				{tid: 2, op: recv(ch1, 0), code: parkedCode},
-				{tid: 3, op: recv(ch1, 0), code: parkedCode},
+				{tid: 2, op: recv(ch1, 0), blocked: true},
+				{tid: 3, op: recv(ch1, 0), blocked: true},
 				{tid: 1, op: o(ChanClose, ch1, 0)},
-				{tid: 3, op: chwake(ch1), code: wokenClose},
-				{tid: 2, op: chwake(ch1), code: wokenClose},
+				{tid: 3, code: closedRecv},
+				{tid: 2, code: closedRecv},
 				{tid: 1, op: recv(ch1, 0), code: closedRecv},
 			}),
 		},
@@ -196,7 +198,7 @@ func TestChannels(t *testing.T) {
 		{
 			name: "make of a channel with parked threads",
 			steps: cat(threads(2), []step{
-				{tid: 2, op: recv(ch1, 0), code: parkedCode},
+				{tid: 2, op: send(ch1, 0), code: parkedCode},
 				{tid: 1, op: o(ChanMake, ch1, 0), misuse: "make of channel 0x60c000 while threads are blocked on it"},
 			}),
 		},
@@ -232,19 +234,29 @@ func TestSelect(t *testing.T) {
 		{
 			name: "a parked select is woken through one case and leaves the others",
 			steps: cat(threads(3), []step{
-				{tid: 2, op: sel(false, rc(ch1, 0), rc(ch2, 0)), code: parkedCode},
-				{tid: 2, op: selwake(rc(ch1, 0), rc(ch2, 0)), blocked: true},
-				{tid: 3, op: send(ch2, 0), code: cr(ViaPartner, 0, false, 2, 1)},
+				{tid: 2, op: sel(false, rc(ch1, 0), sc(ch3, 0), rc(ch2, 0)), code: parkedCode},
+				{tid: 2, op: selwake(rc(ch1, 0), sc(ch3, 0), rc(ch2, 0)), blocked: true},
+				{tid: 3, op: send(ch2, 0), code: cr(ViaPartner, 0, false, 2, 2)},
 				{tid: 1, op: send(ch1, 0), code: parkedCode},
-				{tid: 2, code: cr(ViaWoken, 1, true, 0, 0)},
+				{tid: 2, code: cr(ViaWoken, 2, true, 0, 0)},
 			}),
 		},
 		{
-			name: "select send meets a parked receiver",
+			name: "a receive-only select waits, disabled, for a ready case",
+			steps: cat(threads(3), []step{
+				{tid: 2, op: sel(false, rc(ch1, 0), rc(ch2, 0)), blocked: true},
+				{tid: 3, op: send(ch2, 0), code: parkedCode},
+				{tid: 2, code: cr(ViaPartner, 1, true, 3, 0)},
+				{tid: 3, op: chwake(ch2), code: woken},
+			}),
+		},
+		{
+			name: "select send parks for a waiting receiver",
 			steps: cat(threads(2), []step{
-				{tid: 2, op: recv(ch1, 0), code: parkedCode},
-				{tid: 1, op: sel(false, rc(ch2, 0), sc(ch1, 0)), code: cr(ViaPartner, 1, false, 2, 0)},
-				{tid: 2, op: chwake(ch1), code: woken},
+				{tid: 2, op: recv(ch1, 0), blocked: true},
+				{tid: 1, op: sel(false, rc(ch2, 0), sc(ch1, 0)), code: parkedCode},
+				{tid: 2, code: cr(ViaPartner, 0, true, 1, 1)},
+				{tid: 1, op: selwake(rc(ch2, 0), sc(ch1, 0)), code: cr(ViaWoken, 1, true, 0, 0)},
 			}),
 		},
 		{
@@ -273,23 +285,29 @@ func TestSelect(t *testing.T) {
 		{
 			name: "close wakes a select parked on a receive",
 			steps: cat(threads(2), []step{
-				{tid: 2, op: sel(false, rc(ch2, 0), rc(ch1, 0)), code: parkedCode},
+				{tid: 2, op: sel(false, rc(ch2, 0), rc(ch1, 0), sc(ch3, 0)), code: parkedCode},
 				{tid: 1, op: o(ChanClose, ch1, 0)},
-				{tid: 2, op: selwake(rc(ch2, 0), rc(ch1, 0)), code: cr(ViaWoken, 1, false, 0, 0)},
+				{tid: 2, op: selwake(rc(ch2, 0), rc(ch1, 0), sc(ch3, 0)), code: cr(ViaWoken, 1, false, 0, 0)},
 			}),
 		},
 		{
-			name: "a select without channels parks for ever",
+			name: "close enables a receive-only select",
+			steps: cat(threads(2), []step{
+				{tid: 2, op: sel(false, rc(ch2, 0), rc(ch1, 0)), blocked: true},
+				{tid: 1, op: o(ChanClose, ch1, 0)},
+				{tid: 2, code: cr(ViaClosed, 1, false, 0, 0)},
+			}),
+		},
+		{
+			name: "a select without channels blocks for ever",
 			steps: []step{
-				{tid: 1, op: sel(false, rc(0, 0)), code: parkedCode},
-				{tid: 1, op: selwake(rc(0, 0)), blocked: true},
+				{tid: 1, op: sel(false, rc(0, 0)), blocked: true},
 			},
 		},
 		{
-			name: "an empty select parks for ever",
+			name: "an empty select blocks for ever",
 			steps: []step{
-				{tid: 1, op: sel(false), code: parkedCode},
-				{tid: 1, op: Op{Kind: ChanWake, Cases: []Case{}}, blocked: true},
+				{tid: 1, op: sel(false), blocked: true},
 			},
 		},
 		{

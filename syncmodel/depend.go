@@ -58,12 +58,13 @@ func classOf(k Kind) opClass {
 //     and that state is what the other operation may change). Addresses of
 //     different primitives share one space, so a mutex and a condition
 //     variable at the same address are conservatively dependent.
-//   - Channel operations (ChanMake, ChanSend, ChanRecv, ChanClose, ChanLen,
-//     Select, ChanWake) are dependent on each other whatever their
-//     channels, but two ChanLen: a select parked on several channels links
-//     them, so that a send on one channel and a send on another compete to
-//     wake it. The objects of a Select, and of the ChanWake of a parked
-//     Select, are the channels of its cases.
+//   - Channel operations: see chanDependent. Operations on different
+//     channels are independent unless a parked select links them (Op.Eff
+//     Links).
+//   - Wait groups: two WGAdd are independent when both deltas have the same
+//     sign, or when the counter stays non-negative in either order (see
+//     wgAddsDependent); two WGWait are independent; any other pair on the
+//     same group is dependent.
 //   - Read and Write: two accesses are dependent iff their byte ranges
 //     [Obj, Obj+Arg) overlap and at least one is a Write (a size below 1 is
 //     taken as 1). An access and a synchronization operation are dependent
@@ -99,10 +100,14 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 		return false
 	case ca == classSync && cb == classSync:
 		switch {
-		case a.Kind == SemGetvalue && b.Kind == SemGetvalue, a.Kind == ChanLen && b.Kind == ChanLen:
+		case a.Kind == SemGetvalue && b.Kind == SemGetvalue:
 			return false
 		case isChanKind(a.Kind) && isChanKind(b.Kind):
-			return true
+			return chanDependent(ta, a, tb, b)
+		case a.Kind == WGAdd && b.Kind == WGAdd:
+			return a.Obj == b.Obj && wgAddsDependent(a, b)
+		case a.Kind == WGWait && b.Kind == WGWait:
+			return false
 		}
 		return sharesObject(a, b)
 	case ca == classSync && cb == classMem:
@@ -218,7 +223,12 @@ func threadDependent(ta int, a Op, tb int, b Op) bool {
 //   - an RWUnlock (the lock is held, for reading or writing) and an
 //     RWWrlock; a writer's GoRWUnlock and a GoRWLock or GoRWRLock; a
 //     GoRWRUnlock and a GoRWLockDrain;
-//   - OnceEnd, and a OnceBegin (the initialisation is under way until then).
+//   - OnceEnd, and a OnceBegin (the initialisation is under way until then);
+//   - a Done (WGAdd with a negative delta), and a WGWait of its group (the
+//     counter is above zero until then);
+//   - an unbuffered send that parked, and the receive that took its value
+//     (Eff.Partner); a channel operation, and a ChanWake it depends on (it
+//     completed the parked operation, or it commutes with the wake).
 //
 // It is false for every other pair: semaphores, condition signals, barriers,
 // wait groups and channels can be ready for other reasons.
@@ -245,6 +255,118 @@ func MustPrecede(ta int, a Op, tb int, b Op) bool {
 		return b.Kind == GoRWLockDrain && b.Obj == a.Obj
 	case OnceEnd:
 		return b.Kind == OnceBegin && b.Obj == a.Obj
+	case WGAdd:
+		return b.Kind == WGWait && b.Obj == a.Obj && a.Arg < 0
+	case ChanSend:
+		// The receive took this send's parked value on an unbuffered
+		// channel: it could not run before the send offered it.
+		return b.Kind == ChanRecv && b.Obj == a.Obj && a.Arg == 0 && a.Eff.Parks && b.Eff.Partner == ta
+	}
+	if b.Kind == ChanWake {
+		// A wake changes nothing but lets its thread go on: the
+		// channel operation it depends on is the one that completed
+		// the parked operation (or a close), which comes before it;
+		// with any other it commutes.
+		return isChanKind(a.Kind)
 	}
 	return false
+}
+
+// chanObjects calls f with each channel an operation touches: its channel
+// or the channels of its cases, and the channels of the parked select it
+// completes with (Eff.Links). It stops when f returns true.
+func chanAny(op Op, f func(uint64) bool) bool {
+	for i, n := 0, numObjects(op); i < n; i++ {
+		if f(objectAt(op, i)) {
+			return true
+		}
+	}
+	for _, c := range op.Eff.Links {
+		if f(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func chanShare(a, b Op) bool {
+	return chanAny(a, func(x uint64) bool { return chanAny(b, func(y uint64) bool { return x == y }) })
+}
+
+// chanDependent decides the dependency of two channel operations of
+// different threads, using their effects in the state where they run
+// (Op.Eff) when the world filled them in:
+//
+//   - Operations on channels they do not share (counting the channels of a
+//     parked select an operation completes with) are independent.
+//   - Two ChanLen are independent; two ChanWake are independent (a wake
+//     only lets its own thread go on).
+//   - A ChanWake of thread t depends only on the operation that completed
+//     t's parked operation (Eff.Partner t) and on closes of its channels.
+//   - A receive does not park (it waits, disabled, for a value), so an
+//     unbuffered send parks and the receive that takes its value completes
+//     it: the send, the receive and the sender's wake are the rendezvous,
+//     in the one order possible. A parked send and a receive that takes
+//     another sender's value commute (senders are served in order).
+//   - A send into a buffer and a receive from it commute when both find the
+//     buffer neither empty nor full (Eff.Mid).
+//   - Any other pair on a common channel is dependent: two sends, two
+//     receives, closes, makes, selects, and lengths against the rest.
+func chanDependent(ta int, a Op, tb int, b Op) bool {
+	if a.Kind == ChanLen && b.Kind == ChanLen || a.Kind == ChanWake && b.Kind == ChanWake {
+		return false
+	}
+	if !chanShare(a, b) {
+		return false
+	}
+	if b.Kind == ChanWake {
+		ta, a, tb, b = tb, b, ta, a
+	}
+	if a.Kind == ChanWake {
+		return b.Kind == ChanClose || b.Kind == ChanMake || !b.Eff.Known || b.Eff.Partner == ta
+	}
+	if b.Kind == ChanSend {
+		ta, a, tb, b = tb, b, ta, a
+	}
+	if a.Kind != ChanSend || b.Kind != ChanRecv || !a.Eff.Known || !b.Eff.Known {
+		return true
+	}
+	switch {
+	case a.Eff.Mid && b.Eff.Mid:
+		return false
+	case a.Eff.Parks && b.Eff.Partner != 0 && b.Eff.Partner != ta:
+		return false
+	}
+	return true
+}
+
+// SharesObject reports whether two operations use a common
+// synchronization object or channel (for a Select, any of its cases'
+// channels). A search uses it to order a misuse after every earlier
+// operation on its object: a misuse ends the execution, so which of two
+// otherwise commuting operations commits it decides where it is reported.
+func SharesObject(a, b Op) bool {
+	if classOf(a.Kind) != classSync || classOf(b.Kind) != classSync {
+		return false
+	}
+	return chanShare(a, b)
+}
+
+// wgAddsDependent decides two Adds on one wait group. Adds of the same sign
+// commute: the counter moves monotonically to the same value whatever
+// their order, and a Wait, which depends on every Add, is enabled only at
+// zero. (An Add that makes the counter negative is a misuse, which ends
+// the execution and which the search orders after the group's history.)
+// An increment and a decrement commute when the counter the decrement
+// found (Eff.Counter) covers both: then it stays non-negative in either
+// order. In the order decrement first the test is stricter than needed,
+// which costs executions, never bugs.
+func wgAddsDependent(a, b Op) bool {
+	if a.Arg < 0 == (b.Arg < 0) {
+		return false
+	}
+	if b.Arg < 0 {
+		a, b = b, a
+	}
+	return !a.Eff.Known || a.Eff.Counter+a.Arg-b.Arg < 0
 }

@@ -94,7 +94,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 	}{
 		{World{}, 14}, {thread{}, 22}, {mutex{}, 4}, {cond{}, 2}, {condWaiter{}, 2}, {sem{}, 1}, {rwlock{}, 2},
 		{barrier{}, 2}, {once{}, 2}, {gomutex{}, 1}, {gorwmutex{}, 3}, {waitGroup{}, 2}, {channel{}, 5}, {parkedOn{}, 2},
-		{Op{}, 6}, {Case{}, 3},
+		{Op{}, 7}, {Case{}, 3}, // Op.Eff is derived from the state (World.Annotated), never stored
 	} {
 		if got := reflect.TypeOf(tc.v).NumField(); got != tc.want {
 			t.Errorf("%T has %d fields, Fingerprint hashes %d: hash the new ones", tc.v, got, tc.want)

@@ -268,6 +268,39 @@ type Op struct {
 	// The wire protocol does not carry them: only in-process runtimes
 	// report selects for now.
 	Cases []Case
+	// Eff is what the operation does in the state where it is about to
+	// run, as far as the dependency relation needs to know it: the world
+	// fills it in (World.Annotated); runtimes leave it zero, and the wire
+	// protocol does not carry it.
+	Eff Effect
+}
+
+// Effect is the part of an operation's effect that depends on the state
+// it runs in and that Dependent uses to tell operations apart that commute
+// in that state: whom a channel operation completes with, and whether a
+// buffered channel operation leaves its buffer strictly between empty and
+// full. The zero Effect is what a runtime reports: nothing known, which
+// Dependent treats conservatively.
+type Effect struct {
+	// Known reports that the world filled the effect in.
+	Known bool
+	// Partner is the thread whose parked operation this one completes:
+	// the sender whose value a receive takes (or moves into the buffer),
+	// or the select a send or receive completes with. 0 if none.
+	Partner int
+	// Links are the channels of the parked select this operation
+	// completes with (nil if none): taking the select disables its other
+	// cases, so the operation touches all of them.
+	Links []uint64
+	// Mid reports a send into a buffer or a receive from it that finds
+	// the buffer neither empty nor full, with no sender waiting and no
+	// select parked on the channel.
+	Mid bool
+	// Parks reports a send that finds no receiver and no room: it parks
+	// (offers its value) until a receiver takes it.
+	Parks bool
+	// Counter is the counter of a wait group before a WGAdd.
+	Counter int64
 }
 
 // String returns the operation as a call, e.g. "pthread_mutex_lock(0x601040)",

@@ -200,8 +200,7 @@ func TestWaitFor(t *testing.T) {
 			name: "wait group",
 			steps: []step{
 				{tid: 1, op: o(WGAdd, wg, 2)},
-				{tid: 1, op: o(WGWait, wg, 0), code: WaitParked},
-				{tid: 1, op: o(WGWake, wg, 0), blocked: true},
+				{tid: 1, op: o(WGWait, wg, 0), blocked: true},
 			},
 			tid:  1,
 			want: Wait{Obj: wg, What: "WaitGroup", Detail: "counter 2"},
@@ -233,13 +232,13 @@ func TestWaitFor(t *testing.T) {
 		},
 		{
 			name:  "unbuffered receive",
-			steps: []step{{tid: 1, op: recv(ch1, 0), code: parkedCode}, {tid: 1, op: chwake(ch1), blocked: true}},
+			steps: []step{{tid: 1, op: recv(ch1, 0), blocked: true}},
 			tid:   1,
 			want:  Wait{Obj: ch1, What: "channel", Detail: "no sender"},
 		},
 		{
 			name:  "buffered receive",
-			steps: []step{{tid: 1, op: recv(ch1, 2), code: parkedCode}, {tid: 1, op: chwake(ch1), blocked: true}},
+			steps: []step{{tid: 1, op: recv(ch1, 2), blocked: true}},
 			tid:   1,
 			want:  Wait{Obj: ch1, What: "channel", Detail: "buffer empty"},
 		},
@@ -261,8 +260,7 @@ func TestWaitFor(t *testing.T) {
 		{
 			name: "select on nil channels",
 			steps: []step{
-				{tid: 1, op: sel(false, rc(0, 0)), code: parkedCode},
-				{tid: 1, op: selwake(rc(0, 0)), blocked: true},
+				{tid: 1, op: sel(false, rc(0, 0)), blocked: true},
 			},
 			tid:  1,
 			want: Wait{What: "select", Detail: "no case on a non-nil channel: blocks for ever"},
@@ -333,15 +331,14 @@ func TestEveryBlockedThreadHasAWait(t *testing.T) {
 		{tid: 14, op: o(GoRWLockDrain, grw, 0), blocked: true},
 		{tid: 15, op: o(GoRWRLock, grw, 0), blocked: true},
 		{tid: 1, op: o(WGAdd, wg, 1)},
-		{tid: 16, op: o(WGWait, wg, 0), code: WaitParked},
-		{tid: 16, op: o(WGWake, wg, 0), blocked: true},
+		{tid: 16, op: o(WGWait, wg, 0), blocked: true},
 		{tid: 17, op: o(GoCondWait, gcv, 0)},
 		{tid: 17, op: o(GoCondWake, gcv, 0), blocked: true},
 		{tid: 18, op: send(ch1, 0), code: parkedCode},
 		{tid: 18, op: chwake(ch1), blocked: true},
 		{tid: 19, op: recv(0, 0), blocked: true},
-		{tid: 20, op: sel(false, rc(ch2, 0)), code: parkedCode},
-		{tid: 20, op: selwake(rc(ch2, 0)), blocked: true},
+		{tid: 20, op: sel(false, rc(ch2, 0), sc(ch3, 0)), code: parkedCode},
+		{tid: 20, op: selwake(rc(ch2, 0), sc(ch3, 0)), blocked: true},
 	}))
 	blocked := w.Blocked()
 	if want := []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20}; !slices.Equal(blocked, want) {

@@ -54,6 +54,15 @@ func (w *World) wgAdd(op Op) string {
 	return ""
 }
 
+// wgZero reports whether the counter of wait group op.Obj is zero: a Wait
+// is enabled then, and waits (disabled) until then. It never parks, so
+// that the moment a waiter arrived is no event of its own: a Done that
+// leaves the counter above zero commutes with the Wait.
+func (w *World) wgZero(op Op) bool {
+	g := w.wgs[op.Obj]
+	return g == nil || g.count == 0
+}
+
 func (w *World) wgWait(tid int, op Op) int64 {
 	g := w.waitGroup(op.Obj)
 	if g.count == 0 {

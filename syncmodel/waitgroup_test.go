@@ -5,7 +5,6 @@ import "testing"
 func TestWaitGroup(t *testing.T) {
 	add := func(d int64) Op { return o(WGAdd, wg, d) }
 	wait := o(WGWait, wg, 0)
-	wake := o(WGWake, wg, 0)
 	runScenarios(t, []scenario{
 		{
 			name: "wait on a zero counter returns",
@@ -17,18 +16,16 @@ func TestWaitGroup(t *testing.T) {
 			},
 		},
 		{
-			name: "wait parks until the counter reaches zero",
+			name: "wait waits, disabled, until the counter reaches zero",
 			steps: cat(threads(3), []step{
 				{tid: 1, op: add(2)},
-				{tid: 1, op: wait, code: WaitParked},
-				{tid: 1, op: wake, blocked: true},
-				{tid: 3, op: wait, code: WaitParked},
-				{tid: 3, op: wake, blocked: true},
+				{tid: 1, op: wait, blocked: true},
+				{tid: 3, op: wait, blocked: true},
 				{tid: 2, op: add(-1)},
 				{tid: 1, blocked: true},
 				{tid: 2, op: add(-1)},
-				{tid: 3},
-				{tid: 1},
+				{tid: 3, code: WaitReturned},
+				{tid: 1, code: WaitReturned},
 			}),
 		},
 		{
@@ -40,24 +37,15 @@ func TestWaitGroup(t *testing.T) {
 			},
 		},
 		{
-			name: "reuse before the previous wait returned",
+			name: "an Add at zero before the waiter ran makes it wait for the new round",
 			steps: cat(threads(2), []step{
 				{tid: 1, op: add(1)},
-				{tid: 1, op: wait, code: WaitParked},
+				{tid: 1, op: wait, blocked: true},
 				{tid: 2, op: add(-1)},
 				{tid: 2, op: add(1)},
-				{tid: 1, op: wake, misuse: "WaitGroup 0x60a000 is reused before the previous Wait has returned (counter 1)"},
-			}),
-		},
-		{
-			name: "reuse after the wait returned",
-			steps: cat(threads(2), []step{
-				{tid: 1, op: add(1)},
-				{tid: 1, op: wait, code: WaitParked},
+				{tid: 1, blocked: true},
 				{tid: 2, op: add(-1)},
-				{tid: 1, op: wake},
-				{tid: 2, op: add(1)},
-				{tid: 1, op: wait, code: WaitParked},
+				{tid: 1, code: WaitReturned},
 			}),
 		},
 	})

@@ -257,6 +257,31 @@ func (w *World) Pending(tid int) (Op, bool) {
 	return th.pending, true
 }
 
+// Annotated returns the pending operation of thread tid with its effect in
+// the current state filled in (Op.Eff), for the dependency relation: what
+// a reducing search compares. ok is false if tid has no pending operation.
+func (w *World) Annotated(tid int) (op Op, ok bool) {
+	op, ok = w.Pending(tid)
+	if !ok {
+		return op, false
+	}
+	switch op.Kind {
+	case ChanSend, ChanRecv:
+		op.Eff = w.chanEffect(op)
+	case WGAdd:
+		op.Eff = Effect{Known: true}
+		if g := w.wgs[op.Obj]; g != nil {
+			op.Eff.Counter = g.count
+		}
+	case Select:
+		// Which case proceeds is a choice made when it runs: its effect
+		// is left unknown, which Dependent treats conservatively.
+	default:
+		op.Eff = Effect{Known: true}
+	}
+	return op, true
+}
+
 // Live returns the ids of the threads that have not finished, ascending.
 func (w *World) Live() []int {
 	var ids []int
@@ -315,12 +340,20 @@ func (w *World) enabled(tid int, op Op) bool {
 		return w.goRWFree(op)
 	case GoRWLockDrain:
 		return w.goRWDrained(op)
+	case WGWait:
+		return w.wgZero(op)
 	case WGWake, ChanWake:
 		return w.threads[tid-1].woken
 	case GoCondWake:
 		return w.goCondWakeEnabled(tid, op)
-	case ChanSend, ChanRecv:
+	case ChanSend:
 		return op.Obj != 0
+	case ChanRecv:
+		// A receive does not park: it waits, disabled, until a value or
+		// the close is there (see recvWaits).
+		return w.caseReady(plainCase(op))
+	case Select:
+		return !recvOnly(op) || w.numReady(op.Cases) > 0
 	case TimerWait:
 		return w.earliestTimer(tid, op.Arg)
 	}
@@ -627,11 +660,11 @@ func (w *World) WaitFor(tid int) Wait {
 		return w.goMutexWait(op)
 	case GoRWRLock, GoRWLock, GoRWLockDrain:
 		return w.goRWWait(op)
-	case WGWake:
+	case WGWait, WGWake:
 		return w.wgWaitFor(op)
 	case GoCondWake:
 		return Wait{Obj: op.Obj, What: "condition variable", Detail: "not signalled"}
-	case ChanSend, ChanRecv, ChanWake:
+	case ChanSend, ChanRecv, ChanWake, Select:
 		return w.chanWait(tid, op)
 	}
 	return Wait{}

@@ -38,7 +38,7 @@ func timeoutLeak(capacity int) func() {
 
 func TestTimeoutLeak(t *testing.T) {
 	expectBug(t, timeoutLeak(0), search.Leak,
-		"THREADS LEAKED", "-> case 1: <-timeout (closed)",
+		"THREADS LEAKED", "-> case 1: <-timeout: closed",
 		"waits in Chan.Send for result (no receiver)")
 }
 

@@ -17,8 +17,8 @@ func ExampleTraceCounter() {
 		var mu sthread.Mutex
 		var wg sthread.WaitGroup
 		n := 0
+		wg.Add(2)
 		for range 2 {
-			wg.Add(1)
 			sthread.Go(func() {
 				mu.Lock()
 				n++
@@ -43,6 +43,6 @@ func ExampleTraceCounter() {
 		fmt.Printf("%s: %d executions, %d traces\n", st.name, c.Runs, len(c.Traces))
 	}
 	// Output:
-	// DFS: 3228 executions, 56 traces
-	// DPOR: 56 executions, 56 traces
+	// DFS: 300 executions, 2 traces
+	// DPOR: 2 executions, 2 traces
 }

@@ -49,5 +49,5 @@ func ExampleCounter() {
 		return
 	}
 	fmt.Println(res.Stats.Executions, "executions, complete:", res.Complete, "bugs:", len(res.Bugs))
-	// Output: 1616 executions, complete: true bugs: 0
+	// Output: 6 executions, complete: true bugs: 0
 }
