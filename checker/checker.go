@@ -162,7 +162,7 @@ type Execution struct {
 	// ThreadExit with API APICheckedReturn); the execution ends once no
 	// other thread can go on without time passing.
 	returned bool
-	state   *wire.State // the runtime's last state report (wire.FlagState)
+	state    *wire.State // the runtime's last state report (wire.FlagState)
 }
 
 // Threads implements search.Execution.
