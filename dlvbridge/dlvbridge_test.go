@@ -186,9 +186,9 @@ func TestFollowsSchedule(t *testing.T) {
 		outcome   string
 	}{
 		{name: "embrace-prog", pkg: "embrace-prog", sched: "1;1;2", outcome: "deadlock: "},
-		{name: "leak-prog", pkg: "leak-prog", sched: "1;1;2;3;1:1;1", outcome: "leak: "},
+		{name: "leak-prog", pkg: "leak-prog", sched: "1;1;2;3;1:1;1;2", outcome: "leak: "},
 		{name: "embrace-test", pkg: "embrace-test", test: true, args: []string{"-test.run=^TestEmbrace$", "-test.count=1"},
-			sched: "1;1;1;1;2;3", outcome: "deadlock: "},
+			sched: "1;1;1;2;3", outcome: "deadlock: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,7 +334,7 @@ func BenchmarkStep(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		t0 := time.Now()
-		br, err := Start(Config{Dlv: dlv, Program: bin, Schedule: "1;1;2;3;1:1;1", Timeout: time.Minute})
+		br, err := Start(Config{Dlv: dlv, Program: bin, Schedule: "1;1;2;3;1:1;1;2", Timeout: time.Minute})
 		if err != nil {
 			b.Fatal(err)
 		}

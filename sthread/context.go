@@ -37,6 +37,10 @@ func (c *cancelCtx) Done() <-chan struct{} { return c.done }
 
 //go:norace
 func (c *cancelCtx) Err() error {
+	// Whether the context is cancelled is whether done is closed: a
+	// visible poll of done, so that the check is ordered with the close
+	// (err is set in the close's own transition).
+	SelectOf(true, RecvCaseOf(c.done))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err

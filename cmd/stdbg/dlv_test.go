@@ -103,8 +103,8 @@ func TestReplayDlv(t *testing.T) {
 		outcome string
 	}{
 		{"embrace-prog entry", []string{entry}, "deadlock: "},
-		{"embrace-test", []string{"--schedule", "1;1;1;1;2;3", "--run", "TestEmbrace", filepath.Join(goEx, "embrace-test")}, "deadlock: "},
-		{"leak-prog", []string{"--schedule", "1;1;2;3;1:1;1", filepath.Join(goEx, "leak-prog")}, "leak: "},
+		{"embrace-test", []string{"--schedule", "1;1;1;2;3", "--run", "TestEmbrace", filepath.Join(goEx, "embrace-test")}, "deadlock: "},
+		{"leak-prog", []string{"--schedule", "1;1;2;3;1:1;1;2", filepath.Join(goEx, "leak-prog")}, "leak: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

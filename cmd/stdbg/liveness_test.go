@@ -143,10 +143,10 @@ func TestFindVisitedAndLTL(t *testing.T) {
 func TestFindGoLivelock(t *testing.T) {
 	prog := filepath.Join("..", "..", "examples", "go", "backoff-prog")
 	out, errs, code := stdbg(t, "find", "--livelock", prog)
-	if code != exitBug || !strings.Contains(out, "Path = 1;1;1;1 (2;2;3;3)*") {
+	if code != exitBug || !strings.Contains(out, "Path = 1;1;1 (2;2;3;3)*") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	out, errs, code = stdbg(t, "replay", "--cycles", "2", "--schedule", "1;1;1;1 (2;2;3;3)*", prog)
+	out, errs, code = stdbg(t, "replay", "--cycles", "2", "--schedule", "1;1;1 (2;2;3;3)*", prog)
 	if code != exitBug || !strings.Contains(out, "2 of the runs came back") {
 		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}

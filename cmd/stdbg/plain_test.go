@@ -29,7 +29,7 @@ var zoo = []zooCase{
 		"thread 2 waits in Mutex.Lock for mutex#2 (held by thread 3)", "transfer.go:18       to.mu.Lock()"}},
 	{dir: "transfer", run: "TestTransferOrdered"},
 	{dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
-		"waits in Chan.Send for chan#1 (no receiver)", "main.go:14  results <- id * 10", "main.go:17  select {"}},
+		"waits in Chan.Send for chan#2 (no receiver)", "results <- id * 10", "main.go:14", "main.go:17", "select {"}},
 	{dir: "doublelock", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"thread 2 waits in Mutex.Lock for mutex#1 (held by thread 2)", "main.go:17  r.mu.Lock()"}},
 	{dir: "rwrecursive", banner: "*** DEADLOCK DETECTED ***", want: []string{
@@ -38,10 +38,10 @@ var zoo = []zooCase{
 	{dir: "timeoutleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"time.Sleep until +50ms", "timer fires at +100ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:20"}},
 	{dir: "ctxleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
-		"timer fires at +30ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:15  out <- 42"}},
+		"timer fires at +30ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:15", "out <- 42"}},
 	{dir: "ctxok"},
 	{dir: "ctxcancel", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
-		"waits in Chan.Send for chan#1 (no receiver)", "main.go:18  out <- i"}},
+		"waits in Chan.Send for chan#2 (no receiver)", "main.go:18", "out <- i"}},
 	{dir: "wgchan", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in WaitGroup.Wait for wg#1 (counter 2)", "main.go:19  results <- i * i"}},
 	{dir: "wgchanok"},
@@ -50,7 +50,7 @@ var zoo = []zooCase{
 	{dir: "closesend", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
 		"send on closed channel chan#1", "main.go:18"}},
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"waits in Chan.Recv for chan#1 (buffer empty)", "main.go:23"}},
+		"waits in Chan.Recv for chan#2 (buffer empty)", "main.go:23"}},
 	{dir: "timerstopok"},
 	{dir: "counter", race: true, banner: "*** DATA RACE ***", want: []string{
 		"WARNING: DATA RACE", "Previous write at", "main.go:22", "main.(*stats).hit"}},
