@@ -139,18 +139,25 @@ func startExample(t *testing.T, exe string) *checker.Checker {
 	return checker.New(p, checker.Options{FastExit: true})
 }
 
-// exploreExample runs a depth-first exploration, bounded in time so that a
-// runaway search fails the test instead of hanging it.
-func exploreExample(t *testing.T, c *checker.Checker, depth int) *search.Result {
+// exploreExample explores an example with DPOR, as stdbg find does, or with
+// the plain depth-first search (dfs), bounded by a number of executions so
+// that a runaway search fails the test instead of hanging it, whatever the
+// machine's speed.
+func exploreExample(t *testing.T, c *checker.Checker, depth int, dfs bool) *search.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := search.Explore(ctx, c, search.NewDFS(), search.Options{MaxDepth: depth})
+	st := search.NewDPOR()
+	if dfs {
+		st = search.NewDFS()
+	}
+	res, err := search.Explore(context.Background(), c, st, search.Options{MaxDepth: depth, MaxExecutions: exampleExecutions})
 	if err != nil {
 		t.Fatalf("exploring: %v (after %d executions)", err, res.Stats.Executions)
 	}
 	return res
 }
+
+// exampleExecutions bounds every exploration of an example.
+const exampleExecutions = 200000
 
 // checkExampleReplay replays a bug's schedule on a fresh execution and checks that
 // it ends the same way.
@@ -190,7 +197,7 @@ func TestExamples(t *testing.T) {
 	for _, ex := range exampleTable {
 		t.Run(strings.TrimSuffix(ex.file, filepath.Ext(ex.file)), func(t *testing.T) {
 			c := startExample(t, exes[ex.file])
-			res := exploreExample(t, c, ex.depth)
+			res := exploreExample(t, c, ex.depth, ex.want == exampleClean)
 			st := res.Stats
 			if ex.want == exampleClean {
 				for _, b := range res.Bugs {
@@ -243,7 +250,7 @@ func TestExamplesDeadlyEmbraceDepth(t *testing.T) {
 	exes := buildExampleFiles(t, []string{"deadly-embrace.c"})
 	c := startExample(t, exes["deadly-embrace.c"])
 
-	res := exploreExample(t, c, 1)
+	res := exploreExample(t, c, 1, true)
 	if len(res.Bugs) != 0 {
 		b := res.Bugs[0]
 		t.Errorf("depth 1: found %v at %v", b.Outcome.Kind, b.Schedule)
@@ -252,7 +259,7 @@ func TestExamplesDeadlyEmbraceDepth(t *testing.T) {
 		t.Errorf("depth 1: complete %v, depth limited %v; want both", res.Complete, res.DepthLimited)
 	}
 
-	res = exploreExample(t, c, 3)
+	res = exploreExample(t, c, 3, true)
 	if len(res.Bugs) != 1 {
 		t.Fatalf("depth 3: found %d bugs, want the deadlock", len(res.Bugs))
 	}

@@ -32,7 +32,7 @@ testdata/stdbg/<target name>/ next to the target (--corpus DIR to choose).
 Commit these files: stdbg corpus run replays them all and fails while a bug
 still reproduces, like a regression test suite.`,
 	}
-	cmd.AddCommand(a.corpusListCmd(), a.corpusShowCmd(), a.corpusRunCmd(), a.corpusMergeCmd())
+	cmd.AddCommand(a.corpusListCmd(), a.corpusShowCmd(), a.corpusRunCmd(), a.corpusMergeCmd(), a.corpusPruneCmd())
 	return cmd
 }
 
@@ -224,14 +224,19 @@ version of its program — sources are rebuilt when they changed — and report
 each as:
 
   reproduces          the same failure (kind and place) happens again
-  fixed               the schedule runs to the end without a failure
+  fixed               the whole schedule runs and the program then ends
+                      cleanly
   diverged            the program changed and the schedule no longer fits
-                      (at which step, and why)
+                      (at which step, and why), or the program ends (or
+                      reaches the depth bound) before the schedule does
   fails differently   the schedule now ends in another failure
   corrupt             the entry cannot be read (skipped; the others run)
+  error               the entry's program could not be built or run
 
-Exit 1 if any entry reproduces or fails differently: a regression gate for
-CI. --junit FILE writes the results as JUnit XML.
+Exit status: 0 when every entry ran and none reproduces; 1 when an entry
+reproduces or fails differently (a regression gate for CI); 2 when an entry
+is corrupt or errors, or when there is no entry at all. --junit FILE writes
+the results as JUnit XML. stdbg corpus prune removes the fixed entries.
 
 --research looks again for the bug of every diverged entry: a bounded search
 (--research-executions) of the schedules that begin with the part of the old
@@ -263,13 +268,9 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 					return usageErr("writing %s: %v", junit, err)
 				}
 			}
-			failing := 0
 			counts := map[string]int{}
 			for _, r := range results {
 				counts[r.Status]++
-				if r.failing() {
-					failing++
-				}
 			}
 			if a.v.GetBool("json") {
 				b, _ := json.MarshalIndent(results, "", "  ")
@@ -279,10 +280,7 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 					len(results), counts[statusReproduces], counts[statusFixed], counts[statusDiverged], counts[statusChanged],
 					counts[statusCorrupt], counts[statusError])
 			}
-			if failing > 0 {
-				return bugFound
-			}
-			return nil
+			return corpusExit(results)
 		},
 	}
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
@@ -388,12 +386,45 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) rerun {
 		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: %s", o.Kind, o.Message)
 	case o != nil && o.Kind.IsBug():
 		r.Status, r.Detail = statusChanged, fmt.Sprintf("now %s: %s (was %s at %s)", o.Kind, o.Message, e.Failure.Kind, e.Failure.Where)
+	case rr.Leftover > 0:
+		// The program ended (or was cut) before the schedule did: the
+		// schedule no longer fits, which says nothing of the bug.
+		what := "the execution ended"
+		if o == nil {
+			what = fmt.Sprintf("the depth bound (%d) was reached", depth)
+		}
+		r.Status, r.Detail = statusDiverged, fmt.Sprintf("%s after %d of the schedule's %d steps", what, len(sched)-rr.Leftover, len(sched))
 	case o == nil:
-		r.Status, r.Detail = statusFixed, fmt.Sprintf("no failure within %d steps", depth)
+		r.Status, r.Detail = statusDiverged, fmt.Sprintf("the schedule ran, but the program did not end within %d steps", depth)
 	default:
-		r.Status, r.Detail = statusFixed, "runs to the end: "+o.Message
+		r.Status, r.Detail = statusFixed, "the whole schedule runs and the program ends cleanly: "+o.Message
 	}
 	return r
+}
+
+// corpusExit is the exit status of a corpus run: 2 when an entry could
+// not be judged (corrupt, refused, an error) or there was none, else 1
+// when an entry reproduces or fails differently, else 0.
+func corpusExit(results []rerun) error {
+	if len(results) == 0 {
+		return usageErr("the corpus holds no entry")
+	}
+	bad, failing := 0, 0
+	for _, r := range results {
+		switch {
+		case r.Status == statusCorrupt || r.Status == statusError:
+			bad++
+		case r.failing():
+			failing++
+		}
+	}
+	switch {
+	case bad > 0:
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d entries could not be rerun (corrupt or errors)", bad, len(results))}
+	case failing > 0:
+		return bugFound
+	}
+	return nil
 }
 
 // JUnit XML, as read by CI systems.

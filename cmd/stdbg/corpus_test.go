@@ -52,9 +52,6 @@ func TestCorpusStatuses(t *testing.T) {
 	if !strings.Contains(out, "Already in the corpus: "+entries[0]) {
 		t.Errorf("second find:\n%s", out)
 	}
-	junk := filepath.Join(corpusDir, "junk.json")
-	os.WriteFile(junk, []byte("{"), 0o644)
-
 	steps := []struct {
 		check  string
 		yield  bool
@@ -69,7 +66,7 @@ func TestCorpusStatuses(t *testing.T) {
 		write(st.check, st.yield)
 		junitFile := filepath.Join(dir, "junit.xml")
 		out, errs, code := stdbg(t, "corpus", "run", "--junit", junitFile, corpusDir)
-		if code != st.code || !strings.Contains(out, st.status+" ") || !strings.Contains(out, "CORRUPT") {
+		if code != st.code || !strings.Contains(out, st.status+" ") {
 			t.Fatalf("%s: exit %d (want %d)\n%s\n%s", st.status, code, st.code, out, errs)
 		}
 		if st.status == "DIVERGED" && !strings.Contains(out, "thread 2 does not exist") {
@@ -91,9 +88,40 @@ func TestCorpusStatuses(t *testing.T) {
 		if st.status == "REPRODUCES" {
 			wantFail = 1
 		}
-		if s.Tests != 2 || s.Failures != wantFail || s.Errors != 1 {
+		if s.Tests != 1 || s.Failures != wantFail || s.Errors != 0 {
 			t.Errorf("%s: junit %+v", st.status, s)
 		}
+	}
+
+	// A corrupt entry beside them: it is reported, the others still run,
+	// and the exit status says the corpus could not be judged.
+	junk := filepath.Join(corpusDir, "junk.json")
+	os.WriteFile(junk, []byte("{"), 0o644)
+	write("x == 0 || x == 1", true)
+	out, errs, code = stdbg(t, "corpus", "run", corpusDir)
+	if code != exitUsage || !strings.Contains(out, "CORRUPT") || !strings.Contains(out, "FIXED ") || !strings.Contains(errs, "could not be rerun") {
+		t.Errorf("corrupt entry: exit %d (want %d)\n%s\n%s", code, exitUsage, out, errs)
+	}
+	// prune refuses while an entry is corrupt, and removes nothing.
+	_, _, code = stdbg(t, "corpus", "prune", corpusDir)
+	if _, err := os.Stat(entries[0]); code != exitUsage || err != nil {
+		t.Errorf("prune with a corrupt entry: exit %d, entry: %v", code, err)
+	}
+	os.Remove(junk)
+	out, _, code = stdbg(t, "corpus", "prune", "--dry-run", corpusDir)
+	if _, err := os.Stat(entries[0]); code != exitClean || err != nil || !strings.Contains(out, "would remove "+entries[0]) {
+		t.Errorf("prune --dry-run: exit %d, entry: %v\n%s", code, err, out)
+	}
+	write("x == 0", true)
+	out, _, code = stdbg(t, "corpus", "prune", corpusDir)
+	if _, err := os.Stat(entries[0]); code != exitClean || err != nil || !strings.Contains(out, "removed 0 fixed") {
+		t.Errorf("prune of a reproducing entry: exit %d, entry: %v\n%s", code, err, out)
+	}
+	// The empty directory is no clean result.
+	empty := t.TempDir()
+	_, errs, code = stdbg(t, "corpus", "run", empty)
+	if code != exitUsage || !strings.Contains(errs, "no entry") {
+		t.Errorf("empty corpus: exit %d %q", code, errs)
 	}
 
 	// replay ENTRY and corpus show work on the entry.
@@ -107,12 +135,23 @@ func TestCorpusStatuses(t *testing.T) {
 		t.Errorf("corpus show: %d\n%s", code, out)
 	}
 	out, _, code = stdbg(t, "corpus", "list", corpusDir)
-	if code != 0 || !strings.Contains(out, "assertion") || !strings.Contains(out, "UNREADABLE") {
+	if code != 0 || !strings.Contains(out, "assertion") {
 		t.Errorf("corpus list: %d\n%s", code, out)
+	}
+	os.WriteFile(junk, []byte("{"), 0o644)
+	out, _, code = stdbg(t, "corpus", "list", corpusDir)
+	if code != 0 || !strings.Contains(out, "UNREADABLE") {
+		t.Errorf("corpus list with junk: %d\n%s", code, out)
 	}
 	_, errs, code = stdbg(t, "corpus", "show", junk)
 	if code != exitUsage || !strings.Contains(errs, "junk.json") {
 		t.Errorf("show junk: %d %q", code, errs)
+	}
+	write("x == 0 || x == 1", true)
+	os.Remove(junk)
+	out, _, code = stdbg(t, "corpus", "prune", corpusDir)
+	if _, err := os.Stat(entries[0]); code != exitClean || !os.IsNotExist(err) || !strings.Contains(out, "removed "+entries[0]) {
+		t.Errorf("prune of a fixed entry: exit %d, entry: %v\n%s", code, err, out)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -150,14 +148,11 @@ func (a *app) find(args []string, run string) error {
 	defer a.cpus.Release()
 	a.place(s, 0, 1)
 
-	// Ctrl-C stops the search (the bugs found so far are still saved); a
-	// second one kills stdbg the usual way.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	// ^C, SIGTERM or SIGHUP stops the search: the bugs found so far are
+	// printed and saved, without minimising them.
+	stopper := newStopper()
+	defer stopper.stop()
+	ctx := stopper.ctx
 	searchCtx := ctx
 	if p.budget > 0 {
 		var cancel context.CancelFunc
@@ -284,6 +279,9 @@ func (a *app) find(args []string, run string) error {
 	}
 	if len(out.Bugs) > 0 {
 		return bugFound
+	}
+	if interrupted {
+		return &exitError{code: stopper.exitCode()}
 	}
 	return nil
 }

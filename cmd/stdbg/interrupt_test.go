@@ -48,14 +48,22 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 
 // TestInterrupt runs a real stdbg find on a search that does not end by
 // itself, with its progress on a terminal; once the progress line shows a
-// bug it sends SIGINT, and checks that stdbg stops, prints the statistics,
-// says the search is incomplete, saves the bug and exits with status 1.
+// bug it sends a stop signal (^C, SIGTERM as timeout and CI runners send,
+// SIGHUP), and checks that stdbg stops, prints the statistics, says the
+// search is incomplete, saves the bug, exits with status 1, and leaves no
+// target process behind.
 func TestInterrupt(t *testing.T) {
-	dir := t.TempDir()
-	stdbgExe := filepath.Join(dir, "stdbg")
+	stdbgExe := filepath.Join(t.TempDir(), "stdbg")
 	if out, err := exec.Command("go", "build", "-o", stdbgExe, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) { testInterrupt(t, stdbgExe, sig) })
+	}
+}
+
+func testInterrupt(t *testing.T, stdbgExe string, sig os.Signal) {
+	dir := t.TempDir()
 	prog, err := ctarget.Build(example("deadly-embrace.c"))
 	if err != nil {
 		t.Fatal(err)
@@ -111,10 +119,13 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("no progress line with a bug on the terminal; stdout:\n%s", stdout.String())
 	}
 	t.Logf("progress: %s", line)
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	err = cmd.Wait()
+	if left := processesOf(t, prog); len(left) > 0 {
+		t.Errorf("target processes left behind: %v", left)
+	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitBug {
 		t.Fatalf("exit: %v, want status %d\nstdout:\n%s", err, exitBug, stdout.String())
@@ -155,5 +166,68 @@ func TestInterrupt(t *testing.T) {
 	}
 	if e.Failure.Kind != "deadlock" || e.Schedule == "" || e.Search.Strategy != "random" || e.Search.Seed != 1 {
 		t.Errorf("corpus entry %+v, want the deadlock with its schedule, found by random walks of seed 1", e)
+	}
+}
+
+// processesOf returns the pids of the running processes whose executable
+// is exe.
+func processesOf(t *testing.T, exe string) []string {
+	t.Helper()
+	want, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var pids []string
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		if got, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && got == want {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+// A search stopped by SIGTERM before it found anything exits 143, as a
+// process killed by SIGTERM would, and says it was interrupted.
+func TestInterruptWithoutBug(t *testing.T) {
+	stdbgExe := filepath.Join(t.TempDir(), "stdbg")
+	if out, err := exec.Command("go", "build", "-o", stdbgExe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	prog, err := ctarget.Build(example("correct-counter.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, stdbgExe, "find", "--strategy", "random", "--seed", "1", "--executions", "100000000", prog)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the search runs: the target is started.
+	for i := 0; i < 600 && len(processesOf(t, prog)) == 0; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Fatalf("exit: %v, want status 143\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Executions = ") || !strings.Contains(stdout.String(), "interrupted") {
+		t.Errorf("no statistics or no word of the interruption:\n%s", stdout.String())
+	}
+	if left := processesOf(t, prog); len(left) > 0 {
+		t.Errorf("target processes left behind: %v", left)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,6 +239,33 @@ func TestConfigPrecedence(t *testing.T) {
 	_, errs, code := stdbg(t, "config")
 	if code != exitUsage || !strings.Contains(errs, `unknown setting "max-dept"`) {
 		t.Fatalf("typo in file accepted: %d %q", code, errs)
+	}
+}
+
+func TestVersionAndConfigJSON(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		out, errs, code := stdbg(t, args...)
+		if code != exitClean || out != "stdbg "+version+"\n" {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, errs)
+		}
+	}
+	t.Setenv("STDBG_MAX_DEPTH", "9")
+	out, errs, code := stdbg(t, "config", "--json")
+	var doc struct {
+		ConfigFile string `json:"config_file"`
+		Settings   map[string]struct {
+			Value  any    `json:"value"`
+			Source string `json:"source"`
+		} `json:"settings"`
+	}
+	if code != exitClean || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("config --json: exit %d, not JSON:\n%s\n%s", code, out, errs)
+	}
+	if d := doc.Settings["max-depth"]; fmt.Sprint(d.Value) != "9" || d.Source != "environment STDBG_MAX_DEPTH" {
+		t.Errorf("max-depth %+v", d)
+	}
+	if len(doc.Settings) != len(knownKeys()) {
+		t.Errorf("%d settings, want %d", len(doc.Settings), len(knownKeys()))
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,6 +109,7 @@ a flag beats the environment, which beats the file. The paper's spelling
 Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if len(a.cfgInvalid) > 0 {
 				return usageErr("--cfg=%s: expected SECTION/KEY:VALUE, e.g. --cfg=model-check/max-depth:10", a.cfgInvalid[0])
@@ -120,6 +120,7 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.SetVersionTemplate("stdbg {{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "read settings from this YAML file instead of searching for stdbg.yaml")
 	root.PersistentFlags().StringSliceVar(&a.cfgInvalid, "cfg-invalid", nil, "")
 	root.PersistentFlags().MarkHidden("cfg-invalid")
@@ -309,50 +310,6 @@ func (a *app) source(cmd *cobra.Command, key string) string {
 		return "file " + a.configFile
 	}
 	return "default"
-}
-
-func (a *app) configCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "config",
-		Short: "print the effective settings and where each comes from",
-		Long: `Print every setting with its effective value and its source: a flag given to
-this command, an STDBG_* environment variable, the stdbg.yaml file found (or
-given with --config), or the built-in default.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			keys := knownKeys()
-			sort.Strings(keys)
-			w := 0
-			for _, k := range keys {
-				if len(k) > w {
-					w = len(k)
-				}
-			}
-			if a.configFile != "" {
-				fmt.Fprintf(a.stdout, "# config file: %s\n", a.configFile)
-			} else {
-				fmt.Fprintln(a.stdout, "# config file: none (no stdbg.yaml here or above)")
-			}
-			for _, k := range keys {
-				fmt.Fprintf(a.stdout, "%-*s = %-8v  # %s\n", w, k, a.v.Get(k), a.source(cmd, k))
-			}
-			return nil
-		},
-	}
-	addSettings(cmd, knownKeys()...)
-	return cmd
-}
-
-func (a *app) versionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "print stdbg's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintln(a.stdout, "stdbg "+version)
-			return nil
-		},
-	}
 }
 
 // lockedWriter serialises writes: during replay the program's output and

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/spf13/cobra"
+)
+
+// corpusPruneCmd removes the entries whose bug is fixed.
+func (a *app) corpusPruneCmd() *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "prune [DIR|ENTRY...]",
+		Short: "remove the entries whose bug is fixed",
+		Long: `Rerun every entry (default: the corpus under testdata/stdbg) as stdbg corpus
+run does, and remove those reported fixed: their whole schedule runs and the
+program ends cleanly. Entries that reproduce, diverge, fail differently or
+cannot be rerun are kept. --dry-run lists what would be removed.
+
+Exit status: 0 when every entry could be rerun, 2 when an entry is corrupt
+or errors (nothing is removed then) or when there is no entry.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			items, err := corpusItems(args)
+			if err != nil {
+				return err
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var results []rerun
+			for _, it := range items {
+				results = append(results, a.rerunEntry(it, false, 0))
+			}
+			if err := corpusExit(results); err != nil && err != bugFound {
+				return err
+			}
+			removed := 0
+			for _, r := range results {
+				if r.Status != statusFixed {
+					continue
+				}
+				if dryRun {
+					fmt.Fprintf(a.stdout, "would remove %s\n", r.Path)
+					removed++
+					continue
+				}
+				if err := os.Remove(r.Path); err != nil {
+					return usageErr("removing %s: %v", r.Path, err)
+				}
+				fmt.Fprintf(a.stdout, "removed %s\n", r.Path)
+				removed++
+			}
+			verb := "removed"
+			if dryRun {
+				verb = "would remove"
+			}
+			fmt.Fprintf(a.stdout, "%d entries, %s %d fixed\n", len(results), verb, removed)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the fixed entries instead of removing them")
+	addSettings(cmd, "transition-timeout", "start-timeout")
+	return cmd
+}
