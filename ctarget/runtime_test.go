@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,27 +148,42 @@ func TestDecisionLogReplay(t *testing.T) {
 		}
 		return p
 	}
-	run := func(log string) (string, string, error) {
-		// A guard against a hang only: the replay takes milliseconds.
+	// run runs the program on a log. A program whose log ends in a
+	// deadlock stays blocked, as the real one would: once its stderr says
+	// stop (when stop is not empty), it is killed. The minute is a guard
+	// against a hang only.
+	run := func(log, stop string) (string, string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, exe)
 		cmd.Env = append(os.Environ(), "STDBG_REPLAY="+log, "LD_PRELOAD="+lib)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		return out.String(), errb.String(), err
+		var out bytes.Buffer
+		errw := &watchWriter{want: stop, seen: make(chan struct{})}
+		cmd.Stdout, cmd.Stderr = &out, errw
+		if err := cmd.Start(); err != nil {
+			return "", "", err
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-exited:
+		case <-errw.seen:
+			cmd.Process.Kill()
+			err = <-exited
+		}
+		return out.String(), errw.String(), err
 	}
 
 	// A clean schedule runs to its end.
-	out, errs, err := run(logFor("1;1;1;1;1;1;1"))
+	out, errs, err := run(logFor("1;1;1;1;1;1;1"), "")
 	if err != nil || out != "4 transfers\n" {
 		t.Fatalf("clean log: %v, stdout %q, stderr %q", err, out, errs)
 	}
 
 	// The deadlock: the program stops where the log ends and says so.
 	dl := logFor("1;1;2")
-	_, errs, err = run(dl)
+	_, errs, err = run(dl, "end of the replayed schedule")
 	if err == nil || !strings.Contains(errs, "end of the replayed schedule after 3 steps") {
 		t.Fatalf("deadlock log: %v, stderr %q", err, errs)
 	}
@@ -179,7 +195,7 @@ func TestDecisionLogReplay(t *testing.T) {
 		t.Fatalf("unexpected log:\n%s", b)
 	}
 	os.WriteFile(dl, []byte(bad), 0o644)
-	_, errs, _ = run(dl)
+	_, errs, _ = run(dl, "replay diverged")
 	if !strings.Contains(errs, "replay diverged at step 3: thread 2 is at another operation (the log expects mutex-unlock, the thread is at mutex-lock)") {
 		t.Fatalf("divergence not reported: %q", errs)
 	}
@@ -187,8 +203,35 @@ func TestDecisionLogReplay(t *testing.T) {
 	// Not a log at all.
 	junk := filepath.Join(t.TempDir(), "junk")
 	os.WriteFile(junk, []byte("hello\n"), 0o644)
-	_, errs, err = run(junk)
+	_, errs, err = run(junk, "")
 	if err == nil || !strings.Contains(errs, "not a stdbg decision log") {
 		t.Fatalf("junk log: %v %q", err, errs)
 	}
+}
+
+// watchWriter collects what is written and closes seen once it contains
+// want (never when want is empty).
+type watchWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	done bool
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.done && w.want != "" && strings.Contains(w.buf.String(), w.want) {
+		w.done = true
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
