@@ -305,15 +305,6 @@ func (p *Process) Begin() ([]any, error) {
 	if p.alive {
 		p.End(false)
 	}
-	if p.cfg.Respawn && !p.fresh {
-		// The previous execution's process must be gone before its slot
-		// can serve again two generations later: wait for it now.
-		p.stopProcess()
-		if err := p.launch(); err != nil {
-			return nil, err
-		}
-	}
-	p.fresh = false
 	flags := p.cfg.Flags
 	if p.placed {
 		p.pinCaller()
@@ -331,6 +322,15 @@ func (p *Process) Begin() ([]any, error) {
 		}
 		p.killChild()
 	}
+	if p.cfg.Respawn && !p.fresh {
+		// The previous execution's process must be gone before its slot
+		// can serve again two generations later: wait for it now.
+		p.stopProcess()
+		if err := p.launch(); err != nil {
+			return nil, err
+		}
+	}
+	p.fresh = false
 	p.flags = flags
 	p.gen++
 	p.slot = p.mb.Slot(p.gen)
@@ -362,14 +362,24 @@ func (p *Process) Begin() ([]any, error) {
 }
 
 // reusable reports whether executions with these flags may reuse a child:
-// the C library's fork server, executions that end fast, no state reports.
+// executions that end fast, no state reports, and a child that can start
+// afresh in place: the C library's fork server resets its memory, and a Go
+// program (Respawn without the library) starts the next execution of its
+// checked function in the same process.
 func (p *Process) reusable(flags uint32) bool {
-	return !p.cfg.NoReuse && !p.cfg.Respawn && !p.cfg.NoPreload && reuseAllowed &&
+	goProgram := p.cfg.Respawn && p.cfg.NoPreload
+	cChild := !p.cfg.Respawn && !p.cfg.NoPreload
+	return !p.cfg.NoReuse && (goProgram || cChild) && reuseAllowed &&
 		flags&wire.FlagFastExit != 0 && flags&wire.FlagState == 0
 }
 
 // reuseAllowed is false when $STDBG_REUSE=0.
 var reuseAllowed = os.Getenv("STDBG_REUSE") != "0"
+
+// DisableReuse makes every later execution start in a fresh child (or, for
+// a Go program, a fresh process), as Config.NoReuse does: for a program that
+// keeps state from one execution to the next.
+func (p *Process) DisableReuse() { p.cfg.NoReuse = true }
 
 // reuseStartTimeout bounds a reset and the start after it; a child that
 // takes longer is replaced by a fresh fork.
@@ -404,6 +414,12 @@ func (p *Process) beginReused() ([]any, bool) {
 func (p *Process) waitsAfter(f wire.Failure) bool {
 	if p.flags&wire.FlagReuse == 0 {
 		return false
+	}
+	if p.cfg.Respawn {
+		// A Go program reports every failure it survives (a recovered
+		// panic, a failed assertion, a goroutine that ran too long) and
+		// waits; its death is seen as such.
+		return true
 	}
 	switch f.Kind {
 	case wire.FailAssert, wire.FailUser, wire.FailAbort:
@@ -539,8 +555,10 @@ func (p *Process) End(clean bool) {
 		return
 	}
 	p.alive = false
-	if !clean && p.flags&wire.FlagReuse != 0 && p.slot.Pid() > 0 {
-		// The child waits for an answer: tell it to reset itself.
+	if p.flags&wire.FlagReuse != 0 && p.slot.Pid() > 0 {
+		// The child waits for an answer: tell it to reset itself. (A
+		// clean end need not let the program leave on its own: reuse
+		// is only for executions that end fast.)
 		if _, dead := p.slot.Dead(p.gen); !dead {
 			var msg [8]byte
 			if p.slot.Answer(wire.EncodeReset(msg[:0])) == nil {
@@ -592,6 +610,12 @@ func (p *Process) Close() error {
 	}
 	if p.alive {
 		p.End(false)
+	}
+	if p.parked && p.cfg.Respawn {
+		// A Go program between two executions waits on the mailbox,
+		// not on the control socket: it would not see QUIT.
+		p.parked = false
+		p.killChild()
 	}
 	p.Unpin()
 	err := p.stopProcess()

@@ -79,6 +79,7 @@ func (ex *execution) raceSync(op syncmodel.Op) {
 //go:norace
 func (th *thread) raceEnter() {
 	raceDisable()
+	th.raceOff = true
 	if tap == nil {
 		return
 	}

@@ -160,6 +160,11 @@ func runRemote(f func(), cfg *config) error {
 	if err != nil {
 		return err
 	}
+	// With FlagReuse the process serves execution after execution: the
+	// checker ends each one with RESET (after a failure too), and the
+	// runner starts the checked function afresh, as Explore does in
+	// process.
+	reuse := flags&wire.FlagReuse != 0
 	for {
 		msg, over, err := encodeEvents(evs)
 		if err != nil {
@@ -169,12 +174,22 @@ func runRemote(f func(), cfg *config) error {
 		if err := slot.Send(msg); err != nil {
 			return err
 		}
-		if over {
+		if over && !reuse {
 			return nil
 		}
 		answer, err := waitChecker(slot, last, checkerPid)
 		if err != nil {
 			return err
+		}
+		if reuse && wire.IsReset(answer) {
+			r.End(false)
+			if evs, err = r.Begin(); err != nil {
+				return err
+			}
+			continue
+		}
+		if over {
+			return nil
 		}
 		run, err := wire.DecodeRun(answer)
 		if err != nil {

@@ -252,6 +252,12 @@ type execution struct {
 	// raceVars are the race detector's variables of the objects (see
 	// race.go).
 	raceVars table
+	// raceEnd is released by each thread of the execution as it ends, and
+	// racePrev, the previous execution's, acquired by each as it starts:
+	// what one execution did happens before the next, in a process that
+	// serves many (the checker's hand-overs, hidden from the race
+	// detector, order nothing).
+	raceEnd, racePrev *uint64
 }
 
 // thread is one checked goroutine of an execution.
@@ -266,6 +272,9 @@ type thread struct {
 	wake  chan struct{}
 	back  *thread // the thread to hand control to when parking; nil: the scheduler
 	code  int64   // result of the operation it is resumed to perform
+	// raceOff: the goroutine stopped reporting synchronisation to the
+	// race detector at a scheduling point and has not resumed.
+	raceOff bool
 	// final: parked at its exit, where an abort just lets it return.
 	// returned: its function returned.
 	final, returned bool
@@ -389,9 +398,12 @@ func (r *runner) await() bool {
 
 //go:norace
 func (r *runner) newExecution() *execution {
-	ex := &execution{r: r, gen: genCounter.Add(1)}
+	ex := &execution{r: r, gen: genCounter.Add(1), raceEnd: new(uint64)}
 	if ex.gen == 0 {
 		ex.gen = genCounter.Add(1)
+	}
+	if r.last != nil {
+		ex.racePrev = r.last.raceEnd
 	}
 	if l := r.last; l != nil && !l.stale {
 		// Reuse the buffers of the previous execution, which nothing
@@ -430,6 +442,7 @@ func (th *thread) reset() {
 	th.state.Store(0)
 	th.abort.Store(false)
 	th.back, th.code, th.final, th.returned, th.last, th.origin = nil, 0, false, false, nil, nil
+	th.raceOff = false
 	th.job = nil
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
 }
@@ -682,6 +695,7 @@ func (th *thread) pending(op syncmodel.Op, frames []uint64) int64 {
 	}
 	if raceOn && raceHide {
 		raceEnable()
+		th.raceOff = false
 		ex.raceSync(op)
 	}
 	return th.code
@@ -802,6 +816,9 @@ func (th *thread) run() (keep bool) {
 	defer func() { keep = th.exit(recover()) }()
 	if raceOn && raceHide {
 		raceAcquire(unsafe.Pointer(&raceStart))
+		if th.ex.racePrev != nil {
+			raceAcquire(unsafe.Pointer(th.ex.racePrev))
+		}
 		raceAcquire(th.ex.raceVar(raceThreadKey(th.tid)))
 	}
 	th.job()
@@ -833,6 +850,13 @@ func funcLine(entry uintptr) uintptr { return entry + 1 }
 //go:norace
 func (th *thread) exit(p any) bool {
 	if raceOn && raceHide {
+		if th.raceOff {
+			// Unwound from a scheduling point, where the goroutine
+			// stopped reporting synchronisation: report this one.
+			raceEnable()
+			th.raceOff = false
+		}
+		raceReleaseMerge(unsafe.Pointer(th.ex.raceEnd))
 		raceDisable()
 	}
 	ex := th.ex

@@ -432,5 +432,8 @@ func DecodeFork(buf []byte) (gen, flags uint32, err error) {
 	return le.Uint32(buf[msgHdr:]), le.Uint32(buf[msgHdr+4:]), nil
 }
 
+// IsReset reports whether buf is a RESET answer.
+func IsReset(buf []byte) bool { return len(buf) >= msgHdr && MsgType(le.Uint16(buf)) == MsgReset }
+
 // IsQuit reports whether buf is a QUIT command.
 func IsQuit(buf []byte) bool { return len(buf) >= msgHdr && MsgType(le.Uint16(buf)) == MsgQuit }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -172,9 +173,23 @@ func (a *app) find(args []string, run string) error {
 	if !a.v.GetBool("json") {
 		prog = newProgress(a.stderr)
 	}
-	res, err := a.explore(searchCtx, t, s, ex, p, search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
+	opts := search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
 		MaxExecutions: p.executions, Progress: prog.update, Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
-		Graph: a.v.GetString("ltl") != ""})
+		Graph: a.v.GetString("ltl") != ""}
+	res, err := a.explore(searchCtx, t, s, ex, p, opts)
+	if err != nil && errors.Is(err, search.ErrNondeterministic) && t.goPkg && s.proc.Reused() > 0 ||
+		err == nil && t.goPkg && s.proc.Reused() > 0 && !a.confirmFresh(s, res.Bugs, maxDepth) {
+		// A Go program runs execution after execution in one process:
+		// one that keeps state from one to the next (package-level
+		// variables) does not repeat itself. Start again, with a fresh
+		// process for every execution.
+		prog.clear()
+		fmt.Fprintln(a.stderr, "stdbg: the program does not repeat itself in a process that ran earlier executions "+
+			"(state it keeps in the process: the environment, files, another package's variables?): searching again with a fresh process per execution")
+		a.noReuse = true
+		s.proc.DisableReuse()
+		res, err = a.explore(searchCtx, t, s, ex, p, opts)
+	}
 	prog.clear()
 	if prof != nil {
 		s.proc.SetFlags(s.proc.Flags() &^ wire.FlagStacks)
@@ -286,6 +301,33 @@ func (a *app) find(args []string, run string) error {
 	return nil
 }
 
+// confirmFresh replays each bug (but lassos) in a fresh process of the
+// program and reports whether each ends the same way: a Go program runs
+// many executions in one process, and one that keeps state from one to the
+// next may fail in a way that no fresh run shows.
+func (a *app) confirmFresh(s *session, bugs []search.Bug, maxDepth int) bool {
+	old := s.proc.Flags()
+	// Other flags than the search's: the process that ran it is not
+	// reused.
+	s.proc.SetFlags(old | wire.FlagStacks)
+	defer s.proc.SetFlags(old)
+	for _, bug := range bugs {
+		if bug.Cycle != nil {
+			continue
+		}
+		e, err := s.chk.Begin()
+		if err != nil {
+			return false
+		}
+		rr, err := search.Replay(e, bug.Schedule, maxDepth)
+		e.Close()
+		if err != nil || rr.Outcome == nil || rr.Outcome.Kind != bug.Outcome.Kind || rr.Outcome.Where != bug.Outcome.Where {
+			return false
+		}
+	}
+	return true
+}
+
 // explain replays a bug's schedule with full stacks and builds its report.
 func (a *app) explain(s *session, bug search.Bug, maxDepth int) (*report.Report, error) {
 	old := s.proc.Flags()
@@ -311,6 +353,10 @@ func (a *app) explain(s *session, bug search.Bug, maxDepth int) (*report.Report,
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("replaying the schedule gave %s instead of %s: the program may do something nondeterministic between thread operations",
 			got, bug.Outcome.Kind))
+		if s.proc.Reused() > 0 && s.goPkg {
+			r.Notes = append(r.Notes, "the bug was found in a process that had run earlier executions and the replay ran in a fresh one: "+
+				"the program may keep state from one execution to the next (package-level variables); STDBG_REUSE=0 runs every execution in a fresh process")
+		}
 		r.Kind, r.Banner, r.Message, r.Bug = bug.Outcome.Kind.String(), report.Banner(bug.Outcome.Kind), bug.Outcome.Message, true
 		r.Path = bug.Schedule.String()
 	}

@@ -171,6 +171,23 @@ func main() {
 	}
 }
 
+// A Go program runs many executions in one process. One that leaves state
+// in the process from one run of main to the next (here, an environment
+// variable) fails in the second execution of a process, never in a fresh
+// one: find sees that the failure does not reproduce in a fresh process,
+// searches again with a fresh process per execution, and finds nothing.
+func TestGoProcessStateFallsBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program")
+	}
+	dir := filepath.Join("..", "..", "examples", "go", "plain", "processstate")
+	out, errs, code := stdbg(t, "find", "--race=false", dir)
+	if code != exitClean || !strings.Contains(out, "No property violation found.") ||
+		!strings.Contains(errs, "searching again with a fresh process per execution") {
+		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
 // TestPlainGoRandSeed checks that the seed of a plain Go program's random
 // numbers decides what find finds, is recorded in the corpus entry, and is
 // used by replay and corpus run whatever the environment then says. The

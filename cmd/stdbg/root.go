@@ -75,6 +75,9 @@ type app struct {
 	cfgInvalid []string
 	cmd        *cobra.Command    // the command running, once its settings are loaded
 	cpus       *ctarget.CPUClaim // CPUs held for placing the program's copies (find)
+	// noReuse: every execution in a fresh process or child (a Go program
+	// that keeps state from one execution to the next).
+	noReuse bool
 }
 
 // explicit reports whether the user chose the setting key (by flag,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/goinstr"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/wire"
@@ -30,6 +31,33 @@ type target struct {
 	// random numbers (randSeed).
 	env      []string
 	randSeed int64
+	// state: the package-level variables of a Go target's module
+	// (goinstr.PackageState), found once; with any, every execution runs
+	// in a fresh process.
+	state      []string
+	stateKnown bool
+}
+
+// keepsState reports whether a Go target's module declares package-level
+// variables, which one execution could leave changed for the next in a
+// process that runs several.
+func (t *target) keepsState() bool {
+	if !t.goPkg {
+		return false
+	}
+	if !t.stateKnown {
+		t.stateKnown = true
+		dir := t.source
+		if strings.HasSuffix(dir, ".go") {
+			dir = filepath.Dir(dir)
+		}
+		vars, err := goinstr.PackageState(dir, t.run != "")
+		if err != nil {
+			vars = []string{err.Error()} // unknown: be safe
+		}
+		t.state = vars
+	}
+	return len(t.state) > 0
 }
 
 // seedRand makes the executions of a Go target draw their random numbers
@@ -101,6 +129,7 @@ func resolveTarget(args []string, run string, race bool) (*target, error) {
 // session is a running target with its symbols.
 type session struct {
 	binary string
+	goPkg  bool // a Go program or test: executions may share a process
 	proc   *ctarget.Process
 	syms   *symbolize.Symbolizer
 	chk    *checker.Checker
@@ -129,6 +158,7 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 		TransitionTimeout: a.v.GetDuration("transition-timeout"),
 		StartTimeout:      a.v.GetDuration("start-timeout"),
 		Flags:             flags,
+		NoReuse:           a.noReuse || t.keepsState(),
 	})
 	if err != nil {
 		if errors.Is(err, ctarget.ErrNoCompiler) {
@@ -141,7 +171,7 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 		mods = append(mods, symbolize.Module{Path: m.Path, Bias: m.Bias, Start: m.Start, End: m.End})
 	}
 	syms := symbolize.New(mods)
-	s := &session{binary: t.binary, proc: p, syms: syms}
+	s := &session{binary: t.binary, goPkg: t.goPkg, proc: p, syms: syms}
 	s.chk = checker.New(p, checker.Options{FastExit: fast, Locate: s.locate})
 	return s, nil
 }
