@@ -9,12 +9,15 @@ import (
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/wire"
 )
 
 // BenchmarkGoOutOfProcess explores the Go deadly embrace out of process,
-// as stdbg find ./examples/go/embrace-prog does: one process per
-// execution. (In-process rates: go test -bench . ./sthread.)
+// as stdbg find ./examples/go/embrace-prog does: the checker in this
+// process, the program in another that serves execution after execution.
+// BenchmarkGoInProcess runs the same search on the same function in
+// process, as sthread.Explore does.
 func BenchmarkGoOutOfProcess(b *testing.B) {
 	exe := filepath.Join(b.TempDir(), "embrace-prog")
 	build := exec.Command("go", "build", "-gcflags=github.com/stdbg/stdbg/sthread=-l", "-o", exe, "../examples/go/embrace-prog")
@@ -24,15 +27,48 @@ func BenchmarkGoOutOfProcess(b *testing.B) {
 	exploreGo(b, exe)
 }
 
-// exploreGo explores a built Go target out of process, one process per
-// execution, 200 executions at a time, and reports the rate.
+// BenchmarkGoInProcess is BenchmarkGoOutOfProcess's search in process.
+func BenchmarkGoInProcess(b *testing.B) {
+	ex, release := sthread.Executor(embrace)
+	defer release()
+	rateOf(b, ex)
+}
+
+// embrace is the checked function of examples/go/embrace-prog.
+func embrace() {
+	var a, b sthread.Mutex
+	transfers := 0
+	done := sthread.MakeChan[bool](0)
+	sthread.Go(func() {
+		b.Lock()
+		a.Lock()
+		transfers++
+		a.Unlock()
+		b.Unlock()
+		done.Send(true)
+	})
+	a.Lock()
+	b.Lock()
+	transfers++
+	b.Unlock()
+	a.Unlock()
+	done.Recv()
+}
+
+// exploreGo explores a built Go target out of process, 200 executions at a
+// time, and reports the rate. With reuse (the default), one process serves
+// the executions; with $STDBG_REUSE=0 each runs in a fresh process.
 func exploreGo(b *testing.B, exe string) {
 	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, Respawn: true, NoPreload: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	c := checker.New(p, checker.Options{FastExit: true})
+	rateOf(b, checker.New(p, checker.Options{FastExit: true}))
+}
+
+// rateOf runs the benchmark's search on c and reports the rate.
+func rateOf(b *testing.B, c search.Executor) {
 	var execs int64
 	var sec float64
 	b.ResetTimer()
