@@ -236,6 +236,12 @@ func (p *Process) startFailure(err error) error {
 	select {
 	case werr := <-p.waitCh:
 		p.waitCh <- werr
+		if p.cfg.NoPreload {
+			return fmt.Errorf("%s ended (%s) without handing its goroutines to stdbg: the tests that -run selects must "+
+				"call sthread.Check(t, f) (sthread.Explore searches on its own, inside the test), or use no sthread at "+
+				"all (plain Go is instrumented); run it alone to see why",
+				p.cfg.Binary, describeExit(p.cmd.ProcessState))
+		}
 		return fmt.Errorf("%s ended before its first thread operation (%s); run it alone to see why",
 			p.cfg.Binary, describeExit(p.cmd.ProcessState))
 	case <-time.After(2 * time.Second):

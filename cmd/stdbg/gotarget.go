@@ -91,6 +91,18 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 		out += ".test"
 		args = []string{"test", "-c", noInline, "-o", out, target}
 	}
+	if !test && !strings.HasSuffix(abs, ".go") && usesSthread(dir) {
+		// A program written with sthread whose main does not call
+		// sthread.Run: run main's body inside it.
+		overlay, err := goinstr.WrapMain(dir, base)
+		if err != nil {
+			return "", nil, fmt.Errorf("building %s: %w", pkg, err)
+		}
+		if overlay != "" {
+			args = append(args[:len(args)-1:len(args)-1], "-overlay="+overlay, target)
+			warnings = append(warnings, "main does not call sthread.Run: stdbg runs its body inside it")
+		}
+	}
 	if !strings.HasSuffix(abs, ".go") && !usesSthread(dir) {
 		// Plain Go: instrument it into an overlay.
 		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base})

@@ -51,6 +51,23 @@ func TestGoTests(t *testing.T) {
 	}
 }
 
+// Go written with sthread as users write it: a main that does not call
+// sthread.Run is run inside it; a test that searches on its own with
+// sthread.Explore gets a message saying what to do instead.
+func TestGoWithoutRunOrCheck(t *testing.T) {
+	prog := filepath.Join("..", "..", "examples", "go", "norun-prog")
+	out, errs, code := stdbg(t, "find", prog)
+	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "Path = 1;1;2\n") ||
+		!strings.Contains(errs+out, "main does not call sthread.Run") {
+		t.Fatalf("find on a main without Run: exit %d\n%s\n%s", code, out, errs)
+	}
+	pkg := filepath.Join("..", "..", "examples", "go", "explore-test")
+	_, errs, code = stdbg(t, "find", "--run", "TestExplore", pkg)
+	if code != exitUsage || !strings.Contains(errs, "must call sthread.Check(t, f)") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Fatalf("find on a test calling Explore: exit %d %q", code, errs)
+	}
+}
+
 // TestGoProgramSelect checks a select out of process: the worker leaked
 // after the caller took the timeout case.
 func TestGoProgramSelect(t *testing.T) {
