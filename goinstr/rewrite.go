@@ -155,11 +155,20 @@ func (r *fileRewriter) builtin(e ast.Expr) string {
 // or nil if nothing changed.
 func (r *fileRewriter) rewrite() ([]byte, error) {
 	r.used = map[string]bool{}
-	// Nodes already handled by an enclosing construct.
-	skip := map[ast.Node]bool{}
+	r.walk(r.file, map[ast.Node]bool{})
+	if !r.changed {
+		return nil, nil
+	}
+	r.imports()
+	return r.ed.apply(r.src)
+}
+
+// walk collects the edits of the tree under root; skip holds the nodes
+// already handled by an enclosing construct.
+func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 	depth := 0
 	var stack []ast.Node
-	ast.Inspect(r.file, func(n ast.Node) bool {
+	ast.Inspect(root, func(n ast.Node) bool {
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			depth--
@@ -217,11 +226,6 @@ func (r *fileRewriter) rewrite() ([]byte, error) {
 		}
 		return true
 	})
-	if !r.changed {
-		return nil, nil
-	}
-	r.imports()
-	return r.ed.apply(r.src)
 }
 
 // recv rewrites the receive <-X.
@@ -431,10 +435,26 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 		text string
 	}
 	var heads []header
+	// bail leaves the select as written: its cases' own sends and
+	// receives must stay Go's (a case must be a send or a receive), while
+	// what they contain (a function literal's body) is still rewritten.
+	bail := func(pos token.Pos, msg string) {
+		r.warn(pos, "%s", msg)
+		for _, st := range s.Body.List {
+			switch c := st.(*ast.CommClause).Comm.(type) {
+			case *ast.SendStmt:
+				skip[c] = true
+			case *ast.ExprStmt:
+				skip[ast.Unparen(c.X)] = true
+			case *ast.AssignStmt:
+				skip[ast.Unparen(c.Rhs[0])] = true
+			}
+		}
+	}
 	for _, st := range s.Body.List {
 		cc := st.(*ast.CommClause)
 		if r.line(cc.Case) != r.line(cc.Colon) {
-			r.warn(cc.Case, "select not instrumented: a case spans several lines")
+			bail(cc.Case, "select not instrumented: a case spans several lines")
 			return
 		}
 		if cc.Comm == nil {
@@ -464,7 +484,7 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 		}
 		for _, e := range []ast.Expr{ch, val} {
 			if e != nil && !r.movable(e) {
-				r.warn(e.Pos(), "select not instrumented: a case's expression spans lines or holds a function literal or a receive")
+				bail(e.Pos(), "select not instrumented: a case's expression spans lines or holds a receive")
 				return
 			}
 		}
@@ -501,28 +521,21 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 	}
 }
 
-// moved returns the text of expression e, moved elsewhere, with the
-// replaced names of the standard library in it rewritten (movable has
-// excluded every other construct).
+// moved returns the text of expression e, moved elsewhere, rewritten as it
+// would be in place: the replaced names of the standard library, and the
+// bodies of the function literals it holds (movable has excluded the
+// constructs that cannot move).
 func (r *fileRewriter) moved(e ast.Expr) string {
 	base := r.off(e.Pos())
-	var sub edits
-	ast.Inspect(e, func(n ast.Node) bool {
-		s, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		if id, ok := s.X.(*ast.Ident); ok {
-			if pn, ok := r.info.Uses[id].(*types.PkgName); ok {
-				path := pn.Imported().Path()
-				if name, ok := replacements[path+"."+s.Sel.Name]; ok {
-					sub.replace(r.off(s.Pos())-base, r.off(s.End())-base, rt+"."+name)
-					r.used[path] = true
-				}
-			}
-		}
-		return true
-	})
+	saved := r.ed
+	r.ed = edits{}
+	r.walk(e, map[ast.Node]bool{})
+	sub := r.ed
+	r.ed = saved
+	for i := range sub.list {
+		sub.list[i].start -= base
+		sub.list[i].end -= base
+	}
 	out, err := sub.apply([]byte(r.text(e)))
 	if err != nil {
 		return r.text(e)
@@ -531,7 +544,8 @@ func (r *fileRewriter) moved(e ast.Expr) string {
 }
 
 // movable reports whether a case expression can be moved to the select's
-// line: one line, no function literal, no receive.
+// line: one line, no receive and no close or len outside a function
+// literal (their rewriting is the case's own).
 func (r *fileRewriter) movable(e ast.Expr) bool {
 	if r.line(e.Pos()) != r.line(e.End()) {
 		return false
@@ -540,7 +554,7 @@ func (r *fileRewriter) movable(e ast.Expr) bool {
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			ok = false
+			return false // rewritten as a whole by moved
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
 				ok = false

@@ -146,5 +146,26 @@ loop:
 	}
 	time.Sleep(time.Millisecond)
 	fmt.Println("time", child.Err(), t.Stop(), time.Since(start) > 0)
+	funcCases()
 	atomics()
+}
+
+// funcCases sends function literals from select cases: their bodies are
+// instrumented too, and the selects stay selects.
+func funcCases() {
+	fs := make(chan func() int, 1)
+	var mu sync.Mutex
+	select {
+	case fs <- func() int { mu.Lock(); defer mu.Unlock(); return 41 }:
+	case <-time.After(time.Hour):
+	}
+	n := (<-fs)()
+	select {
+	case fs <- func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n + 1
+	}:
+	}
+	fmt.Println("func cases", (<-fs)())
 }
