@@ -194,7 +194,9 @@ func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
 			continue
 		}
 		path, _, _ := strings.Cut(parts[0], " ")
-		if !strings.HasSuffix(path, ".test") && !seen["pkg:"+path] {
+		// A test binary, and an external test package (loaded with the
+		// package it tests), are no packages to load by path.
+		if !strings.HasSuffix(path, ".test") && !strings.HasSuffix(path, "_test") && !seen["pkg:"+path] {
 			seen["pkg:"+path] = true
 			pkgs = append(pkgs, path)
 		}

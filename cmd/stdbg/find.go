@@ -160,7 +160,7 @@ func (a *app) find(args []string, run string) error {
 		searchCtx, cancel = context.WithTimeout(ctx, p.budget)
 		defer cancel()
 	}
-	maxDepth := a.v.GetInt("max-depth")
+	maxDepth := a.maxDepth(t)
 	var ex search.Executor = s.chk
 	var prof *schedprof.Recorder
 	if path := a.v.GetString("profile"); path != "" {

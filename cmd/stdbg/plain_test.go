@@ -28,6 +28,12 @@ var zoo = []zooCase{
 	{dir: "transfer", run: "TestTransfer$", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"thread 2 waits in Mutex.Lock for mutex#2 (held by thread 3)", "transfer.go:18       to.mu.Lock()"}},
 	{dir: "transfer", run: "TestTransferOrdered"},
+	// Over 2,000 transitions of setup before the bug: past the depth
+	// bound of C targets, within that of Go targets.
+	{dir: "longsetup", flags: []string{"--no-minimise"}, banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"waits in Mutex.Lock for", "main.go:28"}},
+	{dir: "xtestonly", run: "TestLockOrder$", banner: "*** DEADLOCK DETECTED ***", want: []string{
+		"waits in Mutex.Lock for", "lockorder_test.go:19"}},
 	{dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"waits in Chan.Send for chan#2 (no receiver)", "results <- id * 10", "main.go:14", "main.go:17", "select {"}},
 	{dir: "doublelock", banner: "*** DEADLOCK DETECTED ***", want: []string{

@@ -156,7 +156,7 @@ func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *target,
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.arg, err)}
 	}
-	rr, err := search.Replay(e, sched, a.v.GetInt("max-depth"))
+	rr, err := search.Replay(e, sched, a.maxDepth(t))
 	if err != nil {
 		e.Close()
 		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}

@@ -38,7 +38,7 @@ const defaultRandSeed = 1
 
 // settings are every configurable key, in display order.
 var settings = []setting{
-	{"max-depth", 1000, "most transitions in one execution (the paper's model-check/max-depth)"},
+	{"max-depth", 1000, "most transitions in one execution (the paper's model-check/max-depth); Go targets: 20000 unless set"},
 	{"all", false, "keep exploring after the first bug and report each distinct bug once"},
 	{"transition-timeout", 5 * time.Second, "longest a thread may run between two scheduling points"},
 	{"start-timeout", 30 * time.Second, "longest the program may take to reach its first thread operation"},

@@ -230,3 +230,17 @@ func envWith(extra []string) []string {
 	}
 	return append(os.Environ(), extra...)
 }
+
+// goMaxDepth is the default depth bound of Go targets: ordinary Go setup
+// code (a loop that sends a thousand events) takes more transitions than
+// C programs usually do before their threads meet.
+const goMaxDepth = 20000
+
+// maxDepth is the depth bound of a search or replay of t: the setting, or
+// for a Go target whose setting was left at its default, goMaxDepth.
+func (a *app) maxDepth(t *target) int {
+	if t.goPkg && !a.explicit("max-depth") {
+		return goMaxDepth
+	}
+	return a.v.GetInt("max-depth")
+}
