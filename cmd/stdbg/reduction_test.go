@@ -58,6 +58,9 @@ func TestReductionFindsTheSameBugsInExamples(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			// Independent searches, each in processes of its own: two
+			// at a time keep both CPUs busy.
+			t.Parallel()
 			for _, depth := range []int{12, 1000} {
 				none := exploreExample(t, f, search.NewDFS(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 1500})
 				dpor := exploreExample(t, f, search.NewDPOR(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 1500})
