@@ -24,6 +24,7 @@ import (
 
 	"github.com/stdbg/stdbg/internal/atomicfile"
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
 )
 
 // Format is the version of the entry format written by this package.
@@ -128,6 +129,14 @@ func (e *Entry) Validate() error {
 	case e.Schedule == "":
 		return errors.New("entry has no schedule")
 	}
+	if _, err := schedule.Parse(e.Schedule); err != nil {
+		return fmt.Errorf("schedule: %w", err)
+	}
+	if e.Cycle != "" {
+		if _, err := schedule.Parse(e.Cycle); err != nil {
+			return fmt.Errorf("cycle: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -183,12 +192,21 @@ func Load(path string) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading corpus entry %s: %w", path, err)
 	}
-	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil {
+	e, err := Parse(data)
+	if err != nil {
 		return nil, fmt.Errorf("reading corpus entry %s: %w", path, err)
 	}
+	return e, nil
+}
+
+// Parse reads an entry from its JSON text and validates it.
+func Parse(data []byte) (*Entry, error) {
+	var e Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
+	}
 	if err := e.Validate(); err != nil {
-		return nil, fmt.Errorf("reading corpus entry %s: %w", path, err)
+		return nil, err
 	}
 	return &e, nil
 }

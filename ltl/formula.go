@@ -152,9 +152,25 @@ func lex(s string) ([]token, error) {
 }
 
 type parser struct {
-	toks []token
-	pos  int
+	toks  []token
+	pos   int
+	depth int // nesting of the rule being parsed
 }
+
+// maxNesting bounds how deeply a formula may nest (parentheses, unary and
+// right-associative operators): the parser recurses once per level.
+const maxNesting = 500
+
+// enter counts one more level of nesting; leave undoes it.
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxNesting {
+		return fmt.Errorf("the formula nests more than %d levels deep", maxNesting)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
 
 func (p *parser) peek() string {
 	if p.pos < len(p.toks) {
@@ -164,6 +180,10 @@ func (p *parser) peek() string {
 }
 
 func (p *parser) implies() (*Formula, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	l, err := p.or()
 	if err != nil {
 		return nil, err
@@ -212,6 +232,10 @@ func (p *parser) and() (*Formula, error) {
 }
 
 func (p *parser) until() (*Formula, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	l, err := p.unary()
 	if err != nil {
 		return nil, err
@@ -233,6 +257,10 @@ func (p *parser) until() (*Formula, error) {
 }
 
 func (p *parser) unary() (*Formula, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	if p.pos >= len(p.toks) {
 		return nil, fmt.Errorf("formula ends too early")
 	}
