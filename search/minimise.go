@@ -31,6 +31,10 @@ type MinimiseOptions struct {
 	// search that finds a smallest schedule and proves it minimal. False
 	// means only shrinking, as Shrink does.
 	Exhaustive bool
+	// Progress, if not nil, is called with the statistics so far after
+	// an execution, at most ten times a second (Depth is the length of
+	// the best schedule so far).
+	Progress func(Stats)
 }
 
 // Minimised is the result of a minimisation: a schedule of the same bug
@@ -121,7 +125,7 @@ func Minimise(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (
 	}
 	key := bug.Outcome.Key()
 	// One execution is kept for the confirmation.
-	s := &shrinker{ctx: ctx, ex: ex, key: key, left: max(budget-1, 1)}
+	s := &shrinker{ctx: ctx, ex: ex, key: key, left: max(budget-1, 1), progress: opts.Progress, start: start}
 
 	limit := opts.MaxDepth
 	if limit > 0 && limit < len(bug.Schedule) {

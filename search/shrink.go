@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	"github.com/stdbg/stdbg/schedule"
 )
@@ -38,6 +39,10 @@ type shrinker struct {
 	key   string
 	left  int64 // executions left in the budget
 	stats Stats
+
+	progress func(Stats) // called now and then (MinimiseOptions.Progress)
+	start    time.Time
+	shown    time.Time
 
 	best     *trial
 	accepted int                 // candidates that beat the best
@@ -73,6 +78,15 @@ func (s *shrinker) execute(cand schedule.Schedule, limit int, lenient bool) (t *
 	s.left--
 	s.stats.Executions++
 	n := s.stats.Executions
+	if s.progress != nil && time.Since(s.shown) >= progressEvery {
+		s.shown = time.Now()
+		st := s.stats
+		st.Elapsed = time.Since(s.start)
+		if s.best != nil {
+			st.Depth = len(s.best.sched)
+		}
+		s.progress(st)
+	}
 	defer func() {
 		if cerr := e.Close(); cerr != nil && err == nil {
 			t, err = nil, fmt.Errorf("execution %d: closing: %w", n, cerr)

@@ -154,11 +154,19 @@ func (a *app) find(args []string, run string) error {
 	stopper := newStopper()
 	defer stopper.stop()
 	ctx := stopper.ctx
-	searchCtx := ctx
+	// A budget is a budget: the search gets four fifths of it when bugs
+	// are to be minimised, and minimisation what is left of the whole.
+	searchCtx, minCtx := ctx, ctx
 	if p.budget > 0 {
-		var cancel context.CancelFunc
-		searchCtx, cancel = context.WithTimeout(ctx, p.budget)
+		searchBudget := p.budget
+		if !a.v.GetBool("no-minimise") {
+			searchBudget = p.budget * 4 / 5
+		}
+		var cancel, cancelMin context.CancelFunc
+		searchCtx, cancel = context.WithTimeout(ctx, searchBudget)
 		defer cancel()
+		minCtx, cancelMin = context.WithTimeout(ctx, p.budget)
+		defer cancelMin()
 	}
 	maxDepth := a.maxDepth(t)
 	var ex search.Executor = s.chk
@@ -237,17 +245,21 @@ func (a *app) find(args []string, run string) error {
 	for _, bug := range res.Bugs {
 		original := bug.Schedule
 		var min *search.Minimised
+		budgetSpent := false
 		if !a.v.GetBool("no-minimise") && !interrupted && bug.Cycle == nil {
-			m, err := search.Minimise(ctx, s.chk, bug, search.MinimiseOptions{MaxDepth: maxDepth,
-				MaxExecutions: int64(a.v.GetInt("minimise-executions")), Exhaustive: true})
+			m, err := search.Minimise(minCtx, s.chk, bug, search.MinimiseOptions{MaxDepth: maxDepth,
+				MaxExecutions: int64(a.v.GetInt("minimise-executions")), Exhaustive: true, Progress: prog.minimising})
+			prog.clear()
 			if err == nil {
 				min = m
 				bug.Schedule = m.Schedule
 				bug.Outcome = m.Outcome
 				out.Stats.Executions += m.Stats.Executions
 				out.Stats.Transitions += m.Stats.Transitions
-			} else if ctx.Err() == nil {
+			} else if minCtx.Err() == nil {
 				fmt.Fprintf(a.stderr, "stdbg: could not minimise the %s: %v\n", bug.Outcome.Kind, err)
+			} else {
+				budgetSpent = !interrupted && ctx.Err() == nil
 			}
 		}
 		var r *report.Report
@@ -260,6 +272,9 @@ func (a *app) find(args []string, run string) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 		r.Replay = replayCommand(t, search.LassoString(bug.Schedule, bug.Cycle))
+		if budgetSpent {
+			r.Notes = append(r.Notes, "not minimised: the budget was spent before minimisation could start")
+		}
 		if min != nil {
 			r.Minimised = &report.Minimisation{FromLength: min.OriginalLength, FromPreemptions: min.OriginalPreemptions,
 				Length: min.Length, Preemptions: min.Preemptions, Proven: min.Proven, Executions: min.Stats.Executions,

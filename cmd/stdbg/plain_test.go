@@ -194,6 +194,22 @@ func TestGoProcessStateFallsBack(t *testing.T) {
 	}
 }
 
+// A budget is a budget: a bug whose minimisation would take minutes (over
+// 2,000 steps to shrink) is reported within the budget, not proven minimal.
+func TestBudgetBoundsMinimisation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program")
+	}
+	dir := filepath.Join("..", "..", "examples", "go", "plain", "longsetup")
+	out, errs, code := stdbg(t, "find", "--race=false", "--budget", "3s", dir)
+	// Whether minimisation could start before the budget ran out depends
+	// on the machine; that it stopped within the budget does not.
+	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") ||
+		!strings.Contains(out, "not proven minimal: budget spent") && !strings.Contains(out, "not minimised: the budget was spent") {
+		t.Fatalf("find --budget 3s: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
 // TestPlainGoRandSeed checks that the seed of a plain Go program's random
 // numbers decides what find finds, is recorded in the corpus entry, and is
 // used by replay and corpus run whatever the environment then says. The

@@ -31,6 +31,16 @@ func newProgress(w io.Writer) *progressLine {
 	return &progressLine{w: w}
 }
 
+// minimising shows the progress of a minimisation.
+func (p *progressLine) minimising(s search.Stats) {
+	if p == nil || time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	p.draw(fmt.Sprintf("stdbg: minimising: %d executions  best %d steps  %s  (Ctrl-C stops)",
+		s.Executions, s.Depth, s.Elapsed.Round(time.Second)))
+}
+
 // update redraws the line, at most five times a second.
 func (p *progressLine) update(s search.Stats) {
 	if p == nil || time.Since(p.last) < 200*time.Millisecond {
@@ -41,8 +51,12 @@ func (p *progressLine) update(s search.Stats) {
 	if sec := s.Elapsed.Seconds(); sec > 0 {
 		rate = float64(s.Executions) / sec
 	}
-	line := fmt.Sprintf("stdbg: %d executions  %d transitions  depth %d  %.0f exec/s  %s  bugs %d  (Ctrl-C stops)",
-		s.Executions, s.Transitions, s.Depth, rate, s.Elapsed.Round(time.Second), s.Bugs)
+	p.draw(fmt.Sprintf("stdbg: %d executions  %d transitions  depth %d  %.0f exec/s  %s  bugs %d  (Ctrl-C stops)",
+		s.Executions, s.Transitions, s.Depth, rate, s.Elapsed.Round(time.Second), s.Bugs))
+}
+
+// draw writes line over the previous one.
+func (p *progressLine) draw(line string) {
 	pad := ""
 	if n := p.width - len(line); n > 0 {
 		pad = fmt.Sprintf("%*s", n, "")
