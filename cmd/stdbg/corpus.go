@@ -243,18 +243,7 @@ the results as JUnit XML. stdbg corpus prune removes the fixed entries.
 schedule that still fits. If the same kind of failure turns up, the entry is
 updated with the new (minimised) schedule and reported as reproducing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			items, err := corpusItems(args)
-			if err != nil {
-				return err
-			}
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			var results []rerun
-			for _, it := range items {
-				start := time.Now()
-				r := a.rerunEntry(it, research, researchExecs)
-				r.Seconds = time.Since(start).Seconds()
-				results = append(results, r)
+			results, err := a.rerunAll(args, research, researchExecs, func(r rerun) {
 				if !a.v.GetBool("json") {
 					line := fmt.Sprintf("%-18s %s", strings.ToUpper(r.Status), r.Path)
 					if r.Detail != "" {
@@ -262,6 +251,9 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 					}
 					fmt.Fprintln(a.stdout, line)
 				}
+			})
+			if err != nil {
+				return err
 			}
 			if junit != "" {
 				if err := writeJUnit(junit, results); err != nil {
@@ -288,6 +280,26 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 	cmd.Flags().Int64Var(&researchExecs, "research-executions", 5000, "most executions spent searching again for one diverged bug")
 	addSettings(cmd, "transition-timeout", "start-timeout", "json")
 	return cmd
+}
+
+// rerunAll reruns the entries named by args (corpusItems), calling each
+// with every result as it comes.
+func (a *app) rerunAll(args []string, research bool, budget int64, each func(rerun)) ([]rerun, error) {
+	items, err := corpusItems(args)
+	if err != nil {
+		return nil, err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var results []rerun
+	for _, it := range items {
+		start := time.Now()
+		r := a.rerunEntry(it, research, budget)
+		r.Seconds = time.Since(start).Seconds()
+		results = append(results, r)
+		each(r)
+	}
+	return results, nil
 }
 
 // targetOf rebuilds (when needed) and resolves the target of an entry.

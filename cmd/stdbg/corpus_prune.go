@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/spf13/cobra"
 )
@@ -22,15 +21,9 @@ cannot be rerun are kept. --dry-run lists what would be removed.
 Exit status: 0 when every entry could be rerun, 2 when an entry is corrupt
 or errors (nothing is removed then) or when there is no entry.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			items, err := corpusItems(args)
+			results, err := a.rerunAll(args, false, 0, func(rerun) {})
 			if err != nil {
 				return err
-			}
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			var results []rerun
-			for _, it := range items {
-				results = append(results, a.rerunEntry(it, false, 0))
 			}
 			if err := corpusExit(results); err != nil && err != bugFound {
 				return err
