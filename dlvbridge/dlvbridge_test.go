@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,24 +18,42 @@ import (
 )
 
 // needDlv returns a Delve executable: dlv on PATH (CI installs it), else
-// the pinned version built once into a directory shared by test runs.
-// These tests drive the real Delve: they never skip.
+// the pinned version, built once per test run into a directory TestMain
+// owns. These tests drive the real Delve: they never skip.
 func needDlv(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(os.TempDir(), "stdbg-test-dlv")
-	if p, err := Find(dir); err == nil {
-		return p
+	dlvOnce.Do(func() {
+		if p, err := Find(""); err == nil {
+			dlvPath = p
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		dlvPath, dlvErr = Build(ctx, testDir)
+	})
+	if dlvErr != nil {
+		t.Fatalf("no dlv on PATH and building it failed: %v", dlvErr)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	p, err := Build(ctx, dir)
+	return dlvPath
+}
+
+var (
+	dlvOnce sync.Once
+	dlvPath string
+	dlvErr  error
+	// testDir is the directory this test run owns (TestMain).
+	testDir string
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stdbg-dlvbridge-test-")
 	if err != nil {
-		t.Fatalf("no dlv on PATH and building it failed: %v", err)
+		panic(err)
 	}
-	return p
+	testDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // buildDebug builds a Go package of the repository with optimisations off
@@ -360,9 +379,9 @@ func BenchmarkStep(b *testing.B) {
 // needDlvB is needDlv for benchmarks.
 func needDlvB(b *testing.B) string {
 	b.Helper()
-	p, err := Find(filepath.Join(os.TempDir(), "stdbg-test-dlv"))
+	p, err := Find("")
 	if err != nil {
-		b.Skip("no dlv: run the tests first, which build it")
+		b.Skip("no dlv on PATH: install it (see .ci/run)")
 	}
 	return p
 }

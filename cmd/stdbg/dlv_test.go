@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,24 +24,34 @@ import (
 )
 
 // needDlv makes stdbg use the real Delve: dlv on PATH (CI installs it),
-// else the pinned version built once into a directory shared by test runs
-// (not into each test's cache). These tests never skip.
+// else the pinned version, built once per test run into the directory
+// TestMain owns. These tests never skip.
 func needDlv(t *testing.T) {
 	t.Helper()
-	dir := filepath.Join(os.TempDir(), "stdbg-test-dlv")
-	p, err := dlvbridge.Find(dir)
-	if err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
+	dlvOnce.Do(func() {
+		if p, err := dlvbridge.Find(""); err == nil {
+			dlvPath = p
+			return
+		}
+		dir := filepath.Join(cacheDir, "dlv")
+		if dlvErr = os.MkdirAll(dir, 0o755); dlvErr != nil {
+			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), dlvBuildTimeout)
 		defer cancel()
-		if p, err = dlvbridge.Build(ctx, dir); err != nil {
-			t.Fatalf("no dlv on PATH and building it failed: %v", err)
-		}
+		dlvPath, dlvErr = dlvbridge.Build(ctx, dir)
+	})
+	if dlvErr != nil {
+		t.Fatalf("no dlv on PATH and building it failed: %v", dlvErr)
 	}
-	t.Setenv("STDBG_DLV", p)
+	t.Setenv("STDBG_DLV", dlvPath)
 }
+
+var (
+	dlvOnce sync.Once
+	dlvPath string
+	dlvErr  error
+)
 
 // dlvStepRE matches a step line of replay --dlv.
 var dlvStepRE = regexp.MustCompile(`(?m)^step (\d+)/(\d+)  thread (\d+)  goroutine (\d+)  .*?  (\S+\.go):(\d+)  `)
