@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -129,6 +130,7 @@ type Bridge struct {
 	cfg     Config
 	cmd     *exec.Cmd
 	client  *rpc2.RPCClient
+	before  map[int]bool  // ports of the connections at the hand-over (WaitClient)
 	exited  chan struct{} // closed when Delve has ended
 	waitErr error
 	bp      *api.Breakpoint
@@ -492,6 +494,16 @@ func (b *Bridge) HandOver(s *Stop) error {
 	if err != nil {
 		return fmt.Errorf("dlv: disconnecting: %w", err)
 	}
+	// The connections so far (the bridge's own) are not a client's
+	// (WaitClient).
+	b.before = map[int]bool{}
+	if _, port, err := net.SplitHostPort(b.Addr); err == nil {
+		if p, err := strconv.Atoi(port); err == nil {
+			for _, c := range connectionsOf(p) {
+				b.before[c.peer] = true
+			}
+		}
+	}
 	return nil
 }
 
@@ -507,6 +519,101 @@ func (b *Bridge) Wait(d time.Duration) error {
 		b.Close()
 		return fmt.Errorf("dlv still ran after %v: stopped it", d)
 	}
+}
+
+// WaitClient waits for the interactive session after HandOver: it ends
+// when Delve ends, when a client that connected has left (none of its
+// connections to Addr open for a second), or when no client came within
+// d. In the last two cases it stops Delve and the target.
+func (b *Bridge) WaitClient(d time.Duration) error {
+	_, port, err := net.SplitHostPort(b.Addr)
+	if err != nil {
+		return b.Wait(d)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return b.Wait(d)
+	}
+	before := b.before
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	seen, gone := false, 0
+	for {
+		select {
+		case <-b.exited:
+			return nil
+		case <-deadline.C:
+			if !seen {
+				b.Close()
+				return fmt.Errorf("no Delve client came within %v: stopped Delve", d)
+			}
+		case <-tick.C:
+			open := false
+			for _, c := range connectionsOf(p) {
+				if before[c.peer] {
+					continue
+				}
+				// Even a client already gone leaves its side of the
+				// connection waiting (TIME_WAIT) for a while.
+				seen = true
+				open = open || c.established
+			}
+			switch {
+			case open:
+				gone = 0
+			case seen:
+				if gone++; gone >= 10 {
+					b.Close()
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// tcpConn is a TCP connection to or from a port: the port at its other
+// end, and whether it is established.
+type tcpConn struct {
+	peer        int
+	established bool
+}
+
+// connectionsOf lists the TCP connections with port at one end, from
+// /proc/net/tcp and tcp6 (listening sockets left out).
+func connectionsOf(port int) []tcpConn {
+	var out []tcpConn
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 4 || fields[3] == "0A" { // 0A: LISTEN
+				continue
+			}
+			local, remote := hexPort(fields[1]), hexPort(fields[2])
+			switch port {
+			case local:
+				out = append(out, tcpConn{peer: remote, established: fields[3] == "01"})
+			case remote:
+				out = append(out, tcpConn{peer: local, established: fields[3] == "01"})
+			}
+		}
+	}
+	return out
+}
+
+// hexPort returns the port of an address of /proc/net/tcp ("0100007F:1F90").
+func hexPort(addr string) int {
+	_, h, ok := strings.Cut(addr, ":")
+	v, err := strconv.ParseUint(h, 16, 32)
+	if !ok || err != nil {
+		return -1
+	}
+	return int(v)
 }
 
 // Exited reports a channel closed when Delve ends.

@@ -257,8 +257,12 @@ func (a *app) handOver(b *dlvbridge.Bridge, s *dlvbridge.Stop, total int, noConn
 	connect := []string{"connect", "--init", init, b.Addr}
 	interactive := !noConnect && isTerminal(dlvStdin)
 	if !interactive {
-		fmt.Fprintf(a.stdout, "Delve waits for a client (at most %v): %s connect --init %s %s\n", wait, shellQuote(dlvExe), shellQuote(init), b.Addr)
-		return b.Wait(wait)
+		fmt.Fprintf(a.stdout, "Delve waits for a client (at most %v; the session ends when the client leaves): %s connect --init %s %s\n",
+			wait, shellQuote(dlvExe), shellQuote(init), b.Addr)
+		if err := b.WaitClient(wait); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		return nil
 	}
 	fmt.Fprintf(a.stdout, "Starting: %s connect --init %s %s\n", shellQuote(dlvExe), shellQuote(init), b.Addr)
 	err = a.runOnTerminal("dlv connect", exec.Command(dlvExe, connect...), dlvStdin)

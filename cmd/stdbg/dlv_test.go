@@ -233,17 +233,15 @@ func TestReplayDlvStopAt(t *testing.T) {
 	if err != nil || v.Value != "1" {
 		t.Errorf("debugState.Thread = %+v, %v; want 1", v, err)
 	}
-	if err := c.Disconnect(false); err != nil {
-		t.Fatal(err)
-	}
-
 	// The user's session: dlv connect with stdbg's commands, stepping to
-	// the deadlock and on to the end.
+	// the deadlock and on to the end. (The first client stays connected
+	// until then: a session whose last client left is ended.)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dlv := exec.CommandContext(ctx, os.Getenv("STDBG_DLV"), "connect", "--init", init, addr)
 	dlv.Stdin = strings.NewReader("stdbg_next\nstdbg_where\nstdbg_next\ncontinue\nexit\ny\n")
 	session, err := dlv.CombinedOutput()
+	c.Disconnect(false)
 	text := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(string(session), "")
 	if err != nil {
 		t.Fatalf("dlv connect: %v\n%s", err, text)
@@ -267,6 +265,48 @@ func TestReplayDlvStopAt(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("stdbg did not return after the session ended")
+	}
+}
+
+// A client that connects and leaves without ending the program ends the
+// session: stdbg stops Delve and returns long before --dlv-wait.
+func TestReplayDlvClientLeaves(t *testing.T) {
+	needDlv(t)
+	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
+	pr, pw := io.Pipe()
+	var errb strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		code := run([]string{"replay", "--dlv", "--dlv-no-connect", "--dlv-wait", "30m", "--schedule", "1;1;2", prog}, pw, &errb)
+		pw.Close()
+		done <- code
+	}()
+	waitRE := regexp.MustCompile(`^Delve waits for a client .*: \S+ connect --init \S+ (\S+)$`)
+	sc := bufio.NewScanner(pr)
+	addr := ""
+	for addr == "" && sc.Scan() {
+		if m := waitRE.FindStringSubmatch(sc.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if addr == "" {
+		t.Fatalf("no hand-over: %s", errb.String())
+	}
+	c := rpc2.NewClient(addr)
+	if _, err := c.GetState(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Disconnect(false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != exitClean {
+			t.Errorf("stdbg: exit %d after the client left\n%s", code, errb.String())
+		}
+	case <-time.After(5 * time.Minute): // a guard against a hang only
+		t.Fatal("stdbg still waits after its client left")
 	}
 }
 
