@@ -45,8 +45,9 @@ func TestDPOROneExecutionPerTraceGo(t *testing.T) {
 		{"two goroutines lock one mutex", func() {
 			var mu sthread.Mutex
 			var wg sthread.WaitGroup
+			n := 0
 			for range 2 {
-				wg.Go(func() { mu.Lock(); mu.Unlock() })
+				wg.Go(func() { mu.Lock(); n++; mu.Unlock() })
 			}
 			wg.Wait()
 		}, 2, false},
@@ -127,7 +128,8 @@ func TestDPORGoRefinementsKeepBugs(t *testing.T) {
 		}},
 		{"a goroutine fails after the checked function returned", func() {
 			var mu sthread.Mutex
-			sthread.Go(func() { mu.Lock(); mu.Unlock(); mu.Unlock() })
+			n := 0
+			sthread.Go(func() { mu.Lock(); n++; mu.Unlock(); mu.Unlock() })
 		}},
 		{"a select takes whichever case is ready first", func() {
 			a, b := sthread.MakeChan[int](0), sthread.MakeChan[int](0)

@@ -36,7 +36,6 @@ var (
 	bufSent    = cr(ViaBuffer, 0, false, 0, 0)
 	bufRecv    = cr(ViaBuffer, 0, true, 0, 0)
 	woken      = cr(ViaWoken, 0, true, 0, 0)
-	wokenClose = cr(ViaWoken, 0, false, 0, 0)
 	closedRecv = cr(ViaClosed, 0, false, 0, 0)
 )
 

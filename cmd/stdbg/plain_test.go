@@ -31,9 +31,9 @@ var zoo = []zooCase{
 	// Over 2,000 transitions of setup before the bug: past the depth
 	// bound of C targets, within that of Go targets.
 	{dir: "longsetup", flags: []string{"--no-minimise"}, banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"waits in Mutex.Lock for", "main.go:28"}},
+		"waits in Mutex.Lock for", "main.go:31  b.Lock()", "main.go:39  a.Lock()"}},
 	{dir: "xtestonly", run: "TestLockOrder$", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"waits in Mutex.Lock for", "lockorder_test.go:19"}},
+		"waits in Mutex.Lock for", "lockorder_test.go:22  b.Lock()", "lockorder_test.go:30  a.Lock()"}},
 	{dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"waits in Chan.Send for chan#2 (no receiver)", "results <- id * 10", "main.go:14", "main.go:17", "select {"}},
 	{dir: "doublelock", banner: "*** DEADLOCK DETECTED ***", want: []string{

@@ -12,8 +12,10 @@ import (
 func TestExplore(t *testing.T) {
 	res, err := sthread.Explore(func() {
 		var mu sthread.Mutex
-		sthread.Go(func() { mu.Lock(); mu.Unlock() })
+		n := 0
+		sthread.Go(func() { mu.Lock(); n++; mu.Unlock() })
 		mu.Lock()
+		n++
 		mu.Unlock()
 	})
 	if err != nil || len(res.Bugs) > 0 {

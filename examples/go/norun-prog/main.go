@@ -11,12 +11,21 @@ import (
 
 func main() {
 	var a, b sthread.Mutex
+	transfers := 0
 	done := sthread.MakeChan[bool](0)
-	sthread.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock(); done.Send(true) })
+	sthread.Go(func() {
+		b.Lock()
+		a.Lock()
+		transfers++
+		a.Unlock()
+		b.Unlock()
+		done.Send(true)
+	})
 	a.Lock()
 	b.Lock()
+	transfers++
 	b.Unlock()
 	a.Unlock()
 	done.Recv()
-	fmt.Println("ok")
+	fmt.Println("done", transfers)
 }

@@ -24,8 +24,23 @@ func main() {
 	var a, b sync.Mutex
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); a.Lock(); b.Lock(); b.Unlock(); a.Unlock() }()
-	go func() { defer wg.Done(); b.Lock(); a.Lock(); a.Unlock(); b.Unlock() }()
+	moved := 0
+	go func() {
+		defer wg.Done()
+		a.Lock()
+		b.Lock()
+		moved++
+		b.Unlock()
+		a.Unlock()
+	}()
+	go func() {
+		defer wg.Done()
+		b.Lock()
+		a.Lock()
+		moved++
+		a.Unlock()
+		b.Unlock()
+	}()
 	wg.Wait()
 	fmt.Println(sum)
 }
