@@ -145,3 +145,33 @@ func TestMaxDepthReport(t *testing.T) {
 		t.Errorf("report %+v", r)
 	}
 }
+
+func TestCleanAndStyle(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"tab\tstays", "tab\tstays"},
+		{"\x1b[2Jcleared", `\x1b[2Jcleared`},
+		{"over\rwrite", `over\x0dwrite`},
+		{"bell\a", `bell\x07`},
+		{"c1 \u009b csi", `c1 \x9b csi`},
+		{"naïve ünïcode", "naïve ünïcode"},
+	} {
+		if got := report.Clean(c.in); got != c.want {
+			t.Errorf("Clean(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		headline    string
+		bug, colour bool
+		want        string
+	}{
+		{"*** DEADLOCK DETECTED ***", true, false, "*** DEADLOCK DETECTED ***"},
+		{"*** DEADLOCK DETECTED ***", true, true, "\x1b[1;31m*** DEADLOCK DETECTED ***\x1b[0m"},
+		{"No property violation found.", false, true, "\x1b[1;32mNo property violation found.\x1b[0m"},
+		{"/!\\ Max depth reached ! /!\\", false, true, "\x1b[1;33m/!\\ Max depth reached ! /!\\\x1b[0m"},
+	} {
+		if got := report.Style(c.headline, c.bug, c.colour); got != c.want {
+			t.Errorf("Style(%q, %v, %v) = %q, want %q", c.headline, c.bug, c.colour, got, c.want)
+		}
+	}
+}

@@ -7,12 +7,71 @@ import (
 	"strings"
 )
 
-// WriteText renders the report as the user reads it in a terminal.
-func (r *Report) WriteText(w io.Writer) error {
+// WriteText renders the report as the user reads it in a terminal, in
+// plain text.
+func (r *Report) WriteText(w io.Writer) error { return r.WriteStyled(w, false) }
+
+// Escape sequences of the styled text.
+const (
+	styleBug   = "\x1b[1;31m" // bold red
+	styleClean = "\x1b[1;32m" // bold green
+	styleWarn  = "\x1b[1;33m" // bold yellow
+	styleReset = "\x1b[0m"
+)
+
+// Style wraps a headline in the colour of its kind (bug: red, depth bound:
+// yellow, anything else: green) when colour is set, and returns it as it
+// is otherwise.
+func Style(headline string, bug, colour bool) string {
+	if !colour {
+		return headline
+	}
+	switch {
+	case bug:
+		return styleBug + headline + styleReset
+	case strings.HasPrefix(headline, "/!\\"):
+		return styleWarn + headline + styleReset
+	}
+	return styleClean + headline + styleReset
+}
+
+// Clean makes text that comes from the program or from a corpus entry
+// safe to print: control characters (escape sequences, carriage returns,
+// bells) are shown as \xNN instead of acting on the terminal. Tabs stay.
+func Clean(s string) string {
+	clean := true
+	for _, c := range s {
+		if isControl(c) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
 	var b strings.Builder
-	b.WriteString(r.Banner + "\n")
+	for _, c := range s {
+		if isControl(c) {
+			fmt.Fprintf(&b, "\\x%02x", c)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func isControl(c rune) bool {
+	return c != '\t' && (c < 0x20 || c == 0x7f || c >= 0x80 && c < 0xa0)
+}
+
+// WriteStyled renders the report as WriteText does, with the banner in
+// colour when colour is set (on a terminal, NO_COLOR unset). Text that
+// comes from the program is cleaned of control characters either way.
+func (r *Report) WriteStyled(w io.Writer, colour bool) error {
+	var b strings.Builder
+	b.WriteString(Style(r.Banner, r.Bug, colour) + "\n")
 	if r.Message != "" {
-		b.WriteString(r.Message + "\n")
+		b.WriteString(Clean(r.Message) + "\n")
 	}
 	if r.Cycle != "" {
 		b.WriteString("Path = " + r.Path + " (" + r.Cycle + ")*\n")
@@ -27,14 +86,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.Cycle != "" && s.N == r.CycleStart {
 			rows = append(rows, [3]string{"-- cycle, repeated forever:", "", ""})
 		}
-		what := fmt.Sprintf("step %d  thread %d  %s", s.N, s.Thread, s.Call)
+		what := fmt.Sprintf("step %d  thread %d  %s", s.N, s.Thread, Clean(s.Call))
 		if s.Props != "" {
-			what = fmt.Sprintf("step %d  [%s]  thread %d  %s", s.N, s.Props, s.Thread, s.Call)
+			what = fmt.Sprintf("step %d  [%s]  thread %d  %s", s.N, Clean(s.Props), s.Thread, Clean(s.Call))
 		}
-		rows = append(rows, [3]string{what, s.Where.Short(), s.Where.Source})
+		rows = append(rows, [3]string{what, Clean(s.Where.Short()), Clean(s.Where.Source)})
 	}
 	for _, wt := range r.Waits {
-		rows = append(rows, [3]string{fmt.Sprintf("thread %d %s", wt.Thread, wt.Text), wt.Where.Short(), wt.Where.Source})
+		rows = append(rows, [3]string{fmt.Sprintf("thread %d %s", wt.Thread, Clean(wt.Text)), Clean(wt.Where.Short()), Clean(wt.Where.Source)})
 	}
 	if r.Failure != nil {
 		verb := "fails"
@@ -44,7 +103,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		case "timeout":
 			verb = "is stuck"
 		}
-		rows = append(rows, [3]string{fmt.Sprintf("thread %d %s", r.Failure.Thread, verb), r.Failure.Where.Short(), r.Failure.Where.Source})
+		rows = append(rows, [3]string{fmt.Sprintf("thread %d %s", r.Failure.Thread, verb), Clean(r.Failure.Where.Short()), Clean(r.Failure.Where.Source)})
 	}
 	writeColumns(&b, rows)
 	if len(r.Stack) > 0 {
@@ -63,12 +122,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			if name == "" {
 				name = "??"
 			}
-			fmt.Fprintf(&b, "    #%d %s (%s)\n", i, name, loc)
+			fmt.Fprintf(&b, "    #%d %s (%s)\n", i, Clean(name), Clean(loc))
 			shown++
 		}
 	}
 	for _, n := range r.Notes {
-		b.WriteString("  note: " + n + "\n")
+		b.WriteString("  note: " + Clean(n) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -112,11 +112,12 @@ func (a *app) corpusListCmd() *cobra.Command {
 			}
 			for _, it := range items {
 				if it.Err != nil {
-					fmt.Fprintf(a.stdout, "%s  UNREADABLE: %v\n", it.Path, it.Err)
+					fmt.Fprintf(a.stdout, "%s  UNREADABLE: %s\n", report.Clean(it.Path), report.Clean(it.Err.Error()))
 					continue
 				}
 				e := it.Entry
-				fmt.Fprintf(a.stdout, "%s  %s  %s  Path = %s  (%s)\n", it.Path, e.Failure.Kind, targetName(e), e.Schedule, e.Failure.Message)
+				fmt.Fprintf(a.stdout, "%s  %s  %s  Path = %s  (%s)\n", report.Clean(it.Path), report.Clean(e.Failure.Kind),
+					report.Clean(targetName(e)), report.Clean(e.Schedule), report.Clean(e.Failure.Message))
 			}
 			if len(items) == 0 {
 				fmt.Fprintln(a.stdout, "no entries")
@@ -144,21 +145,22 @@ func (a *app) corpusShowCmd() *cobra.Command {
 				return nil
 			}
 			w := a.stdout
-			fmt.Fprintf(w, "entry:     %s\n", args[0])
-			fmt.Fprintf(w, "target:    %s", targetName(e))
+			fmt.Fprintf(w, "entry:     %s\n", report.Clean(args[0]))
+			fmt.Fprintf(w, "target:    %s", report.Clean(targetName(e)))
 			if len(e.Target.Args) > 0 {
-				fmt.Fprintf(w, " -- %s", strings.Join(e.Target.Args, " "))
+				fmt.Fprintf(w, " -- %s", report.Clean(strings.Join(e.Target.Args, " ")))
 			}
-			fmt.Fprintf(w, "\nfound:     %s by stdbg %s (%s, max depth %d)\n", e.Created.Format(time.RFC3339), e.StdbgVersion, e.Search.Strategy, e.Search.MaxDepth)
-			fmt.Fprintf(w, "schedule:  %s  (%d steps, %d preemptions)\n", e.Schedule, e.Length, e.Preemptions)
+			fmt.Fprintf(w, "\nfound:     %s by stdbg %s (%s, max depth %d)\n", e.Created.Format(time.RFC3339), report.Clean(e.StdbgVersion),
+				report.Clean(e.Search.Strategy), e.Search.MaxDepth)
+			fmt.Fprintf(w, "schedule:  %s  (%s, %s)\n", report.Clean(e.Schedule), plural(e.Length, "step"), plural(e.Preemptions, "preemption"))
 			if e.Original != "" && e.Original != e.Schedule {
-				fmt.Fprintf(w, "original:  %s\n", e.Original)
+				fmt.Fprintf(w, "original:  %s\n", report.Clean(e.Original))
 			}
 			if e.Report != nil {
 				fmt.Fprintln(w)
-				e.Report.WriteText(w)
+				e.Report.WriteStyled(w, a.colour())
 			} else {
-				fmt.Fprintf(w, "%s: %s\n", e.Failure.Kind, e.Failure.Message)
+				fmt.Fprintf(w, "%s: %s\n", report.Clean(e.Failure.Kind), report.Clean(e.Failure.Message))
 			}
 			return nil
 		},

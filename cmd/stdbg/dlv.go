@@ -112,7 +112,7 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 	if err != nil {
 		return true, err
 	}
-	r.WriteText(a.stdout)
+	r.WriteStyled(a.stdout, a.colour())
 	if r.Kind == search.Diverged.String() {
 		return true, &exitError{code: exitUsage, err: errors.New("the schedule does not fit the program: nothing to debug")}
 	}

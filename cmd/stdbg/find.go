@@ -88,7 +88,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
-		"visited", "livelock", "ltl", "race", "rand-seed")
+		"visited", "livelock", "ltl", "race", "rand-seed", "quiet")
 	return cmd
 }
 
@@ -177,10 +177,8 @@ func (a *app) find(args []string, run string) error {
 		prof.Binary = t.binary
 		ex = prof
 	}
-	var prog *progressLine
-	if !a.v.GetBool("json") {
-		prog = newProgress(a.stderr)
-	}
+	prog := newProgress(a.stderr, a.v.GetBool("quiet"))
+	defer prog.stop()
 	opts := search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
 		MaxExecutions: p.executions, Progress: prog.update, Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
 		Graph: a.v.GetString("ltl") != ""}
@@ -382,12 +380,13 @@ func (a *app) printFind(out *findResult) {
 	w := a.stdout
 	if len(out.Bugs) == 0 {
 		if out.DepthLimited {
-			fmt.Fprintf(w, "/!\\ Max depth reached ! /!\\ (%d executions were cut at %d transitions)\n", out.Stats.MaxDepthHit, out.MaxDepth)
+			fmt.Fprintf(w, "%s (%d executions were cut at %d transitions)\n", report.Style("/!\\ Max depth reached ! /!\\", false, a.colour()),
+				out.Stats.MaxDepthHit, out.MaxDepth)
 		}
 		if out.Interrupted {
 			fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
 		}
-		fmt.Fprintln(w, "No property violation found.")
+		fmt.Fprintln(w, report.Style("No property violation found.", false, a.colour()))
 		a.printSearch(out)
 		return
 	}
@@ -395,7 +394,7 @@ func (a *app) printFind(out *findResult) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		r.WriteText(w)
+		r.WriteStyled(w, a.colour())
 		if m := r.Minimised; m != nil {
 			proven := "proven minimal"
 			if !m.Proven {

@@ -102,7 +102,7 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 		return true, err
 	}
 	if r.Kind == search.Diverged.String() {
-		r.WriteText(a.stdout)
+		r.WriteStyled(a.stdout, a.colour())
 		return true, &exitError{code: exitUsage, err: errors.New("the schedule does not fit the program: no GDB script written")}
 	}
 
@@ -124,7 +124,7 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 		return true, &exitError{code: exitUsage, err: err}
 	}
 
-	r.WriteText(a.stdout)
+	r.WriteStyled(a.stdout, a.colour())
 	if !run {
 		fmt.Fprintf(a.stdout, "GDB script written to %s (decision log %s).\nDebug the schedule with:\n  gdb -q -x %s\nthen stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K (see the script's header).\n",
 			scriptPath, decisions, shellQuote(scriptPath))

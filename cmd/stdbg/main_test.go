@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var cacheDir string
@@ -26,6 +27,9 @@ func TestMain(m *testing.M) {
 	for _, k := range []string{"STDBG_MAX_DEPTH", "STDBG_ALL", "STDBG_JSON", "STDBG_TRANSITION_TIMEOUT"} {
 		os.Unsetenv(k)
 	}
+	// The plain progress lines of long searches would mix with the stderr
+	// tests check; TestProgressWithoutTerminal asks for them.
+	plainEvery = time.Hour
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

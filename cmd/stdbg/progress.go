@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -10,49 +12,133 @@ import (
 	"github.com/stdbg/stdbg/search"
 )
 
-// progressLine keeps one live status line on a terminal during a search.
+// plainEvery is how often a progress line is printed when stderr is not a
+// terminal (CI logs, pipes, files).
+var plainEvery = 10 * time.Second
+
+// progressLine tells the user how a long search goes. On a terminal it
+// keeps one live status line, redrawn at most five times a second and
+// erased before the report. Elsewhere it prints a plain line every ten
+// seconds, so that a CI log never goes silent for long, and nothing for a
+// search that ends sooner.
 type progressLine struct {
-	w     io.Writer
-	last  time.Time
-	shown bool
-	width int
+	w        io.Writer
+	terminal bool
+
+	mu      sync.Mutex
+	last    time.Time
+	shown   bool
+	width   int
+	stats   search.Stats
+	minimal bool // the latest stats are a minimisation's
+	start   time.Time
+	done    chan struct{}
+	stopped sync.Once
 }
 
-// newProgress returns a progress display writing to w, or nil when w is
-// not a terminal (pipes and files get no progress noise).
-func newProgress(w io.Writer) *progressLine {
-	lw, ok := w.(*lockedWriter)
-	if !ok || lw.file() == nil {
+// newProgress returns a progress display writing to w, or nil when the
+// user asked for quiet.
+func newProgress(w io.Writer, quiet bool) *progressLine {
+	if quiet {
 		return nil
 	}
-	if _, err := unix.IoctlGetTermios(int(lw.file().Fd()), unix.TCGETS); err != nil {
-		return nil
+	p := &progressLine{w: w, terminal: isTerminalWriter(w), start: time.Now(), done: make(chan struct{})}
+	if !p.terminal {
+		go p.tick()
 	}
-	return &progressLine{w: w}
+	return p
+}
+
+// isTerminalWriter reports whether w writes to a terminal.
+func isTerminalWriter(w io.Writer) bool {
+	var f *os.File
+	switch x := w.(type) {
+	case *lockedWriter:
+		f = x.file()
+	case *os.File:
+		f = x
+	}
+	if f == nil {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// colour reports whether stdout gets colours: on a terminal, unless
+// NO_COLOR is set (https://no-color.org) or TERM is dumb.
+func (a *app) colour() bool {
+	return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && isTerminalWriter(a.stdout)
+}
+
+// tick prints the latest statistics every plainEvery until stop.
+func (p *progressLine) tick() {
+	t := time.NewTicker(plainEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			fmt.Fprintln(p.w, p.text(time.Since(p.start), false))
+			p.mu.Unlock()
+		}
+	}
+}
+
+// stop ends the periodic lines; the display says nothing afterwards.
+func (p *progressLine) stop() {
+	if p == nil {
+		return
+	}
+	p.stopped.Do(func() { close(p.done) })
+	p.clear()
 }
 
 // minimising shows the progress of a minimisation.
 func (p *progressLine) minimising(s search.Stats) {
-	if p == nil || time.Since(p.last) < 200*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	p.draw(fmt.Sprintf("stdbg: minimising: %d executions  best %d steps  %s  (Ctrl-C stops)",
-		s.Executions, s.Depth, s.Elapsed.Round(time.Second)))
+	p.record(s, true)
 }
 
-// update redraws the line, at most five times a second.
+// update shows the progress of the search.
 func (p *progressLine) update(s search.Stats) {
-	if p == nil || time.Since(p.last) < 200*time.Millisecond {
+	p.record(s, false)
+}
+
+// record keeps s and, on a terminal, redraws the line at most five times
+// a second.
+func (p *progressLine) record(s search.Stats, minimising bool) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats, p.minimal = s, minimising
+	if !p.terminal || time.Since(p.last) < 200*time.Millisecond {
 		return
 	}
 	p.last = time.Now()
+	p.draw(p.text(s.Elapsed, true))
+}
+
+// text renders the latest statistics; elapsed is the time to show.
+func (p *progressLine) text(elapsed time.Duration, terminal bool) string {
+	s := p.stats
+	hint := ""
+	if terminal {
+		hint = "  (Ctrl-C stops)"
+	}
+	if p.minimal {
+		return fmt.Sprintf("stdbg: minimising: %d executions  best %d steps  %s%s",
+			s.Executions, s.Depth, elapsed.Round(time.Second), hint)
+	}
 	rate := 0.0
 	if sec := s.Elapsed.Seconds(); sec > 0 {
 		rate = float64(s.Executions) / sec
 	}
-	p.draw(fmt.Sprintf("stdbg: %d executions  %d transitions  depth %d  %.0f exec/s  %s  bugs %d  (Ctrl-C stops)",
-		s.Executions, s.Transitions, s.Depth, rate, s.Elapsed.Round(time.Second), s.Bugs))
+	return fmt.Sprintf("stdbg: %d executions  %d transitions  depth %d  %.0f exec/s  %s  bugs %d%s",
+		s.Executions, s.Transitions, s.Depth, rate, elapsed.Round(time.Second), s.Bugs, hint)
 }
 
 // draw writes line over the previous one.
@@ -66,9 +152,14 @@ func (p *progressLine) draw(line string) {
 	p.shown = true
 }
 
-// clear removes the line before the report is printed.
+// clear removes the live line before the report is printed.
 func (p *progressLine) clear() {
-	if p == nil || !p.shown {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.shown {
 		return
 	}
 	fmt.Fprintf(p.w, "\r%*s\r", p.width, "")

@@ -187,7 +187,7 @@ func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *target,
 		b, _ := json.MarshalIndent(r, "", "  ")
 		fmt.Fprintln(a.stdout, string(b))
 	} else {
-		r.WriteText(a.stdout)
+		r.WriteStyled(a.stdout, a.colour())
 	}
 	switch {
 	case rr.Outcome != nil && rr.Outcome.Kind == search.Diverged:

@@ -46,6 +46,7 @@ var settings = []setting{
 	{"jobs", 0, "executions run at once, each by its own copy of the program (0: one per two CPUs, each copy running beside its own checker thread); an exhaustive search is divided only once it outlives 2000 executions or 2s in one copy"},
 	{"shard", "", "run only part I of N of the search (I/N, 0 <= I < N, e.g. 3/8), for one search spread over machines; join their corpora with stdbg corpus merge"},
 	{"json", false, "print one JSON document instead of text"},
+	{"quiet", false, "no progress on stderr (by default a live line on a terminal, otherwise a line every 10s during a long search)"},
 	{"no-minimise", false, "report bugs as found, without shrinking their schedules to the shortest with the fewest preemptions"},
 	{"minimise-executions", 20000, "most executions spent minimising one bug"},
 	{"corpus", "", "directory where find saves the bugs it finds (default: testdata/stdbg/<target> next to the target)"},

@@ -174,7 +174,7 @@ func (a *app) replayLasso(stem, cycle schedule.Schedule, t *target, env []string
 		b, _ := json.MarshalIndent(r, "", "  ")
 		fmt.Fprintln(a.stdout, string(b))
 	} else {
-		r.WriteText(a.stdout)
+		r.WriteStyled(a.stdout, a.colour())
 	}
 	switch {
 	case lr.Result.Outcome != nil && lr.Result.Outcome.Kind == search.Diverged:

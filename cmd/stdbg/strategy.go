@@ -33,6 +33,8 @@ type plan struct {
 	// split: the search may be divided among -j workers and --shard parts
 	// (exhaustive searches without a profile).
 	split bool
+	// shard and shards: this search is part shard of shards (--shard).
+	shard, shards int
 	// notes explain settings the search does not use as given.
 	notes []string
 }
@@ -70,7 +72,8 @@ func (a *app) plan() (*plan, error) {
 			p.st = search.NewDFS()
 		}
 		p.split = p.pb == nil && !a.stateful() && a.v.GetString("profile") == ""
-		if _, shards, _ := parseShard(a.v.GetString("shard")); shards > 1 && !p.split {
+		p.shard, p.shards, _ = parseShard(a.v.GetString("shard"))
+		if p.shards > 1 && !p.split {
 			return nil, usageErr("--shard divides the exhaustive search: it cannot be combined with --preemptions, --visited, --livelock, --ltl or --profile")
 		}
 		return p, nil
@@ -170,10 +173,17 @@ func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) strin
 			p.describe(), plural64(res.Stats.Executions, "execution"), p.why(res, stop))
 	case p.pb != nil:
 		return "Search: " + p.boundedCoverage(res, stop, depth)
+	case res.Complete && p.shards > 1:
+		return fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of an exhaustive search (%s): every schedule%s of this part explored; "+
+			"the other parts are explored by the other shards.", p.shard+1, p.shards, p.shard, p.shards, p.describe(), depth)
 	case res.Complete && p.reduction == "dpor":
 		return fmt.Sprintf("Search: exhaustive (DFS with DPOR): every schedule%s explored, up to the order of independent operations.", depth)
 	case res.Complete:
 		return fmt.Sprintf("Search: exhaustive (DFS): every schedule%s explored.", depth)
+	}
+	if p.shards > 1 {
+		return fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of a %s search, incomplete: %s.", p.shard+1, p.shards, p.shard, p.shards,
+			p.describe(), p.why(res, stop))
 	}
 	return fmt.Sprintf("Search: %s, incomplete: %s.", p.describe(), p.why(res, stop))
 }
