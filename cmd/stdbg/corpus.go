@@ -207,6 +207,9 @@ type rerun struct {
 	Status  string  `json:"status"`
 	Detail  string  `json:"detail,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// report is the failure as it happens now (reproduces, fails
+	// differently), when reports were asked for (--sarif).
+	report *report.Report
 }
 
 // failing reports whether a status fails the regression gate.
@@ -215,7 +218,7 @@ func (r rerun) failing() bool {
 }
 
 func (a *app) corpusRunCmd() *cobra.Command {
-	var junit string
+	var junit, sarifPath string
 	var research bool
 	var researchExecs int64
 	cmd := &cobra.Command{
@@ -238,13 +241,18 @@ each as:
 Exit status: 0 when every entry ran and none reproduces; 1 when an entry
 reproduces or fails differently (a regression gate for CI); 2 when an entry
 is corrupt or errors, or when there is no entry at all. --junit FILE writes
-the results as JUnit XML. stdbg corpus prune removes the fixed entries.
+the results as JUnit XML; --sarif FILE the failing entries as a SARIF log,
+each with its schedule as thread flows, for code scanning. stdbg corpus prune removes the fixed entries.
 
 --research looks again for the bug of every diverged entry: a bounded search
 (--research-executions) of the schedules that begin with the part of the old
 schedule that still fits. If the same kind of failure turns up, the entry is
 updated with the new (minimised) schedule and reported as reproducing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput("sarif", sarifPath); err != nil {
+				return err
+			}
+			a.rerunReports = sarifPath != ""
 			results, err := a.rerunAll(args, research, researchExecs, func(r rerun) {
 				if !a.v.GetBool("json") {
 					line := fmt.Sprintf("%-18s %s", strings.ToUpper(r.Status), r.Path)
@@ -260,6 +268,21 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 			if junit != "" {
 				if err := writeJUnit(junit, results); err != nil {
 					return usageErr("writing %s: %v", junit, err)
+				}
+			}
+			if sarifPath != "" {
+				var reports []*report.Report
+				var problems []string
+				for _, r := range results {
+					if r.report != nil {
+						reports = append(reports, r.report)
+					}
+					if r.Status == statusCorrupt || r.Status == statusError {
+						problems = append(problems, r.Path+": "+r.Status+": "+r.Detail)
+					}
+				}
+				if err := writeSARIF(sarifPath, reports, problems); err != nil {
+					return usageErr("%v", err)
 				}
 			}
 			counts := map[string]int{}
@@ -278,6 +301,7 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 		},
 	}
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
+	cmd.Flags().StringVar(&sarifPath, "sarif", "", "also write the entries that reproduce or fail differently as a SARIF 2.1.0 log to this file (corrupt entries and errors as notifications)")
 	cmd.Flags().BoolVar(&research, "research", false, "search again for the bug of diverged entries and update them when it survives")
 	cmd.Flags().Int64Var(&researchExecs, "research-executions", 5000, "most executions spent searching again for one diverged bug")
 	addSettings(cmd, "transition-timeout", "start-timeout", "json")
@@ -398,8 +422,10 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) rerun {
 		}
 	case o != nil && o.Kind.String() == e.Failure.Kind && o.Where == e.Failure.Where:
 		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: %s", o.Kind, o.Message)
+		r.report = a.rerunReport(s, ex, it.Path, sched, *o, depth)
 	case o != nil && o.Kind.IsBug():
 		r.Status, r.Detail = statusChanged, fmt.Sprintf("now %s: %s (was %s at %s)", o.Kind, o.Message, e.Failure.Kind, e.Failure.Where)
+		r.report = a.rerunReport(s, ex, it.Path, sched, *o, depth)
 	case rr.Leftover > 0:
 		// The program ended (or was cut) before the schedule did: the
 		// schedule no longer fits, which says nothing of the bug.
@@ -413,6 +439,22 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) rerun {
 	default:
 		r.Status, r.Detail = statusFixed, "the whole schedule runs and the program ends cleanly: "+o.Message
 	}
+	return r
+}
+
+// rerunReport is the report of an entry's failure as it happens now
+// (replayed again with stacks), when reports were asked for: nil
+// otherwise, or when the replay does not give it.
+func (a *app) rerunReport(s *session, ex io.Closer, path string, sched schedule.Schedule, o search.Outcome, depth int) *report.Report {
+	if !a.rerunReports {
+		return nil
+	}
+	ex.Close()
+	r, err := a.explain(s, search.Bug{Schedule: sched, Outcome: o}, depth)
+	if err != nil {
+		return nil
+	}
+	r.Replay, r.Saved = "stdbg replay "+shellQuote(path), path
 	return r
 }
 

@@ -21,6 +21,7 @@ import (
 
 func (a *app) findCmd() *cobra.Command {
 	var run string
+	var outs findOutputs
 	cmd := &cobra.Command{
 		Use:   "find [flags] PROGRAM [-- ARGS...]",
 		Short: "explore the schedules of a program and report the bugs found",
@@ -79,13 +80,15 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
   stdbg find --all --json examples/c/dining-philosophers.c
   stdbg find --run TestTransfer ./bank
   stdbg find --strategy pct --pct-depth 2 --budget 30s ./myprog
-  stdbg find --preemptions 2 --profile explore.pprof ./myprog`,
+  stdbg find --preemptions 2 --profile explore.pprof ./myprog
+  stdbg find --all --sarif stdbg.sarif examples/c/dining-philosophers.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.find(args, run)
+			return a.find(args, run, outs)
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
+	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
 		"visited", "livelock", "ltl", "race", "rand-seed", "quiet")
@@ -113,9 +116,17 @@ type findResult struct {
 	Coverage string `json:"coverage"`
 }
 
-func (a *app) find(args []string, run string) error {
+// findOutputs are the files find writes besides its report.
+type findOutputs struct {
+	sarif string
+}
+
+func (a *app) find(args []string, run string, outs findOutputs) error {
 	p, err := a.plan()
 	if err != nil {
+		return err
+	}
+	if err := checkOutput("sarif", outs.sarif); err != nil {
 		return err
 	}
 	for _, n := range p.notes {
@@ -304,6 +315,11 @@ func (a *app) find(args []string, run string) error {
 		fmt.Fprintln(a.stdout, string(b))
 	} else {
 		a.printFind(&out)
+	}
+	if outs.sarif != "" {
+		if err := writeSARIF(outs.sarif, out.Bugs, nil); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 	}
 	if len(out.Bugs) > 0 {
 		return bugFound

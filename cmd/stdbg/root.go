@@ -79,6 +79,9 @@ type app struct {
 	// noReuse: every execution in a fresh process or child (a Go program
 	// that keeps state from one execution to the next).
 	noReuse bool
+	// rerunReports: corpus reruns build the report of each failure
+	// (corpus run --sarif).
+	rerunReports bool
 }
 
 // explicit reports whether the user chose the setting key (by flag,

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/stdbg/stdbg/internal/atomicfile"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/sarif"
+)
+
+// checkOutput refuses, before any work, an output file that could not be
+// written: its directory is missing or is not a directory.
+func checkOutput(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return usageErr("--%s %s: the directory %s does not exist", flag, path, dir)
+	}
+	if !st.IsDir() {
+		return usageErr("--%s %s: %s is not a directory", flag, path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usageErr("--%s %s: a directory is in the way", flag, path)
+	}
+	return nil
+}
+
+// writeSARIF writes the bugs as a SARIF 2.1.0 log, with paths relative to
+// the current directory (run stdbg from the repository root for code
+// scanning); problems are inputs that could not be judged.
+func writeSARIF(path string, reports []*report.Report, problems []string) error {
+	base, _ := os.Getwd()
+	b, err := sarif.New(reports, sarif.Options{ToolVersion: version, Base: base, Problems: problems}).JSON()
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return atomicfile.Write(path, append(b, '\n'))
+}
