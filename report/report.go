@@ -65,6 +65,8 @@ type Wait struct {
 	Where  Location `json:"where"`
 	// Started is where the thread was created (absent for thread 1).
 	Started *Location `json:"started,omitempty"`
+	// Holders are the threads holding what it waits for, when known.
+	Holders []int `json:"holders,omitempty"`
 }
 
 // Frame is one frame of a stack.
@@ -196,7 +198,7 @@ func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
 		}
 	}
 	for _, bl := range e.BlockedThreads() {
-		w := Wait{Thread: bl.Thread, Text: b.wait(bl), Where: b.location(bl.Frames, false)}
+		w := Wait{Thread: bl.Thread, Text: b.wait(bl), Where: b.location(bl.Frames, false), Holders: bl.Wait.Holders}
 		if loc, ok := started[bl.Thread]; ok {
 			w.Started = &loc
 			w.Text += " (started at " + loc.Short() + ")"

@@ -72,3 +72,19 @@ func readLines(file string) []string {
 	text := strings.TrimSuffix(string(data[:n]), "\n")
 	return strings.Split(text, "\n")
 }
+
+// SourceContext returns the lines of file from line-around to
+// line+around (as far as the file goes), untrimmed, and the number of the
+// first; ok is false when the file cannot be read or has no such line.
+func SourceContext(file string, line, around int) (first int, lines []string, ok bool) {
+	if file == "" || line <= 0 {
+		return 0, nil, false
+	}
+	all := sourceLines(file)
+	if line > len(all) {
+		return 0, nil, false
+	}
+	first = max(1, line-around)
+	last := min(len(all), line+around)
+	return first, append([]string(nil), all[first-1:last]...), true
+}

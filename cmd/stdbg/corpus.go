@@ -130,14 +130,31 @@ func (a *app) corpusListCmd() *cobra.Command {
 }
 
 func (a *app) corpusShowCmd() *cobra.Command {
+	var html string
 	cmd := &cobra.Command{
 		Use:   "show ENTRY",
 		Short: "print a corpus entry: the bug, its schedule and trace",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput("html", html); err != nil {
+				return err
+			}
 			e, err := corpus.Load(args[0])
 			if err != nil {
 				return usageErr("%v", err)
+			}
+			if html != "" {
+				r := e.Report
+				if r == nil {
+					r = &report.Report{Kind: e.Failure.Kind, Bug: true, Message: e.Failure.Message, Path: e.Schedule, Cycle: e.Cycle}
+					if k, err := search.ParseKind(e.Failure.Kind); err == nil {
+						r.Banner = report.Banner(k)
+					}
+				}
+				r.Replay = "stdbg replay " + shellQuote(args[0])
+				if err := writeHTML(html, targetName(e), []*report.Report{r}, []string{"corpus entry " + args[0]}); err != nil {
+					return usageErr("%v", err)
+				}
 			}
 			if a.v.GetBool("json") {
 				b, _ := json.MarshalIndent(e, "", "  ")
@@ -165,6 +182,7 @@ func (a *app) corpusShowCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&html, "html", "", "also write the entry's bug as a self-contained HTML page to this file")
 	addSettings(cmd, "json")
 	return cmd
 }

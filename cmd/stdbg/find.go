@@ -81,13 +81,15 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
   stdbg find --run TestTransfer ./bank
   stdbg find --strategy pct --pct-depth 2 --budget 30s ./myprog
   stdbg find --preemptions 2 --profile explore.pprof ./myprog
-  stdbg find --all --sarif stdbg.sarif examples/c/dining-philosophers.c`,
+  stdbg find --all --sarif stdbg.sarif examples/c/dining-philosophers.c
+  stdbg find --html embrace.html examples/c/deadly-embrace.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.find(args, run, outs)
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
+	cmd.Flags().StringVar(&outs.html, "html", "", "also write the bugs found as one self-contained HTML page to this file: threads as lanes, source on hover, who waits for whom")
 	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
@@ -118,7 +120,7 @@ type findResult struct {
 
 // findOutputs are the files find writes besides its report.
 type findOutputs struct {
-	sarif string
+	sarif, html string
 }
 
 func (a *app) find(args []string, run string, outs findOutputs) error {
@@ -127,6 +129,9 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		return err
 	}
 	if err := checkOutput("sarif", outs.sarif); err != nil {
+		return err
+	}
+	if err := checkOutput("html", outs.html); err != nil {
 		return err
 	}
 	for _, n := range p.notes {
@@ -318,6 +323,11 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	}
 	if outs.sarif != "" {
 		if err := writeSARIF(outs.sarif, out.Bugs, nil); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	if outs.html != "" {
+		if err := writeHTML(outs.html, t.arg, out.Bugs, []string{out.Coverage, report.FormatStats(out.Stats)}); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}

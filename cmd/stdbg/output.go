@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"github.com/stdbg/stdbg/htmltrace"
 	"os"
 	"path/filepath"
 
@@ -40,4 +42,13 @@ func writeSARIF(path string, reports []*report.Report, problems []string) error 
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return atomicfile.Write(path, append(b, '\n'))
+}
+
+// writeHTML writes the reports as one self-contained HTML page.
+func writeHTML(path, title string, reports []*report.Report, summary []string) error {
+	var b bytes.Buffer
+	if err := htmltrace.Write(&b, reports, htmltrace.Options{Title: title, Version: version, Summary: summary}); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return atomicfile.Write(path, b.Bytes())
 }

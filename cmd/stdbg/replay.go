@@ -57,6 +57,17 @@ began, and stops there.`,
   stdbg replay --cycles 10 --schedule '1;1;1;2 (4;2;3;4)*' priority-inversion.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.htmlOut, _ = cmd.Flags().GetString("html"); a.htmlOut != "" {
+				dbg, _ := cmd.Flags().GetBool("dlv")
+				gdb, _ := cmd.Flags().GetBool("gdb")
+				script, _ := cmd.Flags().GetString("gdb-script")
+				if dbg || gdb || script != "" {
+					return usageErr("--html writes the page of a native replay: it cannot be combined with --gdb, --gdb-script or --dlv")
+				}
+				if err := checkOutput("html", a.htmlOut); err != nil {
+					return err
+				}
+			}
 			if handled, err := a.replayDlv(cmd, sched, run, args); handled {
 				return err
 			}
@@ -75,6 +86,7 @@ began, and stops there.`,
 	cmd.Flags().StringVar(&sched, "schedule", "", "the schedule to follow, e.g. '1;1;2'")
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: the test to replay (as go test -run)")
 	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
+	cmd.Flags().String("html", "", "also write the run as a self-contained HTML page (threads as lanes, source on hover) to this file")
 	cmd.Flags().Bool("gdb", false, "run the schedule, then debug it in GDB one thread step at a time (stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K)")
 	cmd.Flags().String("gdb-script", "", "write a GDB script that replays the schedule (and its decision log beside it); with --gdb, run GDB with it")
 	cmd.Flags().Bool("dlv", false, "Go targets: replay the schedule under Delve, printing each step's thread, goroutine and source line, then hand over an interactive Delve session (dlv connect) at --stop-at")
@@ -87,6 +99,7 @@ began, and stops there.`,
 
 // replayEntry replays a corpus entry.
 func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
+	a.replayOf = "stdbg replay " + shellQuote(path)
 	e, err := corpus.Load(path)
 	if err != nil {
 		return usageErr("%v", err)
@@ -189,11 +202,31 @@ func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *target,
 	} else {
 		r.WriteStyled(a.stdout, a.colour())
 	}
+	if err := a.replayHTML(r, t, sched.String()); err != nil {
+		return err
+	}
 	switch {
 	case rr.Outcome != nil && rr.Outcome.Kind == search.Diverged:
 		return &exitError{code: exitUsage}
 	case rr.Outcome != nil && rr.Outcome.Kind.IsBug():
 		return bugFound
+	}
+	return nil
+}
+
+// replayHTML writes the page of a replay when --html asked for it.
+func (a *app) replayHTML(r *report.Report, t *target, sched string) error {
+	if a.htmlOut == "" {
+		return nil
+	}
+	if r.Replay == "" {
+		r.Replay = a.replayOf
+	}
+	if r.Replay == "" {
+		r.Replay = replayCommand(t, sched)
+	}
+	if err := writeHTML(a.htmlOut, "replay of "+t.arg, []*report.Report{r}, nil); err != nil {
+		return &exitError{code: exitUsage, err: err}
 	}
 	return nil
 }

@@ -82,6 +82,9 @@ type app struct {
 	// rerunReports: corpus reruns build the report of each failure
 	// (corpus run --sarif).
 	rerunReports bool
+	// htmlOut is the page replay --html writes; replayOf the command that
+	// replays what is being replayed (an entry), for that page.
+	htmlOut, replayOf string
 }
 
 // explicit reports whether the user chose the setting key (by flag,

@@ -176,6 +176,9 @@ func (a *app) replayLasso(stem, cycle schedule.Schedule, t *target, env []string
 	} else {
 		r.WriteStyled(a.stdout, a.colour())
 	}
+	if err := a.replayHTML(r, t, search.LassoString(stem, cycle)); err != nil {
+		return err
+	}
 	switch {
 	case lr.Result.Outcome != nil && lr.Result.Outcome.Kind == search.Diverged:
 		return &exitError{code: exitUsage}

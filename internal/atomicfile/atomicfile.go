@@ -24,6 +24,11 @@ func Write(path string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
+	// Readable by all, as a file the user creates is (CreateTemp makes
+	// it private).
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
 	if err := f.Sync(); err != nil {
 		return fail(err)
 	}
