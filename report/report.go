@@ -473,3 +473,27 @@ func formatSeconds(sec float64) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+// Namer renders operations as reports do ("pthread_mutex_lock(first)",
+// "Chan.Send(chan#1)"), naming each object the same way across all the
+// calls made on it, as a drawing of many executions needs.
+type Namer struct{ b *builder }
+
+// NewNamer returns a namer resolving variables with syms (nil: objects
+// get generated names).
+func NewNamer(syms Symbols) *Namer {
+	if syms == nil {
+		syms = noSymbols{}
+	}
+	return &Namer{b: &builder{syms: syms, names: map[uint64]string{}, counts: map[string]int{}}}
+}
+
+// Call renders op, which returned res.
+func (n *Namer) Call(op syncmodel.Op, res syncmodel.Result) string { return n.b.call(op, res, nil) }
+
+// noSymbols resolves nothing.
+type noSymbols struct{}
+
+func (noSymbols) Return(uint64) symbolize.Frame { return symbolize.Frame{} }
+func (noSymbols) Exact(uint64) symbolize.Frame  { return symbolize.Frame{} }
+func (noSymbols) Data(uint64) (string, bool)    { return "", false }

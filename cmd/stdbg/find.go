@@ -16,6 +16,7 @@ import (
 	"github.com/stdbg/stdbg/schedprof"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/stategraph"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -82,7 +83,8 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
   stdbg find --strategy pct --pct-depth 2 --budget 30s ./myprog
   stdbg find --preemptions 2 --profile explore.pprof ./myprog
   stdbg find --all --sarif stdbg.sarif examples/c/dining-philosophers.c
-  stdbg find --html embrace.html examples/c/deadly-embrace.c`,
+  stdbg find --html embrace.html examples/c/deadly-embrace.c
+  stdbg find --all --visited --graph embrace.dot examples/c/deadly-embrace.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.find(args, run, outs)
@@ -90,6 +92,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	cmd.Flags().StringVar(&outs.html, "html", "", "also write the bugs found as one self-contained HTML page to this file: threads as lanes, source on hover, who waits for whom")
+	cmd.Flags().StringVar(&outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug)", graphLimit))
 	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
@@ -120,8 +123,11 @@ type findResult struct {
 
 // findOutputs are the files find writes besides its report.
 type findOutputs struct {
-	sarif, html string
+	sarif, html, graph string
 }
+
+// graphLimit is the most states find --graph draws.
+var graphLimit = 2000
 
 func (a *app) find(args []string, run string, outs findOutputs) error {
 	p, err := a.plan()
@@ -133,6 +139,16 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	}
 	if err := checkOutput("html", outs.html); err != nil {
 		return err
+	}
+	if err := checkOutput("graph", outs.graph); err != nil {
+		return err
+	}
+	if outs.graph != "" {
+		// One recorder sees every execution: the search runs in one copy.
+		if p.shards > 1 {
+			return usageErr("--graph draws a whole search: it cannot be combined with --shard")
+		}
+		p.split = false
 	}
 	for _, n := range p.notes {
 		fmt.Fprintf(a.stderr, "stdbg: %s\n", n)
@@ -192,6 +208,11 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		prof = schedprof.NewRecorder(s.chk, s.syms)
 		prof.Binary = t.binary
 		ex = prof
+	}
+	var graph *stategraph.Recorder
+	if outs.graph != "" {
+		graph = stategraph.NewRecorder(ex, s.syms, graphLimit, a.stateful())
+		ex = graph
 	}
 	prog := newProgress(a.stderr, a.v.GetBool("quiet"))
 	defer prog.stop()
@@ -324,6 +345,11 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	if outs.sarif != "" {
 		if err := writeSARIF(outs.sarif, out.Bugs, nil); err != nil {
 			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	if graph != nil {
+		if err := writeGraph(outs.graph, graph, t.arg); err != nil {
+			return err
 		}
 	}
 	if outs.html != "" {

@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/stdbg/stdbg/htmltrace"
 	"os"
 	"path/filepath"
 
+	"github.com/stdbg/stdbg/htmltrace"
 	"github.com/stdbg/stdbg/internal/atomicfile"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/sarif"
+	"github.com/stdbg/stdbg/stategraph"
 )
 
 // checkOutput refuses, before any work, an output file that could not be
@@ -51,4 +52,21 @@ func writeHTML(path, title string, reports []*report.Report, summary []string) e
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return atomicfile.Write(path, b.Bytes())
+}
+
+// writeGraph writes the state space a find recorded as DOT, or refuses
+// when it grew past the limit.
+func writeGraph(path string, g *stategraph.Recorder, title string) error {
+	if g.Over() {
+		return usageErr("--graph %s: the search went past %d states, too many to draw: not written (bound it with --max-depth or --executions, or draw a smaller program)",
+			path, graphLimit)
+	}
+	var b bytes.Buffer
+	if err := g.Graph().WriteDOT(&b, title); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := atomicfile.Write(path, b.Bytes()); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	return nil
 }
