@@ -47,14 +47,19 @@ type Target struct {
 	// Run is the -run pattern that selects the test, when the entry was
 	// made by stdbg find -run (Test is then empty).
 	Run string `json:"run,omitempty"`
-	// Binary is the executable that ran (for a source, stdbg's build; empty
-	// for a Go test, whose test binary is temporary).
-	Binary string `json:"binary"`
-	// BinarySHA256 is the hash of Binary when the bug was found.
+	// Binary is the executable of Kind "binary", relative to the entry's
+	// directory and inside its project (Resolve). Sources are rebuilt
+	// instead: their entries hold no binary (older ones held the path of
+	// stdbg's build, which is ignored).
+	Binary string `json:"binary,omitempty"`
+	// BinarySHA256 is the hash of the executable that ran when the bug was
+	// found (for a source, stdbg's build of it): a rerun says when the
+	// binary changed since. It decides nothing.
 	BinarySHA256 string `json:"binary_sha256"`
 	// Args are the program's arguments.
 	Args []string `json:"args,omitempty"`
-	// Env lists environment variables given to the program (NAME=VALUE).
+	// Env lists environment variables given to the program (NAME=VALUE):
+	// only those of RecordedEnv.
 	Env []string `json:"env,omitempty"`
 }
 
@@ -166,7 +171,18 @@ func Save(dir string, e *Entry) (path string, existed bool, err error) {
 	if old, err := Load(path); err == nil && old.Key() == e.Key() {
 		return path, true, nil
 	}
-	data, err := json.MarshalIndent(e, "", "  ")
+	// The corpus moves with its repository: the report's paths are
+	// stored relative to the entry.
+	stored := *e
+	if absDir, err := filepath.Abs(dir); err == nil && e.Report != nil {
+		stored.Report = mapPaths(e.Report, func(p string) string {
+			if rel, err := filepath.Rel(absDir, p); err == nil && filepath.IsAbs(p) {
+				return rel
+			}
+			return p
+		})
+	}
+	data, err := json.MarshalIndent(&stored, "", "  ")
 	if err != nil {
 		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
 	}
@@ -196,7 +212,46 @@ func Load(path string) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading corpus entry %s: %w", path, err)
 	}
+	if dir, err := filepath.Abs(filepath.Dir(path)); err == nil && e.Report != nil {
+		e.Report = mapPaths(e.Report, func(p string) string {
+			if p != "" && !filepath.IsAbs(p) {
+				return filepath.Join(dir, p)
+			}
+			return p
+		})
+	}
 	return e, nil
+}
+
+// mapPaths returns a copy of r with f applied to every file path in it.
+func mapPaths(r *report.Report, f func(string) string) *report.Report {
+	c := *r
+	loc := func(l report.Location) report.Location {
+		l.File = f(l.File)
+		return l
+	}
+	c.Steps = append([]report.Step(nil), r.Steps...)
+	for i := range c.Steps {
+		c.Steps[i].Where = loc(c.Steps[i].Where)
+	}
+	c.Waits = append([]report.Wait(nil), r.Waits...)
+	for i := range c.Waits {
+		c.Waits[i].Where = loc(c.Waits[i].Where)
+		if s := c.Waits[i].Started; s != nil {
+			l := loc(*s)
+			c.Waits[i].Started = &l
+		}
+	}
+	if r.Failure != nil {
+		w := *r.Failure
+		w.Where = loc(w.Where)
+		c.Failure = &w
+	}
+	c.Stack = append([]report.Frame(nil), r.Stack...)
+	for i := range c.Stack {
+		c.Stack[i].File = f(c.Stack[i].File)
+	}
+	return &c
 }
 
 // Parse reads an entry from its JSON text and validates it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -187,6 +188,11 @@ func (a *app) corpusShowCmd() *cobra.Command {
 	return cmd
 }
 
+// binaryFlagUsage explains --binary, the only way to run a program from
+// outside the entry's project.
+const binaryFlagUsage = "run this program for the entries of kind binary, instead of the one the entry names " +
+	"(an entry may name only a program inside its project)"
+
 // corpusItems lists the entries of the given paths (default testdata/stdbg).
 func corpusItems(args []string) ([]corpus.Item, error) {
 	if len(args) == 0 {
@@ -256,6 +262,14 @@ each as:
   corrupt             the entry cannot be read (skipped; the others run)
   error               the entry's program could not be built or run
 
+An entry is data: it may name only a program inside its own project (a path
+relative to the entry that neither it nor a symbolic link leads out of the
+project: the directory above it with .git or go.mod; for a corpus in no
+project, the project of the current directory), and hold no environment
+variable but those stdbg records (STDBG_RAND_SEED). Any other entry is
+refused before anything runs, as an error naming the entry and the field;
+--binary PROGRAM runs a program you name for the entries of kind binary.
+
 Exit status: 0 when every entry ran and none reproduces; 1 when an entry
 reproduces or fails differently (a regression gate for CI); 2 when an entry
 is corrupt or errors, or when there is no entry at all. --junit FILE writes
@@ -319,6 +333,7 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 		},
 	}
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
+	cmd.Flags().StringVar(&a.entryBinary, "binary", "", binaryFlagUsage)
 	cmd.Flags().StringVar(&sarifPath, "sarif", "", "also write the entries that reproduce or fail differently as a SARIF 2.1.0 log to this file (corrupt entries and errors as notifications)")
 	cmd.Flags().BoolVar(&research, "research", false, "search again for the bug of diverged entries and update them when it survives")
 	cmd.Flags().Int64Var(&researchExecs, "research-executions", 5000, "most executions spent searching again for one diverged bug")
@@ -346,12 +361,25 @@ func (a *app) rerunAll(args []string, research bool, budget int64, each func(rer
 	return results, nil
 }
 
-// targetOf rebuilds (when needed) and resolves the target of an entry.
-func targetOf(path string, e *corpus.Entry) (*target, error) {
+// targetOf checks, rebuilds (when needed) and resolves the target of an
+// entry. An entry is data: it may name only a program inside its project,
+// and hold only the environment variables stdbg records (corpus.Resolve,
+// corpus.CheckEnv); binary, when set (--binary), is the program to run
+// instead of a binary entry's own, named by the user.
+func targetOf(path string, e *corpus.Entry, binary string) (*target, error) {
+	if err := corpus.CheckEnv(path, e.Target.Env); err != nil {
+		return nil, err
+	}
 	t := &target{args: e.Target.Args}
+	var src string
+	if e.Target.Kind != "binary" {
+		var err error
+		if src, err = corpus.Resolve(path, "target.source", e.Target.Source); err != nil {
+			return nil, err
+		}
+	}
 	switch e.Target.Kind {
 	case "go-test":
-		src := corpus.SourcePath(path, e)
 		exe, _, err := buildGo(src, true, true)
 		if err != nil {
 			return nil, err
@@ -362,41 +390,65 @@ func targetOf(path string, e *corpus.Entry) (*target, error) {
 		}
 		t.arg, t.source, t.binary, t.goPkg, t.run = src, src, exe, true, run
 	case "go-program":
-		src := corpus.SourcePath(path, e)
 		exe, _, err := buildGo(src, false, true)
 		if err != nil {
 			return nil, err
 		}
 		t.arg, t.source, t.binary, t.goPkg = src, src, exe, true
 	case "c-source":
-		src := corpus.SourcePath(path, e)
 		exe, err := ctarget.Build(src)
 		if err != nil {
 			return nil, fmt.Errorf("rebuilding %s: %w", src, err)
 		}
 		t.arg, t.source, t.binary = src, src, exe
 	default:
-		if err := ctarget.CheckBinary(e.Target.Binary); err != nil {
+		exe := binary
+		if exe == "" {
+			var err error
+			if exe, err = corpus.Resolve(path, "target.binary", e.Target.Binary); err != nil {
+				return nil, err
+			}
+		}
+		if err := ctarget.CheckBinary(exe); err != nil {
 			return nil, err
 		}
-		t.arg, t.binary = e.Target.Binary, e.Target.Binary
+		t.arg, t.binary = exe, exe
 	}
 	return t, nil
 }
 
+// binaryChanged says, for a rerun's output, whether the program that ran
+// is not the one the bug was found in.
+func binaryChanged(e *corpus.Entry, t *target) string {
+	if e.Target.BinarySHA256 == "" || t.goPkg {
+		return ""
+	}
+	if h, err := corpus.FileSHA256(t.binary); err == nil && h != e.Target.BinarySHA256 {
+		return " (the binary changed since the bug was found)"
+	}
+	return ""
+}
+
 // rerunEntry replays one entry and classifies the result.
-func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) rerun {
-	r := rerun{Path: it.Path}
+func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) {
+	r = rerun{Path: it.Path}
 	if it.Err != nil {
 		r.Status, r.Detail = statusCorrupt, it.Err.Error()
 		return r
 	}
 	e := it.Entry
-	t, err := targetOf(it.Path, e)
+	t, err := targetOf(it.Path, e, a.entryBinary)
 	if err != nil {
+		var refused *corpus.RefusedError
+		if errors.As(err, &refused) {
+			// The path is already the line's.
+			r.Status, r.Detail = statusError, "refused: "+refused.Field+" "+refused.Reason
+			return r
+		}
 		r.Status, r.Detail = statusError, oneLine(err.Error())
 		return r
 	}
+	defer func() { r.Detail += binaryChanged(e, t) }()
 	sched, err := schedule.Parse(e.Schedule)
 	if err != nil {
 		r.Status, r.Detail = statusCorrupt, "schedule: "+err.Error()
@@ -569,7 +621,7 @@ func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original 
 		Length:       len(bug.Schedule),
 		Preemptions:  preemptions,
 		Report:       r,
-		Target:       corpus.Target{Binary: t.binary, Args: t.args, Env: append([]string(nil), t.env...)},
+		Target:       corpus.Target{Args: t.args, Env: append([]string(nil), t.env...)},
 	}
 	if !original.Equal(bug.Schedule) {
 		e.Original = original.String()
@@ -589,6 +641,7 @@ func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original 
 		e.Target.Source = corpus.RelSource(dir, t.source)
 	default:
 		e.Target.Kind = "binary"
+		e.Target.Binary = corpus.RelSource(dir, t.binary)
 	}
 	if h, err := corpus.FileSHA256(t.binary); err == nil {
 		e.Target.BinarySHA256 = h

@@ -53,6 +53,7 @@ or errors (nothing is removed then) or when there is no entry.`,
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the fixed entries instead of removing them")
+	cmd.Flags().StringVar(&a.entryBinary, "binary", "", binaryFlagUsage)
 	addSettings(cmd, "transition-timeout", "start-timeout")
 	return cmd
 }

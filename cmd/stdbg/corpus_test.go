@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stdbg/stdbg/corpus"
 )
 
 const racyProgram = `#include <assert.h>
@@ -209,5 +212,85 @@ func TestCorpusResearch(t *testing.T) {
 	out, _, code = stdbg(t, "corpus", "run", corpusDir)
 	if code != exitBug || !strings.Contains(out, "REPRODUCES") {
 		t.Fatalf("updated entry: %d\n%s", code, out)
+	}
+}
+
+// An entry is data: one that would run an outside program, or give the
+// program loader or shell variables, is refused before anything runs.
+func TestCorpusEntryRefused(t *testing.T) {
+	dir := t.TempDir()
+	sum, err := corpus.FileSHA256("/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(dir, "touched")
+	hostile := map[string]string{
+		"outside-binary.json": `{"format":1,"target":{"kind":"binary","binary":"/bin/sh","binary_sha256":"` + sum +
+			`","args":["-c","touch ` + marker + `"]},"failure":{"kind":"deadlock","where":"x"},"schedule":"1"}`,
+		"loader-env.json": `{"format":1,"target":{"kind":"c-source","source":"` + filepath.Join("..", "..", "..", "..", "..", "..", "..", "..", "..", "..", "tmp", "x.c") +
+			`","env":["LD_PRELOAD=/tmp/evil.so"]},"failure":{"kind":"deadlock","where":"x"},"schedule":"1"}`,
+	}
+	for name, text := range hostile {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := stdbg(t, "corpus", "run", dir)
+	if code != exitUsage || strings.Count(out, "ERROR") != 2 || !strings.Contains(out, "refused: target.binary") ||
+		!strings.Contains(out, "refused: target.env") || !strings.Contains(out, "0 reproduce") {
+		t.Errorf("corpus run on hostile entries: exit %d\n%s\n%s", code, out, errs)
+	}
+	for name := range hostile {
+		_, errs, code := stdbg(t, "replay", filepath.Join(dir, name))
+		if code != exitUsage || !strings.Contains(errs, "refused") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("replay %s: exit %d %q", name, code, errs)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a hostile entry ran its command")
+	}
+}
+
+// Entries hold only relative paths, so that a corpus moves with its
+// repository.
+func TestCorpusEntryPathsRelative(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "corpus")
+	if _, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", dir, example("deadly-embrace.c")); code != exitBug {
+		t.Fatalf("find: exit %d %s", code, errs)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("entries %v", paths)
+	}
+	b, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Target map[string]any `json:"target"`
+		Report struct {
+			Steps []struct {
+				Where struct{ File string } `json:"where"`
+			} `json:"steps"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if src, _ := raw.Target["source"].(string); src == "" || filepath.IsAbs(src) || raw.Target["binary"] != nil {
+		t.Errorf("target %v", raw.Target)
+	}
+	for _, s := range raw.Report.Steps {
+		if s.Where.File == "" || filepath.IsAbs(s.Where.File) {
+			t.Errorf("a step's file is %q", s.Where.File)
+		}
+	}
+	// Loaded, the paths are whole again: show finds the source lines.
+	out, errs, code := stdbg(t, "corpus", "show", paths[0])
+	if code != exitClean || !strings.Contains(out, "deadly-embrace.c:28  pthread_mutex_lock(&first);") {
+		t.Errorf("corpus show: exit %d %s\n%s", code, errs, out)
+	}
+	if out, _, code := stdbg(t, "corpus", "run", dir); code != exitBug || !strings.Contains(out, "REPRODUCES") {
+		t.Errorf("corpus run: exit %d\n%s", code, out)
 	}
 }

@@ -224,7 +224,7 @@ func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string,
 	if sched, err = parseSchedule(e.Schedule); err != nil {
 		return nil, nil, nil, err
 	}
-	if t, err = targetOf(args[0], e); err != nil {
+	if t, err = targetOf(args[0], e, a.entryBinary); err != nil {
 		return nil, nil, nil, usageErr("%v", err)
 	}
 	if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {

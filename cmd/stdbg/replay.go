@@ -86,6 +86,7 @@ began, and stops there.`,
 	cmd.Flags().StringVar(&sched, "schedule", "", "the schedule to follow, e.g. '1;1;2'")
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: the test to replay (as go test -run)")
 	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
+	cmd.Flags().StringVar(&a.entryBinary, "binary", "", binaryFlagUsage)
 	cmd.Flags().String("html", "", "also write the run as a self-contained HTML page (threads as lanes, source on hover) to this file")
 	cmd.Flags().Bool("gdb", false, "run the schedule, then debug it in GDB one thread step at a time (stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K)")
 	cmd.Flags().String("gdb-script", "", "write a GDB script that replays the schedule (and its decision log beside it); with --gdb, run GDB with it")
@@ -108,7 +109,7 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 	if err != nil {
 		return err
 	}
-	t, err := targetOf(path, e)
+	t, err := targetOf(path, e, a.entryBinary)
 	if err != nil {
 		return usageErr("%v", err)
 	}

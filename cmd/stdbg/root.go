@@ -85,6 +85,9 @@ type app struct {
 	// htmlOut is the page replay --html writes; replayOf the command that
 	// replays what is being replayed (an entry), for that page.
 	htmlOut, replayOf string
+	// entryBinary is the program the user names (--binary) to run for
+	// corpus entries of kind binary instead of the entry's own.
+	entryBinary string
 }
 
 // explicit reports whether the user chose the setting key (by flag,
