@@ -43,7 +43,7 @@ func TestResolve(t *testing.T) {
 	}{
 		{"../../../bin/prog", true},
 		{"../../../prog.c", true},
-		{"../../../inner/prog", true},      // a link that stays inside
+		{"../../../inner/prog", true},        // a link that stays inside
 		{"../../../bin/not-built-yet", true}, // missing: the build's business
 		{"/bin/sh", false},
 		{"../../../../outside", false},
