@@ -23,6 +23,12 @@ type Options struct {
 	// Progress, if non-nil, is called with the statistics so far, at most
 	// every 100ms, and once more at the end.
 	Progress func(Stats)
+	// OnBug, if non-nil, is called with each bug as soon as it is found,
+	// before the exploration goes on or returns, so that a front end can
+	// show it even if it is killed later. A divided search (ExploreSplit)
+	// calls it once per distinct bug, from any of its goroutines but never
+	// from two at once.
+	OnBug func(Bug)
 	// Visited makes the search stateful: an execution that reaches a
 	// program state already explored (at the same or a lesser depth) is
 	// abandoned, so loops that return to where they were end. The
@@ -314,6 +320,9 @@ func (x *explorer) bug(o *Outcome, trace []Event) bool {
 	}
 	x.res.Bugs = append(x.res.Bugs, Bug{Schedule: s, Outcome: *o})
 	x.res.Stats.Bugs = len(x.res.Bugs)
+	if x.opts.OnBug != nil {
+		x.opts.OnBug(x.res.Bugs[len(x.res.Bugs)-1])
+	}
 	return !x.opts.All
 }
 

@@ -78,6 +78,9 @@ func (x *explorer) bugLasso(o *Outcome, l *Lasso) {
 		x.seen[o.Key()] = true
 	}
 	x.res.Bugs = append(x.res.Bugs, Bug{Schedule: l.Stem, Cycle: l.Cycle, Outcome: *o})
+	if x.opts.OnBug != nil {
+		x.opts.OnBug(x.res.Bugs[len(x.res.Bugs)-1])
+	}
 	x.res.Stats.Bugs = len(x.res.Bugs)
 }
 

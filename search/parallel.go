@@ -192,6 +192,9 @@ type splitter struct {
 	started  atomic.Int64 // executions started in the parts (Options.MaxExecutions)
 	limitHit atomic.Bool  // Options.MaxExecutions reached: stop everything
 
+	bugMu    sync.Mutex      // serialises Options.OnBug
+	bugsSeen map[string]bool // the bugs passed to it
+
 	mu       sync.Mutex
 	results  map[int]*Result
 	stats    Stats // of the runs that found the parts
@@ -206,7 +209,7 @@ func (sx *splitter) findParts(ctx context.Context, ex Executor, target int) erro
 		if sx.opts.MaxDepth > 0 && depth >= sx.opts.MaxDepth {
 			depth = sx.opts.MaxDepth
 		}
-		rec := &partRecorder{Strategy: sx.newStrategy()}
+		rec := &partRecorder{Strategy: sx.newStrategy(), onBug: sx.onBug}
 		res, err := Explore(ctx, ex, rec, Options{MaxDepth: depth, All: true})
 		if err != nil {
 			return fmt.Errorf("dividing the search at depth %d: %w", depth, err)
@@ -249,6 +252,7 @@ func (sx *splitter) findParts(ctx context.Context, ex Executor, target int) erro
 type partRecorder struct {
 	Strategy
 	parts []part
+	onBug func(Bug)
 }
 
 func (r *partRecorder) End(rep *Report) {
@@ -266,6 +270,7 @@ func (r *partRecorder) End(rep *Report) {
 		if o := rep.Outcome; o != nil && o.Kind.IsBug() {
 			res.Bugs = []Bug{{Schedule: s, Outcome: *o}}
 			res.Stats.Bugs = 1
+			r.onBug(res.Bugs[0])
 		}
 		r.parts = append(r.parts, part{prefix: s, done: true, res: res})
 	}
@@ -287,6 +292,11 @@ func (sx *splitter) explorePart(ctx context.Context, ex Executor, i int) error {
 	if sx.opts.Progress != nil {
 		opts.Progress = func(s Stats) { sx.report(i, s) }
 	}
+	opts.OnBug = func(b Bug) {
+		b.Schedule = append(append(schedule.Schedule{}, p.prefix...), b.Schedule...)
+		b.Outcome.Step += len(p.prefix)
+		sx.onBug(b)
+	}
 	var pex Executor = Under(ex, p.prefix)
 	if sx.opts.MaxExecutions > 0 {
 		pex = &limited{Executor: pex, sx: sx}
@@ -302,6 +312,25 @@ func (sx *splitter) explorePart(ctx context.Context, ex Executor, i int) error {
 		return fmt.Errorf("exploring below %v: %w", p.prefix, err)
 	}
 	return nil
+}
+
+// onBug passes a bug found in any part on to Options.OnBug, once per
+// distinct bug and one call at a time.
+func (sx *splitter) onBug(b Bug) {
+	if sx.opts.OnBug == nil {
+		return
+	}
+	sx.bugMu.Lock()
+	defer sx.bugMu.Unlock()
+	k := b.Outcome.Key()
+	if sx.bugsSeen[k] {
+		return
+	}
+	if sx.bugsSeen == nil {
+		sx.bugsSeen = make(map[string]bool)
+	}
+	sx.bugsSeen[k] = true
+	sx.opts.OnBug(b)
 }
 
 // record keeps the result of part i.

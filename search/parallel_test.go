@@ -188,3 +188,51 @@ func TestExploreSplitExecutionLimit(t *testing.T) {
 		t.Errorf("limit of exactly the search: %d executions of %d, complete %v, %v", res.Stats.Executions, one.Stats.Executions, res.Complete, err)
 	}
 }
+
+// OnBug hears of every distinct bug once, with a schedule from the start
+// that replays it, as soon as it is found: in one search and in a divided
+// one.
+func TestOnBug(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	total := 0
+	for i := range 20 {
+		prog := randomProgram(r).prog
+		heard := map[string]int{}
+		var mu sync.Mutex
+		opts := Options{All: true, OnBug: func(b Bug) {
+			mu.Lock()
+			defer mu.Unlock()
+			heard[b.Outcome.Key()]++
+			e, _ := (&fakeExecutor{prog: prog}).Start()
+			rr, err := Replay(e, b.Schedule, 0)
+			if err != nil || rr.Outcome == nil || rr.Outcome.Key() != b.Outcome.Key() {
+				t.Errorf("program %d: %v does not replay to %v: %v %v", i, b.Schedule, b.Outcome, rr, err)
+			}
+		}}
+		one, err := Explore(context.Background(), &fakeExecutor{prog: prog}, NewDFS(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(what string, res *Result) {
+			total += len(heard)
+			if len(heard) != len(res.Bugs) {
+				t.Errorf("program %d, %s: heard of %d bugs, found %d", i, what, len(heard), len(res.Bugs))
+			}
+			for k, n := range heard {
+				if n != 1 {
+					t.Errorf("program %d, %s: heard of %s %d times", i, what, k, n)
+				}
+			}
+			clear(heard)
+		}
+		check("one search", one)
+		split, err := ExploreSplit(context.Background(), fakeWorkers(prog), NewDFS, opts, Split{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("divided", split)
+	}
+	if total == 0 {
+		t.Fatal("no program had a bug")
+	}
+}

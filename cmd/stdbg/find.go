@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -219,6 +220,24 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	opts := search.Options{MaxDepth: maxDepth, All: a.v.GetBool("all"),
 		MaxExecutions: p.executions, Progress: prog.update, Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
 		Graph: a.v.GetString("ltl") != ""}
+	if !a.v.GetBool("quiet") {
+		// Said at once: a run killed later (while minimising) has shown
+		// what it found.
+		var mu sync.Mutex
+		said := map[string]bool{}
+		opts.OnBug = func(b search.Bug) {
+			mu.Lock()
+			defer mu.Unlock()
+			if said[b.Outcome.Key()] {
+				return
+			}
+			said[b.Outcome.Key()] = true
+			prog.clear()
+			sched := search.LassoString(b.Schedule, b.Cycle)
+			fmt.Fprintf(a.stderr, "stdbg: found a %s: %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Clean(b.Outcome.Message), sched,
+				replayCommand(t, sched))
+		}
+	}
 	res, err := a.explore(searchCtx, t, s, ex, p, opts)
 	if err != nil && errors.Is(err, search.ErrNondeterministic) && t.goPkg && s.proc.Reused() > 0 ||
 		err == nil && t.goPkg && s.proc.Reused() > 0 && !a.confirmFresh(s, res.Bugs, maxDepth) {

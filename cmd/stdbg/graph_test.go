@@ -79,7 +79,7 @@ func TestFindGraphRefused(t *testing.T) {
 	defer func(n int) { graphLimit = n }(graphLimit)
 	graphLimit = 10
 	path := filepath.Join(t.TempDir(), "big.dot")
-	_, errs, code := stdbg(t, "find", "--all", "--graph", path, example("dining-philosophers.c"))
+	_, errs, code := stdbg(t, "find", "--quiet", "--all", "--graph", path, example("dining-philosophers.c"))
 	if code != exitUsage || !strings.Contains(errs, "too many to draw") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Errorf("over the limit: exit %d %q", code, errs)
 	}
