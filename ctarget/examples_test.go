@@ -60,6 +60,9 @@ var exampleTable = []example{
 	{file: "misuse-join-twice.c", depth: 1000, want: search.Misuse, message: "already joined", where: "pthread_join@"},
 	{file: "leak.c", depth: 1000, want: search.Leak, message: "thread 2 was blocked forever", where: "pthread_cond_wait@"},
 	{file: "crash-null.c", depth: 1000, want: search.Crash, message: "signal 11"},
+	// Forks before the first thread and beside a worker: the children
+	// run free, the parent's deadlock is found.
+	{file: "fork-deadlock.c", depth: 1000, want: search.Deadlock, message: "threads 1, 2 are blocked", where: "pthread_mutex_lock@"},
 
 	// Correct programs.
 	{file: "correct-counter.c", depth: 1000, want: exampleClean, minExecutions: 100},
@@ -71,6 +74,8 @@ var exampleTable = []example{
 	{file: "recursive-mutex.c", depth: 1000, want: exampleClean, minExecutions: 10},
 	{file: "cxx-condvar.cpp", depth: 1000, want: exampleClean, minExecutions: 10},
 	{file: "cxx-once.cpp", depth: 1000, want: exampleClean, minExecutions: 10},
+	// Ends with exec: the end of the checked program, not a crash.
+	{file: "exec-end.c", depth: 1000, want: exampleClean, minExecutions: 2},
 }
 
 // useExampleCache points stdbg at the package's test cache (created by

@@ -356,6 +356,9 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 		if op.API == syncmodel.APIMainReturn {
 			return fmt.Sprintf("main returns %d", op.Arg)
 		}
+		if op.API == syncmodel.APIExec {
+			return "exec: the program's image is replaced (its end)"
+		}
 		return fmt.Sprintf("%s(%d)", api, op.Arg)
 	case syncmodel.Choose:
 		return fmt.Sprintf("%s(%d) = %d", api, op.Arg, res.Code)

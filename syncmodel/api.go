@@ -130,6 +130,7 @@ const (
 	APITimerFire         // a timer or ticker firing on the virtual clock
 	APIAtomicAnd         // atomic And
 	APIAtomicOr          // atomic Or
+	APIExec              // an exec* call: the checked program's image ends
 	apiCount
 )
 
@@ -254,6 +255,7 @@ var apiNames = [...]string{
 	APITimerFire:         "timer fires",
 	APIAtomicAnd:         "atomic.And",
 	APIAtomicOr:          "atomic.Or",
+	APIExec:              "exec",
 }
 
 // NumAPIs is one more than the largest valid API.

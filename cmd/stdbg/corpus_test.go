@@ -27,6 +27,7 @@ int main(void) {
 `
 
 func TestCorpusStatuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "racy.c")
 	write := func(check string, yield bool) {
@@ -182,6 +183,7 @@ int main(void) {
 `
 
 func TestCorpusResearch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "racy.c")
 	os.WriteFile(src, []byte(strings.Replace(racyProgram, "CHECK", "x == 0", 1)), 0o644)
@@ -218,6 +220,7 @@ func TestCorpusResearch(t *testing.T) {
 // An entry is data: one that would run an outside program, or give the
 // program loader or shell variables, is refused before anything runs.
 func TestCorpusEntryRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sum, err := corpus.FileSHA256("/bin/sh")
 	if err != nil {
@@ -254,6 +257,7 @@ func TestCorpusEntryRefused(t *testing.T) {
 // Entries hold only relative paths, so that a corpus moves with its
 // repository.
 func TestCorpusEntryPathsRelative(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "corpus")
 	if _, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", dir, example("deadly-embrace.c")); code != exitBug {
 		t.Fatalf("find: exit %d %s", code, errs)

@@ -44,13 +44,16 @@ func needDlv(t *testing.T) {
 	if dlvErr != nil {
 		t.Fatalf("no dlv on PATH and building it failed: %v", dlvErr)
 	}
-	t.Setenv("STDBG_DLV", dlvPath)
+	// Set once for the whole run (the tests run in parallel): every
+	// test that needs Delve uses this one.
+	dlvEnvOnce.Do(func() { os.Setenv("STDBG_DLV", dlvPath) })
 }
 
 var (
-	dlvOnce sync.Once
-	dlvPath string
-	dlvErr  error
+	dlvEnvOnce sync.Once
+	dlvOnce    sync.Once
+	dlvPath    string
+	dlvErr     error
 )
 
 // dlvStepRE matches a step line of replay --dlv.
@@ -99,6 +102,7 @@ func nativeReport(t *testing.T, args ...string) *report.Report {
 // trace names, at the trace's source line, and the failure reproduces
 // after the last step.
 func TestReplayDlv(t *testing.T) {
+	t.Parallel()
 	needDlv(t)
 	goEx := filepath.Join("..", "..", "examples", "go")
 	corpusDir := t.TempDir()
@@ -164,6 +168,7 @@ func TestReplayDlv(t *testing.T) {
 // finds the thread's goroutine selected, reads a variable of the program
 // and the replay position, and runs on to the failure.
 func TestReplayDlvStopAt(t *testing.T) {
+	t.Parallel()
 	needDlv(t)
 	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
 	pr, pw := io.Pipe()
@@ -271,6 +276,7 @@ func TestReplayDlvStopAt(t *testing.T) {
 // A client that connects and leaves without ending the program ends the
 // session: stdbg stops Delve and returns long before --dlv-wait.
 func TestReplayDlvClientLeaves(t *testing.T) {
+	t.Parallel()
 	needDlv(t)
 	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
 	pr, pw := io.Pipe()
@@ -311,6 +317,7 @@ func TestReplayDlvClientLeaves(t *testing.T) {
 }
 
 func TestReplayDlvBadInput(t *testing.T) {
+	t.Parallel()
 	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
 	tests := []struct {
 		name string

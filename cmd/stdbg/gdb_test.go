@@ -168,6 +168,7 @@ func checkSteps(t *testing.T, script string, r *report.Report) (fact, string) {
 }
 
 func TestReplayGDBDeadlock(t *testing.T) {
+	t.Parallel()
 	needGDB(t)
 	prog := example("deadly-embrace.c")
 	r := replayReport(t, "--schedule", "1;1;2", prog)
@@ -208,6 +209,7 @@ func TestReplayGDBDeadlock(t *testing.T) {
 // TestReplayGDBDiverged edits the decision log so that step 3 no longer
 // fits: the replay stops there and says so.
 func TestReplayGDBDiverged(t *testing.T) {
+	t.Parallel()
 	needGDB(t)
 	script := writeScript(t, "--schedule", "1;1;2", example("deadly-embrace.c"))
 	log := strings.TrimSuffix(script, ".gdb") + ".decisions"
@@ -272,6 +274,7 @@ int main(void)
 `
 
 func TestReplayGDBAssertion(t *testing.T) {
+	t.Parallel()
 	needGDB(t)
 	prog := writeFile(t, t.TempDir(), "leader.c", leader)
 	const sched = "1;1;2;3;2;3;2" // both check, both claim, then thread 2 checks again
@@ -303,6 +306,7 @@ func TestReplayGDBAssertion(t *testing.T) {
 // TestReplayGDBLongSchedule replays 2000 steps: $trace must hold them all
 // and stdbg-goto must get there in bounded time.
 func TestReplayGDBLongSchedule(t *testing.T) {
+	t.Parallel()
 	needGDB(t)
 	steps := []string{"1"}
 	for i := 1; i < 2000; i++ {
@@ -368,6 +372,7 @@ func TestReplayGDBCommands(t *testing.T) {
 
 // TestReplayGDBEntry debugs a corpus entry.
 func TestReplayGDBEntry(t *testing.T) {
+	t.Parallel()
 	needGDB(t)
 	dir := t.TempDir()
 	out, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", dir, "--max-depth", "3", example("deadly-embrace.c"))
@@ -408,6 +413,7 @@ func TestReplayGDBErrors(t *testing.T) {
 // TestReplayGDBArguments passes awkward arguments from the command line
 // to the program under GDB, the script and log in an awkward directory.
 func TestReplayGDBArguments(t *testing.T) {
+	t.Parallel()
 	needGDB(t)
 	dir := filepath.Join(t.TempDir(), `my "dir" \ it's`)
 	os.MkdirAll(dir, 0o755)

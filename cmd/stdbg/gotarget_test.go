@@ -9,6 +9,7 @@ import (
 // TestGoProgram checks a Go program out of process: built with go build,
 // one process per execution, the same checker, report and replay as C.
 func TestGoProgram(t *testing.T) {
+	t.Parallel()
 	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
 	out, errs, code := stdbg(t, "find", prog)
 	if code != exitBug {
@@ -39,6 +40,7 @@ func TestGoProgram(t *testing.T) {
 // TestGoTests checks a package's tests: find --run builds the test binary
 // and each execution runs the selected test's sthread.Check once.
 func TestGoTests(t *testing.T) {
+	t.Parallel()
 	pkg := filepath.Join("..", "..", "examples", "go", "embrace-test")
 	out, errs, code := stdbg(t, "find", "-run", "TestEmbrace", pkg)
 	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "embrace_test.go:") ||
@@ -55,6 +57,7 @@ func TestGoTests(t *testing.T) {
 // sthread.Run is run inside it; a test that searches on its own with
 // sthread.Explore gets a message saying what to do instead.
 func TestGoWithoutRunOrCheck(t *testing.T) {
+	t.Parallel()
 	prog := filepath.Join("..", "..", "examples", "go", "norun-prog")
 	out, errs, code := stdbg(t, "find", prog)
 	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "Path = 1;1;2\n") ||
@@ -71,6 +74,7 @@ func TestGoWithoutRunOrCheck(t *testing.T) {
 // TestGoProgramSelect checks a select out of process: the worker leaked
 // after the caller took the timeout case.
 func TestGoProgramSelect(t *testing.T) {
+	t.Parallel()
 	prog := filepath.Join("..", "..", "examples", "go", "leak-prog")
 	out, errs, code := stdbg(t, "find", prog)
 	if code != exitBug || !strings.Contains(out, "THREADS LEAKED") || !strings.Contains(out, "Select(") ||
@@ -81,6 +85,7 @@ func TestGoProgramSelect(t *testing.T) {
 
 // TestGoCorpus stores Go bugs found by find and reruns them.
 func TestGoCorpus(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"find", "--no-save=false", "--corpus", dir, filepath.Join("..", "..", "examples", "go", "embrace-prog")},

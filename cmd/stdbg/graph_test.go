@@ -23,6 +23,7 @@ func dotTool(t *testing.T) string {
 // executions (one node per state it counts), or with --visited the state
 // graph where schedules meet; Graphviz renders both.
 func TestFindGraph(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	edges := regexp.MustCompile(`(?m)^  s\d+ -> s\d+ \[label="T\d [^"]+"\];$`)
 	states := regexp.MustCompile(`States = (\d+)`)

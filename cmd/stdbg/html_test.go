@@ -48,6 +48,7 @@ func renderDOM(t *testing.T, page string) string {
 // the source beside each step, the replay commands, the script run; and
 // that the page loads nothing from elsewhere.
 func TestHTMLInBrowser(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	corpusDir := filepath.Join(dir, "corpus")
 	found := filepath.Join(dir, "found.html")
@@ -105,6 +106,7 @@ func TestHTMLInBrowser(t *testing.T) {
 
 // A lasso's page marks its cycle as repeating.
 func TestHTMLLasso(t *testing.T) {
+	t.Parallel()
 	page := filepath.Join(t.TempDir(), "lasso.html")
 	if out, errs, code := stdbg(t, "find", "--livelock", "--html", page, liveness("priority-inversion.c")); code != exitBug {
 		t.Fatalf("find --livelock --html: exit %d\n%s\n%s", code, out, errs)

@@ -13,6 +13,7 @@ import (
 func liveness(name string) string { return example(filepath.Join("liveness", name)) }
 
 func TestFindLivelockAndReplayIt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, errs, code := stdbg(t, "find", "--livelock", "--no-save=false", "--corpus", dir, liveness("priority-inversion.c"))
 	if code != exitBug {
@@ -59,6 +60,7 @@ func TestFindLivelockAndReplayIt(t *testing.T) {
 // strategies and preemption bounds, and DPOR gives way to the plain DFS
 // (with a note when the user asked for DPOR: see TestStatefulDPORNote).
 func TestStatefulSearchSettings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		key       string
 		val       any
@@ -104,6 +106,7 @@ func TestStatefulSearchSettings(t *testing.T) {
 }
 
 func TestFindVisitedAndLTL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -141,6 +144,7 @@ func TestFindVisitedAndLTL(t *testing.T) {
 }
 
 func TestFindGoLivelock(t *testing.T) {
+	t.Parallel()
 	prog := filepath.Join("..", "..", "examples", "go", "backoff-prog")
 	out, errs, code := stdbg(t, "find", "--livelock", prog)
 	if code != exitBug || !strings.Contains(out, "Path = 1;1;1 (2;2;3;3)*") {
@@ -155,6 +159,7 @@ func TestFindGoLivelock(t *testing.T) {
 // Asking for DPOR and stateful search together runs the plain DFS and
 // says so; leaving the reduction at its default says nothing.
 func TestStatefulDPORNote(t *testing.T) {
+	t.Parallel()
 	const note = "DPOR is not sound with a visited set"
 	_, errs, code := stdbg(t, "find", "--reduction", "dpor", "--visited", liveness("spin-handoff.c"))
 	if code != exitClean || !strings.Contains(errs, note) {

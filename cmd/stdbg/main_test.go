@@ -49,6 +49,7 @@ func stdbg(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestFindDeadlyEmbrace(t *testing.T) {
+	t.Parallel()
 	out, errs, code := stdbg(t, "find", example("deadly-embrace.c"))
 	if code != exitBug {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitBug, out, errs)
@@ -71,6 +72,7 @@ func TestFindDeadlyEmbrace(t *testing.T) {
 }
 
 func TestFindDepthBounds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string
@@ -93,6 +95,7 @@ func TestFindDepthBounds(t *testing.T) {
 }
 
 func TestFindJSON(t *testing.T) {
+	t.Parallel()
 	out, _, code := stdbg(t, "find", "--json", "--max-depth", "3", example("deadly-embrace.c"))
 	if code != exitBug {
 		t.Fatalf("exit %d", code)
@@ -129,6 +132,7 @@ func TestFindJSON(t *testing.T) {
 }
 
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		sched    string
@@ -157,6 +161,7 @@ func TestReplay(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "data.txt")
 	os.WriteFile(notExec, []byte("hello"), 0o644)
@@ -191,6 +196,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestStaticBinaryRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := writeFile(t, dir, "s.c", "int main(void) { return 0; }\n")
 	exe := filepath.Join(dir, "s")
@@ -274,6 +280,7 @@ func TestVersionAndConfigJSON(t *testing.T) {
 }
 
 func TestConfigDrivesFind(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "custom.yaml", "max-depth: 1\n")
 	out, _, code := stdbg(t, "find", "--config", cfg, example("deadly-embrace.c"))
@@ -283,6 +290,7 @@ func TestConfigDrivesFind(t *testing.T) {
 }
 
 func TestCC(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := writeFile(t, dir, "ann.c", `#include <stdbg.h>
 #include <stdio.h>
@@ -310,6 +318,7 @@ int main(void) {
 }
 
 func TestTranslateCfg(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want []string }{
 		{[]string{"find", "--cfg=model-check/max-depth:10", "x"}, []string{"find", "--max-depth=10", "x"}},
 		{[]string{"find", "--cfg", "model-check/reduction:none"}, []string{"find", "--reduction=none"}},

@@ -90,6 +90,9 @@ func TestPlainGoZoo(t *testing.T) {
 			name += "/" + strings.Trim(z.run, "$")
 		}
 		t.Run(name, func(t *testing.T) {
+			// Mostly go build and a few executions: two at once keep
+			// both CPUs busy.
+			t.Parallel()
 			dir := filepath.Join("..", "..", "examples", "go", "plain", z.dir)
 			race := fmt.Sprintf("--race=%v", z.race)
 			args := append([]string{"find", race}, z.flags...)
@@ -135,6 +138,7 @@ func TestPlainGoZoo(t *testing.T) {
 // stdbg's: the build gets sthread from stdbg's sources through a go.mod of
 // its own, and the module's files are left as they were.
 func TestPlainGoOtherModule(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a Go program")
 	}
@@ -183,6 +187,7 @@ func main() {
 // one: find sees that the failure does not reproduce in a fresh process,
 // searches again with a fresh process per execution, and finds nothing.
 func TestGoProcessStateFallsBack(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a Go program")
 	}
@@ -197,6 +202,7 @@ func TestGoProcessStateFallsBack(t *testing.T) {
 // A budget is a budget: a bug whose minimisation would take minutes (over
 // 2,000 steps to shrink) is reported within the budget, not proven minimal.
 func TestBudgetBoundsMinimisation(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a Go program")
 	}

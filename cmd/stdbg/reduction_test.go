@@ -88,6 +88,7 @@ func TestReductionFindsTheSameBugsInExamples(t *testing.T) {
 // finds the deadlock exactly when running every schedule to depth d does
 // (the second lock of the race lies beyond the cut in the first execution).
 func TestDPORDeadlyEmbraceAtSmallDepths(t *testing.T) {
+	t.Parallel()
 	for depth := 1; depth <= 8; depth++ {
 		none := exploreExample(t, example("deadly-embrace.c"), search.NewDFS(), search.Options{All: true, MaxDepth: depth})
 		dpor := exploreExample(t, example("deadly-embrace.c"), search.NewDPOR(), search.Options{All: true, MaxDepth: depth})
@@ -125,6 +126,7 @@ func exploreArgs(t *testing.T, path string, args []string, st search.Strategy, o
 // DPOR runs exactly one execution per Mazurkiewicz trace, the traces
 // counted by brute force over every schedule.
 func TestDPOROneExecutionPerTrace(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every schedule of several programs")
 	}

@@ -33,6 +33,7 @@ func readSARIF(t *testing.T, path string) *sarif.Log {
 // per bug at its line, its schedule as thread flows; what could not be
 // judged as notifications.
 func TestSARIF(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	corpusDir := filepath.Join(dir, "corpus")
 	found := filepath.Join(dir, "found.sarif")

@@ -33,6 +33,7 @@ func corpusBugs(t *testing.T, dir string) []string {
 // Three shards of one search, each with two workers, merged: the same bugs
 // as one search, and for reduction none the same number of executions.
 func TestShardsMergeToOneSearch(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	for _, prog := range []string{"deadly-embrace.c", "leak.c"} {
 		whole := filepath.Join(base, "whole")
@@ -100,6 +101,7 @@ func TestShardCountsAddUp(t *testing.T) {
 }
 
 func TestBadShardAndJobs(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--shard", "3/3"}, {"--shard", "x"}, {"--shard", "1/0"}, {"-j", "-1"}, {"--reduction", "sleep"},
 	} {

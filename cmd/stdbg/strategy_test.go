@@ -12,6 +12,7 @@ import (
 )
 
 func TestFindStrategies(t *testing.T) {
+	t.Parallel()
 	embrace := example("deadly-embrace.c")
 	tests := []struct {
 		name     string
@@ -64,6 +65,7 @@ func TestFindStrategies(t *testing.T) {
 
 // TestFindSeedRepeats checks that a seed repeats a sampled search.
 func TestFindSeedRepeats(t *testing.T) {
+	t.Parallel()
 	for _, strategy := range []string{"random", "pct"} {
 		run := func() string {
 			out, errs, code := stdbg(t, "find", "--no-minimise", "--strategy", strategy, "--seed", "77", "--all",
@@ -87,6 +89,7 @@ func TestFindSeedRepeats(t *testing.T) {
 }
 
 func TestFindBadStrategyFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--strategy", "bfs"},
 		{"--pct-depth", "0", "--strategy", "pct"},
@@ -104,6 +107,7 @@ func TestFindBadStrategyFlags(t *testing.T) {
 }
 
 func TestFindProfileAndJSON(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "explore.pprof")
 	out, errs, code := stdbg(t, "find", "--json", "--preemptions", "1", "--profile", path, example("deadly-embrace.c"))
 	if code != exitBug {

@@ -70,6 +70,7 @@ func TestColourOnlyOnTerminal(t *testing.T) {
 // Text from a corpus entry cannot drive the terminal: control characters
 // in it are printed escaped by corpus list and corpus show.
 func TestCorpusTextCleaned(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", dir, example("deadly-embrace.c")); code != exitBug {
 		t.Fatalf("find: exit %d: %s", code, errs)
@@ -96,6 +97,7 @@ func TestCorpusTextCleaned(t *testing.T) {
 
 // A shard's summary says which part of the search it covered.
 func TestShardSummary(t *testing.T) {
+	t.Parallel()
 	out, errs, code := stdbg(t, "find", "-j", "1", "--shard", "1/2", example("correct-counter.c"))
 	if code != exitClean || !strings.Contains(out, "Search: part 2 of 2 (--shard 1/2) of an exhaustive search (DFS with DPOR)") {
 		t.Fatalf("find --shard 1/2: exit %d %s\n%s", code, errs, out)

@@ -109,6 +109,7 @@ static int (*real_usleep)(useconds_t);
 static int (*real_nanosleep)(const struct timespec *, struct timespec *);
 static int (*real_clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
 static void (*real_exit)(int) __attribute__((noreturn));
+static pid_t (*real_fork)(void);
 static void (*real__exit)(int) __attribute__((noreturn));
 static void (*real_abort)(void) __attribute__((noreturn));
 static void (*real_assert_fail)(const char *, const char *, unsigned, const char *) __attribute__((noreturn));
@@ -261,6 +262,7 @@ static int g_replay;       /* following a decision log, without a checker */
 static int g_started;      /* the fork server started (we are in a child) */
 static int g_exiting;      /* the process is leaving: pass everything through */
 static int g_failed;       /* a failure was reported */
+static int g_detached;     /* the child of a program's fork: runs free */
 static int g_ctl = -1;     /* control socket */
 static uint8_t *g_mailbox; /* both slots */
 static struct stdbg_slot *g_slot;
@@ -1007,7 +1009,7 @@ static void server_start(void)
 		struct kid *k = &g_kids[f.gen & 1];
 		reap(k, 1); /* the slot's previous user must be gone */
 		struct stdbg_slot *slot = (struct stdbg_slot *)(g_mailbox + (size_t)(f.gen & 1) * STDBG_SLOT_SIZE);
-		pid_t pid = fork();
+		pid_t pid = real_fork();
 		if (pid < 0)
 			die_now(70);
 		if (pid == 0) {
@@ -1683,7 +1685,36 @@ TAINTING(int, timer_create, (clockid_t c, struct sigevent *ev, timer_t *t), (c, 
 TAINTING(int, chdir, (const char *path), (path))
 TAINTING(int, fchdir, (int fd), (fd))
 TAINTING(void *, dlopen, (const char *file, int mode), (file, mode))
-TAINTING(pid_t, fork, (void), ())
+
+/* fork: the process that keeps the threads stays under the checker. The
+ * child runs free: every interposed call goes to the real function, its
+ * crashes are its own, and it does not touch the control socket or the
+ * mailbox, so the parent's execution (and search) goes on as if the fork
+ * were any other call between two thread operations. A child that creates
+ * threads runs them free too: they are real threads, not scheduled, and
+ * nothing it does is checked. In an execution, a fork taints the process:
+ * the next execution is a fresh fork of the server. */
+static void detach_child(void);
+
+EXPORT pid_t fork(void)
+{
+	if (!real_fork)
+		RESOLVE(fork);
+	if (g_started && g_keep)
+		g_keep->tainted = 1;
+	pid_t pid = real_fork();
+	if (pid == 0 && g_enabled)
+		detach_child();
+	return pid;
+}
+
+EXPORT pid_t vfork(void)
+{
+	/* A vfork child shares the parent's memory until it execs or exits:
+	 * detaching it would detach the parent. A fork has the same meaning
+	 * for a program that follows vfork's rules. */
+	return fork();
+}
 TAINTING(mode_t, umask, (mode_t m), (m))
 
 /* Calls that change the mappings: the next reset reads them to undo
@@ -1813,6 +1844,29 @@ static void install_signals(void)
 	sa.sa_sigaction = on_stack_request;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigaction(SIGSTACK, &sa, NULL);
+}
+
+/* detach_child makes the child of a program's fork run free (see fork). */
+static void detach_child(void)
+{
+	g_enabled = 0;
+	g_detached = 1;
+	if (g_ctl >= 0) {
+		close(g_ctl);
+		g_ctl = -1;
+	}
+	/* The library's crash handlers report to the checker: the child's
+	 * crashes take their default course instead. */
+	int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction cur;
+		if (real_sigaction(sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fatal) {
+			struct sigaction dfl;
+			memset(&dfl, 0, sizeof dfl);
+			dfl.sa_handler = SIG_DFL;
+			real_sigaction(sigs[i], &dfl, NULL);
+		}
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -2458,6 +2512,160 @@ EXPORT void _exit(int status)
 	if (active())
 		do_exit(status, A__EXIT, RA);
 	real__exit(status);
+}
+
+/* exec: the checked program's image ends there, as at exit (the new
+ * image is not followed: it starts without the checker's descriptors, so
+ * the library in it stays inert, and it runs free). The call is taken to
+ * succeed when the file can be executed; one that cannot be fails as
+ * usual and the program goes on under the checker. During a search the
+ * process ends at once; in a replay the new image really runs. */
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execv)(const char *, char *const[]);
+static int (*real_execvp)(const char *, char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_fexecve)(int, char *const[], char *const[]);
+
+/* executable reports whether file names something exec could start:
+ * with a slash, that file; without, a file of that name on PATH. */
+static int executable(const char *file, int search)
+{
+	if (!file || !*file)
+		return 0;
+	if (!search || strchr(file, '/'))
+		return access(file, X_OK) == 0;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	char buf[PATH_MAX];
+	for (const char *p = path;;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n + 1 + strlen(file) + 1 <= sizeof buf) {
+			memcpy(buf, n ? p : ".", n ? n : 1);
+			size_t k = n ? n : 1;
+			buf[k] = '/';
+			strcpy(buf + k + 1, file);
+			if (access(buf, X_OK) == 0)
+				return 1;
+		}
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+static void exec_ends(const char *file, int search, void *ra)
+{
+	if (active() && executable(file, search))
+		do_exit(0, A_EXEC, ra);
+}
+
+#define RESOLVE_ONCE(name)                                                  \
+	do {                                                                    \
+		if (!real_##name)                                               \
+			RESOLVE(name);                                          \
+	} while (0)
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	RESOLVE_ONCE(execve);
+	exec_ends(path, 0, RA);
+	return real_execve(path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	RESOLVE_ONCE(execv);
+	exec_ends(path, 0, RA);
+	return real_execv(path, argv);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	RESOLVE_ONCE(execvp);
+	exec_ends(file, 1, RA);
+	return real_execvp(file, argv);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	RESOLVE_ONCE(execvpe);
+	exec_ends(file, 1, RA);
+	return real_execvpe(file, argv, envp);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	RESOLVE_ONCE(fexecve);
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	exec_ends(proc, 0, RA);
+	return real_fexecve(fd, argv, envp);
+}
+
+/* The execl family: their arguments gathered into an array (at most
+ * EXECL_MAX of them, as a shell would refuse far fewer). */
+#define EXECL_MAX 4096
+
+static int gather(const char *arg, va_list ap, char **argv, char ***envp)
+{
+	int n = 0;
+	argv[n++] = (char *)arg;
+	while (arg) {
+		if (n == EXECL_MAX) {
+			errno = E2BIG;
+			return -1;
+		}
+		arg = va_arg(ap, const char *);
+		argv[n++] = (char *)arg;
+	}
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return 0;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char *argv[EXECL_MAX + 1];
+	va_list ap;
+	va_start(ap, arg);
+	int r = gather(arg, ap, argv, NULL);
+	va_end(ap);
+	if (r < 0)
+		return -1;
+	RESOLVE_ONCE(execve);
+	exec_ends(path, 0, RA);
+	return real_execve(path, argv, environ);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *argv[EXECL_MAX + 1];
+	char **envp;
+	va_list ap;
+	va_start(ap, arg);
+	int r = gather(arg, ap, argv, &envp);
+	va_end(ap);
+	if (r < 0)
+		return -1;
+	RESOLVE_ONCE(execve);
+	exec_ends(path, 0, RA);
+	return real_execve(path, argv, envp);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char *argv[EXECL_MAX + 1];
+	va_list ap;
+	va_start(ap, arg);
+	int r = gather(arg, ap, argv, NULL);
+	va_end(ap);
+	if (r < 0)
+		return -1;
+	RESOLVE_ONCE(execvp);
+	exec_ends(file, 1, RA);
+	return real_execvp(file, argv);
 }
 
 EXPORT void abort(void)

@@ -194,6 +194,7 @@
 #define A_TIMER_FIRES 116
 #define A_ATOMIC_AND 117
 #define A_ATOMIC_OR 118
+#define A_EXEC 119
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {
