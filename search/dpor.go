@@ -285,6 +285,12 @@ func awake(sleep []dporEvent, t *Thread) bool {
 // against the point, and plans the other values of a choice.
 func (d *dpor) take(n *dporNode, p Point, ev dporEvent) schedule.Step {
 	t := findThread(p.Threads, ev.thread)
+	if t == nil {
+		// The program is not where it was when this step was planned:
+		// Explore finds that the step does not fit and reports the
+		// nondeterminism.
+		return schedule.Step{Thread: ev.thread, Choice: schedule.NoChoice}
+	}
 	ev.op = t.Op
 	ev.idx = d.count(t.ID)
 	nc := t.Choices()
