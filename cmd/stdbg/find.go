@@ -120,6 +120,24 @@ type findResult struct {
 	Bounds []search.Bound `json:"preemption_bounds,omitempty"`
 	// Coverage says in words what the search covered.
 	Coverage string `json:"coverage"`
+	// MemoryPoints reports whether plain memory accesses were scheduling
+	// points (they are not yet: only thread operations and annotated
+	// accesses are); Scope says what an exhaustive search was exhaustive
+	// over.
+	MemoryPoints bool   `json:"memory_scheduling_points"`
+	Scope        string `json:"scope"` // thread operations, or goroutine operations
+	scopeNote    string
+}
+
+// scopeNote says, next to a complete search's verdict, what it was
+// exhaustive over: thread operations, not plain memory accesses.
+func scopeNote(t *target) string {
+	if t.goPkg {
+		return "Scope: goroutine operations; plain memory accesses were not scheduling points (shared variables read and written " +
+			"without a synchronisation between are not reordered; Go's race detector, on by default for plain Go, reports such races)."
+	}
+	return "Scope: thread operations; plain memory accesses were not scheduling points (memory shared without a thread " +
+		"operation between is not reordered: annotate it with stdbg_read/stdbg_write)."
 }
 
 // findOutputs are the files find writes besides its report.
@@ -285,7 +303,11 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 
 	out := findResult{Target: t.arg, Binary: t.binary, MaxDepth: maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Complete, DepthLimited: res.DepthLimited, Interrupted: interrupted, Bugs: []*report.Report{},
-		Strategy: p.name, Sampled: p.sampled, Coverage: p.coverage(res, why, maxDepth)}
+		Strategy: p.name, Sampled: p.sampled, Coverage: p.coverage(res, why, maxDepth), Scope: "thread operations"}
+	out.scopeNote = scopeNote(t)
+	if t.goPkg {
+		out.Scope = "goroutine operations"
+	}
 	if p.sampled {
 		out.Seed = p.seed
 	}
@@ -372,7 +394,11 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		}
 	}
 	if outs.html != "" {
-		if err := writeHTML(outs.html, t.arg, out.Bugs, []string{out.Coverage, report.FormatStats(out.Stats)}); err != nil {
+		summary := []string{out.Coverage}
+		if out.Complete {
+			summary = append(summary, out.scopeNote)
+		}
+		if err := writeHTML(outs.html, t.arg, out.Bugs, append(summary, report.FormatStats(out.Stats))); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
@@ -498,6 +524,9 @@ func (a *app) printFind(out *findResult) {
 func (a *app) printSearch(out *findResult) {
 	w := a.stdout
 	fmt.Fprintln(w, out.Coverage)
+	if out.Complete && out.scopeNote != "" {
+		fmt.Fprintln(w, out.scopeNote)
+	}
 	if out.Sampled {
 		fmt.Fprintf(w, "Seed = %d (repeat with --seed %d)\n", out.Seed, out.Seed)
 	}

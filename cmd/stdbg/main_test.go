@@ -332,3 +332,41 @@ func TestTranslateCfg(t *testing.T) {
 		}
 	}
 }
+
+// A search that is exhaustive over thread operations says that plain
+// memory accesses were not scheduling points: two threads doing x++ on a
+// global without a lock pass, and the verdict must not read as a proof.
+func TestVerdictSaysMemoryIsNotScheduled(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "lost-update.c")
+	prog := `#include <assert.h>
+#include <pthread.h>
+static int x;
+static void *add(void *a) { (void)a; x++; return 0; }
+int main(void) {
+	pthread_t t;
+	pthread_create(&t, 0, add, 0);
+	x++;
+	pthread_join(t, 0);
+	assert(x == 2);
+	return 0;
+}
+`
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := stdbg(t, "find", "--quiet", src)
+	if code != exitClean || !strings.Contains(out, "Search: exhaustive") ||
+		!strings.Contains(out, "Scope: thread operations; plain memory accesses were not scheduling points") {
+		t.Fatalf("find: exit %d %s\n%s", code, errs, out)
+	}
+	out, _, _ = stdbg(t, "find", "--quiet", "--json", src)
+	var res struct {
+		Complete     bool   `json:"complete"`
+		MemoryPoints *bool  `json:"memory_scheduling_points"`
+		Scope        string `json:"scope"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.Complete || res.MemoryPoints == nil || *res.MemoryPoints || res.Scope != "thread operations" {
+		t.Fatalf("JSON %+v (%v):\n%s", res, err, out)
+	}
+}
