@@ -449,6 +449,9 @@ func deadlockMessage(bs []Blocked) string {
 	for i, b := range bs {
 		ids[i] = fmt.Sprint(b.Thread)
 	}
+	if len(ids) == 1 {
+		return "no thread can go on: thread " + ids[0] + " is blocked"
+	}
 	return "no thread can go on: threads " + strings.Join(ids, ", ") + " are blocked"
 }
 

@@ -55,6 +55,10 @@ func TestOutcomes(t *testing.T) {
 		blocked int
 	}{
 		{"deadlock", embrace, "1;1;2", search.Deadlock, "threads 1, 2 are blocked", 2},
+		{"one thread deadlocked", func() *ct.Runtime {
+			// It said "threads 1 are blocked".
+			return &ct.Runtime{Main: []ct.Step{ct.Op(syncmodel.SemWait, syncmodel.APISemWait, 0x9000, 0x100), exit0}}
+		}, "", search.Deadlock, "no thread can go on: thread 1 is blocked", 1},
 		{"clean run", embrace, "1;1;1;1;1;2;2;2;2;2;1;1", search.Exited, "exit status 0", 0},
 		{"leak at exit", func() *ct.Runtime {
 			return &ct.Runtime{

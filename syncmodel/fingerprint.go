@@ -55,9 +55,10 @@ func (w *World) Fingerprint() uint64 {
 	}
 	f.u(4)
 	for _, k := range sortedKeys(w.sems) {
-		if s := w.sems[k]; s.value != 0 {
+		if s := w.sems[k]; s.value != 0 || s.destroyed {
 			f.u(k)
 			f.i(s.value)
+			f.b(s.destroyed)
 		}
 	}
 	f.u(5)

@@ -2,9 +2,11 @@ package syncmodel
 
 import "fmt"
 
-// sem is a counting semaphore.
+// sem is a counting semaphore. A destroyed one stays known, so that a
+// later use is a misuse rather than a wait that never ends.
 type sem struct {
-	value int64
+	value     int64
+	destroyed bool
 }
 
 // sem returns semaphore obj, creating it with value 0 on first use.
@@ -17,9 +19,25 @@ func (w *World) sem(obj uint64) *sem {
 	return s
 }
 
+// semWaitEnabled: a wait can go on when the value is positive, or when
+// the semaphore was destroyed (the wait is then a misuse, which must run
+// to be reported).
 func (w *World) semWaitEnabled(op Op) bool {
 	s := w.sems[op.Obj]
-	return s != nil && s.value > 0
+	return s != nil && (s.value > 0 || s.destroyed)
+}
+
+// semUse reports the misuse of using a destroyed semaphore, "" if it is
+// not one.
+func (w *World) semUse(op Op) string {
+	if s := w.sems[op.Obj]; s != nil && s.destroyed {
+		name := op.API.String()
+		if op.API == APINone {
+			name = op.Kind.String()
+		}
+		return fmt.Sprintf("%s on semaphore %#x after it was destroyed", name, op.Obj)
+	}
+	return ""
 }
 
 func (w *World) semInit(op Op) string {
@@ -42,6 +60,9 @@ func (w *World) semTry(op Op, fail int64) int64 {
 }
 
 func (w *World) semDestroy(tid int, op Op) string {
+	if msg := w.semUse(op); msg != "" {
+		return fmt.Sprintf("destroy of semaphore %#x, already destroyed", op.Obj)
+	}
 	var waiters []int
 	for i := range w.threads {
 		th := &w.threads[i]
@@ -52,6 +73,6 @@ func (w *World) semDestroy(tid int, op Op) string {
 	if len(waiters) > 0 {
 		return fmt.Sprintf("destroy of semaphore %#x while %s on it", op.Obj, threadsVerb(waiters, "waits", "wait"))
 	}
-	delete(w.sems, op.Obj)
+	w.sem(op.Obj).destroyed = true
 	return ""
 }

@@ -76,16 +76,44 @@ func TestSem(t *testing.T) {
 				{tid: 1, op: o(SemDestroy, sm, 0)},
 			}),
 			check: func(t *testing.T, w *World) {
-				if _, ok := w.sems[sm]; ok {
-					t.Error("destroyed semaphore remembered")
+				if s, ok := w.sems[sm]; !ok || !s.destroyed {
+					t.Error("the destroyed semaphore is not known as destroyed")
 				}
 			},
 		},
 		{
-			name: "destroy forgets the value",
+			name: "a destroyed semaphore cannot be used",
 			steps: []step{
 				{tid: 1, op: o(SemInit, sm, 3)},
 				{tid: 1, op: o(SemDestroy, sm, 0)},
+				{tid: 1, op: get, misuse: "sem-getvalue on semaphore 0x603000 after it was destroyed"},
+			},
+		},
+		{
+			// It was a deadlock ("threads 1 are blocked"): the wait
+			// never ended.
+			name: "waiting on a destroyed semaphore is a misuse",
+			steps: []step{
+				{tid: 1, op: o(SemInit, sm, 0)},
+				{tid: 1, op: o(SemDestroy, sm, 0)},
+				{tid: 1, op: wait, misuse: "sem-wait on semaphore 0x603000 after it was destroyed"},
+			},
+		},
+		{
+			name: "destroyed twice",
+			steps: []step{
+				{tid: 1, op: o(SemInit, sm, 0)},
+				{tid: 1, op: o(SemDestroy, sm, 0)},
+				{tid: 1, op: o(SemDestroy, sm, 0), misuse: "destroy of semaphore 0x603000, already destroyed"},
+			},
+		},
+		{
+			name: "initialised again after destroy",
+			steps: []step{
+				{tid: 1, op: o(SemInit, sm, 0)},
+				{tid: 1, op: o(SemDestroy, sm, 0)},
+				{tid: 1, op: o(SemInit, sm, 1)},
+				{tid: 1, op: wait},
 				{tid: 1, op: get, code: 0},
 			},
 		},

@@ -509,16 +509,26 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 	case SemInit:
 		msg = w.semInit(op)
 	case SemWait:
-		w.sem(op.Obj).value--
+		if msg = w.semUse(op); msg == "" {
+			w.sem(op.Obj).value--
+		}
 	case SemTrywait:
-		code = w.semTry(op, EAGAIN)
+		if msg = w.semUse(op); msg == "" {
+			code = w.semTry(op, EAGAIN)
+		}
 	case SemTimedwait:
-		code = w.semTry(op, ETIMEDOUT)
+		if msg = w.semUse(op); msg == "" {
+			code = w.semTry(op, ETIMEDOUT)
+		}
 	case SemPost:
-		w.sem(op.Obj).value++
+		if msg = w.semUse(op); msg == "" {
+			w.sem(op.Obj).value++
+		}
 	case SemGetvalue:
-		if s := w.sems[op.Obj]; s != nil {
-			code = s.value
+		if msg = w.semUse(op); msg == "" {
+			if s := w.sems[op.Obj]; s != nil {
+				code = s.value
+			}
 		}
 	case SemDestroy:
 		msg = w.semDestroy(tid, op)
