@@ -38,7 +38,7 @@ func (b *builder) chanName(obj uint64) string {
 	if obj == 0 {
 		return "nil"
 	}
-	return b.name(obj, "chan")
+	return b.goName(obj, "chan")
 }
 
 // cases renders the cases of a select: "<-jobs, results<-, default".
@@ -68,7 +68,7 @@ func (b *builder) goCall(op syncmodel.Op, res syncmodel.Result) (string, bool) {
 		api = op.Kind.String()
 	}
 	fam := goFamily(op.Kind)
-	obj := func() string { return b.name(op.Obj, fam) }
+	obj := func() string { return b.goName(op.Obj, fam) }
 	boolean := func() string { return fmt.Sprintf("%s(%s) = %t", api, obj(), res.Code == 1) }
 	r := syncmodel.DecodeChanResult(res.Code)
 	switch op.Kind {
@@ -200,7 +200,7 @@ func (b *builder) goWait(bl checker.Blocked) (string, bool) {
 	case fam == "chan" && op.Obj == 0:
 		what = "on a nil channel"
 	default:
-		what = "for " + b.name(op.Obj, fam)
+		what = "for " + b.goName(op.Obj, fam)
 	}
 	text := fmt.Sprintf("waits in %s %s", api, what)
 	if d := w.Detail; d != "" {

@@ -180,8 +180,25 @@ func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
 		r.Banner = "/!\\ Max depth reached ! /!\\"
 		r.Message = "the execution reached the depth bound"
 	}
-	for i, st := range e.Trace() {
-		s := Step{N: i + 1, Thread: st.Thread, Call: b.call(st.Op, st.Result, st.Frames), Where: b.location(st.Frames, false)}
+	// Where every step and wait is first: Go objects are named by the
+	// expressions on those lines.
+	trace := e.Trace()
+	wheres := make([]Location, len(trace))
+	var uses []exprUse
+	for i, st := range trace {
+		wheres[i] = b.location(st.Frames, false)
+		uses = append(uses, exprUse{st.Op, wheres[i].Source})
+	}
+	blocked := e.BlockedThreads()
+	waitWheres := make([]Location, len(blocked))
+	for i, bl := range blocked {
+		waitWheres[i] = b.location(bl.Frames, false)
+		uses = append(uses, exprUse{bl.Op, waitWheres[i].Source})
+	}
+	b.exprNames(uses)
+	for i, st := range trace {
+		b.expr = callExpr(st.Op, wheres[i].Source)
+		s := Step{N: i + 1, Thread: st.Thread, Call: b.call(st.Op, st.Result, st.Frames), Where: wheres[i]}
 		if st.Choice != schedule.NoChoice {
 			c := st.Choice
 			s.Choice = &c
@@ -197,8 +214,9 @@ func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
 			started[st.Result.NewThread] = r.Steps[i].Where
 		}
 	}
-	for _, bl := range e.BlockedThreads() {
-		w := Wait{Thread: bl.Thread, Text: b.wait(bl), Where: b.location(bl.Frames, false), Holders: bl.Wait.Holders}
+	for i, bl := range blocked {
+		b.expr = callExpr(bl.Op, waitWheres[i].Source)
+		w := Wait{Thread: bl.Thread, Text: b.wait(bl), Where: waitWheres[i], Holders: bl.Wait.Holders}
 		if loc, ok := started[bl.Thread]; ok {
 			w.Started = &loc
 			w.Text += " (started at " + loc.Short() + ")"
@@ -219,6 +237,7 @@ func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
 		r.Failure = w
 		r.Stack = b.stack(frames, exact)
 	}
+	b.expr = ""
 	r.Message = b.nameAddresses(r.Message)
 	if t := e.TimedOut(); t != nil {
 		r.Failure = &Where{Thread: t.Tid, Where: b.location(t.Frames, false)}
@@ -240,6 +259,10 @@ type builder struct {
 	syms   Symbols
 	names  map[uint64]string
 	counts map[string]int
+	// ambiguous are the Go objects no one expression names (goexpr.go);
+	// expr is the expression of the call being rendered.
+	ambiguous map[uint64]bool
+	expr      string
 }
 
 // frame symbolizes frame i of a stack: the first is exact for a crash.
@@ -387,7 +410,9 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 		return fmt.Sprintf("%s(%s) = %d", api, b.name(op.Obj, "sem"), res.Code)
 	}
 	s := api
-	if op.Obj != 0 {
+	if op.Obj != 0 && goFamily(op.Kind) != "" {
+		s += "(" + b.goName(op.Obj, fam) + ")"
+	} else if op.Obj != 0 {
 		s += "(" + b.name(op.Obj, fam) + ")"
 	} else {
 		s += "()"

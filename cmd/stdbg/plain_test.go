@@ -26,7 +26,7 @@ type zooCase struct {
 // zoo lists the bug zoo of plain Go programs and tests.
 var zoo = []zooCase{
 	{dir: "transfer", run: "TestTransfer$", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"thread 2 waits in Mutex.Lock for mutex#2 (held by thread 3)", "transfer.go:18       to.mu.Lock()"}},
+		"thread 2 waits in Mutex.Lock for to.mu [mutex#2] (held by thread 3)", "transfer.go:18       to.mu.Lock()"}},
 	{dir: "transfer", run: "TestTransferOrdered"},
 	// Over 2,000 transitions of setup before the bug: past the depth
 	// bound of C targets, within that of Go targets.
@@ -35,28 +35,28 @@ var zoo = []zooCase{
 	{dir: "xtestonly", run: "TestLockOrder$", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in Mutex.Lock for", "lockorder_test.go:22  b.Lock()", "lockorder_test.go:30  a.Lock()"}},
 	{dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
-		"waits in Chan.Send for chan#2 (no receiver)", "results <- id * 10", "main.go:14", "main.go:17", "select {"}},
+		"waits in Chan.Send for results (no receiver)", "Select(<-results, <-cancel)", "results <- id * 10", "main.go:14", "main.go:17", "select {"}},
 	{dir: "doublelock", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"thread 2 waits in Mutex.Lock for mutex#1 (held by thread 2)", "main.go:17  r.mu.Lock()"}},
+		"thread 2 waits in Mutex.Lock for r.mu (held by thread 2)", "main.go:17  r.mu.Lock()"}},
 	{dir: "rwrecursive", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"waits in RWMutex.RLock for rwmutex#1 (thread 2 is waiting to write-lock it)", "main.go:18  c.mu.RLock()",
-		"waits in RWMutex.Lock for rwmutex#1 (read-locked by thread 1)"}},
+		"waits in RWMutex.RLock for c.mu (thread 2 is waiting to write-lock it)", "main.go:18  c.mu.RLock()",
+		"waits in RWMutex.Lock for c.mu (read-locked by thread 1)"}},
 	{dir: "timeoutleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
-		"time.Sleep until +50ms", "timer fires at +100ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:20"}},
+		"time.Sleep until +50ms", "timer fires at +100ms", "waits in Chan.Send for ch (no receiver)", "main.go:20"}},
 	{dir: "ctxleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
-		"timer fires at +30ms", "waits in Chan.Send for chan#1 (no receiver)", "main.go:15", "out <- 42"}},
+		"timer fires at +30ms", "waits in Chan.Send for out (no receiver)", "main.go:15", "out <- 42"}},
 	{dir: "ctxok"},
 	{dir: "ctxcancel", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
-		"waits in Chan.Send for chan#2 (no receiver)", "main.go:18", "out <- i"}},
+		"waits in Chan.Send for out (no receiver)", "main.go:18", "out <- i"}},
 	{dir: "wgchan", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"waits in WaitGroup.Wait for wg#1 (counter 2)", "main.go:19  results <- i * i"}},
+		"waits in WaitGroup.Wait for wg (counter 2)", "main.go:19  results <- i * i"}},
 	{dir: "wgchanok"},
 	{dir: "condsignal", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"thread 1 waits in Cond.Wait for cond#1 (not signalled)", "main.go:23"}},
+		"thread 1 waits in Cond.Wait for cond (not signalled)", "main.go:23"}},
 	{dir: "closesend", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
-		"send on closed channel chan#1", "main.go:18"}},
+		"send on closed channel events", "main.go:18"}},
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"waits in Chan.Recv for chan#2 (buffer empty)", "main.go:23"}},
+		"waits in Chan.Recv for t.C (buffer empty)", "main.go:23"}},
 	{dir: "timerstopok"},
 	{dir: "counter", race: true, banner: "*** DATA RACE ***", want: []string{
 		"WARNING: DATA RACE", "Previous write at", "main.go:22", "main.(*stats).hit"}},
