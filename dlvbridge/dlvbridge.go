@@ -2,7 +2,7 @@
 // follow the replay of a schedule of a Go target one thread step at a time.
 //
 // The target replays the schedule in process (package sthread, with
-// sthread.ReplayEnv set) and calls sthread's step hook before every step.
+// rtnames.ReplayEnv set) and calls sthread's step hook before every step.
 // A Bridge starts Delve headless on the target, breaks on the hook, and at
 // each stop reads the replay state sthread publishes (the step, the thread
 // that runs next and the goroutine of every thread, since goroutine ids
@@ -32,7 +32,7 @@ import (
 	"github.com/go-delve/delve/service/api"
 	"github.com/go-delve/delve/service/rpc2"
 
-	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // Module is the Delve module, and Version the version this package is
@@ -108,7 +108,7 @@ type Config struct {
 	// (-gcflags=all=-N -l); Args are its arguments.
 	Program string
 	Args    []string
-	// Schedule is the schedule to replay (sthread.ReplayEnv).
+	// Schedule is the schedule to replay (rtnames.ReplayEnv).
 	Schedule string
 	// Env is added to stdbg's environment for Delve and the target.
 	Env []string
@@ -199,7 +199,7 @@ func Start(cfg Config) (*Bridge, error) {
 	}
 	cmd := exec.Command(cfg.Dlv, args...)
 	cmd.Env = append(os.Environ(), cfg.Env...)
-	cmd.Env = append(cmd.Env, sthread.ReplayEnv+"="+cfg.Schedule)
+	cmd.Env = append(cmd.Env, rtnames.ReplayEnv+"="+cfg.Schedule)
 	cmd.Stdout, cmd.Stderr = cfg.Stdout, cfg.Stderr
 	cmd.ExtraFiles = []*os.File{logW}
 	// Delve dies with stdbg; it is in a group of its own so that the
@@ -254,10 +254,10 @@ func Start(cfg Config) (*Bridge, error) {
 		return nil, err
 	}
 	b.pid = b.client.ProcessPid()
-	b.bp, err = b.client.CreateBreakpoint(&api.Breakpoint{FunctionName: sthread.HookFunc, Name: "stdbgstep"})
+	b.bp, err = b.client.CreateBreakpoint(&api.Breakpoint{FunctionName: rtnames.HookFunc, Name: "stdbgstep"})
 	if err != nil {
 		b.Close()
-		return nil, fmt.Errorf("setting a breakpoint on %s: %w (is %s a program or test that uses package sthread?)", sthread.HookFunc, err, cfg.Program)
+		return nil, fmt.Errorf("setting a breakpoint on %s: %w (is %s a program or test that uses package sthread?)", rtnames.HookFunc, err, cfg.Program)
 	}
 	return b, nil
 }
@@ -299,7 +299,7 @@ func (b *Bridge) Next() (*Stop, *Exit, error) {
 		if g := st.SelectedGoroutine; g != nil {
 			where = fmt.Sprintf(" in goroutine %d at %s:%d", g.ID, g.CurrentLoc.File, g.CurrentLoc.Line)
 		}
-		return nil, nil, fmt.Errorf("the target stopped%s, not at %s (reason %q)", where, sthread.HookFunc, st.StopReason)
+		return nil, nil, fmt.Errorf("the target stopped%s, not at %s (reason %q)", where, rtnames.HookFunc, st.StopReason)
 	}
 	return b.position()
 }
@@ -357,9 +357,9 @@ func (b *Bridge) position() (*Stop, *Exit, error) {
 	if st.SelectedGoroutine != nil {
 		gid = st.SelectedGoroutine.ID
 	}
-	v, err := b.client.EvalVariable(api.EvalScope{GoroutineID: gid}, sthread.StateVar, stateLoad)
+	v, err := b.client.EvalVariable(api.EvalScope{GoroutineID: gid}, rtnames.StateVar, stateLoad)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", sthread.StateVar, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", rtnames.StateVar, err)
 	}
 	s, entry, err := decodeState(v)
 	if err != nil {
@@ -421,7 +421,7 @@ func (b *Bridge) locate(s *Stop, entry uint64) error {
 // userFunc reports whether a function is the user's: not the Go
 // runtime's, nor sthread's, nor the testing package's.
 func userFunc(name string) bool {
-	for _, p := range []string{"runtime.", "github.com/stdbg/stdbg/sthread.", "testing.", "internal/", "sync."} {
+	for _, p := range []string{"runtime.", rtnames.Package + ".", "testing.", "internal/", "sync."} {
 		if strings.HasPrefix(name, p) {
 			return false
 		}
@@ -458,7 +458,7 @@ func decodeState(v *api.Variable) (*Stop, uint64, error) {
 			}
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("reading %s.%s = %q: %w", sthread.StateVar, c.Name, c.Value, err)
+			return nil, 0, fmt.Errorf("reading %s.%s = %q: %w", rtnames.StateVar, c.Name, c.Value, err)
 		}
 	}
 	return s, entry, nil
@@ -480,7 +480,7 @@ func (b *Bridge) Eval(goroutine int64, frame int, expr string) (string, error) {
 func (b *Bridge) HandOver(s *Stop) error {
 	if b.bp != nil {
 		if _, err := b.client.ClearBreakpoint(b.bp.ID); err != nil {
-			return fmt.Errorf("dlv: clearing the breakpoint on %s: %w", sthread.HookFunc, err)
+			return fmt.Errorf("dlv: clearing the breakpoint on %s: %w", rtnames.HookFunc, err)
 		}
 		b.bp = nil
 	}

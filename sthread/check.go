@@ -14,6 +14,7 @@ import (
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
@@ -25,7 +26,7 @@ import (
 //
 // A program whose main calls Run replays it the same way. A replay
 // publishes each step for a debugger (see stdbg replay --dlv).
-const ReplayEnv = "STDBG_REPLAY_SCHEDULE"
+const ReplayEnv = rtnames.ReplayEnv
 
 // Defaults of the options.
 const (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
@@ -26,9 +27,9 @@ import (
 // spells them.
 const (
 	// HookFunc is the function called before every replayed step.
-	HookFunc = sthreadPrefix + "stepHook"
+	HookFunc = rtnames.HookFunc
 	// StateVar is the expression of the published replay state.
-	StateVar = `"github.com/stdbg/stdbg/sthread".debugState`
+	StateVar = rtnames.StateVar
 )
 
 // debugInfo is the replay state a debugger reads at stepHook.

@@ -5,6 +5,8 @@ import (
 	randv2 "math/rand/v2"
 	"os"
 	"strconv"
+
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // Randomness under Check. The top-level functions of math/rand and
@@ -15,7 +17,7 @@ import (
 
 // RandSeedEnv names the environment variable that sets the seed of the
 // generators of executions under Check.
-const RandSeedEnv = "STDBG_RAND_SEED"
+const RandSeedEnv = rtnames.RandSeedEnv
 
 // randSeed is the seed of every execution's generators.
 var randSeed = func() uint64 {

@@ -21,8 +21,8 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/dlvbridge"
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/sthread"
 )
 
 // dlvStdin is what the interactive Delve client reads (the terminal;
@@ -253,7 +253,7 @@ func (a *app) handOver(b *dlvbridge.Bridge, s *dlvbridge.Stop, total int, noConn
   stdbg_next    run that step and stop before the next one
   continue      run on to the end of the replay
   print %s   the replay's position
-`, filepath.Base(init), sthread.StateVar)
+`, filepath.Base(init), rtnames.StateVar)
 	connect := []string{"connect", "--init", init, b.Addr}
 	interactive := !noConnect && isTerminal(dlvStdin)
 	if !interactive {

@@ -11,7 +11,7 @@ import (
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
-	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -67,7 +67,7 @@ func (a *app) seedRand(t *target) {
 		return
 	}
 	t.randSeed = a.v.GetInt64("rand-seed")
-	t.env = append(t.env, fmt.Sprintf("%s=%d", sthread.RandSeedEnv, t.randSeed))
+	t.env = append(t.env, fmt.Sprintf("%s=%d", rtnames.RandSeedEnv, t.randSeed))
 }
 
 // runArgs are the arguments the binary runs with: the test selection of a
