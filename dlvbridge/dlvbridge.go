@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -119,24 +120,61 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Timeout bounds Delve's start and each step (default 1 minute).
 	Timeout time.Duration
+	// Listen is where Delve listens: a loopback host:port ("" for
+	// 127.0.0.1 and a free port), or unix:PATH for a Unix socket that
+	// only the user can connect to (mode 0600; PATH must not exist).
+	Listen string
+}
+
+// CheckListen reports why addr cannot be a Listen address: Delve serves
+// whoever connects, so it listens on loopback or on a private Unix socket
+// only.
+func CheckListen(addr string) error {
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		if path == "" {
+			return errors.New("unix: needs a path, e.g. unix:/tmp/stdbg-dlv.sock")
+		}
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s exists: Delve would not listen there", path)
+		}
+		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+			return fmt.Errorf("the directory of %s does not exist", path)
+		}
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is neither host:port nor unix:PATH", addr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%s is not a loopback address: Delve serves whoever connects, so it listens on loopback (127.0.0.1, ::1) or a Unix socket only", host)
+	}
+	return nil
 }
 
 // Bridge is a Delve server running the target, and the client that drives
 // it.
 type Bridge struct {
-	// Addr is the address Delve listens at (host:port).
+	// Addr is the address Delve listens at (host:port, or unix:PATH).
 	Addr string
+	sock string // the path of the Unix socket, if Delve listens on one
 
-	cfg     Config
-	cmd     *exec.Cmd
-	client  *rpc2.RPCClient
-	before  map[int]bool  // ports of the connections at the hand-over (WaitClient)
-	exited  chan struct{} // closed when Delve has ended
-	waitErr error
-	bp      *api.Breakpoint
-	pid     int
-	exit    *Exit
-	once    sync.Once
+	cfg    Config
+	cmd    *exec.Cmd
+	client *rpc2.RPCClient
+	before map[int]bool // ports of the connections at the hand-over (WaitClient)
+	// accepted counts the connections Delve accepted (Unix sockets
+	// only: its log says so); acceptedBefore, those before the hand-over.
+	accepted, acceptedBefore atomic.Int64
+	exited                   chan struct{} // closed when Delve has ended
+	waitErr                  error
+	bp                       *api.Breakpoint
+	pid                      int
+	exit                     *Exit
+	once                     sync.Once
 }
 
 // Exit is how the target ended.
@@ -187,8 +225,23 @@ func Start(cfg Config) (*Bridge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting dlv: %w", err)
 	}
+	listen := cfg.Listen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	if err := CheckListen(listen); err != nil {
+		logR.Close()
+		logW.Close()
+		return nil, fmt.Errorf("dlv --listen: %w", err)
+	}
+	sock, unixSock := strings.CutPrefix(listen, "unix:")
 	args := []string{"exec", "--headless", "--api-version=2", "--accept-multiclient",
-		"--listen=127.0.0.1:0", "--log-dest=3"}
+		"--listen=" + listen, "--log-dest=3"}
+	if unixSock {
+		// A client that leaves a Unix socket leaves no trace (a TCP one
+		// leaves TIME_WAIT): Delve's log tells when one came.
+		args = append(args, "--log", "--log-output=rpc")
+	}
 	if cfg.Dir != "" {
 		args = append(args, "--wd", cfg.Dir)
 	}
@@ -205,7 +258,17 @@ func Start(cfg Config) (*Bridge, error) {
 	// Delve dies with stdbg; it is in a group of its own so that the
 	// user's ^C at stdbg's prompt does not reach it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	// A Unix socket is created private: Delve inherits a umask that
+	// leaves it to the user alone, and it is set to 0600 once there.
+	umask := -1
+	if unixSock {
+		umask = syscall.Umask(0o077)
+	}
+	err = cmd.Start()
+	if umask >= 0 {
+		syscall.Umask(umask)
+	}
+	if err != nil {
 		logR.Close()
 		logW.Close()
 		return nil, fmt.Errorf("starting %s: %w", cfg.Dlv, err)
@@ -231,6 +294,12 @@ func Start(cfg Config) (*Bridge, error) {
 				sent = true
 				continue
 			}
+			if strings.Contains(line, " layer=rpc ") {
+				if strings.Contains(line, "serving JSON-RPC on new connection") {
+					b.accepted.Add(1)
+				}
+				continue
+			}
 			logMu.Lock()
 			logText.WriteString(line + "\n")
 			logMu.Unlock()
@@ -241,6 +310,13 @@ func Start(cfg Config) (*Bridge, error) {
 	defer timer.Stop()
 	select {
 	case b.Addr = <-addr:
+		if unixSock {
+			b.Addr, b.sock = "unix:"+sock, sock
+			if err := os.Chmod(sock, 0o600); err != nil {
+				b.kill()
+				return nil, fmt.Errorf("dlv: making %s private: %w", sock, err)
+			}
+		}
 	case <-b.exited:
 		logMu.Lock()
 		defer logMu.Unlock()
@@ -264,7 +340,11 @@ func Start(cfg Config) (*Bridge, error) {
 
 // connect dials Delve's API at addr; the handshake is bounded by timeout.
 func connect(addr string, timeout time.Duration) (*rpc2.RPCClient, error) {
-	conn, err := net.DialTimeout("tcp", addr, timeout)
+	network, where := "tcp", addr
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		network, where = "unix", path
+	}
+	conn, err := net.DialTimeout(network, where, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to dlv at %s: %w", addr, err)
 	}
@@ -497,14 +577,48 @@ func (b *Bridge) HandOver(s *Stop) error {
 	// The connections so far (the bridge's own) are not a client's
 	// (WaitClient).
 	b.before = map[int]bool{}
-	if _, port, err := net.SplitHostPort(b.Addr); err == nil {
-		if p, err := strconv.Atoi(port); err == nil {
-			for _, c := range connectionsOf(p) {
-				b.before[c.peer] = true
-			}
+	b.acceptedBefore.Store(b.accepted.Load())
+	if list := b.connections(); list != nil {
+		for _, c := range list() {
+			b.before[c.peer] = true
 		}
 	}
 	return nil
+}
+
+// connections returns the lister of the connections to Delve (nil when
+// they cannot be listed): TCP connections by the port at their other end,
+// Unix ones by the inode of Delve's end.
+func (b *Bridge) connections() func() []tcpConn {
+	if b.sock != "" {
+		if _, err := connectedUnixSockets(); err != nil {
+			return nil
+		}
+		return func() []tcpConn { return unixConnectionsOf(b.sock) }
+	}
+	_, port, err := net.SplitHostPort(b.Addr)
+	if err != nil {
+		return nil
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return nil
+	}
+	return func() []tcpConn { return connectionsOf(p) }
+}
+
+// unixConnectionsOf lists the connections accepted on the Unix socket at
+// path: Delve's end of each, which carries the path, by inode; one whose
+// client has gone is no longer established.
+func unixConnectionsOf(path string) []tcpConn {
+	var out []tcpConn
+	list, _ := connectedUnixSockets()
+	for _, s := range list {
+		if s.path == path {
+			out = append(out, tcpConn{peer: int(s.inode), established: !s.peerGone})
+		}
+	}
+	return out
 }
 
 // Wait waits for Delve to end (the last client quit and killed the
@@ -526,12 +640,8 @@ func (b *Bridge) Wait(d time.Duration) error {
 // connections to Addr open for a second), or when no client came within
 // d. In the last two cases it stops Delve and the target.
 func (b *Bridge) WaitClient(d time.Duration) error {
-	_, port, err := net.SplitHostPort(b.Addr)
-	if err != nil {
-		return b.Wait(d)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil {
+	list := b.connections()
+	if list == nil {
 		return b.Wait(d)
 	}
 	before := b.before
@@ -550,8 +660,10 @@ func (b *Bridge) WaitClient(d time.Duration) error {
 				return fmt.Errorf("no Delve client came within %v: stopped Delve", d)
 			}
 		case <-tick.C:
+			// A client may have come and gone between two looks.
+			seen = seen || b.accepted.Load() > b.acceptedBefore.Load()
 			open := false
-			for _, c := range connectionsOf(p) {
+			for _, c := range list() {
 				if before[c.peer] {
 					continue
 				}
@@ -634,6 +746,11 @@ func (b *Bridge) Close() {
 			}
 		}
 		b.kill()
+		if b.sock != "" {
+			// Delve unlinks its socket when it closes it; not when it
+			// is killed.
+			os.Remove(b.sock)
+		}
 	})
 }
 

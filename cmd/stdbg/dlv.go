@@ -95,6 +95,10 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 	if wait <= 0 {
 		return true, usageErr("--dlv-wait must be positive")
 	}
+	listen, _ := cmd.Flags().GetString("dlv-listen")
+	if err := dlvbridge.CheckListen(listen); err != nil {
+		return true, usageErr("--dlv-listen %s", err)
+	}
 
 	sched, t, env, err := a.debugTarget(cmd, "--dlv", "a Go package", schedText, run, args)
 	if err != nil {
@@ -141,6 +145,7 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 		Dlv: dlvExe, Program: debugBin, Args: t.runArgs(), Schedule: executed,
 		Env: env, Dir: dir, Stdout: a.stdout, Stderr: a.stderr,
 		Timeout: a.v.GetDuration("transition-timeout") + a.v.GetDuration("start-timeout"),
+		Listen:  listen,
 	})
 	if err != nil {
 		return true, &exitError{code: exitUsage, err: err}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -278,41 +279,71 @@ func TestReplayDlvStopAt(t *testing.T) {
 func TestReplayDlvClientLeaves(t *testing.T) {
 	t.Parallel()
 	needDlv(t)
-	prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
-	pr, pw := io.Pipe()
-	var errb strings.Builder
-	done := make(chan int, 1)
-	go func() {
-		code := run([]string{"replay", "--dlv", "--dlv-no-connect", "--dlv-wait", "30m", "--schedule", "1;1;2", prog}, pw, &errb)
-		pw.Close()
-		done <- code
-	}()
-	waitRE := regexp.MustCompile(`^Delve waits for a client .*: \S+ connect --init \S+ (\S+)$`)
-	sc := bufio.NewScanner(pr)
-	addr := ""
-	for addr == "" && sc.Scan() {
-		if m := waitRE.FindStringSubmatch(sc.Text()); m != nil {
-			addr = m[1]
-		}
-	}
-	go io.Copy(io.Discard, pr)
-	if addr == "" {
-		t.Fatalf("no hand-over: %s", errb.String())
-	}
-	c := rpc2.NewClient(addr)
-	if _, err := c.GetState(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Disconnect(false); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case code := <-done:
-		if code != exitClean {
-			t.Errorf("stdbg: exit %d after the client left\n%s", code, errb.String())
-		}
-	case <-time.After(5 * time.Minute): // a guard against a hang only
-		t.Fatal("stdbg still waits after its client left")
+	sock := filepath.Join(t.TempDir(), "dlv.sock")
+	for _, tc := range []struct {
+		name   string
+		listen []string
+	}{
+		{"loopback", nil},
+		{"unix socket", []string{"--dlv-listen", "unix:" + sock}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := filepath.Join("..", "..", "examples", "go", "embrace-prog")
+			pr, pw := io.Pipe()
+			var errb strings.Builder
+			done := make(chan int, 1)
+			args := append([]string{"replay", "--dlv", "--dlv-no-connect", "--dlv-wait", "30m"}, tc.listen...)
+			go func() {
+				code := run(append(args, "--schedule", "1;1;2", prog), pw, &errb)
+				pw.Close()
+				done <- code
+			}()
+			waitRE := regexp.MustCompile(`^Delve waits for a client .*: \S+ connect --init \S+ (\S+)$`)
+			sc := bufio.NewScanner(pr)
+			addr := ""
+			for addr == "" && sc.Scan() {
+				if m := waitRE.FindStringSubmatch(sc.Text()); m != nil {
+					addr = m[1]
+				}
+			}
+			go io.Copy(io.Discard, pr)
+			if addr == "" {
+				t.Fatalf("no hand-over: %s", errb.String())
+			}
+			network, where := "tcp", addr
+			if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+				network, where = "unix", path
+				if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+					t.Errorf("the socket %s: %v, mode %v; want 0600", path, err, st.Mode().Perm())
+				}
+			} else if !strings.HasPrefix(addr, "127.0.0.1:") {
+				t.Errorf("Delve listens at %s, not on loopback", addr)
+			}
+			conn, err := net.Dial(network, where)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := rpc2.NewClientFromConn(conn)
+			if _, err := c.GetState(); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Disconnect(false); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case code := <-done:
+				if code != exitClean {
+					t.Errorf("stdbg: exit %d after the client left\n%s", code, errb.String())
+				}
+			case <-time.After(5 * time.Minute): // a guard against a hang only
+				t.Fatal("stdbg still waits after its client left")
+			}
+			if network == "unix" {
+				if _, err := os.Lstat(where); err == nil {
+					t.Errorf("the socket %s is left behind", where)
+				}
+			}
+		})
 	}
 }
 
@@ -325,6 +356,8 @@ func TestReplayDlvBadInput(t *testing.T) {
 		want string
 	}{
 		{"C target", []string{"--schedule", "1;1;2", example("deadly-embrace.c")}, "use --gdb"},
+		{"listen on every interface", []string{"--dlv-listen", "0.0.0.0:0", "--schedule", "1;1;2", prog}, "not a loopback address"},
+		{"listen on a socket that exists", []string{"--dlv-listen", "unix:" + prog, "--schedule", "1;1;2", prog}, "exists"},
 		{"step past the end", []string{"--stop-at", "9", "--schedule", "1;1;2", prog}, "the run has 3 steps"},
 		{"not a step", []string{"--stop-at", "soon", "--schedule", "1;1;2", prog}, "want a step number"},
 		{"with --gdb", []string{"--gdb", "--schedule", "1;1;2", prog}, "give one"},
