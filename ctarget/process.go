@@ -387,6 +387,16 @@ var reuseAllowed = os.Getenv("STDBG_REUSE") != "0"
 // keeps state from one execution to the next.
 func (p *Process) DisableReuse() { p.cfg.NoReuse = true }
 
+// WithoutReuse runs f with every execution it begins in a fresh child (or
+// a fresh process): to confirm that a schedule fails the same way in a
+// process that ran nothing before.
+func (p *Process) WithoutReuse(f func()) {
+	old := p.cfg.NoReuse
+	p.cfg.NoReuse = true
+	defer func() { p.cfg.NoReuse = old }()
+	f()
+}
+
 // reuseStartTimeout bounds a reset and the start after it; a child that
 // takes longer is replaced by a fresh fork.
 const reuseStartTimeout = 5 * time.Second

@@ -17,8 +17,11 @@ import (
 // Variables named _ and error values made by errors.New or fmt.Errorf,
 // which programs do not change, are left out.
 func PackageState(dir string, tests bool) ([]string, error) {
+	// Each package of the main module: its import path, whether it is
+	// only a dependency (whose tests are not built), its directory, then
+	// its files.
 	args := []string{"list", "-deps", "-f",
-		"{{if .Module}}{{if .Module.Main}}{{.Dir}}|{{join .GoFiles \"|\"}}|{{join .TestGoFiles \"|\"}}|{{join .XTestGoFiles \"|\"}}{{end}}{{end}}"}
+		"{{if .Module}}{{if .Module.Main}}{{.ImportPath}}|{{.DepOnly}}|{{.Dir}}|{{join .GoFiles \"|\"}}|{{join .TestGoFiles \"|\"}}|{{join .XTestGoFiles \"|\"}}{{end}}{{end}}"}
 	if tests {
 		args = append(args, "-test")
 	}
@@ -38,14 +41,15 @@ func PackageState(dir string, tests bool) ([]string, error) {
 	var vars []string
 	for _, line := range strings.Split(string(out), "\n") {
 		parts := strings.Split(line, "|")
-		if len(parts) < 2 {
+		if len(parts) < 4 || isRuntime(parts[0]) {
 			continue
 		}
-		for _, name := range parts[1:] {
-			if name == "" || filepath.IsAbs(name) || !tests && strings.HasSuffix(name, "_test.go") {
+		depOnly, dir := parts[1] == "true", parts[2]
+		for _, name := range parts[3:] {
+			if name == "" || filepath.IsAbs(name) || (!tests || depOnly) && strings.HasSuffix(name, "_test.go") {
 				continue
 			}
-			path := filepath.Join(parts[0], name)
+			path := filepath.Join(dir, name)
 			if seen[path] {
 				continue
 			}
@@ -58,6 +62,15 @@ func PackageState(dir string, tests bool) ([]string, error) {
 		}
 	}
 	return vars, nil
+}
+
+// isRuntime reports whether the package at importPath is part of stdbg
+// itself (its runtime and what it uses), whose state is made to serve
+// execution after execution, rather than a program stdbg checks (the
+// examples of stdbg's own module).
+func isRuntime(importPath string) bool {
+	path, _, _ := strings.Cut(importPath, " ")
+	return strings.HasPrefix(path, stdbgModule+"/") && !strings.HasPrefix(path, stdbgModule+"/examples/")
 }
 
 // fileState lists the package-level variables of f that may hold state.

@@ -47,6 +47,16 @@ func TestPackageState(t *testing.T) {
 			}
 		})
 	}
+	// In stdbg's own module, an example's state is its own: not that of
+	// the runtime it links, nor that of the tests of the packages it
+	// imports (which its test binary does not contain).
+	got, err := PackageState(filepath.Join("..", "examples", "go", "dpor"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Errorf("PackageState(examples/go/dpor) = %q, want none", got)
+	}
 	if _, err := PackageState(t.TempDir(), false); err == nil {
 		t.Error("a directory without a package: no error")
 	}

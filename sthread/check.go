@@ -223,6 +223,10 @@ func (b *Bug) String() string {
 func Check(t testing.TB, f func(), opts ...Option) {
 	t.Helper()
 	cfg := newConfig(opts)
+	if searching() {
+		// Started by stdbg find to search in process.
+		os.Exit(serveSearchOrDie(f, cfg))
+	}
 	if remote() {
 		// Started by stdbg find: this process is one execution.
 		os.Exit(runRemoteOrDie(f, cfg))

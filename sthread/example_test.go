@@ -280,3 +280,12 @@ func ExampleLTL() {
 	// Output:
 	// liveness - the run below violates G (r -> F s): the program ends, and its final state repeats forever
 }
+
+// A test whose bug is deliberate (a teaching example) runs under stdbg
+// find, which reports the bug, and is skipped by a plain go test.
+func ExampleUnderStdbg() {
+	if !sthread.UnderStdbg() {
+		fmt.Println("skipped: run stdbg find -run TestEmbrace ./examples/go/embrace-test")
+	}
+	// Output: skipped: run stdbg find -run TestEmbrace ./examples/go/embrace-test
+}

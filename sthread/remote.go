@@ -49,6 +49,9 @@ func remote() bool {
 //
 //go:norace
 func Run(f func()) {
+	if searching() {
+		os.Exit(serveSearchOrDie(f, newConfig(nil)))
+	}
 	if remote() {
 		os.Exit(runRemoteOrDie(f, newConfig(nil)))
 	}

@@ -97,7 +97,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
-		"visited", "livelock", "ltl", "race", "rand-seed", "quiet")
+		"visited", "livelock", "ltl", "in-target", "race", "rand-seed", "quiet")
 	return cmd
 }
 
@@ -126,7 +126,11 @@ type findResult struct {
 	// over.
 	MemoryPoints bool   `json:"memory_scheduling_points"`
 	Scope        string `json:"scope"` // thread operations, or goroutine operations
-	scopeNote    string
+	// SearchedIn is where the search ran: "target" (inside the Go
+	// program's process, package insearch) or "stdbg" (driving the
+	// program transition by transition).
+	SearchedIn string `json:"searched_in"`
+	scopeNote  string
 }
 
 // scopeNote says, next to a complete search's verdict, what it was
@@ -256,9 +260,34 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 				replayCommand(t, sched))
 		}
 	}
-	res, err := a.explore(searchCtx, t, s, ex, p, opts)
-	if err != nil && errors.Is(err, search.ErrNondeterministic) && t.goPkg && s.proc.Reused() > 0 ||
-		err == nil && t.goPkg && s.proc.Reused() > 0 && !a.confirmFresh(s, res.Bugs, maxDepth) {
+	var (
+		res         *search.Result
+		premin      []*search.Minimised // minimised in the target
+		budgetSpent bool
+		inTarget    bool // searched in the target, bugs confirmed in fresh processes
+	)
+	if a.inTarget(t, p, outs) {
+		found, ierr := a.exploreInTarget(ctx, t, s, p, maxDepth, opts, prog)
+		switch {
+		case ierr == nil:
+			res, premin, budgetSpent, inTarget = &found.Result, found.Minimised, found.BudgetSpent, true
+		case ctx.Err() != nil:
+			res = &search.Result{}
+		default:
+			prog.clear()
+			fmt.Fprintln(a.stderr, "stdbg:", inTargetFallback(ierr))
+			if errors.Is(ierr, search.ErrNondeterministic) {
+				a.noReuse = true
+				s.proc.DisableReuse()
+			}
+		}
+	}
+	if res == nil {
+		res, err = a.explore(searchCtx, t, s, ex, p, opts)
+		budgetSpent = searchCtx.Err() != nil
+	}
+	if !inTarget && (err != nil && errors.Is(err, search.ErrNondeterministic) && t.goPkg && s.proc.Reused() > 0 ||
+		err == nil && t.goPkg && s.proc.Reused() > 0 && !a.confirmFresh(s, res.Bugs, maxDepth)) {
 		// A Go program runs execution after execution in one process:
 		// one that keeps state from one to the next (package-level
 		// variables) does not repeat itself. Start again, with a fresh
@@ -269,6 +298,7 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		a.noReuse = true
 		s.proc.DisableReuse()
 		res, err = a.explore(searchCtx, t, s, ex, p, opts)
+		budgetSpent = searchCtx.Err() != nil
 	}
 	prog.clear()
 	if prof != nil {
@@ -279,7 +309,7 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	switch {
 	case interrupted:
 		why = stopInterrupted
-	case searchCtx.Err() != nil:
+	case budgetSpent:
 		why = stopBudget
 	}
 	if err != nil && why == stopNone {
@@ -305,6 +335,10 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		Complete: res.Complete, DepthLimited: res.DepthLimited, Interrupted: interrupted, Bugs: []*report.Report{},
 		Strategy: p.name, Sampled: p.sampled, Coverage: p.coverage(res, why, maxDepth), Scope: "thread operations"}
 	out.scopeNote = scopeNote(t)
+	out.SearchedIn = "stdbg"
+	if inTarget {
+		out.SearchedIn = "target"
+	}
 	if t.goPkg {
 		out.Scope = "goroutine operations"
 	}
@@ -318,11 +352,18 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	if dir == "" {
 		dir = corpus.DefaultDir(t.arg)
 	}
-	for _, bug := range res.Bugs {
+	for i, bug := range res.Bugs {
 		original := bug.Schedule
 		var min *search.Minimised
 		budgetSpent := false
-		if !a.v.GetBool("no-minimise") && !interrupted && bug.Cycle == nil {
+		if i < len(premin) && premin[i] != nil {
+			m := premin[i]
+			min = m
+			bug.Schedule = m.Schedule
+			bug.Outcome = m.Outcome
+			out.Stats.Executions += m.Stats.Executions
+			out.Stats.Transitions += m.Stats.Transitions
+		} else if !a.v.GetBool("no-minimise") && !interrupted && bug.Cycle == nil {
 			m, err := search.Minimise(minCtx, s.chk, bug, search.MinimiseOptions{MaxDepth: maxDepth,
 				MaxExecutions: int64(a.v.GetInt("minimise-executions")), Exhaustive: true, Progress: prog.minimising})
 			prog.clear()
@@ -416,22 +457,12 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 // many executions in one process, and one that keeps state from one to the
 // next may fail in a way that no fresh run shows.
 func (a *app) confirmFresh(s *session, bugs []search.Bug, maxDepth int) bool {
-	old := s.proc.Flags()
-	// Other flags than the search's: the process that ran it is not
-	// reused.
-	s.proc.SetFlags(old | wire.FlagStacks)
-	defer s.proc.SetFlags(old)
 	for _, bug := range bugs {
 		if bug.Cycle != nil {
 			continue
 		}
-		e, err := s.chk.Begin()
-		if err != nil {
-			return false
-		}
-		rr, err := search.Replay(e, bug.Schedule, maxDepth)
-		e.Close()
-		if err != nil || rr.Outcome == nil || rr.Outcome.Kind != bug.Outcome.Kind || rr.Outcome.Where != bug.Outcome.Where {
+		o, err := a.replayFresh(s, bug.Schedule, maxDepth)
+		if err != nil || o == nil || o.Kind != bug.Outcome.Kind || o.Where != bug.Outcome.Where {
 			return false
 		}
 	}

@@ -63,6 +63,7 @@ var settings = []setting{
 	{"livelock", false, "report a reachable, weakly fair cycle of states without progress (stdbg_progress, sthread.Progress) as a livelock; implies --visited"},
 	{"ltl", "", "check an LTL formula over the program's propositions (stdbg_prop, sthread.Prop) under weak fairness, e.g. 'G(r -> F cs)'; implies --visited"},
 	{"cycles", 3, "replay of a lasso (livelock, LTL violation): how many times to run its cycle"},
+	{"in-target", true, "Go targets: run the whole search inside the program's process (ten times faster), confirming each bug in a fresh process; false drives the program from stdbg transition by transition, as C targets are"},
 	{"race", true, "plain Go targets (not importing sthread): build with the race detector and report data races (needs cgo)"},
 	{"rand-seed", defaultRandSeed, "Go targets: the seed of the generator that math/rand and math/rand/v2 draw from in every execution (STDBG_RAND_SEED); recorded in the corpus entries, which replay with it"},
 }

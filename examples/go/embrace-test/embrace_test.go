@@ -32,7 +32,7 @@ func transfer(from, to *account, done *sthread.WaitGroup) {
 }
 
 func TestEmbrace(t *testing.T) {
-	if os.Getenv("STDBG_CTL") == "" && os.Getenv(sthread.ReplayEnv) == "" && os.Getenv("STDBG_EXAMPLE_BUGS") == "" {
+	if !sthread.UnderStdbg() && os.Getenv("STDBG_EXAMPLE_BUGS") == "" {
 		t.Skip("a deliberate bug: run stdbg find -run TestEmbrace ./examples/go/embrace-test")
 	}
 	sthread.Check(t, func() {

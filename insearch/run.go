@@ -1,0 +1,448 @@
+package insearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+)
+
+// Config is a search to run inside target processes.
+type Config struct {
+	// Binary, Args, Env and Dir start the target (Env is added to
+	// stdbg's own environment).
+	Binary string
+	Args   []string
+	Env    []string
+	Dir    string
+	// Spec is the search; its Shard and Shards select the part of the
+	// search to run (divided further among Jobs processes).
+	Spec Spec
+	// Jobs is the number of target processes searching at once, each a
+	// part of an exhaustive search (< 1: 1).
+	Jobs int
+	// Replay runs a schedule in a fresh process and returns how it ends:
+	// how the schedule that killed a target ends (required).
+	Replay func(schedule.Schedule) (*search.Outcome, error)
+	// Progress and Minimising receive the statistics of all the processes
+	// together, during the search and during minimisation; OnBug each
+	// distinct bug as soon as it is found. Any may be nil.
+	Progress, Minimising func(search.Stats)
+	OnBug                func(search.Bug)
+	// OnEnd is told of each schedule that ended a target process, with
+	// how it ends in a fresh one, before the search goes on in a new
+	// process.
+	OnEnd func(End, string)
+	// MaxRestarts bounds how often a process that died is replaced
+	// (0: DefaultMaxRestarts); beyond it Run fails with ErrTooManyDeaths.
+	MaxRestarts int
+	// Grace is how long a target may take to end after it sent its result
+	// or was told to stop (0: 10 seconds); then it is killed.
+	Grace time.Duration
+}
+
+// DefaultMaxRestarts is Config.MaxRestarts's default.
+const DefaultMaxRestarts = 20
+
+// ErrTooManyDeaths is returned when the target kept dying: the search is
+// better run out of process, where a process per execution is the rule.
+var ErrTooManyDeaths = errors.New("the target process ended too often in the middle of the search")
+
+// Found is what a search in the targets found.
+type Found struct {
+	search.Result
+	// Minimised is the minimisation of each of Result.Bugs (nil where none
+	// was made).
+	Minimised []*search.Minimised
+	// Ends are the schedules that ended a target process, with the
+	// outcome a fresh replay gave them.
+	Ends []End
+	// Stopped reports a search stopped through ctx; BudgetSpent, one
+	// stopped at Spec.SearchUntil.
+	Stopped, BudgetSpent bool
+}
+
+// Run runs the search of cfg in target processes and merges what they
+// find. It returns an error wrapping search.ErrNondeterministic when a
+// target saw its program not repeat itself, ErrTooManyDeaths when targets
+// kept dying, and other errors when a target could not search at all (it
+// ended before its first execution, or is not a checkable program); the
+// caller may then search out of process.
+func Run(ctx context.Context, cfg Config) (*Found, error) {
+	jobs := max(cfg.Jobs, 1)
+	spec := cfg.Spec
+	if !spec.Splittable() || jobs == 1 {
+		jobs = 1
+	}
+	shards := max(spec.Shards, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := &merger{cfg: cfg, said: map[string]bool{}, live: make([]search.Stats, jobs), minimising: make([]search.Stats, jobs)}
+	results := make([]*Found, jobs)
+	errs := make([]error, jobs)
+	var wg sync.WaitGroup
+	for w := range jobs {
+		s := spec
+		if jobs > 1 {
+			// Part i of the whole belongs to user shard i mod shards; among
+			// the processes of that shard, to process (i div shards) mod
+			// jobs.
+			s.Shard, s.Shards = spec.Shard+shards*w, shards*jobs
+			if spec.MaxExecutions > 0 {
+				// The limit is shared.
+				s.MaxExecutions = max(1, spec.MaxExecutions/int64(jobs))
+				if w == 0 {
+					s.MaxExecutions += spec.MaxExecutions % int64(jobs)
+				}
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[w], errs[w] = m.runOne(ctx, w, s, func() {
+				if !spec.All {
+					cancel() // the first bug ends the search
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := &Found{Result: search.Result{Complete: true}}
+	seen := map[string]bool{}
+	for _, r := range results {
+		out.Stats = addStats(out.Stats, r.Stats)
+		out.Complete = out.Complete && r.Complete
+		out.DepthLimited = out.DepthLimited || r.DepthLimited
+		out.Stopped = out.Stopped || r.Stopped
+		out.BudgetSpent = out.BudgetSpent || r.BudgetSpent
+		out.Ends = append(out.Ends, r.Ends...)
+		for i, b := range r.Bugs {
+			if seen[b.Outcome.Key()] {
+				continue
+			}
+			seen[b.Outcome.Key()] = true
+			out.Bugs = append(out.Bugs, b)
+			out.Minimised = append(out.Minimised, r.Minimised[i])
+		}
+	}
+	if !spec.All && len(out.Bugs) > 1 {
+		out.Bugs, out.Minimised = out.Bugs[:1], out.Minimised[:1]
+	}
+	out.Stopped = out.Stopped && ctx.Err() != nil
+	return out, nil
+}
+
+// merger gathers what the processes of one Run report.
+type merger struct {
+	cfg        Config
+	mu         sync.Mutex
+	said       map[string]bool
+	live       []search.Stats // each process's latest progress
+	dead       search.Stats   // the work of processes that died
+	minimising []search.Stats
+}
+
+func (m *merger) progress(w int, st search.Stats) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.live[w] = st
+	if m.cfg.Progress == nil {
+		return
+	}
+	sum := m.dead
+	for _, s := range m.live {
+		sum = addStats(sum, s)
+		sum.Depth = max(sum.Depth, s.Depth)
+	}
+	m.cfg.Progress(sum)
+}
+
+func (m *merger) minimise(w int, st search.Stats) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.minimising[w] = st
+	if m.cfg.Minimising == nil {
+		return
+	}
+	var sum search.Stats
+	for _, s := range m.minimising {
+		sum = addStats(sum, s)
+		sum.Depth = max(sum.Depth, s.Depth)
+	}
+	m.cfg.Minimising(sum)
+}
+
+func (m *merger) bug(b search.Bug) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.said[b.Outcome.Key()] {
+		return false
+	}
+	m.said[b.Outcome.Key()] = true
+	if m.cfg.OnBug != nil {
+		m.cfg.OnBug(b)
+	}
+	return true
+}
+
+// runOne runs the search of spec in process after process until one sends
+// its result.
+func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*Found, error) {
+	maxRestarts := m.cfg.MaxRestarts
+	if maxRestarts == 0 {
+		maxRestarts = DefaultMaxRestarts
+	}
+	dir, err := os.MkdirTemp("", "stdbg-insearch-")
+	if err != nil {
+		return nil, fmt.Errorf("searching in the target: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	var ends []End
+	for restart := 0; ; restart++ {
+		spec.Ends = append(spec.Ends[:0:0], ends...)
+		trace := filepath.Join(dir, "trace"+strconv.Itoa(restart))
+		res, tail, streamed, err := m.process(ctx, w, spec, trace, onBug)
+		if err != nil {
+			return nil, err
+		}
+		if res != nil {
+			return m.found(res, ends)
+		}
+		if ctx.Err() != nil {
+			// Killed while stopping: what it sent is what it found.
+			m.mu.Lock()
+			stats := addStats(m.dead, m.live[w])
+			m.mu.Unlock()
+			return &Found{Result: search.Result{Bugs: streamed, Stats: stats}, Minimised: make([]*search.Minimised, len(streamed)),
+				Stopped: true, Ends: ends}, nil
+		}
+		// The process died mid-search: learn how the execution under way
+		// ends, and search again past it.
+		sched, ok, rerr := ReadTrace(trace)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if !ok {
+			return nil, fmt.Errorf("the target ended (%s) during an execution longer than the depth bound %d", tail, spec.MaxDepth)
+		}
+		if len(sched) == 0 {
+			return nil, fmt.Errorf("the target ended (%s) before its first scheduling point", tail)
+		}
+		if restart >= maxRestarts {
+			return nil, ErrTooManyDeaths
+		}
+		o, rerr := m.cfg.Replay(sched)
+		if rerr != nil {
+			return nil, fmt.Errorf("replaying %s, which ended the target: %w", sched, rerr)
+		}
+		if o == nil || o.Kind == search.Diverged || o.Step != len(sched) {
+			// A fresh process goes on where the search's died: the
+			// search's process was not in the state the schedule
+			// makes.
+			return nil, fmt.Errorf("%w: %s ended the target (%s), but not a fresh process", search.ErrNondeterministic, sched, tail)
+		}
+		end := End{Schedule: sched.String(), Outcome: *o}
+		ends = append(ends, end)
+		if m.cfg.OnEnd != nil {
+			m.cfg.OnEnd(end, tail)
+		}
+		m.mu.Lock()
+		elapsed := m.dead.Elapsed + m.live[w].Elapsed // one after the other
+		m.dead = addStats(m.dead, m.live[w])
+		m.dead.Elapsed = elapsed
+		m.live[w] = search.Stats{}
+		m.mu.Unlock()
+	}
+}
+
+// found converts a process's result.
+func (m *merger) found(res *Result, ends []End) (*Found, error) {
+	if res.Nondeterministic {
+		return nil, fmt.Errorf("searching in the target: %w", search.ErrNondeterministic)
+	}
+	if res.Error != "" {
+		return nil, fmt.Errorf("searching in the target: %s", res.Error)
+	}
+	m.mu.Lock()
+	stats := addStats(m.dead, res.Stats)
+	stats.Elapsed = m.dead.Elapsed + res.Stats.Elapsed
+	m.mu.Unlock()
+	out := &Found{Result: search.Result{Stats: stats, Complete: res.Complete, DepthLimited: res.DepthLimited},
+		Stopped: res.Stopped, BudgetSpent: res.BudgetSpent, Ends: ends}
+	for _, b := range res.Bugs {
+		sb, err := b.SearchBug()
+		if err != nil {
+			return nil, err
+		}
+		var min *search.Minimised
+		if b.Minimised != nil {
+			if min, err = b.Minimised.SearchMinimised(); err != nil {
+				return nil, err
+			}
+		}
+		out.Bugs = append(out.Bugs, sb)
+		out.Minimised = append(out.Minimised, min)
+	}
+	return out, nil
+}
+
+// process runs one target process: its result, or nil if it died first
+// (with the tail of its standard error, for messages).
+func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, onBug func()) (res *Result, tail string, streamed []search.Bug, err error) {
+	if err := CreateTrace(trace, spec.MaxDepth+1); err != nil {
+		return nil, "", nil, err
+	}
+	js, err := json.Marshal(spec)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	streamR, streamW, err := os.Pipe()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	defer streamR.Close()
+	stopR, stopW, err := os.Pipe()
+	if err != nil {
+		streamW.Close()
+		return nil, "", nil, err
+	}
+	defer stopW.Close()
+	cmd := exec.Command(m.cfg.Binary, m.cfg.Args...)
+	cmd.Dir = m.cfg.Dir
+	cmd.Env = append(append(os.Environ(), m.cfg.Env...),
+		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)
+	cmd.ExtraFiles = []*os.File{streamW, stopR}
+	stderr := &tailBuffer{max: 4096}
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	err = cmd.Start()
+	streamW.Close()
+	stopR.Close()
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("starting %s: %w", m.cfg.Binary, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	grace := m.cfg.Grace
+	if grace == 0 {
+		grace = 10 * time.Second
+	}
+	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// Told to stop: the target stops at once and sends its result; one
+	// that does not within the grace period is killed.
+	go func() {
+		select {
+		case <-ctx.Done():
+			stopW.Close()
+			select {
+			case <-exited:
+			case <-time.After(grace):
+				kill()
+			}
+		case <-exited:
+		}
+	}()
+	res, rerr := Read(streamR, func(msg Message) {
+		switch {
+		case msg.Progress != nil:
+			m.progress(w, *msg.Progress)
+		case msg.Minimising != nil:
+			m.minimise(w, *msg.Minimising)
+		case msg.Bug != nil:
+			if b, err := msg.Bug.SearchBug(); err == nil {
+				streamed = append(streamed, b)
+				if m.bug(b) {
+					onBug()
+				}
+			}
+		}
+	})
+	if res != nil {
+		select {
+		case <-exited:
+		case <-time.After(grace):
+			kill()
+			<-exited
+		}
+		return res, "", streamed, nil
+	}
+	// The stream ended without a result: the process is ending.
+	select {
+	case <-exited:
+	case <-time.After(grace):
+		kill()
+		<-exited
+	}
+	if rerr != nil {
+		return nil, "", nil, rerr
+	}
+	return nil, stderr.describe(cmd.ProcessState), streamed, nil
+}
+
+// tailBuffer keeps the last bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+// describe says how the process ended ("exit status 3"), with the last
+// line of its standard error.
+func (t *tailBuffer) describe(ps *os.ProcessState) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := "ended"
+	if ps != nil {
+		s = ps.String()
+	}
+	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		s += ": " + last
+	}
+	return s
+}
+
+// addStats adds the counts of b to a (Depth and Elapsed: the larger).
+func addStats(a, b search.Stats) search.Stats {
+	a.Executions += b.Executions
+	a.Transitions += b.Transitions
+	a.States += b.States
+	a.MaxDepthHit += b.MaxDepthHit
+	a.Pruned += b.Pruned
+	a.Bugs += b.Bugs
+	a.Visited += b.Visited
+	a.Revisits += b.Revisits
+	a.Depth = max(a.Depth, b.Depth)
+	a.Elapsed = max(a.Elapsed, b.Elapsed)
+	return a
+}

@@ -1,0 +1,124 @@
+// Package insearch runs a whole search inside the target process.
+//
+// A Go target links stdbg's runtime (package sthread), and with it an
+// executor that runs executions in process, ten times as fast as one driven
+// by a checker in another process. `stdbg find` therefore starts a Go
+// target once with a Spec in its environment; the target explores with the
+// strategy the Spec names, minimises the bugs it finds and streams
+// progress, bugs and the result back over a pipe (Serve). stdbg reads the
+// stream (Run), confirms each bug by replaying its schedule in a fresh
+// process, and prints, saves and replays exactly as it does for a search it
+// ran itself.
+//
+// A target that dies mid-search (os.Exit, a fatal runtime error, a signal)
+// loses nothing: the execution under way is recorded step by step in a
+// file shared with stdbg (Trace); stdbg replays it in a fresh process to
+// learn how it ends, and starts the search again in a new process that ends
+// that schedule with the outcome learnt (Spec.Ends) instead of running it,
+// so the search goes on past it.
+package insearch
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+)
+
+// Environment variables through which stdbg hands a target its search.
+const (
+	// SpecEnv holds the Spec as JSON.
+	SpecEnv = "STDBG_SEARCH"
+	// StreamEnv is the file descriptor the target writes its stream to.
+	StreamEnv = "STDBG_SEARCH_STREAM"
+	// StopEnv is the file descriptor whose end (EOF) stops the search.
+	StopEnv = "STDBG_SEARCH_STOP"
+	// TraceEnv is the path of the trace file (see Trace).
+	TraceEnv = "STDBG_SEARCH_TRACE"
+)
+
+// Spec is a search as stdbg hands it to a target.
+type Spec struct {
+	// Strategy is dfs, dpor, random, pct or preemptions.
+	Strategy string `json:"strategy"`
+	// Seed seeds random and pct; PCTDepth is pct's bug depth.
+	Seed     uint64 `json:"seed,omitempty"`
+	PCTDepth int    `json:"pct_depth,omitempty"`
+	// Preemptions is the bound of the preemptions strategy.
+	Preemptions int `json:"preemptions,omitempty"`
+	// MaxDepth, All and MaxExecutions are search.Options'.
+	MaxDepth      int   `json:"max_depth"`
+	All           bool  `json:"all,omitempty"`
+	MaxExecutions int64 `json:"max_executions,omitempty"`
+	// SearchUntil and MinimiseUntil, when not zero, are the wall-clock
+	// times (Unix nanoseconds) at which the search and the minimisation
+	// stop: absolute, so that a search started again after a crash keeps
+	// the budget the user gave.
+	SearchUntil   int64 `json:"search_until,omitempty"`
+	MinimiseUntil int64 `json:"minimise_until,omitempty"`
+	// Shard and Shards select a part of an exhaustive search (see
+	// search.Split); Shards <= 1 is the whole search.
+	Shard  int `json:"shard,omitempty"`
+	Shards int `json:"shards,omitempty"`
+	// Minimise minimises each bug found (search.Minimise, exhaustive),
+	// with at most MinimiseExecutions executions (0: the default).
+	Minimise           bool  `json:"minimise,omitempty"`
+	MinimiseExecutions int64 `json:"minimise_executions,omitempty"`
+	// TransitionTimeout bounds a transition (0: the runtime's default).
+	TransitionTimeout time.Duration `json:"transition_timeout,omitempty"`
+	// Ends are schedules whose last step ended an earlier target process:
+	// an execution that reaches one ends there with its Outcome.
+	Ends []End `json:"ends,omitempty"`
+}
+
+// End is a schedule known to end the process, and how its execution ends.
+type End struct {
+	Schedule string         `json:"schedule"`
+	Outcome  search.Outcome `json:"outcome"`
+}
+
+// NewStrategy returns a fresh strategy of the spec.
+func (s *Spec) NewStrategy() (search.Strategy, error) {
+	switch s.Strategy {
+	case "dfs":
+		return search.NewDFS(), nil
+	case "dpor":
+		return search.NewDPOR(), nil
+	case "random":
+		return search.NewRandom(s.Seed), nil
+	case "pct":
+		return search.NewPCT(s.PCTDepth, s.Seed), nil
+	case "preemptions":
+		return search.NewPreemptionBounding(s.Preemptions), nil
+	}
+	return nil, fmt.Errorf("unknown strategy %q", s.Strategy)
+}
+
+// Splittable reports whether the search may be divided into shards: an
+// exhaustive search without a preemption bound.
+func (s *Spec) Splittable() bool { return s.Strategy == "dfs" || s.Strategy == "dpor" }
+
+// Requested returns the spec this process was given, if stdbg started it
+// to search in process.
+func Requested() (*Spec, bool, error) {
+	v, ok := os.LookupEnv(SpecEnv)
+	if !ok {
+		return nil, false, nil
+	}
+	var s Spec
+	if err := json.Unmarshal([]byte(v), &s); err != nil {
+		return nil, true, fmt.Errorf("%s: %w", SpecEnv, err)
+	}
+	if _, err := s.NewStrategy(); err != nil {
+		return nil, true, err
+	}
+	for _, e := range s.Ends {
+		if _, err := schedule.Parse(e.Schedule); err != nil {
+			return nil, true, fmt.Errorf("%s: end %q: %w", SpecEnv, e.Schedule, err)
+		}
+	}
+	return &s, true, nil
+}

@@ -1,0 +1,100 @@
+package sthread
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/insearch"
+)
+
+// The search inside the target. `stdbg find` starts a Go program or test
+// once with a search in its environment (insearch.SpecEnv); the program's
+// Run, Check or wrapped main then runs the whole search here, in process,
+// and streams what it finds back to stdbg (see package insearch).
+
+// UnderStdbg reports whether stdbg started this process to check the
+// program: to search its schedules in process (stdbg find), to run one
+// execution for a checker in another process, or to replay a schedule.
+// A test with a deliberate bug can skip itself under plain go test with it.
+//
+//go:norace
+func UnderStdbg() bool {
+	_, replaying := os.LookupEnv(ReplayEnv)
+	return searching() || remote() || replaying
+}
+
+// searching reports whether stdbg started this process to search in it.
+//
+//go:norace
+func searching() bool {
+	_, ok := os.LookupEnv(insearch.SpecEnv)
+	return ok
+}
+
+// serveSearchOrDie runs the search stdbg asked for on f and returns the
+// exit status for the process.
+//
+//go:norace
+func serveSearchOrDie(f func(), cfg *config) int {
+	if err := serveSearch(f, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "sthread:", err)
+		return 70
+	}
+	return 0
+}
+
+//go:norace
+func serveSearch(f func(), cfg *config) error {
+	spec, _, err := insearch.Requested()
+	if err != nil {
+		return err
+	}
+	streamFD, err := envFD(insearch.StreamEnv)
+	if err != nil {
+		return err
+	}
+	stopFD, err := envFD(insearch.StopEnv)
+	if err != nil {
+		return err
+	}
+	tracePath := os.Getenv(insearch.TraceEnv)
+	for _, k := range []string{insearch.SpecEnv, insearch.StreamEnv, insearch.StopEnv, insearch.TraceEnv} {
+		os.Unsetenv(k)
+	}
+	stream := os.NewFile(uintptr(streamFD), "stdbg-stream")
+	stopFile := os.NewFile(uintptr(stopFD), "stdbg-stop")
+	var tr *insearch.Trace
+	if tracePath != "" {
+		if tr, err = insearch.OpenTrace(tracePath); err != nil {
+			return err
+		}
+		defer tr.Close()
+	}
+	// stdbg closes its end of the stop pipe to stop the search, and so
+	// does its death.
+	stop := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, stopFile)
+		close(stop)
+	}()
+
+	checkMu.Lock()
+	defer checkMu.Unlock()
+	// One goroutine runs at a time, as in Check; the runner relies on it.
+	runtime.GOMAXPROCS(1)
+	if spec.TransitionTimeout > 0 {
+		cfg.timeout = spec.TransitionTimeout
+	}
+	if raceOn {
+		raceHide = true
+		tapStderr()
+	}
+	r := newRunner(f, cfg, 1)
+	r.start()
+	defer r.stop()
+	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
+	return insearch.Serve(chk, spec, stream, tr, stop)
+}
