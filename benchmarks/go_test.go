@@ -2,12 +2,16 @@ package benchmarks
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/examples/go/dpor"
+	"github.com/stdbg/stdbg/insearch"
+	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/wire"
@@ -81,4 +85,78 @@ func rateOf(b *testing.B, c search.Executor) {
 		sec += res.Stats.Elapsed.Seconds()
 	}
 	b.ReportMetric(float64(execs)/sec, "execs/s")
+}
+
+// The same search three ways, on LastZero(3) of examples/go/dpor (every
+// schedule, 20,000 executions of about 25 transitions): in this process
+// (sthread.Executor), inside the target process as stdbg find runs a Go
+// test (package insearch; the process start counts), and driven from this
+// process transition by transition (stdbg find --in-target=false).
+const lastZeroExecutions = 20000
+
+func BenchmarkGoLastZero3InProcess(b *testing.B) {
+	ex, release := sthread.Executor(dpor.LastZero(3))
+	defer release()
+	var execs int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := search.Explore(context.Background(), ex, search.NewDFS(), search.Options{MaxDepth: 20000, All: true, MaxExecutions: lastZeroExecutions})
+		if err != nil {
+			b.Fatal(err)
+		}
+		execs += res.Stats.Executions
+	}
+	b.ReportMetric(float64(execs)/b.Elapsed().Seconds(), "execs/s")
+}
+
+func BenchmarkGoLastZero3InTarget(b *testing.B) {
+	exe := buildDPORTests(b)
+	var execs int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		found, err := insearch.Run(context.Background(), insearch.Config{
+			Binary: exe, Args: []string{"-test.run=^TestCheckLastZero3$"},
+			Spec: insearch.Spec{Strategy: "dfs", All: true, MaxDepth: 20000, MaxExecutions: lastZeroExecutions},
+			Replay: func(schedule.Schedule) (*search.Outcome, error) {
+				return nil, errors.New("no process may die in this benchmark")
+			},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		execs += found.Stats.Executions
+	}
+	b.ReportMetric(float64(execs)/b.Elapsed().Seconds(), "execs/s")
+}
+
+func BenchmarkGoLastZero3FromStdbg(b *testing.B) {
+	exe := buildDPORTests(b)
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: []string{"-test.run=^TestCheckLastZero3$"},
+		Flags: wire.FlagFastExit, Respawn: true, NoPreload: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	c := checker.New(p, checker.Options{FastExit: true})
+	var execs int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := search.Explore(context.Background(), c, search.NewDFS(), search.Options{MaxDepth: 20000, All: true, MaxExecutions: lastZeroExecutions})
+		if err != nil {
+			b.Fatal(err)
+		}
+		execs += res.Stats.Executions
+	}
+	b.ReportMetric(float64(execs)/b.Elapsed().Seconds(), "execs/s")
+}
+
+// buildDPORTests builds the test binary of examples/go/dpor.
+func buildDPORTests(b *testing.B) string {
+	b.Helper()
+	exe := filepath.Join(b.TempDir(), "dpor.test")
+	build := exec.Command("go", "test", "-c", "-o", exe, "../examples/go/dpor")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go test -c: %v\n%s", err, out)
+	}
+	return exe
 }

@@ -28,18 +28,16 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stop <-chan s
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stopped := make(chan struct{})
 	go func() {
 		select {
 		case <-stop:
-			close(stopped)
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
 	isStopped := func() bool {
 		select {
-		case <-stopped:
+		case <-stop:
 			return true
 		default:
 			return false

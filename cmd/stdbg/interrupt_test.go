@@ -194,8 +194,10 @@ func processesOf(t *testing.T, exe string) []string {
 }
 
 // A search stopped by SIGTERM before it found anything exits 143, as a
-// process killed by SIGTERM would, and says it was interrupted.
+// process killed by SIGTERM would, and says it was interrupted: a C search
+// driven from stdbg, and a Go search running inside the target.
 func TestInterruptWithoutBug(t *testing.T) {
+	t.Parallel()
 	stdbgExe := filepath.Join(t.TempDir(), "stdbg")
 	if out, err := exec.Command("go", "build", "-o", stdbgExe, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -204,30 +206,73 @@ func TestInterruptWithoutBug(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, stdbgExe, "find", "--strategy", "random", "--seed", "1", "--executions", "100000000", prog)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
+	// The Go target is built into a cache of the test's own, where its
+	// processes are found.
+	goCache := t.TempDir()
+	tests := []struct {
+		name  string
+		args  []string
+		env   []string
+		procs func() []string
+	}{
+		{"C", []string{prog}, nil, func() []string { return processesOf(t, prog) }},
+		{"Go in the target", []string{"-run", "TestCheckLastZero3", filepath.Join("..", "..", "examples", "go", "dpor")},
+			[]string{"STDBG_CACHE=" + goCache}, func() []string { return processesUnder(t, goCache) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			args := append([]string{"find", "--strategy", "random", "--seed", "1", "--executions", "100000000"}, tt.args...)
+			cmd := exec.CommandContext(ctx, stdbgExe, args...)
+			cmd.Env = append(os.Environ(), tt.env...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait until the search runs: the target is started.
+			for i := 0; i < 600 && len(tt.procs()) == 0; i++ {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+				t.Fatalf("exit: %v, want status 143\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "Executions = ") || !strings.Contains(stdout.String(), "interrupted") ||
+				strings.Contains(stdout.String(), "Executions = 0 ") {
+				t.Errorf("no statistics or no word of the interruption:\n%s", stdout.String())
+			}
+			if left := tt.procs(); len(left) > 0 {
+				t.Errorf("target processes left behind: %v", left)
+			}
+		})
+	}
+}
+
+// processesUnder lists the processes running an executable under dir.
+func processesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	want, err := filepath.EvalSymlinks(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the search runs: the target is started.
-	for i := 0; i < 600 && len(processesOf(t, prog)) == 0; i++ {
-		time.Sleep(100 * time.Millisecond)
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	var pids []string
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		if got, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && strings.HasPrefix(got, want+"/") {
+			pids = append(pids, e.Name())
+		}
 	}
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
-		t.Fatalf("exit: %v, want status 143\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "Executions = ") || !strings.Contains(stdout.String(), "interrupted") {
-		t.Errorf("no statistics or no word of the interruption:\n%s", stdout.String())
-	}
-	if left := processesOf(t, prog); len(left) > 0 {
-		t.Errorf("target processes left behind: %v", left)
-	}
+	return pids
 }
