@@ -139,6 +139,61 @@ func TestDPORGoRefinementsKeepBugs(t *testing.T) {
 			sthread.Select(a.RecvCase(&v, nil), b.RecvCase(&v, nil))
 			sthread.Assert(v == 1, "b won")
 		}},
+		{"a woken waiter relocks after another consumer took the item", func() {
+			var mu sthread.Mutex
+			c := sthread.NewCond(&mu)
+			items := 0
+			for range 2 {
+				sthread.Go(func() {
+					mu.Lock()
+					if items == 0 { // the bug: if, not for
+						c.Wait()
+					}
+					sthread.Assert(items > 0, "woken with nothing to take")
+					items--
+					mu.Unlock()
+				})
+			}
+			for range 2 {
+				mu.Lock()
+				items++
+				mu.Unlock()
+				c.Signal()
+			}
+		}},
+		{"a signal between a wake and the next wait is lost", func() {
+			var mu sthread.Mutex
+			c := sthread.NewCond(&mu)
+			n := 0
+			for range 2 {
+				sthread.Go(func() {
+					mu.Lock()
+					n++
+					mu.Unlock()
+					c.Signal()
+				})
+			}
+			mu.Lock()
+			for range 2 { // the bug: counts signals instead of checking n
+				c.Wait()
+			}
+			sthread.Assert(n == 2, "woken twice before both increments")
+			mu.Unlock()
+		}},
+		{"a broadcast before the second waiter registers", func() {
+			var mu sthread.Mutex
+			c := sthread.NewCond(&mu)
+			var wg sthread.WaitGroup
+			for range 2 {
+				wg.Go(func() {
+					mu.Lock()
+					c.Wait() // the bug: no condition checked
+					mu.Unlock()
+				})
+			}
+			c.Broadcast()
+			wg.Wait()
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

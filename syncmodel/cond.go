@@ -16,6 +16,7 @@ type cond struct {
 type condWaiter struct {
 	tid       int
 	signalled bool
+	by        int // the thread whose signal or broadcast signalled it
 }
 
 // waiting returns "thread N waits" or "threads N, M wait".
@@ -39,6 +40,19 @@ func (w *World) cond(obj uint64) *cond {
 
 // signalled reports whether tid waits on condition variable obj and has been
 // signalled.
+// signaller returns the thread that signalled thread tid waiting on obj,
+// or 0 if it is not signalled.
+func (w *World) signaller(tid int, obj uint64) int {
+	if c := w.conds[obj]; c != nil {
+		for _, x := range c.waiters {
+			if x.tid == tid && x.signalled {
+				return x.by
+			}
+		}
+	}
+	return 0
+}
+
 func (w *World) signalled(tid int, obj uint64) bool {
 	if c := w.conds[obj]; c != nil {
 		for _, x := range c.waiters {
@@ -122,14 +136,14 @@ func (w *World) condReacquire(tid int, op Op) int64 {
 	return code
 }
 
-func (w *World) condSignal(op Op, all bool) {
+func (w *World) condSignal(tid int, op Op, all bool) {
 	c := w.conds[op.Obj]
 	if c == nil {
 		return
 	}
 	for i := range c.waiters {
 		if !c.waiters[i].signalled {
-			c.waiters[i].signalled = true
+			c.waiters[i].signalled, c.waiters[i].by = true, tid
 			if !all {
 				return
 			}

@@ -108,6 +108,10 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 			return a.Obj == b.Obj && wgAddsDependent(a, b)
 		case a.Kind == WGWait && b.Kind == WGWait:
 			return false
+		case a.Kind == GoCondWake:
+			return goCondWakeDependent(a, tb, b)
+		case b.Kind == GoCondWake:
+			return goCondWakeDependent(b, ta, a)
 		}
 		return sharesObject(a, b)
 	case ca == classSync && cb == classMem:
@@ -125,6 +129,26 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 		return (a.Kind == Write || b.Kind == Write) && overlap(a, b)
 	}
 	// Sync or thread against thread, scheduling or memory.
+	return false
+}
+
+// goCondWakeDependent reports whether the wake of a Go condition wait
+// (wake) depends on op by thread t. A wake that was signalled (Eff.Known,
+// Eff.Partner the signaller) only takes its goroutine off the waiters: it
+// commutes with registering another waiter, with other wakes, and with
+// signals and broadcasts of other threads, which pick among the waiters not
+// yet signalled, where it no longer is. It depends on the signals and
+// broadcasts of its signaller, one of which enabled it. A wake not known to
+// be signalled depends on everything on its condition variable.
+func goCondWakeDependent(wake Op, t int, op Op) bool {
+	switch {
+	case !sharesObject(wake, op):
+		return false
+	case !wake.Eff.Known || op.Kind == GoCondWake && !op.Eff.Known:
+		return true
+	case op.Kind == CondSignal || op.Kind == CondBroadcast:
+		return t == wake.Eff.Partner
+	}
 	return false
 }
 

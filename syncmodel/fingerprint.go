@@ -50,6 +50,9 @@ func (w *World) Fingerprint() uint64 {
 			for _, wt := range c.waiters {
 				f.n(wt.tid)
 				f.b(wt.signalled)
+				// Not wt.by: who signalled a waiter changes nothing
+				// it or anyone else can do (only which events DPOR
+				// orders).
 			}
 		}
 	}

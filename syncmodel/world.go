@@ -273,6 +273,11 @@ func (w *World) Annotated(tid int) (op Op, ok bool) {
 		if g := w.wgs[op.Obj]; g != nil {
 			op.Eff.Counter = g.count
 		}
+	case GoCondWake:
+		// Known once signalled: by whom (see goCondWakeDependent).
+		if by := w.signaller(tid, op.Obj); by != 0 {
+			op.Eff = Effect{Known: true, Partner: by}
+		}
 	case Select:
 		// Which case proceeds is a choice made when it runs: its effect
 		// is left unknown, which Dependent treats conservatively.
@@ -500,9 +505,9 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 	case CondReacquire:
 		code = w.condReacquire(tid, op)
 	case CondSignal:
-		w.condSignal(op, false)
+		w.condSignal(tid, op, false)
 	case CondBroadcast:
-		w.condSignal(op, true)
+		w.condSignal(tid, op, true)
 	case CondDestroy:
 		msg = w.condDestroy(op)
 

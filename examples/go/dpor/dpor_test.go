@@ -51,3 +51,22 @@ func ExampleCounter() {
 	fmt.Println(res.Stats.Executions, "executions, complete:", res.Complete, "bugs:", len(res.Bugs))
 	// Output: 6 executions, complete: true bugs: 0
 }
+
+// The 2+2 bounded buffer is exhausted by DPOR. Its C twin has 29,160
+// traces; the Go program needs more executions (the relation is still
+// conservative for Go's condition variables, docs/go-dependency.md), and
+// this bound keeps what has been won.
+func TestProdCons2Exhausted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 50,000 executions")
+	}
+	res, err := sthread.Explore(ProdCons(2), sthread.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bound = 53318
+	if !res.Complete || len(res.Bugs) > 0 || res.Stats.Executions > bound {
+		t.Fatalf("complete %v, bugs %v, %d executions; want complete, clean, at most %d", res.Complete, res.Bugs, res.Stats.Executions, bound)
+	}
+	t.Logf("%d executions", res.Stats.Executions)
+}
