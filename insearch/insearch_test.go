@@ -138,13 +138,9 @@ func TestServe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ex, release := sthread.Executor(embrace)
 			defer release()
-			stop := make(chan struct{})
-			if tt.stopped {
-				close(stop)
-			}
 			var buf bytes.Buffer
 			spec := &insearch.Spec{Strategy: "dpor", All: true, MaxDepth: 100, Minimise: true}
-			if err := insearch.Serve(ex, spec, &buf, nil, stop); err != nil {
+			if err := insearch.Serve(ex, spec, &buf, nil, func() bool { return tt.stopped }); err != nil {
 				t.Fatal(err)
 			}
 			var streamed int

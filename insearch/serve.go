@@ -15,48 +15,61 @@ const progressEvery = 250 * time.Millisecond
 
 // Serve runs the search of spec on ex, the process's in-process executor,
 // and writes the stream to w: progress, each bug as found, then the result
-// with each bug's minimisation. Closing stop stops the search (the bugs
-// found so far are sent, not minimised). tr, if not nil, records each
-// execution. The error reports a stream that could not be written; a search
-// that failed says so in the Result.
-func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stop <-chan struct{}) error {
+// with each bug's minimisation. The search stops when stopped (polled a
+// few times a second; nil: never) reports true: the bugs found so far are
+// sent, not minimised. tr, if not nil, records each execution. The error
+// reports a stream that could not be written; a search that failed says
+// so in the Result.
+//
+// Serve starts no goroutine and no timer: the budget and the stop are
+// polled from the search's own progress calls. A target built with the
+// race detector hides the hand-overs of its scheduler from the detector,
+// which would take the search's own data, shared with another goroutine,
+// for the program's races.
+func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func() bool) error {
 	out := &writer{w: bufio.NewWriter(w)}
 	rec, err := NewRecorder(ex, tr, spec.Ends)
 	if err != nil {
 		out.send(Message{Result: &Result{Error: err.Error()}})
 		return out.err
 	}
+	isStopped := func() bool { return stopped != nil && stopped() }
+	wasStopped := false
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		select {
-		case <-stop:
+	// poll cancels the search when stopped or past until.
+	poll := func(until int64, cancel context.CancelFunc) bool {
+		if !wasStopped && isStopped() {
+			wasStopped = true
 			cancel()
-		case <-ctx.Done():
 		}
-	}()
-	isStopped := func() bool {
-		select {
-		case <-stop:
+		if until != 0 && time.Now().UnixNano() >= until {
+			cancel()
 			return true
-		default:
-			return false
 		}
+		return false
 	}
-	searchCtx, cancelSearch := withUntil(ctx, spec.SearchUntil)
+	searchCtx, cancelSearch := context.WithCancel(ctx)
 	defer cancelSearch()
+	budgetSpent := false
 
 	var last time.Time
-	progress := func(field func(*search.Stats) Message) func(search.Stats) {
+	progress := func(field func(*search.Stats) Message, until int64, cancel context.CancelFunc, spent *bool) func(search.Stats) {
 		return func(st search.Stats) {
+			if poll(until, cancel) && spent != nil {
+				*spent = true
+			}
 			if now := time.Now(); now.Sub(last) >= progressEvery {
 				last = now
 				out.send(field(&st))
 			}
 		}
 	}
+	if poll(spec.SearchUntil, cancelSearch) {
+		budgetSpent = true
+	}
 	opts := search.Options{MaxDepth: spec.MaxDepth, All: spec.All, MaxExecutions: spec.MaxExecutions,
-		Progress: progress(func(st *search.Stats) Message { return Message{Progress: st} }),
+		Progress: progress(func(st *search.Stats) Message { return Message{Progress: st} }, spec.SearchUntil, cancelSearch, &budgetSpent),
 		OnBug: func(b search.Bug) {
 			sb := FromBug(b)
 			out.send(Message{Bug: &sb})
@@ -78,7 +91,8 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stop <-chan s
 	if res == nil {
 		res = &search.Result{}
 	}
-	r := &Result{Stats: res.Stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Stopped: isStopped()}
+	poll(0, cancel)
+	r := &Result{Stats: res.Stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Stopped: wasStopped}
 	switch {
 	case err == nil:
 	case errors.Is(err, search.ErrNondeterministic):
@@ -86,17 +100,22 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stop <-chan s
 		r.Error = err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// Stopped, or the budget is spent: a normal end.
-		r.BudgetSpent = !r.Stopped && searchCtx.Err() == context.DeadlineExceeded
+		r.BudgetSpent = !wasStopped && budgetSpent
 	default:
 		r.Error = err.Error()
 	}
 	for _, b := range res.Bugs {
 		sb := FromBug(b)
-		if spec.Minimise && b.Cycle == nil && !isStopped() && !r.Nondeterministic {
-			minCtx, cancelMin := withUntil(ctx, spec.MinimiseUntil)
+		if spec.Minimise && b.Cycle == nil && !wasStopped && !r.Nondeterministic {
+			minCtx, cancelMin := context.WithCancel(ctx)
+			if poll(spec.MinimiseUntil, cancelMin) {
+				cancelMin()
+				r.Bugs = append(r.Bugs, sb)
+				continue
+			}
 			m, merr := search.Minimise(minCtx, rec, b, search.MinimiseOptions{MaxDepth: spec.MaxDepth,
 				MaxExecutions: spec.MinimiseExecutions, Exhaustive: true,
-				Progress: progress(func(st *search.Stats) Message { return Message{Minimising: st} })})
+				Progress: progress(func(st *search.Stats) Message { return Message{Minimising: st} }, spec.MinimiseUntil, cancelMin, nil)})
 			cancelMin()
 			if merr == nil {
 				sb.Minimised = FromMinimised(m)
@@ -104,16 +123,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stop <-chan s
 		}
 		r.Bugs = append(r.Bugs, sb)
 	}
-	r.Stopped = isStopped()
+	r.Stopped = wasStopped
 	out.send(Message{Result: r})
 	return out.err
-}
-
-// withUntil bounds ctx by the wall-clock time until (Unix nanoseconds; 0
-// is no bound).
-func withUntil(ctx context.Context, until int64) (context.Context, context.CancelFunc) {
-	if until == 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithDeadline(ctx, time.Unix(0, until))
 }

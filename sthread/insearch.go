@@ -2,9 +2,9 @@ package sthread
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"runtime"
+	"syscall"
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/insearch"
@@ -65,7 +65,6 @@ func serveSearch(f func(), cfg *config) error {
 		os.Unsetenv(k)
 	}
 	stream := os.NewFile(uintptr(streamFD), "stdbg-stream")
-	stopFile := os.NewFile(uintptr(stopFD), "stdbg-stop")
 	var tr *insearch.Trace
 	if tracePath != "" {
 		if tr, err = insearch.OpenTrace(tracePath); err != nil {
@@ -74,12 +73,20 @@ func serveSearch(f func(), cfg *config) error {
 		defer tr.Close()
 	}
 	// stdbg closes its end of the stop pipe to stop the search, and so
-	// does its death.
-	stop := make(chan struct{})
-	go func() {
-		io.Copy(io.Discard, stopFile)
-		close(stop)
-	}()
+	// does its death. The search polls it (insearch.Serve starts no
+	// goroutine).
+	if err := syscall.SetNonblock(stopFD, true); err != nil {
+		return fmt.Errorf("the stop pipe: %w", err)
+	}
+	stopped := false
+	stop := func() bool {
+		if !stopped {
+			var b [64]byte
+			n, err := syscall.Read(stopFD, b[:])
+			stopped = n == 0 && err == nil || err != nil && err != syscall.EAGAIN && err != syscall.EINTR
+		}
+		return stopped
+	}
 
 	checkMu.Lock()
 	defer checkMu.Unlock()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"os"
@@ -16,10 +17,27 @@ import (
 // program or test that can run execution after execution in one process
 // (no package-level state), with a search that needs nothing of this
 // process at each transition (no state graph, profile or drawing) and no
-// account of preemption bounds.
+// account of preemption bounds; a part (--shard) of a search of a target
+// built with the race detector is driven from here too, since such a
+// target searches in one goroutine only.
 func (a *app) inTarget(t *target, p *plan, outs findOutputs) bool {
 	return t.goPkg && a.v.GetBool("in-target") && !a.noReuse && os.Getenv("STDBG_REUSE") != "0" &&
-		p.pb == nil && !a.stateful() && a.v.GetString("profile") == "" && outs.graph == "" && !t.keepsState()
+		p.pb == nil && !a.stateful() && !(p.shards > 1 && raceBuilt(t.binary)) && a.v.GetString("profile") == "" && outs.graph == "" && !t.keepsState()
+}
+
+// raceBuilt reports whether the Go executable was built with the race
+// detector (plain Go targets are, by default).
+func raceBuilt(exe string) bool {
+	bi, err := buildinfo.ReadFile(exe)
+	if err != nil {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
 }
 
 // spec is the search of the plan as a target runs it.
@@ -52,7 +70,11 @@ func (a *app) spec(p *plan, maxDepth int, budget time.Duration) insearch.Spec {
 // search is to be run out of process instead.
 func (a *app) exploreInTarget(ctx context.Context, t *target, s *session, p *plan, maxDepth int, opts search.Options, prog *progressLine) (*insearch.Found, error) {
 	jobs := 1
-	if p.split {
+	if p.split && !raceBuilt(t.binary) {
+		// A target built with the race detector searches in one process:
+		// ExploreSplit's goroutines would share the search's data under a
+		// detector that sees none of their synchronisation (see
+		// insearch.Serve).
 		jobs = a.jobs()
 	}
 	found, err := insearch.Run(ctx, insearch.Config{

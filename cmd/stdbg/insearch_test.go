@@ -33,6 +33,10 @@ func TestFindInTarget(t *testing.T) {
 		{"a shard", []string{"--all", "-j", "1", "--shard", "1/2", "-run", "TestCheckReadersWriters2", goEx("dpor")}, nil, true, ""},
 		{"two processes", []string{"--all", "-j", "2", "-run", "TestCheckReadersWriters2", goEx("dpor")}, nil, false, ""},
 		{"random", []string{"--strategy", "random", "--seed", "7", "--executions", "200", goEx("embrace-prog")}, []string{"deadlock"}, false, ""},
+		// Plain Go is built with the race detector, which must not take
+		// the search's own work for the program's races.
+		{"plain Go, clean", []string{"--all", goEx("plain/atomiccountok")}, nil, false, ""},
+		{"plain Go, a data race", []string{goEx("plain/counter")}, []string{"data-race"}, false, ""},
 	}
 	type result struct {
 		Bugs []struct {
