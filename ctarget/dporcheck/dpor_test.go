@@ -1,33 +1,72 @@
-package main
+package dporcheck_test
 
 import (
 	"context"
-	"io"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/spf13/viper"
-
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/search/searchtest"
+	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/wire"
 )
 
-// testApp is an app with the default settings.
-func testApp() *app {
-	a := &app{v: viper.New(), stdout: io.Discard, stderr: io.Discard}
-	for _, s := range settings {
-		a.v.SetDefault(s.key, s.def)
+// examples holds the bundled C programs, relative to this package.
+const examples = "../../examples/c"
+
+// TestMain keeps every build of the tests in a temporary cache.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stdbg-dporcheck-test-")
+	if err != nil {
+		panic(err)
 	}
-	return a
+	os.Setenv("STDBG_CACHE", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
-// exploreExample explores a C source with a fresh strategy and returns the
-// result.
-func exploreExample(t *testing.T, path string, st search.Strategy, opts search.Options) *search.Result {
+// explore builds a C source, runs it with args under stdbg as find does
+// (executions end fast, a child serves many executions) and explores it
+// with st.
+func explore(t *testing.T, path string, args []string, st search.Strategy, opts search.Options) *search.Result {
 	t.Helper()
-	return exploreArgs(t, path, nil, st, opts)
+	exe, err := ctarget.Build(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit})
+	if err != nil {
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	defer p.Close()
+	mods := make([]symbolize.Module, 0, len(p.Modules()))
+	for _, m := range p.Modules() {
+		mods = append(mods, symbolize.Module{Path: m.Path, Bias: m.Bias, Start: m.Start, End: m.End})
+	}
+	syms := symbolize.New(mods)
+	defer syms.Close()
+	// Bugs are told apart by file and line, as find tells them apart:
+	// code addresses change from one process to the next.
+	locate := func(pc uint64) string {
+		f := syms.Return(pc)
+		if f.File != "" && f.Line > 0 {
+			return fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+		}
+		return f.Func
+	}
+	c := checker.New(p, checker.Options{FastExit: true, Locate: locate})
+	res, err := search.Explore(context.Background(), c, st, opts)
+	if err != nil {
+		t.Fatalf("exploring %s: %v", path, err)
+	}
+	return res
 }
 
 func outcomeKeys(bugs []search.Bug) []string {
@@ -47,8 +86,8 @@ func TestReductionFindsTheSameBugsInExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores every example twice")
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", "c", "*.c"))
-	cxx, _ := filepath.Glob(filepath.Join("..", "..", "examples", "c", "*.cpp"))
+	files, _ := filepath.Glob(filepath.Join(examples, "*.c"))
+	cxx, _ := filepath.Glob(filepath.Join(examples, "*.cpp"))
 	files = append(files, cxx...)
 	if len(files) < 20 {
 		t.Fatalf("found %d examples", len(files))
@@ -62,8 +101,8 @@ func TestReductionFindsTheSameBugsInExamples(t *testing.T) {
 			// at a time keep both CPUs busy.
 			t.Parallel()
 			for _, depth := range []int{12, 1000} {
-				none := exploreExample(t, f, search.NewDFS(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 1500})
-				dpor := exploreExample(t, f, search.NewDPOR(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 1500})
+				none := explore(t, f, nil, search.NewDFS(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 1500})
+				dpor := explore(t, f, nil, search.NewDPOR(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 1500})
 				nk, dk := outcomeKeys(none.Bugs), outcomeKeys(dpor.Bugs)
 				t.Logf("depth %d: none %d executions (complete %v) %q; dpor %d executions (complete %v) %q", depth,
 					none.Stats.Executions, none.Complete, nk, dpor.Stats.Executions, dpor.Complete, dk)
@@ -89,9 +128,10 @@ func TestReductionFindsTheSameBugsInExamples(t *testing.T) {
 // (the second lock of the race lies beyond the cut in the first execution).
 func TestDPORDeadlyEmbraceAtSmallDepths(t *testing.T) {
 	t.Parallel()
+	path := filepath.Join(examples, "deadly-embrace.c")
 	for depth := 1; depth <= 8; depth++ {
-		none := exploreExample(t, example("deadly-embrace.c"), search.NewDFS(), search.Options{All: true, MaxDepth: depth})
-		dpor := exploreExample(t, example("deadly-embrace.c"), search.NewDPOR(), search.Options{All: true, MaxDepth: depth})
+		none := explore(t, path, nil, search.NewDFS(), search.Options{All: true, MaxDepth: depth})
+		dpor := explore(t, path, nil, search.NewDPOR(), search.Options{All: true, MaxDepth: depth})
 		nk, dk := outcomeKeys(none.Bugs), outcomeKeys(dpor.Bugs)
 		if !slices.Equal(nk, dk) {
 			t.Errorf("max depth %d: DPOR found %q, every schedule %q", depth, dk, nk)
@@ -100,26 +140,6 @@ func TestDPORDeadlyEmbraceAtSmallDepths(t *testing.T) {
 			t.Errorf("max depth %d: no deadlock found", depth)
 		}
 	}
-}
-
-// exploreArgs explores a C source run with arguments.
-func exploreArgs(t *testing.T, path string, args []string, st search.Strategy, opts search.Options) *search.Result {
-	t.Helper()
-	a := testApp()
-	tg, err := resolveTarget(append([]string{path}, args...), "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := a.start(tg, io.Discard, io.Discard, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	res, err := search.Explore(context.Background(), s.chk, st, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // The DPOR programs in C, at sizes small enough to run every schedule:
@@ -141,11 +161,11 @@ func TestDPOROneExecutionPerTrace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.prog+" "+strings.Join(tt.args, " "), func(t *testing.T) {
-			path := filepath.Join("..", "..", "examples", "c", "dpor", tt.prog)
+			path := filepath.Join(examples, "dpor", tt.prog)
 			all := searchtest.NewTraceCounter(search.NewDFS())
-			none := exploreArgs(t, path, tt.args, all, search.Options{All: true})
+			none := explore(t, path, tt.args, all, search.Options{All: true})
 			red := searchtest.NewTraceCounter(search.NewDPOR())
-			dpor := exploreArgs(t, path, tt.args, red, search.Options{All: true})
+			dpor := explore(t, path, tt.args, red, search.Options{All: true})
 			t.Logf("every schedule: %d executions, %d traces; DPOR: %d executions (%d pruned)",
 				none.Stats.Executions, len(all.Traces), dpor.Stats.Executions, dpor.Stats.Pruned)
 			if len(none.Bugs)+len(dpor.Bugs) > 0 {
