@@ -67,6 +67,13 @@ type Options struct {
 	// without letting the program leave on its own (exploration does not
 	// need atexit handlers or flushed output; replay does).
 	FastExit bool
+	// Races turns on the data race detector over visible memory accesses
+	// (see race.go). It orders accesses by the synchronization of C
+	// targets only.
+	Races bool
+	// Variable names the variable at a data address ("counter",
+	// "table+8"), for race reports; nil or "" leaves the address alone.
+	Variable func(addr uint64) string
 }
 
 // Checker is a search.Executor over a Runtime.
@@ -108,15 +115,21 @@ func (c *Checker) Begin() (*Execution, error) {
 }
 
 func (c *Checker) locate(pc uint64) string {
+	if l := c.locateKnown(pc); l != "" {
+		return l
+	}
+	return fmt.Sprintf("%#x", pc)
+}
+
+// locateKnown is what the Locator says of pc, "" when it knows nothing
+// (an annotation's own code, whose caller is the place to show).
+func (c *Checker) locateKnown(pc uint64) string {
 	if l, ok := c.locs[pc]; ok {
 		return l
 	}
 	l := ""
 	if c.opts.Locate != nil {
 		l = c.opts.Locate(pc)
-	}
-	if l == "" {
-		l = fmt.Sprintf("%#x", pc)
 	}
 	c.locs[pc] = l
 	return l
@@ -162,7 +175,8 @@ type Execution struct {
 	// ThreadExit with API APICheckedReturn); the execution ends once no
 	// other thread can go on without time passing.
 	returned bool
-	state    *wire.State // the runtime's last state report (wire.FlagState)
+	state    *wire.State   // the runtime's last state report (wire.FlagState)
+	races    *raceDetector // nil until the first memory access
 }
 
 // Threads implements search.Execution.
@@ -241,6 +255,9 @@ func (e *Execution) Step(st schedule.Step) error {
 		return fmt.Errorf("step %d (thread %d, %s): %w", len(e.trace), tid, op.Kind, err)
 	}
 	delete(e.frames, tid)
+	if e.checkRace(); e.outcome != nil {
+		return nil
+	}
 	if op.Kind == syncmodel.ThreadExit && op.API == syncmodel.APICheckedReturn {
 		e.returned = true
 	}
@@ -378,6 +395,14 @@ func failureOutcome(e *Execution, f *wire.Failure) *search.Outcome {
 func (e *Execution) where(frames []uint64) string {
 	if len(frames) == 0 {
 		return "?"
+	}
+	for i, pc := range frames {
+		if i == 4 {
+			break
+		}
+		if l := e.c.locateKnown(pc); l != "" {
+			return l
+		}
 	}
 	return e.c.locate(frames[0])
 }

@@ -54,6 +54,9 @@ var exampleTable = []example{
 	// 18000 executions at full depth); a bound finds it at once.
 	{file: "dining-philosophers.c", depth: 10, want: search.Deadlock, message: "threads 1, 2, 3, 4 are blocked", where: "pthread_mutex_lock@"},
 	{file: "cxx-bank.cpp", depth: 1000, want: search.Deadlock, message: "are blocked", where: "pthread_mutex_lock@"},
+	// Checked without the race detector (checker.Options.Races), the
+	// race lets an update be lost.
+	{file: "lost-update.c", depth: 1000, want: search.AssertionFailure, message: "no hit is lost", where: "lost-update.c:"},
 	{file: "c11-counter.c", depth: 1000, want: search.AssertionFailure, message: "no hit is lost", where: "c11-counter.c:"},
 	{file: "cond-timedwait.c", depth: 1000, want: search.AssertionFailure, message: "did not answer in time", where: "cond-timedwait.c:"},
 	{file: "misuse-unlock.c", depth: 1000, want: search.Misuse, message: "held by thread 1", where: "pthread_mutex_unlock@"},

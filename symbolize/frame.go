@@ -2,6 +2,7 @@ package symbolize
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -72,6 +73,11 @@ var systemFilePrefixes = []string{
 	"/usr/local/include/",
 }
 
+// annotationHeader is stdbg's own header for C programs: its functions
+// call into stdbg for the user's code, which is where an annotation's step
+// is shown.
+const annotationHeader = "stdbg.h"
+
 // systemFileParts are path components of compiler and C library headers.
 var systemFileParts = []string{"bits/", "c++/"}
 
@@ -116,6 +122,9 @@ func IsSystem(f Frame) bool {
 		return true
 	}
 	file := filepath.ToSlash(f.File)
+	if path.Base(file) == annotationHeader {
+		return true
+	}
 	for _, p := range systemFilePrefixes {
 		if strings.HasPrefix(file, p) {
 			return true

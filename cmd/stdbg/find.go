@@ -97,7 +97,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
-		"visited", "livelock", "ltl", "in-target", "race", "rand-seed", "quiet")
+		"visited", "livelock", "ltl", "in-target", "races", "rand-seed", "quiet")
 	return cmd
 }
 
@@ -176,7 +176,7 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	for _, n := range p.notes {
 		fmt.Fprintf(a.stderr, "stdbg: %s\n", n)
 	}
-	t, err := resolveTarget(args, run, a.v.GetBool("race"))
+	t, err := resolveTarget(args, run, a.v.GetBool("races"))
 	if err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 			said[b.Outcome.Key()] = true
 			prog.clear()
 			sched := search.LassoString(b.Schedule, b.Cycle)
-			fmt.Fprintf(a.stderr, "stdbg: found a %s: %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Clean(b.Outcome.Message), sched,
+			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Clean(b.Outcome.Message), sched,
 				replayCommand(t, sched))
 		}
 	}

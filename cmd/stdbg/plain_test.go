@@ -94,7 +94,7 @@ func TestPlainGoZoo(t *testing.T) {
 			// both CPUs busy.
 			t.Parallel()
 			dir := filepath.Join("..", "..", "examples", "go", "plain", z.dir)
-			race := fmt.Sprintf("--race=%v", z.race)
+			race := fmt.Sprintf("--races=%v", z.race)
 			args := append([]string{"find", race}, z.flags...)
 			if z.run != "" {
 				args = append(args, "--run", z.run)
@@ -168,7 +168,7 @@ func main() {
 			t.Fatal(err)
 		}
 	}
-	out, errs, code := stdbg(t, "find", "--race=false", dir)
+	out, errs, code := stdbg(t, "find", "--races=false", dir)
 	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "main.go:13") {
 		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -192,7 +192,7 @@ func TestGoProcessStateFallsBack(t *testing.T) {
 		t.Skip("builds a Go program")
 	}
 	dir := filepath.Join("..", "..", "examples", "go", "plain", "processstate")
-	out, errs, code := stdbg(t, "find", "--race=false", dir)
+	out, errs, code := stdbg(t, "find", "--races=false", dir)
 	if code != exitClean || !strings.Contains(out, "No property violation found.") ||
 		!strings.Contains(errs, "searching again with a fresh process per execution") {
 		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
@@ -207,7 +207,7 @@ func TestBudgetBoundsMinimisation(t *testing.T) {
 		t.Skip("builds a Go program")
 	}
 	dir := filepath.Join("..", "..", "examples", "go", "plain", "longsetup")
-	out, errs, code := stdbg(t, "find", "--race=false", "--budget", "3s", dir)
+	out, errs, code := stdbg(t, "find", "--races=false", "--budget", "3s", dir)
 	// Whether minimisation could start before the budget ran out depends
 	// on the machine; that it stopped within the budget does not.
 	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") ||
@@ -228,7 +228,7 @@ func TestPlainGoRandSeed(t *testing.T) {
 	dir := filepath.Join("..", "..", "examples", "go", "plain", "lottery")
 	corpusDir := t.TempDir()
 	t.Setenv("STDBG_RAND_SEED", "2")
-	out, errs, code := stdbg(t, "find", "--race=false", "--no-save=false", "--no-minimise", "--corpus", corpusDir, dir)
+	out, errs, code := stdbg(t, "find", "--races=false", "--no-save=false", "--no-minimise", "--corpus", corpusDir, dir)
 	if code != exitBug || !strings.Contains(out, "panic: slot 1 paid nothing") {
 		t.Fatalf("find with STDBG_RAND_SEED=2: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -246,7 +246,7 @@ func TestPlainGoRandSeed(t *testing.T) {
 
 	// Another seed in the environment: the entry's own wins.
 	t.Setenv("STDBG_RAND_SEED", "1")
-	out, errs, code = stdbg(t, "replay", "--race=false", paths[0])
+	out, errs, code = stdbg(t, "replay", "--races=false", paths[0])
 	if code != exitBug || !strings.Contains(out, "panic: slot 1 paid nothing") {
 		t.Fatalf("replay of the entry: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -256,7 +256,7 @@ func TestPlainGoRandSeed(t *testing.T) {
 	}
 
 	// The flag beats the environment, and the replay command carries it.
-	out, errs, code = stdbg(t, "find", "--race=false", "--no-minimise", "--rand-seed", "5", dir)
+	out, errs, code = stdbg(t, "find", "--races=false", "--no-minimise", "--rand-seed", "5", dir)
 	if code != exitBug || !strings.Contains(out, "panic: slot 0 paid nothing") {
 		t.Fatalf("find --rand-seed 5: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -264,7 +264,7 @@ func TestPlainGoRandSeed(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no replay command with the seed in:\n%s", out)
 	}
-	out, errs, code = stdbg(t, "replay", "--race=false", "--schedule", m[1], "--rand-seed", "5", dir)
+	out, errs, code = stdbg(t, "replay", "--races=false", "--schedule", m[1], "--rand-seed", "5", dir)
 	if code != exitBug || !strings.Contains(out, "panic: slot 0 paid nothing") {
 		t.Fatalf("replay --rand-seed 5: exit %d\n%s\n%s", code, out, errs)
 	}

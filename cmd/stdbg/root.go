@@ -64,7 +64,7 @@ var settings = []setting{
 	{"ltl", "", "check an LTL formula over the program's propositions (stdbg_prop, sthread.Prop) under weak fairness, e.g. 'G(r -> F cs)'; implies --visited"},
 	{"cycles", 3, "replay of a lasso (livelock, LTL violation): how many times to run its cycle"},
 	{"in-target", true, "Go targets: run the whole search inside the program's process (ten times faster), confirming each bug in a fresh process; false drives the program from stdbg transition by transition, as C targets are"},
-	{"race", true, "plain Go targets (not importing sthread): build with the race detector and report data races (needs cgo)"},
+	{"races", true, "report data races: in C targets, accesses to the same memory that no synchronization orders (a happens-before detector over every schedule run; it sees the memory accesses stdbg sees); plain Go targets (not importing sthread) are built with Go's race detector (needs cgo)"},
 	{"rand-seed", defaultRandSeed, "Go targets: the seed of the generator that math/rand and math/rand/v2 draw from in every execution (STDBG_RAND_SEED); recorded in the corpus entries, which replay with it"},
 }
 
@@ -134,6 +134,13 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// --race, the setting's earlier name, still works.
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "race" {
+			name = "races"
+		}
+		return pflag.NormalizedName(name)
+	})
 	root.SetVersionTemplate("stdbg {{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "read settings from this YAML file instead of searching for stdbg.yaml")
 	root.PersistentFlags().StringSliceVar(&a.cfgInvalid, "cfg-invalid", nil, "")

@@ -172,13 +172,17 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 	}
 	syms := symbolize.New(mods)
 	s := &session{binary: t.binary, goPkg: t.goPkg, proc: p, syms: syms}
-	s.chk = checker.New(p, checker.Options{FastExit: fast, Locate: s.locate})
+	s.chk = checker.New(p, checker.Options{FastExit: fast, Locate: s.locate, Races: !t.goPkg && a.v.GetBool("races"), Variable: s.variable})
 	return s, nil
 }
 
 // locate names a place stably across runs: file:line of the first frame.
 func (s *session) locate(pc uint64) string {
 	f := s.syms.Return(pc)
+	if filepath.Base(f.File) == "stdbg.h" {
+		// An annotation's own code: its caller tells where it is.
+		return ""
+	}
 	if f.File != "" && f.Line > 0 {
 		return filepath.Base(f.File) + ":" + fmt.Sprint(f.Line)
 	}
@@ -186,6 +190,12 @@ func (s *session) locate(pc uint64) string {
 		return f.Func
 	}
 	return ""
+}
+
+// variable names the variable at a data address, "" if unknown.
+func (s *session) variable(addr uint64) string {
+	name, _ := s.syms.Data(addr)
+	return name
 }
 
 func (s *session) close() {

@@ -2897,29 +2897,64 @@ EXPORT void call_once(once_flag *o, void (*fn)(void))
 /* ------------------------------------------------------------------ */
 /* Annotations (stdbg.h finds these with dlsym)                        */
 
-EXPORT void stdbg_rt_yield(void)
+/* The annotations of stdbg.h pass the address they return to (the _at
+ * forms), the line of the user's code; the plain forms are for callers
+ * of an earlier stdbg.h. */
+EXPORT void stdbg_rt_yield_at(void *ra)
 {
 	if (active())
-		SCHED(K_YIELD, A_STDBG_YIELD, NULL, NULL, 0);
+		sched(K_YIELD, A_STDBG_YIELD, NULL, NULL, 0, ra);
+}
+
+EXPORT void stdbg_rt_read_at(const void *addr, unsigned long size, void *ra)
+{
+	if (active())
+		sched(K_READ, A_STDBG_READ, addr, NULL, (int64_t)size, ra);
+}
+
+EXPORT void stdbg_rt_write_at(const void *addr, unsigned long size, void *ra)
+{
+	if (active())
+		sched(K_WRITE, A_STDBG_WRITE, addr, NULL, (int64_t)size, ra);
+}
+
+EXPORT void stdbg_rt_atomic_read_at(const void *addr, unsigned long size, void *ra)
+{
+	if (active())
+		sched(K_READ, A_STDBG_ATOMIC_READ, addr, NULL, (int64_t)size, ra);
+}
+
+EXPORT void stdbg_rt_atomic_write_at(const void *addr, unsigned long size, void *ra)
+{
+	if (active())
+		sched(K_WRITE, A_STDBG_ATOMIC_WRITE, addr, NULL, (int64_t)size, ra);
+}
+
+EXPORT int stdbg_rt_choose_at(int n, void *ra)
+{
+	if (n <= 1 || !active())
+		return 0;
+	return (int)sched(K_CHOOSE, A_STDBG_CHOOSE, NULL, NULL, n, ra);
+}
+
+EXPORT void stdbg_rt_yield(void)
+{
+	stdbg_rt_yield_at(RA);
 }
 
 EXPORT void stdbg_rt_read(const void *addr, unsigned long size)
 {
-	if (active())
-		SCHED(K_READ, A_STDBG_READ, addr, NULL, (int64_t)size);
+	stdbg_rt_read_at(addr, size, RA);
 }
 
 EXPORT void stdbg_rt_write(const void *addr, unsigned long size)
 {
-	if (active())
-		SCHED(K_WRITE, A_STDBG_WRITE, addr, NULL, (int64_t)size);
+	stdbg_rt_write_at(addr, size, RA);
 }
 
 EXPORT int stdbg_rt_choose(int n)
 {
-	if (n <= 1 || !active())
-		return 0;
-	return (int)SCHED(K_CHOOSE, A_STDBG_CHOOSE, NULL, NULL, n);
+	return stdbg_rt_choose_at(n, RA);
 }
 
 EXPORT void stdbg_rt_assert_fail(const char *msg, const char *file, unsigned line, const char *func)

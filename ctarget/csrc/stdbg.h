@@ -1,17 +1,23 @@
 /* stdbg.h: annotations for programs checked by stdbg.
  *
  * Every function here is harmless when the program runs without stdbg:
- * stdbg_yield() yields, stdbg_read/stdbg_write do nothing, stdbg_choose(n)
+ * stdbg_yield() yields, the memory annotations do nothing, stdbg_choose(n)
  * returns 0 and stdbg_assert() behaves like assert() with a message. Under
  * stdbg they become scheduling points the checker controls.
  *
- *   stdbg_yield();                 let the checker switch threads here
- *   stdbg_read(&x, sizeof x);      about to read shared memory at &x
- *   stdbg_write(&x, sizeof x);     about to write shared memory at &x
- *   int i = stdbg_choose(3);       0, 1 or 2: the checker tries every value
+ *   stdbg_yield();                     let the checker switch threads here
+ *   stdbg_read(&x, sizeof x);          about to read shared memory at &x
+ *   stdbg_write(&x, sizeof x);         about to write shared memory at &x
+ *   stdbg_atomic_read(&a, sizeof a);   about to load atomic a
+ *   stdbg_atomic_write(&a, sizeof a);  about to store to atomic a
+ *   int i = stdbg_choose(3);           0, 1 or 2: the checker tries every value
  *   stdbg_assert(a + b == 2, "conservation of tokens");
- *   stdbg_progress();              the program made progress (livelock checks)
- *   stdbg_prop("r", &r);           int r is proposition r of --ltl formulas
+ *   stdbg_progress();                  the program made progress (livelock checks)
+ *   stdbg_prop("r", &r);               int r is proposition r of --ltl formulas
+ *
+ * Two plain accesses (stdbg_read, stdbg_write) of different threads to the
+ * same bytes, one a write, that no synchronization orders are a data race,
+ * which stdbg reports; atomic accesses never race with each other.
  *
  * Link nothing extra: the entry points are looked up at run time.
  */
@@ -33,53 +39,85 @@ static inline void *stdbg__sym(const char *name)
 	return dlsym((void *)0, name);
 }
 
-static inline void stdbg_yield(void)
+/* The scheduling annotations are never inlined: the address they return
+ * to is the line of the user's code that stdbg shows for their step. */
+#define STDBG__POINT static inline __attribute__((noinline, unused))
+
+STDBG__POINT void stdbg_yield(void)
 {
-	static void (*fn)(void);
+	static void (*fn)(void *);
 	static int looked;
 	if (!looked) {
-		*(void **)&fn = stdbg__sym("stdbg_rt_yield");
+		*(void **)&fn = stdbg__sym("stdbg_rt_yield_at");
 		looked = 1;
 	}
 	if (fn)
-		fn();
+		fn(__builtin_return_address(0));
 	else
 		sched_yield();
 }
 
-static inline void stdbg_read(const volatile void *addr, unsigned long size)
+STDBG__POINT void stdbg_read(const volatile void *addr, unsigned long size)
 {
-	static void (*fn)(const volatile void *, unsigned long);
+	static void (*fn)(const volatile void *, unsigned long, void *);
 	static int looked;
 	if (!looked) {
-		*(void **)&fn = stdbg__sym("stdbg_rt_read");
+		*(void **)&fn = stdbg__sym("stdbg_rt_read_at");
 		looked = 1;
 	}
 	if (fn)
-		fn(addr, size);
+		fn(addr, size, __builtin_return_address(0));
 }
 
-static inline void stdbg_write(const volatile void *addr, unsigned long size)
+STDBG__POINT void stdbg_write(const volatile void *addr, unsigned long size)
 {
-	static void (*fn)(const volatile void *, unsigned long);
+	static void (*fn)(const volatile void *, unsigned long, void *);
 	static int looked;
 	if (!looked) {
-		*(void **)&fn = stdbg__sym("stdbg_rt_write");
+		*(void **)&fn = stdbg__sym("stdbg_rt_write_at");
 		looked = 1;
 	}
 	if (fn)
-		fn(addr, size);
+		fn(addr, size, __builtin_return_address(0));
 }
 
-static inline int stdbg_choose(int n)
+/* stdbg_atomic_read and stdbg_atomic_write annotate atomic accesses
+ * (C11 atomics, __atomic builtins): scheduling points like stdbg_read and
+ * stdbg_write, but never a data race; a load acquires what the last store
+ * to the same bytes released. */
+STDBG__POINT void stdbg_atomic_read(const volatile void *addr, unsigned long size)
 {
-	static int (*fn)(int);
+	static void (*fn)(const volatile void *, unsigned long, void *);
 	static int looked;
 	if (!looked) {
-		*(void **)&fn = stdbg__sym("stdbg_rt_choose");
+		*(void **)&fn = stdbg__sym("stdbg_rt_atomic_read_at");
 		looked = 1;
 	}
-	return fn ? fn(n) : 0;
+	if (fn)
+		fn(addr, size, __builtin_return_address(0));
+}
+
+STDBG__POINT void stdbg_atomic_write(const volatile void *addr, unsigned long size)
+{
+	static void (*fn)(const volatile void *, unsigned long, void *);
+	static int looked;
+	if (!looked) {
+		*(void **)&fn = stdbg__sym("stdbg_rt_atomic_write_at");
+		looked = 1;
+	}
+	if (fn)
+		fn(addr, size, __builtin_return_address(0));
+}
+
+STDBG__POINT int stdbg_choose(int n)
+{
+	static int (*fn)(int, void *);
+	static int looked;
+	if (!looked) {
+		*(void **)&fn = stdbg__sym("stdbg_rt_choose_at");
+		looked = 1;
+	}
+	return fn ? fn(n, __builtin_return_address(0)) : 0;
 }
 
 /* stdbg_progress marks progress: stdbg find --livelock reports cycles of

@@ -195,6 +195,8 @@
 #define A_ATOMIC_AND 117
 #define A_ATOMIC_OR 118
 #define A_EXEC 119
+#define A_STDBG_ATOMIC_READ 120
+#define A_STDBG_ATOMIC_WRITE 121
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {

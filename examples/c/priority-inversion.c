@@ -19,10 +19,10 @@
  * and blocks on the CPU, medium computes. The loops are bounded and the
  * program ends in every schedule. Run natively, it fails now and then.
  *
- * The flags are shared memory the threads communicate through, so their
- * accesses are annotated (stdbg_read, stdbg_write): the default search
- * (DPOR) only reorders what it sees, and would otherwise take the writes
- * of high and low for independent of medium's check. */
+ * The flags are atomic variables the threads communicate through, so their
+ * accesses are annotated (stdbg_atomic_read, stdbg_atomic_write): the
+ * default search (DPOR) only reorders what it sees, and would otherwise
+ * take the writes of high and low for independent of medium's check. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -40,13 +40,13 @@ static void *low(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&bus_lock);
-	stdbg_write(&low_has_bus, sizeof low_has_bus);
+	stdbg_atomic_write(&low_has_bus, sizeof low_has_bus);
 	low_has_bus = true;
 	/* The bus transaction needs the CPU to make progress. */
 	pthread_mutex_lock(&cpu_lock);
 	bus_data++;
 	pthread_mutex_unlock(&cpu_lock);
-	stdbg_write(&low_has_bus, sizeof low_has_bus);
+	stdbg_atomic_write(&low_has_bus, sizeof low_has_bus);
 	low_has_bus = false;
 	pthread_mutex_unlock(&bus_lock);
 	return NULL;
@@ -58,8 +58,8 @@ static void *medium(void *arg)
 	pthread_mutex_lock(&cpu_lock); /* medium computes: low cannot run */
 	for (int i = 0; i < 2; i++) {
 		stdbg_yield(); /* one unit of a long computation */
-		stdbg_read(&high_waiting, sizeof high_waiting);
-		stdbg_read(&low_has_bus, sizeof low_has_bus);
+		stdbg_atomic_read(&high_waiting, sizeof high_waiting);
+		stdbg_atomic_read(&low_has_bus, sizeof low_has_bus);
 		stdbg_assert(!(high_waiting && low_has_bus),
 		             "priority inversion: medium runs while high waits for the bus held by low");
 	}
@@ -70,10 +70,10 @@ static void *medium(void *arg)
 static void *high(void *arg)
 {
 	(void)arg;
-	stdbg_write(&high_waiting, sizeof high_waiting);
+	stdbg_atomic_write(&high_waiting, sizeof high_waiting);
 	high_waiting = true;
 	pthread_mutex_lock(&bus_lock);
-	stdbg_write(&high_waiting, sizeof high_waiting);
+	stdbg_atomic_write(&high_waiting, sizeof high_waiting);
 	high_waiting = false;
 	bus_data++;
 	pthread_mutex_unlock(&bus_lock);

@@ -1,7 +1,6 @@
 /* indexer(N): N threads insert 4 values each into a shared hash table with
- * open addressing, claiming a cell with an atomic compare-and-swap (here a
- * mutex-free check-and-set annotated as a write, which the threads do one
- * at a time under stdbg). Threads only conflict when their values hash to
+ * open addressing, claiming a cell with an atomic compare-and-swap
+ * (annotated as an atomic write). Threads only conflict when their values hash to
  * the same cells, which starts at N = 12: below, every interleaving is the
  * same Mazurkiewicz trace. After Flanagan and Godefroid's benchmark.
  *
@@ -19,16 +18,12 @@
 static int n = 2;
 static int table[SIZE];
 
-/* cas claims table[h] if it is free. The write annotation makes it one
- * visible operation: stdbg runs one thread at a time, so the check and the
- * store are atomic, like a compare-and-swap instruction. */
+/* cas claims table[h] if it is free: one visible atomic operation. */
 static int cas(int h, int w)
 {
-	stdbg_write(&table[h], sizeof table[h]);
-	if (table[h] != 0)
-		return 0;
-	table[h] = w;
-	return 1;
+	int free = 0;
+	stdbg_atomic_write(&table[h], sizeof table[h]);
+	return __atomic_compare_exchange_n(&table[h], &free, w, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
 static void *indexer(void *arg)

@@ -2,7 +2,8 @@
  * at the first zero it sees; threads 1..N each set a[i] = a[i-1] + 1.
  * A classic benchmark of partial-order reduction: most pairs of accesses
  * are to different cells and commute, so the number of Mazurkiewicz traces
- * is far below the number of interleavings.
+ * is far below the number of interleavings. The cells are accessed
+ * atomically (the threads race on purpose).
  *
  *   stdbg find examples/c/dpor/lastzero.c -- 3
  *
@@ -22,8 +23,8 @@ static void *scanner(void *arg)
 	(void)arg;
 	int i = n;
 	for (;;) {
-		stdbg_read(&a[i], sizeof a[i]);
-		if (a[i] == 0 || i == 0)
+		stdbg_atomic_read(&a[i], sizeof a[i]);
+		if (__atomic_load_n(&a[i], __ATOMIC_SEQ_CST) == 0 || i == 0)
 			break;
 		i--;
 	}
@@ -33,10 +34,10 @@ static void *scanner(void *arg)
 static void *setter(void *arg)
 {
 	int i = (int)(long)arg;
-	stdbg_read(&a[i - 1], sizeof a[i - 1]);
-	int v = a[i - 1];
-	stdbg_write(&a[i], sizeof a[i]);
-	a[i] = v + 1;
+	stdbg_atomic_read(&a[i - 1], sizeof a[i - 1]);
+	int v = __atomic_load_n(&a[i - 1], __ATOMIC_SEQ_CST);
+	stdbg_atomic_write(&a[i], sizeof a[i]);
+	__atomic_store_n(&a[i], v + 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 

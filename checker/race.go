@@ -1,0 +1,357 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// A happens-before data race detector over the schedule being run.
+//
+// Visible memory accesses (syncmodel.Read and Write: annotations, or the
+// compiler's instrumentation of plain loads and stores) are checked against
+// the order that the model's synchronization creates: thread creation and
+// join, mutexes and spin locks, a condition wait's release and reacquisition
+// of its mutex, semaphores, reader/writer locks, barriers and one-time
+// initialisation. Two accesses to overlapping bytes, at least one a write,
+// by different threads and unordered by that relation, are a data race.
+//
+// The detector costs nothing until an execution's first access: it then
+// replays the steps so far once and follows every later step.
+
+// vclock is a vector clock indexed by thread id.
+type vclock []uint32
+
+func (v vclock) get(tid int) uint32 {
+	if tid < len(v) {
+		return v[tid]
+	}
+	return 0
+}
+
+// join makes v the component-wise maximum of v and o.
+func (v *vclock) join(o vclock) {
+	if len(o) > len(*v) {
+		*v = append(*v, make(vclock, len(o)-len(*v))...)
+	}
+	for i, x := range o {
+		if x > (*v)[i] {
+			(*v)[i] = x
+		}
+	}
+}
+
+func (v vclock) clone() vclock { return append(vclock(nil), v...) }
+
+// access is one memory access remembered by the detector.
+type access struct {
+	tid   int
+	epoch uint32 // the thread's own clock component at the access
+	write bool
+	// atomic accesses never race with each other, only with plain ones.
+	atomic bool
+	addr   uint64
+	size   uint64
+	step   int // 1-based step number in the trace
+}
+
+// happensBefore tells whether a is ordered before the current point of a
+// thread whose clock is v.
+func (a *access) happensBefore(v vclock) bool { return a.epoch <= v.get(a.tid) }
+
+func (a *access) overlaps(addr, size uint64) bool {
+	return a.addr < addr+size && addr < a.addr+a.size
+}
+
+// granule is the shadow of 8 bytes: the last write and the last read of
+// each thread since it.
+type granule struct {
+	write *access
+	reads []*access
+}
+
+// maxGranules bounds the shadow work of one access (an annotation of a
+// large array checks its first 32 KiB).
+const maxGranules = 4096
+
+// raceDetector is the state of the detector over one execution.
+type raceDetector struct {
+	done    int // trace steps applied
+	threads []vclock
+	objs    map[uint64]vclock
+	exited  map[int]vclock
+	shadow  map[uint64]*granule
+}
+
+func newRaceDetector() *raceDetector {
+	return &raceDetector{objs: make(map[uint64]vclock), exited: make(map[int]vclock), shadow: make(map[uint64]*granule)}
+}
+
+func (d *raceDetector) clock(tid int) *vclock {
+	for len(d.threads) <= tid {
+		d.threads = append(d.threads, nil)
+	}
+	v := &d.threads[tid]
+	if v.get(tid) == 0 {
+		// A thread's own component starts at 1: an access at epoch e
+		// is known to another thread only once that thread's clock
+		// holds e.
+		for len(*v) <= tid {
+			*v = append(*v, 0)
+		}
+		(*v)[tid] = 1
+	}
+	return v
+}
+
+func (d *raceDetector) release(tid int, obj uint64) {
+	o := d.objs[obj]
+	o.join(*d.clock(tid))
+	d.objs[obj] = o
+}
+
+func (d *raceDetector) acquire(tid int, obj uint64) {
+	if o, ok := d.objs[obj]; ok {
+		d.clock(tid).join(o)
+	}
+}
+
+// sync applies the ordering that one executed step creates.
+func (d *raceDetector) sync(st *Step) {
+	t := st.Thread
+	op := st.Op
+	ok := st.Result.Code == syncmodel.OK
+	switch op.Kind {
+	case syncmodel.ThreadCreate:
+		if c := st.Result.NewThread; c > 0 {
+			v := d.clock(t).clone()
+			for len(v) <= c {
+				v = append(v, 0)
+			}
+			v[c] = 1
+			for len(d.threads) <= c {
+				d.threads = append(d.threads, nil)
+			}
+			d.threads[c] = v
+		}
+	case syncmodel.ThreadExit:
+		d.exited[t] = d.clock(t).clone()
+	case syncmodel.ThreadJoin:
+		if v, found := d.exited[int(op.Arg)]; found && ok {
+			d.clock(t).join(v)
+		}
+	case syncmodel.MutexUnlock, syncmodel.SpinUnlock, syncmodel.RWUnlock, syncmodel.SemPost, syncmodel.OnceEnd:
+		d.release(t, op.Obj)
+	case syncmodel.MutexLock, syncmodel.MutexTrylock, syncmodel.MutexTimedlock,
+		syncmodel.SpinLock, syncmodel.SpinTrylock,
+		syncmodel.RWRdlock, syncmodel.RWWrlock, syncmodel.RWTryRdlock, syncmodel.RWTryWrlock,
+		syncmodel.RWTimedRdlock, syncmodel.RWTimedWrlock,
+		syncmodel.SemWait, syncmodel.SemTrywait, syncmodel.SemTimedwait:
+		if ok {
+			d.acquire(t, op.Obj)
+		}
+	case syncmodel.CondWait:
+		d.release(t, op.Obj2) // the wait unlocks its mutex
+	case syncmodel.CondReacquire:
+		d.acquire(t, op.Obj2) // and locks it again, even on a timeout
+	case syncmodel.BarrierWait:
+		d.release(t, op.Obj)
+		if st.Result.Code == syncmodel.BarrierSerial {
+			d.acquire(t, op.Obj)
+		}
+	case syncmodel.BarrierLeave, syncmodel.OnceBegin:
+		d.acquire(t, op.Obj)
+	case syncmodel.Read, syncmodel.Write:
+		// Atomics as sequentially consistent: a load acquires what the
+		// stores to its address released before it.
+		if isAtomic(op.API) {
+			if op.Kind == syncmodel.Write {
+				d.release(t, atomicKey(op.Obj))
+			}
+			d.acquire(t, atomicKey(op.Obj))
+		}
+	}
+	// Every step is an epoch of its thread.
+	(*d.clock(t))[t]++
+}
+
+// isAtomic tells the atomic accesses among Reads and Writes.
+func isAtomic(api syncmodel.API) bool {
+	switch api {
+	case syncmodel.APIStdbgAtomicRead, syncmodel.APIStdbgAtomicWrite,
+		syncmodel.APIAtomicLoad, syncmodel.APIAtomicStore, syncmodel.APIAtomicAdd, syncmodel.APIAtomicSwap,
+		syncmodel.APIAtomicCompareSwap, syncmodel.APIAtomicAnd, syncmodel.APIAtomicOr:
+		return true
+	}
+	return false
+}
+
+// atomicKey is the synchronization object of the atomic variable at addr,
+// apart from the objects (mutexes, ...) named by their addresses.
+func atomicKey(addr uint64) uint64 { return addr ^ 1<<63 }
+
+// race is a data race between an earlier access and the current one.
+type race struct {
+	prev, cur *access
+}
+
+// check records the access of step st (a Read or Write) and returns the race
+// it completes, if any.
+func (d *raceDetector) check(st *Step, stepNo int) *race {
+	t := st.Thread
+	v := *d.clock(t)
+	a := &access{tid: t, epoch: v.get(t), write: st.Op.Kind == syncmodel.Write, atomic: isAtomic(st.Op.API), addr: st.Op.Obj, size: uint64(st.Op.Arg), step: stepNo}
+	if a.size == 0 {
+		a.size = 1
+	}
+	first, last := a.addr>>3, (a.addr+a.size-1)>>3
+	if last-first >= maxGranules {
+		last = first + maxGranules - 1
+	}
+	var found *race
+	for g := first; g <= last; g++ {
+		sh := d.shadow[g]
+		if sh == nil {
+			sh = &granule{}
+			d.shadow[g] = sh
+		}
+		if found == nil {
+			found = sh.conflict(a, v)
+		}
+		if a.write {
+			sh.write = a
+			sh.reads = sh.reads[:0]
+			continue
+		}
+		replaced := false
+		for i, r := range sh.reads {
+			if r.tid == t {
+				sh.reads[i] = a
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			sh.reads = append(sh.reads, a)
+		}
+	}
+	return found
+}
+
+// conflict returns a race between a and an earlier access of g, if any.
+func (g *granule) conflict(a *access, v vclock) *race {
+	races := func(b *access) bool {
+		return b.tid != a.tid && !(a.atomic && b.atomic) && b.overlaps(a.addr, a.size) && !b.happensBefore(v)
+	}
+	if w := g.write; w != nil && races(w) {
+		return &race{prev: w, cur: a}
+	}
+	if !a.write {
+		return nil
+	}
+	for _, r := range g.reads {
+		if races(r) {
+			return &race{prev: r, cur: a}
+		}
+	}
+	return nil
+}
+
+// checkRace runs the detector over the step just executed; it reports a
+// race as the execution's outcome.
+func (e *Execution) checkRace() {
+	if !e.c.opts.Races || e.outcome != nil {
+		return
+	}
+	n := len(e.trace)
+	last := &e.trace[n-1]
+	isAccess := last.Op.Kind == syncmodel.Read || last.Op.Kind == syncmodel.Write
+	if e.races == nil {
+		if !isAccess {
+			return
+		}
+		e.races = newRaceDetector()
+	}
+	d := e.races
+	for ; d.done < n-1; d.done++ {
+		d.sync(&e.trace[d.done])
+	}
+	var r *race
+	if isAccess {
+		r = d.check(last, n)
+	}
+	d.sync(last)
+	d.done = n
+	if r != nil {
+		e.finish(e.raceOutcome(r), false)
+	}
+}
+
+// raceOutcome describes a race: both accesses, the variable, and where.
+func (e *Execution) raceOutcome(r *race) *search.Outcome {
+	prev, cur := r.prev, r.cur
+	curSt, prevSt := &e.trace[cur.step-1], &e.trace[prev.step-1]
+	curAt, prevAt := e.where(curSt.Frames), e.where(prevSt.Frames)
+	what := fmt.Sprintf("%s at %#x", bytes(cur.size), cur.addr)
+	if e.c.opts.Variable != nil {
+		if name := e.c.opts.Variable(cur.addr); name != "" {
+			what = fmt.Sprintf("%s (%s)", name, bytes(cur.size))
+		}
+	}
+	msg := fmt.Sprintf("thread %d %s %s at %s (step %d), unordered with thread %d's %s at %s (step %d%s)",
+		cur.tid, verb(cur.write, true), what, curAt, cur.step,
+		prev.tid, verb(prev.write, false), prevAt, prev.step, e.stackTail(prevSt.Frames))
+	sites := []string{curAt, prevAt}
+	sort.Strings(sites)
+	return &search.Outcome{Kind: search.DataRace, Message: msg, Where: strings.Join(sites, ",")}
+}
+
+// stackTail renders the callers of an earlier access (its own place is in
+// the message already): ", called from a.c:3 < a.c:9". The thread's start
+// in the C library ends it.
+func (e *Execution) stackTail(frames []uint64) string {
+	var parts []string
+	own := true // still at the access's own frames
+	for _, pc := range frames {
+		l := e.c.locateKnown(pc)
+		if own {
+			own = l == ""
+			continue
+		}
+		if l == "" || strings.HasPrefix(l, "pthread_create.c:") || strings.Contains(l, ".S:") {
+			break
+		}
+		if len(parts) == 4 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, l)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", called from " + strings.Join(parts, " < ")
+}
+
+func verb(write, present bool) string {
+	switch {
+	case write && present:
+		return "writes"
+	case present:
+		return "reads"
+	case write:
+		return "write"
+	default:
+		return "read"
+	}
+}
+
+func bytes(n uint64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
