@@ -374,6 +374,12 @@ func failureOutcome(e *Execution, f *wire.Failure) *search.Outcome {
 	case wire.FailPanic:
 		o.Kind = search.Crash
 		o.Message = "panic: " + f.Message
+	case wire.FailMisuse:
+		o.Kind = search.Misuse
+		o.Message = f.Message
+		if f.File != "" {
+			o.Where = fmt.Sprintf("%s@%s:%d", f.Func, baseName(f.File), f.Line)
+		}
 	case wire.FailRace:
 		o.Kind = search.DataRace
 		o.Message = f.Message

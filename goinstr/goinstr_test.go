@@ -140,3 +140,37 @@ func TestInstrumentWarns(t *testing.T) {
 		}
 	}
 }
+
+// Calls of a test's t that go test refuses after the test returned (Log,
+// Error, Fatal, Skip and their forms) go through sthread.TestCall, which
+// reports them as misuse when a goroutine makes them too late; other
+// methods and other types are left alone.
+func TestInstrumentTestCalls(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "examples", "go", "plain", "latelog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Instrument(Config{Dir: dir, Tests: true, Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var test string
+	for orig, repl := range overlayOf(t, res.Overlay) {
+		if filepath.Base(orig) == "latelog_test.go" {
+			b, _ := os.ReadFile(repl)
+			test = string(b)
+		}
+	}
+	for _, want := range []string{
+		`stdbgrt.TestCall(t, "Logf").Logf("copied %s", n)`,
+		`stdbgrt.TestCall(t, "Errorf").Errorf("copied %v", c.Copied())`,
+		`stdbgrt.TestCall(t, "Skip").Skip(`,
+	} {
+		if !strings.Contains(test, want) {
+			t.Errorf("rewritten test lacks %q:\n%s", want, test)
+		}
+	}
+	if strings.Contains(test, `TestCall(t, "Helper")`) || strings.Contains(test, "TestCall(os") {
+		t.Errorf("rewrote a call it should leave:\n%s", test)
+	}
+}

@@ -213,6 +213,7 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 				r.insert(n.X.End(), ")", -depth)
 			}
 		case *ast.CallExpr:
+			r.testCall(n, depth)
 			switch r.builtin(n.Fun) {
 			case "close":
 				r.replace(n.Fun.Pos(), n.Fun.End(), rt+".ChanClose")
@@ -226,6 +227,29 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 		}
 		return true
 	})
+}
+
+// testMethods are the methods of testing.T that go test refuses once the
+// test is over.
+var testMethods = map[string]bool{
+	"Log": true, "Logf": true, "Error": true, "Errorf": true, "Fatal": true, "Fatalf": true,
+	"Fail": true, "FailNow": true, "Skip": true, "Skipf": true, "SkipNow": true,
+}
+
+// testCall rewrites t.M(args), t a *testing.T or a testing.TB and M a
+// method that logs, fails or skips, into sthread.TestCall(t, "M").M(args):
+// the goroutines of a test may not call them after it returned.
+func (r *fileRewriter) testCall(c *ast.CallExpr, depth int) {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok || !testMethods[sel.Sel.Name] {
+		return
+	}
+	t := r.info.TypeOf(sel.X)
+	if t == nil || (t.String() != "*testing.T" && t.String() != "testing.TB") {
+		return
+	}
+	r.insert(sel.X.Pos(), rt+".TestCall(", depth)
+	r.insert(sel.X.End(), fmt.Sprintf(", %q)", sel.Sel.Name), -depth)
 }
 
 // recv rewrites the receive <-X.

@@ -38,6 +38,9 @@ const (
 type Option func(*config)
 
 type config struct {
+	// shown is the function whose first line shows the checked function's
+	// return (the test's body for CheckTest); nil: the checked function.
+	shown         func()
 	maxDepth      int
 	all           bool
 	timeout       time.Duration

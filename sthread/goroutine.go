@@ -94,16 +94,27 @@ func Assert(cond bool, msg string) {
 //
 //go:norace
 func (th *thread) failUser(msg string) {
+	th.failWith(wire.FailUser, msg, "")
+}
+
+// failWith reports a failure of kind at the caller's place; call names
+// the misused call (FailMisuse).
+//
+//go:norace
+func (th *thread) failWith(kind wire.FailureKind, msg, call string) {
 	var buf [failureCap]uintptr
 	pcs := buf[:callers(buf[:])]
 	for len(pcs) > 0 && inSthread(pcs[0]) {
 		pcs = pcs[1:]
 	}
 	pcs = trimStack(pcs)
-	f := wire.Failure{Tid: th.tid, Kind: wire.FailUser, Message: msg}
+	f := wire.Failure{Tid: th.tid, Kind: kind, Message: msg}
 	if len(pcs) > 0 {
 		fr := userFrame(pcs[0])
 		f.File, f.Line, f.Func = fr.File, fr.Line, shortName(fr.Function)
+	}
+	if call != "" {
+		f.Func = call
 	}
 	th.ex.fail(th, f, pcs)
 	th.park()

@@ -241,5 +241,5 @@ func CheckTest(t *testing.T, body func()) {
 		if t.Failed() {
 			Assert(false, "the test failed (t.Error or t.Fail)")
 		}
-	})
+	}, func(c *config) { c.shown = body })
 }

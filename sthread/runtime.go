@@ -103,6 +103,7 @@ var genCounter atomic.Uint32
 // checker.Runtime.
 type runner struct {
 	f       func()
+	shown   uintptr       // the function where the checked function's return is shown
 	depth   int           // frames recorded per scheduling point
 	timeout time.Duration // transition timeout
 	replay  bool          // running one given schedule: TB logs go to the test
@@ -127,8 +128,13 @@ type runner struct {
 
 //go:norace
 func newRunner(f func(), cfg *config, depth int) *runner {
+	shown := reflect.ValueOf(f).Pointer()
+	if cfg.shown != nil {
+		shown = reflect.ValueOf(cfg.shown).Pointer()
+	}
 	return &runner{
 		f:       f,
+		shown:   shown,
 		depth:   depth,
 		timeout: cfg.timeout,
 		sched:   make(chan struct{}, 1),
@@ -230,6 +236,7 @@ type execution struct {
 	arena   []uint64 // frames of this execution's scheduling points
 	objs    []object // registered objects; object i has id idBase+i+1
 	failed  bool     // a failure was reported: nothing more runs
+	over    bool     // the checked function's return was executed
 	stale   bool     // a thread of this execution went stale
 	// stuck is where the goroutine of thread stuckTid was when its
 	// transition timed out.
@@ -302,6 +309,7 @@ func (r *runner) Begin() ([]any, error) {
 	}
 	ex := r.newExecution()
 	th := ex.newThread(1, r.f)
+	th.fn = r.shown
 	r.begun = ex
 	r.ex.Store(ex)
 	ex.running.Store(th)
@@ -833,6 +841,9 @@ func (th *thread) run() (keep bool) {
 		op.API = syncmodel.APICheckedReturn
 	}
 	th.pointAt(op, []uintptr{funcLine(th.fn)})
+	if th.tid == 1 {
+		th.ex.over = true
+	}
 	return
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stdbg/stdbg/wire"
 )
 
 // TB wraps t for use inside a checked function. Under Check, its Error,
@@ -44,6 +46,7 @@ func sprintln(args []any) string { return strings.TrimSuffix(fmt.Sprintln(args..
 
 //go:norace
 func (c *checkedTB) Error(args ...any) {
+	lateCall(c.TB, "Error")
 	if !c.fail(sprintln(args)) {
 		c.TB.Helper()
 		c.TB.Error(args...)
@@ -52,6 +55,7 @@ func (c *checkedTB) Error(args ...any) {
 
 //go:norace
 func (c *checkedTB) Errorf(format string, args ...any) {
+	lateCall(c.TB, "Errorf")
 	if !c.fail(fmt.Sprintf(format, args...)) {
 		c.TB.Helper()
 		c.TB.Errorf(format, args...)
@@ -60,6 +64,7 @@ func (c *checkedTB) Errorf(format string, args ...any) {
 
 //go:norace
 func (c *checkedTB) Fatal(args ...any) {
+	lateCall(c.TB, "Fatal")
 	if !c.fail(sprintln(args)) {
 		c.TB.Helper()
 		c.TB.Fatal(args...)
@@ -68,6 +73,7 @@ func (c *checkedTB) Fatal(args ...any) {
 
 //go:norace
 func (c *checkedTB) Fatalf(format string, args ...any) {
+	lateCall(c.TB, "Fatalf")
 	if !c.fail(fmt.Sprintf(format, args...)) {
 		c.TB.Helper()
 		c.TB.Fatalf(format, args...)
@@ -76,6 +82,7 @@ func (c *checkedTB) Fatalf(format string, args ...any) {
 
 //go:norace
 func (c *checkedTB) Fail() {
+	lateCall(c.TB, "Fail")
 	if !c.fail("Fail called") {
 		c.TB.Fail()
 	}
@@ -83,6 +90,7 @@ func (c *checkedTB) Fail() {
 
 //go:norace
 func (c *checkedTB) FailNow() {
+	lateCall(c.TB, "FailNow")
 	if !c.fail("FailNow called") {
 		c.TB.FailNow()
 	}
@@ -102,6 +110,7 @@ func logging() bool {
 
 //go:norace
 func (c *checkedTB) Log(args ...any) {
+	lateCall(c.TB, "Log")
 	if logging() {
 		c.TB.Helper()
 		c.TB.Log(args...)
@@ -110,8 +119,46 @@ func (c *checkedTB) Log(args ...any) {
 
 //go:norace
 func (c *checkedTB) Logf(format string, args ...any) {
+	lateCall(c.TB, "Logf")
 	if logging() {
 		c.TB.Helper()
 		c.TB.Logf(format, args...)
 	}
+}
+
+// TestCall returns t. Instrumented plain Go tests call it before each
+// method of a *testing.T that logs, fails or skips: stdbg rewrites
+// t.Logf(...) into sthread.TestCall(t, "Logf").Logf(...). Under stdbg, a
+// goroutine that calls such a method after the checked test function
+// returned ends the execution with a misuse, told with its schedule: go
+// test panics ("Log in goroutine after TestX has completed") when that
+// happens in a real run. Elsewhere it does nothing.
+//
+//go:norace
+func TestCall(t testing.TB, method string) testing.TB {
+	lateCall(t, method)
+	return t
+}
+
+// lateCall reports the misuse of calling t's method from a goroutine of
+// the checked function once that function returned.
+//
+//go:norace
+func lateCall(t testing.TB, method string) {
+	if !hooked.Load() {
+		return
+	}
+	th, ok := enterFree()
+	if !ok || th.tid == 1 || !th.ex.over {
+		return
+	}
+	what := "Log"
+	switch {
+	case strings.HasPrefix(method, "Error"), strings.HasPrefix(method, "Fail"), strings.HasPrefix(method, "Fatal"):
+		what = "Fail"
+	case strings.HasPrefix(method, "Skip"):
+		what = "Skip"
+	}
+	th.failWith(wire.FailMisuse, fmt.Sprintf("t.%s called by goroutine %d after %s returned: go test panics (%s in goroutine after %s has completed)",
+		method, th.tid, t.Name(), what, t.Name()), "t."+method)
 }

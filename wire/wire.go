@@ -69,6 +69,7 @@ const (
 	FailRuntime FailureKind = 5 // the runtime gave up
 	FailPanic   FailureKind = 6 // a Go panic
 	FailRace    FailureKind = 7 // a data race found by Go's race detector; Message is its report
+	FailMisuse  FailureKind = 8 // misuse of an API the runtime checks itself (Func: the call, e.g. "t.Logf")
 )
 
 // Pending reports that a thread reached a scheduling point.

@@ -28,6 +28,10 @@ var zoo = []zooCase{
 	{dir: "transfer", run: "TestTransfer$", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"thread 2 waits in Mutex.Lock for to.mu [mutex#2] (held by thread 3)", "transfer.go:18       to.mu.Lock()"}},
 	{dir: "transfer", run: "TestTransferOrdered"},
+	{dir: "latelog", run: "TestProgress$", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
+		"t.Logf called by goroutine 2 after TestProgress returned", "checked function returns  latelog_test.go:12",
+		"thread 2 fails", "latelog_test.go:17"}},
+	{dir: "latelog", run: "TestProgressWaits$"},
 	// Over 2,000 transitions of setup before the bug: past the depth
 	// bound of C targets, within that of Go targets.
 	{dir: "longsetup", flags: []string{"--no-minimise"}, banner: "*** DEADLOCK DETECTED ***", want: []string{
