@@ -182,6 +182,7 @@ func (d *raceDetector) sync(st *Step) {
 func isAtomic(api syncmodel.API) bool {
 	switch api {
 	case syncmodel.APIStdbgAtomicRead, syncmodel.APIStdbgAtomicWrite,
+		syncmodel.APICAtomicLoad, syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW,
 		syncmodel.APIAtomicLoad, syncmodel.APIAtomicStore, syncmodel.APIAtomicAdd, syncmodel.APIAtomicSwap,
 		syncmodel.APIAtomicCompareSwap, syncmodel.APIAtomicAnd, syncmodel.APIAtomicOr:
 		return true
@@ -321,7 +322,7 @@ func (e *Execution) stackTail(frames []uint64) string {
 			own = l == ""
 			continue
 		}
-		if l == "" || strings.HasPrefix(l, "pthread_create.c:") || strings.Contains(l, ".S:") {
+		if l == "" || threadStart(l) {
 			break
 		}
 		if len(parts) == 4 {
@@ -334,6 +335,16 @@ func (e *Execution) stackTail(frames []uint64) string {
 		return ""
 	}
 	return ", called from " + strings.Join(parts, " < ")
+}
+
+// threadStart tells the C library's frames that start a thread or main.
+func threadStart(l string) bool {
+	for _, p := range []string{"pthread_create.c:", "libc_start_call_main.h:", "libc-start.c:", "_start", "start_thread"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return strings.Contains(l, ".S:")
 }
 
 func verb(write, present bool) string {

@@ -52,6 +52,10 @@ type Target struct {
 	// instead: their entries hold no binary (older ones held the path of
 	// stdbg's build, which is ignored).
 	Binary string `json:"binary,omitempty"`
+	// Memory says that the source was built with stdbg's memory
+	// instrumentation (plain loads and stores as scheduling points): it is
+	// rebuilt the same way, so that the schedule meets the same points.
+	Memory bool `json:"memory,omitempty"`
 	// BinarySHA256 is the hash of the executable that ran when the bug was
 	// found (for a source, stdbg's build of it): a rerun says when the
 	// binary changed since. It decides nothing.

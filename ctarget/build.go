@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -58,8 +60,71 @@ func CompileArgs(src, out string, extra []string) (string, []string, error) {
 // Build compiles a C or C++ source file into the cache and returns the
 // executable's path. A previous build is reused when the source, the
 // headers it included (from the compiler's dependency list) and the
-// compiler are unchanged.
+// compiler are unchanged. Memory accesses are not instrumented: see
+// BuildWith.
 func Build(src string) (string, error) {
+	exe, _, err := BuildWith(src, BuildOptions{})
+	return exe, err
+}
+
+// BuildOptions choose how BuildWith compiles.
+type BuildOptions struct {
+	// Memory compiles with the compiler's thread-sanitizer
+	// instrumentation (-fsanitize=thread) and links stdbg's entry points
+	// for it instead of the sanitizer's runtime: the program's loads and
+	// stores of global variables and of the heap, and its atomic
+	// operations, become scheduling points while several threads run.
+	Memory bool
+}
+
+// MemoryFlags are the compiler flags of instrumented builds.
+var MemoryFlags = []string{"-fsanitize=thread"}
+
+// BuildWith is Build with options. When o.Memory is set but the compiler
+// cannot instrument the program, it builds it without the instrumentation
+// and note says why in one line.
+func BuildWith(src string, o BuildOptions) (exe, note string, err error) {
+	if o.Memory {
+		exe, err := build(src, true)
+		if err == nil {
+			return exe, "", nil
+		}
+		var nm *noMemoryError
+		if !errors.As(err, &nm) {
+			return "", "", err
+		}
+		exe, err = build(src, false)
+		return exe, nm.Error(), err
+	}
+	exe, err = build(src, false)
+	return exe, "", err
+}
+
+// noMemoryError: the compiler refused the memory instrumentation.
+type noMemoryError struct{ reason string }
+
+func (e *noMemoryError) Error() string {
+	return "memory accesses are not scheduling points: the compiler cannot instrument them (-fsanitize=thread): " + e.reason
+}
+
+// MemoryInstrumented tells whether exe was built with stdbg's memory
+// instrumentation (BuildOptions.Memory, stdbg cc).
+func MemoryInstrumented(exe string) bool {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		if s.Name == "stdbg_memory_instrumented" {
+			return true
+		}
+	}
+	return false
+}
+
+func build(src string, memory bool) (string, error) {
 	abs, err := filepath.Abs(src)
 	if err != nil {
 		return "", fmt.Errorf("building %s: %w", src, err)
@@ -75,7 +140,11 @@ func Build(src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	key := sha256.Sum256([]byte(abs + "\x00" + cc + "\x00" + strings.Join(Flags, " ") + "\x00" + sourceHash()))
+	flags := strings.Join(Flags, " ")
+	if memory {
+		flags += " " + strings.Join(MemoryFlags, " ")
+	}
+	key := sha256.Sum256([]byte(abs + "\x00" + cc + "\x00" + flags + "\x00" + sourceHash()))
 	dir := filepath.Join(base, "targets", hex.EncodeToString(key[:8]))
 	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	exe := filepath.Join(dir, name)
@@ -93,16 +162,22 @@ func Build(src string) (string, error) {
 	defer os.RemoveAll(tmpDir)
 	tmp := filepath.Join(tmpDir, name)
 	depFile := filepath.Join(tmpDir, name+".d")
-	cc, args, err := CompileArgs(abs, tmp, []string{"-MD", "-MF", depFile})
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(cc, args...)
-	cmd.Dir = filepath.Dir(abs)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("compiling %s: %v\n%s", src, err, strings.TrimSpace(out.String()))
+	if memory {
+		if err := buildInstrumented(abs, tmp, depFile); err != nil {
+			return "", err
+		}
+	} else {
+		cc, args, err := CompileArgs(abs, tmp, []string{"-MD", "-MF", depFile})
+		if err != nil {
+			return "", err
+		}
+		cmd := exec.Command(cc, args...)
+		cmd.Dir = filepath.Dir(abs)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("compiling %s: %v\n%s", src, err, strings.TrimSpace(out.String()))
+		}
 	}
 	list, err := dependencyList(depFile)
 	if err != nil {
@@ -115,6 +190,47 @@ func Build(src string) (string, error) {
 		return "", err
 	}
 	return exe, nil
+}
+
+// buildInstrumented compiles src with the memory instrumentation into an
+// object, then links it with stdbg's entry points (and not the sanitizer's
+// runtime) into exe.
+func buildInstrumented(src, exe, depFile string) error {
+	obj := exe + ".o"
+	cc, args, err := CompileArgs(src, obj, append([]string{"-c", "-MD", "-MF", depFile}, MemoryFlags...))
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(cc, args...)
+	cmd.Dir = filepath.Dir(src)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if strings.Contains(msg, "sanitize") {
+			first, _, _ := strings.Cut(msg, "\n")
+			return &noMemoryError{reason: first}
+		}
+		return fmt.Errorf("compiling %s: %v\n%s", src, err, msg)
+	}
+	stub, err := MemoryStub()
+	if err != nil {
+		return err
+	}
+	link := append(append([]string{}, Flags...), "-o", exe, obj, stub)
+	cmd = exec.Command(cc, link...)
+	cmd.Dir = filepath.Dir(src)
+	out.Reset()
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return &noMemoryError{reason: "linking: " + firstLine(strings.TrimSpace(out.String()))}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
 
 // dependencyList reads a make-style dependency file.

@@ -19,7 +19,7 @@ import (
 	"github.com/stdbg/stdbg/internal/atomicfile"
 )
 
-//go:embed csrc/libstdbg.c csrc/stdbg_wire.h csrc/stdbg_ops.h csrc/stdbg.h
+//go:embed csrc/libstdbg.c csrc/stdbg_wire.h csrc/stdbg_ops.h csrc/stdbg.h csrc/stdbg_tsan.c
 var csrc embed.FS
 
 // Header returns the text of stdbg.h, the annotation header for targets.
@@ -71,7 +71,7 @@ func Compiler(cxx bool) (string, error) {
 
 func sourceHash() string {
 	h := sha256.New()
-	for _, n := range []string{"csrc/libstdbg.c", "csrc/stdbg_wire.h", "csrc/stdbg_ops.h", "csrc/stdbg.h"} {
+	for _, n := range []string{"csrc/libstdbg.c", "csrc/stdbg_wire.h", "csrc/stdbg_ops.h", "csrc/stdbg.h", "csrc/stdbg_tsan.c"} {
 		b, _ := csrc.ReadFile(n)
 		h.Write([]byte(n))
 		h.Write(b)
@@ -109,7 +109,7 @@ func Library() (string, error) {
 		return "", fmt.Errorf("creating build directory: %w", err)
 	}
 	defer os.RemoveAll(src)
-	for _, n := range []string{"libstdbg.c", "stdbg_wire.h", "stdbg_ops.h", "stdbg.h"} {
+	for _, n := range []string{"libstdbg.c", "stdbg_wire.h", "stdbg_ops.h", "stdbg.h", "stdbg_tsan.c"} {
 		b, _ := csrc.ReadFile("csrc/" + n)
 		if err := os.WriteFile(filepath.Join(src, n), b, 0o644); err != nil {
 			return "", fmt.Errorf("writing library source: %w", err)
@@ -118,8 +118,18 @@ func Library() (string, error) {
 	if err := atomicfile.Write(filepath.Join(dir, "include", "stdbg.h"), Header()); err != nil {
 		return "", err
 	}
+	// The entry points of the compiler's memory instrumentation, linked
+	// into the programs stdbg builds (see BuildWith), built without it.
+	stub := filepath.Join(src, memoryStub)
+	cmd := exec.Command(cc, "-c", "-fPIC", "-O2", "-g", "-o", stub, filepath.Join(src, "stdbg_tsan.c"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("compiling stdbg's memory instrumentation with %s: %v\n%s", cc, err, out)
+	}
+	if err := os.Rename(stub, filepath.Join(dir, memoryStub)); err != nil {
+		return "", fmt.Errorf("installing %s: %w", memoryStub, err)
+	}
 	tmp := filepath.Join(src, "libstdbg.so")
-	cmd := exec.Command(cc, "-shared", "-fPIC", "-O2", "-g", "-fno-omit-frame-pointer", "-pthread", "-fvisibility=hidden",
+	cmd = exec.Command(cc, "-shared", "-fPIC", "-O2", "-g", "-fno-omit-frame-pointer", "-pthread", "-fvisibility=hidden",
 		"-o", tmp, filepath.Join(src, "libstdbg.c"), "-ldl")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling the stdbg library with %s: %v\n%s", cc, err, out)
@@ -129,6 +139,10 @@ func Library() (string, error) {
 	}
 	return lib, nil
 }
+
+// memoryStub is the object file of stdbg_tsan.c in the library's cache
+// directory.
+const memoryStub = "stdbg_tsan.o"
 
 // IncludeDir returns the directory holding stdbg.h (building the library
 // cache entry if needed).

@@ -133,6 +133,11 @@ const (
 	APIExec              // an exec* call: the checked program's image ends
 	APIStdbgAtomicRead   // stdbg_atomic_read: a Read that is an atomic load
 	APIStdbgAtomicWrite  // stdbg_atomic_write: a Write that is an atomic store
+	APILoad              // an instrumented plain load (C, -fsanitize=thread)
+	APIStore             // an instrumented plain store
+	APICAtomicLoad       // an instrumented atomic load (C11, __atomic)
+	APICAtomicStore      // an instrumented atomic store
+	APICAtomicRMW        // an instrumented atomic read-modify-write (a Write)
 	apiCount
 )
 
@@ -198,6 +203,11 @@ var apiNames = [...]string{
 	APIStdbgWrite:       "stdbg_write",
 	APIStdbgAtomicRead:  "stdbg_atomic_read",
 	APIStdbgAtomicWrite: "stdbg_atomic_write",
+	APILoad:             "load",
+	APIStore:            "store",
+	APICAtomicLoad:      "__atomic_load",
+	APICAtomicStore:     "__atomic_store",
+	APICAtomicRMW:       "__atomic_rmw",
 	APIStdbgChoose:      "stdbg_choose",
 	APIThrdCreate:       "thrd_create",
 	APIThrdJoin:         "thrd_join",

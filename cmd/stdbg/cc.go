@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) ccCmd() *cobra.Command {
-	var cxx bool
+	var cxx, memory bool
 	cmd := &cobra.Command{
 		Use:   "cc [COMPILER ARGS...]",
 		Short: "compile a C or C++ program with the flags stdbg wants",
@@ -21,9 +21,18 @@ when a C++ source is given or --cxx is set — with -g -O0 -pthread and the
 directory of stdbg.h on the include path, followed by your arguments.
 
 The program then runs unchanged outside stdbg: the stdbg.h annotations do
-nothing harmful there.`,
+nothing harmful there.
+
+--memory builds with the compiler's thread-sanitizer instrumentation
+(-fsanitize=thread) linked with stdbg's entry points instead of the
+sanitizer's runtime: stdbg find then schedules the program's loads and
+stores of global variables and of the heap, and its atomic operations, as
+it does with "stdbg find --memory prog.c". Sources are compiled to objects
+and linked in two steps; objects compiled with "stdbg cc --memory -c" link
+the same way. The program still runs normally outside stdbg.`,
 		Example: `  stdbg cc -o prog prog.c
-  stdbg cc -o bank bank.cpp -std=c++17`,
+  stdbg cc -o bank bank.cpp -std=c++17
+  stdbg cc --memory -o counter counter.c && stdbg find ./counter`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rest []string
@@ -33,6 +42,9 @@ nothing harmful there.`,
 					return cmd.Help()
 				case "--cxx":
 					cxx = true
+					continue
+				case "--memory":
+					memory = true
 					continue
 				}
 				if ctarget.IsCXX(x) {
@@ -53,17 +65,47 @@ nothing harmful there.`,
 			}
 			full := append(append([]string{}, ctarget.Flags...), "-I", inc)
 			full = append(full, rest...)
-			c := exec.Command(cc, full...)
-			c.Stdin, c.Stdout, c.Stderr = os.Stdin, a.stdout, a.stderr
-			if err := c.Run(); err != nil {
-				if ee, ok := err.(*exec.ExitError); ok {
-					return &exitError{code: exitUsage, err: fmt.Errorf("%s %s failed (status %d)", cc, strings.Join(full, " "), ee.ExitCode())}
+			if !memory {
+				return a.runCompiler(cc, full)
+			}
+			objs, err := os.MkdirTemp("", "stdbg-cc-")
+			if err != nil {
+				return fmt.Errorf("creating a directory for the objects: %w", err)
+			}
+			defer os.RemoveAll(objs)
+			stub, err := ctarget.MemoryStub()
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			plan, err := ctarget.PlanMemoryBuild(full, objs, stub)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			for _, c := range plan.Compiles {
+				if err := a.runCompiler(cc, c); err != nil {
+					return err
 				}
-				return usageErr("running %s: %v", cc, err)
+			}
+			if plan.Link != nil {
+				return a.runCompiler(cc, plan.Link)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&cxx, "cxx", false, "use the C++ compiler")
+	cmd.Flags().BoolVar(&memory, "memory", false, "instrument loads, stores and atomics for stdbg's scheduler (-fsanitize=thread without its runtime)")
 	return cmd
+}
+
+// runCompiler runs one compiler command, its output the user's.
+func (a *app) runCompiler(cc string, args []string) error {
+	c := exec.Command(cc, args...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, a.stdout, a.stderr
+	if err := c.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return &exitError{code: exitUsage, err: fmt.Errorf("%s %s failed (status %d)", cc, strings.Join(args, " "), ee.ExitCode())}
+		}
+		return usageErr("running %s: %v", cc, err)
+	}
+	return nil
 }

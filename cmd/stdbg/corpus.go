@@ -396,11 +396,14 @@ func targetOf(path string, e *corpus.Entry, binary string) (*target, error) {
 		}
 		t.arg, t.source, t.binary, t.goPkg = src, src, exe, true
 	case "c-source":
-		exe, err := ctarget.Build(src)
+		exe, note, err := ctarget.BuildWith(src, ctarget.BuildOptions{Memory: e.Target.Memory})
 		if err != nil {
 			return nil, fmt.Errorf("rebuilding %s: %w", src, err)
 		}
-		t.arg, t.source, t.binary = src, src, exe
+		if note != "" {
+			return nil, fmt.Errorf("rebuilding %s as it was built when the bug was found: %s", src, note)
+		}
+		t.arg, t.source, t.binary, t.memory = src, src, exe, e.Target.Memory
 	default:
 		exe := binary
 		if exe == "" {
@@ -639,6 +642,7 @@ func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original 
 	case t.source != "":
 		e.Target.Kind = "c-source"
 		e.Target.Source = corpus.RelSource(dir, t.source)
+		e.Target.Memory = t.memory
 	default:
 		e.Target.Kind = "binary"
 		e.Target.Binary = corpus.RelSource(dir, t.binary)

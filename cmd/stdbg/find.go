@@ -97,7 +97,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
-		"visited", "livelock", "ltl", "in-target", "races", "rand-seed", "quiet")
+		"visited", "livelock", "ltl", "in-target", "races", "memory", "rand-seed", "quiet")
 	return cmd
 }
 
@@ -121,11 +121,11 @@ type findResult struct {
 	// Coverage says in words what the search covered.
 	Coverage string `json:"coverage"`
 	// MemoryPoints reports whether plain memory accesses were scheduling
-	// points (they are not yet: only thread operations and annotated
-	// accesses are); Scope says what an exhaustive search was exhaustive
-	// over.
+	// points (those of global variables and the heap, in a C source built
+	// with the memory instrumentation); Scope says what an exhaustive
+	// search was exhaustive over.
 	MemoryPoints bool   `json:"memory_scheduling_points"`
-	Scope        string `json:"scope"` // thread operations, or goroutine operations
+	Scope        string `json:"scope"` // thread operations (and memory), or goroutine operations
 	// SearchedIn is where the search ran: "target" (inside the Go
 	// program's process, package insearch) or "stdbg" (driving the
 	// program transition by transition).
@@ -140,8 +140,13 @@ func scopeNote(t *target) string {
 		return "Scope: goroutine operations; plain memory accesses were not scheduling points (shared variables read and written " +
 			"without a synchronisation between are not reordered; Go's race detector, on by default for plain Go, reports such races)."
 	}
+	if t.memory {
+		return "Scope: thread operations, and the loads, stores and atomic operations on global variables and the heap " +
+			"(memory instrumentation); accesses to stacks and thread-local storage were not scheduling points."
+	}
 	return "Scope: thread operations; plain memory accesses were not scheduling points (memory shared without a thread " +
-		"operation between is not reordered: annotate it with stdbg_read/stdbg_write)."
+		"operation between is not reordered: build the program with --memory, as in stdbg find --memory prog.c or " +
+		"stdbg cc --memory, or annotate it with stdbg_read/stdbg_write)."
 }
 
 // findOutputs are the files find writes besides its report.
@@ -176,7 +181,15 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	for _, n := range p.notes {
 		fmt.Fprintf(a.stderr, "stdbg: %s\n", n)
 	}
-	t, err := resolveTarget(args, run, a.v.GetBool("races"))
+	// ^C, SIGTERM or SIGHUP stops the search: the bugs found so far are
+	// printed and saved, without minimising them. Watched from here on: a
+	// signal while the target is built or started (seconds for a Go
+	// package) ends stdbg cleanly once the target is up, never by the
+	// signal's default action, which would leave its processes behind.
+	stopper := newStopper()
+	defer stopper.stop()
+	ctx := stopper.ctx
+	t, err := resolveTarget(args, run, a.v.GetBool("races"), a.v.GetBool("memory"))
 	if err != nil {
 		return err
 	}
@@ -204,11 +217,9 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	defer a.cpus.Release()
 	a.place(s, 0, 1)
 
-	// ^C, SIGTERM or SIGHUP stops the search: the bugs found so far are
-	// printed and saved, without minimising them.
-	stopper := newStopper()
-	defer stopper.stop()
-	ctx := stopper.ctx
+	if ctx.Err() != nil {
+		return &exitError{code: stopper.exitCode(), err: fmt.Errorf("stopped by %v before the search began", stopper.signal())}
+	}
 	// A budget is a budget: the search gets four fifths of it when bugs
 	// are to be minimised, and minimisation what is left of the whole.
 	searchCtx, minCtx := ctx, ctx
@@ -256,6 +267,11 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 			said[b.Outcome.Key()] = true
 			prog.clear()
 			sched := search.LassoString(b.Schedule, b.Cycle)
+			if len(b.Schedule) > 40 { // the path once, in the command that replays it
+				fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; %d steps (replay: %s)\n", b.Outcome.Kind, report.Clean(b.Outcome.Message),
+					len(b.Schedule), replayCommand(t, sched))
+				return
+			}
 			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Clean(b.Outcome.Message), sched,
 				replayCommand(t, sched))
 		}
@@ -341,6 +357,9 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	}
 	if t.goPkg {
 		out.Scope = "goroutine operations"
+	}
+	if t.memory {
+		out.Scope, out.MemoryPoints = "thread operations and global and heap memory", true
 	}
 	if p.sampled {
 		out.Seed = p.seed

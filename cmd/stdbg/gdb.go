@@ -208,7 +208,7 @@ func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string,
 		if sched, err = parseSchedule(schedText); err != nil {
 			return nil, nil, nil, err
 		}
-		if t, err = resolveTarget(args, run, a.v.GetBool("races")); err != nil {
+		if t, err = resolveTarget(args, run, a.v.GetBool("races"), a.v.GetBool("memory")); err != nil {
 			return nil, nil, nil, err
 		}
 		a.seedRand(t)

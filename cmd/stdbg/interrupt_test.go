@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,31 +89,7 @@ func testInterrupt(t *testing.T, stdbgExe string, sig os.Signal) {
 	slave.Close()
 
 	// Read the progress line until it shows a bug.
-	progress := regexp.MustCompile(`stdbg: (\d+) executions  (\d+) transitions  depth (\d+)  (\d+) exec/s  (\S+)  bugs (\d+)`)
-	seen := make(chan string, 1)
-	go func() {
-		r := bufio.NewReader(master)
-		var last string
-		for {
-			chunk, err := r.ReadString('\r')
-			if m := progress.FindStringSubmatch(chunk); m != nil {
-				last = m[0]
-				if m[6] != "0" && m[1] != "0" && m[2] != "0" {
-					seen <- last
-					return
-				}
-			}
-			if err != nil {
-				seen <- ""
-				return
-			}
-		}
-	}()
-	var line string
-	select {
-	case line = <-seen:
-	case <-time.After(time.Minute):
-	}
+	line := waitProgress(t, master, func(execs, bugs int) bool { return execs > 0 && bugs > 0 })
 	if line == "" {
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -226,14 +203,21 @@ func TestInterruptWithoutBug(t *testing.T) {
 			args := append([]string{"find", "--strategy", "random", "--seed", "1", "--executions", "100000000"}, tt.args...)
 			cmd := exec.CommandContext(ctx, stdbgExe, args...)
 			cmd.Env = append(os.Environ(), tt.env...)
+			// The progress goes to a terminal: the signal is sent once it
+			// shows executions, while the search runs (a signal while the
+			// target is built or started is tested apart).
+			master, slave := openPTY(t)
+			defer master.Close()
 			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Stdout, cmd.Stderr = &stdout, slave
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// Wait until the search runs: the target is started.
-			for i := 0; i < 600 && len(tt.procs()) == 0; i++ {
-				time.Sleep(100 * time.Millisecond)
+			slave.Close()
+			if waitProgress(t, master, func(execs, _ int) bool { return execs > 0 }) == "" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("no progress line with executions on the terminal; stdout:\n%s", stdout.String())
 			}
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
@@ -251,6 +235,41 @@ func TestInterruptWithoutBug(t *testing.T) {
 				t.Errorf("target processes left behind: %v", left)
 			}
 		})
+	}
+}
+
+// liveLine is find's live line on a terminal.
+var liveLine = regexp.MustCompile(`stdbg: (\d+) executions  (\d+) transitions  depth (\d+)  (\d+) exec/s  (\S+)  bugs (\d+)`)
+
+// waitProgress reads find's progress from the terminal master until a line
+// satisfies ok (given its executions and bugs), and returns that line, or
+// "" when find ends or a minute passes first.
+func waitProgress(t *testing.T, master *os.File, ok func(execs, bugs int) bool) string {
+	t.Helper()
+	seen := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(master)
+		for {
+			chunk, err := r.ReadString('\r')
+			if m := liveLine.FindStringSubmatch(chunk); m != nil {
+				execs, _ := strconv.Atoi(m[1])
+				bugs, _ := strconv.Atoi(m[6])
+				if ok(execs, bugs) && m[2] != "0" {
+					seen <- m[0]
+					return
+				}
+			}
+			if err != nil {
+				seen <- ""
+				return
+			}
+		}
+	}()
+	select {
+	case line := <-seen:
+		return line
+	case <-time.After(time.Minute):
+		return ""
 	}
 }
 

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -58,5 +62,84 @@ func TestFindNoRaceWhenOrdered(t *testing.T) {
 		if strings.Contains(out, "DATA RACE") {
 			t.Errorf("%s: a race reported\n%s\n%s", tt.prog, out, errs)
 		}
+	}
+}
+
+// With --memory, a C source is built with the memory instrumentation: the
+// x++ on an unannotated global, exhausted without a bug in the plain build,
+// is found as a data race between a load and a store; the corpus entry
+// remembers the build and its replay meets the same points; the verdict
+// and the JSON say what the search covered.
+func TestFindMemoryRace(t *testing.T) {
+	t.Parallel()
+	prog := example("memory/lost-update.c")
+	corpusDir := t.TempDir()
+	out, errs, code := stdbg(t, "find", "--memory", "--no-save=false", "--corpus", corpusDir, prog)
+	re := regexp.MustCompile(`thread \d (reads|writes) visits \(4 bytes\) at lost-update\.c:19 \(step \d\), unordered with thread \d's (read|write) at lost-update\.c:19`)
+	if code != exitBug || !strings.Contains(out, "*** DATA RACE ***") || !re.MatchString(out) ||
+		!regexp.MustCompile(`thread \d  (load|store)\(&visits, 4\) +lost-update\.c:19`).MatchString(out) {
+		t.Fatalf("find --memory: exit %d\n%s\n%s", code, out, errs)
+	}
+	entry := regexp.MustCompile(`Saved (\S+\.json)`).FindStringSubmatch(out)
+	if entry == nil {
+		t.Fatalf("no corpus entry saved:\n%s", out)
+	}
+	b, err := os.ReadFile(entry[1])
+	if err != nil || !strings.Contains(string(b), `"memory": true`) {
+		t.Errorf("entry %s does not record the instrumented build (%v):\n%s", entry[1], err, b)
+	}
+	rout, rerrs, rcode := stdbg(t, "replay", entry[1])
+	if rcode != exitBug || !re.MatchString(rout) {
+		t.Errorf("replay of %s: exit %d\n%s\n%s", entry[1], rcode, rout, rerrs)
+	}
+
+	out, errs, code = stdbg(t, "find", "--memory", "--races=false", prog)
+	if code != exitBug || !strings.Contains(out, "assertion failed") || !strings.Contains(out, "visits == 2") {
+		t.Errorf("find --memory --races=false: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	out, errs, code = stdbg(t, "find", "--memory", "--quiet", "--json", example("memory/publish-atomic.c"))
+	var res struct {
+		Complete     bool   `json:"complete"`
+		MemoryPoints bool   `json:"memory_scheduling_points"`
+		Scope        string `json:"scope"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitClean || !res.Complete || !res.MemoryPoints ||
+		!strings.Contains(res.Scope, "memory") {
+		t.Errorf("find --memory --json on a correct program: exit %d, %+v (%v)\n%s\n%s", code, res, err, out, errs)
+	}
+}
+
+// stdbg cc --memory builds an instrumented program that runs alone without
+// the sanitizer's runtime, in one command or in two (-c, then link); find
+// on the binary schedules its memory accesses without being told. --memory
+// on a binary built without it says so.
+func TestCCMemory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := example("memory/lost-update.c")
+	one, obj, two, plain := filepath.Join(dir, "one"), filepath.Join(dir, "lu.o"), filepath.Join(dir, "two"), filepath.Join(dir, "plain")
+	for _, args := range [][]string{
+		{"cc", "--memory", "-o", one, src},
+		{"cc", "--memory", "-c", "-o", obj, src},
+		{"cc", "--memory", "-o", two, obj},
+		{"cc", "-o", plain, src},
+	} {
+		if out, errs, code := stdbg(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d\n%s\n%s", args, code, out, errs)
+		}
+	}
+	for _, exe := range []string{one, two} {
+		if out, err := exec.Command(exe).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "2 visits" {
+			t.Errorf("%s alone: %v %q", exe, err, out)
+		}
+		out, errs, code := stdbg(t, "find", exe)
+		if code != exitBug || !strings.Contains(out, "*** DATA RACE ***") || !strings.Contains(out, "load(&visits, 4)") {
+			t.Errorf("find %s: exit %d\n%s\n%s", exe, code, out, errs)
+		}
+	}
+	out, errs, code := stdbg(t, "find", "--memory", plain)
+	if code != exitClean || !strings.Contains(errs, "was not built with stdbg cc --memory") || !strings.Contains(out, "plain memory accesses were not scheduling points") {
+		t.Errorf("find --memory on a plain build: exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -36,6 +36,10 @@ type target struct {
 	// in a fresh process.
 	state      []string
 	stateKnown bool
+	// memory: a C source built with the memory instrumentation;
+	// memoryNote says why it could not be, when it was asked for.
+	memory     bool
+	memoryNote string
 }
 
 // keepsState reports whether a Go target's module declares package-level
@@ -81,7 +85,7 @@ func (t *target) runArgs() []string {
 
 // resolveTarget turns "prog.c", "./prog" or a Go package (plus arguments)
 // into a runnable target, compiling sources. run selects Go tests.
-func resolveTarget(args []string, run string, race bool) (*target, error) {
+func resolveTarget(args []string, run string, race, memory bool) (*target, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing program: give a C/C++ source file, an executable or a Go package")
 	}
@@ -105,14 +109,14 @@ func resolveTarget(args []string, run string, race bool) (*target, error) {
 		return nil, usageErr("%s: %v", t.arg, err)
 	}
 	if ctarget.IsSource(t.arg) {
-		exe, err := ctarget.Build(t.arg)
+		exe, note, err := ctarget.BuildWith(t.arg, ctarget.BuildOptions{Memory: memory})
 		if err != nil {
-			if errors.Is(err, ctarget.ErrNoCompiler) {
-				return nil, usageErr("%v", err)
-			}
 			return nil, usageErr("%v", err)
 		}
-		t.source, t.binary = t.arg, exe
+		t.source, t.binary, t.memory, t.memoryNote = t.arg, exe, memory && note == "", note
+		if note != "" {
+			t.warnings = append(t.warnings, note)
+		}
 		return t, nil
 	}
 	abs, err := filepath.Abs(t.arg)
@@ -123,6 +127,13 @@ func resolveTarget(args []string, run string, race bool) (*target, error) {
 		return nil, usageErr("%v", err)
 	}
 	t.binary = abs
+	// Built with stdbg cc --memory: its memory accesses are scheduling
+	// points whatever --memory says.
+	t.memory = ctarget.MemoryInstrumented(abs)
+	if memory && !t.memory {
+		t.memoryNote = fmt.Sprintf("--memory: %s was not built with stdbg cc --memory; its memory accesses are not scheduling points", t.arg)
+		t.warnings = append(t.warnings, t.memoryNote)
+	}
 	return t, nil
 }
 

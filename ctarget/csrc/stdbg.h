@@ -33,7 +33,18 @@
 extern "C" {
 #endif
 
-static inline void *stdbg__sym(const char *name)
+/* stdbg.h's own variables (the entry points looked up once) are not the
+ * program's shared memory: a build with stdbg's memory instrumentation
+ * (-fsanitize=thread) leaves them out. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define STDBG__NOSAN __attribute__((no_sanitize("thread")))
+#elif defined(__GNUC__)
+#define STDBG__NOSAN __attribute__((no_sanitize_thread))
+#else
+#define STDBG__NOSAN
+#endif
+
+static inline STDBG__NOSAN void *stdbg__sym(const char *name)
 {
 	/* RTLD_DEFAULT without requiring _GNU_SOURCE. */
 	return dlsym((void *)0, name);
@@ -41,7 +52,7 @@ static inline void *stdbg__sym(const char *name)
 
 /* The scheduling annotations are never inlined: the address they return
  * to is the line of the user's code that stdbg shows for their step. */
-#define STDBG__POINT static inline __attribute__((noinline, unused))
+#define STDBG__POINT static __attribute__((noinline, unused)) STDBG__NOSAN
 
 STDBG__POINT void stdbg_yield(void)
 {
@@ -122,7 +133,7 @@ STDBG__POINT int stdbg_choose(int n)
 
 /* stdbg_progress marks progress: stdbg find --livelock reports cycles of
  * states in which no thread calls it. Does nothing without stdbg. */
-static inline void stdbg_progress(void)
+static inline STDBG__NOSAN void stdbg_progress(void)
 {
 	static void (*fn)(void);
 	static int looked;
@@ -136,7 +147,7 @@ static inline void stdbg_progress(void)
 
 /* stdbg_prop names an int variable as a proposition of --ltl formulas
  * (true when non-zero). name must stay valid. Does nothing without stdbg. */
-static inline void stdbg_prop(const char *name, const volatile int *addr)
+static inline STDBG__NOSAN void stdbg_prop(const char *name, const volatile int *addr)
 {
 	void (*fn)(const char *, const volatile int *);
 	*(void **)&fn = stdbg__sym("stdbg_rt_prop");
@@ -144,7 +155,7 @@ static inline void stdbg_prop(const char *name, const volatile int *addr)
 		fn(name, addr);
 }
 
-static inline void stdbg__assert_fail(const char *msg, const char *file, unsigned line, const char *func)
+static inline STDBG__NOSAN void stdbg__assert_fail(const char *msg, const char *file, unsigned line, const char *func)
 {
 	void (*fn)(const char *, const char *, unsigned, const char *);
 	*(void **)&fn = stdbg__sym("stdbg_rt_assert_fail");

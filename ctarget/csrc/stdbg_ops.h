@@ -197,6 +197,11 @@
 #define A_EXEC 119
 #define A_STDBG_ATOMIC_READ 120
 #define A_STDBG_ATOMIC_WRITE 121
+#define A_LOAD 122
+#define A_STORE 123
+#define A___ATOMIC_LOAD 124
+#define A___ATOMIC_STORE 125
+#define A___ATOMIC_RMW 126
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {

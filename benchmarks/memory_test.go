@@ -1,0 +1,156 @@
+package benchmarks
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// launchMemory builds a C example, with the memory instrumentation or
+// not, and starts it as stdbg find does.
+func launchMemory(b *testing.B, example string, memory, races bool, args ...string) (*ctarget.Process, *checker.Checker) {
+	b.Helper()
+	exe, note, err := ctarget.BuildWith(filepath.Join("..", "examples", "c", example), ctarget.BuildOptions{Memory: memory})
+	if err != nil || note != "" {
+		b.Fatalf("building %s: %v %s", example, err, note)
+	}
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit})
+	if err != nil {
+		b.Fatal(err)
+	}
+	release, err := ctarget.PinAlone(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(release)
+	b.Cleanup(func() { p.Close() })
+	return p, checker.New(p, checker.Options{FastExit: true, Races: races})
+}
+
+// BenchmarkMemoryCost exhausts correct programs with DPOR from the plain
+// build and from the instrumented one (stdbg find --memory): what the
+// memory scheduling points cost in executions and in executions/s.
+func BenchmarkMemoryCost(b *testing.B) {
+	programs := []struct {
+		name, file string
+		args       []string
+	}{
+		{"counter(3)", "dpor/counter.c", []string{"3"}},
+		{"prodcons 1+1", "dpor/prodcons.c", []string{"1", "1"}},
+		{"readers-writers(2)", "dpor/readers-writers.c", []string{"2"}},
+		{"barrier-phases", "barrier-phases.c", nil},
+	}
+	for _, pr := range programs {
+		for _, memory := range []bool{false, true} {
+			name := pr.name + "/plain"
+			if memory {
+				name = pr.name + "/memory"
+			}
+			b.Run(name, func(b *testing.B) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				_, c := launchMemory(b, pr.file, memory, true, pr.args...)
+				var execs, trans int64
+				var elapsed time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 5000, All: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !res.Complete || len(res.Bugs) > 0 {
+						b.Fatalf("complete %v, bugs %d: want a complete search without bugs", res.Complete, len(res.Bugs))
+					}
+					execs += res.Stats.Executions
+					trans += res.Stats.Transitions
+					elapsed += res.Stats.Elapsed
+				}
+				b.ReportMetric(float64(execs)/elapsed.Seconds(), "execs/s")
+				b.ReportMetric(float64(execs)/float64(b.N), "execs/op")
+				b.ReportMetric(float64(trans)/float64(execs), "transitions/exec")
+			})
+		}
+	}
+}
+
+// BenchmarkMemoryBugs measures executions to the first bug of the memory
+// examples (instrumented builds) with DPOR and the race detector, DPOR
+// without it, and PCT (depth 3, seeds 1..b.N), and how many of the bug's
+// steps are memory accesses.
+func BenchmarkMemoryBugs(b *testing.B) {
+	files := []string{"lost-update.c", "check-then-act.c", "double-checked.c", "publish.c", "refcount.c"}
+	strategies := []struct {
+		name  string
+		races bool
+		st    func(seed uint64) search.Strategy
+	}{
+		{"dpor", true, func(uint64) search.Strategy { return search.NewDPOR() }},
+		{"dpor-no-races", false, func(uint64) search.Strategy { return search.NewDPOR() }},
+		{"pct3-no-races", false, func(seed uint64) search.Strategy { return search.NewPCT(3, seed) }},
+	}
+	for _, f := range files {
+		for _, s := range strategies {
+			if f == "publish.c" && !s.races {
+				continue // sequentially consistent, nothing fails: only the race is a bug
+			}
+			b.Run(f+"/"+s.name, func(b *testing.B) {
+				_, c := launchMemory(b, filepath.Join("memory", f), true, s.races)
+				var execs, memSteps, steps, found int64
+				var elapsed time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					res, err := search.Explore(context.Background(), c, s.st(uint64(i+1)),
+						search.Options{MaxDepth: 1000, MaxExecutions: 100000})
+					if err != nil {
+						b.Fatal(err)
+					}
+					execs += res.Stats.Executions
+					elapsed += res.Stats.Elapsed
+					if len(res.Bugs) == 0 {
+						continue
+					}
+					found++
+					bug := res.Bugs[0]
+					e, err := c.Begin()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := search.Replay(e, bug.Schedule, 1000); err != nil {
+						b.Fatal(err)
+					}
+					for _, st := range e.Trace() {
+						steps++
+						if memoryAPI(st.Op.API) {
+							memSteps++
+						}
+					}
+					e.Close()
+				}
+				if found == 0 {
+					b.Fatalf("no bug found in %d executions", execs)
+				}
+				b.ReportMetric(float64(execs)/float64(b.N), "execs-to-bug")
+				b.ReportMetric(elapsed.Seconds()/float64(b.N)*1000, "ms-to-bug")
+				b.ReportMetric(float64(found)/float64(b.N), "found")
+				b.ReportMetric(float64(memSteps)/float64(found), "memory-steps")
+				b.ReportMetric(float64(steps)/float64(found), "steps")
+			})
+		}
+	}
+}
+
+func memoryAPI(api syncmodel.API) bool {
+	switch api {
+	case syncmodel.APILoad, syncmodel.APIStore, syncmodel.APICAtomicLoad, syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
+		return true
+	}
+	return false
+}
