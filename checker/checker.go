@@ -74,6 +74,11 @@ type Options struct {
 	// Variable names the variable at a data address ("counter",
 	// "table+8"), for race reports; nil or "" leaves the address alone.
 	Variable func(addr uint64) string
+	// SpuriousWakeups lets each thread's untimed condition waits return
+	// once per execution without a signal, as POSIX allows (see
+	// syncmodel.World.SetSpuriousWakeups): a wait guarded by if instead of
+	// while is then found even with one waiter.
+	SpuriousWakeups bool
 }
 
 // Checker is a search.Executor over a Runtime.
@@ -101,6 +106,7 @@ func (c *Checker) Begin() (*Execution, error) {
 		c.cur.Close()
 	}
 	e := &Execution{c: c, w: syncmodel.NewWorld(), frames: make(map[int][]uint64), ostids: make(map[int]int)}
+	e.w.SetSpuriousWakeups(c.opts.SpuriousWakeups)
 	c.cur = e
 	evs, err := c.rt.Begin()
 	if err != nil {
@@ -217,6 +223,21 @@ func (e *Execution) Schedule() schedule.Schedule {
 	return s
 }
 
+// cutRedundantWake ends the execution when thread tid, whose wait on op's
+// condition just returned spuriously at once, waits again on the same
+// condition with the same mutex before anything else ran: it is back
+// where the waiting branch of the same choice put it (the wait loop
+// rechecked its predicate), so this execution's continuation is that
+// branch's, which the search explores anyway. The execution ends as a
+// clean one.
+func (e *Execution) cutRedundantWake(tid int, op syncmodel.Op) {
+	next, ok := e.w.Pending(tid)
+	if e.outcome != nil || !ok || next.Kind != syncmodel.CondWait || next.Obj != op.Obj || next.Obj2 != op.Obj2 {
+		return
+	}
+	e.finish(&search.Outcome{Kind: search.Exited, Message: "cut: the spurious wake-up was followed by the same wait"}, false)
+}
+
 // ErrEnded is returned by Step on an execution that is over.
 var ErrEnded = errors.New("execution already ended")
 
@@ -294,6 +315,9 @@ func (e *Execution) Step(st schedule.Step) error {
 		status, _ := e.w.Exited()
 		e.finish(&search.Outcome{Kind: search.Exited, Message: fmt.Sprintf("exit status %d", status)}, true)
 		return nil
+	}
+	if res.Spurious {
+		e.cutRedundantWake(tid, op)
 	}
 	e.settle()
 	return nil

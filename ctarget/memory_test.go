@@ -85,6 +85,10 @@ func TestMemoryExamples(t *testing.T) {
 		{"check-then-act.c", nil, false, search.AssertionFailure, "no seat is sold twice"},
 		{"double-checked.c", nil, false, search.AssertionFailure, "filled before it is used"},
 		{"publish.c", nil, true, search.DataRace, "writes 4 bytes"},
+		// Lock-free code without annotations: C11 atomics are
+		// scheduling points, and the ABA is found.
+		{"aba-stack.c", nil, false, search.AssertionFailure, "free list"},
+		{"aba-stack.c", nil, true, search.DataRace, "8 bytes"},
 		{"publish-atomic.c", nil, true, exampleClean, ""},
 		// stdbg.h's own lookups of its entry points are no shared
 		// memory of the program: no race among the annotations.

@@ -390,6 +390,9 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 	case syncmodel.Read, syncmodel.Write:
 		return fmt.Sprintf("%s(&%s, %d)", api, b.name(op.Obj, "mem"), op.Arg)
 	case syncmodel.CondWait:
+		if res.Spurious {
+			return fmt.Sprintf("%s(%s, %s) returns at once, unsignalled (spurious wake-up)", api, b.name(op.Obj, "cond"), b.name(op.Obj2, "mutex"))
+		}
 		return fmt.Sprintf("%s(%s, %s) releases %s", api, b.name(op.Obj, "cond"), b.name(op.Obj2, "mutex"), b.name(op.Obj2, "mutex"))
 	case syncmodel.CondReacquire:
 		s := fmt.Sprintf("%s(%s, %s) wakes up, relocks %s", api, b.name(op.Obj, "cond"), b.name(op.Obj2, "mutex"), b.name(op.Obj2, "mutex"))

@@ -82,20 +82,11 @@ func (w *World) condInit(op Op) string {
 }
 
 func (w *World) condWait(tid int, op Op) string {
-	m := w.mutexes[op.Obj2]
-	if m == nil || m.owner != tid {
-		msg := fmt.Sprintf("%s on condition variable %#x without holding its mutex %#x",
-			callName(op, "condition wait"), op.Obj, op.Obj2)
-		if m != nil && m.owner != 0 {
-			msg += " (held by " + w.threadName(m.owner) + ")"
-		}
+	if msg := w.condWaitMisuse(tid, op); msg != "" {
 		return msg
 	}
+	m := w.mutexes[op.Obj2]
 	c := w.cond(op.Obj)
-	if len(c.waiters) > 0 && c.mutex != op.Obj2 {
-		return fmt.Sprintf("wait on condition variable %#x with mutex %#x while other threads wait with mutex %#x",
-			op.Obj, op.Obj2, c.mutex)
-	}
 	th := &w.threads[tid-1]
 	th.inCond, th.condObj, th.condMutex = true, op.Obj, op.Obj2
 	th.condCount, th.condType = m.count, m.typ
@@ -111,6 +102,42 @@ func (w *World) reacquireEnabled(tid int, op Op) bool {
 	}
 	m := w.mutexes[op.Obj2]
 	return m == nil || m.owner == 0
+}
+
+// SetSpuriousWakeups lets a condition wait return without a signal, as
+// POSIX allows, the first time each thread waits in an execution: the
+// thread's CondWait is then a choice (World.Choices) between waiting (0)
+// and returning at once (1), without releasing its mutex, with Result.Code
+// SpuriousReturn and Result.Spurious set; the runtime returns 0 to the
+// program and reports no CondReacquire. Returning at once is enough to
+// show a wait guarded by if instead of while (the predicate is still
+// false), and a thread that then waits again on the same condition and
+// mutex is where it would have been without it (the checker cuts such an
+// execution: its continuation is the waiting branch's). Once per thread
+// keeps every wait loop finite. Go's sync.Cond has no spurious wake-ups.
+func (w *World) SetSpuriousWakeups(on bool) { w.spurious = on }
+
+func (w *World) canWakeSpuriously(tid int) bool {
+	return w.spurious && !w.threads[tid-1].spuriousUsed
+}
+
+// condWaitMisuse returns why thread tid cannot wait on op's condition
+// with op's mutex, "" if it can.
+func (w *World) condWaitMisuse(tid int, op Op) string {
+	m := w.mutexes[op.Obj2]
+	if m == nil || m.owner != tid {
+		msg := fmt.Sprintf("%s on condition variable %#x without holding its mutex %#x",
+			callName(op, "condition wait"), op.Obj, op.Obj2)
+		if m != nil && m.owner != 0 {
+			msg += " (held by " + w.threadName(m.owner) + ")"
+		}
+		return msg
+	}
+	if c := w.conds[op.Obj]; c != nil && len(c.waiters) > 0 && c.mutex != op.Obj2 {
+		return fmt.Sprintf("wait on condition variable %#x with mutex %#x while other threads wait with mutex %#x",
+			op.Obj, op.Obj2, c.mutex)
+	}
+	return ""
 }
 
 func (w *World) condReacquire(tid int, op Op) int64 {

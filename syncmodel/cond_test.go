@@ -1,6 +1,10 @@
 package syncmodel
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 func TestCond(t *testing.T) {
 	lock := o(MutexLock, mA, 0)
@@ -193,4 +197,75 @@ func TestCond(t *testing.T) {
 			}),
 		},
 	})
+}
+
+// TestSpuriousWakeups: with spurious wake-ups on, a thread's first
+// condition wait is a choice: 0 waits, 1 returns at once (SpuriousReturn,
+// Result.Spurious) still holding the mutex, leaving no waiter; the same
+// thread's later waits are no choice; other threads have their own; off,
+// no wait is a choice.
+func TestSpuriousWakeups(t *testing.T) {
+	lock := o(MutexLock, mA, 0)
+	wait := o2(CondWait, cv, mA, 0)
+	tests := []struct {
+		name     string
+		spurious bool
+		// steps run in order; choices[i] is the choice of step i and
+		// wantChoices[i] the number of choices its operation offers.
+		steps       []step
+		wantChoices []int
+		// spuriousAt: the index of the step that returns at once, -1
+		// for none.
+		spuriousAt int
+	}{
+		{"off", false, []step{{tid: 1, op: lock}, {tid: 1, op: wait}}, []int{0, 0}, -1},
+		{"on: the waiting branch", true, []step{{tid: 1, op: lock}, {tid: 1, op: wait}}, []int{0, 2}, -1},
+		{"on: once per thread", true, []step{
+			{tid: 1, op: lock}, {tid: 1, op: wait, choice: 1}, {tid: 1, op: wait},
+		}, []int{0, 2, 0}, 1},
+		{"on: each thread has its own", true, cat(threads(2), []step{
+			{tid: 1, op: lock}, {tid: 1, op: wait, choice: 1}, {tid: 1, op: wait},
+			{tid: 2, op: lock}, {tid: 2, op: wait},
+		}), []int{0, 0, 2, 0, 0, 2}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := NewWorld()
+			w.SetSpuriousWakeups(tt.spurious)
+			for i, s := range tt.steps {
+				if err := w.SetPending(s.tid, s.op); err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				if n := w.Choices(s.tid); n != tt.wantChoices[i] {
+					t.Fatalf("step %d: %s offers %d choices, want %d", i, s.op, n, tt.wantChoices[i])
+				}
+				res, err := w.Execute(s.tid, s.choice)
+				if err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				if res.Spurious != (i == tt.spuriousAt) || res.Spurious != (res.Code == SpuriousReturn) {
+					t.Fatalf("step %d: %+v, want spurious %v", i, res, i == tt.spuriousAt)
+				}
+				if res.Spurious {
+					// Still the mutex's owner, and not a waiter.
+					if m := w.mutexes[mA]; m == nil || m.owner != s.tid {
+						t.Fatalf("step %d: the mutex is not held by thread %d after a spurious return: %+v", i, s.tid, m)
+					}
+					if c := w.conds[cv]; c != nil && len(c.waiters) > 0 {
+						t.Fatalf("step %d: waiters after a spurious return: %+v", i, c.waiters)
+					}
+				}
+			}
+		})
+	}
+	// A spurious return is still checked for misuse: the mutex must be held.
+	w := NewWorld()
+	w.SetSpuriousWakeups(true)
+	if err := w.SetPending(1, wait); err != nil {
+		t.Fatal(err)
+	}
+	var m *Misuse
+	if _, err := w.Execute(1, 1); !errors.As(err, &m) || !strings.Contains(m.Msg, "without holding its mutex") {
+		t.Fatalf("spurious return without the mutex: %v, want a misuse", err)
+	}
 }

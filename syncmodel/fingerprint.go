@@ -24,6 +24,7 @@ func (w *World) Fingerprint() uint64 {
 	f := &fp{h: 0xcbf29ce484222325}
 	f.b(w.exited)
 	f.i(w.status)
+	f.b(w.spurious)
 	f.n(len(w.threads))
 	for i := range w.threads {
 		f.thread(&w.threads[i])
@@ -205,6 +206,7 @@ func (f *fp) thread(th *thread) {
 	f.b(th.wakeClosed)
 	f.b(th.inGoCond)
 	f.u(th.goCondObj)
+	f.b(th.spuriousUsed)
 }
 
 func (f *fp) sum() uint64 { return hashmix.Mix(f.h) }

@@ -247,6 +247,10 @@ const (
 	// BarrierSerial is returned to the one thread that completes a barrier
 	// (PTHREAD_BARRIER_SERIAL_THREAD).
 	BarrierSerial = -1
+	// SpuriousReturn is returned for a CondWait that returns at once
+	// without a signal (World.SetSpuriousWakeups): the runtime returns 0
+	// from the wait and reports no CondReacquire.
+	SpuriousReturn = -2
 )
 
 // Op is a visible operation a thread is about to perform.

@@ -39,6 +39,10 @@ type World struct {
 
 	exited bool
 	status int64
+
+	// spurious lets an untimed condition wait return without a signal,
+	// once per thread per execution (SetSpuriousWakeups).
+	spurious bool
 }
 
 // thread is the model's record of one thread. Its only pointers are to
@@ -80,6 +84,10 @@ type thread struct {
 	// A Go condition wait in progress (between GoCondWait and GoCondWake).
 	inGoCond  bool
 	goCondObj uint64
+
+	// spuriousUsed: the thread has woken from a condition wait without a
+	// signal in this execution (SetSpuriousWakeups).
+	spuriousUsed bool
 }
 
 // clearNext ends a two-halved Go operation.
@@ -98,6 +106,9 @@ type Result struct {
 	// NewThread is the id of the thread created by a ThreadCreate, 0 for
 	// other operations.
 	NewThread int
+	// Spurious is set on a CondWait that returned at once without a
+	// signal (SetSpuriousWakeups); Code is then SpuriousReturn.
+	Spurious bool
 }
 
 // Misuse is the error (as a *Misuse) Execute returns when an operation is a misuse of a
@@ -379,8 +390,9 @@ func (w *World) earliestTimer(tid int, at int64) bool {
 
 // Choices returns the number of ways the pending operation of thread tid
 // can go when that is a choice the search must explore, 0 otherwise: the
-// number of values of a Choose (Arg), or the number of ready cases of a
-// Select when more than one is ready. Execute then takes the choice: a
+// number of values of a Choose (Arg), the number of ready cases of a
+// Select when more than one is ready, or 2 for a CondWait that may return
+// spuriously (SetSpuriousWakeups: 1 returns). Execute then takes the choice: a
 // value of the Choose, or the index among the ready cases, in the order of
 // Op.Cases, of the case that proceeds. The default case of a select is not
 // a choice: it runs only when no case is ready.
@@ -392,6 +404,10 @@ func (w *World) Choices(tid int) int {
 	switch th.pending.Kind {
 	case Choose:
 		return int(th.pending.Arg)
+	case CondWait:
+		if w.canWakeSpuriously(tid) {
+			return 2
+		}
 	case Select:
 		if n := w.numReady(th.pending.Cases); n > 1 {
 			return n
@@ -501,6 +517,13 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 	case CondInit:
 		msg = w.condInit(op)
 	case CondWait:
+		if choice == 1 && w.canWakeSpuriously(tid) {
+			if msg = w.condWaitMisuse(tid, op); msg == "" {
+				w.threads[tid-1].spuriousUsed = true
+				return Result{Code: SpuriousReturn, Spurious: true}, "", nil
+			}
+			break
+		}
 		msg = w.condWait(tid, op)
 	case CondReacquire:
 		code = w.condReacquire(tid, op)

@@ -65,6 +65,7 @@ var settings = []setting{
 	{"cycles", 3, "replay of a lasso (livelock, LTL violation): how many times to run its cycle"},
 	{"in-target", true, "Go targets: run the whole search inside the program's process (ten times faster), confirming each bug in a fresh process; false drives the program from stdbg transition by transition, as C targets are"},
 	{"memory", false, "C and C++ sources: compile with the compiler's thread-sanitizer instrumentation (-fsanitize=thread, linked with stdbg's entry points instead of its runtime), so that loads and stores of global variables and of the heap, and atomic operations, are scheduling points while threads run, checked for data races; off: only thread operations and stdbg.h annotations are"},
+	{"spurious-wakeups", true, "C targets: let each thread's pthread_cond_wait (and cnd_wait) return once per execution without a signal, as POSIX allows, so that a wait guarded by if instead of while is found; false: a wait returns only when signalled"},
 	{"races", true, "report data races: in C targets, accesses to the same memory that no synchronization orders (a happens-before detector over every schedule run; it sees the memory accesses stdbg sees); plain Go targets (not importing sthread) are built with Go's race detector (needs cgo)"},
 	{"rand-seed", defaultRandSeed, "Go targets: the seed of the generator that math/rand and math/rand/v2 draw from in every execution (STDBG_RAND_SEED); recorded in the corpus entries, which replay with it"},
 }

@@ -183,7 +183,8 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 	}
 	syms := symbolize.New(mods)
 	s := &session{binary: t.binary, goPkg: t.goPkg, proc: p, syms: syms}
-	s.chk = checker.New(p, checker.Options{FastExit: fast, Locate: s.locate, Races: !t.goPkg && a.v.GetBool("races"), Variable: s.variable})
+	s.chk = checker.New(p, checker.Options{FastExit: fast, Locate: s.locate, Races: !t.goPkg && a.v.GetBool("races"), Variable: s.variable,
+		SpuriousWakeups: !t.goPkg && a.v.GetBool("spurious-wakeups")})
 	return s, nil
 }
 

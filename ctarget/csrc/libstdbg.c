@@ -2184,9 +2184,15 @@ EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 /* ------------------------------------------------------------------ */
 /* Condition variables                                                 */
 
+/* The checker's answer to a wait that wakes up spuriously at once, still
+ * holding its mutex (syncmodel.SpuriousReturn): the wait returns 0. */
+#define SPURIOUS_RETURN (-2)
+
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int timed, uint16_t api, void *ra)
 {
 	int64_t code = sched(K_COND_WAIT, api, c, m, mutex_type(m), ra);
+	if (code == SPURIOUS_RETURN)
+		return 0;
 	if (code != 0)
 		return (int)code;
 	return (int)sched(K_COND_REACQUIRE, api, c, m, timed, ra);
