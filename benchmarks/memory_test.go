@@ -86,7 +86,8 @@ func BenchmarkMemoryCost(b *testing.B) {
 // without it, and PCT (depth 3, seeds 1..b.N), and how many of the bug's
 // steps are memory accesses.
 func BenchmarkMemoryBugs(b *testing.B) {
-	files := []string{"lost-update.c", "check-then-act.c", "double-checked.c", "publish.c", "refcount.c"}
+	files := []string{"lost-update.c", "check-then-act.c", "double-checked.c", "publish.c", "refcount.c",
+		"ring-buffer.c", "token-ring.c", "work-stealing.c", "aba-stack.c"}
 	strategies := []struct {
 		name  string
 		races bool
@@ -98,7 +99,7 @@ func BenchmarkMemoryBugs(b *testing.B) {
 	}
 	for _, f := range files {
 		for _, s := range strategies {
-			if f == "publish.c" && !s.races {
+			if (f == "publish.c" || f == "work-stealing.c") && !s.races {
 				continue // sequentially consistent, nothing fails: only the race is a bug
 			}
 			b.Run(f+"/"+s.name, func(b *testing.B) {

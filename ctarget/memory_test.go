@@ -85,6 +85,9 @@ func TestMemoryExamples(t *testing.T) {
 		{"check-then-act.c", nil, false, search.AssertionFailure, "no seat is sold twice"},
 		{"double-checked.c", nil, false, search.AssertionFailure, "filled before it is used"},
 		{"publish.c", nil, true, search.DataRace, "writes 4 bytes"},
+		{"ring-buffer.c", nil, false, search.AssertionFailure, "both items were put"},
+		{"token-ring.c", nil, false, search.AssertionFailure, "one worker at a time"},
+		{"work-stealing.c", nil, true, search.DataRace, "8 bytes"},
 		// Lock-free code without annotations: C11 atomics are
 		// scheduling points, and the ABA is found.
 		{"aba-stack.c", nil, false, search.AssertionFailure, "free list"},
