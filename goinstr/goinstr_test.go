@@ -67,7 +67,8 @@ func TestInstrumentKeepsLinesAndBehaviour(t *testing.T) {
 		}
 		switch filepath.Base(orig) {
 		case "main.go":
-			if !strings.Contains(string(b), "stdbgrt.ChanSend(") || !strings.Contains(string(b), "stdbgrt.SelectOf(") {
+			if !strings.Contains(string(b), "stdbgrt.ChanSend(") || !strings.Contains(string(b), "stdbgrt.SelectOf(") ||
+				!strings.Contains(string(b), "var seen stdbgrt.Map") {
 				t.Errorf("rewritten file lacks channel operations:\n%s", b)
 			}
 		case "atomics.go":

@@ -24,6 +24,7 @@ var replacements = map[string]string{
 	"sync.Cond":      "Cond",
 	"sync.NewCond":   "NewCond",
 	"sync.Locker":    "Locker",
+	"sync.Map":       "Map",
 
 	"sync/atomic.Int32":   "AtomicInt32",
 	"sync/atomic.Int64":   "AtomicInt64",

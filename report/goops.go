@@ -73,6 +73,9 @@ func (b *builder) goCall(op syncmodel.Op, res syncmodel.Result) (string, bool) {
 	r := syncmodel.DecodeChanResult(res.Code)
 	switch op.Kind {
 	case syncmodel.Read, syncmodel.Write:
+		if op.API >= syncmodel.APIMapLoad && op.API <= syncmodel.APIMapClear {
+			return fmt.Sprintf("%s(%s)", api, b.name(op.Obj, "map")), true
+		}
 		if op.API >= syncmodel.APIGoRead && op.API <= syncmodel.APIAtomicCompareSwap && op.API != syncmodel.APIGoChoose ||
 			op.API == syncmodel.APIAtomicAnd || op.API == syncmodel.APIAtomicOr {
 			return fmt.Sprintf("%s(&%s)", api, b.name(op.Obj, "mem")), true

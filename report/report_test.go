@@ -175,3 +175,19 @@ func TestCleanAndStyle(t *testing.T) {
 		}
 	}
 }
+
+func TestSummary(t *testing.T) {
+	goRace := "WARNING: DATA RACE\nWrite at 0x00c00006c0b0 by goroutine 11:\n  pkg.(*R).Scan.1()\n      /src/pkg/r.go:49 +0x51\n  internal/sync.iter()\n      /go/src/internal/sync/h.go:512 +0x1\n\n" +
+		"Previous read at 0x00c00006c0b0 by goroutine 10:\n  pkg.(*R).Seen()\n      /src/pkg/r.go:55 +0x164\n\nGoroutine 11 (running) created at:\n  x()\n      /src/x.go:1 +0x1\n"
+	tests := []struct{ in, want string }{
+		{"assertion failed: x > 0", "assertion failed: x > 0"},
+		{"bell\a", `bell\x07`},
+		{goRace, "write by goroutine 11 at r.go:49; previous read by goroutine 10 at r.go:55"},
+		{"first line\nsecond line", "first line"},
+	}
+	for _, tt := range tests {
+		if got := report.Summary(tt.in); got != tt.want {
+			t.Errorf("Summary(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

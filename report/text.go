@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -71,7 +73,15 @@ func (r *Report) WriteStyled(w io.Writer, colour bool) error {
 	var b strings.Builder
 	b.WriteString(Style(r.Banner, r.Bug, colour) + "\n")
 	if r.Message != "" {
-		b.WriteString(Clean(r.Message) + "\n")
+		if r.Kind == "data-race" {
+			// Go's race detector writes its report on several lines,
+			// with both stacks: keep them apart, each line cleaned.
+			for _, line := range strings.Split(strings.TrimRight(r.Message, "\n"), "\n") {
+				b.WriteString(Clean(line) + "\n")
+			}
+		} else {
+			b.WriteString(Clean(r.Message) + "\n")
+		}
 	}
 	if r.Cycle != "" {
 		b.WriteString("Path = " + r.Path + " (" + r.Cycle + ")*\n")
@@ -166,4 +176,44 @@ func pad(s string, n int) string {
 // JSON renders the report as indented JSON.
 func (r *Report) JSON() ([]byte, error) {
 	return json.MarshalIndent(r, "", "  ")
+}
+
+// raceAccess is the head of an access in a report of Go's race detector,
+// e.g. "Previous write at 0x00c000012345 by goroutine 7:".
+var raceAccess = regexp.MustCompile(`^(Read|Write|Previous read|Previous write|Atomic read|Atomic write|Previous atomic read|Previous atomic write)(?: at 0x[0-9a-f]+)? by (goroutine \d+|main goroutine):$`)
+
+// raceFrameLine is a source line of a frame in such a report.
+var raceFrameLine = regexp.MustCompile(`^\s+(\S+\.go):(\d+)`)
+
+// Summary returns a message on one line: the message itself when it has
+// one line, else for a report of Go's race detector its two accesses with
+// their first source lines ("write by goroutine 11 at a.go:49; previous
+// read by goroutine 10 at a.go:55"), else its first line.
+func Summary(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	if len(lines) == 1 {
+		return Clean(msg)
+	}
+	var parts []string
+	for i, l := range lines {
+		m := raceAccess.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		part := strings.ToLower(m[1][:1]) + m[1][1:] + " by " + m[2]
+		for _, f := range lines[i+1:] {
+			if fm := raceFrameLine.FindStringSubmatch(f); fm != nil {
+				part += " at " + filepath.Base(fm[1]) + ":" + fm[2]
+				break
+			}
+			if raceAccess.MatchString(f) {
+				break
+			}
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return Clean(lines[0])
+	}
+	return Clean(strings.Join(parts, "; "))
 }

@@ -66,17 +66,44 @@ const idBase = 1 << 44
 // and ids are stable across executions that follow the same schedule.
 type objRef struct{ v atomic.Uint64 }
 
+// load and store access the registration. In a race build that hides
+// sthread's hand-overs (raceHide) they are plain accesses: the detector
+// takes every sync/atomic operation for a synchronisation, even in a
+// goroutine that ignores them, so an atomic registration would order the
+// goroutine that first used an object before every later user of it (a
+// goroutine's read of a field, then its receive from the channel the field
+// holds, before another's close of the channel and write of the field,
+// hid that race). Registrations are made by the running checked goroutine
+// only, one at a time.
+//
+//go:norace
+func (o *objRef) load() uint64 {
+	if raceOn && raceHide {
+		return *(*uint64)(unsafe.Pointer(&o.v))
+	}
+	return o.v.Load()
+}
+
+//go:norace
+func (o *objRef) store(v uint64) {
+	if raceOn && raceHide {
+		*(*uint64)(unsafe.Pointer(&o.v)) = v
+		return
+	}
+	o.v.Store(v)
+}
+
 // id returns the model id of the object in execution ex, registering it.
 //
 //go:norace
 func (o *objRef) id(ex *execution, fam family, addr unsafe.Pointer) uint64 {
-	v := o.v.Load()
+	v := o.load()
 	if v != 0 && uint32(v>>32) == ex.gen {
 		return idBase + uint64(uint32(v))
 	}
 	ex.objs = append(ex.objs, object{fam: fam, addr: uintptr(addr)})
 	n := uint64(len(ex.objs))
-	o.v.Store(uint64(ex.gen)<<32 | n)
+	o.store(uint64(ex.gen)<<32 | n)
 	return idBase + n
 }
 
@@ -84,7 +111,7 @@ func (o *objRef) id(ex *execution, fam family, addr unsafe.Pointer) uint64 {
 //
 //go:norace
 func (o *objRef) registeredIn(ex *execution) bool {
-	v := o.v.Load()
+	v := o.load()
 	return v != 0 && uint32(v>>32) == ex.gen
 }
 

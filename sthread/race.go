@@ -53,23 +53,67 @@ func (ex *execution) raceVar(key uint64) unsafe.Pointer {
 }
 
 // raceSync tells the detector what op, just performed by the calling
-// goroutine, synchronises. The goroutine is back in the program's code
-// (synchronisation events enabled).
+// goroutine with result code, synchronises. The goroutine is back in the
+// program's code (synchronisation events enabled).
+//
+// Channel operations follow Go's memory model where an edge the program
+// does not have would hide a race: a close only releases, a receive that
+// found the channel closed only acquires, an operation that parked or a
+// select that ran its default case synchronises nothing (it has not
+// happened yet), and a select synchronises through the case that
+// proceeded only. A send or receive that exchanged a value acquires and
+// releases its channel (as an unbuffered exchange does both ways; for a
+// buffered channel an order the program has only with a lag). Other
+// operations acquire and release their object.
 //
 //go:norace
-func (ex *execution) raceSync(op syncmodel.Op) {
-	if op.Obj != 0 && op.Kind != syncmodel.Read && op.Kind != syncmodel.Write {
+func (ex *execution) raceSync(op syncmodel.Op, code int64) {
+	switch op.Kind {
+	case syncmodel.Read, syncmodel.Write:
+		return
+	case syncmodel.ChanClose:
+		if op.Obj != 0 {
+			raceReleaseMerge(ex.raceVar(op.Obj))
+		}
+		return
+	case syncmodel.ChanSend, syncmodel.ChanRecv, syncmodel.Select, syncmodel.ChanWake:
+		r := syncmodel.DecodeChanResult(code)
+		if r.Via == syncmodel.ViaParked || r.Via == syncmodel.ViaDefault {
+			return
+		}
+		ch := op.Obj
+		if op.Cases != nil {
+			if r.Case < 0 || r.Case >= len(op.Cases) {
+				return
+			}
+			ch = op.Cases[r.Case].Chan
+		}
+		if ch == 0 {
+			return
+		}
+		v := ex.raceVar(ch)
+		raceAcquire(v)
+		if r.Via != syncmodel.ViaClosed && (r.Via != syncmodel.ViaWoken || r.OK || isSend(op, r)) {
+			raceReleaseMerge(v)
+		}
+		return
+	}
+	if op.Obj != 0 {
 		v := ex.raceVar(op.Obj)
 		raceAcquire(v)
 		raceReleaseMerge(v)
 	}
-	for _, c := range op.Cases {
-		if c.Chan != 0 {
-			v := ex.raceVar(c.Chan)
-			raceAcquire(v)
-			raceReleaseMerge(v)
-		}
+}
+
+// isSend reports whether the channel operation op, with result r, was a
+// send (which a close does not end with OK false as it ends a receive).
+//
+//go:norace
+func isSend(op syncmodel.Op, r syncmodel.ChanResult) bool {
+	if op.Cases != nil {
+		return r.Case >= 0 && r.Case < len(op.Cases) && op.Cases[r.Case].Send
 	}
+	return op.Kind == syncmodel.ChanSend
 }
 
 // raceEnter is the start of a scheduling point of th in a race build: the

@@ -704,7 +704,7 @@ func (th *thread) pending(op syncmodel.Op, frames []uint64) int64 {
 	if raceOn && raceHide {
 		raceEnable()
 		th.raceOff = false
-		ex.raceSync(op)
+		ex.raceSync(op, th.code)
 	}
 	return th.code
 }

@@ -118,7 +118,7 @@ func (a *app) corpusListCmd() *cobra.Command {
 				}
 				e := it.Entry
 				fmt.Fprintf(a.stdout, "%s  %s  %s  Path = %s  (%s)\n", report.Clean(it.Path), report.Clean(e.Failure.Kind),
-					report.Clean(targetName(e)), report.Clean(e.Schedule), report.Clean(e.Failure.Message))
+					report.Clean(targetName(e)), report.Clean(e.Schedule), report.Summary(e.Failure.Message))
 			}
 			if len(items) == 0 {
 				fmt.Fprintln(a.stdout, "no entries")

@@ -268,11 +268,11 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 			prog.clear()
 			sched := search.LassoString(b.Schedule, b.Cycle)
 			if len(b.Schedule) > 40 { // the path once, in the command that replays it
-				fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; %d steps (replay: %s)\n", b.Outcome.Kind, report.Clean(b.Outcome.Message),
+				fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; %d steps (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message),
 					len(b.Schedule), replayCommand(t, sched))
 				return
 			}
-			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Clean(b.Outcome.Message), sched,
+			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message), sched,
 				replayCommand(t, sched))
 		}
 	}

@@ -202,6 +202,16 @@
 #define A___ATOMIC_LOAD 124
 #define A___ATOMIC_STORE 125
 #define A___ATOMIC_RMW 126
+#define A_MAP_LOAD 127
+#define A_MAP_STORE 128
+#define A_MAP_LOADORSTORE 129
+#define A_MAP_LOADANDDELETE 130
+#define A_MAP_DELETE 131
+#define A_MAP_SWAP 132
+#define A_MAP_COMPAREANDSWAP 133
+#define A_MAP_COMPAREANDDELETE 134
+#define A_MAP_RANGE 135
+#define A_MAP_CLEAR 136
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {

@@ -101,6 +101,15 @@ func main() {
 	sort.Ints(got)
 	fmt.Println("products", got, hits.Load(), flag.Load(), len(res), cap(res))
 
+	var seen sync.Map
+	seen.Store("a", 1)
+	if _, loaded := seen.LoadOrStore("a", 2); loaded {
+		seen.Store("b", 3)
+	}
+	sum := 0
+	seen.Range(func(_, v any) bool { sum += v.(int); return true })
+	fmt.Println("map", sum)
+
 	quit := make(chan bool)
 	vals := make(chan int)
 	go func() {

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Racy Go programs that a plain go test -race run reports must be reported
+// by stdbg find too (examples/go/plain/raceparity): a select reading a
+// field whose channel another goroutine closes and then clears (the
+// registration of a channel by its first user ordered it before every
+// later user), and a sync.Map Range callback racing with a read after a
+// Store (Range and Store were no scheduling points, so the Store never ran
+// first). The race is printed on several lines, with both stacks, and
+// summed up on stderr.
+func TestRaceParity(t *testing.T) {
+	t.Parallel()
+	pkg := filepath.Join("..", "..", "examples", "go", "plain", "raceparity")
+	tests := []struct {
+		name string
+		// where: the racing lines, in the summary.
+		where []string
+	}{
+		{"TestSelectOnClearedField", []string{"raceparity.go:24", "raceparity.go:31"}},
+		{"TestRangeCallbackCounter", []string{"raceparity.go:49", "raceparity.go:55"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := "^" + tt.name + "$"
+			plain, _ := exec.Command("go", "test", "-race", "-count=1", "-run", run, pkg).CombinedOutput()
+			if !strings.Contains(string(plain), "WARNING: DATA RACE") {
+				t.Fatalf("go test -race does not report the race any more: the example is wrong\n%s", plain)
+			}
+			out, errs, code := stdbg(t, "find", "-run", run, pkg)
+			if code != exitBug || !strings.Contains(out, "*** DATA RACE ***\nWARNING: DATA RACE\n") {
+				t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
+			}
+			for _, w := range tt.where {
+				if !strings.Contains(errs, w) {
+					t.Errorf("the summary on stderr does not name %s:\n%s", w, errs)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+// Package raceparity holds small programs whose data races Go's race
+// detector reports on a plain run (go test -race), which stdbg must report
+// too: each is a shape where the race hides behind an operation the
+// checker could take for a synchronisation, or behind an order of
+// goroutines that a search must run.
+package raceparity
+
+import "sync"
+
+// Watcher hands out a channel that its Stop closes and forgets.
+type Watcher struct {
+	ch   chan int
+	quit chan struct{}
+}
+
+// NewWatcher returns a running watcher.
+func NewWatcher() *Watcher { return &Watcher{ch: make(chan int), quit: make(chan struct{})} }
+
+// Stop closes the channel and clears the field, then says it stopped: a
+// goroutine still about to select on w.ch reads the field while Stop
+// writes it.
+func (w *Watcher) Stop() {
+	close(w.ch)
+	w.ch = nil
+	close(w.quit)
+}
+
+// Wait waits until the watcher's channel is closed, or the watcher
+// stopped.
+func (w *Watcher) Wait() {
+	select {
+	case <-w.ch:
+	case <-w.quit:
+	}
+}
+
+// Registry counts what it has seen in a sync.Map's Range callback.
+type Registry struct {
+	m    sync.Map
+	seen int
+}
+
+// Add registers a key.
+func (r *Registry) Add(k string) { r.m.Store(k, true) }
+
+// Scan counts the registered keys in a plain field, from inside Range.
+func (r *Registry) Scan() {
+	r.m.Range(func(_, _ any) bool {
+		r.seen++
+		return true
+	})
+}
+
+// Seen returns the count, without a lock.
+func (r *Registry) Seen() int { return r.seen }
