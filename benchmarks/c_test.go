@@ -54,6 +54,13 @@ func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarge
 	if err != nil {
 		b.Fatal(err)
 	}
+	return startExe(b, exe, flags, checker.Options{FastExit: true}, args...)
+}
+
+// startExe starts a built program as exploration does, placed as stdbg
+// find places one copy of it.
+func startExe(b *testing.B, exe string, flags uint32, opts checker.Options, args ...string) (*ctarget.Process, *checker.Checker) {
+	b.Helper()
 	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: flags})
 	if err != nil {
 		b.Fatal(err)
@@ -65,7 +72,7 @@ func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarge
 		b.Fatal(err)
 	}
 	b.Cleanup(release)
-	return p, checker.New(p, checker.Options{FastExit: true})
+	return p, checker.New(p, opts)
 }
 
 // exhaust explores the whole space within maxDepth (All: every bug is

@@ -22,17 +22,9 @@ func launchMemory(b *testing.B, example string, memory, races bool, args ...stri
 	if err != nil || note != "" {
 		b.Fatalf("building %s: %v %s", example, err, note)
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit})
-	if err != nil {
-		b.Fatal(err)
-	}
-	release, err := ctarget.PinAlone(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(release)
+	p, c := startExe(b, exe, wire.FlagFastExit, checker.Options{FastExit: true, Races: races}, args...)
 	b.Cleanup(func() { p.Close() })
-	return p, checker.New(p, checker.Options{FastExit: true, Races: races})
+	return p, c
 }
 
 // BenchmarkMemoryCost exhausts correct programs with DPOR from the plain
