@@ -96,10 +96,16 @@ func Instrument(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp := dir + ".tmp" + fmt.Sprint(os.Getpid())
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	// A directory of this call's own: several finds (processes, or
+	// goroutines of one) may instrument the same package at once.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
 	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".tmp")
+	if err != nil {
+		return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
+	}
+	defer os.RemoveAll(tmp)
 	ov := overlayJSON{Replace: map[string]string{}}
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -119,11 +125,16 @@ func Instrument(cfg Config) (*Result, error) {
 	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: len(files), Warnings: res.Warnings}); err != nil {
 		return nil, err
 	}
-	os.RemoveAll(dir)
+	// The key names the content: an entry another call completed
+	// meanwhile is as good as this one, and may be in use; only a
+	// partial one is replaced.
 	if err := os.Rename(tmp, dir); err != nil && !cachedOK(dir) {
-		return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
+		// A partial directory (an older layout, a crash): replace it.
+		os.RemoveAll(dir)
+		if err := os.Rename(tmp, dir); err != nil && !cachedOK(dir) {
+			return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
+		}
 	}
-	os.RemoveAll(tmp)
 	res.Overlay = overlay
 	res.Files = len(files)
 	return res, nil

@@ -175,3 +175,45 @@ func TestInstrumentTestCalls(t *testing.T) {
 		t.Errorf("rewrote a call it should leave:\n%s", test)
 	}
 }
+
+// Several finds may instrument one package at once, in one process (the
+// tests of cmd/stdbg) or in several: every call gets a complete overlay.
+// Calls of one process once shared a temporary directory named after the
+// process and lost each other's files.
+func TestInstrumentConcurrently(t *testing.T) {
+	if testing.Short() {
+		t.Skip("type-checks a package several times")
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "constructs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	for round := 0; round < 3; round++ {
+		cache := t.TempDir()
+		errs := make(chan error, n)
+		overlays := make(chan string, n)
+		for range n {
+			go func() {
+				res, err := Instrument(Config{Dir: dir, Cache: cache})
+				if err == nil {
+					overlays <- res.Overlay
+				}
+				errs <- err
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		close(overlays)
+		for ov := range overlays {
+			for orig, repl := range overlayOf(t, ov) {
+				if _, err := os.Stat(repl); err != nil {
+					t.Errorf("overlay of %s: %v", orig, err)
+				}
+			}
+		}
+	}
+}

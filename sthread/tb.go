@@ -126,17 +126,25 @@ func (c *checkedTB) Logf(format string, args ...any) {
 	}
 }
 
-// TestCall returns t. Instrumented plain Go tests call it before each
-// method of a *testing.T that logs, fails or skips: stdbg rewrites
-// t.Logf(...) into sthread.TestCall(t, "Logf").Logf(...). Under stdbg, a
-// goroutine that calls such a method after the checked test function
-// returned ends the execution with a misuse, told with its schedule: go
-// test panics ("Log in goroutine after TestX has completed") when that
-// happens in a real run. Elsewhere it does nothing.
+// TestCall returns t, or under a check TB(t). Instrumented plain Go tests
+// call it before each method of a *testing.T that logs, fails or skips:
+// stdbg rewrites t.Logf(...) into sthread.TestCall(t, "Logf").Logf(...).
+// Under stdbg, a t.Fatalf of the test is then the execution's assertion
+// failure, with its message and line, and a goroutine that calls such a
+// method after the checked test function returned ends the execution with
+// a misuse, told with its schedule: go test panics ("Log in goroutine
+// after TestX has completed") when that happens in a real run. Elsewhere
+// it returns t.
 //
 //go:norace
 func TestCall(t testing.TB, method string) testing.TB {
 	lateCall(t, method)
+	if hooked.Load() {
+		// Under the checker, t behaves as TB(t): a failure of the
+		// checked function is the execution's assertion failure, with
+		// its message and line, and logs are kept for replays.
+		return &checkedTB{TB: t}
+	}
 	return t
 }
 

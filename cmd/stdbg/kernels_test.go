@@ -1,0 +1,61 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The Go bug kernels (examples/go/kernels): each test, plain Go, is found
+// by stdbg find -run with the kind of bug it holds and its line, and the
+// minimal schedule replays.
+func TestGoKernels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go tests")
+	}
+	t.Setenv("STDBG_ZOO", "1")
+	pkg := filepath.Join("..", "..", "examples", "go", "kernels")
+	tests := []struct {
+		run, banner, want string
+	}{
+		{"TestWatchLeakAfterTimeout", "*** THREADS LEAKED", "blocking_test.go:19"},
+		{"TestCallbackUnderLock", "*** DEADLOCK DETECTED ***", "c.mu.Lock()"},
+		{"TestHandshakeBothWait", "*** DEADLOCK DETECTED ***", "<-toB"},
+		{"TestFirstErrorLeaksOthers", "*** THREADS LEAKED", `errc <- errors.New("shard unavailable")`},
+		{"TestSelectMissingStop", "*** THREADS LEAKED", "select {"},
+		{"TestWaitGroupAddInGoroutine", "*** PROPERTY NOT VALID: ASSERTION FAILED ***", "0 results after Wait, want 1"},
+		{"TestCondLostSignal", "*** DEADLOCK DETECTED ***", "cond.Wait()"},
+		{"TestRecursiveReadLock", "*** DEADLOCK DETECTED ***", "rw.RLock()"},
+		{"TestCancelledRequestLeaksHandler", "*** THREADS LEAKED", "reply <- 42"},
+		{"TestTransferAudit", "*** DEADLOCK DETECTED ***", "ledger.Lock()"},
+		{"TestDoubleClose", "*** DATA RACE ***", "nonblocking_test.go"},
+		{"TestSendAfterClose", "*** MISUSE OF THE THREAD API ***", "send on closed channel"},
+		{"TestUnlockedMapWrites", "*** DATA RACE ***", "nonblocking_test.go"},
+		{"TestGaugeReadWithoutLock", "*** DATA RACE ***", "nonblocking_test.go"},
+		{"TestCheckThenStart", "*** PROPERTY NOT VALID: ASSERTION FAILED ***", "the job started 2 times"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.run, func(t *testing.T) {
+			t.Parallel()
+			run := "^" + tt.run + "$"
+			out, errs, code := stdbg(t, "find", "--run", run, pkg)
+			if code != exitBug || !strings.Contains(out, tt.banner) || !strings.Contains(out, tt.want) {
+				t.Fatalf("find: exit %d, want %s with %q\n%s\n%s", code, tt.banner, tt.want, out, errs)
+			}
+			m := kernelReplay.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no replay command in:\n%s", out)
+			}
+			sched := m[1] + m[2]
+			rout, rerrs, code := stdbg(t, "replay", "--schedule", sched, "--run", run, pkg)
+			if code != exitBug || !strings.Contains(rout, tt.banner) {
+				t.Fatalf("replay %q: exit %d\n%s\n%s", sched, code, rout, rerrs)
+			}
+		})
+	}
+}
+
+// kernelReplay is the replay line of a report: the schedule, quoted when it
+// has more than one step.
+var kernelReplay = regexp.MustCompile(`Replay: stdbg replay --schedule (?:'([^']+)'|(\S+))`)
