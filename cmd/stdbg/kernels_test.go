@@ -34,6 +34,11 @@ func TestGoKernels(t *testing.T) {
 		{"TestUnlockedMapWrites", "*** DATA RACE ***", "nonblocking_test.go"},
 		{"TestGaugeReadWithoutLock", "*** DATA RACE ***", "nonblocking_test.go"},
 		{"TestCheckThenStart", "*** PROPERTY NOT VALID: ASSERTION FAILED ***", "the job started 2 times"},
+		{"TestDroppedNotification", "*** DEADLOCK DETECTED ***", "<-ready"},
+		{"TestWaitGroupDoneTwice", "*** MISUSE OF THE THREAD API ***", "negative WaitGroup counter"},
+		{"TestSendUnderLock", "*** DEADLOCK DETECTED ***", "events <- 1"},
+		{"TestRangeNeverClosed", "*** DEADLOCK DETECTED ***", "for v := range items"},
+		{"TestDoubleUnlock", "*** MISUSE OF THE THREAD API ***", "unlock of unlocked mutex"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.run, func(t *testing.T) {
