@@ -605,7 +605,7 @@ var pcClass [1 << 12]atomic.Uint64
 //go:norace
 func inSthread(pc uintptr) bool {
 	slot := &pcClass[(pc^pc>>12)&(uintptr(len(pcClass))-1)]
-	if e := slot.Load(); e>>1 == uint64(pc) {
+	if e := loadClass(slot); e>>1 == uint64(pc) {
 		return e&1 == 1
 	}
 	in := false
@@ -619,8 +619,34 @@ func inSthread(pc uintptr) bool {
 	if in {
 		e |= 1
 	}
-	slot.Store(e)
+	storeClass(slot, e)
 	return in
+}
+
+// loadClass and storeClass access a pcClass entry. In a race build that
+// hides sthread's hand-overs they are plain accesses: frames are captured
+// before a goroutine stops reporting synchronisation, and the detector
+// takes atomics for synchronisation, so an atomic cache entry written by
+// one goroutine and read by the next that called the same sthread
+// function ordered the first before the second (in each process's first
+// execution, where the entries are new): that hid races. An entry is a
+// pure function of its pc, and checked goroutines run one at a time.
+//
+//go:norace
+func loadClass(slot *atomic.Uint64) uint64 {
+	if raceOn && raceHide {
+		return *(*uint64)(unsafe.Pointer(slot))
+	}
+	return slot.Load()
+}
+
+//go:norace
+func storeClass(slot *atomic.Uint64, e uint64) {
+	if raceOn && raceHide {
+		*(*uint64)(unsafe.Pointer(slot)) = e
+		return
+	}
+	slot.Store(e)
 }
 
 // userFrame returns the innermost frame at return address pc that is not

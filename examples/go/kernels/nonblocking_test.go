@@ -105,3 +105,39 @@ func TestCheckThenStart(t *testing.T) {
 		t.Fatalf("the job started %d times", starts)
 	}
 }
+
+// A lazily made map checked without the lock: two goroutines both find it
+// nil, and the second replaces the map the first already wrote into.
+type registry struct {
+	mu    sync.Mutex
+	names map[string]int
+}
+
+func (r *registry) add(name string) {
+	if r.names == nil { // checked without the lock
+		r.mu.Lock()
+		r.names = map[string]int{}
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	r.names[name]++
+	r.mu.Unlock()
+}
+
+func TestLazyMapInit(t *testing.T) {
+	zoo(t)
+	var r registry
+	done := make(chan bool)
+	go func() {
+		r.add("a")
+		done <- true
+	}()
+	r.add("b")
+	<-done
+	r.mu.Lock()
+	n := len(r.names)
+	r.mu.Unlock()
+	if n != 2 {
+		t.Fatalf("%d names registered, want 2", n)
+	}
+}

@@ -53,3 +53,21 @@ func (r *Registry) Scan() {
 
 // Seen returns the count, without a lock.
 func (r *Registry) Seen() int { return r.seen }
+
+// Names is made lazily, checked without its lock.
+type Names struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+// Add counts a name, making the map on first use.
+func (n *Names) Add(name string) {
+	if n.m == nil { // read without the lock
+		n.mu.Lock()
+		n.m = map[string]int{}
+		n.mu.Unlock()
+	}
+	n.mu.Lock()
+	n.m[name]++
+	n.mu.Unlock()
+}

@@ -31,3 +31,19 @@ func TestRangeCallbackCounter(t *testing.T) {
 	_ = r.Seen()
 	<-done
 }
+
+// TestLazyInit: a goroutine reads the map field without the lock while the
+// test, calling the same methods, writes it under the lock. The race is in
+// the very first schedule: stdbg once missed it in the first execution of
+// a process, where an internal cache of sthread, shared by the two
+// goroutines' identical calls, ordered them for the detector.
+func TestLazyInit(t *testing.T) {
+	var n Names
+	done := make(chan bool)
+	go func() {
+		n.Add("a")
+		done <- true
+	}()
+	n.Add("b")
+	<-done
+}
