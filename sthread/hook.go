@@ -66,32 +66,19 @@ const idBase = 1 << 44
 // and ids are stable across executions that follow the same schedule.
 type objRef struct{ v atomic.Uint64 }
 
-// load and store access the registration. In a race build that hides
-// sthread's hand-overs (raceHide) they are plain accesses: the detector
-// takes every sync/atomic operation for a synchronisation, even in a
-// goroutine that ignores them, so an atomic registration would order the
-// goroutine that first used an object before every later user of it (a
-// goroutine's read of a field, then its receive from the channel the field
-// holds, before another's close of the channel and write of the field,
-// hid that race). Registrations are made by the running checked goroutine
-// only, one at a time.
+// load and store access the registration without synchronisation in race
+// builds that hide sthread's hand-overs (quietLoad): an atomic
+// registration made by the first goroutine to use an object ordered it
+// before every later user (a goroutine's read of a field, then its receive
+// from the channel the field holds, before another's close of the channel
+// and write of the field: that race was hidden). Registrations are made by
+// the running checked goroutine only, one at a time.
 //
 //go:norace
-func (o *objRef) load() uint64 {
-	if raceOn && raceHide {
-		return *(*uint64)(unsafe.Pointer(&o.v))
-	}
-	return o.v.Load()
-}
+func (o *objRef) load() uint64 { return quietLoad(&o.v) }
 
 //go:norace
-func (o *objRef) store(v uint64) {
-	if raceOn && raceHide {
-		*(*uint64)(unsafe.Pointer(&o.v)) = v
-		return
-	}
-	o.v.Store(v)
-}
+func (o *objRef) store(v uint64) { quietStore(&o.v, v) }
 
 // id returns the model id of the object in execution ex, registering it.
 //

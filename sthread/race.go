@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -114,6 +115,30 @@ func isSend(op syncmodel.Op, r syncmodel.ChanResult) bool {
 		return r.Case >= 0 && r.Case < len(op.Cases) && op.Cases[r.Case].Send
 	}
 	return op.Kind == syncmodel.ChanSend
+}
+
+// quietLoad and quietStore access a word that sthread shares between
+// checked goroutines in their own code, before a scheduling point hides
+// their synchronisation (raceEnter): atomically, except in a race build
+// that hides sthread's hand-overs, where the detector would take the
+// atomic for a synchronisation of the program and order the goroutines,
+// hiding the races between them. Checked goroutines run one at a time.
+//
+//go:norace
+func quietLoad(p *atomic.Uint64) uint64 {
+	if raceOn && raceHide {
+		return *(*uint64)(unsafe.Pointer(p))
+	}
+	return p.Load()
+}
+
+//go:norace
+func quietStore(p *atomic.Uint64, v uint64) {
+	if raceOn && raceHide {
+		*(*uint64)(unsafe.Pointer(p)) = v
+		return
+	}
+	p.Store(v)
 }
 
 // raceEnter is the start of a scheduling point of th in a race build: the

@@ -595,7 +595,12 @@ func isGoexit(pc uintptr) bool {
 }
 
 // pcClass caches inSthread, direct-mapped: an entry is pc<<1 | in. It is
-// read and written atomically, so that a stale goroutine may use it too.
+// read and written atomically, so that a stale goroutine may use it too,
+// except in race builds that hide sthread's hand-overs (quietLoad): frames
+// are captured before a goroutine stops reporting synchronisation, and an
+// entry written by one goroutine and read by the next that called the same
+// sthread function ordered the two for the detector, in each process's
+// first execution, which hid races. An entry is a pure function of its pc.
 var pcClass [1 << 12]atomic.Uint64
 
 // inSthread reports whether the return address pc lies in a function of
@@ -605,7 +610,7 @@ var pcClass [1 << 12]atomic.Uint64
 //go:norace
 func inSthread(pc uintptr) bool {
 	slot := &pcClass[(pc^pc>>12)&(uintptr(len(pcClass))-1)]
-	if e := loadClass(slot); e>>1 == uint64(pc) {
+	if e := quietLoad(slot); e>>1 == uint64(pc) {
 		return e&1 == 1
 	}
 	in := false
@@ -619,34 +624,8 @@ func inSthread(pc uintptr) bool {
 	if in {
 		e |= 1
 	}
-	storeClass(slot, e)
+	quietStore(slot, e)
 	return in
-}
-
-// loadClass and storeClass access a pcClass entry. In a race build that
-// hides sthread's hand-overs they are plain accesses: frames are captured
-// before a goroutine stops reporting synchronisation, and the detector
-// takes atomics for synchronisation, so an atomic cache entry written by
-// one goroutine and read by the next that called the same sthread
-// function ordered the first before the second (in each process's first
-// execution, where the entries are new): that hid races. An entry is a
-// pure function of its pc, and checked goroutines run one at a time.
-//
-//go:norace
-func loadClass(slot *atomic.Uint64) uint64 {
-	if raceOn && raceHide {
-		return *(*uint64)(unsafe.Pointer(slot))
-	}
-	return slot.Load()
-}
-
-//go:norace
-func storeClass(slot *atomic.Uint64, e uint64) {
-	if raceOn && raceHide {
-		*(*uint64)(unsafe.Pointer(slot)) = e
-		return
-	}
-	slot.Store(e)
 }
 
 // userFrame returns the innermost frame at return address pc that is not
