@@ -197,3 +197,33 @@ func BenchmarkDPORProdCons2x2(b *testing.B) {
 	b.ReportMetric(float64(execs)/float64(b.N), "executions/op")
 	b.ReportMetric(float64(execs)/time.Since(start).Seconds(), "executions/s")
 }
+
+// BenchmarkDPORGo exhausts each program of examples/go/dpor in process
+// with DPOR, as sthread.Explore does, and reports its executions (to set
+// beside the C twin's traces) and their rate:
+//
+//	go test -run '^$' -bench DPORGo -benchtime 3x ./benchmarks
+func BenchmarkDPORGo(b *testing.B) {
+	for _, p := range []struct {
+		name string
+		f    func()
+	}{
+		{"LastZero2", dpor.LastZero(2)}, {"LastZero3", dpor.LastZero(3)}, {"Indexer2", dpor.Indexer(2)},
+		{"ReadersWriters2", dpor.ReadersWriters(2)}, {"Counter2", dpor.Counter(2)}, {"Counter3", dpor.Counter(3)},
+		{"ProdCons1", dpor.ProdCons(1)}, {"ProdCons2", dpor.ProdCons(2)},
+	} {
+		b.Run(p.name, func(b *testing.B) {
+			var execs int64
+			start := time.Now()
+			for b.Loop() {
+				res, err := sthread.Explore(p.f, sthread.All())
+				if err != nil || !res.Complete || len(res.Bugs) > 0 {
+					b.Fatalf("%v, complete %v, bugs %v", err, res.Complete, res.Bugs)
+				}
+				execs += res.Stats.Executions
+			}
+			b.ReportMetric(float64(execs)/float64(b.N), "executions/op")
+			b.ReportMetric(float64(execs)/time.Since(start).Seconds(), "executions/s")
+		})
+	}
+}

@@ -112,8 +112,14 @@ func (b *builder) goCall(op syncmodel.Op, res syncmodel.Result) (string, bool) {
 	case syncmodel.WGWake:
 		return fmt.Sprintf("%s(%s) wakes up", api, obj()), true
 	case syncmodel.GoCondWait:
+		if op.Obj2 != 0 {
+			return fmt.Sprintf("%s(%s) releases %s and waits", api, obj(), b.goName(op.Obj2, "mutex")), true
+		}
 		return fmt.Sprintf("%s(%s) starts waiting", api, obj()), true
 	case syncmodel.GoCondWake:
+		if op.Obj2 != 0 {
+			return fmt.Sprintf("%s(%s) is signalled, relocks %s", api, obj(), b.goName(op.Obj2, "mutex")), true
+		}
 		return fmt.Sprintf("%s(%s) is signalled", api, obj()), true
 	case syncmodel.ChanMake:
 		return fmt.Sprintf("%s(%s, %d)", api, b.chanName(op.Obj), op.Arg), true

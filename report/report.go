@@ -452,6 +452,15 @@ func (b *builder) wait(bl checker.Blocked) string {
 	switch bl.Op.Kind {
 	case syncmodel.ThreadJoin:
 		return fmt.Sprintf("waits in %s for thread %d to exit", bl.Op.API, bl.Op.Arg)
+	case syncmodel.GoCondWake:
+		if bl.Op.Obj2 == 0 {
+			break
+		}
+		cond, mu := b.goName(bl.Op.Obj, "cond"), b.goName(bl.Op.Obj2, "mutex")
+		if len(w.Holders) > 0 {
+			return fmt.Sprintf("was signalled on %s but waits in %s to relock %s%s", cond, bl.Op.API, mu, holders())
+		}
+		return fmt.Sprintf("waits in %s on %s with %s released (never signalled)", bl.Op.API, cond, mu)
 	case syncmodel.CondReacquire:
 		if len(w.Holders) > 0 {
 			return fmt.Sprintf("was signalled on %s but waits to relock %s%s", b.name(bl.Op.Obj, "cond"), b.name(bl.Op.Obj2, "mutex"), holders())

@@ -78,8 +78,10 @@ type dpor struct {
 	prefix  schedule.Schedule
 	started bool
 	div     int // depth of the first step the current execution chose anew
-	bounded bool
-	rs      raceScratch
+	// cut reports that an execution of this search was cut by the depth
+	// bound (see weakInitial).
+	cut bool
+	rs  raceScratch
 
 	// The objects an operation names may differ from one execution to the
 	// next (a Go variable allocated anew by each execution); an event is
@@ -121,7 +123,7 @@ func (d *dpor) note(p Point) {
 }
 
 func (d *dpor) Init(c Config) {
-	d.bounded = c.MaxDepth > 0
+	d.cut = false
 	for i := range d.nodes {
 		d.nodes[i] = dporNode{threads: d.nodes[i].threads[:0]}
 	}
@@ -325,6 +327,11 @@ func planned(wut []*wakeNode, thread, choice int) bool {
 }
 
 // End finds the races of the execution and plans their reversals.
-func (d *dpor) End(r *Report) { d.races(r) }
+func (d *dpor) End(r *Report) {
+	if r.DepthLimited {
+		d.cut = true
+	}
+	d.races(r)
+}
 
 func (d *dpor) Exhausted() bool { return true }

@@ -107,7 +107,7 @@ func (d *dpor) races(r *Report) {
 		rs.base(row, t)
 		for j := i - 1; j >= 0; j-- {
 			tj := tr[j].Step.Thread
-			if tj == t || int(row[tj]) > j || !(syncmodel.Dependent(tj, tr[j].Op, t, ev.Op) ||
+			if tj == t || int(row[tj]) > j || !(syncmodel.DependentInOrder(tj, tr[j].Op, t, ev.Op) ||
 				i == misuse && syncmodel.SharesObject(tr[j].Op, ev.Op)) {
 				continue
 			}
@@ -179,7 +179,7 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 	rs.base(row, t.ID)
 	for j := k - 1; j >= 0; j-- {
 		tj := tr[j].Step.Thread
-		if tj == t.ID || int(row[tj]) > j || !(afterLast && j == k-1 || syncmodel.Dependent(tj, tr[j].Op, t.ID, t.Op)) {
+		if tj == t.ID || int(row[tj]) > j || !(afterLast && j == k-1 || syncmodel.DependentInOrder(tj, tr[j].Op, t.ID, t.Op)) {
 			continue
 		}
 		d.race(tr, j, k, dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]})
@@ -309,8 +309,11 @@ func (d *dpor) plan(j int, v []dporEvent) {
 // first event in v (at index f, returned) depends on nothing before it in
 // v, or its thread has no event in v (f = -1) and x is independent of all
 // of v. The latter makes the schedule that starts with x one step longer
-// than v: under a depth bound it may not reach what v reaches, so a bounded
-// search only takes the former.
+// than v: under a depth bound it may not reach what v reaches. It is still
+// taken while no execution has been cut by the bound: x is in the sleep set
+// because every execution starting with x has been explored, none of them
+// cut, exactly as in an unbounded search. Once one was cut, only the former
+// is.
 func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 	f = -1
 	for i := range v {
@@ -320,7 +323,7 @@ func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 		}
 	}
 	if f < 0 {
-		if d.bounded {
+		if d.cut {
 			return -1, false
 		}
 		xop := d.opOf(x)

@@ -36,7 +36,7 @@ func TraceKey(trace []Event) string {
 			preds[i] = append(preds[i], j)
 		}
 		for j := 0; j < i; j++ {
-			if tj := trace[j].Step.Thread; tj != t && syncmodel.Dependent(tj, trace[j].Op, t, trace[i].Op) {
+			if tj := trace[j].Step.Thread; tj != t && syncmodel.DependentInOrder(tj, trace[j].Op, t, trace[i].Op) {
 				preds[i] = append(preds[i], j)
 			}
 		}

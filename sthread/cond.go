@@ -96,6 +96,14 @@ func (c *Cond) waitChecked() bool {
 	}
 	var buf [framesCap]uintptr
 	pcs := th.capture(buf[:])
+	if m, ok := c.L.(*Mutex); ok && m != nil {
+		// A Mutex the model knows: the wait releases and retakes it in
+		// its own two events, as a C wait does (see syncmodel.GoCondWait).
+		mid := m.ref.id(th.ex, famMutex, unsafe.Pointer(m))
+		th.pointAt(syncmodel.Op{Kind: syncmodel.GoCondWait, API: syncmodel.APIGoCondWait, Obj: id, Obj2: mid}, pcs)
+		th.pointAt(syncmodel.Op{Kind: syncmodel.GoCondWake, API: syncmodel.APIGoCondWait, Obj: id, Obj2: mid}, pcs)
+		return true
+	}
 	th.pointAt(syncmodel.Op{Kind: syncmodel.GoCondWait, API: syncmodel.APIGoCondWait, Obj: id}, pcs)
 	unlockAt(c.L, pcs)
 	th.pointAt(syncmodel.Op{Kind: syncmodel.GoCondWake, API: syncmodel.APIGoCondWait, Obj: id}, pcs)

@@ -58,10 +58,29 @@ func TestDPOROneExecutionPerTraceGo(t *testing.T) {
 			ch.Recv()
 			ch.Recv()
 		}, 4, false}, // 2 traces: a send and a receive at the buffer's ends are kept apart (see docs/go-dependency.md)
-		{"readers-writers 1", dpor.ReadersWriters(1), 3, false}, // 2 traces: a Done before the next Add is kept apart
+		{"two readers and a writer", func() {
+			var rw sthread.RWMutex
+			var wg sthread.WaitGroup
+			x := 0
+			for range 2 {
+				wg.Go(func() { rw.RLock(); sthread.Read(&x); _ = x; rw.RUnlock() })
+			}
+			rw.Lock()
+			sthread.Write(&x)
+			x++
+			rw.Unlock()
+			wg.Wait()
+		}, 4, false}, // each reader before or after the writer; the readers commute
+		{"a Done before the next Add", func() {
+			var wg sthread.WaitGroup
+			wg.Go(func() {})
+			wg.Go(func() {})
+			wg.Wait()
+		}, 1, false},
+		{"readers-writers 1", dpor.ReadersWriters(1), 2, false},
 		{"counter 2", dpor.Counter(2), 2, false},
 		{"indexer 2", dpor.Indexer(2), 1, true},
-		{"prodcons 1", dpor.ProdCons(1), 7, true}, // 6 traces: sync.Cond waits are modelled coarsely
+		{"prodcons 1", dpor.ProdCons(1), 6, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,6 +98,32 @@ func TestDPOROneExecutionPerTraceGo(t *testing.T) {
 			t.Logf("every schedule: %d executions, %d trace keys; DPOR: %d executions", none.Stats.Executions, len(all.Traces), red.Runs)
 			if len(all.Traces) < tt.traces {
 				t.Errorf("every schedule shows %d trace keys, fewer than the %d traces", len(all.Traces), tt.traces)
+			}
+		})
+	}
+}
+
+// A depth bound that no execution reaches costs no execution: the
+// programs of examples/go/dpor need as many under sthread.Explore's default
+// bound as without one (LastZero(3) needed 13 for 12 traces).
+func TestDPORDepthBoundUnreachedCostsNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		f    func()
+	}{
+		{"lastzero 3", dpor.LastZero(3)},
+		{"readers-writers 2", dpor.ReadersWriters(2)},
+		{"prodcons 1", dpor.ProdCons(1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			red, _ := countTraces(t, tt.f, search.NewDPOR())
+			res, err := sthread.Explore(tt.f, sthread.All())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Complete || res.DepthLimited || res.Stats.Executions != int64(red.Runs) {
+				t.Errorf("under the default bound: %d executions (complete %v, cut %v); unbounded: %d",
+					res.Stats.Executions, res.Complete, res.DepthLimited, red.Runs)
 			}
 		})
 	}
@@ -179,6 +224,75 @@ func TestDPORGoRefinementsKeepBugs(t *testing.T) {
 			}
 			sthread.Assert(n == 2, "woken twice before both increments")
 			mu.Unlock()
+		}},
+		{"two readers append in either order", func() {
+			var rw sthread.RWMutex
+			var order []int
+			var wg sthread.WaitGroup
+			for id := 1; id <= 2; id++ {
+				wg.Go(func() {
+					rw.RLock()
+					sthread.Write(&order) // the bug: a write under a read lock
+					order = append(order, id)
+					rw.RUnlock()
+				})
+			}
+			wg.Wait()
+			sthread.Assert(order[0] == 1, "reader 2 came first")
+		}},
+		{"a writer announces itself between two read locks", func() {
+			var rw sthread.RWMutex
+			var wg sthread.WaitGroup
+			x := 0
+			wg.Go(func() {
+				rw.RLock()
+				rw.RLock() // the bug: a recursive read lock
+				_ = x
+				rw.RUnlock()
+				rw.RUnlock()
+			})
+			wg.Go(func() { rw.Lock(); x++; rw.Unlock() })
+			wg.Wait()
+		}},
+		{"an RUnlock releases another reader's lock", func() {
+			var rw sthread.RWMutex
+			var wg sthread.WaitGroup
+			wg.Go(func() { rw.RLock() })
+			wg.Go(func() { rw.RUnlock() }) // the bug: it holds no read lock
+			wg.Wait()
+			rw.Lock()
+			defer rw.Unlock()
+		}},
+		{"a Wait returns between a Done and a later Add", func() {
+			var wg sthread.WaitGroup
+			added := false
+			wg.Add(1)
+			sthread.Go(func() { wg.Done() })
+			sthread.Go(func() {
+				wg.Add(1) // the bug: the Add belongs before the Go
+				sthread.Write(&added)
+				added = true
+				wg.Done()
+			})
+			wg.Wait()
+			sthread.Read(&added)
+			sthread.Assert(added, "Wait returned before the second goroutine added itself")
+		}},
+		{"a condition on a Locker that is not a Mutex", func() {
+			var rw sthread.RWMutex
+			c := sthread.NewCond(rw.RLocker())
+			ready := false
+			sthread.Go(func() {
+				sthread.Write(&ready) // the bug: set and signalled without the lock
+				ready = true
+				c.Signal()
+			})
+			rw.RLock()
+			sthread.Read(&ready)
+			if !ready {
+				c.Wait()
+			}
+			rw.RUnlock()
 		}},
 		{"a broadcast before the second waiter registers", func() {
 			var mu sthread.Mutex

@@ -104,6 +104,12 @@ func (ex *execution) raceSync(op syncmodel.Op, code int64) {
 		raceAcquire(v)
 		raceReleaseMerge(v)
 	}
+	if op.Obj2 != 0 && (op.Kind == syncmodel.GoCondWait || op.Kind == syncmodel.GoCondWake) {
+		// The mutex a Go condition wait releases or retakes.
+		v := ex.raceVar(op.Obj2)
+		raceAcquire(v)
+		raceReleaseMerge(v)
+	}
 }
 
 // isSend reports whether the channel operation op, with result r, was a

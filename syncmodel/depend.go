@@ -48,7 +48,8 @@ func classOf(k Kind) opClass {
 //     groups, condition variables and channels): dependent iff they use a
 //     common object, unless both are SemGetvalue or both are ChanLen. The objects an operation uses are
 //     its Obj (even when 0: the model keys objects by Obj whatever its value)
-//     and, for CondWait and CondReacquire, its Obj2 (the mutex); Obj2 of the
+//     and, for CondWait and CondReacquire, and GoCondWait and GoCondWake
+//     with a mutex, its Obj2 (the mutex); Obj2 of the
 //     other kinds is not used by the model and is ignored. A condition wait
 //     thus depends on the operations on its mutex as well as on those on its
 //     condition variable. SemGetvalue is the only kind that never writes an
@@ -84,6 +85,26 @@ func classOf(k Kind) opClass {
 //     memory and scheduling operations: a thread that finishes holding a
 //     mutex keeps it.
 func Dependent(ta int, a Op, tb int, b Op) bool {
+	return dependent(ta, a, tb, b, false)
+}
+
+// DependentInOrder is Dependent for two operations known to run in this
+// order, a first, in one execution, each annotated (Op.Eff) in the state
+// it ran in (or, for b, in which it is pending): the two events of a
+// trace, or an event and an operation pending after it. It is Dependent
+// but for a wait group's decrement followed by an increment, which always
+// commute: moving the increment first only raises the counter the
+// decrement finds. (Dependent must decide that pair without knowing the
+// order, from annotations that cannot tell it, and so keeps it dependent
+// when the decrement brought the counter below the increment's delta.)
+func DependentInOrder(ta int, a Op, tb int, b Op) bool {
+	return dependent(ta, a, tb, b, true)
+}
+
+func dependent(ta int, a Op, tb int, b Op, ordered bool) bool {
+	if ordered && ta != tb && a.Kind == WGAdd && b.Kind == WGAdd && a.Arg < 0 && b.Arg > 0 {
+		return false
+	}
 	if ta == tb || !a.Kind.Valid() || !b.Kind.Valid() || a.Kind == TimerWait || b.Kind == TimerWait {
 		return true
 	}
@@ -108,6 +129,8 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 			return a.Obj == b.Obj && wgAddsDependent(a, b)
 		case a.Kind == WGWait && b.Kind == WGWait:
 			return false
+		case isGoReaderSide(a) && isGoReaderSide(b) || isGoReaderSide(a) && b.Kind == GoRWLock || a.Kind == GoRWLock && isGoReaderSide(b):
+			return a.Obj == b.Obj && goRWDependent(a, b)
 		case a.Kind == GoCondWake:
 			return goCondWakeDependent(a, tb, b)
 		case b.Kind == GoCondWake:
@@ -133,21 +156,53 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 }
 
 // goCondWakeDependent reports whether the wake of a Go condition wait
-// (wake) depends on op by thread t. A wake that was signalled (Eff.Known,
-// Eff.Partner the signaller) only takes its goroutine off the waiters: it
-// commutes with registering another waiter, with other wakes, and with
-// signals and broadcasts of other threads, which pick among the waiters not
-// yet signalled, where it no longer is. It depends on the signals and
-// broadcasts of its signaller, one of which enabled it. A wake not known to
-// be signalled depends on everything on its condition variable.
+// (wake) depends on op by thread t. A wake that relocks a mutex (Obj2)
+// depends on every operation on that mutex. On its condition variable, a
+// wake that was signalled (Eff.Known, Eff.Partner the signaller) only takes
+// its goroutine off the waiters: it commutes with registering another
+// waiter, with other wakes, and with signals and broadcasts of other
+// threads, which pick among the waiters not yet signalled, where it no
+// longer is. It depends on the signals and broadcasts of its signaller, one
+// of which enabled it. A wake not known to be signalled depends on
+// everything on its condition variable.
 func goCondWakeDependent(wake Op, t int, op Op) bool {
 	switch {
-	case !sharesObject(wake, op):
+	case wake.Obj2 != 0 && usesObject(op, wake.Obj2):
+		return true
+	case !usesObject(op, wake.Obj):
 		return false
 	case !wake.Eff.Known || op.Kind == GoCondWake && !op.Eff.Known:
 		return true
 	case op.Kind == CondSignal || op.Kind == CondBroadcast:
 		return t == wake.Eff.Partner
+	}
+	return false
+}
+
+// isGoReaderSide reports the operations of a Go RWMutex's readers:
+// RLock, TryRLock and RUnlock.
+func isGoReaderSide(op Op) bool {
+	return op.Kind == GoRWRLock || op.Kind == GoRWTryRLock || op.Kind == GoRWRUnlock
+}
+
+// goRWDependent decides two operations on one Go RWMutex, of which at
+// least one is a reader's and the other a reader's or a writer's
+// announcement (GoRWLock). Readers take and release read locks of their
+// own: two RLocks (or TryRLocks) only need no writer to have announced
+// itself and each count their own lock, and an RUnlock that releases its
+// thread's own read lock (Eff.Own) changes no other thread's count and no
+// writer. So they all commute, and such an RUnlock commutes with an
+// announcement too (it may enable the writer's drain, GoRWLockDrain, which
+// stays dependent on it). An announcement disables RLock and changes what
+// TryRLock returns: dependent. An RUnlock without a read lock of its own
+// releases another reader's, or is a misuse: dependent on every reader.
+func goRWDependent(a, b Op) bool {
+	if a.Kind == GoRWRUnlock && !(a.Eff.Known && a.Eff.Own) || b.Kind == GoRWRUnlock && !(b.Eff.Known && b.Eff.Own) {
+		return true
+	}
+	if a.Kind == GoRWLock || b.Kind == GoRWLock {
+		// The other is a reader's: only its own RUnlock commutes.
+		return a.Kind != GoRWRUnlock && b.Kind != GoRWRUnlock
 	}
 	return false
 }
@@ -163,6 +218,8 @@ func numObjects(op Op) int {
 	switch {
 	case op.Kind == CondWait || op.Kind == CondReacquire:
 		return 2
+	case (op.Kind == GoCondWait || op.Kind == GoCondWake) && op.Obj2 != 0:
+		return 2
 	case op.Kind == Select || op.Kind == ChanWake && op.Cases != nil:
 		return len(op.Cases)
 	}
@@ -171,7 +228,8 @@ func numObjects(op Op) int {
 
 func objectAt(op Op, i int) uint64 {
 	switch {
-	case op.Kind == CondWait || op.Kind == CondReacquire:
+	case op.Kind == CondWait || op.Kind == CondReacquire,
+		(op.Kind == GoCondWait || op.Kind == GoCondWake) && op.Obj2 != 0:
 		if i == 1 {
 			return op.Obj2
 		}
@@ -180,6 +238,16 @@ func objectAt(op Op, i int) uint64 {
 		return op.Cases[i].Chan
 	}
 	return op.Obj
+}
+
+// usesObject reports whether synchronization operation op uses object x.
+func usesObject(op Op, x uint64) bool {
+	for i, n := 0, numObjects(op); i < n; i++ {
+		if objectAt(op, i) == x {
+			return true
+		}
+	}
+	return false
 }
 
 // sharesObject reports whether two synchronization operations use a common
@@ -242,8 +310,8 @@ func threadDependent(ta int, a Op, tb int, b Op) bool {
 //
 //   - a thread's ThreadExit, and a ThreadJoin of that thread;
 //   - the unlock of a mutex or spin lock (or the release of the mutex by a
-//     condition wait), and a lock of it that waits: MutexLock, SpinLock,
-//     GoMutexLock (the mutex is held until then);
+//     condition wait, C or Go), and a lock of it that waits: MutexLock,
+//     SpinLock, GoMutexLock (the mutex is held until then);
 //   - an RWUnlock (the lock is held, for reading or writing) and an
 //     RWWrlock; a writer's GoRWUnlock and a GoRWLock or GoRWRLock; a
 //     GoRWRUnlock and a GoRWLockDrain;
@@ -271,6 +339,8 @@ func MustPrecede(ta int, a Op, tb int, b Op) bool {
 		return b.Kind == SpinLock && b.Obj == a.Obj
 	case GoMutexUnlock:
 		return b.Kind == GoMutexLock && b.Obj == a.Obj
+	case GoCondWait:
+		return b.Kind == GoMutexLock && a.Obj2 != 0 && b.Obj == a.Obj2
 	case RWUnlock:
 		return b.Kind == RWWrlock && b.Obj == a.Obj
 	case GoRWUnlock:

@@ -85,6 +85,23 @@ func TestDependent(t *testing.T) {
 		{"wake and the operation that completed it", 1, effOp(chwake(ch1), Effect{Known: true}), 2, effOp(recv(ch1, 0), Effect{Known: true, Partner: 1}), true},
 		{"wake and another receive", 1, effOp(chwake(ch1), Effect{Known: true}), 2, effOp(recv(ch1, 0), Effect{Known: true, Partner: 3}), false},
 		{"wake and close", 1, effOp(chwake(ch1), Effect{Known: true}), 2, o(ChanClose, ch1, 0), true},
+		{"go rwmutex two rlocks", 1, o(GoRWRLock, grw, 0), 2, o(GoRWRLock, grw, 0), false},
+		{"go rwmutex rlock and tryrlock", 1, o(GoRWRLock, grw, 0), 2, o(GoRWTryRLock, grw, 0), false},
+		{"go rwmutex rlock and an own runlock", 1, o(GoRWRLock, grw, 0), 2, effOp(o(GoRWRUnlock, grw, 0), Effect{Known: true, Own: true}), false},
+		{"go rwmutex rlock and a runlock of another's lock", 1, o(GoRWRLock, grw, 0), 2, effOp(o(GoRWRUnlock, grw, 0), Effect{Known: true}), true},
+		{"go rwmutex rlock and a runlock not annotated", 1, o(GoRWRLock, grw, 0), 2, o(GoRWRUnlock, grw, 0), true},
+		{"go rwmutex two own runlocks", 1, effOp(o(GoRWRUnlock, grw, 0), Effect{Known: true, Own: true}), 2, effOp(o(GoRWRUnlock, grw, 0), Effect{Known: true, Own: true}), false},
+		{"go rwmutex announcement and an own runlock", 1, o(GoRWLock, grw, 0), 2, effOp(o(GoRWRUnlock, grw, 0), Effect{Known: true, Own: true}), false},
+		{"go rwmutex announcement and rlock", 1, o(GoRWLock, grw, 0), 2, o(GoRWRLock, grw, 0), true},
+		{"go rwmutex announcement and tryrlock", 1, o(GoRWLock, grw, 0), 2, o(GoRWTryRLock, grw, 0), true},
+		{"go rwmutex two announcements", 1, o(GoRWLock, grw, 0), 2, o(GoRWLock, grw, 0), true},
+		{"go rwmutex unlock and rlock", 1, o(GoRWUnlock, grw, 0), 2, o(GoRWRLock, grw, 0), true},
+		{"go rwmutex rlocks of two rwmutexes", 1, o(GoRWLock, grw, 0), 2, o(GoRWRLock, grw+8, 0), false},
+		{"go cond wait with its mutex and a lock of it", 1, o2(GoCondWait, gcv, gm, 0), 2, o(GoMutexLock, gm, 0), true},
+		{"go cond wake with its mutex and an unlock of it", 1, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), 2, o(GoMutexUnlock, gm, 0), true},
+		{"go cond wakes relocking one mutex", 1, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), 2, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), true},
+		{"go cond wake with its mutex and another mutex", 1, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), 2, o(GoMutexLock, gm+8, 0), false},
+		{"go cond wake with its mutex and another's signal", 1, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), 2, o(CondSignal, gcv, 0), false},
 		{"two Dones", 1, o(WGAdd, wg, -1), 2, o(WGAdd, wg, -1), false},
 		{"two Adds", 1, o(WGAdd, wg, 2), 2, o(WGAdd, wg, 1), false},
 		{"Add and Done that keep the counter positive", 1, o(WGAdd, wg, 1), 2, effOp(o(WGAdd, wg, -1), Effect{Known: true, Counter: 2}), false},
@@ -159,6 +176,103 @@ func TestDependent(t *testing.T) {
 				t.Errorf("Dependent(%d, %s, %d, %s) = %v (swapped), want %v", c.tb, c.b, c.ta, c.a, got, c.want)
 			}
 		})
+	}
+}
+
+// DependentInOrder knows which of two wait-group Adds ran first: a Done
+// followed by an Add always commutes; an Add followed by the Done it made
+// possible does not. Every other pair is as Dependent decides.
+func TestDependentInOrder(t *testing.T) {
+	done := func(counter int64) Op { return effOp(o(WGAdd, wg, -1), Effect{Known: true, Counter: counter}) }
+	add := func(counter int64) Op { return effOp(o(WGAdd, wg, 1), Effect{Known: true, Counter: counter}) }
+	cases := []struct {
+		name string
+		a, b Op
+		want bool
+	}{
+		{"a Done to zero, then an Add", done(1), add(0), false},
+		{"an Add, then the Done it covers", add(0), done(1), true},
+		{"an Add, then a Done with room", add(1), done(2), false},
+		{"a Done, then a Wait", done(1), o(WGWait, wg, 0), true},
+		{"an Add, then a Wait", add(0), o(WGWait, wg, 0), true},
+		{"two Go mutex locks", o(GoMutexLock, gm, 0), o(GoMutexLock, gm, 0), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := DependentInOrder(1, c.a, 2, c.b); got != c.want {
+				t.Errorf("DependentInOrder(1, %s, 2, %s) = %v, want %v", c.a, c.b, got, c.want)
+			}
+			if got, sym := DependentInOrder(1, c.a, 1, c.b), Dependent(1, c.a, 1, c.b); got != sym {
+				t.Errorf("same thread: DependentInOrder %v, Dependent %v", got, sym)
+			}
+		})
+	}
+}
+
+// Readers of a Go RWMutex commute, as the model executes them: every pair
+// that Dependent calls independent, annotated in the state where both are
+// pending, gives the same results and world in either order.
+func TestGoRWReadersCommute(t *testing.T) {
+	// Threads 1 and 2 hold read locks; thread 3 holds none.
+	base := func(t *testing.T) *World {
+		w := NewWorld()
+		run(t, w, cat(threads(4), []step{
+			{tid: 1, op: o(GoRWRLock, grw, 0)},
+			{tid: 2, op: o(GoRWRLock, grw, 0)},
+		}))
+		return w
+	}
+	type pend struct {
+		tid int
+		op  Op
+	}
+	pairs := [][2]pend{
+		{{3, o(GoRWRLock, grw, 0)}, {4, o(GoRWRLock, grw, 0)}},
+		{{3, o(GoRWRLock, grw, 0)}, {1, o(GoRWRUnlock, grw, 0)}},
+		{{3, o(GoRWTryRLock, grw, 0)}, {2, o(GoRWRUnlock, grw, 0)}},
+		{{1, o(GoRWRUnlock, grw, 0)}, {2, o(GoRWRUnlock, grw, 0)}},
+		{{3, o(GoRWLock, grw, 0)}, {1, o(GoRWRUnlock, grw, 0)}},
+		{{3, o(GoRWRLock, grw, 0)}, {4, o(GoRWRUnlock, grw, 0)}}, // 4 holds none: dependent
+	}
+	for _, p := range pairs {
+		w := base(t)
+		for _, x := range p {
+			if err := w.SetPending(x.tid, x.op); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, _ := w.Annotated(p[0].tid)
+		b, _ := w.Annotated(p[1].tid)
+		dep := Dependent(p[0].tid, a, p[1].tid, b)
+		if want := p[1].tid == 4 && p[1].op.Kind == GoRWRUnlock; dep != want {
+			t.Errorf("%s by %d and %s by %d: dependent %v, want %v", a, p[0].tid, b, p[1].tid, dep, want)
+		}
+		if dep {
+			continue
+		}
+		exec := func(order ...pend) (*World, []Result) {
+			w := base(t)
+			var rs []Result
+			for _, x := range order {
+				if err := w.SetPending(x.tid, x.op); err != nil {
+					t.Fatal(err)
+				}
+				r, err := w.Execute(x.tid, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs = append(rs, r)
+			}
+			return w, rs
+		}
+		w1, r1 := exec(p[0], p[1])
+		w2, r2 := exec(p[1], p[0])
+		if r1[0] != r2[1] || r1[1] != r2[0] {
+			t.Errorf("%s and %s: results differ with the order", a, b)
+		}
+		if !reflect.DeepEqual(w1, w2) {
+			t.Errorf("%s and %s: the worlds differ with the order", a, b)
+		}
 	}
 }
 
@@ -261,6 +375,7 @@ func TestMustPrecedeAgainstTheModel(t *testing.T) {
 		{"unlock, trylock", []Op{{Kind: MutexLock, Obj: m}}, Op{Kind: MutexUnlock, Obj: m}, Op{Kind: MutexTrylock, Obj: m}, false},
 		{"unlock, other mutex", []Op{{Kind: MutexLock, Obj: m}}, Op{Kind: MutexUnlock, Obj: m}, Op{Kind: MutexLock, Obj: m + 1}, false},
 		{"cond wait, lock", []Op{{Kind: MutexLock, Obj: m}}, Op{Kind: CondWait, Obj: c, Obj2: m}, Op{Kind: MutexLock, Obj: m}, true},
+		{"go cond wait, lock", []Op{{Kind: GoMutexLock, Obj: m}}, Op{Kind: GoCondWait, Obj: c, Obj2: m}, Op{Kind: GoMutexLock, Obj: m}, true},
 		{"spin", []Op{{Kind: SpinLock, Obj: m}}, Op{Kind: SpinUnlock, Obj: m}, Op{Kind: SpinLock, Obj: m}, true},
 		{"go mutex", []Op{{Kind: GoMutexLock, Obj: m}}, Op{Kind: GoMutexUnlock, Obj: m}, Op{Kind: GoMutexLock, Obj: m}, true},
 		{"rwlock reader, writer", []Op{{Kind: RWRdlock, Obj: m}}, Op{Kind: RWUnlock, Obj: m}, Op{Kind: RWWrlock, Obj: m}, true},

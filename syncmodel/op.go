@@ -104,11 +104,14 @@ const (
 	WGWait // Result: WaitReturned, or WaitParked: the thread must report WGWake next.
 	WGWake // second half of a Wait that parked: enabled once the counter reached 0.
 	// Go condition variables (sync.Cond) on any Locker. Obj: the condition.
-	// A wait is GoCondWait, then the Locker's unlock, then GoCondWake,
-	// then the Locker's lock; Signal and Broadcast are CondSignal and
-	// CondBroadcast.
-	GoCondWait // registers the waiter (before the Locker is unlocked).
-	GoCondWake // waits to be signalled (after the Locker is unlocked).
+	// A wait on any Locker is GoCondWait, then the Locker's unlock, then
+	// GoCondWake, then the Locker's lock. When the Locker is a Go mutex
+	// known to the model, Obj2 is that mutex and the wait is two events,
+	// as a C one is: GoCondWait registers and unlocks it, GoCondWake is
+	// enabled once signalled and the mutex is free, and locks it. Signal
+	// and Broadcast are CondSignal and CondBroadcast.
+	GoCondWait // registers the waiter (and unlocks the mutex Obj2, if not 0).
+	GoCondWake // waits to be signalled (and for the mutex Obj2, which it locks).
 	// Channels. Obj: the channel, 0 for a nil channel. Arg: the channel's
 	// capacity, with which the model creates a channel it has not seen.
 	// Results are ChanResult values packed with ChanResult.Code.
@@ -305,6 +308,10 @@ type Effect struct {
 	Parks bool
 	// Counter is the counter of a wait group before a WGAdd.
 	Counter int64
+	// Own reports a GoRWRUnlock by a thread that holds a read lock of
+	// its own (Go read locks have no owner: one that does not releases
+	// another reader's).
+	Own bool
 }
 
 // String returns the operation as a call, e.g. "pthread_mutex_lock(0x601040)",

@@ -289,6 +289,11 @@ func (w *World) Annotated(tid int) (op Op, ok bool) {
 		if by := w.signaller(tid, op.Obj); by != 0 {
 			op.Eff = Effect{Known: true, Partner: by}
 		}
+	case GoRWRUnlock:
+		op.Eff = Effect{Known: true}
+		if r := w.gorws[op.Obj]; r != nil {
+			op.Eff.Own = r.readers[tid] > 0
+		}
 	case Select:
 		// Which case proceeds is a choice made when it runs: its effect
 		// is left unknown, which Dependent treats conservatively.
@@ -636,7 +641,7 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 		msg = w.wgWake(tid, op)
 
 	case GoCondWait:
-		w.goCondWait(tid, op)
+		msg = w.goCondWait(tid, op)
 	case GoCondWake:
 		w.goCondWake(tid, op)
 
@@ -701,7 +706,7 @@ func (w *World) WaitFor(tid int) Wait {
 	case WGWait, WGWake:
 		return w.wgWaitFor(op)
 	case GoCondWake:
-		return Wait{Obj: op.Obj, What: "condition variable", Detail: "not signalled"}
+		return w.goCondWaitFor(tid, op)
 	case ChanSend, ChanRecv, ChanWake, Select:
 		return w.chanWait(tid, op)
 	}
