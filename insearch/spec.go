@@ -47,7 +47,8 @@ type Spec struct {
 	// Seed seeds random and pct; PCTDepth is pct's bug depth.
 	Seed     uint64 `json:"seed,omitempty"`
 	PCTDepth int    `json:"pct_depth,omitempty"`
-	// Preemptions is the bound of the preemptions strategy.
+	// Preemptions is the bound of the preemptions strategy, or of the
+	// delays strategy (search.NewDelayBounding).
 	Preemptions int `json:"preemptions,omitempty"`
 	// MaxDepth, All and MaxExecutions are search.Options'.
 	MaxDepth      int   `json:"max_depth"`
@@ -93,6 +94,8 @@ func (s *Spec) NewStrategy() (search.Strategy, error) {
 		return search.NewPCT(s.PCTDepth, s.Seed), nil
 	case "preemptions":
 		return search.NewPreemptionBounding(s.Preemptions), nil
+	case "delays":
+		return search.NewDelayBounding(s.Preemptions), nil
 	}
 	return nil, fmt.Errorf("unknown strategy %q", s.Strategy)
 }

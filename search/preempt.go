@@ -24,16 +24,26 @@ import (
 // Exhausted reports that every round up to K was finished. Bounds tells
 // how far the search got.
 type PreemptionBounding struct {
-	limit int
+	limit  int
+	delays bool // count delays (NewDelayBounding), not preemptions
 
-	round   int                 // the preemption count being explored
-	roots   []schedule.Schedule // the round's subtrees left to explore, each a path ending in its preemption
-	next    []schedule.Schedule // roots of the following round
-	base    schedule.Schedule   // the current root
-	nodes   []dfsNode           // the points below base on the current path
-	path    schedule.Schedule   // base followed by the steps taken at nodes
+	round int // the preemption (or delay) count being explored
+	// queue[c] are the roots of round c: subtrees left to explore, each a
+	// path ending in the step that makes its count c.
+	queue   [][]rootRef
+	base    schedule.Schedule // the current root
+	nodes   []dfsNode         // the points below base on the current path
+	path    schedule.Schedule // base followed by the steps taken at nodes
 	started bool
 	done    bool // Begin returned false
+
+	// paths holds the paths of the executions that made roots: a root
+	// names its path by index and takes a prefix of it, so that many
+	// roots of one execution share one copy. pathRoots counts the roots
+	// still queued on each; a path no root uses any more is dropped.
+	paths     []schedule.Schedule
+	pathRoots []int
+	made      bool // the current execution made roots (its path is paths[len-1] once it ends)
 
 	// beyond is set when a preemption past the bound was possible: the
 	// space holds schedules the search does not explore.
@@ -41,10 +51,20 @@ type PreemptionBounding struct {
 	rounds []Bound
 }
 
+// rootRef is a root of a later round: the first n steps of paths[path],
+// then step.
+type rootRef struct {
+	path, n int
+	step    schedule.Step
+}
+
 // Bound describes one round of a preemption-bounded search: the schedules
-// with exactly Preemptions preemptions.
+// with exactly Preemptions preemptions; of a delay-bounded one (Delays
+// set): the schedules with exactly that many delays.
 type Bound struct {
 	Preemptions int `json:"preemptions"`
+	// Delays reports that Preemptions counts delays (NewDelayBounding).
+	Delays bool `json:"delays,omitempty"`
 	// Executions counts the executions of the round.
 	Executions int64 `json:"executions"`
 	// Complete reports that every schedule of the round was explored.
@@ -55,6 +75,24 @@ type Bound struct {
 // (k < 0 counts as 0).
 func NewPreemptionBounding(k int) *PreemptionBounding {
 	return &PreemptionBounding{limit: max(k, 0)}
+}
+
+// NewDelayBounding returns the delay-bounding strategy (Emmi, Qadeer and
+// Rakamaric, "Delay-Bounded Scheduling", POPL 2011) for at most k delays
+// (k < 0 counts as 0). It deviates at most k times from a deterministic
+// scheduler that runs the thread of the previous step while it can, and
+// then the next enabled thread in round-robin order of ids. Taking the
+// i-th enabled thread after the one that scheduler would run costs i
+// delays; a preemption is a delay, and so is running another thread than
+// the round-robin one when the previous thread blocks or ends, a free
+// switch for preemption bounding. So 0 delays is one execution, and the
+// number of executions with k delays grows with the steps of an execution
+// to the power k, not with the orders of its threads: it scales to
+// programs with many threads, where preemption bounding does not finish
+// its first round (every order of the threads at each free switch). Rounds
+// go by delays, as NewPreemptionBounding's go by preemptions.
+func NewDelayBounding(k int) *PreemptionBounding {
+	return &PreemptionBounding{limit: max(k, 0), delays: true}
 }
 
 // Bounds returns the rounds started so far, in order. The rounds before the
@@ -72,13 +110,13 @@ func (b *PreemptionBounding) Saturated() bool {
 // Init implements Strategy.
 func (b *PreemptionBounding) Init(Config) {
 	b.round = 0
-	b.roots = append(b.roots[:0], nil)
-	b.next = b.next[:0]
+	b.queue = append(b.queue[:0], []rootRef{{path: -1}})
 	b.base = nil
 	b.nodes = b.nodes[:0]
 	b.path = b.path[:0]
+	b.paths, b.pathRoots, b.made = b.paths[:0], b.pathRoots[:0], false
 	b.started = false
-	b.rounds = append(b.rounds[:0], Bound{})
+	b.rounds = append(b.rounds[:0], Bound{Delays: b.delays})
 	b.beyond = false
 	b.done = false
 }
@@ -99,24 +137,55 @@ func (b *PreemptionBounding) Begin() (schedule.Schedule, bool) {
 			b.nodes = b.nodes[:top]
 		}
 	}
-	// The next root, of this round or the next.
-	for len(b.roots) == 0 {
+	// The next root, of this round or a later one.
+	for len(b.queue[b.round]) == 0 {
 		b.rounds[len(b.rounds)-1].Complete = true
-		if len(b.next) == 0 || b.round == b.limit {
+		if b.round == b.limit || !b.queued() {
 			b.done = true
 			return nil, false
 		}
 		b.round++
-		b.roots, b.next = b.next, b.roots[:0]
-		b.rounds = append(b.rounds, Bound{Preemptions: b.round})
+		b.rounds = append(b.rounds, Bound{Preemptions: b.round, Delays: b.delays})
 	}
-	b.base = b.roots[0]
-	b.roots[0] = nil
-	b.roots = b.roots[1:]
+	q := b.queue[b.round]
+	r := q[0]
+	b.queue[b.round] = q[1:]
+	b.path = b.path[:0]
+	if r.path >= 0 {
+		b.path = append(append(b.path, b.paths[r.path][:r.n]...), r.step)
+		if b.pathRoots[r.path]--; b.pathRoots[r.path] == 0 {
+			b.paths[r.path] = nil
+		}
+	}
+	b.base = append(b.base[:0], b.path...)
 	b.nodes = b.nodes[:0]
-	b.path = append(b.path[:0], b.base...)
 	b.started = true
 	return b.path, true
+}
+
+// queued reports whether a round after the current one has roots.
+func (b *PreemptionBounding) queued() bool {
+	for _, q := range b.queue[b.round+1:] {
+		if len(q) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// later queues the path up to depth, then st, as a root of round c.
+func (b *PreemptionBounding) later(c, depth int, st schedule.Step) {
+	if !b.made {
+		b.made = true
+		b.paths = append(b.paths, nil) // filled in by End
+		b.pathRoots = append(b.pathRoots, 0)
+	}
+	for len(b.queue) <= c {
+		b.queue = append(b.queue, nil)
+	}
+	id := len(b.paths) - 1
+	b.pathRoots[id]++
+	b.queue[c] = append(b.queue[c], rootRef{path: id, n: depth, step: st})
 }
 
 // Next implements Strategy.
@@ -140,6 +209,23 @@ func (b *PreemptionBounding) Next(p Point) (schedule.Step, bool) {
 	}
 	n := &b.nodes[k]
 	n.alts, n.cur, n.val = n.alts[:0], 0, 0
+	if b.delays {
+		b.delayAlts(n, p)
+	} else {
+		b.preemptionAlts(n, p)
+	}
+	if len(n.alts) == 0 {
+		b.nodes = b.nodes[:k]
+		return schedule.Step{}, false
+	}
+	st := n.alts[0].step(0)
+	b.path = append(b.path[:p.Depth], st)
+	return st, true
+}
+
+// preemptionAlts fills n with the alternatives of a point that cost no
+// preemption, and queues the others as roots of the next round.
+func (b *PreemptionBounding) preemptionAlts(n *dfsNode, p Point) {
 	prevEnabled := false
 	for i := range p.Threads {
 		if t := &p.Threads[i]; t.Enabled && t.ID == p.Prev {
@@ -160,25 +246,60 @@ func (b *PreemptionBounding) Next(p Point) (schedule.Step, bool) {
 		// A preemption: a root of the next round, one per value.
 		if b.round == b.limit {
 			b.beyond = true
-		} else {
-			for v := 0; v < max(a.n, 1); v++ {
-				r := make(schedule.Schedule, 0, p.Depth+1)
-				r = append(append(r, b.path[:p.Depth]...), a.step(v))
-				b.next = append(b.next, r)
-			}
+			continue
+		}
+		for v := 0; v < max(a.n, 1); v++ {
+			b.later(b.round+1, p.Depth, a.step(v))
 		}
 	}
-	if len(n.alts) == 0 {
-		b.nodes = b.nodes[:k]
-		return schedule.Step{}, false
-	}
-	st := n.alts[0].step(0)
-	b.path = append(b.path[:p.Depth], st)
-	return st, true
 }
 
-// End implements Strategy: it counts the execution in its round.
-func (b *PreemptionBounding) End(*Report) { b.rounds[len(b.rounds)-1].Executions++ }
+// delayAlts fills n with the thread the deterministic scheduler runs (with
+// each of its values), and queues the i-th enabled thread after it in
+// round-robin order as a root of the round i delays further.
+func (b *PreemptionBounding) delayAlts(n *dfsNode, p Point) {
+	// The round-robin order starts at the previous thread if it is
+	// enabled, else at the first enabled thread after it.
+	start := 0
+	for i := range p.Threads {
+		if p.Threads[i].ID >= p.Prev {
+			start = i
+			break
+		}
+	}
+	cost := 0
+	for j := range p.Threads {
+		t := &p.Threads[(start+j)%len(p.Threads)]
+		if !t.Enabled {
+			continue
+		}
+		a := dfsAlt{thread: t.ID, n: t.Choices()}
+		if cost == 0 {
+			n.alts = append(n.alts, a)
+			cost++
+			continue
+		}
+		c := b.round + cost
+		if c > b.limit {
+			b.beyond = true
+			return
+		}
+		for v := 0; v < max(a.n, 1); v++ {
+			b.later(c, p.Depth, a.step(v))
+		}
+		cost++
+	}
+}
+
+// End implements Strategy: it counts the execution in its round and keeps
+// its path if it made roots.
+func (b *PreemptionBounding) End(*Report) {
+	b.rounds[len(b.rounds)-1].Executions++
+	if b.made {
+		b.paths[len(b.paths)-1] = slices.Clone(b.path)
+		b.made = false
+	}
+}
 
 // Exhausted reports whether every round up to the bound was finished.
 func (b *PreemptionBounding) Exhausted() bool {

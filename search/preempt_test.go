@@ -117,7 +117,7 @@ func TestPreemptionBound(t *testing.T) {
 	if !res.Complete || pb.Saturated() {
 		t.Errorf("complete %v saturated %v, want complete within the bound only", res.Complete, pb.Saturated())
 	}
-	want := []Bound{{0, 2, true}, {1, 4, true}}
+	want := []Bound{{Preemptions: 0, Executions: 2, Complete: true}, {Preemptions: 1, Executions: 4, Complete: true}}
 	if got := pb.Bounds(); !slices.Equal(got, want) {
 		t.Errorf("bounds %+v, want %+v", got, want)
 	}

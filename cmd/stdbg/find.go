@@ -45,6 +45,10 @@ choose, in one copy of the program.
 For programs too big to explore exhaustively: --preemptions K explores the
 schedules with no preemption (a switch away from a thread that could go on),
 then those with one, ... up to K, and says which bounds were finished;
+--delays K does the same with deviations from a round-robin scheduler, which
+also counts switching to another thread than the next when one blocks: with
+many threads, where even 0 preemptions means every order of the threads,
+--delays 0 is one execution and --delays 1 one per step of it;
 --strategy random samples random schedules and --strategy pct samples with
 PCT's priorities (--pct-depth d: bugs that need d ordering constraints),
 both reproducible with the --seed they print; --budget 30s and
@@ -83,6 +87,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
   stdbg find --run TestTransfer ./bank
   stdbg find --strategy pct --pct-depth 2 --budget 30s ./myprog
   stdbg find --preemptions 2 --profile explore.pprof ./myprog
+  stdbg find --delays 2 ./many-threads
   stdbg find --all --sarif stdbg.sarif examples/c/dining-philosophers.c
   stdbg find --html embrace.html examples/c/deadly-embrace.c
   stdbg find --all --visited --graph embrace.dot examples/c/deadly-embrace.c`,
@@ -96,7 +101,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug)", graphLimit))
 	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
-		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "executions", "budget", "profile",
+		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions", "budget", "profile",
 		"visited", "livelock", "ltl", "in-target", "races", "memory", "spurious-wakeups", "rand-seed", "quiet")
 	return cmd
 }

@@ -48,7 +48,7 @@ func (a *app) spec(p *plan, maxDepth int, budget time.Duration) insearch.Spec {
 		TransitionTimeout: a.v.GetDuration("transition-timeout")}
 	switch {
 	case p.pb != nil:
-		sp.Strategy, sp.Preemptions = "preemptions", p.limit
+		sp.Strategy, sp.Preemptions = p.unit+"s", p.limit
 	case p.name == "dfs" && p.reduction == "dpor":
 		sp.Strategy = "dpor"
 	}

@@ -56,6 +56,7 @@ var settings = []setting{
 	{"pct-depth", 3, "pct: the bug depth d, i.e. d-1 priority change points per execution"},
 	{"seed", 0, "random and pct: the seed; the same seed repeats the same search (0: pick one and print it)"},
 	{"preemptions", -1, "dfs: explore the schedules with 0 preemptions, then 1, ... up to this many (-1: no bound)"},
+	{"delays", -1, "dfs: explore the schedules that deviate 0 times from a round-robin scheduler, then 1, ... up to this many (-1: no bound); scales to many threads"},
 	{"executions", 0, "stop after this many executions (0: no limit; random and pct stop at 10000 unless --budget is given)"},
 	{"budget", time.Duration(0), "stop searching after this much wall time, e.g. 30s or 10m (0: no limit); minimising the bugs found comes after"},
 	{"profile", "", "write a pprof profile of the exploration (where the schedules branch and the time goes) to this file"},
@@ -269,6 +270,9 @@ func (a *app) validate() error {
 	}
 	if k := a.v.GetInt("preemptions"); k < -1 {
 		return usageErr("preemptions must be -1 (no bound) or more, not %d", k)
+	}
+	if k := a.v.GetInt("delays"); k < -1 {
+		return usageErr("delays must be -1 (no bound) or more, not %d", k)
 	}
 	if n := a.v.GetInt("executions"); n < 0 {
 		return usageErr("executions must be 0 (no limit) or more, not %d", n)

@@ -40,6 +40,9 @@ func (a *app) validateStateful() error {
 	if k := a.v.GetInt("preemptions"); k >= 0 {
 		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --preemptions %d (a state reached with fewer preemptions is not the same search node)", k)
 	}
+	if k := a.v.GetInt("delays"); k >= 0 {
+		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --delays %d (a state reached with fewer delays is not the same search node)", k)
+	}
 	return nil
 }
 

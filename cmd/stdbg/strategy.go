@@ -19,8 +19,9 @@ const defaultSampleExecutions = 10000
 type plan struct {
 	name       string // dfs, random or pct
 	st         search.Strategy
-	pb         *search.PreemptionBounding // set with --preemptions
-	limit      int                        // --preemptions
+	pb         *search.PreemptionBounding // set with --preemptions or --delays
+	limit      int                        // --preemptions or --delays
+	unit       string                     // "preemption" or "delay"
 	sampled    bool
 	seed       uint64
 	pctDepth   int
@@ -48,6 +49,13 @@ func (a *app) plan() (*plan, error) {
 		pctDepth:   a.v.GetInt("pct-depth"),
 	}
 	k := a.v.GetInt("preemptions")
+	p.unit = "preemption"
+	if d := a.v.GetInt("delays"); d >= 0 {
+		if k >= 0 {
+			return nil, usageErr("--preemptions and --delays are two bounds of one search: give one")
+		}
+		k, p.unit = d, "delay"
+	}
 	p.reduction = "none"
 	switch p.name {
 	case "dfs":
@@ -55,9 +63,12 @@ func (a *app) plan() (*plan, error) {
 		switch {
 		case k >= 0:
 			p.pb, p.limit = search.NewPreemptionBounding(k), k
+			if p.unit == "delay" {
+				p.pb = search.NewDelayBounding(k)
+			}
 			p.st = p.pb
 			if red == "dpor" && a.explicit("reduction") {
-				p.notes = append(p.notes, "--preemptions: running every schedule within the bound (no DPOR)")
+				p.notes = append(p.notes, "--"+p.unit+"s: running every schedule within the bound (no DPOR)")
 			}
 		case red == "dpor" && a.stateful():
 			// A visited set cuts executions at states whose
@@ -74,7 +85,7 @@ func (a *app) plan() (*plan, error) {
 		p.split = p.pb == nil && !a.stateful() && a.v.GetString("profile") == ""
 		p.shard, p.shards, _ = parseShard(a.v.GetString("shard"))
 		if p.shards > 1 && !p.split {
-			return nil, usageErr("--shard divides the exhaustive search: it cannot be combined with --preemptions, --visited, --livelock, --ltl or --profile")
+			return nil, usageErr("--shard divides the exhaustive search: it cannot be combined with --preemptions, --delays, --visited, --livelock, --ltl or --profile")
 		}
 		return p, nil
 	case "random", "pct":
@@ -82,7 +93,7 @@ func (a *app) plan() (*plan, error) {
 		return nil, usageErr("unknown strategy %q: use dfs, random or pct", p.name)
 	}
 	if k >= 0 {
-		return nil, usageErr("--preemptions bounds the dfs strategy, not %s", p.name)
+		return nil, usageErr("--%ss bounds the dfs strategy, not %s", p.unit, p.name)
 	}
 	if _, shards, _ := parseShard(a.v.GetString("shard")); shards > 1 {
 		return nil, usageErr("--shard divides the exhaustive search, not --strategy %s (run the shards with different --seed values instead)", p.name)
@@ -117,7 +128,7 @@ func (p *plan) describe() string {
 	case p.name == "pct":
 		return fmt.Sprintf("PCT with bug depth %d, seed %d", p.pctDepth, p.seed)
 	case p.pb != nil:
-		return fmt.Sprintf("DFS bounded to %s", plural(p.limit, "preemption"))
+		return fmt.Sprintf("DFS bounded to %s", plural(p.limit, p.unit))
 	}
 	if p.reduction == "dpor" {
 		return "DFS with DPOR"
@@ -131,7 +142,7 @@ func (p *plan) entryName() string {
 	case p.name == "pct":
 		return fmt.Sprintf("pct (depth %d)", p.pctDepth)
 	case p.pb != nil:
-		return fmt.Sprintf("dfs (at most %s)", plural(p.limit, "preemption"))
+		return fmt.Sprintf("dfs (at most %s)", plural(p.limit, p.unit))
 	}
 	return p.name
 }
@@ -188,7 +199,7 @@ func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) strin
 	return fmt.Sprintf("Search: %s, incomplete: %s.", p.describe(), p.why(res, stop))
 }
 
-// boundedCoverage says which preemption bounds were finished.
+// boundedCoverage says which preemption (or delay) bounds were finished.
 func (p *plan) boundedCoverage(res *search.Result, stop stopReason, depth string) string {
 	bounds := p.pb.Bounds()
 	var parts []string
@@ -205,12 +216,12 @@ func (p *plan) boundedCoverage(res *search.Result, stop stopReason, depth string
 	var head string
 	switch {
 	case p.pb.Saturated():
-		head = fmt.Sprintf("exhaustive (DFS by preemptions): every schedule%s explored, none needs more than %s", depth,
-			plural(done, "preemption"))
+		head = fmt.Sprintf("exhaustive (DFS by %ss): every schedule%s explored, none needs more than %s", p.unit, depth,
+			plural(done, p.unit))
 	case done >= 0:
-		head = fmt.Sprintf("preemption bounded: every schedule%s with at most %s explored", depth, plural(done, "preemption"))
+		head = fmt.Sprintf("%s bounded: every schedule%s with at most %s explored", p.unit, depth, plural(done, p.unit))
 	default:
-		head = "preemption bounded: no bound finished"
+		head = p.unit + " bounded: no bound finished"
 	}
 	return head + " (" + strings.Join(parts, "; ") + ")."
 }

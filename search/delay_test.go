@@ -1,0 +1,157 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stdbg/stdbg/schedule"
+)
+
+// delaysOf replays a schedule and counts its delays: at each step, how
+// many enabled threads, in round-robin order from the previous thread (if
+// enabled, else the first after it), come before the thread that runs.
+func delaysOf(t *testing.T, ex Executor, text string) int {
+	t.Helper()
+	s, err := schedule.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := ex.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	n, prev := 0, 0
+	for _, st := range s {
+		var order []int
+		for _, th := range e.Threads() {
+			if th.Enabled {
+				order = append(order, th.ID)
+			}
+		}
+		i := slices.IndexFunc(order, func(id int) bool { return id >= prev })
+		if i < 0 {
+			i = 0
+		}
+		order = append(order[i:], order[:i]...)
+		n += slices.Index(order, st.Thread)
+		if err := e.Step(st); err != nil {
+			t.Fatalf("replaying %s: %v", text, err)
+		}
+		prev = st.Thread
+	}
+	return n
+}
+
+func TestDelayBoundingExploresEachScheduleOnce(t *testing.T) {
+	tests := []struct {
+		name string
+		ex   func() *fakeExecutor
+	}{
+		{"2x3 yields", func() *fakeExecutor { return yielders(2, 3) }},
+		{"3x2 yields", func() *fakeExecutor { return yielders(3, 2) }},
+		{"locks", locker},
+		{"embrace", embrace},
+		{"choice and thread", func() *fakeExecutor { return newFake(2, []fop{choose(0, 2), yield()}, []fop{yield(), yield()}) }},
+		{"create", func() *fakeExecutor { return newFake(1, []fop{create(1), yield(), yield()}, []fop{yield(), yield()}) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			all := &recorder{Strategy: NewDFS()}
+			if _, err := Explore(context.Background(), tt.ex(), all, Options{All: true}); err != nil {
+				t.Fatal(err)
+			}
+			perBound := map[int]int64{}
+			for _, s := range all.runs {
+				perBound[delaysOf(t, tt.ex(), s)]++
+			}
+			db := NewDelayBounding(100)
+			rec := &recorder{Strategy: db}
+			res, err := Explore(context.Background(), tt.ex(), rec, Options{All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Complete || !db.Saturated() {
+				t.Errorf("complete %v, saturated %v, want both", res.Complete, db.Saturated())
+			}
+			got, want := slices.Clone(rec.runs), slices.Clone(all.runs)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("schedules\n%q\nwant each of\n%q\nonce", got, want)
+			}
+			last := 0
+			for _, s := range rec.runs {
+				n := delaysOf(t, tt.ex(), s)
+				if n < last {
+					t.Errorf("%s (%d delays) explored after a schedule with %d", s, n, last)
+				}
+				last = n
+			}
+			for _, b := range db.Bounds() {
+				if !b.Delays || !b.Complete || b.Executions != perBound[b.Preemptions] {
+					t.Errorf("round %+v, want %d executions, complete", b, perBound[b.Preemptions])
+				}
+			}
+		})
+	}
+}
+
+// manyWorkers: thread 1 creates n workers, each of which reads a shared
+// counter under a lock, and adds one to the value it read under the lock
+// taken again: an update is lost when another worker runs in between (one
+// preemption, after the first unlock). The last worker checks the count.
+func manyWorkers(n int) *fakeExecutor {
+	worker := []fop{
+		lock(1), do(func(v *fakeVars) { v[1] = v[0] }), unlock(1),
+		lock(1), do(func(v *fakeVars) { v[0] = v[1] + 1 }), unlock(1),
+		check(func(v *fakeVars) string {
+			// The last worker to finish checks the count.
+			if v[2]++; v[2] == int64(n) && v[0] != int64(n) {
+				return "lost update"
+			}
+			return ""
+		}),
+	}
+	main := make([]fop, 0, n)
+	for range n {
+		main = append(main, create(1))
+	}
+	return newFake(1, main, worker)
+}
+
+// With many threads, a round of preemption bounding is every order of the
+// threads at each free switch; delay bounding runs one execution with no
+// delay and finds the lost update with one, in as many executions as an
+// execution has steps at most.
+func TestDelayBoundingScalesWithThreads(t *testing.T) {
+	for _, n := range []int{3, 10, 30} {
+		t.Run(fmt.Sprint(n, " workers"), func(t *testing.T) {
+			db := NewDelayBounding(2)
+			res, err := Explore(context.Background(), manyWorkers(n), db, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Bugs) != 1 {
+				t.Fatalf("bugs %v after %d executions", res.Bugs, res.Stats.Executions)
+			}
+			b := db.Bounds()
+			if b[0].Executions != 1 || !b[0].Complete || len(b) != 2 {
+				t.Errorf("rounds %+v: want one execution without delay, the bug in round 1", b)
+			}
+			steps := int64(n + 7*n)
+			if b[1].Executions > steps {
+				t.Errorf("round 1 ran %d executions, more than the %d steps of an execution", b[1].Executions, steps)
+			}
+			pb := NewPreemptionBounding(2)
+			pres, err := Explore(context.Background(), manyWorkers(n), pb, Options{MaxExecutions: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("delays: %d executions; preemptions: %d executions, rounds %+v, bugs %d",
+				res.Stats.Executions, pres.Stats.Executions, pb.Bounds(), len(pres.Bugs))
+		})
+	}
+}
