@@ -223,8 +223,19 @@ func (p *plan) boundedCoverage(res *search.Result, stop stopReason, depth string
 	default:
 		head = p.unit + " bounded: no bound finished"
 	}
-	return head + " (" + strings.Join(parts, "; ") + ")."
+	tail := ""
+	if done < 0 && p.unit == "preemption" && len(bounds) > 0 && bounds[0].Executions >= manyFreeSwitches {
+		// Bound 0 alone is every order of the threads at each free
+		// switch: with many threads it does not end.
+		tail = " Switches when a thread blocks or ends are free under --preemptions, so with many threads even bound 0 " +
+			"has more schedules than can be run; --delays K bounds those switches too."
+	}
+	return head + " (" + strings.Join(parts, "; ") + ")." + tail
 }
+
+// manyFreeSwitches is the number of executions without a preemption after
+// which an unfinished bound 0 is worth explaining.
+const manyFreeSwitches = 1000
 
 // plural64 renders "1 execution", "3 executions".
 func plural64(n int64, word string) string {
