@@ -35,7 +35,7 @@ func ExampleProcess_Reused() {
 	fmt.Println("started in a reset process:", p.Reused())
 	fmt.Println("bug:", res.Bugs[0].Outcome.Kind)
 	// Output:
-	// executions: 25
-	// started in a reset process: 24
+	// executions: 62
+	// started in a reset process: 61
 	// bug: deadlock
 }

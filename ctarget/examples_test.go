@@ -57,6 +57,8 @@ var exampleTable = []example{
 	// Checked without the race detector (checker.Options.Races), the
 	// race lets an update be lost.
 	{file: "lost-update.c", depth: 1000, want: search.AssertionFailure, message: "no hit is lost", where: "lost-update.c:"},
+	// The worker's start is a scheduling point: main reads the mark first.
+	{file: "start-order.c", depth: 1000, want: search.AssertionFailure, message: "main read the mark before the worker set it", where: "start-order.c:"},
 	{file: "c11-counter.c", depth: 1000, want: search.AssertionFailure, message: "no hit is lost", where: "c11-counter.c:"},
 	{file: "cond-timedwait.c", depth: 1000, want: search.AssertionFailure, message: "did not answer in time", where: "cond-timedwait.c:"},
 	{file: "misuse-unlock.c", depth: 1000, want: search.Misuse, message: "held by thread 1", where: "pthread_mutex_unlock@"},
@@ -250,9 +252,10 @@ func TestExamples(t *testing.T) {
 }
 
 // TestExamplesDeadlyEmbraceDepth checks the depth bound on the smallest
-// deadlock: three transitions are needed (main creates the thread, takes
-// its first lock, the thread takes its first lock), so nothing is found at
-// depth 1 and "1;1;2" is found at depth 3.
+// deadlock: four transitions are needed (main creates the thread, takes
+// its first lock, the thread starts and takes its first lock), so nothing is found at
+// depth 1 and "1;1;2;2" (main locks first, then the worker starts and
+// locks second) is found at depth 4.
 func TestExamplesDeadlyEmbraceDepth(t *testing.T) {
 	useExampleCache(t)
 	exes := buildExampleFiles(t, []string{"deadly-embrace.c"})
@@ -267,13 +270,13 @@ func TestExamplesDeadlyEmbraceDepth(t *testing.T) {
 		t.Errorf("depth 1: complete %v, depth limited %v; want both", res.Complete, res.DepthLimited)
 	}
 
-	res = exploreExample(t, c, 3, true)
+	res = exploreExample(t, c, 4, true)
 	if len(res.Bugs) != 1 {
-		t.Fatalf("depth 3: found %d bugs, want the deadlock", len(res.Bugs))
+		t.Fatalf("depth 4: found %d bugs, want the deadlock", len(res.Bugs))
 	}
 	b := res.Bugs[0]
-	if b.Outcome.Kind != search.Deadlock || b.Schedule.String() != "1;1;2" {
-		t.Errorf("depth 3: found %v with schedule %v, want deadlock with 1;1;2", b.Outcome.Kind, b.Schedule)
+	if b.Outcome.Kind != search.Deadlock || b.Schedule.String() != "1;1;2;2" {
+		t.Errorf("depth 4: found %v with schedule %v, want deadlock with 1;1;2;2", b.Outcome.Kind, b.Schedule)
 	}
-	checkExampleReplay(t, c, b, 3)
+	checkExampleReplay(t, c, b, 4)
 }

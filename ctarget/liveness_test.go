@@ -68,20 +68,24 @@ func livenessExample(t *testing.T, name string) string {
 
 func TestFingerprintSameAndDifferent(t *testing.T) {
 	c := startStateful(t, livenessExample(t, "spin-handoff.c"))
-	// Thread 2 (the consumer) spins: every turn of its loop comes back to
-	// the same state.
-	spin := statesAlong(t, c, "1;1;2;2;2;2")
-	for i := 3; i < len(spin); i++ {
-		if spin[i] != spin[2] {
-			t.Errorf("turn %d of the spin loop: state %x, want %x (the state before the loop)", i-2, spin[i], spin[2])
+	// Thread 2 (the consumer) starts, then spins: every turn of its loop
+	// comes back to the same state.
+	spin := statesAlong(t, c, "1;1;2;2;2;2;2")
+	for i := 4; i < len(spin); i++ {
+		if spin[i] != spin[3] {
+			t.Errorf("turn %d of the spin loop: state %x, want %x (the state before the loop)", i-3, spin[i], spin[3])
 		}
 	}
 	// Every state of the path to the loop differs from the others.
-	if spin[0] == spin[1] || spin[1] == spin[2] || spin[0] == spin[2] {
-		t.Errorf("distinct states share a fingerprint: %x", spin[:3])
+	for i := range 4 {
+		for j := range i {
+			if spin[i] == spin[j] {
+				t.Errorf("distinct states share a fingerprint: %x", spin[:4])
+			}
+		}
 	}
-	// The producer's write of data changes the state, and so does its
-	// write of the flag.
+	// The producer's write of data (in its start) changes the state, and
+	// so does its write of the flag.
 	prod := statesAlong(t, c, "1;1;3;3")
 	if prod[3] == prod[2] || prod[4] == prod[3] {
 		t.Errorf("writes of the producer do not change the fingerprint: %x", prod)
@@ -89,8 +93,8 @@ func TestFingerprintSameAndDifferent(t *testing.T) {
 	// Two orders of independent steps (a yield of medium, low taking
 	// the bus) reach the same state.
 	c2 := startStateful(t, livenessExample(t, "priority-inversion.c"))
-	a := statesAlong(t, c2, "1;1;1;3;2")
-	b := statesAlong(t, c2, "1;1;1;2;3")
+	a := statesAlong(t, c2, "1;1;1;2;3;3;2")
+	b := statesAlong(t, c2, "1;1;1;2;3;2;3")
 	if a[len(a)-1] != b[len(b)-1] || a[len(a)-2] == b[len(b)-2] {
 		t.Errorf("commuting steps: %x and %x, want different middles and the same end", a, b)
 	}
@@ -143,11 +147,11 @@ func TestFingerprintHeap(t *testing.T) {
 	c := startStateful(t, exe)
 	// Thread 2 flips the heap counter at every turn: the states
 	// alternate, whatever the allocator leaves in the scratch blocks.
-	s := statesAlong(t, c, "1;2;2;2;2")
-	if s[2] == s[1] {
+	s := statesAlong(t, c, "1;2;2;2;2;2")
+	if s[3] == s[2] {
 		t.Errorf("a write to a heap block does not change the state: %x", s)
 	}
-	if s[3] != s[1] || s[4] != s[2] || s[5] != s[1] {
+	if s[4] != s[2] || s[5] != s[3] || s[6] != s[2] {
 		t.Errorf("the spin does not come back to the same two states: %x", s)
 	}
 }

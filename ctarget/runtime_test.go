@@ -182,13 +182,13 @@ func TestDecisionLogReplay(t *testing.T) {
 	}
 
 	// The deadlock: the program stops where the log ends and says so.
-	dl := logFor("1;1;2")
+	dl := logFor("1;1;2;2")
 	_, errs, err = run(dl, "end of the replayed schedule")
-	if err == nil || !strings.Contains(errs, "end of the replayed schedule after 3 steps") {
+	if err == nil || !strings.Contains(errs, "end of the replayed schedule after 4 steps") {
 		t.Fatalf("deadlock log: %v, stderr %q", err, errs)
 	}
 
-	// A log that does not fit: step 3 claims thread 2 unlocks.
+	// A log that does not fit: step 4 claims thread 2 unlocks.
 	b, _ := os.ReadFile(dl)
 	bad := strings.Replace(string(b), "\n2 6 0\n", "\n2 9 0\n", 1)
 	if bad == string(b) {
@@ -196,7 +196,7 @@ func TestDecisionLogReplay(t *testing.T) {
 	}
 	os.WriteFile(dl, []byte(bad), 0o644)
 	_, errs, _ = run(dl, "replay diverged")
-	if !strings.Contains(errs, "replay diverged at step 3: thread 2 is at another operation (the log expects mutex-unlock, the thread is at mutex-lock)") {
+	if !strings.Contains(errs, "replay diverged at step 4: thread 2 is at another operation (the log expects mutex-unlock, the thread is at mutex-lock)") {
 		t.Fatalf("divergence not reported: %q", errs)
 	}
 

@@ -204,10 +204,10 @@ func TestFollowsSchedule(t *testing.T) {
 		sched     string
 		outcome   string
 	}{
-		{name: "embrace-prog", pkg: "embrace-prog", sched: "1;1;2", outcome: "deadlock: "},
-		{name: "leak-prog", pkg: "leak-prog", sched: "1;1;2;3;1:1;1;2", outcome: "leak: "},
+		{name: "embrace-prog", pkg: "embrace-prog", sched: "1;1;2;2", outcome: "deadlock: "},
+		{name: "leak-prog", pkg: "leak-prog", sched: "1;1;2;2;2;1;1;3;3", outcome: "leak: "},
 		{name: "embrace-test", pkg: "embrace-test", test: true, args: []string{"-test.run=^TestEmbrace$", "-test.count=1"},
-			sched: "1;1;1;2;3", outcome: "deadlock: "},
+			sched: "1;1;1;2;2;3;3", outcome: "deadlock: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,7 +281,7 @@ func TestHandOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := buildDebug(t, dir, false)
-	b, err := Start(Config{Dlv: dlv, Program: bin, Schedule: "1;1;2", Timeout: time.Minute})
+	b, err := Start(Config{Dlv: dlv, Program: bin, Schedule: "1;1;2;2", Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func BenchmarkStep(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		t0 := time.Now()
-		br, err := Start(Config{Dlv: dlv, Program: bin, Schedule: "1;1;2;3;1:1;1;2", Timeout: time.Minute})
+		br, err := Start(Config{Dlv: dlv, Program: bin, Schedule: "1;1;2;2;2;1;1;3;3", Timeout: time.Minute})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -253,6 +253,13 @@ class Stdbg:
         if not frames:
             return
         i = _user_index(frames, from_caller)
+        if not any(not _is_system(f) for f in frames):
+            # A thread about to start: none of its frames is the user's
+            # code yet (its step runs its function from the top).
+            frames[i].select()
+            if show:
+                gdb.write("(the thread has not entered your code yet: this step starts its function)\n")
+            return
         if show:
             gdb.execute("frame %d" % i)
         else:

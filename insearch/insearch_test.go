@@ -16,7 +16,7 @@ import (
 )
 
 // embrace takes two locks in opposite orders in two goroutines: it
-// deadlocks under 1;1;2.
+// deadlocks under 1;1;2;2.
 func embrace() {
 	var a, b sthread.Mutex
 	transfers := 0
@@ -67,7 +67,7 @@ func TestTrace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := schedule.Threads(1, 1, 2)
+			want := schedule.Threads(1, 1, 2, 2)
 			rr, err := search.Replay(e, want, 0)
 			e.Close()
 			if err != nil || rr.Outcome == nil || rr.Outcome.Kind != search.Deadlock {
@@ -161,7 +161,7 @@ func TestServe(t *testing.T) {
 			if len(res.Bugs) != 1 || streamed != 1 || res.Bugs[0].Outcome.Kind != search.Deadlock || !res.Complete {
 				t.Fatalf("result %+v (%d streamed), want one deadlock, complete", res, streamed)
 			}
-			if m := res.Bugs[0].Minimised; (m != nil) != tt.minimised || m != nil && m.Schedule != "1;1;2" {
+			if m := res.Bugs[0].Minimised; (m != nil) != tt.minimised || m != nil && m.Schedule != "1;1;2;2" {
 				t.Errorf("minimised %+v", m)
 			}
 		})
@@ -206,5 +206,5 @@ func ExampleServe() {
 	for _, b := range res.Bugs {
 		fmt.Println(b.Outcome.Kind, "at", b.Minimised.Schedule)
 	}
-	// Output: deadlock at 1;1;2
+	// Output: deadlock at 1;1;2;2
 }

@@ -370,6 +370,8 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 			return fmt.Sprintf("%s(thread %d)", api, op.Arg)
 		}
 		return api + "(unknown thread)"
+	case syncmodel.ThreadStart:
+		return "thread starts"
 	case syncmodel.ThreadExit:
 		if op.API == syncmodel.APIThreadReturn {
 			return "thread returns"

@@ -44,8 +44,8 @@ func TestCheckReportsBug(t *testing.T) {
 	if len(rec.errors) != 1 || len(rec.fatals) != 0 {
 		t.Fatalf("errors %q, fatals %q", rec.errors, rec.fatals)
 	}
-	contains(t, rec.errors[0], "*** DEADLOCK DETECTED ***", "Path = 1;1;2", "a.Lock()",
-		"Replay: STDBG_REPLAY_SCHEDULE='1;1;2' go test -run '^TestDeadly$/^two goroutines$' ./sthread",
+	contains(t, rec.errors[0], "*** DEADLOCK DETECTED ***", "Path = 1;1;2;2", "a.Lock()",
+		"Replay: STDBG_REPLAY_SCHEDULE='1;1;2;2' go test -run '^TestDeadly$/^two goroutines$' ./sthread",
 		"Executions = ")
 }
 
@@ -90,13 +90,13 @@ func TestCheckAll(t *testing.T) {
 }
 
 func TestCheckReplayEnvironment(t *testing.T) {
-	t.Setenv(sthread.ReplayEnv, "1;1;2")
+	t.Setenv(sthread.ReplayEnv, "1;1;2;2")
 	rec := &recorder{TB: t, name: "TestDeadly"}
 	sthread.Check(rec, deadlyEmbrace)
 	if len(rec.errors) != 1 {
 		t.Fatalf("errors %q, fatals %q", rec.errors, rec.fatals)
 	}
-	contains(t, rec.errors[0], `replaying "1;1;2"`, "DEADLOCK", "Path = 1;1;2")
+	contains(t, rec.errors[0], `replaying "1;1;2;2"`, "DEADLOCK", "Path = 1;1;2;2")
 
 	t.Setenv(sthread.ReplayEnv, "Path = 1;1;1")
 	rec = &recorder{TB: t, name: "TestDeadly"}
@@ -117,7 +117,7 @@ func TestCheckReplayEnvironment(t *testing.T) {
 
 func TestReplay(t *testing.T) {
 	rec := &recorder{TB: t, name: "TestReplay"}
-	sthread.Replay(rec, "1;1;2", deadlyEmbrace)
+	sthread.Replay(rec, "1;1;2;2", deadlyEmbrace)
 	if len(rec.errors) != 1 {
 		t.Fatalf("errors %q", rec.errors)
 	}

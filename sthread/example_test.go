@@ -39,7 +39,7 @@ func Example() {
 		fmt.Println("thread", w.Thread, w.Text)
 	}
 	// Output:
-	// deadlock 1;1;2
+	// deadlock 1;1;2;2
 	// thread 1 waits in Mutex.Lock for second (held by thread 2)
 	// thread 2 waits in Mutex.Lock for first (held by thread 1) (started at example_test.go:19)
 }
@@ -61,7 +61,7 @@ func ExampleRunSchedule() {
 		wg.Wait()
 		sthread.Assert(balance == 80, fmt.Sprintf("balance %d, want 80", balance))
 	}
-	bug, err := sthread.RunSchedule("1;1;1;1;2;3;3;3;3;2;2;2;1", transfer)
+	bug, err := sthread.RunSchedule("1;1;1;1;2;2;3;3;3;3;3;2;2;2;1", transfer)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -252,7 +252,7 @@ func ExampleLivelock() {
 		fmt.Println(b.Kind, "-", b.Schedule)
 	}
 	// Output:
-	// livelock - 1 (1;2)*
+	// livelock - 1;2 (1;2)*
 }
 
 // LTL checks a temporal property of propositions the program declares.

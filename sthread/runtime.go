@@ -834,6 +834,11 @@ func (th *thread) run() (keep bool) {
 		}
 		raceAcquire(th.ex.raceVar(raceThreadKey(th.tid)))
 	}
+	if th.tid != 1 {
+		// The goroutine's start is a scheduling point of its own: its
+		// creator may go on first, as after a go statement it may.
+		th.pointAt(syncmodel.Op{Kind: syncmodel.ThreadStart, API: syncmodel.APIThreadStart}, []uintptr{funcLine(th.fn)})
+	}
 	th.job()
 	th.returned = true
 	th.final = true

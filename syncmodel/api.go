@@ -148,6 +148,7 @@ const (
 	APIMapCompareAndDel  // sync.Map.CompareAndDelete (a Write)
 	APIMapRange          // sync.Map.Range (a Read, before the first call of its function)
 	APIMapClear          // sync.Map.Clear (a Write)
+	APIThreadStart       // a thread starts its function (ThreadStart)
 	apiCount
 )
 
@@ -228,6 +229,7 @@ var apiNames = [...]string{
 	APIMapCompareAndDel:  "Map.CompareAndDelete",
 	APIMapRange:          "Map.Range",
 	APIMapClear:          "Map.Clear",
+	APIThreadStart:       "start",
 	APIStdbgChoose:       "stdbg_choose",
 	APIThrdCreate:        "thrd_create",
 	APIThrdJoin:          "thrd_join",

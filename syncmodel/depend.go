@@ -8,7 +8,7 @@ const (
 	classThread                // thread ids (create, join, detach, exit)
 	classSched                 // Yield, Sleep: no address
 	classMem                   // Read, Write: byte range [Obj, Obj+Arg)
-	classChoose                // Choose: local to the thread
+	classChoose                // Choose, ThreadStart: local to the thread
 	classExit                  // Exit: ends everything
 )
 
@@ -20,7 +20,7 @@ func classOf(k Kind) opClass {
 		return classSched
 	case Read, Write:
 		return classMem
-	case Choose:
+	case Choose, ThreadStart:
 		return classChoose
 	case Exit:
 		return classExit
@@ -43,6 +43,13 @@ func classOf(k Kind) opClass {
 //     order of their times).
 //   - Choose: independent of every operation of another thread but Exit (the
 //     value chosen is local to the thread).
+//   - ThreadStart: dependent on the Yields and Sleeps of other threads (and
+//     Exit), independent of the rest. A start changes no modelled state,
+//     but it stands for the code its thread runs before its first
+//     operation, as a Yield stands for the memory a polling loop reads:
+//     two threads that poll and start are ordered both ways. Other memory
+//     is not modelled (annotated, it is a Read or Write, ordered where it
+//     is).
 //   - Synchronization operations (mutexes, spin locks, condition variables,
 //     semaphores, rwlocks, barriers, once, and Go's mutexes, RWMutexes, wait
 //     groups, condition variables and channels): dependent iff they use a
@@ -118,7 +125,10 @@ func dependent(ta int, a Op, tb int, b Op, ordered bool) bool {
 	case cb == classExit:
 		return true
 	case cb == classChoose:
-		return false
+		// A start stands for the code its thread runs before its first
+		// operation, as a Yield stands for a polling loop's: ordered
+		// against other threads' Yields and Sleeps only.
+		return b.Kind == ThreadStart && ca == classSched
 	case ca == classSync && cb == classSync:
 		switch {
 		case a.Kind == SemGetvalue && b.Kind == SemGetvalue:
@@ -129,7 +139,7 @@ func dependent(ta int, a Op, tb int, b Op, ordered bool) bool {
 			return a.Obj == b.Obj && wgAddsDependent(a, b)
 		case a.Kind == WGWait && b.Kind == WGWait:
 			return false
-		case isGoReaderSide(a) && isGoReaderSide(b) || isGoReaderSide(a) && b.Kind == GoRWLock || a.Kind == GoRWLock && isGoReaderSide(b):
+		case isGoReaderSide(a) && (isGoReaderSide(b) || isGoWriterWait(b)) || isGoWriterWait(a) && isGoReaderSide(b):
 			return a.Obj == b.Obj && goRWDependent(a, b)
 		case a.Kind == GoCondWake:
 			return goCondWakeDependent(a, tb, b)
@@ -185,24 +195,33 @@ func isGoReaderSide(op Op) bool {
 	return op.Kind == GoRWRLock || op.Kind == GoRWTryRLock || op.Kind == GoRWRUnlock
 }
 
+// isGoWriterWait reports the two halves of a Go RWMutex's Lock: the
+// announcement and the wait for the readers to leave.
+func isGoWriterWait(op Op) bool { return op.Kind == GoRWLock || op.Kind == GoRWLockDrain }
+
 // goRWDependent decides two operations on one Go RWMutex, of which at
-// least one is a reader's and the other a reader's or a writer's
-// announcement (GoRWLock). Readers take and release read locks of their
-// own: two RLocks (or TryRLocks) only need no writer to have announced
-// itself and each count their own lock, and an RUnlock that releases its
-// thread's own read lock (Eff.Own) changes no other thread's count and no
-// writer. So they all commute, and such an RUnlock commutes with an
-// announcement too (it may enable the writer's drain, GoRWLockDrain, which
-// stays dependent on it). An announcement disables RLock and changes what
-// TryRLock returns: dependent. An RUnlock without a read lock of its own
-// releases another reader's, or is a misuse: dependent on every reader.
+// least one is a reader's and the other a reader's or one of the halves of
+// a writer's Lock. Readers take and release read locks of their own: two
+// RLocks (or TryRLocks) only need no writer to have announced itself and
+// each count their own lock, and an RUnlock that releases its thread's own
+// read lock (Eff.Own) changes no other thread's count and no writer. So
+// they all commute, and such an RUnlock commutes with an announcement too.
+// An announcement disables RLock and changes what TryRLock returns:
+// dependent. The drain waits for the readers to leave: an RUnlock may
+// enable it (dependent); an RLock is never enabled beside it (the writer
+// has announced itself) and a TryRLock fails before and after it, so they
+// commute. An RUnlock without a read lock of its own releases another
+// reader's, or is a misuse: dependent on every reader.
 func goRWDependent(a, b Op) bool {
 	if a.Kind == GoRWRUnlock && !(a.Eff.Known && a.Eff.Own) || b.Kind == GoRWRUnlock && !(b.Eff.Known && b.Eff.Own) {
 		return true
 	}
-	if a.Kind == GoRWLock || b.Kind == GoRWLock {
+	switch {
+	case a.Kind == GoRWLock || b.Kind == GoRWLock:
 		// The other is a reader's: only its own RUnlock commutes.
 		return a.Kind != GoRWRUnlock && b.Kind != GoRWRUnlock
+	case a.Kind == GoRWLockDrain || b.Kind == GoRWLockDrain:
+		return a.Kind == GoRWRUnlock || b.Kind == GoRWRUnlock
 	}
 	return false
 }
@@ -313,7 +332,8 @@ func threadDependent(ta int, a Op, tb int, b Op) bool {
 //     condition wait, C or Go), and a lock of it that waits: MutexLock,
 //     SpinLock, GoMutexLock (the mutex is held until then);
 //   - an RWUnlock (the lock is held, for reading or writing) and an
-//     RWWrlock; a writer's GoRWUnlock and a GoRWLock or GoRWRLock; a
+//     RWWrlock; an RWUnlock that releases the write lock (Eff.Writer) and
+//     an RWRdlock; a writer's GoRWUnlock and a GoRWLock or GoRWRLock; a
 //     GoRWRUnlock and a GoRWLockDrain;
 //   - OnceEnd, and a OnceBegin (the initialisation is under way until then);
 //   - a Done (WGAdd with a negative delta), and a WGWait of its group (the
@@ -342,7 +362,9 @@ func MustPrecede(ta int, a Op, tb int, b Op) bool {
 	case GoCondWait:
 		return b.Kind == GoMutexLock && a.Obj2 != 0 && b.Obj == a.Obj2
 	case RWUnlock:
-		return b.Kind == RWWrlock && b.Obj == a.Obj
+		// Any unlock for a waiting writer; a writer's unlock for a
+		// waiting reader too (a read lock does not keep readers out).
+		return (b.Kind == RWWrlock || b.Kind == RWRdlock && a.Eff.Known && a.Eff.Writer) && b.Obj == a.Obj
 	case GoRWUnlock:
 		return (b.Kind == GoRWLock || b.Kind == GoRWRLock) && b.Obj == a.Obj
 	case GoRWRUnlock:

@@ -20,6 +20,7 @@ func TestDependent(t *testing.T) {
 		choose  = o(Choose, 0, 2)
 		exit    = o(Exit, 0, 0)
 		create  = Op{Kind: ThreadCreate}
+		start   = Op{Kind: ThreadStart}
 		texit   = Op{Kind: ThreadExit}
 		join    = func(t int64) Op { return o(ThreadJoin, 0, t) }
 		detach  = func(t int64) Op { return o(ThreadDetach, 0, t) }
@@ -61,6 +62,10 @@ func TestDependent(t *testing.T) {
 		{"go mutex lock and unlock", 1, o(GoMutexLock, gm, 0), 2, o(GoMutexUnlock, gm, 0), true},
 		{"go mutexes", 1, o(GoMutexLock, gm, 0), 2, o(GoMutexLock, gm+8, 0), false},
 		{"go rwmutex drain and runlock", 1, o(GoRWLockDrain, grw, 0), 2, o(GoRWRUnlock, grw, 0), true},
+		{"go rwmutex drain and own runlock", 1, o(GoRWLockDrain, grw, 0), 2, effOp(o(GoRWRUnlock, grw, 0), Effect{Known: true, Own: true}), true},
+		{"go rwmutex drain and rlock", 1, o(GoRWLockDrain, grw, 0), 2, o(GoRWRLock, grw, 0), false},
+		{"go rwmutex drain and tryrlock", 1, o(GoRWLockDrain, grw, 0), 2, o(GoRWTryRLock, grw, 0), false},
+		{"go rwmutex drain and unlock", 1, o(GoRWLockDrain, grw, 0), 2, o(GoRWUnlock, grw, 0), true},
 		{"waitgroup add and wake", 1, o(WGAdd, wg, -1), 2, o(WGWake, wg, 0), true},
 		{"go cond wake and signal", 1, o(GoCondWake, gcv, 0), 2, o(CondSignal, gcv, 0), true},
 		{"go cond wait and another cond", 1, o(GoCondWait, gcv, 0), 2, o(CondSignal, gcv+8, 0), false},
@@ -144,6 +149,15 @@ func TestDependent(t *testing.T) {
 		{"choose and write", 1, wr(0, 1), 2, choose, false},
 		{"choose and yield", 1, choose, 2, yield, false},
 		{"choose and join", 1, choose, 2, join(1), false},
+		// Thread start.
+		{"start and yield", 1, start, 2, yield, true},
+		{"start and sleep", 1, sleep, 2, start, true},
+		{"starts", 1, start, 2, start, false},
+		{"start and lock", 1, start, 2, lockA, false},
+		{"start and write", 1, wr(0x1000, 4), 2, start, false},
+		{"start and choose", 1, start, 2, choose, false},
+		{"start and create", 1, create, 2, start, false},
+		{"start and exit", 1, start, 2, exit, true},
 		// Exit.
 		{"exit and choose", 1, exit, 2, choose, true},
 		{"exit and lock", 1, lockA, 2, exit, true},
@@ -380,6 +394,7 @@ func TestMustPrecedeAgainstTheModel(t *testing.T) {
 		{"go mutex", []Op{{Kind: GoMutexLock, Obj: m}}, Op{Kind: GoMutexUnlock, Obj: m}, Op{Kind: GoMutexLock, Obj: m}, true},
 		{"rwlock reader, writer", []Op{{Kind: RWRdlock, Obj: m}}, Op{Kind: RWUnlock, Obj: m}, Op{Kind: RWWrlock, Obj: m}, true},
 		{"rwlock reader, reader", []Op{{Kind: RWRdlock, Obj: m}}, Op{Kind: RWUnlock, Obj: m}, Op{Kind: RWRdlock, Obj: m}, false},
+		{"rwlock writer, reader", []Op{{Kind: RWWrlock, Obj: m}}, Op{Kind: RWUnlock, Obj: m, Eff: Effect{Known: true, Writer: true}}, Op{Kind: RWRdlock, Obj: m}, true},
 		{"sem post, wait", nil, Op{Kind: SemPost, Obj: m}, Op{Kind: SemWait, Obj: m}, false},
 	}
 	for _, tt := range tests {

@@ -135,6 +135,12 @@ const (
 	// may pass between two other operations, so a timer firing races with
 	// everything else.
 	TimerWait
+
+	// ThreadStart is a new thread's first operation: it starts running
+	// its function, up to its first other operation. A thread's start is
+	// a scheduling point of its own, so that its creator may run on
+	// first, as it may in a real run.
+	ThreadStart
 	kindCount
 )
 
@@ -212,6 +218,7 @@ var kindNames = [...]string{
 	Select:         "select",
 	ChanWake:       "chan-wake",
 	TimerWait:      "timer-wait",
+	ThreadStart:    "thread-start",
 }
 
 // NumKinds is one more than the largest valid Kind.
@@ -312,6 +319,9 @@ type Effect struct {
 	// its own (Go read locks have no owner: one that does not releases
 	// another reader's).
 	Own bool
+	// Writer reports an RWUnlock by the thread that holds the rwlock for
+	// writing: it releases the write lock.
+	Writer bool
 }
 
 // String returns the operation as a call, e.g. "pthread_mutex_lock(0x601040)",

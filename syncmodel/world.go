@@ -289,6 +289,11 @@ func (w *World) Annotated(tid int) (op Op, ok bool) {
 		if by := w.signaller(tid, op.Obj); by != 0 {
 			op.Eff = Effect{Known: true, Partner: by}
 		}
+	case RWUnlock:
+		op.Eff = Effect{Known: true}
+		if r := w.rwlocks[op.Obj]; r != nil {
+			op.Eff.Writer = r.writer == tid
+		}
 	case GoRWRUnlock:
 		op.Eff = Effect{Known: true}
 		if r := w.gorws[op.Obj]; r != nil {
@@ -600,7 +605,7 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 	case OnceEnd:
 		w.onceEnd(op)
 
-	case Yield, Sleep, Read, Write, TimerWait:
+	case Yield, Sleep, Read, Write, TimerWait, ThreadStart:
 	case Choose:
 		if choice < 0 || int64(choice) >= op.Arg {
 			return Result{}, "", fmt.Errorf("syncmodel: thread %d: choice %d out of range 0..%d", tid, choice, op.Arg-1)

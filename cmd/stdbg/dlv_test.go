@@ -119,8 +119,8 @@ func TestReplayDlv(t *testing.T) {
 		outcome string
 	}{
 		{"embrace-prog entry", []string{entry}, "deadlock: "},
-		{"embrace-test", []string{"--schedule", "1;1;1;2;3", "--run", "TestEmbrace", filepath.Join(goEx, "embrace-test")}, "deadlock: "},
-		{"leak-prog", []string{"--schedule", "1;1;2;3;1:1;1;2", filepath.Join(goEx, "leak-prog")}, "leak: "},
+		{"embrace-test", []string{"--schedule", "1;1;1;2;2;3;3", "--run", "TestEmbrace", filepath.Join(goEx, "embrace-test")}, "deadlock: "},
+		{"leak-prog", []string{"--schedule", "1;1;2;2;2;1;1;3;3", filepath.Join(goEx, "leak-prog")}, "leak: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +176,7 @@ func TestReplayDlvStopAt(t *testing.T) {
 	var errb strings.Builder
 	done := make(chan int, 1)
 	go func() {
-		code := run([]string{"replay", "--dlv", "--stop-at", "2", "--dlv-no-connect", "--dlv-wait", "2m", "--schedule", "1;1;2", prog}, pw, &errb)
+		code := run([]string{"replay", "--dlv", "--stop-at", "2", "--dlv-no-connect", "--dlv-wait", "2m", "--schedule", "1;1;2;2", prog}, pw, &errb)
 		pw.Close()
 		done <- code
 	}()
@@ -189,7 +189,7 @@ func TestReplayDlvStopAt(t *testing.T) {
 		close(lines)
 		io.Copy(io.Discard, pr)
 	}()
-	stopRE := regexp.MustCompile(`^Stopped before step 2/3: thread 1 \(goroutine (\d+), selected\) is about to run it at main\.go:22 \(frame (\d+)\)\.$`)
+	stopRE := regexp.MustCompile(`^Stopped before step 2/4: thread 1 \(goroutine (\d+), selected\) is about to run it at main\.go:22 \(frame (\d+)\)\.$`)
 	waitRE := regexp.MustCompile(`^Delve waits for a client .*: \S+ connect --init (\S+) (\S+)$`)
 	var goroutine int64
 	var frame int
@@ -245,7 +245,7 @@ func TestReplayDlvStopAt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dlv := exec.CommandContext(ctx, os.Getenv("STDBG_DLV"), "connect", "--init", init, addr)
-	dlv.Stdin = strings.NewReader("stdbg_next\nstdbg_where\nstdbg_next\ncontinue\nexit\ny\n")
+	dlv.Stdin = strings.NewReader("stdbg_next\nstdbg_where\nstdbg_next\nstdbg_next\ncontinue\nexit\ny\n")
 	session, err := dlv.CombinedOutput()
 	c.Disconnect(false)
 	text := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(string(session), "")
@@ -253,11 +253,12 @@ func TestReplayDlvStopAt(t *testing.T) {
 		t.Fatalf("dlv connect: %v\n%s", err, text)
 	}
 	for _, want := range []string{
-		fmt.Sprintf(`stdbg: step 2/3: thread 1, goroutine %d\n`, goroutine),
+		fmt.Sprintf(`stdbg: step 2/4: thread 1, goroutine %d\n`, goroutine),
 		`=>\s+22:\s+a\.Lock\(\)`,
-		`stdbg: step 3/3: thread 2, goroutine \d+\n`,
+		`stdbg: step 3/4: thread 2, goroutine \d+\n`,
+		`stdbg: step 4/4: thread 2, goroutine \d+\n`,
 		`=>\s+15:\s+b\.Lock\(\)`,
-		`stdbg: after the last step \(3/3\): deadlock: no thread can go on`,
+		`stdbg: after the last step \(4/4\): deadlock: no thread can go on`,
 		`has exited with status 1`,
 	} {
 		if !regexp.MustCompile(want).MatchString(text) {
@@ -294,7 +295,7 @@ func TestReplayDlvClientLeaves(t *testing.T) {
 			done := make(chan int, 1)
 			args := append([]string{"replay", "--dlv", "--dlv-no-connect", "--dlv-wait", "30m"}, tc.listen...)
 			go func() {
-				code := run(append(args, "--schedule", "1;1;2", prog), pw, &errb)
+				code := run(append(args, "--schedule", "1;1;2;2", prog), pw, &errb)
 				pw.Close()
 				done <- code
 			}()
@@ -355,12 +356,12 @@ func TestReplayDlvBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"C target", []string{"--schedule", "1;1;2", example("deadly-embrace.c")}, "use --gdb"},
-		{"listen on every interface", []string{"--dlv-listen", "0.0.0.0:0", "--schedule", "1;1;2", prog}, "not a loopback address"},
-		{"listen on a socket that exists", []string{"--dlv-listen", "unix:" + prog, "--schedule", "1;1;2", prog}, "exists"},
-		{"step past the end", []string{"--stop-at", "9", "--schedule", "1;1;2", prog}, "the run has 3 steps"},
-		{"not a step", []string{"--stop-at", "soon", "--schedule", "1;1;2", prog}, "want a step number"},
-		{"with --gdb", []string{"--gdb", "--schedule", "1;1;2", prog}, "give one"},
+		{"C target", []string{"--schedule", "1;1;2;2", example("deadly-embrace.c")}, "use --gdb"},
+		{"listen on every interface", []string{"--dlv-listen", "0.0.0.0:0", "--schedule", "1;1;2;2", prog}, "not a loopback address"},
+		{"listen on a socket that exists", []string{"--dlv-listen", "unix:" + prog, "--schedule", "1;1;2;2", prog}, "exists"},
+		{"step past the end", []string{"--stop-at", "9", "--schedule", "1;1;2;2", prog}, "the run has 4 steps"},
+		{"not a step", []string{"--stop-at", "soon", "--schedule", "1;1;2;2", prog}, "want a step number"},
+		{"with --gdb", []string{"--gdb", "--schedule", "1;1;2;2", prog}, "give one"},
 		{"no entry", []string{prog}, "needs a corpus entry"},
 	}
 	needDlv(t)

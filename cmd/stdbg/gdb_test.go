@@ -160,6 +160,11 @@ func checkSteps(t *testing.T, script string, r *report.Report) (fact, string) {
 		if st.Thread >= len(f.ostids) || f.ostids[st.Thread] == 0 || f.lwp != f.ostids[st.Thread] {
 			t.Errorf("step %d: GDB selected LWP %d, stdbg thread %d is LWP %v", st.N, f.lwp, st.Thread, f.ostids)
 		}
+		if st.Call == "thread starts" {
+			// The thread has not entered the user's code yet: there is
+			// no frame of it to select.
+			continue
+		}
 		if f.file != filepath.Base(st.Where.File) || f.line != st.Where.Line {
 			t.Errorf("step %d: selected frame at %s:%d, the report says %s", st.N, f.file, f.line, st.Where.Short())
 		}
@@ -171,13 +176,13 @@ func TestReplayGDBDeadlock(t *testing.T) {
 	t.Parallel()
 	needGDB(t)
 	prog := example("deadly-embrace.c")
-	r := replayReport(t, "--schedule", "1;1;2", prog)
-	if r.Kind != "deadlock" || len(r.Steps) != 3 || len(r.Waits) != 2 {
+	r := replayReport(t, "--schedule", "1;1;2;2", prog)
+	if r.Kind != "deadlock" || len(r.Steps) != 4 || len(r.Waits) != 2 {
 		t.Fatalf("unexpected report: %+v", r)
 	}
-	script := writeScript(t, "--schedule", "1;1;2", prog)
+	script := writeScript(t, "--schedule", "1;1;2;2", prog)
 	text, _ := os.ReadFile(script)
-	for _, w := range []string{"# Use:  gdb -q -x ", "set startup-with-shell off", "set environment STDBG_REPLAY=", "set environment LD_PRELOAD=", "set $trace = {1, 1, 2}", "set $counter = 1"} {
+	for _, w := range []string{"# Use:  gdb -q -x ", "set startup-with-shell off", "set environment STDBG_REPLAY=", "set environment LD_PRELOAD=", "set $trace = {1, 1, 2, 2}", "set $counter = 1"} {
 		if !strings.Contains(string(text), w) {
 			t.Errorf("script lacks %q", w)
 		}
@@ -189,9 +194,9 @@ func TestReplayGDBDeadlock(t *testing.T) {
 	end, out := checkSteps(t, script, r)
 	// The log ends: every thread is parked, blocked in the lock the report
 	// says, at the report's line.
-	if end.counter != 4 || !strings.Contains(out, "the decision log ends after step 3: every thread is parked") ||
+	if end.counter != 5 || !strings.Contains(out, "the decision log ends after step 4: every thread is parked") ||
 		!strings.Contains(out, "DEADLOCK DETECTED") {
-		t.Errorf("no end of the log after step 3 (counter %d):\n%s", end.counter, out)
+		t.Errorf("no end of the log after step 4 (counter %d):\n%s", end.counter, out)
 	}
 	for _, w := range r.Waits {
 		lwp := end.ostids[w.Thread]
@@ -206,12 +211,12 @@ func TestReplayGDBDeadlock(t *testing.T) {
 	}
 }
 
-// TestReplayGDBDiverged edits the decision log so that step 3 no longer
+// TestReplayGDBDiverged edits the decision log so that step 4 no longer
 // fits: the replay stops there and says so.
 func TestReplayGDBDiverged(t *testing.T) {
 	t.Parallel()
 	needGDB(t)
-	script := writeScript(t, "--schedule", "1;1;2", example("deadly-embrace.c"))
+	script := writeScript(t, "--schedule", "1;1;2;2", example("deadly-embrace.c"))
 	log := strings.TrimSuffix(script, ".gdb") + ".decisions"
 	b, err := os.ReadFile(log)
 	if err != nil {
@@ -225,11 +230,11 @@ func TestReplayGDBDiverged(t *testing.T) {
 	out := batchGDB(t, script, "stdbg-goto end", "stdbg-where", "print $counter",
 		`python exec("try:\n gdb.execute('stdbg-next')\nexcept gdb.error as e:\n print('ERROR', e)")`)
 	for _, w := range []string{
-		"stdbg: replay diverged at step 3: thread 2 is at another operation",
-		"stdbg: the replay diverged at step 3: the program no longer fits the decision log",
-		"The replay diverged at step 3 of 3",
-		"$1 = 3",
-		"ERROR the replay diverged at step 3: every thread is parked for good",
+		"stdbg: replay diverged at step 4: thread 2 is at another operation",
+		"stdbg: the replay diverged at step 4: the program no longer fits the decision log",
+		"The replay diverged at step 4 of 4",
+		"$1 = 4",
+		"ERROR the replay diverged at step 4: every thread is parked for good",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("gdb output lacks %q:\n%s", w, out)
@@ -277,9 +282,9 @@ func TestReplayGDBAssertion(t *testing.T) {
 	t.Parallel()
 	needGDB(t)
 	prog := writeFile(t, t.TempDir(), "leader.c", leader)
-	const sched = "1;1;2;3;2;3;2" // both check, both claim, then thread 2 checks again
+	const sched = "1;1;2;2;3;3;2;3;2" // both start and check, both claim, then thread 2 checks again
 	r := replayReport(t, "--schedule", sched, prog)
-	if r.Kind != "assertion" || len(r.Steps) != 7 || r.Failure == nil {
+	if r.Kind != "assertion" || len(r.Steps) != 9 || r.Failure == nil {
 		t.Fatalf("the schedule does not fail the assertion: %+v", r)
 	}
 	script := writeScript(t, "--schedule", sched, prog)
@@ -288,7 +293,7 @@ func TestReplayGDBAssertion(t *testing.T) {
 		"Assertion `!leader[1 - me] && \"at most one leader\"' failed.",
 		"received signal SIGABRT",
 		fmt.Sprintf("stdbg: thread %d [GDB thread", r.Failure.Thread),
-		"received SIGABRT during step 7 of 7",
+		"received SIGABRT during step 9 of 9",
 		"PROPERTY NOT VALID",
 	} {
 		if !strings.Contains(out, w) {
@@ -339,9 +344,9 @@ func TestReplayGDBCommands(t *testing.T) {
 	wrapper := writeFile(t, t.TempDir(), "gdb", fmt.Sprintf("#!/bin/sh\nexec timeout -s KILL %d %s -nx -iex 'set debuginfod enabled off' \"$@\"\n", int(gdbTimeout.Seconds()), shellQuote(gdb)))
 	os.Chmod(wrapper, 0o755)
 	t.Setenv("STDBG_GDB", wrapper)
-	gdbStdin = strings.NewReader("stdbg-trace\nstdbg-goto 3\nstdbg-where\nstdbg-goto 2\nstdbg-where\nstdbg-finish\nprint transfers\nstdbg-next\nstdbg-next\nstdbg-next\nquit\n")
+	gdbStdin = strings.NewReader("stdbg-trace\nstdbg-goto 4\nstdbg-where\nstdbg-goto 2\nstdbg-where\nstdbg-finish\nprint transfers\nstdbg-next\nstdbg-next\nstdbg-next\nstdbg-next\nquit\n")
 	defer func() { gdbStdin = os.Stdin }()
-	out, errs, code := stdbg(t, "replay", "--gdb", "--schedule", "1;1;2", example("deadly-embrace.c"))
+	out, errs, code := stdbg(t, "replay", "--gdb", "--schedule", "1;1;2;2", example("deadly-embrace.c"))
 	if code != exitClean {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -349,12 +354,12 @@ func TestReplayGDBCommands(t *testing.T) {
 		"*** DEADLOCK DETECTED ***",
 		"Starting GDB: ",
 		"=> step 1    thread 1",
-		"Step 3 of 3: thread 2 runs pthread_mutex_lock(second) at deadly-embrace.c:14",
-		"Step 2 of 3: thread 1 runs pthread_mutex_lock(first) at deadly-embrace.c:28",
+		"Step 4 of 4: thread 2 runs pthread_mutex_lock(second) at deadly-embrace.c:14",
+		"Step 2 of 4: thread 1 runs pthread_mutex_lock(first) at deadly-embrace.c:28",
 		"Value returned is",
 		"$2 = 0",
-		"the decision log ends after step 3",
-		"the decision log ended after step 3: every thread is parked for good",
+		"the decision log ends after step 4",
+		"the decision log ended after step 4: every thread is parked for good",
 	} {
 		if !strings.Contains(out+errs, w) {
 			t.Errorf("output lacks %q:\n%s\n%s", w, out, errs)
@@ -375,7 +380,7 @@ func TestReplayGDBEntry(t *testing.T) {
 	t.Parallel()
 	needGDB(t)
 	dir := t.TempDir()
-	out, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", dir, "--max-depth", "3", example("deadly-embrace.c"))
+	out, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", dir, "--max-depth", "4", example("deadly-embrace.c"))
 	if code != exitBug {
 		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -385,7 +390,7 @@ func TestReplayGDBEntry(t *testing.T) {
 	}
 	script := writeScript(t, entries[0])
 	got := batchGDB(t, script, "stdbg-goto end", "stdbg-where")
-	if !strings.Contains(got, "The decision log ended after step 3 of 3; *** DEADLOCK DETECTED ***") {
+	if !strings.Contains(got, "The decision log ended after step 4 of 4; *** DEADLOCK DETECTED ***") {
 		t.Errorf("gdb output:\n%s", got)
 	}
 }

@@ -17,17 +17,18 @@ func TestGoProgram(t *testing.T) {
 	}
 	for _, want := range []string{
 		"*** DEADLOCK DETECTED ***",
-		"Path = 1;1;2\n",
+		"Path = 1;1;2;2\n",
 		"thread 1  go -> thread 2",
+		"thread 2  thread starts",
 		"main.go:",
 		"waits in Mutex.Lock for",
-		"Replay: stdbg replay --schedule '1;1;2' ",
+		"Replay: stdbg replay --schedule '1;1;2;2' ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("find output lacks %q:\n%s", want, out)
 		}
 	}
-	out, errs, code = stdbg(t, "replay", "--schedule", "1;1;2", prog)
+	out, errs, code = stdbg(t, "replay", "--schedule", "1;1;2;2", prog)
 	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") {
 		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -60,7 +61,7 @@ func TestGoWithoutRunOrCheck(t *testing.T) {
 	t.Parallel()
 	prog := filepath.Join("..", "..", "examples", "go", "norun-prog")
 	out, errs, code := stdbg(t, "find", prog)
-	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "Path = 1;1;2\n") ||
+	if code != exitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") || !strings.Contains(out, "Path = 1;1;2;2\n") ||
 		!strings.Contains(errs+out, "main does not call sthread.Run") {
 		t.Fatalf("find on a main without Run: exit %d\n%s\n%s", code, out, errs)
 	}

@@ -83,14 +83,14 @@ func TestHTMLInBrowser(t *testing.T) {
 		}{
 			{"the bug banner", `<p class="banner bug">\*\*\* DEADLOCK DETECTED \*\*\*</p>`, 1},
 			{"a lane per thread", `<th class="lane" data-thread="\d+">`, 2},
-			{"a row per step", `<tr class="step"[^>]* data-step="\d+">`, 3},
+			{"a row per step", `<tr class="step"[^>]* data-step="\d+">`, 4},
 			{"a row per waiting thread", `<tr class="wait( selected)?">`, 2},
-			{"the source of each step and wait", `<div class="src" data-file="[^"]*deadly-embrace.c">`, 5},
+			{"the source of each step and wait", `<div class="src" data-file="[^"]*deadly-embrace.c">`, 6},
 			{"the failing line marked", `<span class="ln cur"><span class="no">29</span>`, 1},
 			{"the waits-for graph's threads", `<g class="node" data-thread="\d">`, 2},
 			{"the waits-for graph's edges", `<path class="edge" data-from="1" data-to="2"|<path class="edge" data-from="2" data-to="1"`, 2},
 			{"the replay commands", `stdbg replay --gdb `, 1},
-			{"the script ran", `<body data-rendered="5">`, 1},
+			{"the script ran", `<body data-rendered="6">`, 1},
 			{"the source pinned beside the lanes", `<div class="panel source-panel"><div class="src"`, 1},
 		}
 		for _, c := range checks {

@@ -27,7 +27,7 @@ func TestFindInTarget(t *testing.T) {
 		{"leak", []string{goEx("leak-prog")}, []string{"leak"}, false, ""},
 		{"a test", []string{"-run", "TestEmbrace", goEx("embrace-test")}, []string{"deadlock"}, false, ""},
 		{"os.Exit mid-search", []string{"--all", goEx("exit-prog")}, []string{"crash", "deadlock"}, false,
-			"the program ended its process during schedule 1;2 (exit status 3: worker: the service is not started; a fresh run of it: crash)"},
+			"the program ended its process during schedule 1;2;2 (exit status 3: worker: the service is not started; a fresh run of it: crash)"},
 		{"clean, DPOR", []string{"--all", "-j", "1", "-run", "TestCheckProdCons1", goEx("dpor")}, nil, true, ""},
 		{"every schedule", []string{"--all", "-j", "1", "--reduction", "none", goEx("embrace-prog")}, []string{"deadlock"}, true, ""},
 		{"a shard", []string{"--all", "-j", "1", "--shard", "1/2", "-run", "TestCheckReadersWriters2", goEx("dpor")}, nil, true, ""},

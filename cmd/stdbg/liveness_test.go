@@ -21,7 +21,7 @@ func TestFindLivelockAndReplayIt(t *testing.T) {
 	}
 	for _, want := range []string{
 		"*** LIVELOCK: NO PROGRESS ***",
-		"Path = 1;1;1;2 (4;2;3;4)*",
+		"Path = 1;1;1;2;2;3;4 (4;2;3;4)*",
 		"-- cycle, repeated forever:",
 		"thread 4  pthread_mutex_trylock(bus) = EBUSY",
 		"Visited states = ",
@@ -120,7 +120,7 @@ func TestFindVisitedAndLTL(t *testing.T) {
 		{"priority inversion", []string{"find", "--ltl", "G(r -> F cs)", liveness("priority-inversion.c")}, exitBug,
 			[]string{"*** LIVENESS PROPERTY NOT VALID ***", "violates G (r -> F cs)", "[r=1 cs=0]", ")*"}},
 		{"polite", []string{"find", "--livelock", liveness("polite-backoff.c")}, exitBug,
-			[]string{"Path = 1;1 (2;2;3;3)*"}},
+			[]string{"Path = 1;1;2;3 (2;2;3;3)*"}},
 		{"unknown proposition", []string{"find", "--ltl", "F nosuch", liveness("peterson.c")}, exitUsage,
 			nil},
 		{"bad formula", []string{"find", "--ltl", "G(r ->", liveness("peterson.c")}, exitUsage, nil},
@@ -147,10 +147,10 @@ func TestFindGoLivelock(t *testing.T) {
 	t.Parallel()
 	prog := filepath.Join("..", "..", "examples", "go", "backoff-prog")
 	out, errs, code := stdbg(t, "find", "--livelock", prog)
-	if code != exitBug || !strings.Contains(out, "Path = 1;1;1 (2;2;3;3)*") {
+	if code != exitBug || !strings.Contains(out, "Path = 1;1;1;2;3 (2;2;3;3)*") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	out, errs, code = stdbg(t, "replay", "--cycles", "2", "--schedule", "1;1;1 (2;2;3;3)*", prog)
+	out, errs, code = stdbg(t, "replay", "--cycles", "2", "--schedule", "1;1;1;2;3 (2;2;3;3)*", prog)
 	if code != exitBug || !strings.Contains(out, "2 of the runs came back") {
 		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}

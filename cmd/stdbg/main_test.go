@@ -80,8 +80,9 @@ func TestFindDepthBounds(t *testing.T) {
 		contains string
 	}{
 		{"depth 1 finds nothing", []string{"find", "--max-depth", "1", example("deadly-embrace.c")}, exitClean, "No property violation found."},
-		{"depth 3 finds the shortest", []string{"find", "--max-depth", "3", example("deadly-embrace.c")}, exitBug, "Path = 1;1;2\n"},
-		{"paper spelling", []string{"find", "--cfg=model-check/max-depth:3", example("deadly-embrace.c")}, exitBug, "Path = 1;1;2\n"},
+		{"depth 3 is one step short", []string{"find", "--max-depth", "3", example("deadly-embrace.c")}, exitClean, "No property violation found."},
+		{"depth 4 finds the shortest", []string{"find", "--max-depth", "4", example("deadly-embrace.c")}, exitBug, "Path = 1;1;2;2\n"},
+		{"paper spelling", []string{"find", "--cfg=model-check/max-depth:4", example("deadly-embrace.c")}, exitBug, "Path = 1;1;2;2\n"},
 		{"paper spelling, separate", []string{"find", "--cfg", "model-check/max-depth:1", example("deadly-embrace.c")}, exitClean, "Max depth reached"},
 	}
 	for _, tt := range tests {
@@ -96,7 +97,7 @@ func TestFindDepthBounds(t *testing.T) {
 
 func TestFindJSON(t *testing.T) {
 	t.Parallel()
-	out, _, code := stdbg(t, "find", "--json", "--max-depth", "3", example("deadly-embrace.c"))
+	out, _, code := stdbg(t, "find", "--json", "--max-depth", "4", example("deadly-embrace.c"))
 	if code != exitBug {
 		t.Fatalf("exit %d", code)
 	}
@@ -119,11 +120,11 @@ func TestFindJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if len(doc.Bugs) != 1 || doc.Bugs[0].Kind != "deadlock" || doc.Bugs[0].Path != "1;1;2" {
+	if len(doc.Bugs) != 1 || doc.Bugs[0].Kind != "deadlock" || doc.Bugs[0].Path != "1;1;2;2" {
 		t.Fatalf("bugs = %+v", doc.Bugs)
 	}
 	b := doc.Bugs[0]
-	if len(b.Steps) != 3 || b.Steps[2].Thread != 2 || !strings.HasSuffix(b.Steps[2].Where.File, "deadly-embrace.c") || b.Steps[2].Where.Line == 0 {
+	if len(b.Steps) != 4 || b.Steps[3].Thread != 2 || !strings.HasSuffix(b.Steps[3].Where.File, "deadly-embrace.c") || b.Steps[3].Where.Line == 0 {
 		t.Errorf("steps = %+v", b.Steps)
 	}
 	if len(b.Waits) != 2 || doc.Stats.Executions < 1 {
@@ -139,11 +140,11 @@ func TestReplay(t *testing.T) {
 		code     int
 		contains []string
 	}{
-		{"reproduces the deadlock", "1;1;2", exitBug, []string{"*** DEADLOCK DETECTED ***", "Path = 1;1;2", "step 3  thread 2  pthread_mutex_lock(second)"}},
-		{"copied Path line", "Path = 1;1;2", exitBug, []string{"*** DEADLOCK DETECTED ***"}},
+		{"reproduces the deadlock", "1;1;2;2", exitBug, []string{"*** DEADLOCK DETECTED ***", "Path = 1;1;2;2", "step 3  thread 2  thread starts", "step 4  thread 2  pthread_mutex_lock(second)"}},
+		{"copied Path line", "Path = 1;1;2;2", exitBug, []string{"*** DEADLOCK DETECTED ***"}},
 		{"clean schedule", "1;1;1;1;1;1;1", exitClean, []string{"No property violation found.", "4 transfers"}},
 		{"nonexistent thread", "1;3", exitUsage, []string{"*** SCHEDULE DIVERGED ***", "step 2: thread 3 does not exist"}},
-		{"blocked thread", "1;1;1;2", exitUsage, []string{"step 4: thread 2 cannot run: it is blocked in"}},
+		{"blocked thread", "1;1;1;2;2", exitUsage, []string{"step 5: thread 2 cannot run: it is blocked in"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ func TestFindSpuriousWakeup(t *testing.T) {
 		!strings.Contains(out, "pthread_cond_wait(filled, lock) returns at once, unsignalled (spurious wake-up)") {
 		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
 	}
-	rout, rerrs, rcode := stdbg(t, "replay", "--schedule", "1;2;2:1", prog)
+	rout, rerrs, rcode := stdbg(t, "replay", "--schedule", "1;2;2;2:1", prog)
 	if rcode != exitBug || !strings.Contains(rout, "an item is there after the wait") {
 		t.Errorf("replay: exit %d\n%s\n%s", rcode, rout, rerrs)
 	}

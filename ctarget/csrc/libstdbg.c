@@ -737,7 +737,10 @@ static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void 
 {
 	uint64_t frames[MAXFRAMES];
 	int n;
-	if (g_flags & STDBG_F_STACKS) {
+	if ((g_flags & STDBG_F_STACKS) && kind != K_THREAD_START && !(kind == K_THREAD_EXIT && api == A_RETURN)) {
+		/* (A thread's start, and its return from its function, have
+		 * no frame of their own: ra is its function, where they are
+		 * shown.) */
 		n = collect(frames, MAXFRAMES);
 		if (n == 0)
 			frames[n++] = (uint64_t)(uintptr_t)ra;
@@ -2013,6 +2016,10 @@ static void *thread_start(void *p)
 	if (t->tid < MAXTHREADS)
 		stdbg_thread_ostids[t->tid] = t->ostid;
 	set_altstack(t);
+	/* The thread's start is a scheduling point of its own: its creator
+	 * may go on first, as it may in a real run. */
+	if (active())
+		sched(K_THREAD_START, A_START, NULL, NULL, 0, (char *)t->where + 1);
 	void *rv = call_start(t);
 	if (active())
 		finish(A_RETURN, rv, (char *)t->where + 1);

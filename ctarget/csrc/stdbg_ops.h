@@ -75,6 +75,7 @@
 #define K_SELECT 70
 #define K_CHAN_WAKE 71
 #define K_TIMER_WAIT 72
+#define K_THREAD_START 73
 
 #define A_PTHREAD_CREATE 1
 #define A_PTHREAD_JOIN 2
@@ -212,6 +213,7 @@
 #define A_MAP_COMPAREANDDELETE 134
 #define A_MAP_RANGE 135
 #define A_MAP_CLEAR 136
+#define A_START 137
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {
@@ -288,7 +290,8 @@ static const char *const stdbg_kind_names[] = {
 	"select",
 	"chan-wake",
 	"timer-wait",
+	"thread-start",
 };
-#define STDBG_NUM_KINDS 73
+#define STDBG_NUM_KINDS 74
 
 #endif

@@ -147,7 +147,7 @@ func TestDPORDeadlyEmbraceAtSmallDepths(t *testing.T) {
 		if !slices.Equal(nk, dk) {
 			t.Errorf("max depth %d: DPOR found %q, every schedule %q", depth, dk, nk)
 		}
-		if depth >= 3 && !strings.Contains(strings.Join(dk, " "), "deadlock@") {
+		if depth >= 4 && !strings.Contains(strings.Join(dk, " "), "deadlock@") {
 			t.Errorf("max depth %d: no deadlock found", depth)
 		}
 	}

@@ -31,7 +31,7 @@ func TestDeadlyEmbrace(t *testing.T) {
 	bug := expectBug(t, deadlyEmbrace, search.Deadlock,
 		"thread 1 waits in Mutex.Lock for second (held by thread 2)",
 		"thread 2 waits in Mutex.Lock for first (held by thread 1)")
-	if bug.Schedule != "1;1;2" {
-		t.Errorf("schedule %s, want 1;1;2", bug.Schedule)
+	if bug.Schedule != "1;1;2;2" {
+		t.Errorf("schedule %s, want 1;1;2;2", bug.Schedule)
 	}
 }

@@ -43,6 +43,6 @@ func ExampleTraceCounter() {
 		fmt.Printf("%s: %d executions, %d traces\n", st.name, c.Runs, len(c.Traces))
 	}
 	// Output:
-	// DFS: 300 executions, 2 traces
+	// DFS: 1182 executions, 2 traces
 	// DPOR: 2 executions, 2 traces
 }
