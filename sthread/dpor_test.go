@@ -225,6 +225,12 @@ func TestDPORGoRefinementsKeepBugs(t *testing.T) {
 			sthread.Assert(n == 2, "woken twice before both increments")
 			mu.Unlock()
 		}},
+		{"a goroutine starts before its creator's yield", func() {
+			started := false
+			sthread.Go(func() { started = true }) // no operation: all in its start
+			sthread.Yield()                       // the creator polls, as a Yield says
+			sthread.Assert(!started, "the goroutine ran before the creator's check")
+		}},
 		{"two readers append in either order", func() {
 			var rw sthread.RWMutex
 			var order []int
