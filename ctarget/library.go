@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,22 @@ import (
 	"github.com/stdbg/stdbg/internal/atomicfile"
 )
 
-//go:embed csrc/libstdbg.c csrc/stdbg_wire.h csrc/stdbg_ops.h csrc/stdbg.h csrc/stdbg_tsan.c
+//go:embed csrc/libstdbg.c csrc/rt/*.c csrc/stdbg_wire.h csrc/stdbg_ops.h csrc/stdbg.h csrc/stdbg_tsan.c
 var csrc embed.FS
+
+// sources lists the embedded C sources by their path under csrc, in a
+// fixed order: libstdbg.c and the parts it includes (rt/), the headers,
+// the memory instrumentation's entry points.
+func sources() []string {
+	var names []string
+	fs.WalkDir(csrc, "csrc", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, strings.TrimPrefix(p, "csrc/"))
+		}
+		return nil
+	})
+	return names // WalkDir walks in lexical order
+}
 
 // Header returns the text of stdbg.h, the annotation header for targets.
 func Header() []byte {
@@ -71,8 +86,8 @@ func Compiler(cxx bool) (string, error) {
 
 func sourceHash() string {
 	h := sha256.New()
-	for _, n := range []string{"csrc/libstdbg.c", "csrc/stdbg_wire.h", "csrc/stdbg_ops.h", "csrc/stdbg.h", "csrc/stdbg_tsan.c"} {
-		b, _ := csrc.ReadFile(n)
+	for _, n := range sources() {
+		b, _ := csrc.ReadFile("csrc/" + n)
 		h.Write([]byte(n))
 		h.Write(b)
 	}
@@ -109,8 +124,11 @@ func Library() (string, error) {
 		return "", fmt.Errorf("creating build directory: %w", err)
 	}
 	defer os.RemoveAll(src)
-	for _, n := range []string{"libstdbg.c", "stdbg_wire.h", "stdbg_ops.h", "stdbg.h", "stdbg_tsan.c"} {
+	for _, n := range sources() {
 		b, _ := csrc.ReadFile("csrc/" + n)
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, n)), 0o755); err != nil {
+			return "", fmt.Errorf("writing library source: %w", err)
+		}
 		if err := os.WriteFile(filepath.Join(src, n), b, 0o644); err != nil {
 			return "", fmt.Errorf("writing library source: %w", err)
 		}

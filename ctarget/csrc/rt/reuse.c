@@ -1,0 +1,735 @@
+/* rt/reuse.c: part of libstdbg, compiled into it by libstdbg.c (one
+ * translation unit: the parts share its includes and static state).
+ *
+ * Owns process reset and reuse: a child that finished an execution makes its
+ * threads leave, undoes what the execution did to its memory, descriptors
+ * and mappings, and serves the next execution itself.
+ */
+
+/* ------------------------------------------------------------------ */
+/* Reuse: one child serves many executions                             */
+
+/* With STDBG_F_REUSE a child does not die when the checker is done with an
+ * execution. The checker answers RESET instead, and the child puts itself
+ * back into the state it had just after the fork, then reports the first
+ * scheduling point again as the next execution. That saves the fork, the
+ * teardown of the old process and the page faults of the new one: most of
+ * the cost of a short execution.
+ *
+ * Right after the fork the child saves every private writable mapping (the
+ * data of the program and its libraries, this library's included, the
+ * heap, the used part of the main stack, anonymous mappings), its signal
+ * mask, its descriptors and its program break. A reset makes every thread
+ * but main leave with a bare exit system call, waits until the kernel has
+ * cleared their thread ids, closes descriptors opened since, unmaps
+ * mappings made since, restores the break and the saved bytes, and jumps
+ * back to the point after the fork. Threads run on stacks this library
+ * keeps from one execution to the next, so glibc neither maps nor caches
+ * stacks, and a thread keeps its stack address in every execution.
+ *
+ * The child refuses a reset, and leaves so that the next execution is a
+ * fresh fork, when it cannot put things back: the program changed a kernel
+ * setting a reset does not restore (signal handlers, timers, the working
+ * directory, loaded libraries, child processes: see the interposers below),
+ * closed a descriptor it had, removed or changed a mapping it had, main
+ * already left, or a thread stdbg did not create is running. */
+
+#define REUSE_MAX_MAPS 2048
+#define REUSE_MAPS_BUF (256 * 1024)
+#define REUSE_MAX_SAVED (8u << 20) /* beyond that a fork is cheaper */
+#define REUSE_MAX_FDS 256
+#define REUSE_REFUSED 75 /* exit status of a child that cannot reset */
+#define REUSE_MAPS_EVERY 64
+
+enum { MAP_PLAIN, MAP_STACK_MAIN, MAP_SPECIAL };
+
+struct region {
+	uintptr_t lo, hi;
+	int kind;
+	char perms[4];
+};
+
+struct saved {
+	uintptr_t lo, hi;
+	size_t off; /* in the snapshot */
+};
+
+struct pooled {
+	uint8_t *stack; /* mapping: guard page, then the stack */
+	size_t len;
+	void *alt; /* alternate signal stack */
+	struct thr *thr;
+};
+
+struct keep {
+	int ok;         /* a reset is possible */
+	int tainted;    /* the program did something a reset cannot undo */
+	int maps_dirty; /* the program may have changed its mappings */
+	int since_maps; /* resets since the mappings were last checked */
+	size_t tid_off;
+	size_t def_stack;
+	uintptr_t brk;
+	sigset_t mask;
+	int fds[REUSE_MAX_FDS];
+	int nfds;
+	struct region maps[REUSE_MAX_MAPS];
+	int nmaps;
+	struct saved saved[REUSE_MAX_MAPS];
+	int nsaved;
+	uint8_t *snap;
+	size_t snap_len;
+	struct pooled pool[MAXTHREADS];
+	struct region scratch[REUSE_MAX_MAPS]; /* mappings read at a reset */
+	struct region known[REUSE_MAX_MAPS + 3 * MAXTHREADS + 8];
+	uintptr_t stack_lo; /* the saved part of the main stack starts here */
+	char maps_buf[REUSE_MAPS_BUF];
+};
+
+/* Not saved: a reset leaves it as it is. */
+static struct keep *g_keep;
+static long g_page;
+
+/* read_maps reads /proc/self/maps into out; returns the count or -1. */
+static int read_maps(struct region *out, int max)
+{
+	struct keep *k = g_keep;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(fd, k->maps_buf + len, sizeof k->maps_buf - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof k->maps_buf - 1) {
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	k->maps_buf[len] = 0;
+	int n = 0;
+	char *p = k->maps_buf;
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		if (n == max)
+			return -1;
+		struct region *r = &out[n];
+		char *q;
+		r->lo = strtoull(p, &q, 16);
+		if (*q != '-')
+			return -1;
+		r->hi = strtoull(q + 1, &q, 16);
+		while (*q == ' ')
+			q++;
+		memcpy(r->perms, q, 4);
+		/* The path, if any, is the sixth field. */
+		char *f = q;
+		for (int i = 0; i < 4 && f < nl; i++) {
+			while (f < nl && *f != ' ')
+				f++;
+			while (f < nl && *f == ' ')
+				f++;
+		}
+		r->kind = MAP_PLAIN;
+		if (f < nl && *f == '[') {
+			if (strncmp(f, "[stack]", 7) == 0)
+				r->kind = MAP_STACK_MAIN;
+			else if (strncmp(f, "[heap]", 6) != 0)
+				r->kind = MAP_SPECIAL; /* vdso, vvar, vsyscall */
+		}
+		n++;
+		p = *nl ? nl + 1 : nl;
+	}
+	return n;
+}
+
+/* find_tid_off finds where glibc keeps a thread's kernel id in its
+ * descriptor, by looking for this thread's id in its own. */
+static int find_tid_off(size_t *off)
+{
+	const uint8_t *pd = (const uint8_t *)pthread_self();
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	for (size_t o = 0; o + sizeof(pid_t) <= 2048; o += sizeof(pid_t)) {
+		pid_t v;
+		memcpy(&v, pd + o, sizeof v);
+		if (v == tid) {
+			*off = o;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* list_numbers lists the entries of a /proc directory named by numbers
+ * (descriptors, threads) into out, if not NULL, and returns their count, or
+ * -1 when it cannot (or more than max when out is set). */
+static int list_numbers(const char *dir, int *out, int max)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	int n = 0;
+	char buf[4096];
+	for (;;) {
+		long got = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+		if (got <= 0) {
+			if (got < 0)
+				n = -1;
+			break;
+		}
+		for (long pos = 0; pos < got;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + pos);
+			pos += d->reclen;
+			if (d->name[0] < '0' || d->name[0] > '9')
+				continue;
+			int num = atoi(d->name);
+			if (out && (num == dfd || num == g_ctl))
+				continue; /* the listing's own descriptor, the control socket */
+			if (out) {
+				if (n == max) {
+					close(dfd);
+					return -1;
+				}
+				out[n] = num;
+			}
+			n++;
+		}
+	}
+	close(dfd);
+	return n;
+}
+
+static void boot_range(uintptr_t *lo, uintptr_t *hi);
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* reuse_snapshot saves the child's state right after the fork. It must be
+ * the last thing that changes memory before the execution starts: what it
+ * saves is what every later execution starts from. */
+static __attribute__((noinline)) void reuse_snapshot(void)
+{
+	volatile char here = 0;
+	g_page = sysconf(_SC_PAGESIZE);
+	struct keep *k = mmap(NULL, sizeof *k, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (k == MAP_FAILED)
+		return;
+	g_keep = k;
+	pthread_attr_t a;
+	if (!find_tid_off(&k->tid_off) || pthread_getattr_default_np(&a) != 0)
+		goto fail;
+	pthread_attr_getstacksize(&a, &k->def_stack);
+	pthread_attr_destroy(&a);
+	/* malloc maps memory of its own for big blocks and for the arenas of
+	 * new threads, and glibc does so out of this library's sight: keep
+	 * every block in the main heap, which the program break restores. */
+	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_MMAP_MAX, 0);
+	k->nfds = list_numbers("/proc/self/fd", k->fds, REUSE_MAX_FDS);
+	if (k->nfds < 0)
+		goto fail;
+	qsort(k->fds, (size_t)k->nfds, sizeof k->fds[0], int_cmp);
+	k->brk = (uintptr_t)syscall(SYS_brk, 0);
+	pthread_sigmask(SIG_BLOCK, NULL, &k->mask);
+	k->nmaps = read_maps(k->maps, REUSE_MAX_MAPS);
+	if (k->nmaps < 0)
+		goto fail;
+	uintptr_t sp = ((uintptr_t)&here - 256) & ~(uintptr_t)63;
+	/* Not saved: this library's keep (the kernel may have merged it with
+	 * a neighbouring mapping), main's signal stack, and this library's
+	 * tables of threads, which a reset clears itself. */
+	struct saved skip[5];
+	int nskip = 0;
+	skip[nskip++] = (struct saved){(uintptr_t)k, (uintptr_t)k + sizeof *k, 0};
+	if (self->altstack)
+		skip[nskip++] = (struct saved){(uintptr_t)self->altstack, (uintptr_t)self->altstack + ALTSTACK_SIZE, 0};
+	skip[nskip++] = (struct saved){(uintptr_t)threads, (uintptr_t)(threads + MAXTHREADS), 0};
+	skip[nskip++] = (struct saved){(uintptr_t)stdbg_thread_ostids, (uintptr_t)(stdbg_thread_ostids + MAXTHREADS), 0};
+	boot_range(&skip[nskip].lo, &skip[nskip].hi);
+	nskip++;
+	for (int i = 1; i < nskip; i++)
+		for (int j = i; j > 0 && skip[j].lo < skip[j - 1].lo; j--) {
+			struct saved t = skip[j];
+			skip[j] = skip[j - 1];
+			skip[j - 1] = t;
+		}
+	size_t total = 0;
+	for (int i = 0; i < k->nmaps; i++) {
+		struct region *r = &k->maps[i];
+		if (r->perms[1] != 'w' || r->perms[3] != 'p' || r->kind == MAP_SPECIAL)
+			continue;
+		uintptr_t lo = r->lo;
+		if (r->kind == MAP_STACK_MAIN) {
+			if (sp < r->lo || sp >= r->hi)
+				goto fail;
+			lo = sp;
+			k->stack_lo = sp;
+		}
+		for (int j = 0; j < nskip && lo < r->hi; j++) {
+			if (skip[j].hi <= lo || skip[j].lo >= r->hi)
+				continue;
+			if (skip[j].lo > lo) {
+				if (k->nsaved == REUSE_MAX_MAPS)
+					goto fail;
+				k->saved[k->nsaved++] = (struct saved){lo, skip[j].lo, total};
+				total += skip[j].lo - lo;
+			}
+			lo = skip[j].hi;
+		}
+		if (lo < r->hi) {
+			if (k->nsaved == REUSE_MAX_MAPS)
+				goto fail;
+			k->saved[k->nsaved++] = (struct saved){lo, r->hi, total};
+			total += r->hi - lo;
+		}
+	}
+	if (total > REUSE_MAX_SAVED)
+		goto fail;
+	k->snap = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (k->snap == MAP_FAILED)
+		goto fail;
+	k->snap_len = total;
+	for (int i = 0; i < k->nsaved; i++) {
+		struct saved *sv = &k->saved[i];
+		memcpy(k->snap + sv->off, (void *)sv->lo, sv->hi - sv->lo);
+	}
+	k->ok = k->stack_lo != 0;
+	return;
+fail:
+	k->ok = 0;
+}
+
+static struct pooled *reuse_pooled(int tid)
+{
+	if (!g_keep || !g_keep->ok || tid < 2 || tid >= MAXTHREADS)
+		return NULL;
+	return &g_keep->pool[tid];
+}
+
+static struct thr *reuse_thr(int tid)
+{
+	struct pooled *pe = reuse_pooled(tid);
+	if (!pe)
+		return NULL;
+	if (!pe->thr) {
+		void *p = mmap(NULL, sizeof(struct thr), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		pe->thr = p;
+	}
+	memset(pe->thr, 0, sizeof(struct thr));
+	return pe->thr;
+}
+
+/* reuse_attr prepares *out, a copy of attr (or the defaults), with a kept
+ * stack for thread tid; returns 0 to let glibc place the stack itself (the
+ * program chose a stack, or nothing is kept). */
+static int reuse_attr(pthread_attr_t *out, const pthread_attr_t *attr, int tid)
+{
+	struct pooled *pe = reuse_pooled(tid);
+	if (!pe)
+		return 0;
+	size_t size = g_keep->def_stack;
+	if (attr) {
+		/* Without a stack of the program's, glibc answers address 0
+		 * minus the size. */
+		void *sa = NULL;
+		size_t ss = 0;
+		if (pthread_attr_getstack(attr, &sa, &ss) != 0 || (uintptr_t)sa + ss != 0)
+			return 0;
+		pthread_attr_getstacksize(attr, &size);
+		memcpy(out, attr, sizeof *out);
+	} else {
+		pthread_attr_init(out);
+	}
+	size = (size + (size_t)g_page - 1) & ~((size_t)g_page - 1);
+	size_t len = size + (size_t)g_page;
+	if (pe->stack && pe->len != len) {
+		munmap(pe->stack, pe->len);
+		pe->stack = NULL;
+	}
+	if (!pe->stack) {
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+		               -1, 0);
+		if (p == MAP_FAILED)
+			return 0;
+		mprotect(p, (size_t)g_page, PROT_NONE); /* the guard page */
+		pe->stack = p;
+		pe->len = len;
+	}
+	pthread_attr_setstack(out, pe->stack + g_page, size);
+	return 1;
+}
+
+/* reuse_altstack returns a kept signal stack for thread tid, or NULL. */
+static void *reuse_altstack(int tid)
+{
+	struct pooled *pe = reuse_pooled(tid);
+	if (!pe)
+		return NULL;
+	if (!pe->alt) {
+		void *p = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		pe->alt = p;
+	}
+	return pe->alt;
+}
+
+/* reuse_refuse_next makes the child refuse the next reset. A detached
+ * thread leaves through glibc on its own, after its last hand-over, and
+ * resets after one have been seen to crash the next execution's first
+ * thread creation when the program also grew its heap: until that is
+ * understood, such executions are followed by a fresh fork. */
+static void reuse_refuse_next(void)
+{
+	if (g_keep)
+		g_keep->tainted = 1;
+}
+
+/* reuse_possible reports whether this child can answer a RESET. */
+static int reuse_possible(void)
+{
+	struct keep *k = g_keep;
+	return k && k->ok && !k->tainted && threads[1] && !threads[1]->finished;
+}
+
+/* reuse_obey is where a thread woken for a reset goes. */
+static void reuse_obey(struct thr *t)
+{
+	if (t->die == 2)
+		reuse_reset(t);
+	syscall(SYS_exit, 0);
+	for (;;)
+		;
+}
+
+static void __attribute__((noreturn)) reuse_refuse(void)
+{
+	die_now(REUSE_REFUSED);
+}
+
+static void reuse_restore(void) __attribute__((noreturn));
+
+/* reuse_reset answers RESET, on the thread that received it. */
+static void reuse_reset(struct thr *me)
+{
+	struct thr *m = threads[1];
+	if (!reuse_possible())
+		reuse_refuse();
+	for (int i = 2; i <= nthreads; i++) {
+		struct thr *t = threads[i];
+		if (t && t != me && !t->finished) {
+			t->die = 1;
+			give_turn(t);
+		}
+	}
+	if (me != m) {
+		m->die = 2;
+		give_turn(m);
+		syscall(SYS_exit, 0);
+		for (;;)
+			;
+	}
+	reuse_restore();
+}
+
+static int region_cmp(const void *a, const void *b)
+{
+	const struct region *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* reuse_unmap_new unmaps what was mapped since the snapshot and checks
+ * that every mapping of the snapshot is still there as it was. */
+static int reuse_unmap_new(void)
+{
+	struct keep *k = g_keep;
+	int n = read_maps(k->scratch, REUSE_MAX_MAPS);
+	if (n < 0)
+		return 0;
+	/* Known ranges: the snapshot's mappings and this library's own. */
+	int nk = 0;
+	for (int i = 0; i < k->nmaps; i++)
+		if (k->maps[i].kind == MAP_PLAIN)
+			k->known[nk++] = k->maps[i];
+	k->known[nk++] = (struct region){(uintptr_t)k, (uintptr_t)k + sizeof *k, MAP_PLAIN, "own"};
+	k->known[nk++] = (struct region){(uintptr_t)k->snap, (uintptr_t)k->snap + k->snap_len, MAP_PLAIN, "own"};
+	/* Kept stacks and records, of this execution's threads and beyond. */
+	for (int i = 2; i < MAXTHREADS; i++) {
+		struct pooled *pe = &k->pool[i];
+		if (i > nthreads && !pe->stack && !pe->alt && !pe->thr)
+			break;
+		if (pe->stack)
+			k->known[nk++] = (struct region){(uintptr_t)pe->stack, (uintptr_t)pe->stack + pe->len, MAP_PLAIN, "own"};
+		if (pe->alt)
+			k->known[nk++] = (struct region){(uintptr_t)pe->alt, (uintptr_t)pe->alt + ALTSTACK_SIZE, MAP_PLAIN, "own"};
+		if (pe->thr)
+			k->known[nk++] = (struct region){(uintptr_t)pe->thr,
+			                                 ((uintptr_t)pe->thr + sizeof(struct thr) + g_page - 1) & ~(uintptr_t)(g_page - 1),
+			                                 MAP_PLAIN, "own"};
+	}
+	qsort(k->known, (size_t)nk, sizeof k->known[0], region_cmp);
+	/* Unmap the parts of current mappings no known range covers. */
+	for (int i = 0; i < n; i++) {
+		struct region *c = &k->scratch[i];
+		if (c->kind != MAP_PLAIN)
+			continue;
+		uintptr_t at = c->lo;
+		for (int j = 0; j < nk && at < c->hi; j++) {
+			struct region *r = &k->known[j];
+			if (r->hi <= at)
+				continue;
+			if (r->lo >= c->hi)
+				break;
+			if (r->lo > at)
+				munmap((void *)at, r->lo - at);
+			at = r->hi;
+		}
+		if (at < c->hi)
+			munmap((void *)at, c->hi - at);
+	}
+	/* Every mapping of the snapshot must still be there, unchanged. */
+	int j = 0;
+	for (int i = 0; i < k->nmaps; i++) {
+		struct region *s = &k->maps[i];
+		if (s->kind != MAP_PLAIN)
+			continue;
+		uintptr_t at = s->lo;
+		while (j < n && k->scratch[j].hi <= at)
+			j++;
+		for (int q = j; q < n && at < s->hi; q++) {
+			struct region *c = &k->scratch[q];
+			if (c->lo > at || memcmp(c->perms, s->perms, 4) != 0)
+				return 0;
+			at = c->hi;
+		}
+		if (at < s->hi)
+			return 0;
+	}
+	return 1;
+}
+
+/* reuse_copy_back runs below the saved part of the main stack: it writes
+ * the saved bytes back, the main stack's among them, and jumps to the point
+ * after the fork. */
+static void __attribute__((noreturn, noinline)) reuse_copy_back(void)
+{
+	struct keep *k = g_keep;
+	int n = nthreads;
+	for (int i = 0; i < k->nsaved; i++) {
+		struct saved *sv = &k->saved[i];
+		memcpy((void *)sv->lo, k->snap + sv->off, sv->hi - sv->lo);
+	}
+	/* The tables of threads are not saved: only main is left. */
+	for (int i = 2; i <= n && i < MAXTHREADS; i++) {
+		threads[i] = NULL;
+		stdbg_thread_ostids[i] = 0;
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &k->mask, NULL, 8);
+	__builtin_longjmp(g_reset_jb, 1);
+}
+
+/* reuse_descend calls reuse_copy_back from below the saved part of the main
+ * stack, which it overwrites. */
+static void __attribute__((noreturn, noinline)) reuse_descend(void)
+{
+	volatile char here = 0;
+	uintptr_t sp = (uintptr_t)&here;
+	uintptr_t want = g_keep->stack_lo - 8192;
+	if (sp > want) {
+		volatile char *pad = __builtin_alloca(sp - want);
+		pad[0] = here;
+	}
+	reuse_copy_back();
+}
+
+/* close_fds closes descriptors lo..hi. */
+static void close_fds(int lo, unsigned hi)
+{
+	if (syscall(SYS_close_range, (unsigned)lo, hi, 0) != 0)
+		reuse_refuse();
+}
+
+/* reuse_restore runs on main once every other thread was told to leave. */
+static void reuse_restore(void)
+{
+	struct keep *k = g_keep;
+	/* Wait until the kernel is done with every other thread (it clears
+	 * the id in the descriptor), within a bound. */
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (int i = 2; i <= nthreads; i++) {
+		struct thr *t = threads[i];
+		if (!t || !t->have_pt)
+			continue;
+		volatile pid_t *tp = (volatile pid_t *)((uint8_t *)t->pt + k->tid_off);
+		for (;;) {
+			pid_t v = *tp;
+			if (v <= 0) /* gone; glibc writes -1 once it joined it */
+				break;
+			struct timespec ts = {0, 10 * 1000000L}, now;
+			syscall(SYS_futex, tp, FUTEX_WAIT, v, &ts, NULL, 0);
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - start.tv_sec > 2)
+				reuse_refuse();
+		}
+	}
+	/* No thread stdbg does not know of may be left. The kernel clears a
+	 * thread's id a little before the thread leaves the task list. */
+	for (int tries = 0;; tries++) {
+		int tasks = list_numbers("/proc/self/task", NULL, 0);
+		if (tasks == 1)
+			break;
+		if (tasks < 0 || tries == 2000)
+			reuse_refuse();
+		syscall(SYS_sched_yield);
+	}
+	/* Descriptors: those of the snapshot must be open, others closed
+	 * (this library's control socket aside). */
+	int from = 0;
+	for (int i = 0; i <= k->nfds; i++) {
+		int fd = i < k->nfds ? k->fds[i] : INT_MAX;
+		if (i < k->nfds && fcntl(fd, F_GETFD) < 0)
+			reuse_refuse();
+		if (g_ctl >= from && g_ctl < fd) {
+			if (g_ctl > from)
+				close_fds(from, g_ctl - 1);
+			from = g_ctl + 1;
+		}
+		if (fd > from)
+			close_fds(from, fd == INT_MAX ? ~0U : (unsigned)fd - 1);
+		from = fd == INT_MAX ? fd : fd + 1;
+	}
+	syscall(SYS_brk, k->brk);
+	/* Reading the mappings costs more than the rest of a reset: do it when
+	 * the program mapped or unmapped memory through the library calls,
+	 * and every REUSE_MAPS_EVERY resets for what glibc maps by itself. */
+	if (k->maps_dirty || ++k->since_maps >= REUSE_MAPS_EVERY) {
+		if (!reuse_unmap_new())
+			reuse_refuse();
+		k->maps_dirty = 0;
+		k->since_maps = 0;
+	}
+	reuse_descend();
+}
+
+/* NOTING interposes a call that a reset must know about: during an
+ * execution it sets field of the keep, then calls the real function. */
+#define NOTING(field, ret, name, params, args)                              \
+	static ret(*real_##name) params;                                        \
+	EXPORT ret name params                                                  \
+	{                                                                       \
+		if (!real_##name)                                               \
+			RESOLVE(name);                                          \
+		if (g_started && g_keep)                                        \
+			g_keep->field = 1;                                      \
+		return real_##name args;                                        \
+	}
+
+/* Calls whose effects outlive a reset: after one of them, during an
+ * execution, the child refuses the next reset and the next execution is a
+ * fresh fork. */
+#define TAINTING(...) NOTING(tainted, __VA_ARGS__)
+
+TAINTING(int, sigaction, (int sig, const struct sigaction *sa, struct sigaction *old), (sig, sa, old))
+TAINTING(__sighandler_t, signal, (int sig, __sighandler_t h), (sig, h))
+TAINTING(unsigned, alarm, (unsigned s), (s))
+TAINTING(int, setitimer, (__itimer_which_t w, const struct itimerval *v, struct itimerval *o), (w, v, o))
+TAINTING(int, timer_create, (clockid_t c, struct sigevent *ev, timer_t *t), (c, ev, t))
+TAINTING(int, chdir, (const char *path), (path))
+TAINTING(int, fchdir, (int fd), (fd))
+TAINTING(void *, dlopen, (const char *file, int mode), (file, mode))
+
+/* fork: the process that keeps the threads stays under the checker. The
+ * child runs free: every interposed call goes to the real function, its
+ * crashes are its own, and it does not touch the control socket or the
+ * mailbox, so the parent's execution (and search) goes on as if the fork
+ * were any other call between two thread operations. A child that creates
+ * threads runs them free too: they are real threads, not scheduled, and
+ * nothing it does is checked. In an execution, a fork taints the process:
+ * the next execution is a fresh fork of the server. */
+static void detach_child(void);
+
+EXPORT pid_t fork(void)
+{
+	if (!real_fork)
+		RESOLVE(fork);
+	if (g_started && g_keep)
+		g_keep->tainted = 1;
+	pid_t pid = real_fork();
+	if (pid == 0 && g_enabled)
+		detach_child();
+	return pid;
+}
+
+EXPORT pid_t vfork(void)
+{
+	/* A vfork child shares the parent's memory until it execs or exits:
+	 * detaching it would detach the parent. A fork has the same meaning
+	 * for a program that follows vfork's rules. */
+	return fork();
+}
+TAINTING(mode_t, umask, (mode_t m), (m))
+
+/* Calls that change the mappings: the next reset reads them to undo
+ * what the execution mapped. */
+#define MAPPING(...) NOTING(maps_dirty, __VA_ARGS__)
+
+MAPPING(void *, mmap, (void *a, size_t n, int prot, int fl, int fd, off_t off), (a, n, prot, fl, fd, off))
+MAPPING(void *, mmap64, (void *a, size_t n, int prot, int fl, int fd, off_t off), (a, n, prot, fl, fd, off))
+MAPPING(int, munmap, (void *a, size_t n), (a, n))
+MAPPING(int, mprotect, (void *a, size_t n, int prot), (a, n, prot))
+MAPPING(void *, shmat, (int id, const void *a, int fl), (id, a, fl))
+MAPPING(int, shmdt, (const void *a), (a))
+
+EXPORT void *mremap(void *a, size_t n, size_t m, int fl, ...)
+{
+	static void *(*real)(void *, size_t, size_t, int, ...);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "mremap");
+	if (g_started && g_keep)
+		g_keep->maps_dirty = 1;
+	va_list ap;
+	va_start(ap, fl);
+	void *to = va_arg(ap, void *);
+	va_end(ap);
+	return real(a, n, m, fl, to);
+}
+
+/* resolve_tainting finds the real functions at start, not in a signal
+ * handler. */
+static void resolve_tainting(void)
+{
+	RESOLVE(sigaction);
+	RESOLVE(signal);
+	RESOLVE(alarm);
+	RESOLVE(setitimer);
+	RESOLVE(timer_create);
+	RESOLVE(chdir);
+	RESOLVE(fchdir);
+	RESOLVE(dlopen);
+	RESOLVE(fork);
+	RESOLVE(umask);
+	RESOLVE(mmap);
+	RESOLVE(mmap64);
+	RESOLVE(munmap);
+	RESOLVE(mprotect);
+	RESOLVE(shmat);
+	RESOLVE(shmdt);
+}
