@@ -8,6 +8,7 @@ package benchmarks
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -183,5 +184,37 @@ func BenchmarkStartExecution(b *testing.B) {
 			b.Fatal(err)
 		}
 		e.Close()
+	}
+}
+
+// BenchmarkManyThreads runs 2,000 executions of a program whose N threads
+// each take one mutex once (examples/c/bench/one-lock.c), with DPOR, for N
+// from 4 to 32: what an execution costs as threads are added (about six
+// transitions per thread: its creation, start, lock, unlock, return and
+// join).
+//
+//	go test -run '^$' -bench ManyThreads -benchtime 3x ./benchmarks
+func BenchmarkManyThreads(b *testing.B) {
+	for _, n := range []int{4, 8, 16, 32} {
+		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			p, c := start(b, filepath.Join("bench", "one-lock.c"), fmt.Sprint(n))
+			defer p.Close()
+			var execs, trans int64
+			var elapsed time.Duration
+			for b.Loop() {
+				res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, MaxExecutions: 2000})
+				if err != nil || len(res.Bugs) > 0 {
+					b.Fatalf("%v, bugs %v", err, res.Bugs)
+				}
+				execs += res.Stats.Executions
+				trans += res.Stats.Transitions
+				elapsed += res.Stats.Elapsed
+			}
+			b.ReportMetric(float64(execs)/elapsed.Seconds(), "execs/s")
+			b.ReportMetric(float64(trans)/elapsed.Seconds(), "transitions/s")
+			b.ReportMetric(float64(trans)/float64(execs), "transitions/exec")
+		})
 	}
 }
