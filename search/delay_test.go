@@ -46,57 +46,7 @@ func delaysOf(t *testing.T, ex Executor, text string) int {
 }
 
 func TestDelayBoundingExploresEachScheduleOnce(t *testing.T) {
-	tests := []struct {
-		name string
-		ex   func() *fakeExecutor
-	}{
-		{"2x3 yields", func() *fakeExecutor { return yielders(2, 3) }},
-		{"3x2 yields", func() *fakeExecutor { return yielders(3, 2) }},
-		{"locks", locker},
-		{"embrace", embrace},
-		{"choice and thread", func() *fakeExecutor { return newFake(2, []fop{choose(0, 2), yield()}, []fop{yield(), yield()}) }},
-		{"create", func() *fakeExecutor { return newFake(1, []fop{create(1), yield(), yield()}, []fop{yield(), yield()}) }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			all := &recorder{Strategy: NewDFS()}
-			if _, err := Explore(context.Background(), tt.ex(), all, Options{All: true}); err != nil {
-				t.Fatal(err)
-			}
-			perBound := map[int]int64{}
-			for _, s := range all.runs {
-				perBound[delaysOf(t, tt.ex(), s)]++
-			}
-			db := NewDelayBounding(100)
-			rec := &recorder{Strategy: db}
-			res, err := Explore(context.Background(), tt.ex(), rec, Options{All: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.Complete || !db.Saturated() {
-				t.Errorf("complete %v, saturated %v, want both", res.Complete, db.Saturated())
-			}
-			got, want := slices.Clone(rec.runs), slices.Clone(all.runs)
-			slices.Sort(got)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("schedules\n%q\nwant each of\n%q\nonce", got, want)
-			}
-			last := 0
-			for _, s := range rec.runs {
-				n := delaysOf(t, tt.ex(), s)
-				if n < last {
-					t.Errorf("%s (%d delays) explored after a schedule with %d", s, n, last)
-				}
-				last = n
-			}
-			for _, b := range db.Bounds() {
-				if !b.Delays || !b.Complete || b.Executions != perBound[b.Preemptions] {
-					t.Errorf("round %+v, want %d executions, complete", b, perBound[b.Preemptions])
-				}
-			}
-		})
-	}
+	checkRounds(t, func() *PreemptionBounding { return NewDelayBounding(100) }, delaysOf)
 }
 
 // manyWorkers: thread 1 creates n workers, each of which reads a shared
@@ -138,7 +88,7 @@ func TestDelayBoundingScalesWithThreads(t *testing.T) {
 				t.Fatalf("bugs %v after %d executions", res.Bugs, res.Stats.Executions)
 			}
 			b := db.Bounds()
-			if b[0].Executions != 1 || !b[0].Complete || len(b) != 2 {
+			if b[0].Executions != 1 || !b[0].Complete || !b[0].Delays || len(b) != 2 {
 				t.Errorf("rounds %+v: want one execution without delay, the bug in round 1", b)
 			}
 			steps := int64(n + 7*n)

@@ -45,19 +45,27 @@ func locker() *fakeExecutor {
 	return newFake(2, body, body)
 }
 
-func TestPreemptionBoundingExploresEachScheduleOnce(t *testing.T) {
-	tests := []struct {
-		name string
-		ex   func() *fakeExecutor
-	}{
-		{"2x3 yields", func() *fakeExecutor { return yielders(2, 3) }},
-		{"3x2 yields", func() *fakeExecutor { return yielders(3, 2) }},
-		{"locks", locker},
-		{"embrace", embrace},
-		{"choice and thread", func() *fakeExecutor { return newFake(2, []fop{choose(0, 2), yield()}, []fop{yield(), yield()}) }},
-		{"create", func() *fakeExecutor { return newFake(1, []fop{create(1), yield(), yield()}, []fop{yield(), yield()}) }},
-	}
-	for _, tt := range tests {
+// boundedPrograms are the programs on which a bounded strategy must
+// explore each schedule exactly once, by rounds.
+var boundedPrograms = []struct {
+	name string
+	ex   func() *fakeExecutor
+}{
+	{"2x3 yields", func() *fakeExecutor { return yielders(2, 3) }},
+	{"3x2 yields", func() *fakeExecutor { return yielders(3, 2) }},
+	{"locks", locker},
+	{"embrace", embrace},
+	{"choice and thread", func() *fakeExecutor { return newFake(2, []fop{choose(0, 2), yield()}, []fop{yield(), yield()}) }},
+	{"create", func() *fakeExecutor { return newFake(1, []fop{create(1), yield(), yield()}, []fop{yield(), yield()}) }},
+}
+
+// checkRounds runs a bounded strategy with a bound no schedule reaches on
+// each of boundedPrograms and checks that it explores every schedule DFS
+// does, each once, in rounds of increasing cost (costOf, a schedule's
+// preemptions or delays), each round complete with as many executions as
+// brute force counts at its cost.
+func checkRounds(t *testing.T, strategy func() *PreemptionBounding, costOf func(*testing.T, Executor, string) int) {
+	for _, tt := range boundedPrograms {
 		t.Run(tt.name, func(t *testing.T) {
 			all := &recorder{Strategy: NewDFS()}
 			if _, err := Explore(context.Background(), tt.ex(), all, Options{All: true}); err != nil {
@@ -65,10 +73,9 @@ func TestPreemptionBoundingExploresEachScheduleOnce(t *testing.T) {
 			}
 			perBound := map[int]int64{}
 			for _, s := range all.runs {
-				perBound[preemptionsOf(t, tt.ex(), s)]++
+				perBound[costOf(t, tt.ex(), s)]++
 			}
-
-			pb := NewPreemptionBounding(100)
+			pb := strategy()
 			rec := &recorder{Strategy: pb}
 			res, err := Explore(context.Background(), tt.ex(), rec, Options{All: true})
 			if err != nil {
@@ -83,13 +90,11 @@ func TestPreemptionBoundingExploresEachScheduleOnce(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("schedules\n%q\nwant each of\n%q\nonce", got, want)
 			}
-			// Rounds in increasing number of preemptions, with the counts
-			// of the brute force.
 			last := 0
 			for _, s := range rec.runs {
-				n := preemptionsOf(t, tt.ex(), s)
+				n := costOf(t, tt.ex(), s)
 				if n < last {
-					t.Errorf("%s (%d preemptions) explored after a schedule with %d", s, n, last)
+					t.Errorf("%s (cost %d) explored after a schedule of cost %d", s, n, last)
 				}
 				last = n
 			}
@@ -104,6 +109,10 @@ func TestPreemptionBoundingExploresEachScheduleOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPreemptionBoundingExploresEachScheduleOnce(t *testing.T) {
+	checkRounds(t, func() *PreemptionBounding { return NewPreemptionBounding(100) }, preemptionsOf)
 }
 
 func TestPreemptionBound(t *testing.T) {
