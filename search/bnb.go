@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // bnb is the branch-and-bound strategy behind Minimise's exhaustive phase.
@@ -51,6 +52,9 @@ type bnbNode struct {
 	prev        int  // the thread of the previous step, 0 at the root
 	prevEnabled bool // prev is enabled at this point
 	pre         int  // preemptions among the steps before this point
+	// starts[i] reports that alternative i is a thread's start
+	// (syncmodel.ThreadStart).
+	starts []bool
 }
 
 // preempts is 1 if taking alternative a at n is a preemption, else 0.
@@ -128,18 +132,22 @@ func (b *bnb) Next(p Point) (schedule.Step, bool) {
 		b.nodes = append(b.nodes, bnbNode{})
 	}
 	n := &b.nodes[k]
-	n.alts, n.cur, n.val = n.alts[:0], 0, 0
+	n.alts, n.starts, n.cur, n.val = n.alts[:0], n.starts[:0], 0, 0
 	n.prev, n.prevEnabled, n.pre = p.Prev, false, pre
 	for i := range p.Threads {
 		if t := &p.Threads[i]; t.Enabled && t.ID == p.Prev {
 			n.alts = append(n.alts, dfsAlt{thread: t.ID, n: t.Choices()})
+			n.starts = append(n.starts, t.Op.Kind == syncmodel.ThreadStart)
 			n.prevEnabled = true
 			break
 		}
 	}
-	for i := range p.Threads {
-		if t := &p.Threads[i]; t.Enabled && t.ID != p.Prev {
-			n.alts = append(n.alts, dfsAlt{thread: t.ID, n: t.Choices()})
+	if !(n.prevEnabled && k > 0 && b.justStarted(&b.nodes[k-1], p)) {
+		for i := range p.Threads {
+			if t := &p.Threads[i]; t.Enabled && t.ID != p.Prev {
+				n.alts = append(n.alts, dfsAlt{thread: t.ID, n: t.Choices()})
+				n.starts = append(n.starts, t.Op.Kind == syncmodel.ThreadStart)
+			}
 		}
 	}
 	// The first useful alternative (the one that does not preempt comes
@@ -154,6 +162,34 @@ func (b *bnb) Next(p Point) (schedule.Step, bool) {
 	st := n.alts[n.cur].step(0)
 	b.path = append(b.path[:k], st)
 	return st, true
+}
+
+// justStarted reports whether the step taken at parent was a thread's
+// start and nothing at p can need to come between it and that thread's
+// next step: then only that thread goes on. A start commutes with every
+// operation but the Yields, Sleeps and timers of other threads and a
+// process exit (syncmodel.Dependent), so a schedule that runs another
+// thread right after a start fails in the same way when the start is moved
+// to just before its thread's next step, in as many steps and no more
+// preemptions (the thread is entered once instead of twice). The smallest
+// schedules of a bug are therefore among those that never switch right
+// after a start, unless another thread is about to yield, sleep, wait for
+// a timer or exit.
+func (b *bnb) justStarted(parent *bnbNode, p Point) bool {
+	if parent.cur >= len(parent.starts) || !parent.starts[parent.cur] || parent.alts[parent.cur].thread != p.Prev {
+		return false
+	}
+	for i := range p.Threads {
+		t := &p.Threads[i]
+		if t.ID == p.Prev || !t.Enabled {
+			continue
+		}
+		switch t.Op.Kind {
+		case syncmodel.Yield, syncmodel.Sleep, syncmodel.TimerWait, syncmodel.Exit:
+			return false
+		}
+	}
+	return true
 }
 
 // End records the bug if the execution found it: by construction the

@@ -31,10 +31,17 @@ type fop struct {
 	check func(v *fakeVars) string // "" if fine, else the failure's label
 }
 
-func yield() fop            { return fop{kind: syncmodel.Yield} }
-func lock(m uint64) fop     { return fop{kind: syncmodel.MutexLock, obj: m} }
-func unlock(m uint64) fop   { return fop{kind: syncmodel.MutexUnlock, obj: m} }
-func create(script int) fop { return fop{kind: syncmodel.ThreadCreate, arg: int64(script)} }
+func yield() fop { return fop{kind: syncmodel.Yield} }
+
+// poll is a Yield that runs f: the memory a polling loop reads around it.
+func poll(f func(v *fakeVars)) fop { return fop{kind: syncmodel.Yield, do: f} }
+func lock(m uint64) fop            { return fop{kind: syncmodel.MutexLock, obj: m} }
+func unlock(m uint64) fop          { return fop{kind: syncmodel.MutexUnlock, obj: m} }
+func create(script int) fop        { return fop{kind: syncmodel.ThreadCreate, arg: int64(script)} }
+
+// start is a thread's first operation, running f (if not nil) as the code
+// before its next operation.
+func start(f func(v *fakeVars)) fop { return fop{kind: syncmodel.ThreadStart, do: f} }
 
 // choose stores a value in 0..n-1 into variable v.
 func choose(v uint64, n int64) fop { return fop{kind: syncmodel.Choose, obj: v, arg: n} }
@@ -194,6 +201,10 @@ func (e *fakeExecution) Step(s schedule.Step) error {
 		if label := o.check(&e.vars); label != "" {
 			e.out = Outcome{Kind: AssertionFailure, Message: "assertion `" + label + "' failed", Where: label, Step: e.steps}
 			e.ended = &e.out
+		}
+	case syncmodel.ThreadStart, syncmodel.Yield:
+		if o.do != nil {
+			o.do(&e.vars) // the code before the thread's first operation, or a polling loop's
 		}
 	case syncmodel.ThreadCreate:
 		e.threads = append(e.threads, fakeThread{id: e.nextID, script: int(o.arg)})

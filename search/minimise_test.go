@@ -22,6 +22,16 @@ func embraceTwice() *fakeExecutor {
 	)
 }
 
+// startBeforeYield: the smallest schedule of its bug switches back to the
+// creator right after the new thread's start, because the creator's next
+// step is a Yield that reads what the start wrote.
+func startBeforeYield() *fakeExecutor {
+	return newFake(1,
+		[]fop{create(1), poll(func(v *fakeVars) { v[2] = v[1] }), check(func(v *fakeVars) string { return [...]string{"", "early"}[v[2]] })},
+		[]fop{start(func(v *fakeVars) { v[1] = 1 }), lock(1), unlock(1)},
+	)
+}
+
 // twoPreemptions: thread 1 yields, copies the counter thread 2 increments
 // twice, and checks the copy; assertion "A" fails if the copy was taken
 // between the increments and checked after both. Thread 3 only yields.
@@ -296,6 +306,7 @@ func TestBranchAndBound(t *testing.T) {
 		{"two preemptions", twoPreemptions, "3;1;3;2;3;1;3;2;1", "2;1;1;2;1", 2, 2},
 		{"another value", chooseFar, "1:1;1;1;1;1;1;1;1", "1:2;1", 0, 1},
 		{"noisy counter", noisyCounter, longNoisy().String(), "1;1;2", 1, 1},
+		{"a start before the creator's poll", startBeforeYield, "1;2;2;1;1", "1;2;1;1", 2, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -541,10 +552,22 @@ func TestMinimiseOracle(t *testing.T) {
 			[]fop{choose(0, 2), check(func(v *fakeVars) string { return [...]string{"", "odd"}[v[0]] })},
 		)
 	}
+	// Threads that start with a start of their own, as the runtimes report
+	// them: the smallest schedules run a start right before its thread's
+	// next step, unless a Yield of another thread must come between.
+	startedEmbrace := func() *fakeExecutor {
+		return newFake(1,
+			[]fop{create(1), create(2), lock(1), lock(2), unlock(2), unlock(1)},
+			[]fop{start(nil), lock(2), lock(1), unlock(1), unlock(2)},
+			[]fop{start(nil), choose(0, 2), check(func(v *fakeVars) string { return [...]string{"", "odd"}[v[0]] })},
+		)
+	}
 	programs := []struct {
 		name string
 		ex   func() *fakeExecutor
 	}{
+		{"started embrace", startedEmbrace},
+		{"start before a yield", startBeforeYield},
 		{"embrace twice", embraceTwice},
 		{"two preemptions", twoPreemptions},
 		{"keep the value", chooseKeep},
