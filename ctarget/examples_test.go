@@ -40,6 +40,10 @@ type example struct {
 	// minExecutions is the least number of executions a clean
 	// exploration must take: it shows that the threads did interleave.
 	minExecutions int64
+	// reduced: a clean example is exhausted with DPOR, not by running
+	// every schedule (which ctarget/dporcheck compares on every example,
+	// within a bound).
+	reduced bool
 }
 
 var exampleTable = []example{
@@ -73,7 +77,7 @@ var exampleTable = []example{
 	{file: "correct-counter.c", depth: 1000, want: exampleClean, minExecutions: 100},
 	{file: "sem-pingpong.c", depth: 1000, want: exampleClean, minExecutions: 10},
 	{file: "rwlock-readers.c", depth: 1000, want: exampleClean, minExecutions: 10},
-	{file: "barrier-phases.c", depth: 1000, want: exampleClean, minExecutions: 100},
+	{file: "barrier-phases.c", depth: 1000, want: exampleClean, minExecutions: 100, reduced: true},
 	{file: "once-init.c", depth: 1000, want: exampleClean, minExecutions: 10},
 	{file: "spin-count.c", depth: 1000, want: exampleClean, minExecutions: 10},
 	{file: "recursive-mutex.c", depth: 1000, want: exampleClean, minExecutions: 10},
@@ -207,7 +211,7 @@ func TestExamples(t *testing.T) {
 	for _, ex := range exampleTable {
 		t.Run(strings.TrimSuffix(ex.file, filepath.Ext(ex.file)), func(t *testing.T) {
 			c := startExample(t, exes[ex.file])
-			res := exploreExample(t, c, ex.depth, ex.want == exampleClean)
+			res := exploreExample(t, c, ex.depth, ex.want == exampleClean && !ex.reduced)
 			st := res.Stats
 			if ex.want == exampleClean {
 				for _, b := range res.Bugs {

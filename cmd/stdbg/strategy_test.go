@@ -38,7 +38,7 @@ func TestFindStrategies(t *testing.T) {
 			[]string{"*** DEADLOCK DETECTED ***", "0: 1 execution, complete; 1: ", "incomplete, stopped at the first bug"}},
 		{"delays scale to many threads", []string{"--delays", "1", "--no-minimise", example("bench/many-workers.c"), "--", "30"}, exitBug,
 			[]string{"ASSERTION FAILED", "(0: 1 execution, complete; 1: "}},
-		{"preemptions on many threads point to delays", []string{"--preemptions", "1", "--executions", "1000", example("bench/many-workers.c"), "--", "20"}, exitClean,
+		{"preemptions on many threads point to delays", []string{"--preemptions", "1", "--executions", "1000", example("bench/many-workers.c"), "--", "8"}, exitClean,
 			[]string{"no bound finished (0: 1000 executions, incomplete", "--delays K bounds those switches too."}},
 		{"delays saturated", []string{"--delays", "50", example("once-init.c")}, exitClean,
 			[]string{"Search: exhaustive (DFS by delays): every schedule explored, none needs more than"}},

@@ -155,7 +155,9 @@ func TestDPORDeadlyEmbraceAtSmallDepths(t *testing.T) {
 
 // The DPOR programs in C, at sizes small enough to run every schedule:
 // DPOR runs exactly one execution per Mazurkiewicz trace, the traces
-// counted by brute force over every schedule.
+// counted by brute force over every schedule. (indexer.c 2, one trace
+// among 3,431 schedules, is left to the benchmark table: running every
+// schedule took 15 s of the test run.)
 func TestDPOROneExecutionPerTrace(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -165,7 +167,6 @@ func TestDPOROneExecutionPerTrace(t *testing.T) {
 		prog string
 		args []string
 	}{
-		{"indexer.c", []string{"2"}},
 		{"readers-writers.c", []string{"1"}},
 		{"counter.c", []string{"2"}},
 		{"prodcons.c", []string{"1", "1"}},
