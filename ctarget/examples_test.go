@@ -74,15 +74,15 @@ var exampleTable = []example{
 	{file: "fork-deadlock.c", depth: 1000, want: search.Deadlock, message: "threads 1, 2 are blocked", where: "pthread_mutex_lock@"},
 
 	// Correct programs.
-	{file: "correct-counter.c", depth: 1000, want: exampleClean, minExecutions: 100},
+	{file: "correct-counter.c", depth: 1000, want: exampleClean, minExecutions: 10, reduced: true},
 	{file: "sem-pingpong.c", depth: 1000, want: exampleClean, minExecutions: 10},
-	{file: "rwlock-readers.c", depth: 1000, want: exampleClean, minExecutions: 10},
+	{file: "rwlock-readers.c", depth: 1000, want: exampleClean, minExecutions: 10, reduced: true},
 	{file: "barrier-phases.c", depth: 1000, want: exampleClean, minExecutions: 100, reduced: true},
-	{file: "once-init.c", depth: 1000, want: exampleClean, minExecutions: 10},
+	{file: "once-init.c", depth: 1000, want: exampleClean, minExecutions: 10, reduced: true},
 	{file: "spin-count.c", depth: 1000, want: exampleClean, minExecutions: 10},
-	{file: "recursive-mutex.c", depth: 1000, want: exampleClean, minExecutions: 10},
+	{file: "recursive-mutex.c", depth: 1000, want: exampleClean, minExecutions: 5, reduced: true},
 	{file: "cxx-condvar.cpp", depth: 1000, want: exampleClean, minExecutions: 10},
-	{file: "cxx-once.cpp", depth: 1000, want: exampleClean, minExecutions: 10},
+	{file: "cxx-once.cpp", depth: 1000, want: exampleClean, minExecutions: 10, reduced: true},
 	// Ends with exec: the end of the checked program, not a crash.
 	{file: "exec-end.c", depth: 1000, want: exampleClean, minExecutions: 2},
 }

@@ -170,8 +170,9 @@ func exploreStateful(t *testing.T, c *checker.Checker, opts search.Options) *sea
 
 func TestVisitedEndsSpinLoops(t *testing.T) {
 	exe := livenessExample(t, "spin-handoff.c")
-	// Stateless, the consumer's spin runs to the depth bound.
-	res := exploreStateful(t, startExample(t, exe), search.Options{MaxDepth: 30})
+	// Stateless, the consumer's spin runs to the depth bound (the first
+	// executions show it).
+	res := exploreStateful(t, startExample(t, exe), search.Options{MaxDepth: 30, MaxExecutions: 50})
 	if !res.DepthLimited {
 		t.Errorf("stateless search of a spin loop was not cut by the depth bound")
 	}
