@@ -58,7 +58,7 @@ func TestFindNoRaceWhenOrdered(t *testing.T) {
 		{"priority-inversion.c", nil},                   // atomic flags: the bug is the inversion
 	}
 	for _, tt := range tests {
-		out, errs, _ := stdbg(t, append([]string{"find", "--all", example(tt.prog)}, tt.args...)...)
+		out, errs, _ := stdbg(t, append([]string{"find", "--all", "--no-minimise", example(tt.prog)}, tt.args...)...)
 		if strings.Contains(out, "DATA RACE") {
 			t.Errorf("%s: a race reported\n%s\n%s", tt.prog, out, errs)
 		}
