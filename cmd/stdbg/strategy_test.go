@@ -36,7 +36,7 @@ func TestFindStrategies(t *testing.T) {
 			[]string{"No property violation found.", "Search: delay bounded: every schedule with at most 0 delays explored (0: 1 execution, complete)."}},
 		{"one delay finds it", []string{"--delays", "1", embrace}, exitBug,
 			[]string{"*** DEADLOCK DETECTED ***", "0: 1 execution, complete; 1: ", "incomplete, stopped at the first bug"}},
-		{"delays scale to many threads", []string{"--delays", "1", "--no-minimise", example("bench/many-workers.c"), "--", "30"}, exitBug,
+		{"delays scale to many threads", []string{"--delays", "1", "--no-minimise", example("bench/many-workers.c"), "--", "16"}, exitBug,
 			[]string{"ASSERTION FAILED", "(0: 1 execution, complete; 1: "}},
 		{"preemptions on many threads point to delays", []string{"--preemptions", "1", "--executions", "1000", example("bench/many-workers.c"), "--", "8"}, exitClean,
 			[]string{"no bound finished (0: 1000 executions, incomplete", "--delays K bounds those switches too."}},
