@@ -112,8 +112,8 @@ func TestReductionFindsTheSameBugsInExamples(t *testing.T) {
 			// followed by the same wait (checker.cutRedundantWake) hide
 			// nothing either.
 			for _, depth := range []int{12, 1000} {
-				none := exploreWith(t, f, nil, search.NewDFS(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 500}, true)
-				dpor := exploreWith(t, f, nil, search.NewDPOR(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 500}, true)
+				none := exploreWith(t, f, nil, search.NewDFS(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 300}, true)
+				dpor := exploreWith(t, f, nil, search.NewDPOR(), search.Options{All: true, MaxDepth: depth, MaxExecutions: 300}, true)
 				nk, dk := outcomeKeys(none.Bugs), outcomeKeys(dpor.Bugs)
 				t.Logf("depth %d: none %d executions (complete %v) %q; dpor %d executions (complete %v) %q", depth,
 					none.Stats.Executions, none.Complete, nk, dpor.Stats.Executions, dpor.Complete, dk)
