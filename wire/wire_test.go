@@ -136,6 +136,10 @@ func TestBothSides(t *testing.T) {
 	if side.Gen() != 4 {
 		t.Fatalf("runtime sees generation %d", side.Gen())
 	}
+	// The checker's side reads the sequence before the runtime's side can
+	// send: read after it, a first message sent already would be waited
+	// for again, for ever.
+	last := ck.UpSeq()
 	done := make(chan error, 1)
 	go func() {
 		for i := 0; i < 100; i++ {
@@ -156,7 +160,6 @@ func TestBothSides(t *testing.T) {
 		}
 		done <- nil
 	}()
-	last := ck.UpSeq()
 	for i := 0; i < 100; i++ {
 		if err := ck.Wait(last, time.Now().Add(5*time.Second)); err != nil {
 			t.Fatal(err)
