@@ -9,24 +9,14 @@ import (
 	"github.com/stdbg/stdbg/schedule"
 )
 
-// delaysOf replays a schedule and counts its delays: at each step, how
-// many enabled threads, in round-robin order from the previous thread (if
-// enabled, else the first after it), come before the thread that runs.
+// delaysOf counts the delays of a schedule: at each step, how many enabled
+// threads, in round-robin order from the previous thread (if enabled, else
+// the first after it), come before the thread that runs.
 func delaysOf(t *testing.T, ex Executor, text string) int {
 	t.Helper()
-	s, err := schedule.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := ex.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	n, prev := 0, 0
-	for _, st := range s {
+	return replayCost(t, ex, text, func(threads []Thread, prev int, st schedule.Step) int {
 		var order []int
-		for _, th := range e.Threads() {
+		for _, th := range threads {
 			if th.Enabled {
 				order = append(order, th.ID)
 			}
@@ -36,13 +26,8 @@ func delaysOf(t *testing.T, ex Executor, text string) int {
 			i = 0
 		}
 		order = append(order[i:], order[:i]...)
-		n += slices.Index(order, st.Thread)
-		if err := e.Step(st); err != nil {
-			t.Fatalf("replaying %s: %v", text, err)
-		}
-		prev = st.Thread
-	}
-	return n
+		return slices.Index(order, st.Thread)
+	})
 }
 
 func TestDelayBoundingExploresEachScheduleOnce(t *testing.T) {

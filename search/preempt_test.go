@@ -8,9 +8,10 @@ import (
 	"github.com/stdbg/stdbg/schedule"
 )
 
-// preemptionsOf replays s on a fresh execution of ex and counts its
-// preemptions: steps that switch away from a thread that could go on.
-func preemptionsOf(t *testing.T, ex Executor, text string) int {
+// replayCost replays a schedule on a fresh execution of ex and sums, over
+// its steps, what cost says each step costs given the threads at its point
+// and the thread of the step before (0 at the first).
+func replayCost(t *testing.T, ex Executor, text string, cost func(threads []Thread, prev int, st schedule.Step) int) int {
 	t.Helper()
 	s, err := schedule.Parse(text)
 	if err != nil {
@@ -23,19 +24,27 @@ func preemptionsOf(t *testing.T, ex Executor, text string) int {
 	defer e.Close()
 	n, prev := 0, 0
 	for _, st := range s {
-		if st.Thread != prev {
-			for _, th := range e.Threads() {
-				if th.ID == prev && th.Enabled {
-					n++
-				}
-			}
-		}
+		n += cost(e.Threads(), prev, st)
 		if err := e.Step(st); err != nil {
 			t.Fatalf("replaying %s: %v", text, err)
 		}
 		prev = st.Thread
 	}
 	return n
+}
+
+// preemptionsOf counts the preemptions of a schedule: steps that switch
+// away from a thread that could go on.
+func preemptionsOf(t *testing.T, ex Executor, text string) int {
+	t.Helper()
+	return replayCost(t, ex, text, func(threads []Thread, prev int, st schedule.Step) int {
+		for _, th := range threads {
+			if st.Thread != prev && th.ID == prev && th.Enabled {
+				return 1
+			}
+		}
+		return 0
+	})
 }
 
 // locker: two threads each lock a mutex around two yields; blocking on
