@@ -1,0 +1,211 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+)
+
+// This file replays one corpus entry: the target it names, the rerun,
+// its report and the exit status of a run.
+
+// targetOf checks, rebuilds (when needed) and resolves the target of an
+// entry. An entry is data: it may name only a program inside its project,
+// and hold only the environment variables stdbg records (corpus.Resolve,
+// corpus.CheckEnv); binary, when set (--binary), is the program to run
+// instead of a binary entry's own, named by the user.
+func targetOf(path string, e *corpus.Entry, binary string) (*target, error) {
+	if err := corpus.CheckEnv(path, e.Target.Env); err != nil {
+		return nil, err
+	}
+	t := &target{args: e.Target.Args}
+	var src string
+	if e.Target.Kind != "binary" {
+		var err error
+		if src, err = corpus.Resolve(path, "target.source", e.Target.Source); err != nil {
+			return nil, err
+		}
+	}
+	switch e.Target.Kind {
+	case "go-test":
+		exe, _, err := buildGo(src, true, true)
+		if err != nil {
+			return nil, err
+		}
+		run := e.Target.Run
+		if run == "" {
+			run = testPattern(e.Target.Test)
+		}
+		t.arg, t.source, t.binary, t.goPkg, t.run = src, src, exe, true, run
+	case "go-program":
+		exe, _, err := buildGo(src, false, true)
+		if err != nil {
+			return nil, err
+		}
+		t.arg, t.source, t.binary, t.goPkg = src, src, exe, true
+	case "c-source":
+		exe, note, err := ctarget.BuildWith(src, ctarget.BuildOptions{Memory: e.Target.Memory})
+		if err != nil {
+			return nil, fmt.Errorf("rebuilding %s: %w", src, err)
+		}
+		if note != "" {
+			return nil, fmt.Errorf("rebuilding %s as it was built when the bug was found: %s", src, note)
+		}
+		t.arg, t.source, t.binary, t.memory = src, src, exe, e.Target.Memory
+	default:
+		exe := binary
+		if exe == "" {
+			var err error
+			if exe, err = corpus.Resolve(path, "target.binary", e.Target.Binary); err != nil {
+				return nil, err
+			}
+		}
+		if err := ctarget.CheckBinary(exe); err != nil {
+			return nil, err
+		}
+		t.arg, t.binary = exe, exe
+	}
+	return t, nil
+}
+
+// binaryChanged says, for a rerun's output, whether the program that ran
+// is not the one the bug was found in.
+func binaryChanged(e *corpus.Entry, t *target) string {
+	if e.Target.BinarySHA256 == "" || t.goPkg {
+		return ""
+	}
+	if h, err := corpus.FileSHA256(t.binary); err == nil && h != e.Target.BinarySHA256 {
+		return " (the binary changed since the bug was found)"
+	}
+	return ""
+}
+
+// rerunEntry replays one entry and classifies the result.
+func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) {
+	r = rerun{Path: it.Path}
+	if it.Err != nil {
+		r.Status, r.Detail = statusCorrupt, it.Err.Error()
+		return r
+	}
+	e := it.Entry
+	t, err := targetOf(it.Path, e, a.entryBinary)
+	if err != nil {
+		var refused *corpus.RefusedError
+		if errors.As(err, &refused) {
+			// The path is already the line's.
+			r.Status, r.Detail = statusError, "refused: "+refused.Field+" "+refused.Reason
+			return r
+		}
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer func() { r.Detail += binaryChanged(e, t) }()
+	sched, err := schedule.Parse(e.Schedule)
+	if err != nil {
+		r.Status, r.Detail = statusCorrupt, "schedule: "+err.Error()
+		return r
+	}
+	if e.Cycle != "" {
+		return a.rerunLasso(r, e, t, sched)
+	}
+	s, err := a.startTarget(t, io.Discard, io.Discard, true, e.Target.Env)
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer s.close()
+	ex, err := s.chk.Begin()
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	defer ex.Close()
+	depth := e.Search.MaxDepth
+	if depth <= 0 {
+		depth = 1000
+	}
+	rr, err := search.Replay(ex, sched, depth)
+	if err != nil {
+		r.Status, r.Detail = statusError, oneLine(err.Error())
+		return r
+	}
+	o := rr.Outcome
+	switch {
+	case o != nil && o.Kind == search.Diverged:
+		r.Status, r.Detail = statusDiverged, o.Message
+		if research {
+			ex.Close()
+			if found := a.researchEntry(s, it.Path, e, sched[:o.Step], depth, budget); found != "" {
+				r.Status, r.Detail = statusReproduces, o.Message+"; the bug survives: "+found
+			} else {
+				r.Detail += fmt.Sprintf("; no %s found again within %d executions", e.Failure.Kind, budget)
+			}
+		}
+	case o != nil && o.Kind.String() == e.Failure.Kind && o.Where == e.Failure.Where:
+		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: %s", o.Kind, o.Message)
+		r.report = a.rerunReport(s, ex, it.Path, sched, *o, depth)
+	case o != nil && o.Kind.IsBug():
+		r.Status, r.Detail = statusChanged, fmt.Sprintf("now %s: %s (was %s at %s)", o.Kind, o.Message, e.Failure.Kind, e.Failure.Where)
+		r.report = a.rerunReport(s, ex, it.Path, sched, *o, depth)
+	case rr.Leftover > 0:
+		// The program ended (or was cut) before the schedule did: the
+		// schedule no longer fits, which says nothing of the bug.
+		what := "the execution ended"
+		if o == nil {
+			what = fmt.Sprintf("the depth bound (%d) was reached", depth)
+		}
+		r.Status, r.Detail = statusDiverged, fmt.Sprintf("%s after %d of the schedule's %d steps", what, len(sched)-rr.Leftover, len(sched))
+	case o == nil:
+		r.Status, r.Detail = statusDiverged, fmt.Sprintf("the schedule ran, but the program did not end within %d steps", depth)
+	default:
+		r.Status, r.Detail = statusFixed, "the whole schedule runs and the program ends cleanly: "+o.Message
+	}
+	return r
+}
+
+// rerunReport is the report of an entry's failure as it happens now
+// (replayed again with stacks), when reports were asked for: nil
+// otherwise, or when the replay does not give it.
+func (a *app) rerunReport(s *session, ex io.Closer, path string, sched schedule.Schedule, o search.Outcome, depth int) *report.Report {
+	if !a.rerunReports {
+		return nil
+	}
+	ex.Close()
+	r, err := a.explain(s, search.Bug{Schedule: sched, Outcome: o}, depth)
+	if err != nil {
+		return nil
+	}
+	r.Replay, r.Saved = "stdbg replay "+shellQuote(path), path
+	return r
+}
+
+// corpusExit is the exit status of a corpus run: 2 when an entry could
+// not be judged (corrupt, refused, an error) or there was none, else 1
+// when an entry reproduces or fails differently, else 0.
+func corpusExit(results []rerun) error {
+	if len(results) == 0 {
+		return usageErr("the corpus holds no entry")
+	}
+	bad, failing := 0, 0
+	for _, r := range results {
+		switch {
+		case r.Status == statusCorrupt || r.Status == statusError:
+			bad++
+		case r.failing():
+			failing++
+		}
+	}
+	switch {
+	case bad > 0:
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d entries could not be rerun (corrupt or errors)", bad, len(results))}
+	case failing > 0:
+		return bugFound
+	}
+	return nil
+}
