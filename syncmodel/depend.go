@@ -272,13 +272,9 @@ func usesObject(op Op, x uint64) bool {
 // sharesObject reports whether two synchronization operations use a common
 // object.
 func sharesObject(a, b Op) bool {
-	na, nb := numObjects(a), numObjects(b)
-	for i := 0; i < na; i++ {
-		x := objectAt(a, i)
-		for j := 0; j < nb; j++ {
-			if x == objectAt(b, j) {
-				return true
-			}
+	for i, n := 0, numObjects(a); i < n; i++ {
+		if usesObject(b, objectAt(a, i)) {
+			return true
 		}
 	}
 	return false
