@@ -99,14 +99,19 @@ func (ex *execution) raceSync(op syncmodel.Op, code int64) {
 		}
 		return
 	}
-	if op.Obj != 0 {
-		v := ex.raceVar(op.Obj)
-		raceAcquire(v)
-		raceReleaseMerge(v)
+	ex.raceSyncObj(op.Obj)
+	if op.Kind == syncmodel.GoCondWait || op.Kind == syncmodel.GoCondWake {
+		ex.raceSyncObj(op.Obj2) // the mutex a Go condition wait releases or retakes
 	}
-	if op.Obj2 != 0 && (op.Kind == syncmodel.GoCondWait || op.Kind == syncmodel.GoCondWake) {
-		// The mutex a Go condition wait releases or retakes.
-		v := ex.raceVar(op.Obj2)
+}
+
+// raceSyncObj acquires and releases the detector's variable of object obj
+// (none for 0).
+//
+//go:norace
+func (ex *execution) raceSyncObj(obj uint64) {
+	if obj != 0 {
+		v := ex.raceVar(obj)
 		raceAcquire(v)
 		raceReleaseMerge(v)
 	}
