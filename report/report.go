@@ -539,3 +539,24 @@ type noSymbols struct{}
 func (noSymbols) Return(uint64) symbolize.Frame { return symbolize.Frame{} }
 func (noSymbols) Exact(uint64) symbolize.Frame  { return symbolize.Frame{} }
 func (noSymbols) Data(uint64) (string, bool)    { return "", false }
+
+// String says how the schedule was shrunk, in one line: "Minimised from 9
+// steps, 2 preemptions to 4 steps, 1 preemption (proven minimal, 57
+// executions)".
+func (m *Minimisation) String() string {
+	proven := "proven minimal"
+	if !m.Proven {
+		proven = "not proven minimal: budget spent"
+	}
+	return fmt.Sprintf("Minimised from %s, %s to %s, %s (%s, %d executions)",
+		count(m.FromLength, "step"), count(m.FromPreemptions, "preemption"),
+		count(m.Length, "step"), count(m.Preemptions, "preemption"), proven, m.Executions)
+}
+
+// count renders "1 step", "3 steps".
+func count(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,7 +1,6 @@
 package sthread
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -48,6 +47,7 @@ type config struct {
 	hasSchedule   bool
 	maxExecutions int64
 	noSave        bool
+	noMinimise    bool
 	strategy      search.Strategy
 	noReduction   bool
 	budget        time.Duration
@@ -121,10 +121,17 @@ func MaxExecutions(n int64) Option { return func(c *config) { c.maxExecutions = 
 // MaxExecutions or Budget. A strategy value serves one search at a time.
 func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy = st } }
 
-// Budget stops the search after d of wall time (0, the default: no
-// limit). A search stopped by its budget is not an error: Check passes if
-// it found no bug, and Explore's Result is not Complete.
+// Budget bounds the wall time of Check and Explore (0, the default: no
+// limit): the search gets four fifths of it, the minimisation of the bugs
+// found what is left (all of it with NoMinimise). A search stopped by its
+// budget is not an error: Check passes if it found no bug, and Explore's
+// Result is not Complete.
 func Budget(d time.Duration) Option { return func(c *config) { c.budget = max(d, 0) } }
+
+// NoMinimise reports each bug with the schedule the search found, instead
+// of shrinking it first to the shortest schedule of the bug, with the
+// fewest preemptions (stdbg find's --no-minimise).
+func NoMinimise() Option { return func(c *config) { c.noMinimise = true } }
 
 // NoReduction makes the search run every schedule (stdbg find's
 // --reduction none). By default it runs one schedule per class of
@@ -159,8 +166,11 @@ func (c *config) reduction() string {
 type Result struct {
 	// Bugs are the bugs found, in order: at most one unless All.
 	Bugs []*Bug
-	// Stats counts the executions, transitions and states explored.
+	// Stats counts the executions, transitions and states the search
+	// explored (the minimisation of the bugs found is not counted).
 	Stats search.Stats
+	// total counts the minimisation too.
+	total search.Stats
 	// Complete reports that every schedule within the bounds was explored.
 	Complete bool
 	// DepthLimited reports that some execution was cut at MaxDepth.
@@ -184,6 +194,12 @@ type Bug struct {
 	// Report is the full trace: every step with its goroutine, operation
 	// and source line, who waits for what, the failing goroutine's stack.
 	Report *report.Report
+
+	// Where Check saved it: the entry's path (alreadySaved: it was there
+	// before), or why it could not.
+	savedAt      string
+	alreadySaved bool
+	saveErr      error
 }
 
 // String returns the report as text.
@@ -204,8 +220,10 @@ func (b *Bug) String() string {
 // report for each bug found: deadlocks, goroutines leaked (blocked when f
 // returns), failed Asserts and TB failures, panics, misuses of the
 // primitives (unlock of an unlocked mutex, close of a closed channel, ...)
-// and transition timeouts. Each report ends with the command that replays
-// the bug (see ReplayEnv).
+// and transition timeouts. Each bug's schedule is first shrunk to the
+// shortest that shows it, with the fewest preemptions (see NoMinimise), as
+// stdbg find does; its report ends with the command that replays it (see
+// ReplayEnv).
 //
 // Each bug found is saved in the package's corpus, as a file under
 // testdata/stdbg/<test name>/ (see NoSave and NoSaveEnv), and every later
@@ -245,16 +263,10 @@ func Check(t testing.TB, f func(), opts ...Option) {
 	if replayCorpus(t, dir, f, cfg) {
 		return
 	}
-	res, err := explore(f, cfg)
-	stats := report.FormatStats(report.FromStats(res.Stats))
+	res, err := explore(f, cfg, t)
+	stats := report.FormatStats(report.FromStats(res.total))
 	for _, b := range res.Bugs {
-		saved := ""
-		if b.Report == nil || b.Report.Cycle == "" {
-			// Lassos (livelocks, LTL violations) are not stored: the
-			// corpus replays plain schedules.
-			saved = saveBug(t, dir, b, cfg)
-		}
-		t.Errorf("sthread.Check found a bug:\n%s%sReplay: %s\n%s", b, saved, replayCommand(t, b.Schedule), stats)
+		t.Errorf("sthread.Check found a bug:\n%s%sReplay: %s\n%s", b, b.footer(), replayCommand(t, b.Schedule), stats)
 	}
 	if err != nil {
 		t.Fatalf("sthread.Check: %v\n%s", err, stats)
@@ -278,7 +290,7 @@ func Explore(f func(), opts ...Option) (*Result, error) {
 		}
 		return res, err
 	}
-	return explore(f, cfg)
+	return explore(f, cfg, nil)
 }
 
 // Replay runs schedule once on f and fails t if the execution ends in a bug,
@@ -359,74 +371,6 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 		out.bug = &Bug{Kind: o.Kind, Message: rep.Message, Where: o.Where, Schedule: rr.Executed.String(), Report: rep}
 	}
 	return out, nil
-}
-
-//go:norace
-func explore(f func(), cfg *config) (*Result, error) {
-	if f == nil {
-		return &Result{}, errors.New("nil function")
-	}
-	checkMu.Lock()
-	defer checkMu.Unlock()
-	formula, err := cfg.formula()
-	if err != nil {
-		return &Result{}, err
-	}
-	r := newRunner(f, cfg, 1)
-	r.state = cfg.stateful()
-	r.start()
-	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
-	st := cfg.search()
-	ctx := context.Background()
-	if cfg.budget > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.budget)
-		defer cancel()
-	}
-	sres, err := search.Explore(ctx, chk, st,
-		search.Options{MaxDepth: cfg.maxDepth, All: cfg.all, MaxExecutions: cfg.maxExecutions,
-			Visited: cfg.visited, Livelock: cfg.livelock, Graph: formula != nil})
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-		err = nil // the budget is spent: a normal end
-	}
-	r.stop()
-	res := &Result{Stats: sres.Stats, Complete: sres.Complete, DepthLimited: sres.DepthLimited}
-	if err == nil && formula != nil && (len(sres.Bugs) == 0 || cfg.all) {
-		lb, lerr := checkFormula(sres, formula)
-		if lerr != nil {
-			return res, fmt.Errorf("checking %s: %w", cfg.ltl, lerr)
-		}
-		if lb != nil {
-			sres.Bugs = append(sres.Bugs, *lb)
-		}
-	}
-	for _, b := range sres.Bugs {
-		if b.Cycle != nil {
-			res.Bugs = append(res.Bugs, describeLasso(f, cfg, b))
-			continue
-		}
-		bug := &Bug{Kind: b.Outcome.Kind, Message: b.Outcome.Message, Where: b.Outcome.Where, Schedule: b.Schedule.String()}
-		rep, rr, derr := describe(f, cfg, b.Schedule, false)
-		if derr == nil {
-			bug.Message = rep.Message
-			if o := rr.Outcome; o == nil || o.Kind != b.Outcome.Kind || o.Where != b.Outcome.Where {
-				got := "no bug"
-				if o != nil {
-					got = o.Kind.String() + " (" + o.Message + ")"
-				}
-				rep.Notes = append(rep.Notes, fmt.Sprintf("replaying the schedule gave %s instead of %s: "+
-					"the checked function may do something nondeterministic between sthread calls", got, b.Outcome.Kind))
-				rep.Kind, rep.Banner, rep.Bug = b.Outcome.Kind.String(), report.Banner(b.Outcome.Kind), true
-				rep.Path = bug.Schedule
-			}
-			bug.Report = rep
-		}
-		res.Bugs = append(res.Bugs, bug)
-	}
-	if err != nil {
-		return res, fmt.Errorf("exploring %s: %w", funcName(f), err)
-	}
-	return res, nil
 }
 
 // describe runs schedule s on f once with full stacks and builds its

@@ -180,3 +180,73 @@ func TestTB(t *testing.T) {
 		}
 	}
 }
+
+// lostUpdate loses an update when the goroutine's increment falls between
+// main's read and write; a bystander goroutine's steps, which the first
+// failing schedule runs when main yields, play no part in the bug.
+func lostUpdate() {
+	var mu, other sthread.Mutex
+	var wg sthread.WaitGroup
+	n, busy := 0, 0
+	sthread.Go(func() {
+		for range 4 {
+			other.Lock()
+			busy++
+			other.Unlock()
+		}
+	})
+	wg.Add(1)
+	sthread.Go(func() {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		wg.Done()
+	})
+	mu.Lock()
+	v := n
+	mu.Unlock()
+	sthread.Yield()
+	mu.Lock()
+	n = v + 1
+	mu.Unlock()
+	wg.Wait()
+	sthread.Assert(n == 2, "lost update")
+}
+
+func TestExploreMinimises(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		opts      []sthread.Option
+		minimised bool
+	}{
+		{"by default", nil, true},
+		{"NoMinimise", []sthread.Option{sthread.NoMinimise()}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := sthread.Explore(lostUpdate, tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.AssertionFailure {
+				t.Fatalf("bugs %v, want the lost update", res.Bugs)
+			}
+			b := res.Bugs[0]
+			m := b.Report.Minimised
+			if !tc.minimised {
+				if m != nil {
+					t.Errorf("minimised with NoMinimise: %+v", m)
+				}
+				return
+			}
+			if m == nil || !m.Proven {
+				t.Fatalf("not minimised, or not proven minimal: %+v", m)
+			}
+			if got := strings.Count(b.Schedule, ";") + 1; got != m.Length || m.Length >= m.FromLength {
+				t.Errorf("schedule %s (%d steps): want the minimised %d steps, fewer than the %d found", b.Schedule, got, m.Length, m.FromLength)
+			}
+			if b.Report.Path != b.Schedule {
+				t.Errorf("report's path %s, bug's schedule %s", b.Report.Path, b.Schedule)
+			}
+		})
+	}
+}

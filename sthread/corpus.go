@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
@@ -86,40 +86,44 @@ func safeName(s string) string {
 	return s
 }
 
-// saveBug stores b in the corpus directory dir of the test t and returns
-// the line to add to the failure message: where it was saved, or why it was
-// not; nothing when saving is off.
+// corpusConfig is where and how Check saves the bugs of the test t: nil
+// when saving is off.
 //
 //go:norace
-func saveBug(t testing.TB, dir string, b *Bug, cfg *config) string {
+func corpusConfig(t testing.TB, cfg *config) *hunt.Corpus {
 	if !cfg.saving() {
-		return ""
+		return nil
 	}
-	e := &corpus.Entry{
-		Format:       corpus.Format,
-		StdbgVersion: stdbgVersion(),
-		Created:      time.Now().UTC().Truncate(time.Second),
-		Target:       corpus.Target{Kind: goTestKind, Source: corpus.RelSource(dir, "."), Test: t.Name()},
-		Search:       corpus.Search{Strategy: "dfs", MaxDepth: cfg.maxDepth, Reduction: cfg.reduction()},
-		Failure:      corpus.Failure{Kind: b.Kind.String(), Message: b.Message, Where: b.Where},
-		Schedule:     b.Schedule,
+	dir := corpusDir(t.Name())
+	return &hunt.Corpus{
+		Dir:     dir,
+		Target:  corpus.Target{Kind: goTestKind, Source: corpus.RelSource(dir, "."), Test: t.Name()},
+		Search:  corpus.Search{Strategy: "dfs", Reduction: cfg.reduction()},
+		Version: stdbgVersion(),
+		// The corpus replays plain schedules: lassos (livelocks, LTL
+		// violations) are not stored.
+		NoLassos: true,
 	}
-	if s, err := schedule.Parse(b.Schedule); err == nil {
-		e.Length = len(s)
+}
+
+// footer is what Check says of a bug after its report: how it was
+// minimised, and where it was saved or why it was not.
+//
+//go:norace
+func (b *Bug) footer() string {
+	var sb strings.Builder
+	if b.Report != nil && b.Report.Minimised != nil {
+		fmt.Fprintln(&sb, b.Report.Minimised)
 	}
-	if b.Report != nil {
-		r := *b.Report
-		r.Replay = replayCommand(t, b.Schedule)
-		e.Report, e.Preemptions = &r, r.Preemptions
-	}
-	path, existed, err := corpus.Save(dir, e)
 	switch {
-	case err != nil:
-		return fmt.Sprintf("Not saved: %v\n", err)
-	case existed:
-		return fmt.Sprintf("Already saved %s\n", path)
+	case b.saveErr != nil:
+		fmt.Fprintf(&sb, "Not saved: %v\n", b.saveErr)
+	case b.alreadySaved:
+		fmt.Fprintf(&sb, "Already saved %s\n", b.savedAt)
+	case b.savedAt != "":
+		fmt.Fprintf(&sb, "Saved %s\n", b.savedAt)
 	}
-	return fmt.Sprintf("Saved %s\n", path)
+	return sb.String()
 }
 
 // replayCorpus replays, before any search, the entries of the test t

@@ -1,14 +1,10 @@
 package sthread
 
 import (
-	"errors"
 	"fmt"
 	"hash/fnv"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ltl"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -133,50 +129,4 @@ func (c *config) formula() (*ltl.Formula, error) {
 		return nil, fmt.Errorf("LTL formula %q: %w", c.ltl, err)
 	}
 	return f, nil
-}
-
-// checkFormula checks f on the state graph of a complete exploration.
-func checkFormula(res *search.Result, f *ltl.Formula) (*search.Bug, error) {
-	if !res.Complete || res.Graph == nil {
-		return nil, errors.New("the exploration is incomplete: the formula cannot be checked")
-	}
-	v, err := ltl.Check(res.Graph, f)
-	if err != nil || v == nil {
-		return nil, err
-	}
-	return &search.Bug{Schedule: v.Lasso.Stem, Cycle: v.Lasso.Cycle, Outcome: v.Outcome()}, nil
-}
-
-// describeLasso replays a lasso (stem and one run of the cycle) with full
-// stacks and states and builds its bug. checkMu must be held.
-func describeLasso(f func(), cfg *config, b search.Bug) *Bug {
-	bug := &Bug{Kind: b.Outcome.Kind, Message: b.Outcome.Message, Where: b.Outcome.Where,
-		Schedule: search.LassoString(b.Schedule, b.Cycle)}
-	r := newRunner(f, cfg, reportDepth)
-	r.state = true
-	r.start()
-	defer r.stop()
-	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
-	e, err := chk.Begin()
-	if err != nil {
-		return bug
-	}
-	ex := r.begun
-	defer e.Close()
-	lr, err := search.ReplayLasso(e, b.Schedule, b.Cycle, 1)
-	if err != nil {
-		return bug
-	}
-	syms := newSymbols(r, ex, e.Trace(), e.BlockedThreads())
-	rep := report.Build(e, lr.Result.Outcome, syms)
-	decorate(rep, ex, syms)
-	rep.Kind, rep.Bug, rep.Banner, rep.Message = b.Outcome.Kind.String(), true, report.Banner(b.Outcome.Kind), b.Outcome.Message
-	rep.Path, rep.Cycle, rep.CycleStart = b.Schedule.String(), b.Cycle.String(), len(b.Schedule)+1
-	for i := range rep.Steps {
-		if i < len(lr.States) {
-			rep.Steps[i].Props = search.FormatProps(lr.States[i].Props)
-		}
-	}
-	bug.Report = rep
-	return bug
 }

@@ -881,6 +881,12 @@ func (th *thread) exit(p any) bool {
 		raceDisable()
 	}
 	ex := th.ex
+	if p == nil && !th.returned {
+		// runtime.Goexit: once the trampoline's deferred call is over, it
+		// ends the worker goroutine too. A later execution that reuses
+		// the record starts a new one.
+		th.hasWorker = false
+	}
 	switch {
 	case th.abort.Load() || th.returned:
 	case p == nil:

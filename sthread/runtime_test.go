@@ -154,7 +154,7 @@ func TestNoGoroutineLeft(t *testing.T) {
 	}
 	total := int64(0)
 	for total < 5000 {
-		res, err := sthread.Explore(prog, sthread.All(), sthread.MaxExecutions(2500))
+		res, err := sthread.Explore(prog, sthread.All(), sthread.MaxExecutions(2500), sthread.NoMinimise())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,31 @@ func TestGoexit(t *testing.T) {
 	}
 	if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.AssertionFailure ||
 		!strings.Contains(res.Bugs[0].Message, "runtime.Goexit in a checked goroutine") {
-		t.Errorf("bugs = %v", res.Bugs)
+		t.Fatalf("bugs = %v", res.Bugs)
+	}
+	// Minimisation runs more executions with the same goroutine records:
+	// the goroutine that Goexit ended is not waited for (it was, until
+	// the transition timeout, and minimisation failed).
+	if m := res.Bugs[0].Report.Minimised; m == nil || !m.Proven {
+		t.Errorf("not minimised: %+v", m)
+	}
+}
+
+func TestGoexitThenMoreExecutions(t *testing.T) {
+	// The first execution ends in a Goexit; the next ones reuse its
+	// goroutine's record, and run.
+	res, err := sthread.Explore(func() {
+		sthread.Go(func() {
+			if sthread.Choose(3) == 0 {
+				runtime.Goexit()
+			}
+		})
+	}, sthread.All(), sthread.NoMinimise(), sthread.NoReduction())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.AssertionFailure || !res.Complete {
+		t.Errorf("bugs = %v, complete %v: want the Goexit alone", res.Bugs, res.Complete)
 	}
 }
 

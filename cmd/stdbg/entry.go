@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
@@ -16,45 +14,26 @@ import (
 // This file makes corpus entries from the bugs find reports, and
 // researches entries whose schedule no longer fits.
 
-// newEntry describes a bug found by find for the corpus.
-func newEntry(t *target, dir string, r *report.Report, bug search.Bug, original schedule.Schedule, maxDepth int, preemptions int) *corpus.Entry {
-	e := &corpus.Entry{
-		Format:       corpus.Format,
-		StdbgVersion: version,
-		Created:      time.Now().UTC().Truncate(time.Second),
-		Search:       corpus.Search{Strategy: "dfs", MaxDepth: maxDepth, Reduction: "none"},
-		Failure:      corpus.Failure{Kind: bug.Outcome.Kind.String(), Message: bug.Outcome.Message, Where: bug.Outcome.Where},
-		Schedule:     bug.Schedule.String(),
-		Length:       len(bug.Schedule),
-		Preemptions:  preemptions,
-		Report:       r,
-		Target:       corpus.Target{Args: t.args, Env: append([]string(nil), t.env...)},
-	}
-	if !original.Equal(bug.Schedule) {
-		e.Original = original.String()
-	}
-	if bug.Cycle != nil {
-		e.Cycle = bug.Cycle.String()
-	}
+// entryTarget is the target of the corpus entries of find's bugs, saved
+// in dir.
+func entryTarget(t *target, dir string) corpus.Target {
+	ct := corpus.Target{Args: t.args, Env: append([]string(nil), t.env...)}
 	switch {
 	case t.goPkg && t.run != "":
-		e.Target.Kind, e.Target.Run = "go-test", t.run
-		e.Target.Source = corpus.RelSource(dir, t.source)
+		ct.Kind, ct.Run = "go-test", t.run
+		ct.Source = corpus.RelSource(dir, t.source)
 	case t.goPkg:
-		e.Target.Kind = "go-program"
-		e.Target.Source = corpus.RelSource(dir, t.source)
+		ct.Kind = "go-program"
+		ct.Source = corpus.RelSource(dir, t.source)
 	case t.source != "":
-		e.Target.Kind = "c-source"
-		e.Target.Source = corpus.RelSource(dir, t.source)
-		e.Target.Memory = t.memory
+		ct.Kind = "c-source"
+		ct.Source = corpus.RelSource(dir, t.source)
+		ct.Memory = t.memory
 	default:
-		e.Target.Kind = "binary"
-		e.Target.Binary = corpus.RelSource(dir, t.binary)
+		ct.Kind = "binary"
+		ct.Binary = corpus.RelSource(dir, t.binary)
 	}
-	if h, err := corpus.FileSHA256(t.binary); err == nil {
-		e.Target.BinarySHA256 = h
-	}
-	return e
+	return ct
 }
 
 // researchEntry searches the schedules below prefix for the entry's kind of

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -12,6 +13,57 @@ import (
 // This file holds what find does with the bugs it found: the replay in a
 // fresh process that confirms them, the report of each, and the printing
 // of the result.
+
+// findResult is the JSON document of a find.
+type findResult struct {
+	Target       string           `json:"target"`
+	Binary       string           `json:"binary"`
+	MaxDepth     int              `json:"max_depth"`
+	Bugs         []*report.Report `json:"bugs"`
+	Stats        report.Stats     `json:"stats"`
+	Complete     bool             `json:"complete"`
+	DepthLimited bool             `json:"depth_limited"`
+	Interrupted  bool             `json:"interrupted,omitempty"`
+	// Strategy is dfs, random or pct; Seed is the seed of random and pct.
+	Strategy string `json:"strategy"`
+	Seed     uint64 `json:"seed,omitempty"`
+	// Sampled reports a random or PCT search: never exhaustive.
+	Sampled bool `json:"sampled"`
+	// Bounds are the rounds of a preemption-bounded search.
+	Bounds []search.Bound `json:"preemption_bounds,omitempty"`
+	// Coverage says in words what the search covered.
+	Coverage string `json:"coverage"`
+	// MemoryPoints reports whether plain memory accesses were scheduling
+	// points (those of global variables and the heap, in a C source built
+	// with the memory instrumentation); Scope says what an exhaustive
+	// search was exhaustive over.
+	MemoryPoints bool   `json:"memory_scheduling_points"`
+	Scope        string `json:"scope"` // thread operations (and memory), or goroutine operations
+	// SearchedIn is where the search ran: "target" (inside the Go
+	// program's process, package insearch) or "stdbg" (driving the
+	// program transition by transition).
+	SearchedIn string `json:"searched_in"`
+	// Notes say what the search could not do (a formula it could not
+	// check).
+	Notes     []string `json:"notes,omitempty"`
+	scopeNote string
+}
+
+// scopeNote says, next to a complete search's verdict, what it was
+// exhaustive over: thread operations, not plain memory accesses.
+func scopeNote(t *target) string {
+	if t.goPkg {
+		return "Scope: goroutine operations; plain memory accesses were not scheduling points (shared variables read and written " +
+			"without a synchronisation between are not reordered; Go's race detector, on by default for plain Go, reports such races)."
+	}
+	if t.memory {
+		return "Scope: thread operations, and the loads, stores and atomic operations on global variables and the heap " +
+			"(memory instrumentation); accesses to stacks and thread-local storage were not scheduling points."
+	}
+	return "Scope: thread operations; plain memory accesses were not scheduling points (memory shared without a thread " +
+		"operation between is not reordered: build the program with --memory, as in stdbg find --memory prog.c or " +
+		"stdbg cc --memory, or annotate it with stdbg_read/stdbg_write)."
+}
 
 // confirmFresh replays each bug (but lassos) in a fresh process of the
 // program and reports whether each ends the same way: a Go program runs
@@ -30,39 +82,45 @@ func (a *app) confirmFresh(s *session, bugs []search.Bug, maxDepth int) bool {
 	return true
 }
 
-// explain replays a bug's schedule with full stacks and builds its report.
-func (a *app) explain(s *session, bug search.Bug, maxDepth int) (*report.Report, error) {
+// programNondeterminism is find's guess at why a bug's replay ended
+// otherwise than the search's execution.
+const programNondeterminism = "the program may do something nondeterministic between thread operations"
+
+// reuseHints adds to that guess, for a Go program run execution after
+// execution in one process, that it may keep state from one to the next.
+func reuseHints(s *session) []string {
+	if s.proc.Reused() > 0 && s.goPkg {
+		return []string{"the bug was found in a process that had run earlier executions and the replay ran in a fresh one: " +
+			"the program may keep state from one execution to the next (package-level variables); STDBG_REUSE=0 runs every execution in a fresh process"}
+	}
+	return nil
+}
+
+// replayStacks replays a bug's schedule with full stacks, for its report.
+func (a *app) replayStacks(s *session, bug search.Bug, maxDepth int) (*hunt.Explanation, error) {
 	old := s.proc.Flags()
 	s.proc.SetFlags(old | wire.FlagStacks)
 	defer s.proc.SetFlags(old)
 	e, err := s.chk.Begin()
 	if err != nil {
-		return nil, fmt.Errorf("replaying the bug: %w", err)
+		return nil, err
 	}
 	defer e.Close()
 	rr, err := search.Replay(e, bug.Schedule, maxDepth)
 	if err != nil {
+		return nil, err
+	}
+	return &hunt.Explanation{Report: report.Build(e, rr.Outcome, s.syms), Outcome: rr.Outcome}, nil
+}
+
+// explain replays a bug's schedule with full stacks and builds its report.
+func (a *app) explain(s *session, bug search.Bug, maxDepth int) (*report.Report, error) {
+	x, err := a.replayStacks(s, bug, maxDepth)
+	if err != nil {
 		return nil, fmt.Errorf("replaying the bug: %w", err)
 	}
-	r := report.Build(e, rr.Outcome, s.syms)
-	if r.Path == "" {
-		r.Path = bug.Schedule.String()
-	}
-	if rr.Outcome == nil || rr.Outcome.Kind != bug.Outcome.Kind || rr.Outcome.Where != bug.Outcome.Where {
-		got := "no failure"
-		if rr.Outcome != nil {
-			got = rr.Outcome.Kind.String() + " (" + rr.Outcome.Message + ")"
-		}
-		r.Notes = append(r.Notes, fmt.Sprintf("replaying the schedule gave %s instead of %s: the program may do something nondeterministic between thread operations",
-			got, bug.Outcome.Kind))
-		if s.proc.Reused() > 0 && s.goPkg {
-			r.Notes = append(r.Notes, "the bug was found in a process that had run earlier executions and the replay ran in a fresh one: "+
-				"the program may keep state from one execution to the next (package-level variables); STDBG_REUSE=0 runs every execution in a fresh process")
-		}
-		r.Kind, r.Banner, r.Message, r.Bug = bug.Outcome.Kind.String(), report.Banner(bug.Outcome.Kind), bug.Outcome.Message, true
-		r.Path = bug.Schedule.String()
-	}
-	return r, nil
+	hunt.Mark(x, bug, programNondeterminism, func() []string { return reuseHints(s) })
+	return x.Report, nil
 }
 
 func (a *app) printFind(out *findResult) {
@@ -85,13 +143,7 @@ func (a *app) printFind(out *findResult) {
 		}
 		r.WriteStyled(w, a.colour())
 		if m := r.Minimised; m != nil {
-			proven := "proven minimal"
-			if !m.Proven {
-				proven = "not proven minimal: budget spent"
-			}
-			fmt.Fprintf(w, "Minimised from %s, %s to %s, %s (%s, %d executions)\n",
-				plural(m.FromLength, "step"), plural(m.FromPreemptions, "preemption"),
-				plural(m.Length, "step"), plural(m.Preemptions, "preemption"), proven, m.Executions)
+			fmt.Fprintln(w, m)
 		}
 		if r.Saved != "" {
 			if r.AlreadySaved {
@@ -116,6 +168,9 @@ func (a *app) printFind(out *findResult) {
 func (a *app) printSearch(out *findResult) {
 	w := a.stdout
 	fmt.Fprintln(w, out.Coverage)
+	for _, n := range out.Notes {
+		fmt.Fprintln(w, "Note: "+n)
+	}
 	if out.Complete && out.scopeNote != "" {
 		fmt.Fprintln(w, out.scopeNote)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 )
 
@@ -164,4 +165,28 @@ func (p *progressLine) clear() {
 	}
 	fmt.Fprintf(p.w, "\r%*s\r", p.width, "")
 	p.shown = false
+}
+
+// announcer says each distinct bug the moment it is found, on stderr, so
+// that a run killed later (while minimising) has shown what it found.
+func (a *app) announcer(t *target, prog *progressLine) func(search.Bug) {
+	var mu sync.Mutex
+	said := map[string]bool{}
+	return func(b search.Bug) {
+		mu.Lock()
+		defer mu.Unlock()
+		if said[b.Outcome.Key()] {
+			return
+		}
+		said[b.Outcome.Key()] = true
+		prog.clear()
+		sched := search.LassoString(b.Schedule, b.Cycle)
+		if len(b.Schedule) > 40 { // the path once, in the command that replays it
+			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; %d steps (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message),
+				len(b.Schedule), replayCommand(t, sched))
+			return
+		}
+		fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message), sched,
+			replayCommand(t, sched))
+	}
 }

@@ -6,8 +6,8 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
@@ -50,66 +50,22 @@ func (a *app) validateStateful() error {
 // identity needs from the start of the program.
 var stateEnv = []string{"STDBG_STATE=1"}
 
-// checkLTL checks the --ltl formula on the complete state graph of an
-// exploration and returns the violation as a bug, if any.
-func (a *app) checkLTL(res *search.Result) (*search.Bug, error) {
-	text := a.v.GetString("ltl")
-	if text == "" || res.Graph == nil || !res.Complete {
-		return nil, nil
-	}
-	f, err := ltl.Parse(text)
-	if err != nil {
-		return nil, usageErr("--ltl: %v", err)
-	}
-	v, err := ltl.Check(res.Graph, f)
-	if err != nil {
-		return nil, usageErr("--ltl %s: %v", text, err)
-	}
-	if v == nil {
-		return nil, nil
-	}
-	return &search.Bug{Schedule: v.Lasso.Stem, Cycle: v.Lasso.Cycle, Outcome: v.Outcome()}, nil
-}
-
-// explainLasso replays a livelock or liveness violation (stem and one run
-// of the cycle) with full stacks and state reports, and builds its report
-// with the propositions' values at each step.
-func (a *app) explainLasso(s *session, bug search.Bug) (*report.Report, error) {
+// replayLassoStacks replays a livelock or liveness violation (stem and
+// one run of the cycle) with full stacks and state reports, for its report.
+func (a *app) replayLassoStacks(s *session, bug search.Bug) (*hunt.Explanation, error) {
 	old := s.proc.Flags()
 	s.proc.SetFlags(old | wire.FlagStacks | wire.FlagState)
 	defer s.proc.SetFlags(old)
 	e, err := s.chk.Begin()
 	if err != nil {
-		return nil, fmt.Errorf("replaying the lasso: %w", err)
+		return nil, err
 	}
 	defer e.Close()
 	lr, err := search.ReplayLasso(e, bug.Schedule, bug.Cycle, 1)
 	if err != nil {
-		return nil, fmt.Errorf("replaying the lasso: %w", err)
+		return nil, err
 	}
-	return lassoReport(e, s, bug, lr), nil
-}
-
-// lassoReport builds the report of a replayed lasso.
-func lassoReport(e *checker.Execution, s *session, bug search.Bug, lr *search.LassoRun) *report.Report {
-	r := report.Build(e, lr.Result.Outcome, s.syms)
-	if o := lr.Result.Outcome; o == nil || o.Kind != search.Diverged {
-		r.Kind, r.Bug, r.Banner, r.Message = bug.Outcome.Kind.String(), true, report.Banner(bug.Outcome.Kind), bug.Outcome.Message
-	}
-	r.Path = bug.Schedule.String()
-	r.Cycle = bug.Cycle.String()
-	r.CycleStart = len(bug.Schedule) + 1
-	for i := range r.Steps {
-		if i < len(lr.States) {
-			r.Steps[i].Props = search.FormatProps(lr.States[i].Props)
-		}
-	}
-	for i, ok := range lr.Returned {
-		if !ok {
-			r.Notes = append(r.Notes, fmt.Sprintf("run %d of the cycle did not come back to the state where it began: the program may depend on something stdbg does not hash", i+1))
-		}
-	}
-	return r
+	return &hunt.Explanation{Report: report.Build(e, lr.Result.Outcome, s.syms), Outcome: lr.Result.Outcome, Lasso: lr}, nil
 }
 
 // replayLasso runs a lasso's stem and then its cycle --cycles times, with
@@ -142,7 +98,9 @@ func (a *app) replayLasso(stem, cycle schedule.Schedule, t *target, env []string
 	}
 	bug := search.Bug{Schedule: stem, Cycle: cycle, Outcome: search.Outcome{Kind: search.Livelock,
 		Message: fmt.Sprintf("the cycle ran %d times", n)}}
-	r := lassoReport(e, s, bug, lr)
+	x := &hunt.Explanation{Report: report.Build(e, lr.Result.Outcome, s.syms), Lasso: lr}
+	hunt.Mark(x, bug, "", nil)
+	r := x.Report
 	e.Close()
 	s.close()
 	closed = true

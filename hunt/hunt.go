@@ -1,0 +1,344 @@
+// Package hunt is the pipeline every front end of stdbg shares, from a
+// program to the reports of its bugs: explore the schedules, check an LTL
+// formula on the explored state graph, minimise each bug found, explain it
+// (its report, from a replay with full stacks), and save it to the corpus.
+//
+// A front end (stdbg find, sthread.Check and sthread.Explore) supplies the
+// executor of its program and what only it knows: how to replay a bug with
+// full stacks and build its report, the command that replays a schedule,
+// the target of a corpus entry. It prints the Result its own way.
+package hunt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stdbg/stdbg/ltl"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+)
+
+// Config is one hunt.
+type Config struct {
+	// Executor runs the executions of the search and of minimisation.
+	Executor search.Executor
+	// Strategy explores (nil: search.NewDPOR()).
+	Strategy search.Strategy
+	// Options are the search's; their MaxDepth also bounds minimisation.
+	Options search.Options
+	// Explore, if not nil, replaces search.Explore(ctx, Executor, Strategy,
+	// Options): a search divided among processes, or run inside the target.
+	// ctx carries the search's share of the Budget; Explore says whether it
+	// was spent (Explored.BudgetSpent).
+	Explore func(ctx context.Context, opts search.Options) (*Explored, error)
+	// LTL, if not nil, is checked on the state graph of a complete search
+	// that found no bug (or with Options.All); Options.Graph must be set.
+	LTL *ltl.Formula
+	// Minimise shrinks each bug's schedule (search.Minimise, exhaustive)
+	// with at most MinimiseExecutions executions (0: the default),
+	// reporting to MinimiseProgress (may be nil).
+	Minimise           bool
+	MinimiseExecutions int64
+	MinimiseProgress   func(search.Stats)
+	// Budget bounds the whole hunt's wall time (0: no bound). The search
+	// gets four fifths of it when bugs are to be minimised, minimisation
+	// what is left.
+	Budget time.Duration
+	// Explain replays a bug (a lasso when its Cycle is set) with full stacks
+	// and returns its report; nil: no reports.
+	Explain func(search.Bug) (*Explanation, error)
+	// Nondeterminism is the note added to a report whose replay did not end
+	// as the bug did ("the program may do something nondeterministic
+	// between thread operations"); Hints, if not nil, adds notes of the
+	// front end's own to it.
+	Nondeterminism string
+	Hints          func() []string
+	// ReplayCommand, if not nil, is the command that replays a schedule
+	// (its text form, a lasso's "stem (cycle)*"): the report's Replay.
+	ReplayCommand func(sched string) string
+	// Corpus, if not nil, is where each bug is saved.
+	Corpus *Corpus
+	// Warn, if not nil, is told of what went wrong without ending the hunt
+	// (a minimisation that failed).
+	Warn func(string)
+}
+
+// Explored is what Config.Explore found.
+type Explored struct {
+	search.Result
+	// Minimised is the minimisation of each of Result.Bugs, made where the
+	// search ran (nil entries, or a short slice, where none was made).
+	Minimised []*search.Minimised
+	// BudgetSpent reports a search stopped by its budget.
+	BudgetSpent bool
+}
+
+// Explanation is a bug's replay with full stacks.
+type Explanation struct {
+	// Report is the replay's report (nil: the front end has none).
+	Report *report.Report
+	// Outcome is how the replay ended (nil: cleanly); Lasso, for a lasso,
+	// is the replay of its stem and one run of its cycle.
+	Outcome *search.Outcome
+	Lasso   *search.LassoRun
+}
+
+// Finding is one bug with its report.
+type Finding struct {
+	// Bug is the bug, with its minimised schedule where it was minimised.
+	Bug search.Bug
+	// Found is its schedule as the search found it (as it ran to the
+	// failure, when minimised).
+	Found schedule.Schedule
+	// Minimised is its minimisation (nil: not minimised).
+	Minimised *search.Minimised
+	// Report is its report (nil without Config.Explain, or when the front
+	// end could not build one); its Replay, Minimised, Saved and
+	// AlreadySaved are filled in.
+	Report *report.Report
+	// Saved is the corpus entry holding the bug, AlreadySaved set when it
+	// was there before; SaveErr says why it could not be saved.
+	Saved        string
+	AlreadySaved bool
+	SaveErr      error
+}
+
+// Result is what a hunt found.
+type Result struct {
+	// Search is the exploration's own result (its Bugs as found).
+	Search search.Result
+	// Findings are the bugs, minimised, explained and saved, in the order
+	// found: at most one unless Options.All, and then one per distinct
+	// bug; a violation of the LTL formula comes last.
+	Findings []*Finding
+	// Stats counts the search's work and minimisation's.
+	Stats search.Stats
+	// Interrupted reports a hunt stopped through its context; BudgetSpent,
+	// a search stopped by the budget.
+	Interrupted, BudgetSpent bool
+	// Notes say what the hunt could not do (an LTL formula not checked).
+	Notes []string
+}
+
+// Run runs the hunt of cfg. A search stopped through ctx or by the budget
+// is not an error: the bugs found so far are explained and saved, not
+// minimised (those found before the budget ran out are, with what is left
+// of it). The error reports a search that could not go on (with the
+// partial result), a formula that could not be checked, or a bug that
+// could not be explained.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	searchCtx, minCtx := ctx, ctx
+	if cfg.Budget > 0 {
+		share := cfg.Budget
+		if cfg.Minimise {
+			share = cfg.Budget * 4 / 5
+		}
+		var cancel, cancelMin context.CancelFunc
+		searchCtx, cancel = context.WithTimeout(ctx, share)
+		defer cancel()
+		minCtx, cancelMin = context.WithTimeout(ctx, cfg.Budget)
+		defer cancelMin()
+	}
+	found, err := explore(searchCtx, &cfg)
+	out := &Result{Search: found.Result, Stats: found.Stats, Interrupted: ctx.Err() != nil}
+	out.BudgetSpent = !out.Interrupted && found.BudgetSpent
+	stopped := out.Interrupted || out.BudgetSpent
+	if err != nil && !stopped {
+		return out, err
+	}
+	bugs := found.Bugs
+	if cfg.LTL != nil && !stopped && (len(bugs) == 0 || cfg.Options.All) {
+		lb, note, err := checkLTL(&found.Result, cfg.LTL)
+		if err != nil {
+			return out, err
+		}
+		if note != "" {
+			out.Notes = append(out.Notes, note)
+		}
+		if lb != nil {
+			bugs = append(bugs[:len(bugs):len(bugs)], *lb)
+		}
+	}
+	for i, bug := range bugs {
+		f := &Finding{Bug: bug, Found: bug.Schedule}
+		var min *search.Minimised
+		if i < len(found.Minimised) {
+			min = found.Minimised[i]
+		}
+		unminimised := ""
+		if min == nil && cfg.Minimise && !out.Interrupted && bug.Cycle == nil {
+			var why string
+			min, why = minimise(ctx, minCtx, &cfg, bug)
+			unminimised = why
+		}
+		if min != nil {
+			f.Minimised = min
+			f.Bug.Schedule, f.Bug.Outcome, f.Found = min.Schedule, min.Outcome, min.Original
+			out.Stats.Executions += min.Stats.Executions
+			out.Stats.Transitions += min.Stats.Transitions
+		}
+		if err := explain(&cfg, f); err != nil {
+			return out, err
+		}
+		if f.Report != nil && unminimised != "" {
+			f.Report.Notes = append(f.Report.Notes, unminimised)
+		}
+		if cfg.Corpus != nil {
+			cfg.Corpus.save(f, cfg.Options.MaxDepth)
+		}
+		out.Findings = append(out.Findings, f)
+	}
+	return out, nil
+}
+
+// explore runs the search, the front end's or search.Explore.
+func explore(ctx context.Context, cfg *Config) (*Explored, error) {
+	if cfg.Explore != nil {
+		found, err := cfg.Explore(ctx, cfg.Options)
+		if found == nil {
+			found = &Explored{}
+		}
+		return found, err
+	}
+	st := cfg.Strategy
+	if st == nil {
+		st = search.NewDPOR()
+	}
+	res, err := search.Explore(ctx, cfg.Executor, st, cfg.Options)
+	if res == nil {
+		res = &search.Result{}
+	}
+	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil}, err
+}
+
+// minimise minimises a bug; when it could not, it says why in a note for
+// the report ("" when there is nothing to say).
+func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug) (*search.Minimised, string) {
+	m, err := search.Minimise(minCtx, cfg.Executor, bug, search.MinimiseOptions{MaxDepth: cfg.Options.MaxDepth,
+		MaxExecutions: cfg.MinimiseExecutions, Exhaustive: true, Progress: cfg.MinimiseProgress})
+	switch {
+	case err == nil:
+		return m, ""
+	case minCtx.Err() == nil:
+		if cfg.Warn != nil {
+			cfg.Warn(fmt.Sprintf("could not minimise the %s: %v", bug.Outcome.Kind, err))
+		}
+	case ctx.Err() == nil:
+		return nil, "not minimised: the budget was spent before minimisation could start"
+	}
+	return nil, ""
+}
+
+// checkLTL checks f on the state graph of a complete search; a search that
+// is not complete leaves the formula unchecked, which the note says.
+func checkLTL(res *search.Result, f *ltl.Formula) (*search.Bug, string, error) {
+	if !res.Complete || res.Graph == nil {
+		return nil, fmt.Sprintf("the formula %s was not checked: the exploration is incomplete", f), nil
+	}
+	v, err := ltl.Check(res.Graph, f)
+	if err != nil {
+		return nil, "", fmt.Errorf("checking %s: %w", f, err)
+	}
+	if v == nil {
+		return nil, "", nil
+	}
+	return &search.Bug{Schedule: v.Lasso.Stem, Cycle: v.Lasso.Cycle, Outcome: v.Outcome()}, "", nil
+}
+
+// ErrNoReplay is wrapped by Run's error when the front end could not
+// replay a bug to explain it.
+var ErrNoReplay = errors.New("replaying the bug")
+
+// explain builds the finding's report: the front end's replay, marked with
+// the bug it shows whatever the replay gave, and the minimisation.
+func explain(cfg *Config, f *Finding) error {
+	if cfg.Explain == nil {
+		return nil
+	}
+	x, err := cfg.Explain(f.Bug)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNoReplay, err)
+	}
+	if x == nil || x.Report == nil {
+		return nil
+	}
+	r := x.Report
+	bug := f.Bug
+	Mark(x, bug, cfg.Nondeterminism, cfg.Hints)
+	if cfg.ReplayCommand != nil {
+		r.Replay = cfg.ReplayCommand(search.LassoString(bug.Schedule, bug.Cycle))
+	}
+	if m := f.Minimised; m != nil {
+		r.Minimised = &report.Minimisation{FromLength: m.OriginalLength, FromPreemptions: m.OriginalPreemptions,
+			Length: m.Length, Preemptions: m.Preemptions, Proven: m.Proven, Executions: m.Stats.Executions,
+			Original: m.Original.String()}
+	}
+	f.Report = r
+	return nil
+}
+
+// Mark makes x.Report, the report of a replay of bug's schedule, the
+// report of the bug, whatever the replay gave: when the replay did not end
+// as the bug did, the report says so in a note (ending with
+// nondeterminism, the front end's guess at why, and followed by the notes
+// of hints, if not nil) and still shows the bug's kind, message and
+// schedule. A lasso's report also gets its cycle and the propositions'
+// values at each step.
+func Mark(x *Explanation, bug search.Bug, nondeterminism string, hints func() []string) {
+	r := x.Report
+	if bug.Cycle != nil {
+		markLasso(r, bug, x.Lasso)
+		return
+	}
+	if r.Path == "" {
+		r.Path = bug.Schedule.String()
+	}
+	if o := x.Outcome; o == nil || o.Kind != bug.Outcome.Kind || o.Where != bug.Outcome.Where {
+		got := "no failure"
+		if o != nil {
+			got = o.Kind.String() + " (" + o.Message + ")"
+		}
+		note := fmt.Sprintf("replaying the schedule gave %s instead of %s", got, bug.Outcome.Kind)
+		if nondeterminism != "" {
+			note += ": " + nondeterminism
+		}
+		r.Notes = append(r.Notes, note)
+		if hints != nil {
+			r.Notes = append(r.Notes, hints()...)
+		}
+		r.Kind, r.Banner, r.Message, r.Bug = bug.Outcome.Kind.String(), report.Banner(bug.Outcome.Kind), bug.Outcome.Message, true
+		r.Path = bug.Schedule.String()
+	}
+}
+
+// markLasso makes the report of a replayed lasso the report of the bug:
+// its kind and message (unless the replay diverged), the stem and the
+// cycle, the propositions' values at each step, and a note for each run of
+// the cycle that did not come back to where it began.
+func markLasso(r *report.Report, bug search.Bug, lr *search.LassoRun) {
+	var o *search.Outcome
+	if lr != nil && lr.Result != nil {
+		o = lr.Result.Outcome
+	}
+	if o == nil || o.Kind != search.Diverged {
+		r.Kind, r.Bug, r.Banner, r.Message = bug.Outcome.Kind.String(), true, report.Banner(bug.Outcome.Kind), bug.Outcome.Message
+	}
+	r.Path, r.Cycle, r.CycleStart = bug.Schedule.String(), bug.Cycle.String(), len(bug.Schedule)+1
+	if lr == nil {
+		return
+	}
+	for i := range r.Steps {
+		if i < len(lr.States) {
+			r.Steps[i].Props = search.FormatProps(lr.States[i].Props)
+		}
+	}
+	for i, ok := range lr.Returned {
+		if !ok {
+			r.Notes = append(r.Notes, fmt.Sprintf("run %d of the cycle did not come back to the state where it began: "+
+				"the program may depend on something stdbg does not hash", i+1))
+		}
+	}
+}

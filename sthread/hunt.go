@@ -1,0 +1,145 @@
+package sthread
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/search"
+)
+
+// This file runs a check through the pipeline every front end shares
+// (package hunt): the search of f's schedules in this process, the
+// minimisation of each bug, its report and its corpus entry.
+
+// functionNondeterminism is the guess at why a bug's replay ended
+// otherwise than the search's execution.
+const functionNondeterminism = "the checked function may do something nondeterministic between sthread calls"
+
+// explore hunts the bugs of f; t, when not nil, is the test of a Check,
+// whose corpus keeps them.
+//
+//go:norace
+func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
+	if f == nil {
+		return &Result{}, errors.New("nil function")
+	}
+	checkMu.Lock()
+	defer checkMu.Unlock()
+	formula, err := cfg.formula()
+	if err != nil {
+		return &Result{}, err
+	}
+	ex := &inProcess{f: f, cfg: cfg}
+	defer ex.pause()
+	hc := hunt.Config{
+		Executor: ex, Strategy: cfg.search(), LTL: formula, Budget: cfg.budget,
+		Options: search.Options{MaxDepth: cfg.maxDepth, All: cfg.all, MaxExecutions: cfg.maxExecutions,
+			Visited: cfg.visited, Livelock: cfg.livelock, Graph: formula != nil},
+		Minimise: !cfg.noMinimise,
+		Explain: func(b search.Bug) (*hunt.Explanation, error) {
+			// A replay with full stacks has a runner of its own.
+			ex.pause()
+			return explainBug(f, cfg, b), nil
+		},
+		Nondeterminism: functionNondeterminism,
+	}
+	if t != nil {
+		hc.ReplayCommand = func(sched string) string { return replayCommand(t, sched) }
+		hc.Corpus = corpusConfig(t, cfg)
+	}
+	hres, err := hunt.Run(context.Background(), hc)
+	res := &Result{Stats: hres.Search.Stats, total: hres.Stats, Complete: hres.Search.Complete, DepthLimited: hres.Search.DepthLimited}
+	for _, fd := range hres.Findings {
+		res.Bugs = append(res.Bugs, newBug(fd))
+	}
+	if err == nil && formula != nil && len(hres.Notes) > 0 {
+		return res, fmt.Errorf("checking %s: the exploration is incomplete: the formula cannot be checked", cfg.ltl)
+	}
+	if err != nil {
+		return res, fmt.Errorf("exploring %s: %w", funcName(f), err)
+	}
+	return res, nil
+}
+
+// newBug is the Bug of a finding.
+//
+//go:norace
+func newBug(fd *hunt.Finding) *Bug {
+	o := fd.Bug.Outcome
+	b := &Bug{Kind: o.Kind, Message: o.Message, Where: o.Where, Schedule: search.LassoString(fd.Bug.Schedule, fd.Bug.Cycle),
+		Report: fd.Report, savedAt: fd.Saved, alreadySaved: fd.AlreadySaved, saveErr: fd.SaveErr}
+	if fd.Report != nil {
+		b.Message = fd.Report.Message
+	}
+	return b
+}
+
+// inProcess is the executor of a check: f's executions in this process,
+// run by a runner started at the first execution and paused while a bug
+// is explained (a replay with full stacks takes a runner of its own).
+type inProcess struct {
+	f   func()
+	cfg *config
+	r   *runner
+	chk *checker.Checker
+}
+
+//go:norace
+func (p *inProcess) Start() (search.Execution, error) {
+	if p.r == nil {
+		p.r = newRunner(p.f, p.cfg, 1)
+		p.r.state = p.cfg.stateful()
+		p.r.start()
+		p.chk = checker.New(p.r, checker.Options{FastExit: true, Locate: locate})
+	}
+	return p.chk.Start()
+}
+
+// pause stops the runner, if one runs; the next execution starts another.
+//
+//go:norace
+func (p *inProcess) pause() {
+	if p.r != nil {
+		p.r.stop()
+		p.r, p.chk = nil, nil
+	}
+}
+
+// explainBug replays a bug (a lasso: its stem and one run of its cycle)
+// with full stacks, for its report; without a report when it cannot.
+// checkMu must be held.
+//
+//go:norace
+func explainBug(f func(), cfg *config, b search.Bug) *hunt.Explanation {
+	if b.Cycle == nil {
+		rep, rr, err := describe(f, cfg, b.Schedule, false)
+		if err != nil {
+			return &hunt.Explanation{}
+		}
+		return &hunt.Explanation{Report: rep, Outcome: rr.Outcome}
+	}
+	r := newRunner(f, cfg, reportDepth)
+	r.state = true
+	r.start()
+	defer r.stop()
+	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
+	e, err := chk.Begin()
+	if err != nil {
+		return &hunt.Explanation{}
+	}
+	ex := r.begun
+	defer e.Close()
+	lr, err := search.ReplayLasso(e, b.Schedule, b.Cycle, 1)
+	if err != nil {
+		return &hunt.Explanation{}
+	}
+	syms := newSymbols(r, ex, e.Trace(), e.BlockedThreads())
+	rep := report.Build(e, lr.Result.Outcome, syms)
+	decorate(rep, ex, syms)
+	return &hunt.Explanation{Report: rep, Outcome: lr.Result.Outcome, Lasso: lr}
+}
