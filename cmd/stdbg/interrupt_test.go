@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,10 +55,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // search is incomplete, saves the bug, exits with status 1, and leaves no
 // target process behind.
 func TestInterrupt(t *testing.T) {
-	stdbgExe := filepath.Join(t.TempDir(), "stdbg")
-	if out, err := exec.Command("go", "build", "-o", stdbgExe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	stdbgExe := stdbgBinary(t)
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) { testInterrupt(t, stdbgExe, sig) })
 	}
@@ -175,10 +173,7 @@ func processesOf(t *testing.T, exe string) []string {
 // driven from stdbg, and a Go search running inside the target.
 func TestInterruptWithoutBug(t *testing.T) {
 	t.Parallel()
-	stdbgExe := filepath.Join(t.TempDir(), "stdbg")
-	if out, err := exec.Command("go", "build", "-o", stdbgExe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	stdbgExe := stdbgBinary(t)
 	prog, err := ctarget.Build(example("correct-counter.c"))
 	if err != nil {
 		t.Fatal(err)
@@ -295,3 +290,27 @@ func processesUnder(t *testing.T, dir string) []string {
 	}
 	return pids
 }
+
+// stdbgBinary builds stdbg once for the tests that run it as a separate
+// process (signals reach it alone), into the tests' cache directory.
+func stdbgBinary(t *testing.T) string {
+	t.Helper()
+	builtOnce.Do(func() {
+		exe := filepath.Join(cacheDir, "stdbg")
+		if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+			builtErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		builtExe = exe
+	})
+	if builtErr != nil {
+		t.Fatal(builtErr)
+	}
+	return builtExe
+}
+
+var (
+	builtOnce sync.Once
+	builtExe  string
+	builtErr  error
+)
