@@ -37,6 +37,7 @@ func BenchmarkThroughput(b *testing.B) {
 			defer proc.Close()
 			var st search.Stats
 			var wall time.Duration
+			b.ReportAllocs()
 			for b.Loop() {
 				t0 := time.Now()
 				res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{All: true})

@@ -105,7 +105,14 @@ func (c *Checker) Begin() (*Execution, error) {
 	if c.cur != nil && !c.cur.closed {
 		c.cur.Close()
 	}
-	e := &Execution{c: c, w: syncmodel.NewWorld(), frames: make(map[int][]uint64), ostids: make(map[int]int)}
+	// Executions of one program have about the same length: the trace
+	// gets the previous one's room at once instead of growing to it.
+	room := 16
+	if c.cur != nil {
+		room = max(room, len(c.cur.trace)+8)
+	}
+	e := &Execution{c: c, w: syncmodel.NewWorld(), frames: make(map[int][]uint64), ostids: make(map[int]int),
+		trace: make([]Step, 0, room)}
 	e.w.SetSpuriousWakeups(c.opts.SpuriousWakeups)
 	c.cur = e
 	evs, err := c.rt.Begin()
