@@ -87,6 +87,8 @@ type Checker struct {
 	opts Options
 	locs map[uint64]string
 	cur  *Execution
+	// probed: the runtime was asked whether it keeps threads (Pooler).
+	probed bool
 }
 
 // New returns a checker driving rt.
@@ -102,6 +104,16 @@ func (c *Checker) Start() (search.Execution, error) {
 // Begin starts an execution and returns it with its full type, for callers
 // that want the trace afterwards.
 func (c *Checker) Begin() (*Execution, error) {
+	if !c.probed {
+		c.probed = true
+		if pl, ok := c.rt.(Pooler); ok && pl.WantsPool() {
+			pl.SetPool(c.probe())
+		}
+	}
+	return c.begin()
+}
+
+func (c *Checker) begin() (*Execution, error) {
 	if c.cur != nil && !c.cur.closed {
 		c.cur.Close()
 	}

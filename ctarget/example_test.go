@@ -12,7 +12,9 @@ import (
 
 // ExampleProcess_Reused explores a C program exhaustively. Every execution
 // after the first starts in the process of the one before, reset in place
-// to its state at the program's first thread operation.
+// to its state at the program's first thread operation, with the program's
+// thread kept parked from one execution to the next instead of created
+// again.
 func ExampleProcess_Reused() {
 	exe, err := ctarget.Build("../examples/c/deadly-embrace.c")
 	if err != nil {

@@ -97,7 +97,10 @@ func CheckBinary(path string) error {
 // Process is a running target: the fork server and the child of the
 // current execution. It implements checker.Runtime.
 type Process struct {
-	cfg    Config
+	cfg Config
+	// pool is the number of threads a reused child keeps parked for the
+	// program (rt/pool.c), the same for every child: SetPool.
+	pool   int
 	cmd    *exec.Cmd
 	ctl    *os.File
 	mb     *wire.Mailbox
@@ -319,6 +322,10 @@ func (p *Process) Begin() ([]any, error) {
 	if p.reusable(flags) {
 		flags |= wire.FlagReuse
 	}
+	pool := 0
+	if flags&wire.FlagReuse != 0 {
+		pool = p.pool
+	}
 	if p.parked {
 		p.parked = false
 		if flags == p.flags {
@@ -343,7 +350,7 @@ func (p *Process) Begin() ([]any, error) {
 	p.slot.Reset(p.gen, flags)
 	p.last = p.slot.UpSeq()
 	p.ostids = make(map[int]int)
-	if _, err := p.ctl.Write(wire.EncodeFork(p.gen, flags)); err != nil {
+	if _, err := p.ctl.Write(wire.EncodeForkPool(p.gen, flags, uint32(pool))); err != nil {
 		return nil, fmt.Errorf("asking %s for an execution: %w", p.cfg.Binary, p.serverGone(err))
 	}
 	if p.cfg.Respawn {
@@ -378,6 +385,43 @@ func (p *Process) reusable(flags uint32) bool {
 	return !p.cfg.NoReuse && (goProgram || cChild) && reuseAllowed &&
 		flags&wire.FlagFastExit != 0 && flags&wire.FlagState == 0
 }
+
+// WantsPool reports whether the executions of this process run in reused
+// children, which can keep threads parked for the program between
+// executions (checker.Pooler): then the checker measures, before the
+// first execution, how many threads one starts, and calls SetPool.
+func (p *Process) WantsPool() bool {
+	flags := p.cfg.Flags
+	if p.placed {
+		flags |= p.place.flags()
+	}
+	return poolAllowed && p.reusable(flags) && p.gen == 0
+}
+
+// SetPool sets how many threads every child that may be reused keeps
+// parked for the program's threads 2 to n+1 (at most 64): called before
+// the first execution, so that every child has the same pool and the
+// program sees the same memory layout in every execution.
+func (p *Process) SetPool(n int) {
+	if p.alive {
+		p.End(false)
+	}
+	if p.parked {
+		p.parked = false
+		p.killChild()
+	}
+	p.pool = min(max(n, 0), maxPool)
+}
+
+// Pooled returns how many threads a reused child keeps parked for the
+// program between executions (SetPool).
+func (p *Process) Pooled() int { return p.pool }
+
+// maxPool is the most threads a child keeps (POOL_MAX in rt/pool.c).
+const maxPool = 64
+
+// poolAllowed is false when $STDBG_POOL=0.
+var poolAllowed = os.Getenv("STDBG_POOL") != "0"
 
 // reuseAllowed is false when $STDBG_REUSE=0.
 var reuseAllowed = os.Getenv("STDBG_REUSE") != "0"

@@ -363,10 +363,17 @@ func DecodeRun(buf []byte) (Run, error) {
 func EncodeReset(buf []byte) []byte { return appendHdr(buf, MsgReset, 0) }
 
 // EncodeFork returns a FORK command.
-func EncodeFork(gen, flags uint32) []byte {
-	buf := appendHdr(nil, MsgFork, 8)
+func EncodeFork(gen, flags uint32) []byte { return EncodeForkPool(gen, flags, 0) }
+
+// EncodeForkPool returns a FORK command whose child, if it may be reused
+// (FlagReuse), keeps pool threads parked for the program's threads 2 to
+// pool+1, created before its snapshot.
+func EncodeForkPool(gen, flags, pool uint32) []byte {
+	buf := appendHdr(nil, MsgFork, 16)
 	buf = le.AppendUint32(buf, gen)
-	return le.AppendUint32(buf, flags)
+	buf = le.AppendUint32(buf, flags)
+	buf = le.AppendUint32(buf, pool)
+	return le.AppendUint32(buf, 0)
 }
 
 // EncodeQuit returns a QUIT command.

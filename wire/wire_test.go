@@ -65,8 +65,11 @@ func TestHelloRunFork(t *testing.T) {
 	if _, err := DecodeHello([]byte{1, 2}); err == nil {
 		t.Error("short hello accepted")
 	}
-	if len(EncodeFork(1, 2)) != 16 || len(EncodeQuit()) != 8 {
+	if len(EncodeFork(1, 2)) != 24 || len(EncodeQuit()) != 8 {
 		t.Error("command sizes")
+	}
+	if gen, flags, err := DecodeFork(EncodeForkPool(5, 6, 7)); err != nil || gen != 5 || flags != 6 {
+		t.Errorf("fork: %d %d %v", gen, flags, err)
 	}
 	// RESET is a bare header (type 19, no payload) after what buf holds.
 	if got := EncodeReset([]byte{9}); !reflect.DeepEqual(got, []byte{9, 19, 0, 0, 0, 0, 0, 0, 0}) {

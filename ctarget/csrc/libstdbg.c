@@ -60,6 +60,7 @@
 #include "rt/wire.c"
 #include "rt/replay.c"
 #include "rt/forkserver.c"
+#include "rt/pool.c"
 #include "rt/reuse.c"
 #include "rt/signals.c"
 #include "rt/init.c"

@@ -138,6 +138,8 @@ struct stdbg_run {
 struct stdbg_fork {
 	uint32_t gen;
 	uint32_t flags;
+	uint32_t pool; /* STDBG_F_REUSE: threads to keep parked for the program (rt/pool.c) */
+	uint32_t pad;
 };
 
 /* M_HELLO payload: fixed part, then nmods modules, each: u64 bias, u64

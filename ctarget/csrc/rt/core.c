@@ -193,6 +193,7 @@ struct thr {
 	uintptr_t sp;       /* the user's stack pointer at its scheduling point (STDBG_F_STATE) */
 	uintptr_t stack_hi; /* the top of its stack */
 	int die;            /* reuse: 1 leave at once, 2 (main) reset the process */
+	int pooled;         /* run by a thread of the pool (rt/pool.c) */
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id

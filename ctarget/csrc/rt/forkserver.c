@@ -9,6 +9,9 @@
 /* ------------------------------------------------------------------ */
 /* Fork server                                                         */
 
+/* The threads a child keeps parked for the program (M_FORK, rt/pool.c). */
+static int g_pool_want;
+
 struct modbuf {
 	uint8_t *p;
 	size_t len, cap;
@@ -185,10 +188,10 @@ static void server_start(void)
 		memcpy(&h, buf, sizeof h);
 		if (h.type == M_QUIT)
 			die_now(0);
-		if (h.type != M_FORK || (size_t)n < sizeof h + sizeof(struct stdbg_fork))
+		if (h.type != M_FORK || (size_t)n < sizeof h + 8)
 			die_now(70);
-		struct stdbg_fork f;
-		memcpy(&f, buf + sizeof h, sizeof f);
+		struct stdbg_fork f = {0};
+		memcpy(&f, buf + sizeof h, (size_t)n - sizeof h < sizeof f ? (size_t)n - sizeof h : sizeof f);
 		struct kid *k = &g_kids[f.gen & 1];
 		reap(k, 1); /* the slot's previous user must be gone */
 		struct stdbg_slot *slot = (struct stdbg_slot *)(g_mailbox + (size_t)(f.gen & 1) * STDBG_SLOT_SIZE);
@@ -206,6 +209,7 @@ static void server_start(void)
 			__atomic_store_n(&slot->pid, (uint32_t)getpid(), __ATOMIC_SEQ_CST);
 			self->ostid = (pid_t)syscall(SYS_gettid);
 			stdbg_thread_ostids[1] = self->ostid;
+			g_pool_want = (size_t)n >= sizeof h + sizeof(struct stdbg_fork) ? (int)f.pool : 0;
 			if ((f.flags & STDBG_F_REUSE) && !g_state_env && __builtin_setjmp(g_reset_jb) == 0)
 				reuse_snapshot();
 			return;

@@ -40,6 +40,9 @@
 #define REUSE_MAX_FDS 256
 #define REUSE_REFUSED 75 /* exit status of a child that cannot reset */
 #define REUSE_MAPS_EVERY 64
+/* Kept stacks: thread id i at KEPT_STACKS_BASE + i * KEPT_STACK_SLOT. */
+#define KEPT_STACKS_BASE ((uintptr_t)0x5f0000000000)
+#define KEPT_STACK_SLOT ((uintptr_t)64 << 20)
 
 enum { MAP_PLAIN, MAP_STACK_MAIN, MAP_SPECIAL };
 
@@ -82,6 +85,7 @@ struct keep {
 	struct region scratch[REUSE_MAX_MAPS]; /* mappings read at a reset */
 	struct region known[REUSE_MAX_MAPS + 3 * MAXTHREADS + 8];
 	uintptr_t stack_lo; /* the saved part of the main stack starts here */
+	struct pool tpool;  /* threads kept parked for the program (rt/pool.c) */
 	char maps_buf[REUSE_MAPS_BUF];
 };
 
@@ -240,6 +244,13 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 	 * every block in the main heap, which the program break restores. */
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_MAX, 0);
+	{
+		if (g_pool_want > 0) {
+			k->ok = 1; /* for the kept stacks */
+			pool_create(&k->tpool, g_pool_want);
+			k->ok = 0;
+		}
+	}
 	k->nfds = list_numbers("/proc/self/fd", k->fds, REUSE_MAX_FDS);
 	if (k->nfds < 0)
 		goto fail;
@@ -253,8 +264,14 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 	/* Not saved: this library's keep (the kernel may have merged it with
 	 * a neighbouring mapping), main's signal stack, and this library's
 	 * tables of threads, which a reset clears itself. */
-	struct saved skip[5];
+	struct saved skip[6 + POOL_MAX];
 	int nskip = 0;
+	if (g_pool) {
+		for (int i = 0; i < g_pool->n; i++) {
+			struct pooled *pe = &k->pool[i + 2];
+			skip[nskip++] = (struct saved){(uintptr_t)pe->stack, (uintptr_t)pe->stack + pe->len, 0};
+		}
+	}
 	skip[nskip++] = (struct saved){(uintptr_t)k, (uintptr_t)k + sizeof *k, 0};
 	if (self->altstack)
 		skip[nskip++] = (struct saved){(uintptr_t)self->altstack, (uintptr_t)self->altstack + ALTSTACK_SIZE, 0};
@@ -364,8 +381,21 @@ static int reuse_attr(pthread_attr_t *out, const pthread_attr_t *attr, int tid)
 		pe->stack = NULL;
 	}
 	if (!pe->stack) {
-		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-		               -1, 0);
+		/* At a place of its own, far below where the kernel puts the
+		 * program's mappings, so that whether and when stacks are kept
+		 * (a pool creates them before the snapshot) does not move them. */
+		void *want = (void *)(KEPT_STACKS_BASE + (uintptr_t)tid * KEPT_STACK_SLOT);
+		void *p = MAP_FAILED;
+		if (len <= KEPT_STACK_SLOT)
+			p = mmap(want, len, PROT_READ | PROT_WRITE,
+			         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p != MAP_FAILED && p != want) {
+			munmap(p, len);
+			p = MAP_FAILED;
+		}
+		if (p == MAP_FAILED)
+			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+			         -1, 0);
 		if (p == MAP_FAILED)
 			return 0;
 		mprotect(p, (size_t)g_page, PROT_NONE); /* the guard page */
@@ -414,6 +444,8 @@ static void reuse_obey(struct thr *t)
 {
 	if (t->die == 2)
 		reuse_reset(t);
+	if (t->pooled)
+		pool_back(t);
 	syscall(SYS_exit, 0);
 	for (;;)
 		;
@@ -442,17 +474,13 @@ static void reuse_reset(struct thr *me)
 	if (me != m) {
 		m->die = 2;
 		give_turn(m);
+		if (me->pooled)
+			pool_back(me);
 		syscall(SYS_exit, 0);
 		for (;;)
 			;
 	}
 	reuse_restore();
-}
-
-static int region_cmp(const void *a, const void *b)
-{
-	const struct region *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
 /* reuse_unmap_new unmaps what was mapped since the snapshot and checks
@@ -484,7 +512,14 @@ static int reuse_unmap_new(void)
 			                                 ((uintptr_t)pe->thr + sizeof(struct thr) + g_page - 1) & ~(uintptr_t)(g_page - 1),
 			                                 MAP_PLAIN, "own"};
 	}
-	qsort(k->known, (size_t)nk, sizeof k->known[0], region_cmp);
+	/* Sorted without qsort, which may call malloc: the heap is not to
+	 * be used here, past the end of the break just restored. */
+	for (int i = 1; i < nk; i++)
+		for (int j = i; j > 0 && k->known[j].lo < k->known[j - 1].lo; j--) {
+			struct region t = k->known[j];
+			k->known[j] = k->known[j - 1];
+			k->known[j - 1] = t;
+		}
 	/* Unmap the parts of current mappings no known range covers. */
 	for (int i = 0; i < n; i++) {
 		struct region *c = &k->scratch[i];
@@ -576,7 +611,7 @@ static void reuse_restore(void)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (int i = 2; i <= nthreads; i++) {
 		struct thr *t = threads[i];
-		if (!t || !t->have_pt)
+		if (!t || !t->have_pt || t->pooled)
 			continue;
 		volatile pid_t *tp = (volatile pid_t *)((uint8_t *)t->pt + k->tid_off);
 		for (;;) {
@@ -592,9 +627,12 @@ static void reuse_restore(void)
 	}
 	/* No thread stdbg does not know of may be left. The kernel clears a
 	 * thread's id a little before the thread leaves the task list. */
+	int pooled = pool_wait_parked();
+	if (pooled < 0)
+		reuse_refuse();
 	for (int tries = 0;; tries++) {
 		int tasks = list_numbers("/proc/self/task", NULL, 0);
-		if (tasks == 1)
+		if (tasks == 1 + pooled)
 			break;
 		if (tasks < 0 || tries == 2000)
 			reuse_refuse();

@@ -17,7 +17,7 @@ static void reap_finished(void)
 {
 	for (int i = 2; i <= nthreads; i++) {
 		struct thr *t = threads[i];
-		if (t && t->joined && !t->reaped && t->have_pt) {
+		if (t && t->joined && !t->reaped && t->have_pt && !t->pooled) {
 			if (real_pthread_tryjoin_np(t->pt, NULL) == 0)
 				t->reaped = 1;
 		}
@@ -89,7 +89,12 @@ static int do_create(pthread_t *pt, const pthread_attr_t *attr, void *(*fn)(void
 	t->c11 = c11;
 	t->where = where;
 	pthread_attr_t kept;
-	int rc = real_pthread_create(pt, reuse_attr(&kept, attr, (int)tid) ? &kept : attr, thread_start, t);
+	int rc = 0;
+	if (attr || !pool_take(t, pt)) {
+		/* (A pooled thread lives on the kept stack of its id.) */
+		int kept_stack = !pool_has((int)tid) && reuse_attr(&kept, attr, (int)tid);
+		rc = real_pthread_create(pt, kept_stack ? &kept : attr, thread_start, t);
+	}
 	if (rc != 0) {
 		char buf[96];
 		snprintf(buf, sizeof buf, "pthread_create failed: %s", strerror(rc));
@@ -126,7 +131,7 @@ static int do_join(pthread_t pt, void **ret, uint16_t api, void *ra)
 	if (t)
 		t->joined = 1;
 	if (t && !t->reaped) {
-		if (real_pthread_tryjoin_np(t->pt, NULL) == 0)
+		if (t->pooled || real_pthread_tryjoin_np(t->pt, NULL) == 0)
 			t->reaped = 1;
 	}
 	return 0;
@@ -149,7 +154,8 @@ static int do_detach(pthread_t pt, uint16_t api, void *ra)
 	reuse_refuse_next();
 	if (t && !t->reaped) {
 		t->reaped = 1;
-		real_pthread_detach(t->pt);
+		if (!t->pooled)
+			real_pthread_detach(t->pt);
 	}
 	return 0;
 }
@@ -163,6 +169,11 @@ EXPORT int pthread_detach(pthread_t pt)
 
 EXPORT void pthread_exit(void *rv)
 {
+	if (self && self->pooled && g_pool) {
+		/* It leaves for real: the pool cannot keep it. */
+		g_pool->slot[self->tid - 2].dead = 1;
+		reuse_refuse_next();
+	}
 	if (active())
 		finish(A_PTHREAD_EXIT, rv, RA);
 	real_pthread_exit(rv);

@@ -1,0 +1,222 @@
+/* rt/pool.c: part of libstdbg, compiled into it by libstdbg.c (one
+ * translation unit: the parts share its includes and static state).
+ *
+ * Owns the thread pool of a reused child (STDBG_F_REUSE): threads created
+ * before the snapshot, parked, and handed the program's start routines by
+ * pthread_create instead of new threads, so that an execution does not pay
+ * for creating and ending its threads. glibc's memory in the snapshot
+ * already counts them, so a reset leaves glibc and the kernel agreeing.
+ * A pooled thread puts its static TLS back to the initial images before it
+ * runs a start routine; what it cannot put back (pthread_exit, keys)
+ * makes it exit for real and the next reset is refused (a fresh fork).
+ */
+
+#include <link.h>
+#include <elf.h>
+
+typedef struct {
+	unsigned long ti_module;
+	unsigned long ti_offset;
+} stdbg_tls_index;
+extern void *__tls_get_addr(stdbg_tls_index *);
+extern void __call_tls_dtors(void) __attribute__((weak));
+
+#define POOL_MAX 64
+#define POOL_MODS 64
+
+struct tls_image {
+	unsigned long modid;
+	const void *init;
+	size_t filesz, memsz;
+};
+
+struct pool_slot {
+	pthread_t pt;
+	pid_t ostid;
+	uint32_t go;      /* futex: a job (or a reset) is waiting */
+	uint32_t parked;  /* futex: the thread waits in its loop */
+	int dead;         /* it left for real */
+	struct thr *job;
+	void *jb[5];      /* where a reset sends it back */
+	sigset_t mask;
+};
+
+/* Not in the snapshot: kept by a reset (a part of the keep). */
+struct pool {
+	int n;
+	struct pool_slot slot[POOL_MAX];
+	struct tls_image img[POOL_MODS];
+	int nimg;
+};
+static struct pool *g_pool;
+/* The execution created pthread keys: their destructors run when a thread
+ * really ends, so its threads are not pooled. In the snapshot: every
+ * execution starts without. */
+static int g_keys_used;
+
+static int tls_images(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct pool *p = data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_TLS || info->dlpi_tls_modid == 0 || p->nimg == POOL_MODS)
+			continue;
+		/* The initial image is the segment in the file, not dlpi_tls_data
+		 * (the calling thread's copy, as it is now). */
+		p->img[p->nimg++] = (struct tls_image){info->dlpi_tls_modid, (const void *)(info->dlpi_addr + ph->p_vaddr),
+		                                       ph->p_filesz, ph->p_memsz};
+	}
+	return 0;
+}
+
+/* pool_fresh_tls puts the calling thread's static TLS back to what a new
+ * thread starts with. */
+static void pool_fresh_tls(void)
+{
+	for (int i = 0; i < g_pool->nimg; i++) {
+		struct tls_image *im = &g_pool->img[i];
+		stdbg_tls_index ti = {im->modid, 0};
+		uint8_t *blk = __tls_get_addr(&ti);
+		if (im->filesz)
+			memcpy(blk, im->init, im->filesz);
+		memset(blk + im->filesz, 0, im->memsz - im->filesz);
+	}
+}
+
+static void pool_park(struct pool_slot *s)
+{
+	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
+	__atomic_store_n(&s->parked, 1, __ATOMIC_SEQ_CST);
+	sys_futex(&s->parked, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+	while (!__atomic_load_n(&s->go, __ATOMIC_ACQUIRE))
+		sys_futex(&s->go, FUTEX_WAIT_PRIVATE, 0, NULL);
+	__atomic_store_n(&s->go, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->parked, 0, __ATOMIC_SEQ_CST);
+}
+
+static void *thread_start(void *p);
+static int reuse_attr(pthread_attr_t *out, const pthread_attr_t *attr, int tid);
+
+/* Keys: their destructors run when a thread really leaves. */
+static int (*real_pthread_key_create)(pthread_key_t *, void (*)(void *));
+EXPORT int pthread_key_create(pthread_key_t *key, void (*dtor)(void *))
+{
+	if (!real_pthread_key_create)
+		RESOLVE(pthread_key_create);
+	if (g_started)
+		g_keys_used = 1;
+	return real_pthread_key_create(key, dtor);
+}
+
+static int (*real_tss_create)(tss_t *, tss_dtor_t);
+EXPORT int tss_create(tss_t *key, tss_dtor_t dtor)
+{
+	if (!real_tss_create)
+		RESOLVE(tss_create);
+	if (g_started)
+		g_keys_used = 1;
+	return real_tss_create(key, dtor);
+}
+
+static void *pool_main(void *arg)
+{
+	struct pool_slot *s = arg;
+	s->ostid = (pid_t)syscall(SYS_gettid);
+	pthread_sigmask(SIG_SETMASK, NULL, &s->mask);
+	__builtin_setjmp(s->jb); /* a reset comes back here */
+	for (;;) {
+		pool_park(s);
+		struct thr *t = s->job;
+		s->job = NULL;
+		if (!t)
+			continue;
+		pool_fresh_tls();
+		thread_start(t);
+		if (__call_tls_dtors)
+			__call_tls_dtors();
+		if (g_keys_used) {
+			/* Keys were created while it ran: their destructors are
+			 * glibc's to run. Leave for real; the pool is broken. */
+			s->dead = 1;
+			reuse_refuse_next();
+			return NULL;
+		}
+	}
+}
+
+/* pool_create starts n parked threads for thread ids 2..n+1, on the kept
+ * stacks of those ids. Called in the child before the snapshot. */
+static void pool_create(struct pool *p, int n)
+{
+	if (n <= 0 || g_pool)
+		return;
+	if (n > POOL_MAX)
+		n = POOL_MAX;
+	dl_iterate_phdr(tls_images, p);
+	g_pool = p;
+	for (int i = 0; i < n; i++) {
+		struct pool_slot *s = &p->slot[i];
+		pthread_attr_t kept;
+		if (!reuse_attr(&kept, NULL, i + 2) || real_pthread_create(&s->pt, &kept, pool_main, s) != 0)
+			break;
+		while (!__atomic_load_n(&s->parked, __ATOMIC_ACQUIRE))
+			sys_futex(&s->parked, FUTEX_WAIT_PRIVATE, 0, NULL);
+		p->n = i + 1;
+	}
+}
+
+/* pool_has reports whether thread id tid has a pooled thread (on the kept
+ * stack of that id). */
+static int pool_has(int tid)
+{
+	return g_pool && tid >= 2 && tid - 2 < g_pool->n;
+}
+
+/* pool_take hands t (a thread being created) to the pooled thread of its
+ * id, if there is one; *pt gets that thread's pthread_t. */
+static int pool_take(struct thr *t, pthread_t *pt)
+{
+	struct pool *p = g_pool;
+	int i = t->tid - 2;
+	if (!p || g_keys_used || i < 0 || i >= p->n || p->slot[i].dead || !__atomic_load_n(&p->slot[i].parked, __ATOMIC_ACQUIRE))
+		return 0;
+	struct pool_slot *s = &p->slot[i];
+	t->pooled = 1;
+	s->job = t;
+	*pt = s->pt;
+	__atomic_store_n(&s->go, 1, __ATOMIC_SEQ_CST);
+	sys_futex(&s->go, FUTEX_WAKE_PRIVATE, 1, NULL);
+	return 1;
+}
+
+/* pool_back sends a pooled thread told to leave by a reset back to its
+ * loop. */
+static void pool_back(struct thr *t)
+{
+	struct pool_slot *s = &g_pool->slot[t->tid - 2];
+	__builtin_longjmp(s->jb, 1);
+}
+
+/* pool_wait_parked waits until every live pooled thread waits in its
+ * loop; returns the number of them, -1 if one does not come back. */
+static int pool_wait_parked(void)
+{
+	struct pool *p = g_pool;
+	if (!p)
+		return 0;
+	int live = 0;
+	for (int i = 0; i < p->n; i++) {
+		struct pool_slot *s = &p->slot[i];
+		if (s->dead)
+			return -1;
+		struct timespec ts = {0, 10 * 1000000L};
+		for (int tries = 0; !__atomic_load_n(&s->parked, __ATOMIC_ACQUIRE); tries++) {
+			if (tries == 200)
+				return -1;
+			sys_futex(&s->parked, FUTEX_WAIT_PRIVATE, 0, &ts);
+		}
+		live++;
+	}
+	return live;
+}
