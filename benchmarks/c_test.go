@@ -62,7 +62,7 @@ func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarge
 // find places one copy of it.
 func startExe(b *testing.B, exe string, flags uint32, opts checker.Options, args ...string) (*ctarget.Process, *checker.Checker) {
 	b.Helper()
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: flags})
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: flags, KeepThreads: true})
 	if err != nil {
 		b.Fatal(err)
 	}

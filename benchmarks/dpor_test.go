@@ -75,7 +75,7 @@ func cProgram(t *testing.T, path string, args []string, st search.Strategy, budg
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit})
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		t.Fatal(err)
 	}

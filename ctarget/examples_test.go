@@ -145,7 +145,7 @@ func buildExampleFiles(t *testing.T, files []string) map[string]string {
 // startExample starts exe under stdbg and returns its checker.
 func startExample(t *testing.T, exe string) *checker.Checker {
 	t.Helper()
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit})
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		t.Fatalf("starting %s: %v", exe, err)
 	}

@@ -56,6 +56,12 @@ type Config struct {
 	// of the C library is reset in place and serves the next execution
 	// (wire.FlagReuse); $STDBG_REUSE=0 also turns that off.
 	NoReuse bool
+	// KeepThreads, for a search, keeps the program's threads parked in a
+	// reused child of the C library between executions instead of
+	// creating them in each (the thread pool, docs/protocol.md): the
+	// checker first runs one probe execution to count them
+	// (checker.Pooler). $STDBG_POOL=0 turns it off.
+	KeepThreads bool
 }
 
 // checkExecutable returns a clear error when path is not an executable
@@ -314,14 +320,10 @@ func (p *Process) Begin() ([]any, error) {
 	if p.alive {
 		p.End(false)
 	}
-	flags := p.cfg.Flags
 	if p.placed {
 		p.pinCaller()
-		flags |= p.place.flags()
 	}
-	if p.reusable(flags) {
-		flags |= wire.FlagReuse
-	}
+	flags := p.nextFlags()
 	pool := 0
 	if flags&wire.FlagReuse != 0 {
 		pool = p.pool
@@ -386,16 +388,26 @@ func (p *Process) reusable(flags uint32) bool {
 		flags&wire.FlagFastExit != 0 && flags&wire.FlagState == 0
 }
 
-// WantsPool reports whether the executions of this process run in reused
-// children, which can keep threads parked for the program between
-// executions (checker.Pooler): then the checker measures, before the
-// first execution, how many threads one starts, and calls SetPool.
+// WantsPool reports whether this process keeps threads parked for the
+// program between executions (Config.KeepThreads, in reused children of
+// the C library) and has not run an execution yet: then the checker
+// measures how many threads one starts, and calls SetPool
+// (checker.Pooler).
 func (p *Process) WantsPool() bool {
+	return poolAllowed && p.cfg.KeepThreads && !p.cfg.NoPreload && p.gen == 0 && p.nextFlags()&wire.FlagReuse != 0
+}
+
+// nextFlags are the wire flags of the next execution: the configured ones,
+// the placement's and FlagReuse where the child may be reset.
+func (p *Process) nextFlags() uint32 {
 	flags := p.cfg.Flags
 	if p.placed {
 		flags |= p.place.flags()
 	}
-	return poolAllowed && p.reusable(flags) && p.gen == 0
+	if p.reusable(flags) {
+		flags |= wire.FlagReuse
+	}
+	return flags
 }
 
 // SetPool sets how many threads every child that may be reused keeps

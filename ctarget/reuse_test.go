@@ -79,6 +79,7 @@ func exhaustC(t *testing.T, exe string, cfg ctarget.Config, maxDepth int) (*sear
 func exhaustWith(t *testing.T, exe string, cfg ctarget.Config, maxDepth int, st search.Strategy) (*search.Result, int64) {
 	t.Helper()
 	cfg.Flags |= wire.FlagFastExit
+	cfg.KeepThreads = true
 	p, c := startChecker(t, exe, cfg)
 	res, err := search.Explore(context.Background(), c, st, search.Options{MaxDepth: maxDepth, All: true})
 	if err != nil {
@@ -127,7 +128,7 @@ func exploreBundled(t *testing.T, name string) (*ctarget.Process, *search.Result
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit})
+	p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: true})
 	res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
 	if err != nil {
 		t.Fatal(err)

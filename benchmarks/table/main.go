@@ -188,7 +188,7 @@ func explore(p program, st search.Strategy, budget time.Duration, all bool) (*se
 	if err != nil {
 		return nil, err
 	}
-	proc, err := ctarget.Start(ctarget.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit})
+	proc, err := ctarget.Start(ctarget.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		return nil, err
 	}

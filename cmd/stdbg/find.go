@@ -152,6 +152,7 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
 	}
 	a.seedRand(t)
+	a.searching = true
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 

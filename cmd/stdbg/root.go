@@ -24,7 +24,10 @@ type app struct {
 	cpus       *ctarget.CPUClaim // CPUs held for placing the program's copies (find)
 	// noReuse: every execution in a fresh process or child (a Go program
 	// that keeps state from one execution to the next).
-	noReuse bool
+	// searching: the processes started run a search (find), whose reused
+	// children keep the program's threads between executions.
+	searching bool
+	noReuse   bool
 	// rerunReports: corpus reruns build the report of each failure
 	// (corpus run --sarif).
 	rerunReports bool

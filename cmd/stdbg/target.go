@@ -170,6 +170,7 @@ func (a *app) startTarget(t *target, out, errw io.Writer, fast bool, env []strin
 		StartTimeout:      a.v.GetDuration("start-timeout"),
 		Flags:             flags,
 		NoReuse:           a.noReuse || t.keepsState(),
+		KeepThreads:       a.searching,
 	})
 	if err != nil {
 		if errors.Is(err, ctarget.ErrNoCompiler) {

@@ -48,7 +48,7 @@ func exploreWith(t *testing.T, path string, args []string, st search.Strategy, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit})
+	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		t.Fatalf("starting %s: %v", path, err)
 	}

@@ -32,7 +32,6 @@ struct tls_image {
 
 struct pool_slot {
 	pthread_t pt;
-	pid_t ostid;
 	uint32_t go;      /* futex: a job (or a reset) is waiting */
 	uint32_t parked;  /* futex: the thread waits in its loop */
 	int dead;         /* it left for real */
@@ -122,7 +121,6 @@ EXPORT int tss_create(tss_t *key, tss_dtor_t dtor)
 static void *pool_main(void *arg)
 {
 	struct pool_slot *s = arg;
-	s->ostid = (pid_t)syscall(SYS_gettid);
 	pthread_sigmask(SIG_SETMASK, NULL, &s->mask);
 	__builtin_setjmp(s->jb); /* a reset comes back here */
 	for (;;) {

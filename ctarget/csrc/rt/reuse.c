@@ -244,12 +244,10 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 	 * every block in the main heap, which the program break restores. */
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_MAX, 0);
-	{
-		if (g_pool_want > 0) {
-			k->ok = 1; /* for the kept stacks */
-			pool_create(&k->tpool, g_pool_want);
-			k->ok = 0;
-		}
+	if (g_pool_want > 0) {
+		k->ok = 1; /* for the kept stacks */
+		pool_create(&k->tpool, g_pool_want);
+		k->ok = 0;
 	}
 	k->nfds = list_numbers("/proc/self/fd", k->fds, REUSE_MAX_FDS);
 	if (k->nfds < 0)
