@@ -53,7 +53,9 @@ int main(void)
 	heap[0]++;
 	tls++;
 	stdbg_assert(runs == 1 && seven == 8 && heap[0] == 'b' && tls == 4, "memory left over from an earlier execution");
+	stdbg_assert(fcntl(500, F_GETFD) < 0, "a high descriptor left open by an earlier execution");
 	long fd = open("/dev/null", O_RDONLY);
+	dup2((int)fd, 500);
 	long p = (long)mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!seen[0]) {
 		seen[0] = fd + 1;

@@ -107,7 +107,8 @@ static int do_create(pthread_t *pt, const pthread_attr_t *attr, void *(*fn)(void
 	struct timespec ts = {0, LIFELINE_MS * 1000000L};
 	while (!__atomic_load_n(&t->started, __ATOMIC_ACQUIRE)) {
 		sys_futex(&t->started, FUTEX_WAIT_PRIVATE, 0, &ts);
-		lifeline();
+		if (!__atomic_load_n(&t->started, __ATOMIC_ACQUIRE))
+			lifeline();
 	}
 	return 0;
 }

@@ -260,9 +260,12 @@ static void wait_turn(struct thr *t)
 			goto mine;
 		cpu_relax();
 	}
+	/* The lifeline (two system calls) is for a wait that lasts: a turn
+	 * that came needs none. */
 	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE)) {
 		sys_futex(&t->go, FUTEX_WAIT_PRIVATE, 0, &ts);
-		lifeline();
+		if (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+			lifeline();
 	}
 mine:
 	__atomic_store_n(&t->go, 0, __ATOMIC_RELAXED);
