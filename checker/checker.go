@@ -89,6 +89,8 @@ type Checker struct {
 	cur  *Execution
 	// probed: the runtime was asked whether it keeps threads (Pooler).
 	probed bool
+	// planBuf holds the steps announced to a Batcher (plan).
+	planBuf []wire.Run
 }
 
 // New returns a checker driving rt.

@@ -127,6 +127,11 @@ type Process struct {
 	parked bool
 	reused int64
 
+	// batch: the steps of the current execution announced by Plan;
+	// batched counts the steps run in batches.
+	batch   batchState
+	batched int64
+
 	// Placement (Pin): where the executions and the checker's thread run.
 	place     Placement
 	placed    bool
@@ -320,6 +325,7 @@ func (p *Process) Begin() ([]any, error) {
 	if p.alive {
 		p.End(false)
 	}
+	p.batch.reset()
 	if p.placed {
 		p.pinCaller()
 	}
@@ -520,6 +526,9 @@ func (p *Process) Resume(tid int, code int64) ([]any, error) {
 	if !p.alive {
 		return nil, errors.New("no execution is running")
 	}
+	if evs, ok, err := p.resumeBatched(tid, code); ok {
+		return evs, err
+	}
 	var msg [24]byte
 	if err := p.slot.Answer(wire.EncodeRun(msg[:0], wire.Run{Tid: tid, Code: code})); err != nil {
 		return nil, err
@@ -548,7 +557,14 @@ func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
 			break
 		}
 	}
-	evs, err := wire.Decode(p.slot.Up())
+	return p.received(p.slot.Up())
+}
+
+// received decodes the messages of a hand-over (or of one step of a batch)
+// and notes what they say about the child: its threads' kernel ids, a
+// failure it does not survive, its death.
+func (p *Process) received(buf []byte) ([]any, error) {
+	evs, err := wire.Decode(buf)
 	if err != nil {
 		return nil, fmt.Errorf("reading the program's report: %w", err)
 	}
@@ -623,6 +639,7 @@ func (p *Process) killChild() {
 // its own (its output is flushed, atexit handlers run), within the
 // transition timeout; otherwise the child is killed.
 func (p *Process) End(clean bool) {
+	p.drain()
 	if !p.alive {
 		return
 	}

@@ -175,7 +175,12 @@ var errInterrupted = errors.New("interrupted")
 func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop bool, err error) {
 	stats := &x.res.Stats
 	n := stats.Executions + 1
-	e, err := x.ex.Start()
+	var e Execution
+	if ps, ok := x.ex.(PrefixStarter); ok && x.sf == nil {
+		e, err = ps.StartPrefix(prefix)
+	} else {
+		e, err = x.ex.Start()
+	}
 	if err != nil {
 		return true, fmt.Errorf("execution %d, step 0: starting the program: %w", n, err)
 	}

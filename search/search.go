@@ -66,6 +66,14 @@ type Executor interface {
 	Start() (Execution, error)
 }
 
+// PrefixStarter is an Executor that can use what the search knows as an
+// execution starts: the steps it replays first (Strategy.Begin's prefix),
+// given in full. Explore uses StartPrefix instead of Start when the
+// executor has it (and the search keeps no state graph).
+type PrefixStarter interface {
+	StartPrefix(prefix schedule.Schedule) (Execution, error)
+}
+
 // Kind classifies how an execution ended.
 type Kind int
 

@@ -44,17 +44,19 @@ type MsgType uint16
 
 // Message types.
 const (
-	MsgPending MsgType = 1
-	MsgFailure MsgType = 2
-	MsgStack   MsgType = 3
-	MsgNote    MsgType = 4
-	MsgDone    MsgType = 5
-	MsgState   MsgType = 6
-	MsgHello   MsgType = 8
-	MsgRun     MsgType = 16
-	MsgFork    MsgType = 17
-	MsgQuit    MsgType = 18
-	MsgReset   MsgType = 19
+	MsgPending  MsgType = 1
+	MsgFailure  MsgType = 2
+	MsgStack    MsgType = 3
+	MsgNote     MsgType = 4
+	MsgDone     MsgType = 5
+	MsgState    MsgType = 6
+	MsgStep     MsgType = 7 // in a batch, the end of one step's messages
+	MsgHello    MsgType = 8
+	MsgRun      MsgType = 16
+	MsgFork     MsgType = 17
+	MsgQuit     MsgType = 18
+	MsgReset    MsgType = 19
+	MsgRunBatch MsgType = 20
 )
 
 // FailureKind says what kind of failure a runtime reported.
@@ -168,6 +170,8 @@ func Decode(buf []byte) ([]any, error) {
 			v, err = decodeState(p)
 		case MsgNote:
 			v = Note{Text: string(p)}
+		case MsgStep:
+			continue // a boundary, for StepEnd
 		case MsgDone:
 			if len(p) < 4 {
 				err = fmt.Errorf("done: %w", ErrShort)
@@ -347,6 +351,52 @@ func EncodeRun(buf []byte, r Run) []byte {
 	buf = le.AppendUint32(buf, 0)
 	return le.AppendUint64(buf, uint64(r.Code))
 }
+
+// BatchMax is the most decisions one RUN_BATCH carries.
+const BatchMax = 200
+
+// EncodeRunBatch appends a RUN_BATCH message to buf: the decisions of the
+// next len(runs) steps (1 to BatchMax), which a runtime of the C library
+// follows without handing the mailbox over at each; it marks the end of
+// each step's messages but the last with a STEP message (StepEnd) and
+// publishes them at once (docs/protocol.md, "Batches").
+func EncodeRunBatch(buf []byte, runs []Run) []byte {
+	buf = appendHdr(buf, MsgRunBatch, 8+16*len(runs))
+	buf = le.AppendUint32(buf, uint32(len(runs)))
+	buf = le.AppendUint32(buf, 0)
+	for _, r := range runs {
+		buf = le.AppendUint32(buf, uint32(r.Tid))
+		buf = le.AppendUint32(buf, 0)
+		buf = le.AppendUint64(buf, uint64(r.Code))
+	}
+	return buf
+}
+
+// StepEnd finds the first STEP mark in buf, a run of whole messages: it
+// returns the length of the messages before it and the length up to and
+// including it. ok is false when buf holds no mark; an error means a
+// message runs past the end of buf.
+func StepEnd(buf []byte) (before, through int, ok bool, err error) {
+	for pos := 0; pos < len(buf); {
+		if len(buf)-pos < msgHdr {
+			return 0, 0, false, ErrShort
+		}
+		typ := MsgType(le.Uint16(buf[pos:]))
+		n := int(le.Uint32(buf[pos+4:]))
+		if len(buf)-pos-msgHdr < n {
+			return 0, 0, false, fmt.Errorf("message type %d of %d bytes: %w", typ, n, ErrShort)
+		}
+		if typ == MsgStep {
+			return pos, pos + msgHdr + n, true, nil
+		}
+		pos += msgHdr + n
+	}
+	return 0, 0, false, nil
+}
+
+// EncodeStep appends a STEP mark to buf (what a runtime writes after each
+// step of a batch but the last).
+func EncodeStep(buf []byte) []byte { return appendHdr(buf, MsgStep, 0) }
 
 // DecodeRun parses a RUN message.
 func DecodeRun(buf []byte) (Run, error) {

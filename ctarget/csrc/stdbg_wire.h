@@ -68,11 +68,13 @@ enum stdbg_msg_type {
 	M_NOTE = 4,    /* a one-line diagnostic from the runtime */
 	M_DONE = 5,    /* a thread finished (payload: u32 tid) */
 	M_STATE = 6,   /* the program state at the hand-over (STDBG_F_STATE) */
+	M_STEP = 7,    /* in a batch: the messages of one step end here (no payload) */
 	/* runtime -> checker, on the control socket */
 	M_HELLO = 8,
 	/* checker -> runtime, in the mailbox */
 	M_RUN = 16,
 	M_RESET = 19, /* reset the child and report the next execution's start (STDBG_F_REUSE) */
+	M_RUN_BATCH = 20, /* the decisions of the next steps, followed without a hand-over each */
 	/* checker -> runtime, on the control socket */
 	M_FORK = 17,
 	M_QUIT = 18,
@@ -132,6 +134,19 @@ struct stdbg_run {
 	uint32_t tid;
 	uint32_t pad;
 	int64_t code;
+};
+
+/* M_RUN_BATCH payload: n, then n struct stdbg_run, the first for the step
+ * the answer is for. The runtime follows them without handing the mailbox
+ * over: after each step but the last it appends an M_STEP mark and
+ * publishes up_len (and bumps up_seq) without waiting, so the checker reads
+ * the step's messages while the program goes on. The last step, a failure,
+ * or a full mailbox ends the batch with an ordinary hand-over (no mark);
+ * the checker then answers as usual. */
+#define STDBG_BATCH_MAX 200
+struct stdbg_batch {
+	uint32_t n;
+	uint32_t pad;
 };
 
 /* M_FORK payload. */

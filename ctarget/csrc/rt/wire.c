@@ -75,6 +75,11 @@ static void reuse_refuse_next(void);
 static uint32_t g_fail_seq; /* down_seq when the failure was reported */
 static void reuse_reset(struct thr *me) __attribute__((noreturn));
 
+/* The batch being followed (M_RUN_BATCH): its decisions and the next one
+ * to take. */
+static struct stdbg_run g_batch[STDBG_BATCH_MAX];
+static int g_batch_n, g_batch_i;
+
 /* obey_reset resets the child if the checker's answer is RESET. */
 static void obey_reset(void)
 {
@@ -82,8 +87,34 @@ static void obey_reset(void)
 	if (g_slot->down_len < sizeof h)
 		return;
 	memcpy(&h, g_slot->down, sizeof h);
-	if (h.type == M_RESET)
+	if (h.type == M_RESET) {
+		g_batch_n = g_batch_i = 0;
 		reuse_reset(self);
+	}
+}
+
+/* batch_step ends a step of a batch: the step's messages get their mark
+ * and are published at once, and the batch's next decision is taken.
+ * Returns 0 when the batch is over (or the mailbox too full to go on):
+ * the caller hands the mailbox over as usual. */
+static int batch_step(uint32_t *tid, int64_t *code)
+{
+	if (g_batch_i >= g_batch_n || g_up_len > STDBG_UP_CAP / 2) {
+		g_batch_n = g_batch_i = 0;
+		return 0;
+	}
+	struct stdbg_slot *s = g_slot;
+	if (g_flags & STDBG_F_STATE)
+		put_state();
+	up_hdr(M_STEP, 0);
+	__atomic_store_n(&s->up_len, g_up_len, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&s->up_seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->checker_sleeping, __ATOMIC_SEQ_CST))
+		sys_futex(&s->up_seq, FUTEX_WAKE, INT_MAX, NULL);
+	*tid = g_batch[g_batch_i].tid;
+	*code = g_batch[g_batch_i].code;
+	g_batch_i++;
+	return 1;
 }
 
 /* exchange hands the mailbox to the checker and returns its M_RUN answer. */
@@ -93,6 +124,8 @@ static void exchange(uint32_t *tid, int64_t *code)
 		replay_next(tid, code);
 		return;
 	}
+	if (batch_step(tid, code))
+		return;
 	struct stdbg_slot *s = g_slot;
 	uint32_t last = __atomic_load_n(&s->down_seq, __ATOMIC_ACQUIRE);
 	if (g_flags & STDBG_F_STATE)
@@ -101,11 +134,27 @@ static void exchange(uint32_t *tid, int64_t *code)
 	wait_down(last);
 	g_up_len = 0; /* the checker consumed the messages */
 	obey_reset();
-	if (s->down_len < sizeof(struct stdbg_msg_hdr) + sizeof(struct stdbg_run))
-		fatal("short answer from the checker");
 	struct stdbg_msg_hdr h;
-	struct stdbg_run r;
+	if (s->down_len < sizeof h)
+		fatal("short answer from the checker");
 	memcpy(&h, s->down, sizeof h);
+	if (h.type == M_RUN_BATCH) {
+		struct stdbg_batch b;
+		if (s->down_len < sizeof h + sizeof b)
+			fatal("short batch from the checker");
+		memcpy(&b, s->down + sizeof h, sizeof b);
+		if (b.n < 1 || b.n > STDBG_BATCH_MAX || s->down_len < sizeof h + sizeof b + b.n * sizeof(struct stdbg_run))
+			fatal("malformed batch from the checker");
+		memcpy(g_batch, s->down + sizeof h + sizeof b, b.n * sizeof(struct stdbg_run));
+		g_batch_n = (int)b.n;
+		g_batch_i = 1;
+		*tid = g_batch[0].tid;
+		*code = g_batch[0].code;
+		return;
+	}
+	struct stdbg_run r;
+	if (s->down_len < sizeof h + sizeof r)
+		fatal("short answer from the checker");
 	memcpy(&r, s->down + sizeof h, sizeof r);
 	if (h.type != M_RUN)
 		fatal("unexpected message from the checker");

@@ -1,0 +1,59 @@
+package checker
+
+import (
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// Batcher is a Runtime that can be told, as an execution begins, the steps
+// its first Resume calls will be (thread and result code, in order): it may
+// run them without a round trip each, reading each step's report while the
+// program runs the next (ctarget: RUN_BATCH). Resume is still called for
+// every step, with the same values; a call that differs ends the plan, or,
+// if the program already ran past it, fails with
+// search.ErrNondeterministic.
+type Batcher interface {
+	Plan(steps []wire.Run)
+}
+
+// StartPrefix implements search.PrefixStarter: an execution that replays
+// prefix. The steps it shares with the previous execution, which ran them
+// and recorded their results, are announced to a Batcher runtime.
+func (c *Checker) StartPrefix(prefix schedule.Schedule) (search.Execution, error) {
+	var prev []Step
+	if c.cur != nil && c.probed {
+		prev = c.cur.trace
+	}
+	plan := c.plan(prefix, prev)
+	e, err := c.Begin()
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := c.rt.(Batcher); ok && len(plan) > 1 && e.outcome == nil {
+		b.Plan(plan)
+	}
+	return e, nil
+}
+
+// plan returns the steps of prefix that prev, the previous execution's
+// trace, ran to the end and went on from, with the results they had: the
+// same steps from the same start give the same results. It stops before
+// the program's exit, whose step may end an execution without a Resume.
+func (c *Checker) plan(prefix schedule.Schedule, prev []Step) []wire.Run {
+	n := min(len(prefix), len(prev)-1)
+	if n < 2 {
+		return nil
+	}
+	plan := c.planBuf[:0]
+	for k := 0; k < n; k++ {
+		st, was := prefix[k], prev[k]
+		if st.Thread != was.Thread || (was.Choice != schedule.NoChoice && st.Choice != was.Choice) || was.Op.Kind == syncmodel.Exit {
+			break
+		}
+		plan = append(plan, wire.Run{Tid: was.Thread, Code: was.Result.Code})
+	}
+	c.planBuf = plan
+	return plan
+}
