@@ -1,0 +1,70 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+// TestRunBatch checks the layout of RUN_BATCH against the C side's
+// (stdbg_wire.h: header, n, pad, then n struct stdbg_run).
+func TestRunBatch(t *testing.T) {
+	runs := []Run{{Tid: 1, Code: 2}, {Tid: 3, Code: -16}}
+	b := EncodeRunBatch(nil, runs)
+	if len(b) != msgHdr+8+16*len(runs) {
+		t.Fatalf("%d bytes", len(b))
+	}
+	le := binary.LittleEndian
+	if MsgType(le.Uint16(b)) != MsgRunBatch || int(le.Uint32(b[4:])) != len(b)-msgHdr || le.Uint32(b[msgHdr:]) != 2 {
+		t.Fatalf("header % x", b[:msgHdr+8])
+	}
+	for i, r := range runs {
+		p := b[msgHdr+8+16*i:]
+		if int(le.Uint32(p)) != r.Tid || int64(le.Uint64(p[8:])) != r.Code {
+			t.Errorf("entry %d: % x", i, p[:16])
+		}
+	}
+}
+
+// TestStepEnd checks how the checker splits a batch's published messages
+// into steps.
+func TestStepEnd(t *testing.T) {
+	done := EncodeDone(nil, Done{Tid: 2})
+	pending := EncodePending(nil, Pending{Tid: 1, Frames: []uint64{7}})
+	step := EncodeStep(nil)
+	cat := func(parts ...[]byte) []byte {
+		var out []byte
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name            string
+		buf             []byte
+		before, through int
+		marked          bool
+		short           bool
+		events          int // what Decode returns: the marks are not events
+	}{
+		{"empty", nil, 0, 0, false, false, 0},
+		{"a hand-over", cat(pending, done), 0, 0, false, false, 2},
+		{"one step", cat(pending, step), len(pending), len(pending) + msgHdr, true, false, 1},
+		{"the first of two", cat(done, pending, step, pending, step), len(done) + len(pending), len(done) + len(pending) + msgHdr, true, false, 3},
+		{"a mark alone", cat(step, pending), 0, msgHdr, true, false, 1},
+		{"cut short", cat(pending, step)[:len(pending)-1], 0, 0, false, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, through, marked, err := StepEnd(tc.buf)
+			if tc.short != errors.Is(err, ErrShort) || (!tc.short && err != nil) {
+				t.Fatalf("error %v", err)
+			}
+			if before != tc.before || through != tc.through || marked != tc.marked {
+				t.Errorf("got %d, %d, %v; want %d, %d, %v", before, through, marked, tc.before, tc.through, tc.marked)
+			}
+			if evs, err := Decode(tc.buf); !tc.short && (err != nil || len(evs) != tc.events) {
+				t.Errorf("decoding: %d events, %v; want %d", len(evs), err, tc.events)
+			}
+		})
+	}
+}
