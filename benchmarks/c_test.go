@@ -62,7 +62,13 @@ func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarge
 // find places one copy of it.
 func startExe(b *testing.B, exe string, flags uint32, opts checker.Options, args ...string) (*ctarget.Process, *checker.Checker) {
 	b.Helper()
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: flags, KeepThreads: true})
+	return startConfig(b, ctarget.Config{Binary: exe, Args: args, Flags: flags, KeepThreads: true}, opts)
+}
+
+// startConfig is startExe with the whole configuration of the process.
+func startConfig(b *testing.B, cfg ctarget.Config, opts checker.Options) (*ctarget.Process, *checker.Checker) {
+	b.Helper()
+	p, err := ctarget.Start(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,17 +7,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
 )
 
 // BenchmarkThroughput exhausts, with DPOR on one copy of the program (as
 // stdbg find -j 1 does), the C programs of the throughput table in the
 // README (docs/throughput.md): a mutex counter of 3 threads x 3 critical
 // sections and of 4 x 2, the bounded buffer with 2 producers and 2
-// consumers, and 8 dining philosophers. Beside the rates it reports the
-// transitions of one execution and the share of them that replay a prefix
-// an earlier execution already ran (transitions that reach no new node of
-// the search tree):
+// consumers, and 8 dining philosophers. Each program runs in three modes,
+// side by side in one run: "threads" creates the program's threads in
+// every execution and hands every step over on its own; "pool" keeps the
+// threads parked between executions (ctarget.Config.KeepThreads); "batches"
+// (what stdbg find does) also runs the replayed prefixes in batches
+// (checker.Batcher). Beside the rates it reports the transitions of one
+// execution and the share of them that replay a prefix an earlier
+// execution already ran (transitions that reach no new node of the search
+// tree):
 //
 //	go test -run '^$' -bench Throughput -benchtime 3x ./benchmarks
 func BenchmarkThroughput(b *testing.B) {
@@ -30,32 +38,54 @@ func BenchmarkThroughput(b *testing.B) {
 		{"prodcons-2+2", filepath.Join("dpor", "prodcons2x2.c"), nil},
 		{"philosophers-8", "bench/philosophers.c", []string{"8"}},
 	} {
-		b.Run(p.name, func(b *testing.B) {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			proc, c := start(b, p.src, p.args...)
-			defer proc.Close()
-			var st search.Stats
-			var wall time.Duration
-			b.ReportAllocs()
-			for b.Loop() {
-				t0 := time.Now()
-				res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{All: true})
-				wall += time.Since(t0)
-				if err != nil || !res.Complete || len(res.Bugs) > 0 {
-					b.Fatalf("%v, complete %v, bugs %v", err, res.Complete, res.Bugs)
-				}
-				st.Executions += res.Stats.Executions
-				st.Transitions += res.Stats.Transitions
-				st.States += res.Stats.States
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(st.Executions)/n, "executions/op")
-			b.ReportMetric(float64(st.Executions)/wall.Seconds(), "executions/s")
-			b.ReportMetric(wall.Seconds()/n, "s/op")
-			b.ReportMetric(float64(st.Transitions)/float64(st.Executions), "transitions/execution")
-			replayed := (float64(st.Transitions) - (float64(st.States) - n)) / float64(st.Transitions)
-			b.ReportMetric(100*replayed, "%replayed")
-		})
+		exe, err := ctarget.Build(filepath.Join("..", "examples", "c", p.src))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range []struct {
+			name          string
+			pool, batches bool
+		}{{"threads", false, false}, {"pool", true, false}, {"batches", true, true}} {
+			b.Run(p.name+"/"+m.name, func(b *testing.B) {
+				cfg := ctarget.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: m.pool}
+				throughput(b, cfg, m.batches)
+			})
+		}
 	}
+}
+
+// oneAtATime hides the checker's StartPrefix: every step is a hand-over of
+// its own.
+type oneAtATime struct{ search.Executor }
+
+func throughput(b *testing.B, cfg ctarget.Config, batches bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	proc, c := startConfig(b, cfg, checker.Options{FastExit: true})
+	defer proc.Close()
+	var ex search.Executor = c
+	if !batches {
+		ex = oneAtATime{c}
+	}
+	var st search.Stats
+	var wall time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := search.Explore(context.Background(), ex, search.NewDPOR(), search.Options{All: true})
+		wall += time.Since(t0)
+		if err != nil || !res.Complete || len(res.Bugs) > 0 {
+			b.Fatalf("%v, complete %v, bugs %v", err, res.Complete, res.Bugs)
+		}
+		st.Executions += res.Stats.Executions
+		st.Transitions += res.Stats.Transitions
+		st.States += res.Stats.States
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(st.Executions)/n, "executions/op")
+	b.ReportMetric(float64(st.Executions)/wall.Seconds(), "executions/s")
+	b.ReportMetric(wall.Seconds()/n, "s/op")
+	b.ReportMetric(float64(st.Transitions)/float64(st.Executions), "transitions/execution")
+	replayed := (float64(st.Transitions) - (float64(st.States) - n)) / float64(st.Transitions)
+	b.ReportMetric(100*replayed, "%replayed")
 }

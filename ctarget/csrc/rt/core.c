@@ -194,6 +194,7 @@ struct thr {
 	uintptr_t stack_hi; /* the top of its stack */
 	int die;            /* reuse: 1 leave at once, 2 (main) reset the process */
 	int pooled;         /* run by a thread of the pool (rt/pool.c) */
+	int lazy;           /* pooled, its start reported by its creator, not handed to its thread yet */
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id

@@ -35,6 +35,7 @@ struct pool_slot {
 	uint32_t go;      /* futex: a job (or a reset) is waiting */
 	uint32_t parked;  /* futex: the thread waits in its loop */
 	int dead;         /* it left for real */
+	pid_t ostid;      /* its kernel thread id */
 	struct thr *job;
 	void *jb[5];      /* where a reset sends it back */
 	sigset_t mask;
@@ -121,6 +122,7 @@ EXPORT int tss_create(tss_t *key, tss_dtor_t dtor)
 static void *pool_main(void *arg)
 {
 	struct pool_slot *s = arg;
+	s->ostid = (pid_t)syscall(SYS_gettid);
 	pthread_sigmask(SIG_SETMASK, NULL, &s->mask);
 	__builtin_setjmp(s->jb); /* a reset comes back here */
 	for (;;) {
@@ -171,8 +173,12 @@ static int pool_has(int tid)
 	return g_pool && tid >= 2 && tid - 2 < g_pool->n;
 }
 
-/* pool_take hands t (a thread being created) to the pooled thread of its
- * id, if there is one; *pt gets that thread's pthread_t. */
+/* pool_take gives t (a thread being created) the pooled thread of its id,
+ * if there is one; *pt gets that thread's pthread_t. The pooled thread is
+ * not woken: t is lazy, and its start, the same for every thread, is
+ * reported by its creator (pool_report_start). It gets its start routine
+ * when it first gets the turn (pool_run), so that creating it costs no
+ * switch of threads. */
 static int pool_take(struct thr *t, pthread_t *pt)
 {
 	struct pool *p = g_pool;
@@ -181,11 +187,31 @@ static int pool_take(struct thr *t, pthread_t *pt)
 		return 0;
 	struct pool_slot *s = &p->slot[i];
 	t->pooled = 1;
+	t->lazy = 1;
+	t->ostid = s->ostid;
+	if (t->tid < MAXTHREADS)
+		stdbg_thread_ostids[t->tid] = t->ostid;
 	s->job = t;
 	*pt = s->pt;
+	return 1;
+}
+
+/* pool_run hands a lazy thread's start routine to its pooled thread, which
+ * runs it at once: the thread has the turn. */
+static void pool_run(struct thr *t)
+{
+	struct pool_slot *s = &g_pool->slot[t->tid - 2];
+	t->lazy = 0;
 	__atomic_store_n(&s->go, 1, __ATOMIC_SEQ_CST);
 	sys_futex(&s->go, FUTEX_WAKE_PRIVATE, 1, NULL);
-	return 1;
+}
+
+/* pool_unassign takes a lazy thread's job back from its pooled thread,
+ * which never ran it (a reset). */
+static void pool_unassign(struct thr *t)
+{
+	g_pool->slot[t->tid - 2].job = NULL;
+	t->lazy = 0;
 }
 
 /* pool_back sends a pooled thread told to leave by a reset back to its

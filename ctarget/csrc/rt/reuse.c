@@ -465,7 +465,9 @@ static void reuse_reset(struct thr *me)
 		reuse_refuse();
 	for (int i = 2; i <= nthreads; i++) {
 		struct thr *t = threads[i];
-		if (t && t != me && !t->finished) {
+		if (t && t->lazy)
+			pool_unassign(t); /* its pooled thread never left its loop */
+		else if (t && t != me && !t->finished) {
 			t->die = 1;
 			give_turn(t);
 		}

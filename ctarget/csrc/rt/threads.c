@@ -61,8 +61,11 @@ static void *thread_start(void *p)
 		stdbg_thread_ostids[t->tid] = t->ostid;
 	set_altstack(t);
 	/* The thread's start is a scheduling point of its own: its creator
-	 * may go on first, as it may in a real run. */
-	if (active())
+	 * may go on first, as it may in a real run. A pooled thread's start
+	 * was reported by its creator, and it runs because it has the turn. */
+	if (t->pooled && !t->first)
+		stdbg_current_tid = t->tid;
+	else if (active())
 		sched(K_THREAD_START, A_START, NULL, NULL, 0, (char *)t->where + 1);
 	void *rv = call_start(t);
 	if (active())
@@ -102,6 +105,16 @@ static int do_create(pthread_t *pt, const pthread_attr_t *attr, void *(*fn)(void
 	}
 	t->pt = *pt;
 	t->have_pt = 1;
+	if (t->lazy) {
+		/* Its first report is its start, which it has not begun:
+		 * report it here, as it would. */
+		t->first = 0;
+		/* What the thread would map before its start, mapped now:
+		 * the program sees the same memory as with a new thread. */
+		reuse_altstack(t->tid);
+		put_pending(t, K_THREAD_START, A_START, NULL, NULL, 0, (char *)where + 1);
+		return 0;
+	}
 	/* The new thread runs to its first scheduling point within this
 	 * transition; wait for it to report. */
 	struct timespec ts = {0, LIFELINE_MS * 1000000L};

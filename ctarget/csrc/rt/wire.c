@@ -288,8 +288,14 @@ static struct thr *thr_by_pt(pthread_t pt)
 	return NULL;
 }
 
+static void pool_run(struct thr *t);
+
 static void give_turn(struct thr *t)
 {
+	if (t->lazy) {
+		pool_run(t);
+		return;
+	}
 	__atomic_store_n(&t->go, 1, __ATOMIC_SEQ_CST);
 	sys_futex(&t->go, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
