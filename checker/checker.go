@@ -288,12 +288,13 @@ func (e *Execution) Step(st schedule.Step) error {
 	res, err := e.w.Execute(tid, choice)
 	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.frames[tid], Result: res, Preempts: preempts}
 	e.trace = append(e.trace, rec)
-	var mis *syncmodel.Misuse
-	if errors.As(err, &mis) {
-		e.finish(&search.Outcome{Kind: search.Misuse, Message: mis.Msg, Where: op.API.String() + "@" + e.where(rec.Frames)}, false)
-		return nil
-	}
 	if err != nil {
+		// (Only here: the target of errors.As lives on the heap.)
+		var mis *syncmodel.Misuse
+		if errors.As(err, &mis) {
+			e.finish(&search.Outcome{Kind: search.Misuse, Message: mis.Msg, Where: op.API.String() + "@" + e.where(rec.Frames)}, false)
+			return nil
+		}
 		return fmt.Errorf("step %d (thread %d, %s): %w", len(e.trace), tid, op.Kind, err)
 	}
 	delete(e.frames, tid)
@@ -470,10 +471,14 @@ func (e *Execution) settle() {
 	if e.outcome != nil {
 		return
 	}
-	live := e.w.Live()
 	e.threads = e.threads[:0]
 	anyEnabled, runnable := false, false
-	for _, tid := range live {
+	live := 0
+	for tid := 1; tid <= e.w.NumThreads(); tid++ {
+		if e.w.Finished(tid) {
+			continue
+		}
+		live++
 		op, _ := e.w.Annotated(tid)
 		en := e.w.Enabled(tid)
 		anyEnabled = anyEnabled || en
@@ -481,7 +486,7 @@ func (e *Execution) settle() {
 		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en, Alternatives: e.w.Choices(tid)})
 	}
 	switch {
-	case e.returned && len(live) > 0 && !runnable:
+	case e.returned && live > 0 && !runnable:
 		// The checked function returned and what is left waits for ever
 		// or for time: the goroutines blocked are leaked.
 		if leaked := e.blockedNow(0); len(leaked) > 0 {
@@ -490,7 +495,7 @@ func (e *Execution) settle() {
 			return
 		}
 		e.finish(&search.Outcome{Kind: search.Exited, Message: "the checked function returned"}, false)
-	case len(live) == 0:
+	case live == 0:
 		e.finish(&search.Outcome{Kind: search.Exited, Message: "all threads finished"}, true)
 	case !anyEnabled:
 		e.blocked = e.blockedNow(0)

@@ -131,6 +131,7 @@ type Process struct {
 	// batched counts the steps run in batches.
 	batch   batchState
 	batched int64
+	evbuf   []any // received's events
 
 	// Placement (Pin): where the executions and the checker's thread run.
 	place     Placement
@@ -564,7 +565,10 @@ func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
 // and notes what they say about the child: its threads' kernel ids, a
 // failure it does not survive, its death.
 func (p *Process) received(buf []byte) ([]any, error) {
-	evs, err := wire.Decode(buf)
+	// The events are the checker's until its next call: one slice serves
+	// every hand-over.
+	evs, err := wire.DecodeAppend(p.evbuf[:0], buf)
+	p.evbuf = evs
 	if err != nil {
 		return nil, fmt.Errorf("reading the program's report: %w", err)
 	}

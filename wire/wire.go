@@ -144,8 +144,11 @@ var ErrShort = errors.New("truncated message")
 
 // Decode parses a sequence of runtime messages (the up buffer of a slot)
 // into values of type Pending, Failure, Stack, Note, Done or State.
-func Decode(buf []byte) ([]any, error) {
-	var out []any
+func Decode(buf []byte) ([]any, error) { return DecodeAppend(nil, buf) }
+
+// DecodeAppend is Decode appending the messages to out, so that a caller
+// can reuse one slice for every hand-over.
+func DecodeAppend(out []any, buf []byte) ([]any, error) {
 	for len(buf) > 0 {
 		if len(buf) < msgHdr {
 			return out, ErrShort
