@@ -62,6 +62,7 @@
 #include "rt/forkserver.c"
 #include "rt/pool.c"
 #include "rt/reuse.c"
+#include "rt/reset.c"
 #include "rt/signals.c"
 #include "rt/init.c"
 #include "rt/threads.c"
