@@ -160,7 +160,8 @@ static void close_fds(int lo, unsigned hi)
 static int open_fds(void)
 {
 	struct stat st;
-	if (stat("/proc/self/fd", &st) != 0 || st.st_size <= 0)
+	int fd = g_keep->fd_dir;
+	if ((fd >= 0 ? fstat(fd, &st) : stat("/proc/self/fd", &st)) != 0 || st.st_size <= 0)
 		return -1;
 	return (int)st.st_size;
 }
@@ -196,7 +197,8 @@ static int count_tasks(void)
 	struct keep *k = g_keep;
 	if (k->task_stat >= 0) {
 		struct stat st;
-		if (stat("/proc/self/task", &st) == 0 && st.st_nlink > 2) {
+		int fd = k->task_dir;
+		if ((fd >= 0 ? fstat(fd, &st) : stat("/proc/self/task", &st)) == 0 && st.st_nlink > 2) {
 			int n = (int)st.st_nlink - 2;
 			if (k->task_stat == 1)
 				return n;

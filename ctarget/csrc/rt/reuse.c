@@ -72,6 +72,8 @@ struct keep {
 	int maps_dirty; /* the program may have changed its mappings */
 	int since_maps; /* resets since the mappings were last checked */
 	int task_stat;  /* count_tasks: 1 the link count agrees, -1 it does not */
+	int task_dir;   /* /proc/self/task, opened O_PATH (count_tasks), or -1 */
+	int fd_dir;     /* /proc/self/fd, the same (open_fds), or -1 */
 	size_t tid_off;
 	size_t def_stack;
 	uintptr_t brk;
@@ -218,6 +220,18 @@ static int list_numbers(const char *dir, int *out, int max)
 	return n;
 }
 
+/* proc_dir opens a directory of /proc to fstat it, close-on-exec and at
+ * 900 or above like the control socket; -1 if it cannot. */
+static int proc_dir(const char *path)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+	close(fd);
+	return high;
+}
+
 static void boot_range(uintptr_t *lo, uintptr_t *hi);
 
 static int int_cmp(const void *a, const void *b)
@@ -252,6 +266,11 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 		pool_create(&k->tpool, g_pool_want);
 		k->ok = 0;
 	}
+	/* Counting threads and descriptors at a reset: an fstat of these is
+	 * a quarter of a stat of their paths. Out of the program's way, and
+	 * in the snapshot's list of descriptors, so a reset keeps them. */
+	k->task_dir = proc_dir("/proc/self/task");
+	k->fd_dir = proc_dir("/proc/self/fd");
 	k->nfds = list_numbers("/proc/self/fd", k->fds, REUSE_MAX_FDS);
 	if (k->nfds < 0)
 		goto fail;
