@@ -20,17 +20,25 @@ type Batcher interface {
 
 // StartPrefix implements search.PrefixStarter: an execution that replays
 // prefix. The steps it shares with the previous execution, which ran them
-// and recorded their results, are announced to a Batcher runtime.
+// and recorded their results, are announced to a Batcher runtime. An
+// execution started here keeps its trace (Execution.Trace) only until the
+// next StartPrefix, which reuses its room: a search, which looks at an
+// execution only while it runs, may; a caller that keeps traces uses
+// Begin.
 func (c *Checker) StartPrefix(prefix schedule.Schedule) (search.Execution, error) {
 	var prev []Step
 	if c.cur != nil && c.probed {
 		prev = c.cur.trace
 	}
 	plan := c.plan(prefix, prev)
+	if c.cur != nil && c.cur.searched {
+		c.spare = c.cur.trace
+	}
 	e, err := c.Begin()
 	if err != nil {
 		return nil, err
 	}
+	e.searched = true
 	if b, ok := c.rt.(Batcher); ok && len(plan) > 1 && e.outcome == nil {
 		b.Plan(plan)
 	}

@@ -91,6 +91,9 @@ type Checker struct {
 	probed bool
 	// planBuf holds the steps announced to a Batcher (plan).
 	planBuf []wire.Run
+	// spare is the trace of the previous execution a search started
+	// (StartPrefix), whose room the next one takes.
+	spare []Step
 }
 
 // New returns a checker driving rt.
@@ -125,8 +128,13 @@ func (c *Checker) begin() (*Execution, error) {
 	if c.cur != nil {
 		room = max(room, len(c.cur.trace)+8)
 	}
+	trace := c.spare[:0]
+	if cap(trace) < room {
+		trace = make([]Step, 0, room)
+	}
+	c.spare = nil
 	e := &Execution{c: c, w: syncmodel.NewWorld(), frames: make(map[int][]uint64), ostids: make(map[int]int),
-		trace: make([]Step, 0, room)}
+		trace: trace}
 	e.w.SetSpuriousWakeups(c.opts.SpuriousWakeups)
 	c.cur = e
 	evs, err := c.rt.Begin()
@@ -204,6 +212,8 @@ type Execution struct {
 	returned bool
 	state    *wire.State   // the runtime's last state report (wire.FlagState)
 	races    *raceDetector // nil until the first memory access
+	// searched: started by StartPrefix, its trace's room goes to the next.
+	searched bool
 }
 
 // Threads implements search.Execution.

@@ -131,7 +131,8 @@ type Process struct {
 	// batched counts the steps run in batches.
 	batch   batchState
 	batched int64
-	evbuf   []any // received's events
+	evbuf   []any        // received's events
+	dec     wire.Decoder // and their decoder
 
 	// Placement (Pin): where the executions and the checker's thread run.
 	place     Placement
@@ -439,7 +440,7 @@ func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
 func (p *Process) received(buf []byte) ([]any, error) {
 	// The events are the checker's until its next call: one slice serves
 	// every hand-over.
-	evs, err := wire.DecodeAppend(p.evbuf[:0], buf)
+	evs, err := p.dec.Append(p.evbuf[:0], buf)
 	p.evbuf = evs
 	if err != nil {
 		return nil, fmt.Errorf("reading the program's report: %w", err)

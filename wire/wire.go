@@ -148,7 +148,33 @@ func Decode(buf []byte) ([]any, error) { return DecodeAppend(nil, buf) }
 
 // DecodeAppend is Decode appending the messages to out, so that a caller
 // can reuse one slice for every hand-over.
-func DecodeAppend(out []any, buf []byte) ([]any, error) {
+func DecodeAppend(out []any, buf []byte) ([]any, error) { return (*Decoder)(nil).Append(out, buf) }
+
+// A Decoder decodes runtime messages as DecodeAppend does, but takes the
+// stack frames of the PENDING messages from blocks it allocates a few
+// hundred frames at a time instead of one slice per message (the frames
+// stay valid as long as they are referenced). The zero Decoder is ready
+// to use; a nil one allocates every slice on its own.
+type Decoder struct{ frames []uint64 }
+
+// frameBlock is how many frames a Decoder allocates at once.
+const frameBlock = 512
+
+// framesFor returns room for n frames.
+func (d *Decoder) framesFor(n int) []uint64 {
+	if d == nil || n > frameBlock/4 {
+		return make([]uint64, n)
+	}
+	if len(d.frames) < n {
+		d.frames = make([]uint64, frameBlock)
+	}
+	f := d.frames[:n:n]
+	d.frames = d.frames[n:]
+	return f
+}
+
+// Append decodes the messages in buf and appends them to out.
+func (d *Decoder) Append(out []any, buf []byte) ([]any, error) {
 	for len(buf) > 0 {
 		if len(buf) < msgHdr {
 			return out, ErrShort
@@ -164,7 +190,7 @@ func DecodeAppend(out []any, buf []byte) ([]any, error) {
 		var err error
 		switch typ {
 		case MsgPending:
-			v, err = decodePending(p)
+			v, err = d.decodePending(p)
 		case MsgFailure:
 			v, err = decodeFailure(p)
 		case MsgStack:
@@ -194,7 +220,7 @@ func DecodeAppend(out []any, buf []byte) ([]any, error) {
 
 const pendingFixed = 4 + 4 + 2 + 2 + 4 + 8 + 8 + 8
 
-func decodePending(p []byte) (Pending, error) {
+func (d *Decoder) decodePending(p []byte) (Pending, error) {
 	if len(p) < pendingFixed {
 		return Pending{}, fmt.Errorf("pending: %w", ErrShort)
 	}
@@ -212,7 +238,7 @@ func decodePending(p []byte) (Pending, error) {
 			Obj2: le.Uint64(p[24:]),
 			Arg:  int64(le.Uint64(p[32:])),
 		},
-		Frames: make([]uint64, nf),
+		Frames: d.framesFor(nf),
 	}
 	for i := range pe.Frames {
 		pe.Frames[i] = le.Uint64(p[pendingFixed+8*i:])
