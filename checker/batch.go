@@ -26,15 +26,15 @@ type Batcher interface {
 // execution only while it runs, may; a caller that keeps traces uses
 // Begin.
 func (c *Checker) StartPrefix(prefix schedule.Schedule) (search.Execution, error) {
-	var prev []Step
-	if c.cur != nil && c.probed {
+	var prev, spare []Step
+	if c.cur != nil {
 		prev = c.cur.trace
+		if c.cur.searched {
+			spare = prev
+		}
 	}
-	plan := c.plan(prefix, prev)
-	if c.cur != nil && c.cur.searched {
-		c.spare = c.cur.trace
-	}
-	e, err := c.Begin()
+	plan := c.plan(prefix, prev) // (a copy: the new trace may take prev's room)
+	e, err := c.beginWith(spare)
 	if err != nil {
 		return nil, err
 	}

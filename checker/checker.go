@@ -91,9 +91,6 @@ type Checker struct {
 	probed bool
 	// planBuf holds the steps announced to a Batcher (plan).
 	planBuf []wire.Run
-	// spare is the trace of the previous execution a search started
-	// (StartPrefix), whose room the next one takes.
-	spare []Step
 }
 
 // New returns a checker driving rt.
@@ -108,17 +105,21 @@ func (c *Checker) Start() (search.Execution, error) {
 
 // Begin starts an execution and returns it with its full type, for callers
 // that want the trace afterwards.
-func (c *Checker) Begin() (*Execution, error) {
+func (c *Checker) Begin() (*Execution, error) { return c.beginWith(nil) }
+
+// beginWith is Begin giving the new execution's trace the room of spare
+// (a trace no one keeps) if it is big enough.
+func (c *Checker) beginWith(spare []Step) (*Execution, error) {
 	if !c.probed {
 		c.probed = true
 		if pl, ok := c.rt.(Pooler); ok && pl.WantsPool() {
 			pl.SetPool(c.probe())
 		}
 	}
-	return c.begin()
+	return c.begin(spare)
 }
 
-func (c *Checker) begin() (*Execution, error) {
+func (c *Checker) begin(spare []Step) (*Execution, error) {
 	if c.cur != nil && !c.cur.closed {
 		c.cur.Close()
 	}
@@ -128,11 +129,10 @@ func (c *Checker) begin() (*Execution, error) {
 	if c.cur != nil {
 		room = max(room, len(c.cur.trace)+8)
 	}
-	trace := c.spare[:0]
+	trace := spare[:0]
 	if cap(trace) < room {
 		trace = make([]Step, 0, room)
 	}
-	c.spare = nil
 	e := &Execution{c: c, w: syncmodel.NewWorld(), frames: make(map[int][]uint64), ostids: make(map[int]int),
 		trace: trace}
 	e.w.SetSpuriousWakeups(c.opts.SpuriousWakeups)

@@ -19,7 +19,7 @@ const probeSteps = 5000
 // and returns how many threads besides the first it saw (0 if it could not
 // run). Its outcome does not matter: the search runs the program again.
 func (c *Checker) probe() int {
-	e, err := c.begin()
+	e, err := c.begin(nil)
 	if err != nil {
 		return 0
 	}

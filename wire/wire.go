@@ -375,7 +375,15 @@ func decodeStack(p []byte) (Stack, error) {
 
 // EncodeRun appends a RUN message to buf.
 func EncodeRun(buf []byte, r Run) []byte {
-	buf = appendHdr(buf, MsgRun, 16)
+	return appendRun(appendHdr(buf, MsgRun, runSize), r)
+}
+
+// runSize is the size of a RUN payload, and of each entry of a RUN_BATCH
+// (struct stdbg_run).
+const runSize = 16
+
+// appendRun appends r as a struct stdbg_run: u32 tid, u32 0, i64 code.
+func appendRun(buf []byte, r Run) []byte {
 	buf = le.AppendUint32(buf, uint32(r.Tid))
 	buf = le.AppendUint32(buf, 0)
 	return le.AppendUint64(buf, uint64(r.Code))
@@ -390,13 +398,11 @@ const BatchMax = 200
 // each step's messages but the last with a STEP message (StepEnd) and
 // publishes them at once (docs/protocol.md, "Batches").
 func EncodeRunBatch(buf []byte, runs []Run) []byte {
-	buf = appendHdr(buf, MsgRunBatch, 8+16*len(runs))
+	buf = appendHdr(buf, MsgRunBatch, 8+runSize*len(runs))
 	buf = le.AppendUint32(buf, uint32(len(runs)))
 	buf = le.AppendUint32(buf, 0)
 	for _, r := range runs {
-		buf = le.AppendUint32(buf, uint32(r.Tid))
-		buf = le.AppendUint32(buf, 0)
-		buf = le.AppendUint64(buf, uint64(r.Code))
+		buf = appendRun(buf, r)
 	}
 	return buf
 }

@@ -103,14 +103,10 @@ static int batch_step(uint32_t *tid, int64_t *code)
 		g_batch_n = g_batch_i = 0;
 		return 0;
 	}
-	struct stdbg_slot *s = g_slot;
 	if (g_flags & STDBG_F_STATE)
 		put_state();
 	up_hdr(M_STEP, 0);
-	__atomic_store_n(&s->up_len, g_up_len, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&s->up_seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&s->checker_sleeping, __ATOMIC_SEQ_CST))
-		sys_futex(&s->up_seq, FUTEX_WAKE, INT_MAX, NULL);
+	up_flush(); /* publishes all written so far; the checker reads to the mark */
 	*tid = g_batch[g_batch_i].tid;
 	*code = g_batch[g_batch_i].code;
 	g_batch_i++;
