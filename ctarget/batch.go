@@ -93,18 +93,18 @@ func (p *Process) collectStep(running int) ([]any, error) {
 	deadline := time.Now().Add(p.cfg.TransitionTimeout)
 	for {
 		if up := p.slot.Up(); len(up) > b.rd {
-			seg := up[b.rd:]
-			before, through, marked, err := wire.StepEnd(seg)
+			evs, used, marked, err := p.dec.AppendStep(p.evbuf[:0], up[b.rd:])
+			p.evbuf = evs
 			if err != nil {
 				b.inFlight = 0
 				return nil, fmt.Errorf("reading the program's report: %w", err)
 			}
 			if marked {
-				b.rd += through
-				return p.received(seg[:before])
+				b.rd += used
+			} else {
+				b.inFlight, b.rd = 0, 0
 			}
-			b.inFlight, b.rd = 0, 0
-			return p.received(seg)
+			return p.noted(evs), nil
 		}
 		if _, dead := p.slot.Dead(p.gen); dead {
 			b.inFlight = 0

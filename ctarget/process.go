@@ -445,6 +445,12 @@ func (p *Process) received(buf []byte) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the program's report: %w", err)
 	}
+	return p.noted(evs), nil
+}
+
+// noted notes what decoded events say about the child (received) and
+// returns them, with its death if it died.
+func (p *Process) noted(evs []any) []any {
 	for _, ev := range evs {
 		if pe, ok := ev.(wire.Pending); ok && pe.OSTid != 0 {
 			p.ostids[pe.Tid] = pe.OSTid
@@ -470,7 +476,7 @@ func (p *Process) received(buf []byte) ([]any, error) {
 			evs = append(evs, d)
 		}
 	}
-	return evs, nil
+	return evs
 }
 
 // timedOut asks the running thread where it is, then ends the execution.

@@ -26,9 +26,9 @@ func TestRunBatch(t *testing.T) {
 	}
 }
 
-// TestStepEnd checks how the checker splits a batch's published messages
-// into steps.
-func TestStepEnd(t *testing.T) {
+// TestAppendStep checks how the checker splits a batch's published
+// messages into steps.
+func TestAppendStep(t *testing.T) {
 	done := EncodeDone(nil, Done{Tid: 2})
 	pending := EncodePending(nil, Pending{Tid: 1, Frames: []uint64{7}})
 	step := EncodeStep(nil)
@@ -40,27 +40,34 @@ func TestStepEnd(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		name            string
-		buf             []byte
-		before, through int
-		marked          bool
-		short           bool
-		events          int // what Decode returns: the marks are not events
+		name   string
+		buf    []byte
+		used   int // bytes of the step, its mark included
+		marked bool
+		short  bool
+		step   int // events of the step
+		events int // what Decode returns for all of buf: the marks are not events
 	}{
-		{"empty", nil, 0, 0, false, false, 0},
-		{"a hand-over", cat(pending, done), 0, 0, false, false, 2},
-		{"one step", cat(pending, step), len(pending), len(pending) + msgHdr, true, false, 1},
-		{"the first of two", cat(done, pending, step, pending, step), len(done) + len(pending), len(done) + len(pending) + msgHdr, true, false, 3},
-		{"a mark alone", cat(step, pending), 0, msgHdr, true, false, 1},
-		{"cut short", cat(pending, step)[:len(pending)-1], 0, 0, false, true, 0},
+		{"empty", nil, 0, false, false, 0, 0},
+		{"a hand-over", cat(pending, done), len(pending) + len(done), false, false, 2, 2},
+		{"one step", cat(pending, step), len(pending) + msgHdr, true, false, 1, 1},
+		{"the first of two", cat(done, pending, step, pending, step), len(done) + len(pending) + msgHdr, true, false, 2, 3},
+		{"a mark alone", cat(step, pending), msgHdr, true, false, 0, 1},
+		{"cut short", cat(pending, step)[:len(pending)-1], 0, false, true, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before, through, marked, err := StepEnd(tc.buf)
+			var d Decoder
+			evs, used, marked, err := d.AppendStep(nil, tc.buf)
 			if tc.short != errors.Is(err, ErrShort) || (!tc.short && err != nil) {
 				t.Fatalf("error %v", err)
 			}
-			if before != tc.before || through != tc.through || marked != tc.marked {
-				t.Errorf("got %d, %d, %v; want %d, %d, %v", before, through, marked, tc.before, tc.through, tc.marked)
+			if used != tc.used || marked != tc.marked || len(evs) != tc.step {
+				t.Errorf("got %d bytes, marked %v, %d events; want %d, %v, %d", used, marked, len(evs), tc.used, tc.marked, tc.step)
+			}
+			for _, ev := range evs {
+				if pe, ok := ev.(Pending); ok && (pe.Tid != 1 || len(pe.Frames) != 1 || pe.Frames[0] != 7) {
+					t.Errorf("pending decoded as %+v", pe)
+				}
 			}
 			if evs, err := Decode(tc.buf); !tc.short && (err != nil || len(evs) != tc.events) {
 				t.Errorf("decoding: %d events, %v; want %d", len(evs), err, tc.events)

@@ -173,16 +173,31 @@ func (d *Decoder) framesFor(n int) []uint64 {
 	return f
 }
 
-// Append decodes the messages in buf and appends them to out.
+// Append decodes the messages in buf and appends them to out (a batch's
+// STEP marks are no messages: they are left out).
 func (d *Decoder) Append(out []any, buf []byte) ([]any, error) {
+	out, _, _, err := d.decode(out, buf, false)
+	return out, err
+}
+
+// AppendStep decodes the messages of one step of a batch: those in buf up
+// to the first STEP mark, appended to out. used is how many bytes of buf
+// that took, the mark included; marked is false when buf holds no mark,
+// and then all of buf was decoded.
+func (d *Decoder) AppendStep(out []any, buf []byte) (evs []any, used int, marked bool, err error) {
+	return d.decode(out, buf, true)
+}
+
+func (d *Decoder) decode(out []any, buf []byte, toMark bool) ([]any, int, bool, error) {
+	all := len(buf)
 	for len(buf) > 0 {
 		if len(buf) < msgHdr {
-			return out, ErrShort
+			return out, 0, false, ErrShort
 		}
 		typ := MsgType(le.Uint16(buf))
 		n := int(le.Uint32(buf[4:]))
 		if len(buf) < msgHdr+n {
-			return out, fmt.Errorf("message type %d of %d bytes: %w", typ, n, ErrShort)
+			return out, 0, false, fmt.Errorf("message type %d of %d bytes: %w", typ, n, ErrShort)
 		}
 		p := buf[msgHdr : msgHdr+n]
 		buf = buf[msgHdr+n:]
@@ -200,7 +215,10 @@ func (d *Decoder) Append(out []any, buf []byte) ([]any, error) {
 		case MsgNote:
 			v = Note{Text: string(p)}
 		case MsgStep:
-			continue // a boundary, for StepEnd
+			if toMark {
+				return out, all - len(buf), true, nil
+			}
+			continue
 		case MsgDone:
 			if len(p) < 4 {
 				err = fmt.Errorf("done: %w", ErrShort)
@@ -211,11 +229,11 @@ func (d *Decoder) Append(out []any, buf []byte) ([]any, error) {
 			err = fmt.Errorf("unexpected message type %d", typ)
 		}
 		if err != nil {
-			return out, err
+			return out, 0, false, err
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	return out, all, false, nil
 }
 
 const pendingFixed = 4 + 4 + 2 + 2 + 4 + 8 + 8 + 8
@@ -395,7 +413,7 @@ const BatchMax = 200
 // EncodeRunBatch appends a RUN_BATCH message to buf: the decisions of the
 // next len(runs) steps (1 to BatchMax), which a runtime of the C library
 // follows without handing the mailbox over at each; it marks the end of
-// each step's messages but the last with a STEP message (StepEnd) and
+// each step's messages but the last with a STEP message (Decoder.AppendStep) and
 // publishes them at once (docs/protocol.md, "Batches").
 func EncodeRunBatch(buf []byte, runs []Run) []byte {
 	buf = appendHdr(buf, MsgRunBatch, 8+runSize*len(runs))
@@ -407,35 +425,13 @@ func EncodeRunBatch(buf []byte, runs []Run) []byte {
 	return buf
 }
 
-// StepEnd finds the first STEP mark in buf, a run of whole messages: it
-// returns the length of the messages before it and the length up to and
-// including it. ok is false when buf holds no mark; an error means a
-// message runs past the end of buf.
-func StepEnd(buf []byte) (before, through int, ok bool, err error) {
-	for pos := 0; pos < len(buf); {
-		if len(buf)-pos < msgHdr {
-			return 0, 0, false, ErrShort
-		}
-		typ := MsgType(le.Uint16(buf[pos:]))
-		n := int(le.Uint32(buf[pos+4:]))
-		if len(buf)-pos-msgHdr < n {
-			return 0, 0, false, fmt.Errorf("message type %d of %d bytes: %w", typ, n, ErrShort)
-		}
-		if typ == MsgStep {
-			return pos, pos + msgHdr + n, true, nil
-		}
-		pos += msgHdr + n
-	}
-	return 0, 0, false, nil
-}
-
 // EncodeStep appends a STEP mark to buf (what a runtime writes after each
 // step of a batch but the last).
 func EncodeStep(buf []byte) []byte { return appendHdr(buf, MsgStep, 0) }
 
 // DecodeRun parses a RUN message.
 func DecodeRun(buf []byte) (Run, error) {
-	if len(buf) < msgHdr+16 || MsgType(le.Uint16(buf)) != MsgRun {
+	if len(buf) < msgHdr+runSize || MsgType(le.Uint16(buf)) != MsgRun {
 		return Run{}, fmt.Errorf("run: %w", ErrShort)
 	}
 	return Run{Tid: int(le.Uint32(buf[msgHdr:])), Code: int64(le.Uint64(buf[msgHdr+8:]))}, nil
