@@ -17,12 +17,14 @@ import (
 // stdbg find -j 1 does), the C programs of the throughput table in the
 // README (docs/throughput.md): a mutex counter of 3 threads x 3 critical
 // sections and of 4 x 2, the bounded buffer with 2 producers and 2
-// consumers, and 8 dining philosophers. Each program runs in three modes,
+// consumers, and 8 dining philosophers. Each program runs in four modes,
 // side by side in one run: "threads" creates the program's threads in
 // every execution and hands every step over on its own; "pool" keeps the
 // threads parked between executions (ctarget.Config.KeepThreads); "batches"
-// (what stdbg find does) also runs the replayed prefixes in batches
-// (checker.Batcher). Beside the rates it reports the transitions of one
+// also runs the replayed prefixes in batches (checker.Batcher);
+// "contexts" (what stdbg find does) also runs the main thread and the kept
+// ones as contexts on one kernel thread (ctarget.Config.NoContexts unset).
+// Beside the rates it reports the transitions of one
 // execution and the share of them that replay a prefix an earlier
 // execution already ran (transitions that reach no new node of the search
 // tree):
@@ -43,11 +45,11 @@ func BenchmarkThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, m := range []struct {
-			name          string
-			pool, batches bool
-		}{{"threads", false, false}, {"pool", true, false}, {"batches", true, true}} {
+			name                    string
+			pool, batches, contexts bool
+		}{{"threads", false, false, false}, {"pool", true, false, false}, {"batches", true, true, false}, {"contexts", true, true, true}} {
 			b.Run(p.name+"/"+m.name, func(b *testing.B) {
-				cfg := ctarget.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: m.pool}
+				cfg := ctarget.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: m.pool, NoContexts: !m.contexts}
 				throughput(b, cfg, m.batches)
 			})
 		}

@@ -62,6 +62,12 @@ type Config struct {
 	// checker first runs one probe execution to count them
 	// (checker.Pooler). $STDBG_POOL=0 turns it off.
 	KeepThreads bool
+	// NoContexts makes the kept threads hand over through the kernel.
+	// By default the main thread and the kept ones run as contexts
+	// switched in user space on one kernel thread, where nothing in the
+	// program can tell (docs/protocol.md, "Contexts"); $STDBG_CONTEXTS=0
+	// also turns that off.
+	NoContexts bool
 }
 
 // checkExecutable returns a clear error when path is not an executable

@@ -43,6 +43,9 @@ func (p *Process) nextFlags() uint32 {
 	if p.reusable(flags) {
 		flags |= wire.FlagReuse
 	}
+	if (p.cfg.NoContexts || !contextsAllowed) && !p.cfg.NoPreload {
+		flags |= wire.FlagNoCtx
+	}
 	return flags
 }
 
@@ -70,6 +73,31 @@ const maxPool = 64
 
 // poolAllowed is false when $STDBG_POOL=0.
 var poolAllowed = os.Getenv("STDBG_POOL") != "0"
+
+// Contexts reports whether executions may run the program's threads as
+// contexts on one kernel thread (Config.NoContexts): a reused child of the
+// C library with a thread pool, unless turned off. The child itself leaves
+// them off where the program could tell (docs/protocol.md, "Contexts").
+func (p *Process) Contexts() bool {
+	return p.pool > 0 && !p.cfg.NoContexts && contextsAllowed && !p.cfg.NoPreload
+}
+
+// DisableContexts makes every later execution hand over between real
+// threads, in a child that never used contexts: for a bug found with
+// contexts that a fresh child does not show.
+func (p *Process) DisableContexts() {
+	p.cfg.NoContexts = true
+	if p.alive {
+		p.End(false)
+	}
+	if p.parked {
+		p.parked = false
+		p.killChild()
+	}
+}
+
+// contextsAllowed is false when $STDBG_CONTEXTS=0.
+var contextsAllowed = os.Getenv("STDBG_CONTEXTS") != "0"
 
 // reuseAllowed is false when $STDBG_REUSE=0.
 var reuseAllowed = os.Getenv("STDBG_REUSE") != "0"

@@ -37,6 +37,7 @@ const (
 	FlagNoSpin   = 8  // the checker shares the target's CPU: neither side spins while waiting
 	FlagOneCPU   = 16 // the target's threads share one CPU: they hand over without spinning
 	FlagReuse    = 32 // the child answers RESET by starting the next execution itself (C library)
+	FlagNoCtx    = 64 // the pool's threads hand over through the kernel, not as contexts (C library)
 )
 
 // MsgType identifies a message.

@@ -94,6 +94,17 @@ func (f *finder) search(searchCtx context.Context, opts search.Options) (*hunt.E
 		s.proc.DisableReuse()
 		res, err = a.explore(searchCtx, t, s, f.ex, p, opts)
 	}
+	if !t.goPkg && s.proc.Contexts() &&
+		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && len(res.Bugs) > 0 && !a.confirmFresh(s, res.Bugs, f.maxDepth)) {
+		// The program's threads ran as contexts on one kernel thread:
+		// a program that tells kernel threads apart (system calls made
+		// without the C library) can behave otherwise than with real
+		// threads, as in the fresh process the bug was replayed in.
+		f.prog.clear()
+		fmt.Fprintln(a.stderr, "stdbg: "+contextsFallback)
+		s.proc.DisableContexts()
+		res, err = a.explore(searchCtx, t, s, f.ex, p, opts)
+	}
 	if res == nil {
 		res = &search.Result{}
 	}
@@ -102,6 +113,10 @@ func (f *finder) search(searchCtx context.Context, opts search.Options) (*hunt.E
 	}
 	return &hunt.Explored{Result: *res, BudgetSpent: searchCtx.Err() != nil}, err
 }
+
+// contextsFallback says why a C search runs again with real threads.
+const contextsFallback = "the program does not behave the same with its threads run as contexts on one kernel thread " +
+	"(does it ask the kernel which thread it is, without the C library?): searching again with real threads"
 
 // result is the document find prints.
 func (f *finder) result(res *hunt.Result) *findResult {

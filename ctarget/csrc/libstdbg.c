@@ -61,6 +61,7 @@
 #include "rt/replay.c"
 #include "rt/forkserver.c"
 #include "rt/pool.c"
+#include "rt/context.c"
 #include "rt/reuse.c"
 #include "rt/reset.c"
 #include "rt/signals.c"

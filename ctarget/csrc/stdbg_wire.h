@@ -31,6 +31,7 @@
 #define STDBG_F_NO_SPIN 8u   /* the checker shares this process's CPU: wait for it without spinning */
 #define STDBG_F_ONE_CPU 16u  /* the threads share one CPU: hand over between them without spinning */
 #define STDBG_F_REUSE 32u    /* answer RESET by starting the next execution in the same child */
+#define STDBG_F_NO_CTX 64u   /* no contexts: the pool's threads hand over through the kernel (rt/context.c) */
 
 struct stdbg_slot {
 	uint32_t magic;

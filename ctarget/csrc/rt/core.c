@@ -195,6 +195,9 @@ struct thr {
 	int die;            /* reuse: 1 leave at once, 2 (main) reset the process */
 	int pooled;         /* run by a thread of the pool (rt/pool.c) */
 	int lazy;           /* pooled, its start reported by its creator, not handed to its thread yet */
+	int ctx;            /* runs as a context on the main kernel thread (rt/context.c) */
+	uintptr_t csp;      /* a context's saved stack pointer, while it does not run */
+	uintptr_t cfs;      /* a context's thread pointer: its glibc thread descriptor */
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id

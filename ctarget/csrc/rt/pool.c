@@ -22,6 +22,7 @@ extern void *__tls_get_addr(stdbg_tls_index *);
 extern void __call_tls_dtors(void) __attribute__((weak));
 
 #define POOL_MAX 64
+#define CTX_STACK (16 * 1024) /* a park stack, and the runner's idle stack (rt/context.c) */
 #define POOL_MODS 64
 
 struct tls_image {
@@ -39,6 +40,11 @@ struct pool_slot {
 	struct thr *job;
 	void *jb[5];      /* where a reset sends it back */
 	sigset_t mask;
+	/* Contexts (rt/context.c): */
+	int boot;            /* its context starts on the runner, with its job */
+	int kernel;          /* its context went back to its kernel thread (demoted) */
+	uintptr_t demote_sp; /* the context to resume there */
+	_Alignas(16) uint8_t park[CTX_STACK]; /* where its kernel thread waits meanwhile */
 };
 
 /* Not in the snapshot: kept by a reset (a part of the keep). */
@@ -47,6 +53,7 @@ struct pool {
 	struct pool_slot slot[POOL_MAX];
 	struct tls_image img[POOL_MODS];
 	int nimg;
+	_Alignas(16) uint8_t idle[CTX_STACK]; /* the runner's, when no context runs */
 };
 static struct pool *g_pool;
 /* The execution created pthread keys: their destructors run when a thread
@@ -119,20 +126,73 @@ EXPORT int tss_create(tss_t *key, tss_dtor_t dtor)
 	return real_tss_create(key, dtor);
 }
 
+static int g_ctx; /* contexts on in this child (rt/context.c; decided before the snapshot) */
+__attribute__((visibility("hidden"))) void stdbg_ctx_swap(uintptr_t *save, uintptr_t to_sp, uintptr_t to_fs, int wrfs);
+static uintptr_t ctx_frame(uintptr_t top, void (*fn)(void *), void *arg);
+static void ctx_after(void);
+static void ctx_leave(struct thr *me) __attribute__((noreturn));
+static void ctx_decide(struct thr *main_thr);
+
+/* pool_sleep is the kernel thread of a slot whose thread runs as a
+ * context: it waits on its park stack, with every signal blocked, until
+ * its context is demoted (rt/context.c), then runs it. */
+static void pool_sleep(void *arg)
+{
+	struct pool_slot *s = arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+	__atomic_store_n(&s->parked, 1, __ATOMIC_SEQ_CST);
+	sys_futex(&s->parked, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+	uint32_t v;
+	while ((v = __atomic_load_n(&s->go, __ATOMIC_ACQUIRE)) != 2)
+		sys_futex(&s->go, FUTEX_WAIT_PRIVATE, v, NULL);
+	__atomic_store_n(&s->go, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->parked, 0, __ATOMIC_SEQ_CST);
+	s->kernel = 1;
+	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
+	uintptr_t gone;
+	stdbg_ctx_swap(&gone, s->demote_sp, 0, 0);
+}
+
+/* pool_dormant moves the calling pooled thread to its park stack for
+ * good: its own stack is its context's. */
+static void pool_dormant(struct pool_slot *s)
+{
+	uintptr_t gone;
+	stdbg_ctx_swap(&gone, ctx_frame((uintptr_t)s->park + sizeof s->park, pool_sleep, s), 0, 0);
+}
+
+/* pool_ctx_boot starts slot arg's context on the runner: back into
+ * pool_main, which finds its job. */
+static void pool_ctx_boot(void *arg)
+{
+	struct pool_slot *s = arg;
+	ctx_after();
+	__builtin_longjmp(s->jb, 1);
+}
+
 static void *pool_main(void *arg)
 {
 	struct pool_slot *s = arg;
 	s->ostid = (pid_t)syscall(SYS_gettid);
 	pthread_sigmask(SIG_SETMASK, NULL, &s->mask);
-	__builtin_setjmp(s->jb); /* a reset comes back here */
+	__builtin_setjmp(s->jb); /* a reset comes back here, and a context's start */
 	for (;;) {
-		pool_park(s);
+		if (s->boot)
+			s->boot = 0; /* a context started on the runner, with its job */
+		else if (g_ctx && !s->kernel)
+			pool_dormant(s); /* the kernel thread waits on its park stack */
+		else
+			pool_park(s);
 		struct thr *t = s->job;
 		s->job = NULL;
 		if (!t)
 			continue;
 		pool_fresh_tls();
 		thread_start(t);
+		if (g_ctx && !s->kernel)
+			ctx_leave(t); /* on the runner, with nobody named to run next */
 		if (__call_tls_dtors)
 			__call_tls_dtors();
 		if (g_keys_used) {
@@ -155,6 +215,7 @@ static void pool_create(struct pool *p, int n)
 		n = POOL_MAX;
 	dl_iterate_phdr(tls_images, p);
 	g_pool = p;
+	ctx_decide(threads[1]);
 	for (int i = 0; i < n; i++) {
 		struct pool_slot *s = &p->slot[i];
 		pthread_attr_t kept;
@@ -188,7 +249,10 @@ static int pool_take(struct thr *t, pthread_t *pt)
 	struct pool_slot *s = &p->slot[i];
 	t->pooled = 1;
 	t->lazy = 1;
-	t->ostid = s->ostid;
+	t->ctx = g_ctx && !s->kernel;
+	t->cfs = (uintptr_t)s->pt;
+	/* A context runs on the main kernel thread. */
+	t->ostid = t->ctx ? threads[1]->ostid : s->ostid;
 	if (t->tid < MAXTHREADS)
 		stdbg_thread_ostids[t->tid] = t->ostid;
 	s->job = t;

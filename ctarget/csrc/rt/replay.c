@@ -188,6 +188,12 @@ static int64_t handoff(struct thr *me)
 	if (!t)
 		fatal("the checker chose an unknown thread");
 	t->result = code;
+	if (me->ctx) {
+		/* Contexts run only in searches, never under a debugger. */
+		stdbg_step(me->tid, (int)tid);
+		ctx_handoff(me, t);
+		return me->finished ? 0 : me->result;
+	}
 	/* The turn is given before the hook runs: a debugger stopped in the
 	 * hook may freeze this thread (scheduler locking) and resume only the
 	 * next one, which must then need nothing more from this one. */

@@ -20,13 +20,18 @@ static void reuse_reset(struct thr *me)
 		struct thr *t = threads[i];
 		if (t && t->lazy)
 			pool_unassign(t); /* its pooled thread never left its loop */
-		else if (t && t != me && !t->finished) {
+		else if (t && t != me && !t->finished && !t->ctx) {
+			/* (A context that does not run is simply not resumed.) */
 			t->die = 1;
 			give_turn(t);
 		}
 	}
 	if (me != m) {
 		m->die = 2;
+		if (me->ctx && m->ctx) {
+			ctx_switch(me, m); /* main resets the process; me is not resumed */
+			fatal("a context left for a reset was resumed");
+		}
 		give_turn(m);
 		if (me->pooled)
 			pool_back(me);

@@ -285,9 +285,17 @@ static struct thr *thr_by_pt(pthread_t pt)
 }
 
 static void pool_run(struct thr *t);
+static void ctx_name(struct thr *t);
+static void ctx_handoff(struct thr *me, struct thr *t);
 
+/* give_turn gives the turn to t from a thread that is not a context
+ * (contexts hand over with ctx_handoff). */
 static void give_turn(struct thr *t)
 {
+	if (t->ctx) {
+		ctx_name(t);
+		return;
+	}
 	if (t->lazy) {
 		pool_run(t);
 		return;
