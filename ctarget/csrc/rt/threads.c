@@ -59,7 +59,10 @@ static void *thread_start(void *p)
 	t->ostid = (pid_t)syscall(SYS_gettid);
 	if (t->tid < MAXTHREADS)
 		stdbg_thread_ostids[t->tid] = t->ostid;
-	set_altstack(t);
+	/* (A context shares the main kernel thread's signal stack: its own,
+	 * mapped at its creation, stays unused.) */
+	if (!t->ctx)
+		set_altstack(t);
 	/* The thread's start is a scheduling point of its own: its creator
 	 * may go on first, as it may in a real run. A pooled thread's start
 	 * was reported by its creator, and it runs because it has the turn. */
