@@ -39,9 +39,9 @@ type TimedOut struct {
 	After string
 }
 
-// Runtime runs the threads of one target. Events are wire.Pending,
-// wire.Done, wire.Failure, Died and TimedOut values, in the order they
-// happened.
+// Runtime runs the threads of one target. Events are wire.Pending (or
+// *wire.Pending), wire.Done, wire.Failure, Died and TimedOut values, in
+// the order they happened.
 type Runtime interface {
 	// Begin starts a fresh execution and returns the events up to the
 	// first scheduling point.
@@ -355,6 +355,21 @@ func (e *Execution) Step(st schedule.Step) error {
 	return nil
 }
 
+// absorbPending applies a thread's report of its pending operation.
+func (e *Execution) absorbPending(v *wire.Pending) error {
+	if !v.Op.Kind.Valid() {
+		return fmt.Errorf("runtime reported an unknown operation kind %d for thread %d", v.Op.Kind, v.Tid)
+	}
+	if err := e.w.SetPending(v.Tid, v.Op); err != nil {
+		return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
+	}
+	e.frames[v.Tid] = v.Frames
+	if v.OSTid != 0 && e.ostids[v.Tid] != v.OSTid {
+		e.ostids[v.Tid] = v.OSTid
+	}
+	return nil
+}
+
 // absorb applies runtime events.
 func (e *Execution) absorb(evs []any) error {
 	for _, ev := range evs {
@@ -363,15 +378,12 @@ func (e *Execution) absorb(evs []any) error {
 		}
 		switch v := ev.(type) {
 		case wire.Pending:
-			if !v.Op.Kind.Valid() {
-				return fmt.Errorf("runtime reported an unknown operation kind %d for thread %d", v.Op.Kind, v.Tid)
+			if err := e.absorbPending(&v); err != nil {
+				return err
 			}
-			if err := e.w.SetPending(v.Tid, v.Op); err != nil {
-				return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
-			}
-			e.frames[v.Tid] = v.Frames
-			if v.OSTid != 0 {
-				e.ostids[v.Tid] = v.OSTid
+		case *wire.Pending:
+			if err := e.absorbPending(v); err != nil {
+				return err
 			}
 		case wire.Failure:
 			f := v

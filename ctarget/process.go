@@ -458,7 +458,7 @@ func (p *Process) received(buf []byte) ([]any, error) {
 // returns them, with its death if it died.
 func (p *Process) noted(evs []any) []any {
 	for _, ev := range evs {
-		if pe, ok := ev.(wire.Pending); ok && pe.OSTid != 0 {
+		if pe, ok := ev.(*wire.Pending); ok && pe.OSTid != 0 && p.ostids[pe.Tid] != pe.OSTid {
 			p.ostids[pe.Tid] = pe.OSTid
 		}
 		if f, ok := ev.(wire.Failure); ok && !p.waitsAfter(f) {

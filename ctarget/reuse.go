@@ -135,7 +135,7 @@ func (p *Process) beginReused() ([]any, bool) {
 	}
 	for _, ev := range evs {
 		switch ev.(type) {
-		case wire.Pending, wire.Note:
+		case *wire.Pending, wire.Note:
 		default:
 			p.alive = false
 			return nil, false

@@ -65,8 +65,13 @@ func TestAppendStep(t *testing.T) {
 				t.Errorf("got %d bytes, marked %v, %d events; want %d, %v, %d", used, marked, len(evs), tc.used, tc.marked, tc.step)
 			}
 			for _, ev := range evs {
-				if pe, ok := ev.(Pending); ok && (pe.Tid != 1 || len(pe.Frames) != 1 || pe.Frames[0] != 7) {
-					t.Errorf("pending decoded as %+v", pe)
+				switch pe := ev.(type) {
+				case *Pending:
+					if pe.Tid != 1 || len(pe.Frames) != 1 || pe.Frames[0] != 7 {
+						t.Errorf("pending decoded as %+v", *pe)
+					}
+				case Pending:
+					t.Errorf("a decoder handed a Pending value, want a pointer: %+v", pe)
 				}
 			}
 			if evs, err := Decode(tc.buf); !tc.short && (err != nil || len(evs) != tc.events) {

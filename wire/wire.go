@@ -151,15 +151,38 @@ func Decode(buf []byte) ([]any, error) { return DecodeAppend(nil, buf) }
 // can reuse one slice for every hand-over.
 func DecodeAppend(out []any, buf []byte) ([]any, error) { return (*Decoder)(nil).Append(out, buf) }
 
-// A Decoder decodes runtime messages as DecodeAppend does, but takes the
-// stack frames of the PENDING messages from blocks it allocates a few
-// hundred frames at a time instead of one slice per message (the frames
-// stay valid as long as they are referenced). The zero Decoder is ready
-// to use; a nil one allocates every slice on its own.
-type Decoder struct{ frames []uint64 }
+// A Decoder decodes runtime messages as DecodeAppend does, but hands each
+// PENDING message as a *Pending, and takes the messages and their stack
+// frames from blocks it allocates a few hundred at a time instead of one
+// allocation per message (they stay valid as long as they are
+// referenced). The zero Decoder is ready to use; a nil one allocates
+// every message on its own and hands Pending values.
+type Decoder struct {
+	frames  []uint64
+	pending []Pending
+}
 
-// frameBlock is how many frames a Decoder allocates at once.
-const frameBlock = 512
+// frameBlock is how many frames a Decoder allocates at once, pendingBlock
+// how many PENDING messages.
+const (
+	frameBlock   = 512
+	pendingBlock = 128
+)
+
+// box returns pe as the event to hand: a pointer into the decoder's
+// current block, or the value itself without a decoder.
+func (d *Decoder) box(pe Pending) any {
+	if d == nil {
+		return pe
+	}
+	if len(d.pending) == 0 {
+		d.pending = make([]Pending, pendingBlock)
+	}
+	p := &d.pending[0]
+	*p = pe
+	d.pending = d.pending[1:]
+	return p
+}
 
 // framesFor returns room for n frames.
 func (d *Decoder) framesFor(n int) []uint64 {
@@ -206,7 +229,10 @@ func (d *Decoder) decode(out []any, buf []byte, toMark bool) ([]any, int, bool, 
 		var err error
 		switch typ {
 		case MsgPending:
-			v, err = d.decodePending(p)
+			var pe Pending
+			if pe, err = d.decodePending(p); err == nil {
+				v = d.box(pe)
+			}
 		case MsgFailure:
 			v, err = decodeFailure(p)
 		case MsgStack:
