@@ -1,8 +1,7 @@
 package search
 
 import (
-	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/stdbg/stdbg/syncmodel"
 )
@@ -24,20 +23,39 @@ import (
 // execution each.
 func TraceKey(trace []Event) string {
 	n := len(trace)
+	threads := n + 2 // thread ids a trace can name: the created ones, and its own
+	for i := range trace {
+		threads = max(threads, trace[i].Step.Thread+1)
+	}
+	// Per thread id: the event that created it, its last event so far, and
+	// the event i whose predecessors were being looked for when one of its
+	// events was found dependent (the latest such event implies the
+	// thread's earlier ones, by program order: the rest are skipped). -1:
+	// none.
+	created, last, found := make([]int, threads), make([]int, threads), make([]int, threads)
+	for u := range threads {
+		created[u], last[u], found[u] = -1, -1, -1
+	}
 	preds := make([][]int, n)
-	created := map[int]int{}
-	last := map[int]int{}
 	creates := 0
 	for i := range trace {
 		t := trace[i].Step.Thread
-		if j, ok := last[t]; ok {
+		if t < 0 {
+			t = 0 // (no such thread: an index all the same)
+		}
+		if j := last[t]; j >= 0 {
 			preds[i] = append(preds[i], j)
-		} else if j, ok := created[t]; ok {
+		} else if j := created[t]; j >= 0 {
 			preds[i] = append(preds[i], j)
 		}
-		for j := 0; j < i; j++ {
-			if tj := trace[j].Step.Thread; tj != t && syncmodel.DependentInOrder(tj, trace[j].Op, t, trace[i].Op) {
+		for j := i - 1; j >= 0; j-- {
+			tj := max(trace[j].Step.Thread, 0)
+			if tj == t || found[tj] == i {
+				continue
+			}
+			if syncmodel.DependentInOrder(trace[j].Step.Thread, trace[j].Op, trace[i].Step.Thread, trace[i].Op) {
 				preds[i] = append(preds[i], j)
+				found[tj] = i
 			}
 		}
 		last[t] = i
@@ -48,7 +66,7 @@ func TraceKey(trace []Event) string {
 	}
 	done := make([]bool, n)
 	names := map[uint64]int{0: 0}
-	var b strings.Builder
+	b := make([]byte, 0, 24*n)
 	for range n {
 		best := -1
 		for i := range trace {
@@ -70,7 +88,16 @@ func TraceKey(trace []Event) string {
 			obj = len(names)
 			names[e.Op.Obj] = obj
 		}
-		fmt.Fprintf(&b, "%v/%v@%d;", e.Step, e.Op.Kind, obj)
+		// As fmt's "%v/%v@%d;" of the step, the kind and obj.
+		b = append(b, '{')
+		b = strconv.AppendInt(b, int64(e.Step.Thread), 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(e.Step.Choice), 10)
+		b = append(b, "}/"...)
+		b = append(b, e.Op.Kind.String()...)
+		b = append(b, '@')
+		b = strconv.AppendInt(b, int64(obj), 10)
+		b = append(b, ';')
 	}
-	return b.String()
+	return string(b)
 }
