@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // module is the lazily loaded symbol and debug information of one Module.
@@ -62,8 +65,20 @@ func (m *module) dwarf(s *Symbolizer) *dwarfData {
 	if dd := m.dw.Load(); dd != nil {
 		return dd
 	}
+	key, keyed := dwarfKeyOf(m.Path, s.debugDirs)
+	if keyed && !s.closed.Load() {
+		if e, ok := dwarfCache.get(key); ok {
+			m.errs = append(m.errs, e.errs...)
+			m.dw.Store(e.dd)
+			return e.dd
+		}
+	}
 	m.symbolsLocked(s) // opens the files
+	n, opened := len(m.errs), m.file != nil
 	dd := m.loadDWARF()
+	if keyed && opened {
+		dwarfCache.put(key, dwarfEntry{dd: dd, errs: slices.Clone(m.errs[n:])})
+	}
 	m.dw.Store(dd)
 	// Everything has been extracted; the files are no longer needed.
 	m.errs = append(m.errs, m.closeFiles()...)
@@ -172,4 +187,66 @@ func (m *module) loadSymbols(s *Symbolizer) (sd *symData) {
 // hasDWARF reports whether f carries its own debug information.
 func hasDWARF(f *elf.File) bool {
 	return f.Section(".debug_info") != nil || f.Section(".zdebug_info") != nil
+}
+
+// dwarfCache keeps the DWARF tables read in this process, by the identity
+// of the module's file: reading them (decompressing, walking every entry)
+// is most of the cost of symbolizing, and a process that symbolizes again
+// and again (a search that reports many bugs, a test binary running many
+// searches) meets the same programs and libraries. A file rebuilt or
+// replaced has another inode, size or modification time, so another key.
+var dwarfCache = &dwarfStore{m: make(map[dwarfKey]dwarfEntry)}
+
+// dwarfCacheMax bounds the tables kept; past it the cache starts afresh.
+const dwarfCacheMax = 32
+
+// dwarfKey identifies a module's file, and the directories its separate
+// debug file was looked for in.
+type dwarfKey struct {
+	path       string
+	dev, ino   uint64
+	size, nsec int64
+	dirs       string
+}
+
+// dwarfEntry is what reading a module's DWARF gave: its tables and the
+// problems met.
+type dwarfEntry struct {
+	dd   *dwarfData
+	errs []error
+}
+
+type dwarfStore struct {
+	mu sync.Mutex
+	m  map[dwarfKey]dwarfEntry
+}
+
+func (c *dwarfStore) get(k dwarfKey) (dwarfEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[k]
+	return e, ok
+}
+
+func (c *dwarfStore) put(k dwarfKey, e dwarfEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= dwarfCacheMax {
+		clear(c.m)
+	}
+	c.m[k] = e
+}
+
+// dwarfKeyOf returns the key of the module file at path; false when it
+// cannot be had (no such file, a pseudo module).
+func dwarfKeyOf(path string, dirs []string) (dwarfKey, bool) {
+	if path == "" || !filepath.IsAbs(path) {
+		return dwarfKey{}, false
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return dwarfKey{}, false
+	}
+	return dwarfKey{path: path, dev: uint64(st.Dev), ino: st.Ino, size: st.Size,
+		nsec: st.Mtim.Sec*1e9 + st.Mtim.Nsec, dirs: strings.Join(dirs, "\x00")}, true
 }
