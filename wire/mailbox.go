@@ -33,6 +33,7 @@ const (
 type Mailbox struct {
 	file *os.File
 	mem  []byte
+	spin atomic.Int64 // Wait's current poll, in nanoseconds (0: SpinTime)
 }
 
 // NewMailbox creates an anonymous shared memory file holding two slots.
@@ -69,12 +70,13 @@ func (m *Mailbox) Close() error {
 // Slot returns the slot used by execution generation gen.
 func (m *Mailbox) Slot(gen uint32) *Slot {
 	off := int(gen&1) * SlotSize
-	return &Slot{mem: m.mem[off : off+SlotSize]}
+	return &Slot{mem: m.mem[off : off+SlotSize], spin: &m.spin}
 }
 
 // Slot is one execution's half of the mailbox.
 type Slot struct {
-	mem []byte
+	mem  []byte
+	spin *atomic.Int64 // the mailbox's poll (nil: always SpinTime)
 }
 
 func (s *Slot) word(off int) *uint32 { return (*uint32)(unsafe.Pointer(&s.mem[off])) }
@@ -107,8 +109,36 @@ func (s *Slot) Dead(gen uint32) (unix.WaitStatus, bool) {
 }
 
 // SpinTime is how long Wait polls before it sleeps: long enough to cover a
-// typical transition, so that the common case needs no wake-up.
+// typical transition, so that the common case needs no wake-up. A
+// mailbox's waits adapt it: a wait that had to sleep halves the next
+// ones' poll (down to a sixteenth), one answered while polling doubles it
+// back, so that on a machine too busy to answer within the poll the
+// checker does not take the CPU the program needs.
 var SpinTime = 200 * time.Microsecond
+
+// pollFor returns how long the next wait polls.
+func (s *Slot) pollFor() time.Duration {
+	if s.spin != nil {
+		if v := s.spin.Load(); v > 0 {
+			return time.Duration(v)
+		}
+	}
+	return SpinTime
+}
+
+// polled adapts the poll after a wait that polled for d: answered while
+// polling or not.
+func (s *Slot) polled(d time.Duration, answered bool) {
+	if s.spin == nil {
+		return
+	}
+	if answered {
+		d = min(2*d, SpinTime)
+	} else {
+		d = max(d/2, SpinTime/16)
+	}
+	s.spin.Store(int64(d))
+}
 
 // ErrTimeout is returned by Wait when the runtime did not answer in time.
 var ErrTimeout = errors.New("timed out waiting for the target")
@@ -121,8 +151,12 @@ func (s *Slot) Wait(last uint32, deadline time.Time) error {
 	seq := s.word(offUpSeq)
 	var spinUntil time.Time
 	noSpin := atomic.LoadUint32(s.word(offFlags))&FlagNoSpin != 0
+	poll := s.pollFor()
 	for i := 0; ; i++ {
 		if atomic.LoadUint32(seq) != last {
+			if !spinUntil.IsZero() {
+				s.polled(poll, true)
+			}
 			return nil
 		}
 		if noSpin {
@@ -131,8 +165,9 @@ func (s *Slot) Wait(last uint32, deadline time.Time) error {
 		if i&255 == 255 {
 			now := time.Now()
 			if spinUntil.IsZero() {
-				spinUntil = now.Add(SpinTime)
+				spinUntil = now.Add(poll)
 			} else if now.After(spinUntil) {
+				s.polled(poll, false)
 				break
 			}
 		}
