@@ -241,7 +241,10 @@ static void reuse_restore(void)
 		}
 	}
 	/* No thread stdbg does not know of may be left. The kernel clears a
-	 * thread's id a little before the thread leaves the task list. */
+	 * thread's id a little before the thread leaves the task list: give
+	 * it the CPU a few times, then naps, within the same bound of time
+	 * (a count of yields alone ran out on a busy machine, where the
+	 * leaving thread waits for a CPU of its own). */
 	int pooled = pool_wait_parked();
 	if (pooled < 0)
 		reuse_refuse();
@@ -249,9 +252,17 @@ static void reuse_restore(void)
 		int tasks = count_tasks();
 		if (tasks == 1 + pooled)
 			break;
-		if (tasks < 0 || tries == 2000)
+		if (tasks < 0)
 			reuse_refuse();
-		syscall(SYS_sched_yield);
+		if (tries < 200) {
+			syscall(SYS_sched_yield);
+			continue;
+		}
+		struct timespec now, nap = {0, 50 * 1000L};
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec > 2)
+			reuse_refuse();
+		syscall(SYS_nanosleep, &nap, NULL);
 	}
 	/* Descriptors: those of the snapshot must be open, others closed
 	 * (this library's control socket aside). */
