@@ -175,3 +175,90 @@ func TestContextsSameSearch(t *testing.T) {
 		})
 	}
 }
+
+// roundingUp sets rounding towards +infinity in main, with the control
+// words themselves (x87 and SSE), after its first thread operation, then
+// checks that the threads it creates
+// start with it, as threads created by clone do: their division rounds
+// as main's did.
+const roundingUp = `#include <pthread.h>
+#include <stdint.h>
+#include "stdbg.h"
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static volatile double one = 1.0, three = 3.0;
+static double mains;
+
+static void round_up(void)
+{
+	uint16_t cw;
+	uint32_t mx;
+	__asm__ volatile("fnstcw %0" : "=m"(cw));
+	cw = (uint16_t)((cw & ~0x0c00) | 0x0800);
+	__asm__ volatile("fldcw %0" ::"m"(cw));
+	__asm__ volatile("stmxcsr %0" : "=m"(mx));
+	mx = (mx & ~0x6000u) | 0x4000u;
+	__asm__ volatile("ldmxcsr %0" ::"m"(mx));
+}
+
+static void *worker(void *arg)
+{
+	uint16_t cw;
+	__asm__ volatile("fnstcw %0" : "=m"(cw));
+	double mine = one / three;
+	pthread_mutex_lock(&m);
+	stdbg_assert((cw & 0x0c00) == 0x0800 && mine == mains, "a new thread does not round as its creator");
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+int main(void)
+{
+	/* After the first scheduling point: not in the process the
+	 * executions start from. */
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	round_up();
+	mains = one / three;
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+`
+
+// TestNewThreadsRoundAsTheirCreator checks that a new thread starts with
+// its creator's floating-point control words whether it is created for
+// real, handed to a kept thread or run as a context.
+func TestNewThreadsRoundAsTheirCreator(t *testing.T) {
+	exe := buildSource(t, "rounding.c", roundingUp)
+	for _, tc := range []struct {
+		name             string
+		keep, noContexts bool
+	}{
+		{"threads", false, true},
+		{"pool", true, true},
+		{"contexts", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: tc.keep, NoContexts: tc.noContexts})
+			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Complete || res.Stats.Executions < 3 {
+				t.Fatalf("complete %v after %d executions", res.Complete, res.Stats.Executions)
+			}
+			if kept := p.Pooled() == 2; kept != tc.keep {
+				t.Fatalf("%d threads kept", p.Pooled())
+			}
+			for _, b := range res.Bugs {
+				t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
+			}
+		})
+	}
+}

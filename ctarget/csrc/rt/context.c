@@ -228,6 +228,22 @@ static void ctx_decide(struct thr *main_thr)
 	g_ctx = 1;
 }
 
+/* ctx_fpu stores the calling thread's x87 control word and MXCSR, as
+ * stdbg_ctx_swap saves them. */
+static void ctx_fpu(uint64_t *fcw, uint64_t *mxcsr)
+{
+	*fcw = 0x037f;
+	*mxcsr = 0x1f80;
+#if defined(__x86_64__)
+	uint16_t cw;
+	uint32_t m;
+	__asm__ volatile("fnstcw %0" : "=m"(cw));
+	__asm__ volatile("stmxcsr %0" : "=m"(m));
+	*fcw = cw;
+	*mxcsr = m;
+#endif
+}
+
 /* ctx_frame lays out, below top, what stdbg_ctx_swap pops to start fn(arg)
  * in a new context; returns the stack pointer to swap to. */
 static uintptr_t ctx_frame(uintptr_t top, void (*fn)(void *), void *arg)
@@ -235,8 +251,7 @@ static uintptr_t ctx_frame(uintptr_t top, void (*fn)(void *), void *arg)
 	uintptr_t base = ((top - 128) & ~(uintptr_t)15) - 8; /* 8 mod 16: fn is called with a 16-aligned stack */
 	uint64_t *f = (uint64_t *)base;
 	memset(f, 0, 72);
-	f[0] = 0x037f; /* x87 control word */
-	f[1] = 0x1f80; /* MXCSR */
+	ctx_fpu(&f[0], &f[1]); /* the caller's x87 control word and MXCSR */
 	f[4] = (uint64_t)(uintptr_t)arg; /* r13 */
 	f[5] = (uint64_t)(uintptr_t)fn;  /* r12 */
 	f[8] = (uint64_t)(uintptr_t)stdbg_ctx_boot;
@@ -278,6 +293,11 @@ static uintptr_t ctx_target(struct thr *t)
 		s->boot = 1;
 		/* Below the frame of pool_main that the boot jumps back to. */
 		t->csp = ctx_frame((uintptr_t)s->jb[2] - 512, pool_ctx_boot, s);
+		/* A new thread starts with its creator's floating-point
+		 * control words, as clone gives them. */
+		uint64_t *f = (uint64_t *)t->csp;
+		f[0] = t->fcw;
+		f[1] = t->mxcsr;
 	}
 	return t->csp;
 }

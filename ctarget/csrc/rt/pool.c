@@ -22,7 +22,8 @@ extern void *__tls_get_addr(stdbg_tls_index *);
 extern void __call_tls_dtors(void) __attribute__((weak));
 
 #define POOL_MAX 64
-#define CTX_STACK (16 * 1024) /* a park stack, and the runner's idle stack (rt/context.c) */
+#define CTX_STACK (16 * 1024)       /* a park stack (rt/context.c): every signal blocked there */
+#define CTX_IDLE_STACK (256 * 1024) /* the runner's idle stack (rt/context.c) */
 #define POOL_MODS 64
 
 struct tls_image {
@@ -53,7 +54,9 @@ struct pool {
 	struct pool_slot slot[POOL_MAX];
 	struct tls_image img[POOL_MODS];
 	int nimg;
-	_Alignas(16) uint8_t idle[CTX_STACK]; /* the runner's, when no context runs */
+	/* The runner's, when no context runs: a signal handler of the
+	 * program may run on it. */
+	_Alignas(16) uint8_t idle[CTX_IDLE_STACK];
 };
 static struct pool *g_pool;
 /* The execution created pthread keys: their destructors run when a thread
@@ -89,6 +92,20 @@ static void pool_fresh_tls(void)
 			memcpy(blk, im->init, im->filesz);
 		memset(blk + im->filesz, 0, im->memsz - im->filesz);
 	}
+}
+
+/* pool_fresh_fpu gives the calling thread the floating-point control
+ * words of t's creator, as a thread created by clone starts with. */
+static void pool_fresh_fpu(struct thr *t)
+{
+#if defined(__x86_64__)
+	uint16_t cw = (uint16_t)t->fcw;
+	uint32_t m = (uint32_t)t->mxcsr;
+	__asm__ volatile("fldcw %0" ::"m"(cw));
+	__asm__ volatile("ldmxcsr %0" ::"m"(m));
+#else
+	(void)t;
+#endif
 }
 
 static void pool_park(struct pool_slot *s)
@@ -129,6 +146,7 @@ EXPORT int tss_create(tss_t *key, tss_dtor_t dtor)
 static int g_ctx; /* contexts on in this child (rt/context.c; decided before the snapshot) */
 __attribute__((visibility("hidden"))) void stdbg_ctx_swap(uintptr_t *save, uintptr_t to_sp, uintptr_t to_fs, int wrfs);
 static uintptr_t ctx_frame(uintptr_t top, void (*fn)(void *), void *arg);
+static void ctx_fpu(uint64_t *fcw, uint64_t *mxcsr);
 static void ctx_after(void);
 static void ctx_leave(struct thr *me) __attribute__((noreturn));
 static void ctx_decide(struct thr *main_thr);
@@ -190,6 +208,7 @@ static void *pool_main(void *arg)
 		if (!t)
 			continue;
 		pool_fresh_tls();
+		pool_fresh_fpu(t);
 		thread_start(t);
 		if (g_ctx && !s->kernel)
 			ctx_leave(t); /* on the runner, with nobody named to run next */
@@ -251,6 +270,7 @@ static int pool_take(struct thr *t, pthread_t *pt)
 	t->lazy = 1;
 	t->ctx = g_ctx && !s->kernel;
 	t->cfs = (uintptr_t)s->pt;
+	ctx_fpu(&t->fcw, &t->mxcsr); /* the creator's, which a new thread starts with */
 	/* A context runs on the main kernel thread. */
 	t->ostid = t->ctx ? threads[1]->ostid : s->ostid;
 	if (t->tid < MAXTHREADS)
