@@ -2,6 +2,7 @@ package ctarget_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -255,6 +256,65 @@ func TestNewThreadsRoundAsTheirCreator(t *testing.T) {
 			}
 			if kept := p.Pooled() == 2; kept != tc.keep {
 				t.Fatalf("%d threads kept", p.Pooled())
+			}
+			for _, b := range res.Bugs {
+				t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
+			}
+		})
+	}
+}
+
+// blockedSignal blocks a signal in main after its first thread operation
+// and checks that the threads it creates start with it blocked, as
+// threads created by clone do. (Importing pthread_sigmask keeps contexts
+// off.)
+const blockedSignal = `#include <pthread.h>
+#include <signal.h>
+#include "stdbg.h"
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+
+static void *worker(void *arg)
+{
+	sigset_t cur;
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	pthread_mutex_lock(&m);
+	stdbg_assert(sigismember(&cur, SIGUSR1), "a new thread does not have its creator's signal mask");
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+int main(void)
+{
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+`
+
+// TestNewThreadsHaveTheirCreatorsMask checks that a new thread starts with
+// its creator's signal mask whether it is created for real or handed to a
+// kept thread.
+func TestNewThreadsHaveTheirCreatorsMask(t *testing.T) {
+	exe := buildSource(t, "mask.c", blockedSignal)
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("kept=%v", keep), func(t *testing.T) {
+			p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: keep})
+			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Complete || res.Stats.Executions < 2 || (p.Pooled() == 2) != keep {
+				t.Fatalf("complete %v after %d executions, %d threads kept", res.Complete, res.Stats.Executions, p.Pooled())
 			}
 			for _, b := range res.Bugs {
 				t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)

@@ -199,6 +199,7 @@ struct thr {
 	uintptr_t csp;      /* a context's saved stack pointer, while it does not run */
 	uintptr_t cfs;      /* a context's thread pointer: its glibc thread descriptor */
 	uint64_t fcw, mxcsr; /* a pooled thread's floating-point control words: its creator's */
+	sigset_t mask;       /* a pooled thread's signal mask: its creator's */
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id

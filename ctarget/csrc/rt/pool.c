@@ -209,6 +209,8 @@ static void *pool_main(void *arg)
 			continue;
 		pool_fresh_tls();
 		pool_fresh_fpu(t);
+		if (!t->ctx)
+			pthread_sigmask(SIG_SETMASK, &t->mask, NULL); /* its creator's, as a new thread's */
 		thread_start(t);
 		if (g_ctx && !s->kernel)
 			ctx_leave(t); /* on the runner, with nobody named to run next */
@@ -271,6 +273,8 @@ static int pool_take(struct thr *t, pthread_t *pt)
 	t->ctx = g_ctx && !s->kernel;
 	t->cfs = (uintptr_t)s->pt;
 	ctx_fpu(&t->fcw, &t->mxcsr); /* the creator's, which a new thread starts with */
+	if (!t->ctx) /* (contexts share the runner's: the program cannot change it, rt/context.c) */
+		pthread_sigmask(SIG_BLOCK, NULL, &t->mask);
 	/* A context runs on the main kernel thread. */
 	t->ostid = t->ctx ? threads[1]->ostid : s->ostid;
 	if (t->tid < MAXTHREADS)
