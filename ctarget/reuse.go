@@ -54,6 +54,14 @@ func (p *Process) nextFlags() uint32 {
 // the first execution, so that every child has the same pool and the
 // program sees the same memory layout in every execution.
 func (p *Process) SetPool(n int) {
+	p.dropChild()
+	p.pool = min(max(n, 0), maxPool)
+}
+
+// dropChild ends the current execution and kills a child parked for the
+// next one: the next execution forks a child with the configuration as it
+// is then.
+func (p *Process) dropChild() {
 	if p.alive {
 		p.End(false)
 	}
@@ -61,7 +69,6 @@ func (p *Process) SetPool(n int) {
 		p.parked = false
 		p.killChild()
 	}
-	p.pool = min(max(n, 0), maxPool)
 }
 
 // Pooled returns how many threads a reused child keeps parked for the
@@ -87,13 +94,7 @@ func (p *Process) Contexts() bool {
 // contexts that a fresh child does not show.
 func (p *Process) DisableContexts() {
 	p.cfg.NoContexts = true
-	if p.alive {
-		p.End(false)
-	}
-	if p.parked {
-		p.parked = false
-		p.killChild()
-	}
+	p.dropChild()
 }
 
 // contextsAllowed is false when $STDBG_CONTEXTS=0.

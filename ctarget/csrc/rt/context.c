@@ -259,7 +259,7 @@ static uintptr_t ctx_frame(uintptr_t top, void (*fn)(void *), void *arg)
 }
 
 static void ctx_after(void);
-static uintptr_t ctx_target(struct thr *t);
+static void ctx_run(uintptr_t *save, struct thr *t);
 
 /* ctx_idle_loop is the runner with no context to run: it waits until a
  * thread that is not a context names one, and runs it. */
@@ -276,10 +276,7 @@ static void ctx_idle_loop(void *arg)
 			if (!__atomic_load_n(&g_ctx_next, __ATOMIC_ACQUIRE))
 				lifeline();
 		}
-		stdbg_current_tid = t->tid;
-		uintptr_t sp = ctx_target(t);
-		stdbg_ctx_swap(&g_ctx_idle_sp, sp, t->cfs, g_ctx_wrfs);
-		ctx_after();
+		ctx_run(&g_ctx_idle_sp, t);
 	}
 }
 
@@ -291,27 +288,28 @@ static uintptr_t ctx_target(struct thr *t)
 		struct pool_slot *s = &g_pool->slot[t->tid - 2];
 		t->lazy = 0;
 		s->boot = 1;
-		/* Below the frame of pool_main that the boot jumps back to. */
+		/* Below the frame of pool_main that the boot jumps back to
+		 * (which gives it its creator's floating-point control words
+		 * before its start routine, pool_fresh_fpu). */
 		t->csp = ctx_frame((uintptr_t)s->jb[2] - 512, pool_ctx_boot, s);
-		/* A new thread starts with its creator's floating-point
-		 * control words, as clone gives them. */
-		uint64_t *f = (uint64_t *)t->csp;
-		f[0] = t->fcw;
-		f[1] = t->mxcsr;
 	}
 	return t->csp;
+}
+
+/* ctx_run saves the running stack's place in *save and runs context t;
+ * returns when something swaps back to *save. */
+static void ctx_run(uintptr_t *save, struct thr *t)
+{
+	stdbg_current_tid = t->tid;
+	uintptr_t sp = ctx_target(t);
+	stdbg_ctx_swap(save, sp, t->cfs, g_ctx_wrfs);
+	ctx_after();
 }
 
 /* ctx_switch suspends me (the running context) and runs t; returns when
  * me is resumed. A finished me is never resumed (or, with g_ctx_demote
  * set, resumed on its own kernel thread). */
-static void ctx_switch(struct thr *me, struct thr *t)
-{
-	stdbg_current_tid = t->tid;
-	uintptr_t sp = ctx_target(t);
-	stdbg_ctx_swap(&me->csp, sp, t->cfs, g_ctx_wrfs);
-	ctx_after();
-}
+static void ctx_switch(struct thr *me, struct thr *t) { ctx_run(&me->csp, t); }
 
 /* ctx_to_idle suspends me and lets the runner wait for a context to be
  * named (the turn went to a thread that is not one). */
