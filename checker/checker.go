@@ -207,9 +207,13 @@ type Execution struct {
 	closed  bool
 	ended   bool
 	// returned: thread 1 returned from a checked Go function (a
-	// ThreadExit with API APICheckedReturn); the execution ends once no
-	// other thread can go on without time passing.
-	returned bool
+	// ThreadExit with API APICheckedReturn, or APITestSkip when the test
+	// skipped itself: skipped); the execution ends once no other thread
+	// can go on without time passing.
+	returned, skipped bool
+	// lateFires counts, per thread, the timer waits it ran after the
+	// checked function returned (see lateFireBound).
+	lateFires map[int]int
 	state    *wire.State   // the runtime's last state report (wire.FlagState)
 	races    *raceDetector // nil until the first memory access
 	// searched: started by StartPrefix, its trace's room goes to the next.
@@ -311,8 +315,15 @@ func (e *Execution) Step(st schedule.Step) error {
 	if e.checkRace(); e.outcome != nil {
 		return nil
 	}
-	if op.Kind == syncmodel.ThreadExit && op.API == syncmodel.APICheckedReturn {
+	if e.returned && op.Kind == syncmodel.TimerWait {
+		if e.lateFires == nil {
+			e.lateFires = make(map[int]int)
+		}
+		e.lateFires[tid]++
+	}
+	if op.Kind == syncmodel.ThreadExit && (op.API == syncmodel.APICheckedReturn || op.API == syncmodel.APITestSkip) {
 		e.returned = true
+		e.skipped = op.API == syncmodel.APITestSkip
 	}
 	if op.Kind == syncmodel.Exit && len(leaked) > 0 {
 		e.blocked = leaked
@@ -503,27 +514,136 @@ func (e *Execution) settle() {
 		live++
 		op, _ := e.w.Annotated(tid)
 		en := e.w.Enabled(tid)
+		if en && e.returned && op.Kind == syncmodel.TimerWait && e.lateFires[tid] >= lateFireBound {
+			en = false
+		}
 		anyEnabled = anyEnabled || en
-		runnable = runnable || en && op.Kind != syncmodel.TimerWait
+		runnable = runnable || en
 		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en, Alternatives: e.w.Choices(tid)})
 	}
 	switch {
 	case e.returned && live > 0 && !runnable:
-		// The checked function returned and what is left waits for ever
-		// or for time: the goroutines blocked are leaked.
-		if leaked := e.blockedNow(0); len(leaked) > 0 {
+		// The checked function returned, what could still run ran, and
+		// time passed for the timers and sleepers left (a few times
+		// each): the goroutines blocked are leaked, unless a timer or a
+		// sleeping goroutine left may still wake them.
+		leaked, note := e.leakedNow()
+		if len(leaked) > 0 {
 			e.blocked = leaked
 			e.finish(&search.Outcome{Kind: search.Leak, Message: leakMessage(leaked), Where: e.blockedKey(leaked)}, false)
 			return
 		}
-		e.finish(&search.Outcome{Kind: search.Exited, Message: "the checked function returned"}, false)
+		msg := "the checked function returned"
+		if e.skipped {
+			msg = "the test skipped itself (t.Skip)"
+		}
+		e.finish(&search.Outcome{Kind: search.Exited, Message: msg + note}, false)
 	case live == 0:
 		e.finish(&search.Outcome{Kind: search.Exited, Message: "all threads finished"}, true)
 	case !anyEnabled:
-		e.blocked = e.blockedNow(0)
+		e.blocked = e.programBlocked()
 		e.finish(&search.Outcome{Kind: search.Deadlock, Message: deadlockMessage(e.blocked),
 			Where: e.blockedKey(e.blocked)}, false)
 	}
+}
+
+// pendingThreads appends to dst the live threads that have a pending
+// operation, as the model sees them now.
+func (e *Execution) pendingThreads(dst []search.Thread) []search.Thread {
+	for tid := 1; tid <= e.w.NumThreads(); tid++ {
+		if e.w.Finished(tid) {
+			continue
+		}
+		op, ok := e.w.Annotated(tid)
+		if !ok {
+			continue
+		}
+		dst = append(dst, search.Thread{ID: tid, Op: op, Enabled: e.w.Enabled(tid), Alternatives: e.w.Choices(tid)})
+	}
+	return dst
+}
+
+// lateFireBound is how many timer waits each goroutine may run after the
+// checked function returned: time goes on after a test, and a goroutine
+// that sleeps or a timer that fires then may still log to the finished
+// test (a misuse) or wake a goroutine that would otherwise be leaked. A
+// loop that waits for time (a ticker, a poll) is cut there.
+const lateFireBound = 2
+
+// programBlocked returns the blocked threads but the goroutines of
+// timers offering a time that nobody takes (a timer left behind is not a
+// goroutine of the program).
+func (e *Execution) programBlocked() []Blocked {
+	bs := e.blockedNow(0)
+	kept := bs[:0]
+	for _, b := range bs {
+		if b.Op.API != syncmodel.APITimerFire {
+			kept = append(kept, b)
+		}
+	}
+	return kept
+}
+
+// leakedNow judges, once the checked function returned and nothing can
+// run, which goroutines are leaked, as Go's goroutine leak profile does:
+// those blocked for good, which nothing left can wake. A goroutine that
+// waits on the channel of a timer still to fire is not leaked; nor is any
+// while a timer or a goroutine still waits for time (after lateFireBound
+// waits each), which may wake it: then note says so and none is reported.
+func (e *Execution) leakedNow() (leaked []Blocked, note string) {
+	blocked := e.programBlocked()
+	if len(blocked) == 0 {
+		return nil, ""
+	}
+	var feeds []uint64
+	waiting := 0 // goroutines still waiting for time
+	for tid := 1; tid <= e.w.NumThreads(); tid++ {
+		if op, ok := e.w.Pending(tid); ok && !e.w.Finished(tid) && op.Kind == syncmodel.TimerWait {
+			waiting++
+			if op.Obj != 0 {
+				feeds = append(feeds, op.Obj)
+			}
+		}
+	}
+	if waiting == 0 {
+		return blocked, ""
+	}
+	rescued := 0
+	for _, b := range blocked {
+		for _, ch := range feeds {
+			if waitsOnChannel(b.Op, ch) {
+				rescued++
+				break
+			}
+		}
+	}
+	return nil, fmt.Sprintf(" (%d %s blocked when it returned, %d of them on a timer's channel; %d %s for time, which may wake them)",
+		len(blocked), plural(len(blocked), "goroutine", "goroutines"), rescued, waiting, plural(waiting, "waits", "wait"))
+}
+
+// waitsOnChannel reports whether the blocked operation op waits on channel
+// ch: a receive or send on it, or a select with a case on it.
+func waitsOnChannel(op syncmodel.Op, ch uint64) bool {
+	if op.Cases != nil {
+		for _, c := range op.Cases {
+			if c.Chan == ch {
+				return true
+			}
+		}
+		return false
+	}
+	switch op.Kind {
+	case syncmodel.ChanSend, syncmodel.ChanRecv, syncmodel.ChanWake:
+		return op.Obj == ch
+	}
+	return false
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (e *Execution) blockedNow(except int) []Blocked {
@@ -576,9 +696,13 @@ func (e *Execution) finish(o *search.Outcome, clean bool) {
 	o.Step = len(e.trace)
 	e.outcome = o
 	if o.Kind != search.Deadlock {
-		// A deadlock keeps its threads, all blocked: the search may look
-		// at what they wait for (search.Report.Final).
-		e.threads = nil
+		// The threads left with a pending operation are what the end
+		// made impossible: a timer that will never fire, a goroutine
+		// that never started, what an exit or a failure cut short. A
+		// reducing search must see them (search.Report.Final): each
+		// races with what ran before the end. (A deadlock keeps its
+		// threads as settle listed them, all blocked.)
+		e.threads = e.pendingThreads(e.threads[:0])
 	}
 	if !e.ended {
 		e.ended = true

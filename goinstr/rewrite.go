@@ -51,10 +51,15 @@ var replacements = map[string]string{
 
 	"math/rand/v2.N": "RandN",
 
-	"context.WithCancel":      "ContextWithCancel",
-	"context.WithCancelCause": "ContextWithCancelCause",
-	"context.WithTimeout":     "ContextWithTimeout",
-	"context.WithDeadline":    "ContextWithDeadline",
+	"context.WithCancel":        "ContextWithCancel",
+	"context.WithCancelCause":   "ContextWithCancelCause",
+	"context.WithTimeout":       "ContextWithTimeout",
+	"context.WithDeadline":      "ContextWithDeadline",
+	"context.WithDeadlineCause": "ContextWithDeadlineCause",
+	"context.WithTimeoutCause":  "ContextWithTimeoutCause",
+	"context.Cause":             "ContextCause",
+	"context.AfterFunc":         "ContextAfterFunc",
+	"context.WithoutCancel":     "ContextWithoutCancel",
 }
 
 func init() {

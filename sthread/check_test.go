@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
@@ -91,6 +92,37 @@ var programs = []program{
 		wg.Wait()
 		sthread.Assert(x == 2, "lost update")
 	}},
+	// The timer of time.After may fire before a goroutine that has not
+	// started yet sends its result: the sender then blocks for ever. The
+	// first schedule runs the sender first and ends with the timer still
+	// pending, a goroutine that never ran: its firing races with the
+	// test's return and must be tried before it.
+	{name: "timeout wins over a result computed at once", kind: search.Leak,
+		want: []string{"blocked forever"}, f: func() {
+			results := make(chan int)
+			sthread.Go(func() { sthread.ChanSend(results, 42) })
+			r := sthread.RecvCaseOf(results)
+			sthread.SelectOf(false, r, sthread.RecvCaseOf(sthread.After(10*time.Millisecond)))
+		}},
+	// An AfterFunc callback deletes an entry under the lock that the test
+	// reads it under before it stops the timer: the callback may run
+	// first. Stop makes the timer's firing impossible; before the Stop it
+	// races with everything.
+	{name: "AfterFunc fires before Stop", kind: search.AssertionFailure,
+		want: []string{"entry expired early"}, f: func() {
+			var mu sthread.Mutex
+			m := map[string]int{"k": 1}
+			tm := sthread.AfterFunc(5*time.Millisecond, func() {
+				mu.Lock()
+				delete(m, "k")
+				mu.Unlock()
+			})
+			mu.Lock()
+			_, ok := m["k"]
+			mu.Unlock()
+			tm.Stop()
+			sthread.Assert(ok, "entry expired early")
+		}},
 	{name: "recursive read lock behind a writer", kind: search.Deadlock,
 		want: []string{"waits in RWMutex.RLock for rw (thread 2 is waiting to write-lock it)"}, f: func() {
 			var rw sthread.RWMutex

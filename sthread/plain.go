@@ -237,9 +237,28 @@ func CheckTest(t *testing.T, body func()) {
 		return
 	}
 	Check(t, func() {
+		returned := false
+		defer func() {
+			if !returned && t.Skipped() {
+				// t.Skip ended the body with runtime.Goexit: the
+				// execution ends as if it returned.
+				skipping()
+			}
+		}()
 		body()
+		returned = true
 		if t.Failed() {
 			Assert(false, "the test failed (t.Error or t.Fail)")
 		}
 	}, func(c *config) { c.shown = body })
+}
+
+// skipping records that the checked test, running in the calling thread,
+// skipped itself.
+//
+//go:norace
+func skipping() {
+	if th, ok := checkedThread(); ok && th.tid == 1 {
+		th.ex.skipped = true
+	}
 }

@@ -237,6 +237,7 @@ type execution struct {
 	objs    []object // registered objects; object i has id idBase+i+1
 	failed  bool     // a failure was reported: nothing more runs
 	over    bool     // the checked function's return was executed
+	skipped bool     // the checked test skipped itself (t.Skip)
 	stale   bool     // a thread of this execution went stale
 	// stuck is where the goroutine of thread stuckTid was when its
 	// transition timed out.
@@ -292,6 +293,9 @@ type thread struct {
 	// origin, if not nil, is where the operations of a goroutine of
 	// sthread's own (a timer) are shown.
 	origin []uintptr
+	// own: a goroutine of sthread's own, whose first operation is not a
+	// start (see spawn).
+	own bool
 
 	// Values exchanged through channels (see chan.go).
 	sendVal any   // the value of a parked send
@@ -449,7 +453,7 @@ func (th *thread) reset() {
 	th.g.Store(0)
 	th.state.Store(0)
 	th.abort.Store(false)
-	th.back, th.code, th.final, th.returned, th.last, th.origin = nil, 0, false, false, nil, nil
+	th.back, th.code, th.final, th.returned, th.last, th.origin, th.own = nil, 0, false, false, nil, nil, false
 	th.raceOff = false
 	th.job = nil
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
@@ -735,7 +739,14 @@ func (th *thread) handBack() {
 // the new goroutine runs f, and reports show it as running shown.
 //
 //go:norace
-func (th *thread) spawnAs(f, shown func()) {
+func (th *thread) spawnAs(f, shown func()) { th.spawn(f, shown, false) }
+
+// spawn is spawnAs; a goroutine of sthread's own (a timer's: its first
+// operation is its wait for its time, which must be pending from its
+// creation on) has no start of its own.
+//
+//go:norace
+func (th *thread) spawn(f, shown func(), own bool) {
 	tid := int(th.point(syncmodel.Op{Kind: syncmodel.ThreadCreate, API: syncmodel.APIGo, Arg: 1}))
 	ex := th.ex
 	if raceOn && raceHide {
@@ -748,6 +759,7 @@ func (th *thread) spawnAs(f, shown func()) {
 	child := ex.newThread(tid, shown)
 	child.job = f
 	child.back = th
+	child.own = own
 	if !th.leave(stParked) {
 		panic(abortSignal{})
 	}
@@ -834,14 +846,12 @@ func (th *thread) run() (keep bool) {
 		}
 		raceAcquire(th.ex.raceVar(raceThreadKey(th.tid)))
 	}
-	if th.tid != 1 {
+	if th.tid != 1 && !th.own {
 		// The goroutine's start is a scheduling point of its own: its
 		// creator may go on first, as after a go statement it may.
 		th.pointAt(syncmodel.Op{Kind: syncmodel.ThreadStart, API: syncmodel.APIThreadStart}, []uintptr{funcLine(th.fn)})
 	}
 	th.job()
-	th.returned = true
-	th.final = true
 	// The checked function's return ends its goroutine like any other:
 	// the goroutines it started may go on (the checker ends the execution
 	// once none can run without time passing), so that the return does
@@ -850,11 +860,29 @@ func (th *thread) run() (keep bool) {
 	if th.tid == 1 {
 		op.API = syncmodel.APICheckedReturn
 	}
-	th.pointAt(op, []uintptr{funcLine(th.fn)})
+	th.lastPoint(op)
+	return
+}
+
+// lastPoint reports op, the thread's end, as its last scheduling point,
+// shown at the first line of its function, and waits for its turn. It
+// does not panic when the execution is unwound meanwhile (it may run in a
+// deferred call of runtime.Goexit, where a panic would not be recovered).
+//
+//go:norace
+func (th *thread) lastPoint(op syncmodel.Op) {
+	th.returned = true
+	th.final = true
+	if raceOn && raceHide {
+		th.raceEnter()
+	}
+	if !th.leave(stParked) {
+		return // stale
+	}
+	th.pending(op, th.ex.record([]uintptr{funcLine(th.fn)}))
 	if th.tid == 1 {
 		th.ex.over = true
 	}
-	return
 }
 
 // funcLine returns a pseudo return address that symbolizes to the first
@@ -881,7 +909,8 @@ func (th *thread) exit(p any) bool {
 		raceDisable()
 	}
 	ex := th.ex
-	if p == nil && !th.returned {
+	goexit := p == nil && !th.returned
+	if goexit {
 		// runtime.Goexit: once the trampoline's deferred call is over, it
 		// ends the worker goroutine too. A later execution that reuses
 		// the record starts a new one.
@@ -889,9 +918,18 @@ func (th *thread) exit(p any) bool {
 	}
 	switch {
 	case th.abort.Load() || th.returned:
-	case p == nil:
+	case goexit && (th.tid != 1 || ex.skipped):
+		// A goroutine may end itself with runtime.Goexit, as Go allows
+		// (its deferred calls have run): an end like a return. So does
+		// a test that skips itself.
+		api := syncmodel.APIGoexit
+		if th.tid == 1 {
+			api = syncmodel.APITestSkip
+		}
+		th.lastPoint(syncmodel.Op{Kind: syncmodel.ThreadExit, API: api})
+	case goexit:
 		ex.fail(th, wire.Failure{Tid: th.tid, Kind: wire.FailUser,
-			Message: "runtime.Goexit in a checked goroutine: t.Fatal, t.FailNow or t.Skip called from the checked function? Use sthread.TB(t)"},
+			Message: "runtime.Goexit in the checked function: t.Fatal, t.FailNow or t.Skip called from the checked function? Use sthread.TB(t)"},
 			nil)
 		th.park()
 	default:

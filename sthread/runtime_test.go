@@ -258,40 +258,90 @@ func TestForeignGoroutine(t *testing.T) {
 	// blocked for good.
 }
 
+// runtime.Goexit ends a goroutine as a return does, running its deferred
+// calls, as Go allows anywhere (a library's worker may call it): no bug of
+// its own. In the checked function it is a failure, as go test reports
+// a test that calls it.
 func TestGoexit(t *testing.T) {
-	res, err := sthread.Explore(func() {
-		sthread.Go(func() { runtime.Goexit() })
-	})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name string
+		f    func()
+		kind search.Kind // search.Exited: no bug
+		msg  string
+	}{
+		{"a goroutine ends itself", func() {
+			sthread.Go(func() { runtime.Goexit() })
+		}, search.Exited, ""},
+		{"its deferred calls run", func() {
+			var wg sthread.WaitGroup
+			wg.Add(1)
+			sthread.Go(func() {
+				defer wg.Done()
+				runtime.Goexit()
+			})
+			wg.Wait()
+		}, search.Exited, ""},
+		{"what comes after it does not", func() {
+			ch := sthread.MakeChan[int](0)
+			sthread.Go(func() {
+				runtime.Goexit()
+				ch.Send(1)
+			})
+			ch.Recv()
+		}, search.Deadlock, ""},
+		{"the checked function", func() {
+			sthread.Go(func() {})
+			runtime.Goexit()
+		}, search.AssertionFailure, "runtime.Goexit in the checked function"},
 	}
-	if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.AssertionFailure ||
-		!strings.Contains(res.Bugs[0].Message, "runtime.Goexit in a checked goroutine") {
-		t.Fatalf("bugs = %v", res.Bugs)
-	}
-	// Minimisation runs more executions with the same goroutine records:
-	// the goroutine that Goexit ended is not waited for (it was, until
-	// the transition timeout, and minimisation failed).
-	if m := res.Bugs[0].Report.Minimised; m == nil || !m.Proven {
-		t.Errorf("not minimised: %+v", m)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sthread.Explore(tt.f, sthread.All())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.kind == search.Exited {
+				if len(res.Bugs) != 0 || !res.Complete {
+					t.Fatalf("bugs = %v, complete %v: want none, complete", res.Bugs, res.Complete)
+				}
+				return
+			}
+			if len(res.Bugs) != 1 || res.Bugs[0].Kind != tt.kind || !strings.Contains(res.Bugs[0].Message, tt.msg) {
+				t.Fatalf("bugs = %v: want one %v (%q)", res.Bugs, tt.kind, tt.msg)
+			}
+			// Minimisation runs more executions with the same goroutine
+			// records: a goroutine that Goexit ended is not waited for
+			// (it was, until the transition timeout, and minimisation
+			// failed).
+			if m := res.Bugs[0].Report.Minimised; m == nil || !m.Proven {
+				t.Errorf("not minimised: %+v", m)
+			}
+		})
 	}
 }
 
 func TestGoexitThenMoreExecutions(t *testing.T) {
-	// The first execution ends in a Goexit; the next ones reuse its
-	// goroutine's record, and run.
+	// The first execution ends a goroutine with Goexit; the next ones
+	// reuse its goroutine's record, and run.
+	exits, past := 0, 0
 	res, err := sthread.Explore(func() {
+		var wg sthread.WaitGroup
+		wg.Add(1)
 		sthread.Go(func() {
+			defer wg.Done()
 			if sthread.Choose(3) == 0 {
+				exits++
 				runtime.Goexit()
 			}
+			past++
 		})
+		wg.Wait()
 	}, sthread.All(), sthread.NoMinimise(), sthread.NoReduction())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.AssertionFailure || !res.Complete {
-		t.Errorf("bugs = %v, complete %v: want the Goexit alone", res.Bugs, res.Complete)
+	if len(res.Bugs) != 0 || !res.Complete || exits == 0 || past != 2*exits {
+		t.Errorf("bugs = %v, complete %v, %d Goexits, %d went past: want none, complete, twice as many past", res.Bugs, res.Complete, exits, past)
 	}
 }
 

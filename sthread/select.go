@@ -130,6 +130,14 @@ func selectChecked(cases []SelectCase) (int, bool) {
 //
 //go:norace
 func selectAt(th *thread, cases []SelectCase, pcs []uintptr) int {
+	return selectOp(th, cases, syncmodel.Op{Kind: syncmodel.Select, API: syncmodel.APISelect}, pcs)
+}
+
+// selectOp is selectAt for the Select op, whose cases and default flag it
+// fills in.
+//
+//go:norace
+func selectOp(th *thread, cases []SelectCase, op syncmodel.Op, pcs []uintptr) int {
 	ex := th.ex
 	mc := make([]syncmodel.Case, 0, len(cases))
 	index := make([]int, 0, len(cases)) // user index of each model case
@@ -156,7 +164,7 @@ func selectAt(th *thread, cases []SelectCase, pcs []uintptr) int {
 		mc = append(mc, mcase)
 		index = append(index, i)
 	}
-	op := syncmodel.Op{Kind: syncmodel.Select, API: syncmodel.APISelect, Cases: mc}
+	op.Cases = mc
 	if def >= 0 {
 		op.Arg = 1
 	}

@@ -1,6 +1,10 @@
 package sthread
 
 import (
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/stdbg/stdbg/syncmodel"
@@ -66,7 +70,7 @@ func TimeSleep(d time.Duration) {
 			return
 		}
 		var buf [framesCap]uintptr
-		th.sleepUntil(th.ex.now+int64(d), syncmodel.APITimeSleep, th.capture(buf[:]))
+		th.sleepUntil(th.ex.now+int64(d), 0, syncmodel.APITimeSleep, th.capture(buf[:]))
 		return
 	}
 	time.Sleep(d)
@@ -75,32 +79,69 @@ func TimeSleep(d time.Duration) {
 // sleepUntil waits until the virtual clock reaches at, reported at pcs.
 //
 //go:norace
-func (th *thread) sleepUntil(at int64, api syncmodel.API, pcs []uintptr) {
-	th.pointAt(syncmodel.Op{Kind: syncmodel.TimerWait, API: api, Arg: at}, pcs)
+func (th *thread) sleepUntil(at int64, obj uint64, api syncmodel.API, pcs []uintptr) {
+	th.pointAt(syncmodel.Op{Kind: syncmodel.TimerWait, API: api, Obj: obj, Arg: at}, pcs)
 	if at > th.ex.now {
 		th.ex.now = at
 	}
 }
 
 // timer is a timer or ticker under Check.
+//
+// Each arming runs a goroutine of sthread's own (shown where the timer was
+// made) that waits for the timer's time (a TimerWait, whose Obj is the
+// timer's channel) and then fires: it calls AfterFunc's function in
+// itself, or delivers the time on the channel.
+//
+// Delivery follows the Go version the program was built for (GODEBUG
+// asynctimerchan, see asyncTimers). Since Go 1.23 a timer's channel is
+// synchronous: the goroutine offers the time until a receiver takes it,
+// and Stop or Reset take the offer back, so that no stale value is
+// received after they return. Before, the channel had a buffer of one: the
+// time was put there at once, or dropped if the buffer was full, and Stop
+// and Reset left it there.
+//
+// Stop and Reset decide what they report in the transition where they are
+// called: a timer not fired yet is stopped there (its goroutine finds a
+// newer generation when it fires, and ends), in an order the search
+// explores both ways since a TimerWait depends on every operation; a timer
+// offering its time is asked to stop with a rendezvous that the receiver's
+// rendezvous excludes.
 type timer struct {
 	c      chan time.Time
-	fn     func()    // AfterFunc's function
-	period int64     // a ticker's period; 0 for a timer
-	when   int64     // the virtual time it fires next
-	gen    int       // bumped by Stop and Reset: a goroutine of an older arming ends
-	active bool      // armed and not yet fired (a timer) or not stopped (a ticker)
+	fn     func() // AfterFunc's function
+	period int64  // a ticker's period; 0 for a timer
+	when   int64  // the virtual time it fires next
+	gen    int    // bumped by Stop and Reset: a goroutine of an older arming ends
+	state  timerState
+	async  bool      // the channel has a buffer (GODEBUG asynctimerchan=1)
 	pcs    []uintptr // where it was made: its goroutine's operations are shown there
+	// stop and taken (synchronous channels) belong to the arming under
+	// way: Stop sends on stop to take back the time offered; the
+	// goroutine closes taken once a receiver took the time it offered.
+	stop, taken chan struct{}
 }
+
+// timerState is where a timer is in its arming.
+type timerState int
+
+const (
+	timerIdle     timerState = iota // stopped, or fired and done
+	timerArmed                      // waiting for its time
+	timerOffering                   // fired: offering its time on its channel (synchronous channels)
+)
 
 // arm starts the goroutine of t, firing at when, from thread th.
 //
 //go:norace
 func (t *timer) arm(th *thread, when int64) {
 	t.gen++
-	t.active, t.when = true, when
-	gen := t.gen
-	th.spawnAs(func() { t.run(gen) }, t.fire)
+	t.state, t.when = timerArmed, when
+	if t.fn == nil {
+		t.stop, t.taken = make(chan struct{}), make(chan struct{})
+	}
+	gen, stop, taken := t.gen, t.stop, t.taken
+	th.spawn(func() { t.run(gen, stop, taken) }, t.fire, true)
 }
 
 // fire is the function that traces show a timer's goroutine running.
@@ -111,50 +152,130 @@ func (t *timer) fire() {}
 // run is the goroutine of one arming of t.
 //
 //go:norace
-func (t *timer) run(gen int) {
+func (t *timer) run(gen int, stop, taken chan struct{}) {
 	th, ok := enterFree()
 	if !ok {
 		return
 	}
 	th.origin = t.pcs
 	for {
-		th.sleepUntil(t.when, syncmodel.APITimerFire, t.pcs)
-		if t.gen != gen || !t.active {
+		th.pointAt(syncmodel.Op{Kind: syncmodel.TimerWait, API: syncmodel.APITimerFire, Obj: t.chanID(th), Arg: t.when}, t.pcs)
+		if t.gen != gen || t.state != timerArmed {
+			// Stopped: the time of an arming that no longer fires does
+			// not pass.
 			return
 		}
+		th.ex.now = max(th.ex.now, t.when)
 		if t.fn != nil {
-			t.active = false
+			t.state = timerIdle
 			t.fn()
 			return
 		}
+		// The time goes to a receiver, or into the buffer of an
+		// old-style channel (a timer's is dropped if it is full), or it
+		// is offered until a receiver takes it or Stop takes it back. An
+		// old-style ticker's waits for room, as if the ticks missed
+		// meanwhile were dropped: a ticker that nobody receives from does
+		// not tick for ever. No time passes before this select runs.
+		t.state = timerOffering
 		pc, _ := plainChan(t.c)
-		var sc [2]SelectCase
-		sc[0], sc[1] = pc.SendCase(Epoch.Add(time.Duration(t.when))), Default()
-		selectAt(th, sc[:], t.pcs)
-		if t.period == 0 {
-			t.active = false
+		drop := t.async && t.period == 0
+		sc := []SelectCase{pc.SendCase(Epoch.Add(time.Duration(t.when))), checkedChan(stop).RecvCase(nil, nil)}
+		if drop {
+			sc[1] = Default()
+		}
+		if selectOp(th, sc, syncmodel.Op{Kind: syncmodel.Select, API: syncmodel.APITimerFire}, t.pcs) == 1 && !drop {
+			return // Stop took the offer back
+		}
+		if t.gen == gen {
+			// A timer is done once its time was delivered; a ticker
+			// waits for its next tick.
+			t.state = timerIdle
+			if t.period != 0 {
+				t.state = timerArmed
+			}
+		}
+		ChanClose(taken) // for a Stop waiting to know
+		if t.gen != gen || t.period == 0 {
 			return
 		}
+		taken = make(chan struct{})
+		t.taken = taken
+		// A ticker drops the ticks a slow receiver missed.
+		now := th.ex.now
 		t.when += t.period
+		if t.when <= now {
+			t.when += (now - t.when) / t.period * t.period
+			if t.when <= now {
+				t.when += t.period
+			}
+		}
 	}
 }
 
-// drain removes a value the timer sent and nobody received, as Go's timers
-// do on Stop and Reset, and reports whether there was one.
+// checkedChan returns the Chan that stands for c under the checker.
 //
 //go:norace
-func (t *timer) drain(th *thread) bool {
+func checkedChan[T any](c chan T) Chan[T] {
+	pc, _ := plainChan(c)
+	return pc
+}
+
+// chanID is the model's id of t's channel, 0 for AfterFunc: the TimerWait
+// of its goroutine names it, so that a goroutine waiting on the channel is
+// known to wait for a timer.
+//
+//go:norace
+func (t *timer) chanID(th *thread) uint64 {
+	if t.c == nil {
+		return 0
+	}
 	pc, _ := plainChan(t.c)
 	if pc.s == nil {
-		return false
+		return 0
 	}
-	pc.s.sync(th.ex)
-	if len(pc.s.buf)-pc.s.head == 0 {
-		return false
+	id, _ := pc.s.model(th.ex)
+	return id
+}
+
+// halt stops the arming under way, for thread th, and reports whether the
+// timer was armed or offering its time (it had not fired, or its time was
+// not taken).
+//
+//go:norace
+func (t *timer) halt(th *thread) bool {
+	for {
+		switch t.state {
+		case timerArmed:
+			t.gen++
+			t.state = timerIdle
+			return true
+		case timerOffering:
+			// The goroutine fired and delivers, or offers, its time on
+			// t.c, and accepts a request to stop: either this rendezvous
+			// or a receiver's comes first (an old-style timer's time
+			// goes into the buffer at once: wait until it did). The
+			// state was read before this scheduling point: once it
+			// returns, in its own transition, it is read again (a
+			// ticker may have fired again meanwhile).
+			stop, taken := t.stop, t.taken
+			var buf [framesCap]uintptr
+			sc := []SelectCase{checkedChan(stop).SendCase(struct{}{}), checkedChan(taken).RecvCase(nil, nil)}
+			if t.async && t.period == 0 {
+				sc = sc[1:]
+			}
+			if selectOp(th, sc, syncmodel.Op{Kind: syncmodel.Select, API: syncmodel.APISelect}, th.capture(buf[:])) == 0 && len(sc) == 2 {
+				t.gen++
+				t.state = timerIdle
+				return true
+			}
+			if t.period == 0 {
+				return false // a timer's time was taken: it is done
+			}
+		default:
+			return false
+		}
 	}
-	var buf [framesCap]uintptr
-	sc := []SelectCase{pc.RecvCase(nil, nil), Default()}
-	return selectAt(th, sc, th.capture(buf[:])) == 0
 }
 
 // newTimer makes a timer under Check for thread th.
@@ -162,7 +283,14 @@ func (t *timer) drain(th *thread) bool {
 //go:norace
 func newTimer(th *thread, d time.Duration, period time.Duration, fn func()) *timer {
 	var buf [framesCap]uintptr
-	t := &timer{c: make(chan time.Time, 1), fn: fn, period: int64(period)}
+	t := &timer{fn: fn, period: int64(period), async: asyncTimers()}
+	if fn == nil {
+		if t.async {
+			t.c = make(chan time.Time, 1)
+		} else {
+			t.c = make(chan time.Time)
+		}
+	}
 	t.pcs = append([]uintptr(nil), th.capture(buf[:])...)
 	t.arm(th, th.ex.now+max(int64(d), 0))
 	return t
@@ -206,7 +334,8 @@ func AfterFunc(d time.Duration, f func()) *Timer {
 }
 
 // Stop is time.Timer.Stop: it reports whether it stopped the timer before
-// it fired (or before its value was received).
+// it fired (with synchronous channels, since Go 1.23: before its time was
+// received).
 //
 //go:norace
 func (t *Timer) Stop() bool {
@@ -217,16 +346,11 @@ func (t *Timer) Stop() bool {
 	if !ok {
 		return false
 	}
-	was := t.t.active
-	t.t.active = false
-	t.t.gen++
-	if t.t.fn == nil && t.t.drain(th) {
-		was = true
-	}
-	return was
+	return t.t.halt(th)
 }
 
-// Reset is time.Timer.Reset: the timer fires again after d.
+// Reset is time.Timer.Reset: the timer fires again after d. It reports
+// what Stop would have.
 //
 //go:norace
 func (t *Timer) Reset(d time.Duration) bool {
@@ -237,7 +361,7 @@ func (t *Timer) Reset(d time.Duration) bool {
 	if !ok {
 		return false
 	}
-	was := t.Stop()
+	was := t.t.halt(th)
 	t.t.arm(th, th.ex.now+max(int64(d), 0))
 	return was
 }
@@ -284,9 +408,7 @@ func (t *Ticker) Stop() {
 		return
 	}
 	if th, ok := checkedThread(); ok {
-		t.t.active = false
-		t.t.gen++
-		t.t.drain(th)
+		t.t.halt(th)
 	}
 }
 
@@ -302,8 +424,41 @@ func (t *Ticker) Reset(d time.Duration) {
 		return
 	}
 	if th, ok := checkedThread(); ok {
-		t.Stop()
+		t.t.halt(th)
 		t.t.period = int64(d)
 		t.t.arm(th, th.ex.now+int64(d))
 	}
+}
+
+var (
+	asyncOnce sync.Once
+	asyncOn   bool
+)
+
+// asyncTimers reports whether timer channels have a buffer, as before Go
+// 1.23: GODEBUG asynctimerchan=1, from the environment or, by default, the
+// go version of the program's main module (recorded in its build).
+func asyncTimers() bool {
+	asyncOnce.Do(func() {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, s := range bi.Settings {
+				if s.Key == "DefaultGODEBUG" {
+					asyncOn = godebugOn(s.Value, "asynctimerchan", asyncOn)
+				}
+			}
+		}
+		asyncOn = godebugOn(os.Getenv("GODEBUG"), "asynctimerchan", asyncOn)
+	})
+	return asyncOn
+}
+
+// godebugOn returns the value of setting key ("1" or not) in a GODEBUG
+// list, the last one winning, or def if the list does not set it.
+func godebugOn(list, key string, def bool) bool {
+	for _, kv := range strings.Split(list, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == key {
+			def = v == "1"
+		}
+	}
+	return def
 }

@@ -149,6 +149,8 @@ const (
 	APIMapRange          // sync.Map.Range (a Read, before the first call of its function)
 	APIMapClear          // sync.Map.Clear (a Write)
 	APIThreadStart       // a thread starts its function (ThreadStart)
+	APIGoexit            // a goroutine ended by runtime.Goexit (a ThreadExit)
+	APITestSkip          // the checked test skipped itself (t.Skip): a ThreadExit of thread 1, which ends the check as its return does
 	apiCount
 )
 
@@ -230,6 +232,8 @@ var apiNames = [...]string{
 	APIMapRange:          "Map.Range",
 	APIMapClear:          "Map.Clear",
 	APIThreadStart:       "start",
+	APIGoexit:            "runtime.Goexit",
+	APITestSkip:          "test skips itself (t.Skip)",
 	APIStdbgChoose:       "stdbg_choose",
 	APIThrdCreate:        "thrd_create",
 	APIThrdJoin:          "thrd_join",

@@ -133,7 +133,10 @@ const (
 	// when no other live thread has a pending TimerWait with an earlier
 	// time: timers fire in the order of their times, but any amount of time
 	// may pass between two other operations, so a timer firing races with
-	// everything else.
+	// everything else. A timer's channel, if it has one, is its Obj. A
+	// timer delivers its time in a Select of API APITimerFire right after
+	// it fires: no time passes until that Select has run (see
+	// World.Enabled).
 	TimerWait
 
 	// ThreadStart is a new thread's first operation: it starts running

@@ -387,11 +387,16 @@ func (w *World) enabled(tid int, op Op) bool {
 }
 
 // earliestTimer reports whether no live thread but tid has a pending
-// TimerWait earlier than at.
+// TimerWait earlier than at, nor a timer that fired and has still to
+// deliver its time (a pending Select of API APITimerFire): the time is
+// there in the instant the timer fires.
 func (w *World) earliestTimer(tid int, at int64) bool {
 	for i := range w.threads {
 		th := &w.threads[i]
-		if i+1 != tid && !th.finished && th.hasPending && th.pending.Kind == TimerWait && th.pending.Arg < at {
+		if i+1 == tid || th.finished || !th.hasPending {
+			continue
+		}
+		if p := &th.pending; p.Kind == TimerWait && p.Arg < at || p.Kind == Select && p.API == APITimerFire {
 			return false
 		}
 	}
