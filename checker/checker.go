@@ -214,8 +214,8 @@ type Execution struct {
 	// lateFires counts, per thread, the timer waits it ran after the
 	// checked function returned (see lateFireBound).
 	lateFires map[int]int
-	state    *wire.State   // the runtime's last state report (wire.FlagState)
-	races    *raceDetector // nil until the first memory access
+	state     *wire.State   // the runtime's last state report (wire.FlagState)
+	races     *raceDetector // nil until the first memory access
 	// searched: started by StartPrefix, its trace's room goes to the next.
 	searched bool
 }
