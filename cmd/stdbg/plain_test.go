@@ -60,7 +60,7 @@ var zoo = []zooCase{
 	{dir: "closesend", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
 		"send on closed channel events", "main.go:18"}},
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
-		"waits in Chan.Recv for t.C (buffer empty)", "main.go:23"}},
+		"waits in Chan.Recv for t.C (no sender)", "main.go:23"}},
 	{dir: "timerstopok"},
 	{dir: "counter", race: true, banner: "*** DATA RACE ***", want: []string{
 		"WARNING: DATA RACE", "Previous write at", "main.go:22", "main.(*stats).hit"}},
