@@ -7,8 +7,9 @@
 // the top-level functions of math/rand and math/rand/v2 — wraps main in
 // sthread.Run and each test function's body in sthread.CheckTest, and
 // writes the rewritten files where the go command's -overlay flag
-// substitutes them for the user's, which it never touches. ModFile gives
-// a package of another module the go.mod to find sthread with.
+// substitutes them for the user's, which it never touches. Workspace gives
+// a package of another module the go.work to find sthread with, which
+// keeps the module's own go.mod, language version and GODEBUG defaults.
 //
 // Every edit replaces a byte range of the user's file by text with as many
 // newlines, so that every line keeps its number: traces, panics and

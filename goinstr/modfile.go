@@ -270,7 +270,7 @@ func goEnv(dir string, names ...string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go env in %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
 	}
-	vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	vals := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(vals) != len(names) {
 		return nil, fmt.Errorf("go env in %s: %d values for %d names", dir, len(vals), len(names))
 	}

@@ -154,7 +154,7 @@ func raceSupported(dir string) bool {
 	if err != nil {
 		return false
 	}
-	vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	vals := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(vals) != 2 || vals[0] != "1" {
 		return false
 	}
