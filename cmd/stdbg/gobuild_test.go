@@ -33,6 +33,17 @@ func TestOldLoop(t *testing.T) {
 	if got := fs[0](); got != 3 {
 		t.Errorf("fs[0]() = %d, want 3: one loop variable per iteration", got)
 	}
+	ch := make(chan int, 2)
+	ch <- 1
+	ch <- 2
+	close(ch)
+	fs = nil
+	for v := range ch {
+		fs = append(fs, func() int { return v })
+	}
+	if got := fs[0](); got != 2 {
+		t.Errorf("fs[0]() = %d after a range over a channel, want 2: one loop variable per iteration", got)
+	}
 	if _, alias := types.Universe.Lookup("any").Type().(*types.Alias); alias {
 		t.Error("gotypesalias=1: not the default GODEBUG of a module at go 1.21")
 	}
@@ -42,7 +53,8 @@ func TestOldLoop(t *testing.T) {
 // TestPlainGoBuildsAsGoTest checks that a plain Go test is built as go
 // test builds it, on modules that go test passes: the module's language
 // version and GODEBUG defaults (a module at go 1.21 was built at stdbg's
-// go version), a module of a go.work (refused by the build: -modfile
+// go version; a module at go 1.16 would not compile once instrumented), a
+// module of a go.work (refused by the build: -modfile
 // cannot be used in workspace mode), build tags from GOFLAGS, and cgo
 // turned off with go env -w (the build failed: -race needs cgo; now the
 // race detector is left out and a warning says so).
@@ -79,9 +91,11 @@ func TestPlainGoBuildsAsGoTest(t *testing.T) {
 			pkg: "m",
 		},
 		{
+			// At go 1.16 too: the rewritten file asks for go 1.21,
+			// which sthread's generic functions need.
 			name: "tags and -mod in GOFLAGS",
 			files: map[string]string{
-				"go.mod":      "module example.com/m\n\ngo 1.21\n",
+				"go.mod":      "module example.com/m\n\ngo 1.16\n",
 				"m_test.go":   "//go:build special\n\n" + loopTest,
 				"off_test.go": "//go:build !special\n\npackage m\n\nimport \"testing\"\n\nfunc TestOldLoop(t *testing.T) { t.Fatal(\"built without the tag\") }\n",
 			},
