@@ -106,8 +106,11 @@ func TestWorkspace(t *testing.T) {
 		{
 			name: "module of a go.work",
 			files: map[string]string{
-				"go.work":        "go 1.22\n\nuse (\n\t./m\n\t./lib\n)\n",
-				"m/go.mod":       "module example.com/m\n\ngo 1.21\n",
+				"go.work":        "go 1.22\n\nuse (\n\t./m\n\t./lib\n)\n\nreplace example.com/dep v1.0.0 => ./dep\n",
+				"m/go.mod":       "module example.com/m\n\ngo 1.21\n\nrequire example.com/dep v1.0.0\n",
+				"m/dep_test.go":  "package m\n\nimport (\n\t\"testing\"\n\n\t\"example.com/dep\"\n)\n\nfunc TestDep(t *testing.T) {\n\tif dep.Three() != 3 {\n\t\tt.Fail()\n\t}\n}\n",
+				"dep/go.mod":     "module example.com/dep\n\ngo 1.21\n",
+				"dep/dep.go":     "package dep\n\n// Three returns 3.\nfunc Three() int { return 3 }\n",
 				"m/loop_test.go": sharedLoopTest,
 				"m/lib_test.go":  "package m\n\nimport (\n\t\"testing\"\n\n\t\"example.com/lib\"\n)\n\nfunc TestLib(t *testing.T) {\n\tif lib.Two() != 2 {\n\t\tt.Fail()\n\t}\n}\n",
 				"lib/go.mod":     "module example.com/lib\n\ngo 1.22\n",
