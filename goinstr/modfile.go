@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	goversion "go/version"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,62 +37,242 @@ func SourceDir() (string, error) {
 	return dir, nil
 }
 
-// ModFile returns the go.mod to build the instrumented package in dir with
-// (go build -modfile): the package's own go.mod plus a requirement of
-// stdbg, replaced by its source directory, and a go.sum with stdbg's sums.
-// It returns "" when the package is in stdbg's module, which needs none.
-func ModFile(dir, cache string) (string, error) {
-	cmd := exec.Command("go", "env", "GOMOD")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+// Build is how the go command builds an instrumented package of a module
+// other than stdbg's: in a workspace of its own.
+type Build struct {
+	// Work is the go.work file to build with.
+	Work string
+	// Env is what the go command's environment must say for the build:
+	// GOWORK=Work, and GOFLAGS without a -mod flag (a workspace
+	// takes none but -mod=readonly).
+	Env []string
+	// Warnings say where the build differs from go test's.
+	Warnings []string
+}
+
+// Workspace returns the build of the instrumented package in dir, whose
+// code imports sthread: a go.work file that holds the workspace of the
+// package's module (its go.work, or the module alone) plus stdbg's module,
+// from its sources. It returns nil for a package of stdbg's module, which
+// needs none. tests says whether the build is the package's test binary.
+//
+// The build is the one go test makes. Every module keeps its go.mod, so
+// its packages keep their language version (requiring stdbg from the
+// module's go.mod would raise its go line to stdbg's: a module at go 1.21
+// would get the per-iteration loop variables of Go 1.22), its replace and
+// exclude directives and its go.sum. The workspace's go line is stdbg's
+// when that is higher, which would change the program's default GODEBUG
+// settings: those that the program gets under go test (from the module's go
+// line, its godebug block and its //go:debug directives) are written in
+// the workspace's godebug block.
+func Workspace(dir, cache string, tests bool) (*Build, error) {
+	env, err := goEnv(dir, "GOMOD", "GOWORK", "GOFLAGS")
 	if err != nil {
-		return "", fmt.Errorf("finding the module of %s: %w", dir, err)
+		return nil, err
 	}
-	gomod := strings.TrimSpace(string(out))
+	gomod, gowork := env[0], env[1]
+	goflags, modFlag := withoutModFlag(env[2])
 	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("%s is not in a Go module", dir)
+		return nil, fmt.Errorf("%s is not in a Go module", dir)
 	}
 	data, err := os.ReadFile(gomod)
 	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", gomod, err)
+		return nil, fmt.Errorf("reading %s: %w", gomod, err)
 	}
-	f, err := modfile.Parse(gomod, data, nil)
+	mod, err := modfile.ParseLax(gomod, data, nil)
 	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", gomod, err)
+		return nil, fmt.Errorf("reading %s: %w", gomod, err)
 	}
-	if f.Module != nil && f.Module.Mod.Path == stdbgModule {
-		return "", nil
+	if mod.Module != nil && mod.Module.Mod.Path == stdbgModule {
+		return nil, nil
 	}
 	src, err := SourceDir()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if err := f.AddRequire(stdbgModule, "v0.0.0-00010101000000-000000000000"); err != nil {
-		return "", err
-	}
-	if err := f.AddReplace(stdbgModule, "", src, ""); err != nil {
-		return "", err
-	}
-	mod, err := f.Format()
+	own, err := os.ReadFile(filepath.Join(src, "go.mod"))
 	if err != nil {
-		return "", err
+		return nil, fmt.Errorf("reading stdbg's go.mod: %w", err)
 	}
-	sums, _ := os.ReadFile(strings.TrimSuffix(gomod, ".mod") + ".sum")
-	own, _ := os.ReadFile(filepath.Join(src, "go.sum"))
-	sums = append(append(sums, '\n'), own...)
-	h := sha256.Sum256(append(append([]byte(gomod+"\x00"), mod...), sums...))
-	out2 := filepath.Join(cache, "goinstr", "mod-"+hex.EncodeToString(h[:8]))
-	if err := os.MkdirAll(out2, 0o755); err != nil {
-		return "", err
+	stdbgMod, err := modfile.ParseLax("go.mod", own, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading stdbg's go.mod: %w", err)
 	}
-	path := filepath.Join(out2, "go.mod")
-	if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, mod) {
-		if err := os.WriteFile(filepath.Join(out2, "go.sum"), sums, 0o644); err != nil {
-			return "", err
+	godebug, err := defaultGodebug(dir, tests)
+	if err != nil {
+		return nil, err
+	}
+
+	b := &Build{}
+	work := &modfile.WorkFile{Syntax: &modfile.FileSyntax{}}
+	var sums []byte
+	goLine := modGo(mod)
+	if gowork != "" && gowork != "off" {
+		if work, err = userWork(gowork); err != nil {
+			return nil, err
 		}
-		if err := os.WriteFile(path, mod, 0o644); err != nil {
-			return "", err
+		if work.Go != nil {
+			goLine = work.Go.Version
+		}
+		sums, _ = os.ReadFile(gowork + ".sum")
+	} else {
+		moduleDir := filepath.Dir(gomod)
+		if err := work.AddUse(moduleDir, ""); err != nil {
+			return nil, err
+		}
+		_, err := os.Stat(filepath.Join(moduleDir, "vendor", "modules.txt"))
+		vendored := modFlag == "vendor" || modFlag == "" && err == nil && goversion.Compare("go"+goLine, "go1.14") >= 0
+		if vendored {
+			b.Warnings = append(b.Warnings, fmt.Sprintf("not used: the vendor directory of %s (the build takes the module's dependencies from the module cache)", moduleDir))
 		}
 	}
-	return path, nil
+	hasStdbg := false
+	for _, u := range work.Use {
+		hasStdbg = hasStdbg || filepath.Clean(u.Path) == filepath.Clean(src)
+	}
+	if !hasStdbg {
+		if err := work.AddUse(src, stdbgModule); err != nil {
+			return nil, err
+		}
+	}
+	if v := modGo(stdbgMod); goversion.Compare("go"+v, "go"+goLine) > 0 {
+		goLine = v
+	}
+	if err := work.AddGoStmt(goLine); err != nil {
+		return nil, err
+	}
+	for _, kv := range godebug {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := work.AddGodebug(k, v); err != nil {
+			return nil, fmt.Errorf("godebug %s: %w", kv, err)
+		}
+	}
+	work.Cleanup()
+	text := modfile.Format(work.Syntax)
+	h := sha256.Sum256(append(append([]byte(dir+"\x00"), text...), sums...))
+	outDir := filepath.Join(cache, "goinstr", "work-"+hex.EncodeToString(h[:8]))
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	b.Work = filepath.Join(outDir, "go.work")
+	b.Env = []string{"GOWORK=" + b.Work, "GOFLAGS=" + goflags}
+	if old, err := os.ReadFile(b.Work); err != nil || !bytes.Equal(old, text) {
+		if len(sums) > 0 {
+			if err := os.WriteFile(b.Work+".sum", sums, 0o644); err != nil {
+				return nil, err
+			}
+		}
+		if err := os.WriteFile(b.Work, text, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// modGo returns the go version of a go.mod: 1.16 when it has no go line,
+// as the go command assumes.
+func modGo(f *modfile.File) string {
+	if f.Go == nil || f.Go.Version == "" {
+		return "1.16"
+	}
+	return f.Go.Version
+}
+
+// userWork reads the user's go.work, with the paths it names made absolute
+// (the copy lives elsewhere).
+func userWork(path string) (*modfile.WorkFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	w, err := modfile.ParseWork(path, data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	base := filepath.Dir(path)
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(base, filepath.FromSlash(p))
+	}
+	var uses []*modfile.Use
+	for _, u := range w.Use {
+		uses = append(uses, &modfile.Use{Path: u.Path, ModulePath: u.ModulePath})
+	}
+	for _, u := range uses {
+		if err := w.DropUse(u.Path); err != nil {
+			return nil, err
+		}
+	}
+	for _, u := range uses {
+		w.AddNewUse(abs(u.Path), u.ModulePath)
+	}
+	for _, r := range w.Replace {
+		if r.New.Version == "" && !filepath.IsAbs(r.New.Path) {
+			oldPath, oldVers := r.Old.Path, r.Old.Version
+			if err := w.AddReplace(oldPath, oldVers, abs(r.New.Path), ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return w, nil
+}
+
+// defaultGodebug returns the default GODEBUG settings, key=value, of the
+// program go test (tests) or go build makes of the package in dir, as the
+// go command computes them for its main package.
+func defaultGodebug(dir string, tests bool) ([]string, error) {
+	args := []string{"list", "-f", "{{.ImportPath}}|{{.Name}}|{{.DefaultGODEBUG}}"}
+	if tests {
+		args = append(args, "-test")
+	}
+	cmd := exec.Command("go", append(args, ".")...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing the GODEBUG settings of %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		parts := strings.SplitN(line, "|", 3)
+		if len(parts) < 3 || parts[1] != "main" || tests != strings.HasSuffix(parts[0], ".test") || parts[2] == "" {
+			continue
+		}
+		return strings.Split(parts[2], ","), nil
+	}
+	return nil, nil
+}
+
+// withoutModFlag returns the flags of GOFLAGS without its -mod flag, and
+// the flag's value.
+func withoutModFlag(goflags string) (rest, mod string) {
+	var kept []string
+	for _, f := range strings.Fields(goflags) {
+		if v, ok := strings.CutPrefix(strings.TrimPrefix(f, "-"), "mod="); ok && strings.HasPrefix(f, "-") {
+			mod = v
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return strings.Join(kept, " "), mod
+}
+
+// goEnv returns the values of the go command's environment variables names
+// in dir.
+func goEnv(dir string, names ...string) ([]string, error) {
+	cmd := exec.Command("go", append([]string{"env"}, names...)...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env in %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
+	}
+	vals := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(vals) != len(names) {
+		return nil, fmt.Errorf("go env in %s: %d values for %d names", dir, len(vals), len(names))
+	}
+	return vals, nil
 }

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	goversion "go/version"
 	"strings"
 )
 
@@ -110,6 +111,7 @@ type fileRewriter struct {
 	warn    func(pos token.Pos, format string, args ...any)
 	changed bool
 	dir     string // the directory warnings are relative to
+	lang    string // the language version of the file's module, go1.N
 }
 
 func (r *fileRewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -215,8 +217,7 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 			}
 		case *ast.RangeStmt:
 			if r.isChan(n.X) {
-				r.insert(n.X.Pos(), rt+".ChanRange(", depth)
-				r.insert(n.X.End(), ")", -depth)
+				r.rangeChan(n, depth)
 			}
 		case *ast.CallExpr:
 			r.testCall(n, depth)
@@ -233,6 +234,102 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 		}
 		return true
 	})
+}
+
+// rangeChan rewrites a range loop over a channel into a three-clause loop
+// whose init receives the first value and whose post receives the next:
+//
+//	for v := range X {   ->   for n, v, ok := rt.ChanRangeLoop(X); ok; v, ok = n(v) {
+//	for range X {        ->   for n, v, ok := rt.ChanRangeLoop(X); ok; v, ok = n(v) {
+//	for x.f = range X {  ->   for n, v, ok := rt.ChanRangeLoop(X); ok; v, ok = n(v) { x.f = v;
+//
+// Any language version compiles it (a range over a function's iterator
+// needs Go 1.23), and the loop's init declares v, so that v is one
+// variable for all iterations or one per iteration as the module's
+// language version says of range loops. An assigned expression is moved
+// to the body's start when it is simple (on one line, without calls or
+// receives); else it keeps its place, behind its address
+// (rt.ChanRangeSet); a map element, which has none, keeps a range over
+// rt.ChanRange(X).
+func (r *fileRewriter) rangeChan(n *ast.RangeStmt, depth int) {
+	r.n++
+	next, ok := fmt.Sprintf("stdbgNext%d", r.n), fmt.Sprintf("stdbgOK%d", r.n)
+	// keep gives back the newlines of the replaced text.
+	keep := func(from, to token.Pos) string {
+		return strings.Repeat("\n", strings.Count(string(r.src[r.off(from):r.off(to)]), "\n"))
+	}
+	key := n.Key
+	v, assign := fmt.Sprintf("stdbgV%d", r.n), ""
+	switch {
+	case key == nil:
+	case n.Tok == token.DEFINE:
+		if id, isIdent := key.(*ast.Ident); !isIdent || id.Name != "_" {
+			v = r.text(key)
+		}
+	case r.simple(key):
+		assign = fmt.Sprintf(" %s = %s;", r.text(key), v)
+	case r.isMapElem(key):
+		r.insert(n.X.Pos(), rt+".ChanRange(", depth)
+		r.insert(n.X.End(), ")", -depth)
+		if goversion.Compare(r.lang, "go1.23") < 0 {
+			r.warn(key.Pos(), "a range over a channel into a map element needs go 1.23 once instrumented (it ranges over a function's iterator)")
+		}
+		return
+	default:
+		r.insert(key.Pos(), fmt.Sprintf("%s, %s := %s.ChanRangeSet(func() any { return &", next, ok, rt), depth)
+		r.replace(key.End(), n.X.Pos(), "}, "+keep(key.End(), n.X.Pos()))
+		r.insert(n.X.End(), fmt.Sprintf("); %s; %s = %s()", ok, ok, next), -depth)
+		return
+	}
+	from := n.Range
+	if key != nil {
+		from = key.Pos()
+	}
+	r.replace(from, n.X.Pos(), fmt.Sprintf("%s, %s, %s := %s.ChanRangeLoop(%s", next, v, ok, rt, keep(from, n.X.Pos())))
+	r.insert(n.X.End(), fmt.Sprintf("); %s; %s, %s = %s(%s)", ok, v, ok, next, v), -depth)
+	if assign != "" {
+		r.insert(n.Body.Lbrace+1, assign, depth)
+	}
+}
+
+// simple reports whether expression e is on one line and holds nothing the
+// rewriting would change: no call, receive, function literal or name from
+// another package.
+func (r *fileRewriter) simple(e ast.Expr) bool {
+	if r.line(e.Pos()) != r.line(e.End()) {
+		return false
+	}
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr, *ast.FuncLit:
+			ok = false
+		case *ast.UnaryExpr:
+			ok = ok && n.Op != token.ARROW
+		case *ast.SelectorExpr:
+			if id, isIdent := n.X.(*ast.Ident); isIdent {
+				if _, isPkg := r.info.Uses[id].(*types.PkgName); isPkg {
+					ok = false
+				}
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// isMapElem reports whether e is an element of a map, m[k].
+func (r *fileRewriter) isMapElem(e ast.Expr) bool {
+	ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+	if !ok {
+		return false
+	}
+	t := r.info.TypeOf(ix.X)
+	if t == nil {
+		return false
+	}
+	_, isMap := t.Underlying().(*types.Map)
+	return isMap
 }
 
 // testMethods are the methods of testing.T that go test refuses once the

@@ -183,6 +183,14 @@ func TestSummary(t *testing.T) {
 		{"assertion failed: x > 0", "assertion failed: x > 0"},
 		{"bell\a", `bell\x07`},
 		{goRace, "write by goroutine 11 at r.go:49; previous read by goroutine 10 at r.go:55"},
+		// A map access: the runtime's frame is not where the program is.
+		{"WARNING: DATA RACE\nWrite at 0x00c00001b080 by goroutine 12:\n  runtime.mapassign_faststr()\n      /go/src/internal/runtime/maps/runtime_faststr.go:263 +0x0\n" +
+			"  pkg.TestMap.func1()\n      /src/pkg/m_test.go:21 +0xaf\n\nPrevious read at 0x00c00001b080 by goroutine 11:\n  runtime.mapaccess1_faststr()\n      /go/src/internal/runtime/maps/runtime_faststr.go:13 +0x0\n" +
+			"  pkg.TestMap()\n      /src/pkg/m_test.go:25 +0xaf\n",
+			"write by goroutine 12 at m_test.go:21; previous read by goroutine 11 at m_test.go:25"},
+		// Only runtime frames: the first one still says where.
+		{"WARNING: DATA RACE\nWrite at 0x1 by goroutine 2:\n  runtime.f()\n      /go/src/runtime/f.go:3 +0x0\n\nPrevious write at 0x1 by goroutine 1:\n  runtime.g()\n      /go/src/runtime/g.go:4 +0x0\n",
+			"write by goroutine 2 at f.go:3; previous write by goroutine 1 at g.go:4"},
 		{"first line\nsecond line", "first line"},
 	}
 	for _, tt := range tests {

@@ -185,10 +185,19 @@ var raceAccess = regexp.MustCompile(`^(Read|Write|Previous read|Previous write|A
 // raceFrameLine is a source line of a frame in such a report.
 var raceFrameLine = regexp.MustCompile(`^\s+(\S+\.go):(\d+)`)
 
+// runtimeFrame reports whether fn, the function line of a frame in a
+// report of Go's race detector, is the Go runtime's (the map code that
+// makes a map access, for one).
+func runtimeFrame(fn string) bool {
+	fn = strings.TrimSpace(fn)
+	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/")
+}
+
 // Summary returns a message on one line: the message itself when it has
 // one line, else for a report of Go's race detector its two accesses with
-// their first source lines ("write by goroutine 11 at a.go:49; previous
-// read by goroutine 10 at a.go:55"), else its first line.
+// their first source lines outside the Go runtime ("write by goroutine 11
+// at a.go:49; previous read by goroutine 10 at a.go:55"), else its first
+// line.
 func Summary(msg string) string {
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
 	if len(lines) == 1 {
@@ -201,16 +210,23 @@ func Summary(msg string) string {
 			continue
 		}
 		part := strings.ToLower(m[1][:1]) + m[1][1:] + " by " + m[2]
-		for _, f := range lines[i+1:] {
-			if fm := raceFrameLine.FindStringSubmatch(f); fm != nil {
-				part += " at " + filepath.Base(fm[1]) + ":" + fm[2]
-				break
+		at := ""
+		for j, f := range lines[i+1:] {
+			fm := raceFrameLine.FindStringSubmatch(f)
+			if fm == nil {
+				if raceAccess.MatchString(f) || strings.TrimSpace(f) == "" {
+					break
+				}
+				continue
 			}
-			if raceAccess.MatchString(f) {
+			if at == "" || !runtimeFrame(lines[i+j]) {
+				at = " at " + filepath.Base(fm[1]) + ":" + fm[2]
+			}
+			if !runtimeFrame(lines[i+j]) {
 				break
 			}
 		}
-		parts = append(parts, part)
+		parts = append(parts, part+at)
 	}
 	if len(parts) == 0 {
 		return Clean(lines[0])

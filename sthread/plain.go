@@ -237,6 +237,10 @@ func CheckTest(t *testing.T, body func()) {
 		return
 	}
 	Check(t, func() {
+		// A test that failed before this execution (the testing package
+		// fails a test once the race detector reported a race, found
+		// by an earlier execution) says nothing of this one.
+		failed := t.Failed()
 		returned := false
 		defer func() {
 			if !returned && t.Skipped() {
@@ -247,7 +251,7 @@ func CheckTest(t *testing.T, body func()) {
 		}()
 		body()
 		returned = true
-		if t.Failed() {
+		if !failed && t.Failed() {
 			Assert(false, "the test failed (t.Error or t.Fail)")
 		}
 	}, func(c *config) { c.shown = body })

@@ -59,16 +59,28 @@ func (ex *execution) raceVar(key uint64) unsafe.Pointer {
 //
 // Channel operations follow Go's memory model where an edge the program
 // does not have would hide a race: a close only releases, a receive that
-// found the channel closed only acquires, an operation that parked or a
-// select that ran its default case synchronises nothing (it has not
-// happened yet), and a select synchronises through the case that
-// proceeded only. A send or receive that exchanged a value acquires and
-// releases its channel (as an unbuffered exchange does both ways; for a
-// buffered channel an order the program has only with a lag). Other
-// operations acquire and release their object.
+// found the channel closed only acquires, a select that ran its default
+// case synchronises nothing, and a select synchronises through the case
+// that proceeded only. A send or receive that exchanged a value acquires
+// and releases its channel (as an unbuffered exchange does both ways; for
+// a buffered channel an order the program has only with a lag).
+//
+// An operation that parked has not happened yet, but what its goroutine
+// did before it is what the partner that completes it synchronises with:
+// the goroutine releases it into a variable of its own (racePark),
+// which a receive that takes its value acquires, and so does a send that
+// hands its value to it through an unbuffered channel (the receive is
+// synchronised before the send completes). A receive that frees a slot of
+// a full buffer moves the value of the oldest parked sender into it: the
+// receive that later takes that value acquires the sender's variable.
+// Without these edges the detector reported a race between a write of a
+// goroutine before its send and a read of the receiver after its receive
+// whenever the sender parked first.
+//
+// Other operations acquire and release their object.
 //
 //go:norace
-func (ex *execution) raceSync(op syncmodel.Op, code int64) {
+func (ex *execution) raceSync(th *thread, op syncmodel.Op, code int64) {
 	switch op.Kind {
 	case syncmodel.Read, syncmodel.Write:
 		return
@@ -78,31 +90,122 @@ func (ex *execution) raceSync(op syncmodel.Op, code int64) {
 		}
 		return
 	case syncmodel.ChanSend, syncmodel.ChanRecv, syncmodel.Select, syncmodel.ChanWake:
-		r := syncmodel.DecodeChanResult(code)
-		if r.Via == syncmodel.ViaParked || r.Via == syncmodel.ViaDefault {
-			return
-		}
-		ch := op.Obj
-		if op.Cases != nil {
-			if r.Case < 0 || r.Case >= len(op.Cases) {
-				return
-			}
-			ch = op.Cases[r.Case].Chan
-		}
-		if ch == 0 {
-			return
-		}
-		v := ex.raceVar(ch)
-		raceAcquire(v)
-		if r.Via != syncmodel.ViaClosed && (r.Via != syncmodel.ViaWoken || r.OK || isSend(op, r)) {
-			raceReleaseMerge(v)
-		}
+		ex.raceChan(th, op, syncmodel.DecodeChanResult(code))
 		return
 	}
 	ex.raceSyncObj(op.Obj)
 	if op.Kind == syncmodel.GoCondWait || op.Kind == syncmodel.GoCondWake {
 		ex.raceSyncObj(op.Obj2) // the mutex a Go condition wait releases or retakes
 	}
+}
+
+// raceChan tells the detector what channel operation op of thread th,
+// with result r, synchronises (see raceSync).
+//
+//go:norace
+func (ex *execution) raceChan(th *thread, op syncmodel.Op, r syncmodel.ChanResult) {
+	switch r.Via {
+	case syncmodel.ViaDefault:
+		return
+	case syncmodel.ViaParked:
+		raceReleaseMerge(ex.racePark(th.tid))
+		return
+	}
+	ch, capacity := op.Obj, op.Arg
+	if op.Cases != nil {
+		if r.Case < 0 || r.Case >= len(op.Cases) {
+			return
+		}
+		ch, capacity = op.Cases[r.Case].Chan, op.Cases[r.Case].Cap
+	}
+	if ch == 0 {
+		return
+	}
+	send := isSend(op, r)
+	switch {
+	case r.Via == syncmodel.ViaPartner && (!send || capacity == 0):
+		// The value came from a parked sender, or went to a parked
+		// receiver of an unbuffered channel.
+		raceAcquire(ex.raceParked(r.Partner))
+	case r.Via == syncmodel.ViaBuffer && send:
+		ex.raceBuffer(ch).push(nil)
+	case r.Via == syncmodel.ViaBuffer:
+		q := ex.raceBuffer(ch)
+		if v := q.pop(); v != nil {
+			raceAcquire(v) // the value a receive moved from a parked sender
+		}
+		if r.Partner != 0 {
+			q.push(ex.raceParked(r.Partner))
+		}
+	}
+	v := ex.raceVar(ch)
+	raceAcquire(v)
+	if r.Via != syncmodel.ViaClosed && (r.Via != syncmodel.ViaWoken || r.OK || send) {
+		raceReleaseMerge(v)
+	}
+}
+
+// The keys, in an execution's raceVars, of the variable of thread tid's
+// latest park on channels, and of the raceBuffer of channel ch. (Not Go
+// maps: the runtime reports the accesses to a map, even from sthread's
+// code, and each report fails the test under way.)
+//
+//go:norace
+func raceParkKey(tid int) uint64 { return 1<<61 | uint64(tid) }
+
+//go:norace
+func raceBufferKey(ch uint64) uint64 { return 1<<60 | ch }
+
+// racePark returns a fresh variable for the park of thread tid under way,
+// for the thread to release into.
+//
+//go:norace
+func (ex *execution) racePark(tid int) unsafe.Pointer {
+	v := unsafe.Pointer(new(uint64))
+	ex.raceVars.put(raceParkKey(tid), v, nil)
+	return v
+}
+
+// raceParked returns the variable of thread tid's latest park (a fresh one,
+// which orders nothing, if it never parked).
+//
+//go:norace
+func (ex *execution) raceParked(tid int) unsafe.Pointer {
+	if v := ex.raceVars.get(raceParkKey(tid)); v != nil {
+		return v
+	}
+	return ex.racePark(tid)
+}
+
+// raceBuffer says where the values in a channel's buffer came from: one
+// entry per value, oldest first, the variable of the parked sender whose
+// value a receive moved into the buffer, or nil for a value a running send
+// put there (the channel's variable orders that one).
+type raceBuffer struct{ vars []unsafe.Pointer }
+
+// raceBuffer returns the raceBuffer of channel ch in ex.
+//
+//go:norace
+func (ex *execution) raceBuffer(ch uint64) *raceBuffer {
+	if p := ex.raceVars.get(raceBufferKey(ch)); p != nil {
+		return (*raceBuffer)(p)
+	}
+	q := &raceBuffer{}
+	ex.raceVars.put(raceBufferKey(ch), unsafe.Pointer(q), q)
+	return q
+}
+
+//go:norace
+func (q *raceBuffer) push(v unsafe.Pointer) { q.vars = append(q.vars, v) }
+
+//go:norace
+func (q *raceBuffer) pop() unsafe.Pointer {
+	if len(q.vars) == 0 {
+		return nil // cannot happen: the model and the buffer agree
+	}
+	v := q.vars[0]
+	q.vars = q.vars[1:]
+	return v
 }
 
 // raceSyncObj acquires and releases the detector's variable of object obj
@@ -168,6 +271,24 @@ func (th *thread) raceEnter() {
 		th.park()
 		panic(abortSignal{})
 	}
+}
+
+// racePending returns the failure of the data race that the detector
+// reported in the transition of th under way, if it reported one. A
+// failure the transition then ran into (a test that found itself failed:
+// the testing package fails a test in which the detector reported a race)
+// gives way to it: the race came first, and is reported with both stacks.
+//
+//go:norace
+func (th *thread) racePending() (wire.Failure, bool) {
+	if tap == nil {
+		return wire.Failure{}, false
+	}
+	rep := tap.takeRace()
+	if rep == "" {
+		return wire.Failure{}, false
+	}
+	return raceFailure(th, rep), true
 }
 
 // raceStart is released by the scheduler when a check starts and acquired

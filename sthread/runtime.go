@@ -713,7 +713,7 @@ func (th *thread) pending(op syncmodel.Op, frames []uint64) int64 {
 	if raceOn && raceHide {
 		raceEnable()
 		th.raceOff = false
-		ex.raceSync(op, th.code)
+		ex.raceSync(th, op, th.code)
 	}
 	return th.code
 }
@@ -960,6 +960,11 @@ func (th *thread) exit(p any) bool {
 func (ex *execution) fail(th *thread, f wire.Failure, pcs []uintptr) {
 	if th.status() != stRunning {
 		return
+	}
+	if raceOn && raceHide && f.Kind != wire.FailRace {
+		if race, ok := th.racePending(); ok {
+			f, pcs = race, nil
+		}
 	}
 	if pcs != nil {
 		f.Frames = ex.record(pcs)

@@ -103,6 +103,7 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 			warnings = append(warnings, "main does not call sthread.Run: stdbg runs its body inside it")
 		}
 	}
+	var env []string
 	if !strings.HasSuffix(abs, ".go") && !usesSthread(dir) {
 		// Plain Go: instrument it into an overlay.
 		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base})
@@ -111,17 +112,19 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 		}
 		warnings = res.Warnings
 		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay)
-		modFile, err := goinstr.ModFile(dir, base)
+		ws, err := goinstr.Workspace(dir, base, test)
 		if err != nil {
 			return "", nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
-		if modFile != "" {
-			// Another module: sthread comes from stdbg's sources.
-			args = append(args, "-modfile="+modFile, "-mod=mod")
+		if ws != nil {
+			// Another module: sthread comes from stdbg's sources, in a
+			// workspace with the module.
+			env = ws.Env
+			warnings = append(warnings, ws.Warnings...)
 		}
 		switch {
 		case !race:
-		case raceSupported():
+		case raceSupported(dir):
 			// Data races in every explored schedule (see sthread's
 			// race.go).
 			args = append(args, "-race")
@@ -132,6 +135,7 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 	}
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
@@ -140,21 +144,26 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 	return out, warnings, nil
 }
 
-// raceSupported reports whether go build -race can work here: it needs
-// cgo, hence a C compiler.
-func raceSupported() bool {
-	if os.Getenv("CGO_ENABLED") == "0" {
+// raceSupported reports whether go build -race can work in dir: it needs
+// cgo, hence a C compiler, as the go command's settings there say (the
+// environment, or go env -w).
+func raceSupported(dir string) bool {
+	cmd := exec.Command("go", "env", "CGO_ENABLED", "CC")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
 		return false
 	}
-	for _, cc := range []string{os.Getenv("CC"), "gcc", "clang", "cc"} {
-		if cc == "" {
-			continue
-		}
-		if _, err := exec.LookPath(cc); err == nil {
-			return true
-		}
+	vals := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(vals) != 2 || vals[0] != "1" {
+		return false
 	}
-	return false
+	cc := strings.Fields(vals[1])
+	if len(cc) == 0 {
+		return false
+	}
+	_, err = exec.LookPath(cc[0])
+	return err == nil
 }
 
 // usesSthread reports whether the Go package in dir (or its tests)

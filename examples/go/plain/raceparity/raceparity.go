@@ -71,3 +71,38 @@ func (n *Names) Add(name string) {
 	n.m[name]++
 	n.mu.Unlock()
 }
+
+// Session holds a buffer that Close drops.
+type Session struct {
+	mu     sync.Mutex
+	closed bool
+	buf    []byte
+}
+
+// NewSession returns an open session with n bytes pending.
+func NewSession(n int) *Session { return &Session{buf: make([]byte, n)} }
+
+// Pending returns how many bytes wait in the buffer, read under the lock.
+func (s *Session) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.buf)
+}
+
+// Close marks the session closed under the lock, then drops the buffer
+// after the unlock: a Pending that takes the lock after that unlock reads
+// the field Close writes with nothing to order the two.
+func (s *Session) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.buf = nil
+}
+
+// CloseLocked is Close with the buffer dropped before the unlock.
+func (s *Session) CloseLocked() {
+	s.mu.Lock()
+	s.closed = true
+	s.buf = nil
+	s.mu.Unlock()
+}

@@ -1,0 +1,3 @@
+module example.com/raceparity121
+
+go 1.21
