@@ -214,8 +214,12 @@ type Execution struct {
 	// lateFires counts, per thread, the timer waits it ran after the
 	// checked function returned (see lateFireBound).
 	lateFires map[int]int
-	state     *wire.State   // the runtime's last state report (wire.FlagState)
-	races     *raceDetector // nil until the first memory access
+	// earlyTimeout, per thread, lists the threads that could still run
+	// when the thread took a timer's time in a select (see noteTimeout
+	// and watchdog).
+	earlyTimeout map[int][]int
+	state        *wire.State   // the runtime's last state report (wire.FlagState)
+	races        *raceDetector // nil until the first memory access
 	// searched: started by StartPrefix, its trace's room goes to the next.
 	searched bool
 }
@@ -287,7 +291,8 @@ func (e *Execution) Step(st schedule.Step) error {
 		return fmt.Errorf("thread %d has no pending operation", tid)
 	}
 	choice := st.Choice
-	if e.w.Choices(tid) == 0 {
+	alternatives := e.w.Choices(tid)
+	if alternatives == 0 {
 		choice = schedule.NoChoice
 	}
 	var leaked []Blocked
@@ -315,6 +320,7 @@ func (e *Execution) Step(st schedule.Step) error {
 	if e.checkRace(); e.outcome != nil {
 		return nil
 	}
+	e.noteTimeout(tid, op, res, alternatives > 1)
 	if e.returned && op.Kind == syncmodel.TimerWait {
 		if e.lateFires == nil {
 			e.lateFires = make(map[int]int)
@@ -399,6 +405,10 @@ func (e *Execution) absorb(evs []any) error {
 		case wire.Failure:
 			f := v
 			e.failure = &f
+			if o := e.watchdog(&f); o != nil {
+				e.finish(o, false)
+				break
+			}
 			e.finish(failureOutcome(e, &f), false)
 		case TimedOut:
 			t := v
@@ -561,6 +571,62 @@ func (e *Execution) pendingThreads(dst []search.Thread) []search.Thread {
 		dst = append(dst, search.Thread{ID: tid, Op: op, Enabled: e.w.Enabled(tid), Alternatives: e.w.Choices(tid)})
 	}
 	return dst
+}
+
+// noteTimeout records, when thread tid took a timer's time in a select
+// (op, with result res) while another case was ready too (otherReady) or
+// other threads of the program could still run, which ones could.
+func (e *Execution) noteTimeout(tid int, op syncmodel.Op, res syncmodel.Result, otherReady bool) {
+	if e.earlyTimeout != nil {
+		// Only a failure in the transition that follows counts.
+		delete(e.earlyTimeout, tid)
+	}
+	if op.Kind != syncmodel.Select && op.Kind != syncmodel.ChanWake || len(op.Cases) < 2 {
+		return
+	}
+	r := syncmodel.DecodeChanResult(res.Code)
+	if r.Via == syncmodel.ViaParked || r.Via == syncmodel.ViaDefault || r.Case < 0 || r.Case >= len(op.Cases) {
+		return
+	}
+	if c := op.Cases[r.Case]; c.Send || !e.w.TimerChannel(c.Chan) {
+		return
+	}
+	var running []int
+	for t := 1; t <= e.w.NumThreads(); t++ {
+		if p, ok := e.w.Pending(t); ok && t != tid && !e.w.Finished(t) && p.API != syncmodel.APITimerFire && e.w.Enabled(t) {
+			running = append(running, t)
+		}
+	}
+	if len(running) == 0 && !otherReady {
+		return
+	}
+	if e.earlyTimeout == nil {
+		e.earlyTimeout = make(map[int][]int)
+	}
+	e.earlyTimeout[tid] = running
+}
+
+// watchdog returns the outcome of an assertion failure f in the transition
+// in which its thread took a timeout while other goroutines could still
+// run (the test's own "took too long" in a select on time.After): not a
+// bug of the program, but of a machine too slow for the test's timeout.
+// nil for any other failure.
+func (e *Execution) watchdog(f *wire.Failure) *search.Outcome {
+	running, ok := e.earlyTimeout[f.Tid]
+	if !ok || f.Kind != wire.FailUser && f.Kind != wire.FailAssert {
+		return nil
+	}
+	why := "another case of its select was ready too"
+	if len(running) > 0 {
+		ids := make([]string, len(running))
+		for i, t := range running {
+			ids[i] = fmt.Sprint(t)
+		}
+		why = fmt.Sprintf("%s %s could still run", plural(len(ids), "thread", "threads"), strings.Join(ids, ", "))
+	}
+	return &search.Outcome{Kind: search.Exited, Message: fmt.Sprintf(
+		"thread %d failed after its timeout fired while %s: a machine that slow fails the test, the program is not wrong (%s)",
+		f.Tid, why, f.Message)}
 }
 
 // lateFireBound is how many timer waits each goroutine may run after the

@@ -20,6 +20,8 @@ type program struct {
 	kind search.Kind
 	// want are texts the report must contain.
 	want []string
+	// brute, if -1: running every schedule takes too long for a test.
+	brute int
 }
 
 func deadlyEmbrace() {
@@ -122,6 +124,65 @@ var programs = []program{
 			mu.Unlock()
 			tm.Stop()
 			sthread.Assert(ok, "entry expired early")
+		}},
+	// A cache whose janitor deletes expired entries on every tick of a
+	// ticker: the test, woken from a sleep, stores an entry that expires
+	// 70ms later, sleeps 55ms and finds it. A goroutine that time woke
+	// runs at its time: the janitor's ticks cannot move the clock past the
+	// entry's time before the test, woken again, looks (however slow
+	// other goroutines may be).
+	{name: "a sleeper wakes at its time", kind: search.Exited, f: func() {
+		var mu sthread.Mutex
+		expires := map[string]time.Time{}
+		tick := sthread.NewTicker(20 * time.Millisecond)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		sthread.Go(func() {
+			defer sthread.ChanClose(done)
+			for {
+				if sthread.SelectOf(false, sthread.RecvCaseOf(tick.C), sthread.RecvCaseOf(stop)) == 1 {
+					return
+				}
+				mu.Lock()
+				for k, at := range expires {
+					if !sthread.Now().Before(at) {
+						delete(expires, k)
+					}
+				}
+				mu.Unlock()
+			}
+		})
+		sthread.TimeSleep(5 * time.Millisecond)
+		mu.Lock()
+		expires["d"] = sthread.Now().Add(70 * time.Millisecond)
+		mu.Unlock()
+		sthread.ChanRecv(sthread.After(25 * time.Millisecond))
+		sthread.TimeSleep(30 * time.Millisecond)
+		mu.Lock()
+		_, ok := expires["d"]
+		mu.Unlock()
+		sthread.Assert(ok, "the entry expired before its time")
+		tick.Stop()
+		sthread.ChanClose(stop)
+		sthread.ChanRecv(done)
+	}, brute: -1},
+	// The test's own watchdog: a timeout that fires while the work could
+	// still run says the machine is slow, not that the program is wrong.
+	{name: "a test's timeout while its work can still run", kind: search.Exited, f: func() {
+		done := make(chan struct{})
+		sthread.Go(func() { sthread.ChanClose(done) })
+		took := sthread.SelectOf(false, sthread.RecvCaseOf(done), sthread.RecvCaseOf(sthread.After(time.Second)))
+		sthread.Assert(took == 0, "the work took too long")
+	}},
+	// ... but when the work can no longer run, the timeout is right.
+	{name: "a test's timeout when its work is stuck", kind: search.AssertionFailure,
+		want: []string{"the work is stuck"}, f: func() {
+			done := make(chan struct{})
+			never := make(chan struct{})
+			sthread.Go(func() { sthread.ChanRecv(never); sthread.ChanClose(done) })
+			took := sthread.SelectOf(false, sthread.RecvCaseOf(done), sthread.RecvCaseOf(sthread.After(time.Second)))
+			sthread.Assert(took == 0, "the work is stuck")
+			sthread.ChanClose(never)
 		}},
 	{name: "recursive read lock behind a writer", kind: search.Deadlock,
 		want: []string{"waits in RWMutex.RLock for rw (thread 2 is waiting to write-lock it)"}, f: func() {
@@ -508,6 +569,9 @@ func TestReductionsFindTheSameBugs(t *testing.T) {
 	}
 	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {
+			if p.brute < 0 {
+				t.Skip("too many schedules to run them all")
+			}
 			none := keys(t, p, sthread.NoReduction())
 			dpor := keys(t, p)
 			if !slices.Equal(none, dpor) {

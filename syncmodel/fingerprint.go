@@ -25,6 +25,11 @@ func (w *World) Fingerprint() uint64 {
 	f.b(w.exited)
 	f.i(w.status)
 	f.b(w.spurious)
+	f.n(w.hot)
+	f.n(len(w.timerChans))
+	for _, k := range slices.Sorted(maps.Keys(w.timerChans)) {
+		f.u(k)
+	}
 	f.n(len(w.threads))
 	for i := range w.threads {
 		f.thread(&w.threads[i])
@@ -184,6 +189,7 @@ func (f *fp) cases(cs []Case) {
 }
 
 func (f *fp) thread(th *thread) {
+	f.b(th.hot)
 	f.b(th.finished)
 	f.b(th.hasPending)
 	f.op(th.pending)

@@ -92,7 +92,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		v    any
 		want int
 	}{
-		{World{}, 15}, {thread{}, 23}, {mutex{}, 4}, {cond{}, 2}, {condWaiter{}, 3}, // by is not hashed: it annotates dependency, not behaviour {sem{}, 2}, {rwlock{}, 2},
+		{World{}, 17}, {thread{}, 24}, {mutex{}, 4}, {cond{}, 2}, {condWaiter{}, 3}, // by is not hashed: it annotates dependency, not behaviour {sem{}, 2}, {rwlock{}, 2},
 		{barrier{}, 2}, {once{}, 2}, {gomutex{}, 1}, {gorwmutex{}, 3}, {waitGroup{}, 2}, {channel{}, 5}, {parkedOn{}, 2},
 		{Op{}, 7}, {Case{}, 3}, // Op.Eff is derived from the state (World.Annotated), never stored
 	} {

@@ -2,6 +2,9 @@ package syncmodel
 
 import "testing"
 
+// timerCh is a timer's channel.
+const timerCh = 0x70a000
+
 func TestTimerWait(t *testing.T) {
 	at := func(ns int64) Op { return o(TimerWait, 0, ns) }
 	runScenarios(t, []scenario{
@@ -20,6 +23,79 @@ func TestTimerWait(t *testing.T) {
 				{tid: 2, op: at(1000), hold: true},
 				{tid: 3, op: at(1000), hold: true},
 				{tid: 2},
+				{tid: 3},
+			}),
+		},
+		{
+			// Thread 2 wakes from its sleep at 1000: however slow thread
+			// 3 is, thread 2 runs at that instant, until it waits again.
+			name: "a thread that time woke runs before time passes further",
+			steps: cat(threads(3), []step{
+				{tid: 2, op: at(1000), hold: true},
+				{tid: 3, op: at(2000), waits: true},
+				{tid: 2},
+				{tid: 2, op: o(GoMutexLock, gm, 0), hold: true},
+				{tid: 3, waits: true},
+				{tid: 2},
+				{tid: 2, op: o(GoMutexUnlock, gm, 0), hold: true},
+				{tid: 3, waits: true},
+				{tid: 2},
+				{tid: 2, op: o(GoMutexLock, gm+1, 0)},
+				{tid: 2, op: at(3000), waits: true}, // sleeps again, after thread 3
+				{tid: 3},
+			}),
+		},
+		{
+			name: "it runs until it waits",
+			steps: cat(threads(3), []step{
+				{tid: 2, op: at(1000), hold: true},
+				{tid: 3, op: at(2000), waits: true},
+				{tid: 2},
+				{tid: 2, op: recv(ch1, 0), blocked: true}, // time passes once the woken thread waits
+				{tid: 3},
+			}),
+		},
+		{
+			// A lock is held for a while: time may pass while the woken
+			// thread waits for one, but once it has the lock, it runs.
+			name: "a lock is not a wait",
+			steps: cat(threads(4), []step{
+				{tid: 1, op: o(GoMutexLock, gm, 0)},
+				{tid: 2, op: at(1000), hold: true},
+				{tid: 3, op: at(2000), waits: true},
+				{tid: 4, op: at(3000), waits: true},
+				{tid: 2},
+				{tid: 2, op: o(GoMutexLock, gm, 0), blocked: true},
+				{tid: 3}, // the holder of the lock is slow
+				{tid: 1, op: o(GoMutexUnlock, gm, 0)},
+				{tid: 4, waits: true},
+				{tid: 2},
+				{tid: 2, op: o(Yield, 0, 0)},
+				{tid: 4},
+			}),
+		},
+		{
+			name: "or polls",
+			steps: cat(threads(3), []step{
+				{tid: 2, op: at(1000), hold: true},
+				{tid: 3, op: at(2000), waits: true},
+				{tid: 2},
+				{tid: 2, op: o(Yield, 0, 0)},
+				{tid: 3},
+			}),
+		},
+		{
+			name: "a receive of a timer's time wakes a thread too",
+			steps: cat(threads(3), []step{
+				{tid: 2, op: Op{Kind: TimerWait, Obj: timerCh, Arg: 1000}, hold: true},
+				{tid: 2},
+				{tid: 2, op: Op{Kind: Select, API: APITimerFire, Cases: []Case{{Send: true, Chan: timerCh, Cap: 1}}, Arg: 1},
+					code: ChanResult{Via: ViaBuffer, Case: 0}.Code()},
+				{tid: 3, op: at(2000), hold: true},
+				{tid: 1, op: Op{Kind: ChanRecv, Obj: timerCh, Arg: 1}, code: ChanResult{Via: ViaBuffer, Case: 0, OK: true}.Code()},
+				{tid: 1, op: o(Yield, 0, 0), hold: true},
+				{tid: 3, waits: true},
+				{tid: 1},
 				{tid: 3},
 			}),
 		},

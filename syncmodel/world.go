@@ -43,6 +43,11 @@ type World struct {
 	// spurious lets an untimed condition wait return without a signal,
 	// once per thread per execution (SetSpuriousWakeups).
 	spurious bool
+
+	// timerChans are the channels of timers (the Obj of their
+	// TimerWaits); hot counts the threads woken by time (thread.hot).
+	timerChans map[uint64]bool
+	hot        int
 }
 
 // thread is the model's record of one thread. Its only pointers are to
@@ -88,6 +93,11 @@ type thread struct {
 	// spuriousUsed: the thread has woken from a condition wait without a
 	// signal in this execution (SetSpuriousWakeups).
 	spuriousUsed bool
+
+	// hot: time woke the thread (its TimerWait ran, or it received a
+	// timer's time) and it has not waited since: no time passes until it
+	// has (see earliestTimer).
+	hot bool
 }
 
 // clearNext ends a two-halved Go operation.
@@ -233,7 +243,85 @@ func (w *World) SetPending(tid int, op Op) error {
 	}
 	th.pending = op
 	th.hasPending = true
+	if op.Kind == TimerWait && op.Obj != 0 {
+		if w.timerChans == nil {
+			w.timerChans = make(map[uint64]bool)
+		}
+		w.timerChans[op.Obj] = true
+	}
+	if th.hot && (op.Kind == TimerWait || w.waitsDurably(tid, op)) {
+		w.cool(th)
+	}
 	return nil
+}
+
+// waitsDurably reports whether thread tid cannot perform op now, and waits
+// for something else than a lock: a lock is held for a while by a thread
+// that will release it, while a channel, a condition, a wait group or a
+// join may wait for ever (as Go's testing/synctest tells blocking apart).
+func (w *World) waitsDurably(tid int, op Op) bool {
+	switch op.Kind {
+	case MutexLock, MutexTimedlock, SpinLock, RWRdlock, RWWrlock, RWTimedRdlock, RWTimedWrlock,
+		GoMutexLock, GoRWRLock, GoRWLock, GoRWLockDrain, CondReacquire:
+		return false
+	}
+	return !w.enabled(tid, op)
+}
+
+// TimerChannel reports whether channel ch is a timer's (a TimerWait named
+// it).
+func (w *World) TimerChannel(ch uint64) bool { return w.timerChans[ch] }
+
+// cool ends the time a thread woken by time runs in.
+func (w *World) cool(th *thread) {
+	th.hot = false
+	w.hot--
+}
+
+// coolBlocked cools every thread woken by time that waits again (for
+// anything but a lock).
+func (w *World) coolBlocked() {
+	if w.hot == 0 {
+		return
+	}
+	for i := range w.threads {
+		if th := &w.threads[i]; th.hot && (th.finished || th.hasPending && w.waitsDurably(i+1, th.pending)) {
+			w.cool(th)
+		}
+	}
+}
+
+// heat records what time did to thread tid by the operation op it just
+// performed, with result res: a thread is woken by time when its own
+// TimerWait ran or when it received from a timer's channel, and it stops
+// running at that instant when it waits again, finishes, or polls (a
+// select that took its default case, a yield).
+func (w *World) heat(tid int, op Op, res Result) {
+	th := &w.threads[tid-1]
+	woken := op.Kind == TimerWait
+	if !woken && len(w.timerChans) > 0 {
+		switch op.Kind {
+		case ChanRecv:
+			woken = w.timerChans[op.Obj]
+		case Select, ChanWake:
+			if r := DecodeChanResult(res.Code); r.Via != ViaDefault && r.Via != ViaParked && r.Case >= 0 {
+				cases := op.Cases
+				if r.Case < len(cases) && !cases[r.Case].Send {
+					woken = w.timerChans[cases[r.Case].Chan]
+				}
+			} else if op.Kind == ChanWake && op.Cases == nil {
+				woken = w.timerChans[op.Obj]
+			}
+		}
+	}
+	poll := op.Kind == Yield || op.Kind == Sleep || op.Kind == Select && DecodeChanResult(res.Code).Via == ViaDefault
+	switch {
+	case woken && !th.hot && !th.finished:
+		th.hot = true
+		w.hot++
+	case th.hot && (poll || th.finished):
+		w.cool(th)
+	}
 }
 
 // checkNext checks op against the second half of a Go operation that tid
@@ -386,10 +474,13 @@ func (w *World) enabled(tid int, op Op) bool {
 	return true
 }
 
-// earliestTimer reports whether no live thread but tid has a pending
-// TimerWait earlier than at, nor a timer that fired and has still to
-// deliver its time (a pending Select of API APITimerFire): the time is
-// there in the instant the timer fires.
+// earliestTimer reports whether time may pass to at for thread tid's
+// TimerWait: no other live thread has a pending TimerWait earlier than at,
+// nor a timer that fired and has still to deliver its time (a pending
+// Select of API APITimerFire: the time is there in the instant the timer
+// fires), nor is a thread that time woke still running at that instant
+// (thread.hot: a goroutine wakes from a sleep, or a timer's time, at that
+// time; however slow the other goroutines are, it is not).
 func (w *World) earliestTimer(tid int, at int64) bool {
 	for i := range w.threads {
 		th := &w.threads[i]
@@ -397,6 +488,9 @@ func (w *World) earliestTimer(tid int, at int64) bool {
 			continue
 		}
 		if p := &th.pending; p.Kind == TimerWait && p.Arg < at || p.Kind == Select && p.API == APITimerFire {
+			return false
+		}
+		if th.hot && w.enabled(i+1, th.pending) {
 			return false
 		}
 	}
@@ -470,6 +564,7 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		return Result{}, fmt.Errorf("%w: thread %d cannot perform %s", ErrNotEnabled, tid, th.pending)
 	}
 	op := th.pending
+	w.coolBlocked()
 	res, msg, err := w.exec(tid, op, choice)
 	if err != nil {
 		return Result{}, err
@@ -483,6 +578,8 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		th.hasPending = false
 		th.pending = Op{}
 	}
+	w.heat(tid, op, res)
+	w.coolBlocked()
 	return res, nil
 }
 
@@ -752,6 +849,7 @@ func (w *World) Clone() *World {
 	c.gorws = cloneMap(w.gorws, (*gorwmutex).clone)
 	c.wgs = cloneMap(w.wgs, (*waitGroup).clone)
 	c.chans = cloneMap(w.chans, (*channel).clone)
+	c.timerChans = maps.Clone(w.timerChans)
 	return &c
 }
 

@@ -28,7 +28,9 @@ type step struct {
 	op     Op
 	choice int
 	// blocked: the operation must not be enabled; it stays pending.
-	blocked bool
+	// waits: the same, for a TimerWait, which waits for time and is not
+	// blocked.
+	blocked, waits bool
 	// hold: the operation must be enabled but is not executed yet.
 	hold bool
 	// code is the Result.Code expected.
@@ -65,11 +67,11 @@ func run(t *testing.T, w *World, steps []step) {
 			}
 		}
 		op, _ := w.Pending(s.tid)
-		if s.blocked {
+		if s.blocked || s.waits {
 			if w.Enabled(s.tid) {
 				t.Fatalf("step %d: thread %d: %s enabled, want blocked", i, s.tid, op)
 			}
-			if !slices.Contains(w.Blocked(), s.tid) {
+			if slices.Contains(w.Blocked(), s.tid) != s.blocked {
 				t.Fatalf("step %d: Blocked() = %v, want it to contain %d", i, w.Blocked(), s.tid)
 			}
 			if _, err := w.Execute(s.tid, s.choice); !errors.Is(err, ErrNotEnabled) {
