@@ -318,4 +318,3 @@ func (e *cEmitter) condMutex(cond string) string {
 	o, _ := e.p.object(cond)
 	return e.obj(o.Ref)
 }
-

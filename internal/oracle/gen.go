@@ -43,7 +43,7 @@ type gen struct {
 	post    []Op           // main thread: at its end
 	starter []int          // who starts each thread (-1: an AfterFunc of main)
 	ids     int
-	reg     []int // each thread's next register
+	reg     []int  // each thread's next register
 	joined  []bool // C: joined by the main thread at its end
 }
 

@@ -32,10 +32,10 @@ type goProg struct {
 	threads [][]gop
 	// count of objects of each kind, and each object's index in its kind
 	nvar, natomic, nmutex, nrw, ncond, nwg, nonce, nchan, ntimer, nctx int
-	conds                                                           []condDef
-	chanCaps                                                        []int
-	sites                                                           int
-	timerThreads                                                    map[int]bool // threads run as an AfterFunc's function
+	conds                                                              []condDef
+	chanCaps                                                           []int
+	sites                                                              int
+	timerThreads                                                       map[int]bool // threads run as an AfterFunc's function
 }
 
 type condDef struct {

@@ -108,7 +108,7 @@ var codes = map[string]signature{
 	"godetach": {"t", "c"},  // C: pthread_create of a detached thread
 	"join":     {"t", "c"},
 	"detach":   {"t", "c"},
-	"exit":     {"", "c"}, // C: pthread_exit
+	"exit":     {"", "c"},  // C: pthread_exit
 	"progexit": {"v", "c"}, // C: exit(v)
 	"yield":    {"", "gc"},
 	"sleep":    {"v", "gc"},  // Go: time.Sleep(v ms) on the virtual clock; C: usleep
