@@ -16,9 +16,10 @@ type Campaign struct {
 	// Select chooses the strategies compared on the program of a seed
 	// (nil: all of them).
 	Select func(seed uint64) func(name string) bool
-	// Known names the recorded finding that explains a disagreement, ""
-	// if none: a known one is counted, neither shrunk nor reported.
-	Known func(lang Lang, seed uint64, d Disagreement) string
+	// Known names the recorded finding that explains a disagreement on
+	// the program of a seed, "" if none: a known one is counted, neither
+	// shrunk nor reported.
+	Known func(p *Program, seed uint64, d Disagreement) string
 	// ShrinkTries bounds the comparisons each shrinking runs; 0 does not
 	// shrink.
 	ShrinkTries int
@@ -105,7 +106,7 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 	var shrink []Disagreement
 	for _, d := range res.Disagree {
 		if c.Known != nil {
-			if k := c.Known(c.Lang, seed, d); k != "" {
+			if k := c.Known(p, seed, d); k != "" {
 				s.Known[k]++
 				continue
 			}
@@ -113,6 +114,11 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 		sig := string(c.Lang) + " " + d.Strategy + " " + d.What
 		s.Disagreements[sig]++
 		fresh = append(fresh, d)
+		if followsDPOR(res, d) {
+			// The divided DPOR misses what DPOR misses: shrink the
+			// cause, not its consequence.
+			continue
+		}
 		if s.Disagreements[sig] <= c.MaxShrinks {
 			shrink = append(shrink, d)
 		}
@@ -128,6 +134,20 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 		}
 	}
 	return res, fresh, nil
+}
+
+// followsDPOR reports that d is a divided DPOR search's disagreement that
+// DPOR alone has too.
+func followsDPOR(res *Result, d Disagreement) bool {
+	if d.Strategy != "split-dpor" && d.Strategy != "shard3-dpor" {
+		return false
+	}
+	for _, e := range res.Disagree {
+		if e.Strategy == "dpor" && strings.TrimSuffix(e.What, "-at-end") == strings.TrimSuffix(d.What, "-at-end") && e.Detail == d.Detail {
+			return true
+		}
+	}
+	return false
 }
 
 // compare runs the comparison on p, the program of seed.

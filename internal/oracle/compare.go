@@ -33,7 +33,7 @@ type Limits struct {
 }
 
 // DefaultLimits suit programs from DefaultGen.
-var DefaultLimits = Limits{MaxDepth: 400, MaxExecutions: 20000, MinimiseExecutions: 300}
+var DefaultLimits = Limits{MaxDepth: 300, MaxExecutions: 5000, MinimiseExecutions: 300}
 
 // Verdict is what one strategy reported on a program.
 type Verdict struct {
@@ -43,8 +43,10 @@ type Verdict struct {
 	// Traces counts the executions of each Mazurkiewicz trace run to their
 	// end (search.TraceKey); nil when the strategy's traces are not counted.
 	Traces map[string]int
-	// events holds the first execution of each trace.
-	events   map[string][]search.Event
+	// events holds the first execution of each trace, ends how each
+	// ended (its bug's key, "" if it ended cleanly).
+	events map[string][]search.Event
+	ends   map[string]string
 	Complete bool
 	Stats    search.Stats
 }
@@ -139,12 +141,12 @@ func exploreCounted(ctx context.Context, t target, st search.Strategy, l Limits,
 		return nil, err
 	}
 	defer release()
-	c := &traceRecorder{Strategy: st, counts: map[string]int{}, events: map[string][]search.Event{}}
+	c := &traceRecorder{Strategy: st, counts: map[string]int{}, events: map[string][]search.Event{}, ends: map[string]string{}}
 	res, err := search.Explore(ctx, ex, c, search.Options{All: true, MaxDepth: l.MaxDepth, Visited: stateful,
 		MaxExecutions: limit})
 	v := verdictOf(res)
 	if !stateful {
-		v.Traces, v.events = c.counts, c.events
+		v.Traces, v.events, v.ends = c.counts, c.events, c.ends
 	}
 	return v, err
 }
@@ -155,6 +157,7 @@ type traceRecorder struct {
 	search.Strategy
 	counts map[string]int
 	events map[string][]search.Event
+	ends   map[string]string
 }
 
 func (c *traceRecorder) End(r *search.Report) {
@@ -162,6 +165,9 @@ func (c *traceRecorder) End(r *search.Report) {
 		k := search.TraceKey(r.Trace)
 		if c.counts[k] == 0 {
 			c.events[k] = append([]search.Event(nil), r.Trace...)
+			if r.Outcome.Kind.IsBug() {
+				c.ends[k] = r.Outcome.Key()
+			}
 		}
 		c.counts[k]++
 	}
@@ -253,7 +259,7 @@ func compare(ctx context.Context, t target, l Limits, selected func(name string)
 			res.Disagree = append(res.Disagree, Disagreement{s.name, "incomplete",
 				fmt.Sprintf("not exhaustive after %d executions", v.Stats.Executions)})
 		}
-		res.Disagree = append(res.Disagree, diffBugs(s.name, refKeys, v)...)
+		res.Disagree = append(res.Disagree, diffBugs(s.name, refKeys, ref, v)...)
 		res.Disagree = append(res.Disagree, diffTraces(s.name, s.traces, ref, v)...)
 	}
 	if selected == nil || selected("minimise") {
@@ -266,14 +272,27 @@ func compare(ctx context.Context, t target, l Limits, selected func(name string)
 	return res, nil
 }
 
-// diffBugs compares a verdict's bugs with the reference's keys.
-func diffBugs(name string, refKeys []string, v *Verdict) []Disagreement {
+// diffBugs compares a verdict's bugs with the reference's keys. A bug
+// missed is "missed-at-end" when an execution that shows it differs from
+// one the strategy ran only in which pending operations ran before the
+// end (see endedElsewhere), "missed" otherwise.
+func diffBugs(name string, refKeys []string, ref, v *Verdict) []Disagreement {
 	var ds []Disagreement
 	keys := v.Keys()
 	for _, k := range refKeys {
-		if !slices.Contains(keys, k) {
-			ds = append(ds, Disagreement{name, "missed", k})
+		if slices.Contains(keys, k) {
+			continue
 		}
+		what := "missed"
+		if v.events != nil {
+			for tk, end := range ref.ends {
+				if end == k && endedElsewhere(ref.events[tk], v.events) {
+					what = "missed-at-end"
+					break
+				}
+			}
+		}
+		ds = append(ds, Disagreement{name, what, k})
 	}
 	for _, k := range keys {
 		if !slices.Contains(refKeys, k) {

@@ -16,7 +16,7 @@ type GenOptions struct {
 
 // DefaultGen keeps programs small enough that running every schedule is
 // cheap: 2 to 4 threads, a handful of operations each.
-var DefaultGen = GenOptions{MaxThreads: 4, MaxOps: 14}
+var DefaultGen = GenOptions{MaxThreads: 4, MaxOps: 12}
 
 // Generate returns the program of the given seed for a runtime: the same
 // seed and options give the same program.

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,18 +24,28 @@ type Finding struct {
 	Result       *Result
 }
 
-// Name is the finding's file name stem: go-1234-dpor-missed.
+// Name is the finding's file name stem: go-1234-dpor-missed-3f2a, the
+// last part a hash of the disagreement's detail.
 func (f *Finding) Name() string {
-	return fmt.Sprintf("%s-%d-%s-%s", f.Lang, f.Seed, f.Disagreement.Strategy, f.Disagreement.What)
+	h := fnv.New32a()
+	h.Write([]byte(f.Disagreement.Detail))
+	return fmt.Sprintf("%s-%d-%s-%s-%04x", f.Lang, f.Seed, f.Disagreement.Strategy, f.Disagreement.What, h.Sum32()&0xffff)
 }
 
 // Report is the finding in words: the disagreement, what each search
 // reported, the program.
 func (f *Finding) Report() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s program, seed %d (shrunk from %d to %d operations)\n", f.Lang, f.Seed, f.Original.Size(), f.Program.Size())
-	fmt.Fprintf(&b, "disagreement: %s\n", f.Disagreement)
+	if f.Seed != 0 {
+		fmt.Fprintf(&b, "%s program, seed %d (shrunk from %d to %d operations)\n", f.Lang, f.Seed, f.Original.Size(), f.Program.Size())
+	}
+	if f.Disagreement.Strategy != "" {
+		fmt.Fprintf(&b, "disagreement: %s\n", f.Disagreement)
+	}
 	if r := f.Result; r != nil {
+		if r.Skipped != "" {
+			fmt.Fprintf(&b, "not compared: %s\n", r.Skipped)
+		}
 		if r.Reference != nil {
 			fmt.Fprintf(&b, "every schedule (DFS, no reduction): %d executions, %d traces, bugs %s\n",
 				r.Reference.Stats.Executions, len(r.Reference.Traces), keyList(r.Reference))
