@@ -45,8 +45,8 @@ type Verdict struct {
 	Traces map[string]int
 	// events holds the first execution of each trace, ends how each
 	// ended (its bug's key, "" if it ended cleanly).
-	events map[string][]search.Event
-	ends   map[string]string
+	events   map[string][]search.Event
+	ends     map[string]string
 	Complete bool
 	Stats    search.Stats
 }
