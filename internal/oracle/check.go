@@ -69,7 +69,7 @@ func (p *Program) Check() error {
 	started := make([]int, len(p.Threads))
 	for i, t := range p.Threads {
 		err := walk(t.Ops, func(op *Op) error {
-			sig, ok := codes[op.Code]
+			sig, ok := opCodes[op.Code]
 			if !ok || !strings.Contains(sig.langs, string(p.Lang[0])) {
 				return fmt.Errorf("no operation %q in %s", op.Code, p.Lang)
 			}

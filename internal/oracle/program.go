@@ -102,7 +102,7 @@ type signature struct {
 }
 
 // codes are the operations, by code.
-var codes = map[string]signature{
+var opCodes = map[string]signature{
 	// Threads.
 	"go":       {"t", "gc"}, // start a thread (C: pthread_create, joinable)
 	"godetach": {"t", "c"},  // C: pthread_create of a detached thread
@@ -220,12 +220,12 @@ func writeOps(b *strings.Builder, ops []Op, depth int) {
 	}
 }
 
-func hasBody(code string) bool { return strings.Contains(codes[code].fields, "b") }
+func hasBody(code string) bool { return strings.Contains(opCodes[code].fields, "b") }
 
 // text is the operation's line, without its body.
 func (op *Op) text() string {
 	parts := []string{op.Code}
-	for _, f := range codes[op.Code].fields {
+	for _, f := range opCodes[op.Code].fields {
 		switch f {
 		case 'o':
 			parts = append(parts, op.Obj)
@@ -391,7 +391,7 @@ func parseOp(line string) (Op, error) {
 		f = strings.Fields(line)
 	}
 	op.Code = f[0]
-	sig, ok := codes[op.Code]
+	sig, ok := opCodes[op.Code]
 	if !ok {
 		return op, fmt.Errorf("unknown operation %q", op.Code)
 	}
