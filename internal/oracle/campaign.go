@@ -45,6 +45,12 @@ type CampaignStats struct {
 	Buggy    int   // programs with at least one bug
 	Schedule int64 // executions running every schedule
 	Other    int64 // executions of the other strategies
+	// Traces counts the Mazurkiewicz traces of the programs compared
+	// (running every schedule); DPOR the executions DPOR ran on them, and
+	// DPORExtra the programs on which it ran more executions than there
+	// are traces.
+	Traces, DPOR int64
+	DPORExtra   int
 	// Disagreements by signature ("dpor missed"), Known by finding.
 	Disagreements map[string]int
 	Known         map[string]int
@@ -53,8 +59,8 @@ type CampaignStats struct {
 // String is a summary of the statistics.
 func (s CampaignStats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies",
-		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other)
+	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies; %d traces, DPOR %d executions on the programs where it ran (more than one per trace on %d)",
+		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORExtra)
 	for _, m := range []map[string]int{s.Disagreements, s.Known} {
 		var ks []string
 		for k := range m {
@@ -94,6 +100,15 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 		s.Bugs += len(res.Reference.Bugs)
 		if len(res.Reference.Bugs) > 0 {
 			s.Buggy++
+		}
+		s.Traces += int64(len(res.Reference.Traces))
+		for _, v := range res.Verdicts {
+			if v.Strategy == "dpor" {
+				s.DPOR += v.Stats.Executions
+				if v.Stats.Executions > int64(len(res.Reference.Traces)) {
+					s.DPORExtra++
+				}
+			}
 		}
 	}
 	if res.Reference != nil {

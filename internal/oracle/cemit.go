@@ -200,6 +200,8 @@ func (e *cEmitter) ops(ops []Op, depth int) {
 			w("exit(%d);", op.Val)
 		case "yield":
 			w("sched_yield();")
+		case "syield":
+			w("stdbg_yield();")
 		case "sleep":
 			w("usleep(%d);", op.Val*1000)
 		case "choose":

@@ -61,8 +61,12 @@ func (p *Program) Check() error {
 			if !ok || (r.Type != "mutex" && r.Type != rwType(p.Lang)) {
 				return fmt.Errorf("condition %s: its mutex %q is not a mutex declared before it", o.Name, o.Ref)
 			}
+		} else if o.Type == "ctx" && o.Ref != "" {
+			if r, ok := objs[o.Ref]; !ok || r.Type != "ctx" {
+				return fmt.Errorf("context %s: its parent %q is not a context declared before it", o.Name, o.Ref)
+			}
 		} else if o.Ref != "" {
-			return fmt.Errorf("object %s: only conditions name another object", o.Name)
+			return fmt.Errorf("object %s: only conditions and contexts name another object", o.Name)
 		}
 		objs[o.Name] = o
 	}

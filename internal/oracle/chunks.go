@@ -175,23 +175,43 @@ func (g *gen) rw(k int) {
 	g.emit(k, Op{Code: "wlock", Obj: rw, Reg: -1}, Op{Code: "incr", Obj: x, Reg: -1}, Op{Code: wunlock, Obj: rw, Reg: -1})
 }
 
-// condition returns a condition variable and its mutex.
-func (g *gen) condition() (c, m string) {
+// condition returns a condition variable, its mutex and the operations
+// that lock and unlock it: a mutex's, or (Go) an RWMutex's read locker's.
+func (g *gen) condition() (c, m, lock, unlock string) {
 	if g.count["cond"] > 0 && g.rng.IntN(2) == 0 {
 		for _, o := range g.objects {
 			if o.Type == "cond" {
-				return o.Name, o.Ref
+				c, m = o.Name, o.Ref
+				break
 			}
 		}
+	} else if g.lang == Go && g.rng.IntN(4) == 0 {
+		m = g.object("rwmutex", 0, "")
+		c = g.object("cond", 0, m)
+	} else {
+		m = g.object("mutex", 0, "")
+		c = g.object("cond", 0, m)
 	}
-	m = g.object("mutex", 0, "")
-	return g.object("cond", 0, m), m
+	if o, _ := g.find(m); o.Type == "rwmutex" {
+		return c, m, "rlock", "runlock"
+	}
+	return c, m, "lock", "unlock"
+}
+
+// find returns the object named name.
+func (g *gen) find(name string) (Object, bool) {
+	for _, o := range g.objects {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return Object{}, false
 }
 
 // condWaiter: waits for a flag under the condition's mutex, with if (the
 // bug) or a bounded loop.
 func (g *gen) condWaiter(k int) {
-	c, m := g.condition()
+	c, m, lock, unlock := g.condition()
 	flag := g.variable()
 	r := g.newReg(k)
 	wait := Op{Code: "wait", Obj: c, Reg: -1}
@@ -199,30 +219,30 @@ func (g *gen) condWaiter(k int) {
 		wait = Op{Code: "timedwait", Obj: c, Reg: g.newReg(k)}
 	}
 	check := []Op{{Code: "read", Obj: flag, Reg: r}, {Code: "if", Reg: r, Val: 0, Body: []Op{wait}}}
-	ops := []Op{{Code: "lock", Obj: m, Reg: -1}}
+	ops := []Op{{Code: lock, Obj: m, Reg: -1}}
 	if g.rng.IntN(2) == 0 {
 		ops = append(ops, Op{Code: "repeat", Val: 2, Reg: -1, Body: check})
 	} else {
 		ops = append(ops, check...)
 	}
-	ops = append(ops, Op{Code: "unlock", Obj: m, Reg: -1})
+	ops = append(ops, Op{Code: unlock, Obj: m, Reg: -1})
 	g.emit(k, ops...)
 }
 
 // condSignaller: sets the flag and signals or broadcasts, under the
 // mutex or (now and then) after releasing it.
 func (g *gen) condSignaller(k int) {
-	c, m := g.condition()
+	c, m, lock, unlock := g.condition()
 	flag := g.variable()
 	sig := Op{Code: "signal", Obj: c, Reg: -1}
 	if g.rng.IntN(3) == 0 {
 		sig.Code = "broadcast"
 	}
-	ops := []Op{{Code: "lock", Obj: m, Reg: -1}, {Code: "write", Obj: flag, Val: 1, Reg: -1}}
+	ops := []Op{{Code: lock, Obj: m, Reg: -1}, {Code: "write", Obj: flag, Val: 1, Reg: -1}}
 	if g.rng.IntN(4) == 0 {
-		ops = append(ops, Op{Code: "unlock", Obj: m, Reg: -1}, sig)
+		ops = append(ops, Op{Code: unlock, Obj: m, Reg: -1}, sig)
 	} else {
-		ops = append(ops, sig, Op{Code: "unlock", Obj: m, Reg: -1})
+		ops = append(ops, sig, Op{Code: unlock, Obj: m, Reg: -1})
 	}
 	g.emit(k, ops...)
 }
@@ -255,7 +275,7 @@ func (g *gen) pause(k int) {
 		if g.lang == Go {
 			g.emit(k, Op{Code: "gosleep", Val: 1, Reg: -1})
 		} else {
-			g.emit(k, Op{Code: "yield", Reg: -1})
+			g.emit(k, Op{Code: "syield", Reg: -1})
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 // target is a program ready to run under its runtime.
 type target interface {
+	lang() Lang
 	// executor returns an executor of the program and the function that
 	// releases it; with stateful set, its executions report program
 	// states (search.Stateful).
@@ -90,6 +92,7 @@ type Result struct {
 // strategyDef is a search that claims completeness.
 type strategyDef struct {
 	name string
+	only Lang // the runtime it runs on, "" for both
 	// traces: how its trace keys compare with the reference's: "same" (it
 	// runs every schedule, in another order), "cover" (a reduction: its
 	// traces are the reference's, all of them), "" (not counted).
@@ -99,30 +102,36 @@ type strategyDef struct {
 
 // strategies are the searches compared with running every schedule.
 var strategies = []strategyDef{
-	{"dpor", "cover", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "dpor", traces: "cover", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, search.NewDPOR(), l, false, 4*l.MaxExecutions)
 	}},
-	{"preemptions", "same", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "preemptions", traces: "same", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, search.NewPreemptionBounding(1000), l, false, 4*l.MaxExecutions)
 	}},
-	{"delays", "same", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "delays", traces: "same", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, search.NewDelayBounding(1000), l, false, 4*l.MaxExecutions)
 	}},
-	{"visited", "", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "visited", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, search.NewDFS(), l, true, 4*l.MaxExecutions)
 	}},
-	{"split-dpor", "", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "split-dpor", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreSplit(ctx, t, search.NewDPOR, l, 1)
 	}},
-	{"split-none", "", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "split-none", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreSplit(ctx, t, search.NewDFS, l, 1)
 	}},
-	{"shard3-dpor", "", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "shard3-dpor", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreSplit(ctx, t, search.NewDPOR, l, 3)
 	}},
-	{"shard2-none", "", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "shard2-none", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreSplit(ctx, t, search.NewDFS, l, 2)
 	}},
+	// stdbg find -j 2 on a C program: two copies of the program explore
+	// the parts at once. (A Go program searches in its own process, one
+	// part per process: the shards above.)
+	{name: "j2-dpor", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+		return exploreParallel(ctx, t, search.NewDPOR, l, 2)
+	}, only: C},
 }
 
 // StrategyNames are the names of the strategies compared, in order.
@@ -204,6 +213,24 @@ func exploreSplit(ctx context.Context, t target, newSt func() search.Strategy, l
 	return v, nil
 }
 
+// exploreParallel explores as stdbg find -j does on a C program: the
+// search divided into parts, explored by workers at once, each with its
+// own copy of the program.
+func exploreParallel(ctx context.Context, t target, newSt func() search.Strategy, l Limits, workers int) (*Verdict, error) {
+	newEx := func(int) (search.Executor, func(), error) {
+		runtime.LockOSThread()
+		ex, release, err := t.executor(false)
+		if err != nil {
+			runtime.UnlockOSThread()
+			return nil, nil, err
+		}
+		return ex, func() { release(); runtime.UnlockOSThread() }, nil
+	}
+	res, err := search.ExploreSplit(ctx, newEx, newSt, search.Options{All: true, MaxDepth: l.MaxDepth,
+		MaxExecutions: 4 * l.MaxExecutions}, search.Split{Workers: workers})
+	return verdictOf(res), err
+}
+
 func verdictOf(res *search.Result) *Verdict {
 	v := &Verdict{Bugs: map[string]search.Bug{}}
 	if res == nil {
@@ -239,7 +266,7 @@ func compare(ctx context.Context, t target, l Limits, selected func(name string)
 	}
 	refKeys := ref.Keys()
 	for _, s := range strategies {
-		if selected != nil && !selected(s.name) {
+		if selected != nil && !selected(s.name) || s.only != "" && s.only != t.lang() {
 			continue
 		}
 		v, err := s.run(ctx, t, l)

@@ -34,6 +34,8 @@ type cTarget struct {
 	races bool
 }
 
+func (t *cTarget) lang() Lang { return C }
+
 func (t *cTarget) executor(stateful bool) (search.Executor, func(), error) {
 	cfg := ctarget.Config{Binary: t.exe, Args: t.args, Flags: wire.FlagFastExit, KeepThreads: true}
 	if stateful {

@@ -137,6 +137,9 @@ func (g *gen) object(typ string, arg int64, ref string) string {
 		return name
 	}
 	name := fmt.Sprintf("%s%d", objPrefix[typ], n)
+	if typ == "ctx" && n > 0 && g.rng.IntN(2) == 0 {
+		ref = fmt.Sprintf("k%d", g.rng.IntN(n)) // a child of another context
+	}
 	g.count[typ]++
 	g.objects = append(g.objects, Object{Name: name, Type: typ, Arg: arg, Ref: ref})
 	switch typ {

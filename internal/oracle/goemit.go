@@ -222,10 +222,16 @@ func (e *goEmitter) ops(b *strings.Builder, ops []Op, depth int) {
 			}
 			w("}")
 		case "ctx":
+			parent := "context.Background()"
+			if obj, _ := e.p.object(o); obj.Ref != "" {
+				w("parent := context.Background()")
+				w("if %s != nil {\n%s\tparent = %s\n%s}", obj.Ref, ind, obj.Ref, ind)
+				parent = "parent"
+			}
 			if op.Val > 0 {
-				w("%s, %sCancel = sthread.ContextWithTimeout(context.Background(), %d*time.Millisecond)", o, o, op.Val)
+				w("%s, %sCancel = sthread.ContextWithTimeout(%s, %d*time.Millisecond)", o, o, parent, op.Val)
 			} else {
-				w("%s, %sCancel = sthread.ContextWithCancel(context.Background())", o, o)
+				w("%s, %sCancel = sthread.ContextWithCancel(%s)", o, o, parent)
 			}
 		case "cancel":
 			w("if %sCancel != nil {\n%s\t%sCancel()\n%s}", o, ind, o, ind)

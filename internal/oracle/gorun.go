@@ -30,12 +30,15 @@ const (
 type goProg struct {
 	p       *Program
 	threads [][]gop
-	// count of objects of each kind, and each object's index in its kind
+	// the number of objects of each kind (an object is known by its index
+	// in its kind)
 	nvar, natomic, nmutex, nrw, ncond, nwg, nonce, nchan, ntimer, nctx int
-	conds                                                              []condDef
-	chanCaps                                                           []int
-	sites                                                              int
-	timerThreads                                                       map[int]bool // threads run as an AfterFunc's function
+
+	conds        []condDef
+	chanCaps     []int
+	ctxParents   []int // each context's parent, -1 for Background
+	sites        int
+	timerThreads map[int]bool // threads run as an AfterFunc's function
 }
 
 type condDef struct {
@@ -94,6 +97,11 @@ func prepareGo(p *Program) (*goProg, error) {
 			n = &g.ntimer
 		case "ctx":
 			n = &g.nctx
+			parent := -1
+			if o.Ref != "" {
+				parent = index[o.Ref]
+			}
+			g.ctxParents = append(g.ctxParents, parent)
 		default:
 			return nil, fmt.Errorf("object %s: unknown type %s", o.Name, o.Type)
 		}
@@ -377,10 +385,14 @@ func (r *goRun) exec(k int, ops []gop) {
 				set(op.Reg, 0)
 			}
 		case "ctx":
+			parent := context.Background()
+			if i := r.g.ctxParents[op.obj]; i >= 0 && r.ctxs[i] != nil {
+				parent = r.ctxs[i]
+			}
 			if op.Val > 0 {
-				r.ctxs[op.obj], r.cancels[op.obj] = sthread.ContextWithTimeout(context.Background(), ms(op.Val))
+				r.ctxs[op.obj], r.cancels[op.obj] = sthread.ContextWithTimeout(parent, ms(op.Val))
 			} else {
-				r.ctxs[op.obj], r.cancels[op.obj] = sthread.ContextWithCancel(context.Background())
+				r.ctxs[op.obj], r.cancels[op.obj] = sthread.ContextWithCancel(parent)
 			}
 		case "cancel":
 			if c := r.cancels[op.obj]; c != nil {

@@ -114,7 +114,7 @@ func (f *firstOnly) Exhausted() bool      { return true }
 func TestCompareCatchesAnUnsoundStrategy(t *testing.T) {
 	saved := strategies
 	defer func() { strategies = saved }()
-	strategies = []strategyDef{{"first", "cover", func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	strategies = []strategyDef{{name: "first", traces: "cover", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, &firstOnly{Strategy: search.NewDFS()}, l, false, 1000)
 	}}}
 	p := mustParse(t, `lang go

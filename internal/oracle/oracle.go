@@ -21,6 +21,8 @@ import (
 // goTarget is a Go program run by the interpreter.
 type goTarget struct{ g *goProg }
 
+func (t *goTarget) lang() Lang { return Go }
+
 func (t *goTarget) executor(stateful bool) (search.Executor, func(), error) {
 	var opts []sthread.Option
 	if stateful {

@@ -54,8 +54,9 @@ type Object struct {
 	// initial value, a barrier's count, a C mutex's kind (0 normal, 1
 	// recursive, 2 error-checking).
 	Arg int64
-	// Ref is a second object: a condition's mutex (for a Go condition on
-	// an RWMutex's read locker, Arg is 1).
+	// Ref is a second object: a condition's mutex (a Go condition's may
+	// be an RWMutex: the condition is on its read locker), a context's
+	// parent context.
 	Ref string
 }
 
@@ -108,9 +109,10 @@ var opCodes = map[string]signature{
 	"godetach": {"t", "c"},  // C: pthread_create of a detached thread
 	"join":     {"t", "c"},
 	"detach":   {"t", "c"},
-	"exit":     {"", "c"},  // C: pthread_exit
-	"progexit": {"v", "c"}, // C: exit(v)
-	"yield":    {"", "gc"},
+	"exit":     {"", "c"},    // C: pthread_exit
+	"progexit": {"v", "c"},   // C: exit(v)
+	"yield":    {"", "gc"},   // Go: sthread.Yield; C: sched_yield
+	"syield":   {"", "c"},    // C: stdbg_yield
 	"sleep":    {"v", "gc"},  // Go: time.Sleep(v ms) on the virtual clock; C: usleep
 	"gosleep":  {"v", "g"},   // Go: sthread.Sleep, a scheduling point where no time passes
 	"choose":   {"vr", "gc"}, // r = choose(v)
