@@ -2,7 +2,6 @@ package oracle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -455,9 +454,6 @@ func checkMinimise(ctx context.Context, t target, ref *Verdict, l Limits) ([]Dis
 	}
 	return ds, nil
 }
-
-// errSkip marks a program that is not compared.
-var errSkip = errors.New("skipped")
 
 // summary is a one-line account of a result.
 func (r *Result) summary() string {

@@ -178,14 +178,6 @@ func (g *gen) newReg(k int) int {
 	return r
 }
 
-// lastReg is the register thread k wrote last, or a fresh one.
-func (g *gen) lastReg(k int) int {
-	if g.reg[k] == 0 {
-		return g.newReg(k)
-	}
-	return (g.reg[k] - 1) % NumRegs
-}
-
 func (g *gen) id() int { g.ids++; return g.ids }
 
 // check returns an assertion or, now and then, a crash on register r.
