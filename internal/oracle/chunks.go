@@ -1,0 +1,281 @@
+package oracle
+
+// Chunks are the idioms a generated thread is made of: a critical section,
+// a message, a wait on a condition, a timeout... each on objects chosen
+// among few, so that threads share them. Most are used correctly; now and
+// then one leaves a lock held, unlocks twice or forgets a signal, so that
+// misuses, deadlocks and leaks are reachable, in some schedules or all.
+
+// chunkDef is one idiom: its weight and the runtimes that have it.
+type chunkDef struct {
+	weight int
+	langs  string // "g", "c" or "gc"
+	add    func(g *gen, k int)
+}
+
+var chunkTable = []chunkDef{
+	{6, "gc", (*gen).critical},
+	{4, "gc", (*gen).access},
+	{3, "gc", (*gen).atomic},
+	{2, "gc", (*gen).try},
+	{2, "gc", (*gen).rw},
+	{2, "gc", (*gen).condWaiter},
+	{2, "gc", (*gen).condSignaller},
+	{1, "gc", (*gen).once},
+	{2, "gc", (*gen).choice},
+	{1, "gc", (*gen).pause},
+	{5, "g", (*gen).message},
+	{3, "g", (*gen).selectChunk},
+	{2, "g", (*gen).waitGroup},
+	{2, "g", (*gen).timerChunk},
+	{2, "g", (*gen).ctxChunk},
+	{3, "c", (*gen).semChunk},
+	{1, "c", (*gen).barrierChunk},
+	{1, "c", (*gen).spinChunk},
+	{1, "c", (*gen).exitChunk},
+}
+
+// chunk appends an idiom to thread k.
+func (g *gen) chunk(k int) {
+	total := 0
+	for _, c := range chunkTable {
+		if containsLang(c.langs, g.lang) {
+			total += c.weight
+		}
+	}
+	x := g.rng.IntN(total)
+	for _, c := range chunkTable {
+		if !containsLang(c.langs, g.lang) {
+			continue
+		}
+		if x < c.weight {
+			c.add(g, k)
+			return
+		}
+		x -= c.weight
+	}
+}
+
+func containsLang(langs string, l Lang) bool {
+	for i := range len(langs) {
+		if langs[i] == l[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *gen) mutex() string {
+	kind := int64(0)
+	if g.lang == C {
+		kind = int64(g.rng.IntN(3))
+	}
+	return g.object("mutex", kind, "")
+}
+
+func (g *gen) variable() string { return g.object("var", 0, "") }
+
+// memOp is an access to shared variable x by thread k.
+func (g *gen) memOp(k int, x string) []Op {
+	switch g.rng.IntN(4) {
+	case 0:
+		return []Op{{Code: "write", Obj: x, Val: int64(1 + g.rng.IntN(2)), Reg: -1}}
+	case 1:
+		r := g.newReg(k)
+		return g.maybeCheck([]Op{{Code: "read", Obj: x, Reg: r}}, r, 3)
+	}
+	return []Op{{Code: "incr", Obj: x, Reg: -1}}
+}
+
+// critical: a critical section on a mutex, its unlock now and then
+// forgotten or doubled.
+func (g *gen) critical(k int) {
+	m := g.mutex()
+	ops := []Op{{Code: "lock", Obj: m, Reg: -1}}
+	ops = append(ops, g.memOp(k, g.variable())...)
+	switch g.rng.IntN(16) {
+	case 0: // forgotten
+	case 1:
+		ops = append(ops, Op{Code: "unlock", Obj: m, Reg: -1}, Op{Code: "unlock", Obj: m, Reg: -1})
+	default:
+		ops = append(ops, Op{Code: "unlock", Obj: m, Reg: -1})
+	}
+	g.emit(k, ops...)
+}
+
+// access: an unprotected access.
+func (g *gen) access(k int) { g.emit(k, g.memOp(k, g.variable())...) }
+
+func (g *gen) atomic(k int) {
+	a := g.object("atomic", 0, "")
+	r := g.newReg(k)
+	switch g.rng.IntN(4) {
+	case 0:
+		g.emit(k, g.maybeCheck([]Op{{Code: "aload", Obj: a, Reg: r}}, r, 3)...)
+	case 1:
+		g.emit(k, Op{Code: "astore", Obj: a, Val: int64(g.rng.IntN(3)), Reg: -1})
+	case 2:
+		g.emit(k, g.maybeCheck([]Op{{Code: "aadd", Obj: a, Val: 1, Reg: r}}, r, 3)...)
+	default:
+		ops := []Op{{Code: "acas", Obj: a, Val: 0, Val2: 1, Reg: r}}
+		ops = append(ops, Op{Code: "if", Reg: r, Val: 1, Body: g.memOp(k, g.variable())})
+		g.emit(k, ops...)
+	}
+}
+
+// try: a trylock, and the section only if it was taken (now and then
+// unlocked whatever the result: a misuse in the schedules where it failed).
+func (g *gen) try(k int) {
+	r := g.newReg(k)
+	var lock, unlock string
+	var obj string
+	switch {
+	case g.rng.IntN(3) == 0:
+		obj = g.object(rwType(g.lang), 0, "")
+		lock, unlock = "trywlock", "wunlock"
+		if g.rng.IntN(2) == 0 {
+			lock, unlock = "tryrlock", "runlock"
+		}
+		if g.lang == C {
+			unlock = "rwunlock"
+		}
+	case g.lang == C && g.rng.IntN(3) == 0:
+		obj = g.mutex()
+		lock, unlock = "timedlock", "unlock"
+	default:
+		obj = g.mutex()
+		lock, unlock = "trylock", "unlock"
+	}
+	body := append(g.memOp(k, g.variable()), Op{Code: unlock, Obj: obj, Reg: -1})
+	if g.rng.IntN(6) == 0 {
+		g.emit(k, append([]Op{{Code: lock, Obj: obj, Reg: r}}, body...)...)
+		return
+	}
+	g.emit(k, Op{Code: lock, Obj: obj, Reg: r}, Op{Code: "if", Reg: r, Val: 1, Body: body})
+}
+
+// rw: a read or a write section of a reader/writer lock.
+func (g *gen) rw(k int) {
+	rw := g.object(rwType(g.lang), 0, "")
+	x := g.variable()
+	runlock, wunlock := "runlock", "wunlock"
+	if g.lang == C {
+		runlock, wunlock = "rwunlock", "rwunlock"
+	}
+	if g.rng.IntN(2) == 0 {
+		r := g.newReg(k)
+		ops := []Op{{Code: "rlock", Obj: rw, Reg: -1}, {Code: "read", Obj: x, Reg: r}}
+		if g.rng.IntN(8) == 0 {
+			ops = append(ops, Op{Code: "write", Obj: x, Val: 2, Reg: -1}) // a write under a read lock
+		}
+		ops = append(ops, Op{Code: runlock, Obj: rw, Reg: -1})
+		g.emit(k, g.maybeCheck(ops, r, 3)...)
+		return
+	}
+	g.emit(k, Op{Code: "wlock", Obj: rw, Reg: -1}, Op{Code: "incr", Obj: x, Reg: -1}, Op{Code: wunlock, Obj: rw, Reg: -1})
+}
+
+// condition returns a condition variable, its mutex and the operations
+// that lock and unlock it: a mutex's, or (Go) an RWMutex's read locker's.
+func (g *gen) condition() (c, m, lock, unlock string) {
+	if g.count["cond"] > 0 && g.rng.IntN(2) == 0 {
+		for _, o := range g.objects {
+			if o.Type == "cond" {
+				c, m = o.Name, o.Ref
+				break
+			}
+		}
+	} else if g.lang == Go && g.rng.IntN(4) == 0 {
+		m = g.object("rwmutex", 0, "")
+		c = g.object("cond", 0, m)
+	} else {
+		m = g.object("mutex", 0, "")
+		c = g.object("cond", 0, m)
+	}
+	if o, _ := g.find(m); o.Type == "rwmutex" {
+		return c, m, "rlock", "runlock"
+	}
+	return c, m, "lock", "unlock"
+}
+
+// find returns the object named name.
+func (g *gen) find(name string) (Object, bool) {
+	for _, o := range g.objects {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return Object{}, false
+}
+
+// condWaiter: waits for a flag under the condition's mutex, with if (the
+// bug) or a bounded loop.
+func (g *gen) condWaiter(k int) {
+	c, m, lock, unlock := g.condition()
+	flag := g.variable()
+	r := g.newReg(k)
+	wait := Op{Code: "wait", Obj: c, Reg: -1}
+	if g.lang == C && g.rng.IntN(3) == 0 {
+		wait = Op{Code: "timedwait", Obj: c, Reg: g.newReg(k)}
+	}
+	check := []Op{{Code: "read", Obj: flag, Reg: r}, {Code: "if", Reg: r, Val: 0, Body: []Op{wait}}}
+	ops := []Op{{Code: lock, Obj: m, Reg: -1}}
+	if g.rng.IntN(2) == 0 {
+		ops = append(ops, Op{Code: "repeat", Val: 2, Reg: -1, Body: check})
+	} else {
+		ops = append(ops, check...)
+	}
+	ops = append(ops, Op{Code: unlock, Obj: m, Reg: -1})
+	g.emit(k, ops...)
+}
+
+// condSignaller: sets the flag and signals or broadcasts, under the
+// mutex or (now and then) after releasing it.
+func (g *gen) condSignaller(k int) {
+	c, m, lock, unlock := g.condition()
+	flag := g.variable()
+	sig := Op{Code: "signal", Obj: c, Reg: -1}
+	if g.rng.IntN(3) == 0 {
+		sig.Code = "broadcast"
+	}
+	ops := []Op{{Code: lock, Obj: m, Reg: -1}, {Code: "write", Obj: flag, Val: 1, Reg: -1}}
+	if g.rng.IntN(4) == 0 {
+		ops = append(ops, Op{Code: unlock, Obj: m, Reg: -1}, sig)
+	} else {
+		ops = append(ops, sig, Op{Code: unlock, Obj: m, Reg: -1})
+	}
+	g.emit(k, ops...)
+}
+
+func (g *gen) once(k int) {
+	o := g.object("once", 0, "")
+	x := g.variable()
+	g.emit(k, Op{Code: "once", Obj: o, Reg: -1, Body: []Op{{Code: "write", Obj: x, Val: int64(1 + g.rng.IntN(2)), Reg: -1}}})
+}
+
+// choice: a data choice that decides what the thread does.
+func (g *gen) choice(k int) {
+	r := g.newReg(k)
+	n := int64(2 + g.rng.IntN(2))
+	if g.rng.IntN(2) == 0 {
+		g.emit(k, Op{Code: "choose", Val: n, Reg: r}, g.check(r, int(n)))
+		return
+	}
+	g.emit(k, Op{Code: "choose", Val: n, Reg: r}, Op{Code: "if", Reg: r, Val: 1, Body: g.memOp(k, g.variable())})
+}
+
+// pause: a yield or a sleep.
+func (g *gen) pause(k int) {
+	switch g.rng.IntN(3) {
+	case 0:
+		g.emit(k, Op{Code: "yield", Reg: -1})
+	case 1:
+		g.emit(k, Op{Code: "sleep", Val: int64(1 + g.rng.IntN(3)), Reg: -1})
+	default:
+		if g.lang == Go {
+			g.emit(k, Op{Code: "gosleep", Val: 1, Reg: -1})
+		} else {
+			g.emit(k, Op{Code: "syield", Reg: -1})
+		}
+	}
+}
