@@ -18,6 +18,7 @@ type raceScratch struct {
 	cnt      []int   // cnt[t]: events of thread t so far in the pass
 	v        []dporEvent
 	final    []Thread
+	misuse   int // the step that committed the misuse that ended the execution, -1
 }
 
 func (rs *raceScratch) row(i int) []int32 { return rs.vc[i*rs.width : (i+1)*rs.width] }
@@ -79,6 +80,7 @@ func (d *dpor) races(r *Report) {
 	if r.Outcome != nil && r.Outcome.Kind == Misuse && n > 0 {
 		misuse = n - 1
 	}
+	rs.misuse = misuse
 	nc := 0
 	for i := 0; ; i++ {
 		if i >= d.div {
@@ -249,13 +251,15 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 		return
 	}
 	node := &d.nodes[j]
-	if t := findThread(node.threads, p); t != nil && !t.Enabled && rs.last[p] < j {
-		// p was already waiting for this operation at j: j is what let
-		// it go on (or kept it waiting), not something p could precede.
-		return
-	}
+	// waiting: p was already waiting for this operation at j, so that j
+	// (or an event after it that does not happen after it) is what let it
+	// go on.
+	t := findThread(node.threads, p)
+	waiting := t != nil && !t.Enabled && rs.last[p] < j
 	tj := tr[j].Step.Thread
-	if syncmodel.MustPrecede(tj, tr[j].Op, p, op) {
+	// (A misuse did not do what the operation does: an unlock of an
+	// unlocked mutex held nothing that a lock waited for.)
+	if j != rs.misuse && syncmodel.MustPrecede(tj, tr[j].Op, p, op) {
 		// j is what let p's operation happen (an unlock and a lock): the
 		// race to reverse is with what j undid, the same thread's latest
 		// earlier operation on the object (the lock), unless that happens
@@ -286,6 +290,10 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 			continue // happens after j
 		}
 		v = append(v, rs.event(tr, c))
+	}
+	if waiting && len(v) == 0 {
+		// Nothing but j could have let p go on: p cannot precede it.
+		return
 	}
 	v = append(v, x)
 	rs.v = v

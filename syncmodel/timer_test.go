@@ -93,9 +93,10 @@ func TestTimerWait(t *testing.T) {
 					code: ChanResult{Via: ViaBuffer, Case: 0}.Code()},
 				{tid: 3, op: at(2000), hold: true},
 				{tid: 1, op: Op{Kind: ChanRecv, Obj: timerCh, Arg: 1}, code: ChanResult{Via: ViaBuffer, Case: 0, OK: true}.Code()},
-				{tid: 1, op: o(Yield, 0, 0), hold: true},
+				{tid: 1, op: o(GoMutexLock, gm, 0), hold: true},
 				{tid: 3, waits: true},
 				{tid: 1},
+				{tid: 1, op: o(Yield, 0, 0), hold: true}, // it may wait: the instant is over
 				{tid: 3},
 			}),
 		},

@@ -95,8 +95,8 @@ type thread struct {
 	spuriousUsed bool
 
 	// hot: time woke the thread (its TimerWait ran, or it received a
-	// timer's time) and it has not waited since: no time passes until it
-	// has (see earliestTimer).
+	// timer's time) and it has not reached an operation that may wait
+	// since: no time passes while it can run (see earliestTimer).
 	hot bool
 }
 
@@ -249,23 +249,10 @@ func (w *World) SetPending(tid int, op Op) error {
 		}
 		w.timerChans[op.Obj] = true
 	}
-	if th.hot && (op.Kind == TimerWait || w.waitsDurably(tid, op)) {
+	if th.hot && mayWait(op.Kind) {
 		w.cool(th)
 	}
 	return nil
-}
-
-// waitsDurably reports whether thread tid cannot perform op now, and waits
-// for something else than a lock: a lock is held for a while by a thread
-// that will release it, while a channel, a condition, a wait group or a
-// join may wait for ever (as Go's testing/synctest tells blocking apart).
-func (w *World) waitsDurably(tid int, op Op) bool {
-	switch op.Kind {
-	case MutexLock, MutexTimedlock, SpinLock, RWRdlock, RWWrlock, RWTimedRdlock, RWTimedWrlock,
-		GoMutexLock, GoRWRLock, GoRWLock, GoRWLockDrain, CondReacquire:
-		return false
-	}
-	return !w.enabled(tid, op)
 }
 
 // TimerChannel reports whether channel ch is a timer's (a TimerWait named
@@ -278,24 +265,28 @@ func (w *World) cool(th *thread) {
 	w.hot--
 }
 
-// coolBlocked cools every thread woken by time that waits again (for
-// anything but a lock).
-func (w *World) coolBlocked() {
-	if w.hot == 0 {
-		return
+// mayWait reports whether an operation of kind k may wait for something
+// else than a lock, or polls: a thread woken by time that reaches one stops
+// running at the instant it woke (see earliestTimer). A lock is held for a
+// while by a thread that will release it, while a channel, a condition, a
+// wait group or a join may wait for ever (as Go's testing/synctest tells
+// blocking apart). It depends on the kind alone, not on the state, so that
+// whether a thread still runs at that instant depends only on its own
+// operations: two schedules of one trace agree on it.
+func mayWait(k Kind) bool {
+	switch k {
+	case ChanSend, ChanRecv, Select, ChanWake, WGWait, WGWake, GoCondWait, GoCondWake, CondWait, ThreadJoin,
+		SemWait, SemTimedwait, BarrierWait, BarrierLeave, Yield, Sleep, TimerWait, Exit:
+		return true
 	}
-	for i := range w.threads {
-		if th := &w.threads[i]; th.hot && (th.finished || th.hasPending && w.waitsDurably(i+1, th.pending)) {
-			w.cool(th)
-		}
-	}
+	return false
 }
 
 // heat records what time did to thread tid by the operation op it just
 // performed, with result res: a thread is woken by time when its own
-// TimerWait ran or when it received from a timer's channel, and it stops
-// running at that instant when it waits again, finishes, or polls (a
-// select that took its default case, a yield).
+// TimerWait ran or when it received from a timer's channel; it stops
+// running at that instant when it reaches an operation that may wait (see
+// mayWait), or finishes.
 func (w *World) heat(tid int, op Op, res Result) {
 	th := &w.threads[tid-1]
 	woken := op.Kind == TimerWait
@@ -304,22 +295,18 @@ func (w *World) heat(tid int, op Op, res Result) {
 		case ChanRecv:
 			woken = w.timerChans[op.Obj]
 		case Select, ChanWake:
-			if r := DecodeChanResult(res.Code); r.Via != ViaDefault && r.Via != ViaParked && r.Case >= 0 {
-				cases := op.Cases
-				if r.Case < len(cases) && !cases[r.Case].Send {
-					woken = w.timerChans[cases[r.Case].Chan]
+			if r := DecodeChanResult(res.Code); r.Via != ViaDefault && r.Via != ViaParked && r.Case >= 0 && r.Case < len(op.Cases) {
+				if c := op.Cases[r.Case]; !c.Send {
+					woken = w.timerChans[c.Chan]
 				}
-			} else if op.Kind == ChanWake && op.Cases == nil {
-				woken = w.timerChans[op.Obj]
 			}
 		}
 	}
-	poll := op.Kind == Yield || op.Kind == Sleep || op.Kind == Select && DecodeChanResult(res.Code).Via == ViaDefault
 	switch {
 	case woken && !th.hot && !th.finished:
 		th.hot = true
 		w.hot++
-	case th.hot && (poll || th.finished):
+	case th.hot && th.finished:
 		w.cool(th)
 	}
 }
@@ -490,11 +477,38 @@ func (w *World) earliestTimer(tid int, at int64) bool {
 		if p := &th.pending; p.Kind == TimerWait && p.Arg < at || p.Kind == Select && p.API == APITimerFire {
 			return false
 		}
-		if th.hot && w.enabled(i+1, th.pending) {
+		if th.hot && w.enabled(i+1, th.pending) || w.timeReady(th) {
 			return false
 		}
 	}
 	return true
+}
+
+// timeReady reports whether thread th can take a timer's time now: its
+// pending receive (or select, or the wake of one that parked) finds a
+// timer's time on offer, in a timer's buffer, or delivered. Time stands
+// still until it has: a goroutine waiting for a timer wakes when it fires.
+func (w *World) timeReady(th *thread) bool {
+	if len(w.timerChans) == 0 {
+		return false
+	}
+	op := &th.pending
+	switch op.Kind {
+	case ChanRecv:
+		return w.timerChans[op.Obj] && w.caseReady(plainCase(*op))
+	case Select:
+		for _, c := range op.Cases {
+			if !c.Send && w.timerChans[c.Chan] && w.caseReady(c) {
+				return true
+			}
+		}
+	case ChanWake:
+		if r := DecodeChanResult(th.wakeCode); th.woken && r.Case >= 0 && r.Case < len(th.nextCases) {
+			c := th.nextCases[r.Case]
+			return !c.Send && w.timerChans[c.Chan]
+		}
+	}
+	return false
 }
 
 // Choices returns the number of ways the pending operation of thread tid
@@ -564,7 +578,6 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		return Result{}, fmt.Errorf("%w: thread %d cannot perform %s", ErrNotEnabled, tid, th.pending)
 	}
 	op := th.pending
-	w.coolBlocked()
 	res, msg, err := w.exec(tid, op, choice)
 	if err != nil {
 		return Result{}, err
@@ -579,7 +592,6 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		th.pending = Op{}
 	}
 	w.heat(tid, op, res)
-	w.coolBlocked()
 	return res, nil
 }
 

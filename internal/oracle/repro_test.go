@@ -36,17 +36,20 @@ func TestGoReproducersRun(t *testing.T) {
 		}
 	}
 	progs := map[string]string{
-		// A lost wake-up with a timeout: fails in some schedules.
+		// A read that may come before the write: fails in some schedules.
 		"TestBuggy": `lang go
-obj ch0 chan 0
-obj t0 timer
+obj m0 mutex
+obj x0 var
 thread 0
-  timer t0 2
   go 1
-  select r0 { recv ch0 r1 | timer t0 }
-  assert r0 == 0 #5
+  lock m0
+  read x0 r0
+  unlock m0
+  assert r0 == 1 #5
 thread 1
-  send ch0 1
+  lock m0
+  write x0 1
+  unlock m0
 `,
 		// A correct hand-over under a mutex and a WaitGroup.
 		"TestClean": `lang go
