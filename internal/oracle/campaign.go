@@ -50,7 +50,7 @@ type CampaignStats struct {
 	// DPORExtra the programs on which it ran more executions than there
 	// are traces.
 	Traces, DPOR int64
-	DPORExtra   int
+	DPORExtra    int
 	// Disagreements by signature ("dpor missed"), Known by finding.
 	Disagreements map[string]int
 	Known         map[string]int
