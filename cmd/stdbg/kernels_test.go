@@ -44,6 +44,15 @@ func TestGoKernels(t *testing.T) {
 		// found in the first execution of the process (a cache of
 		// sthread's once ordered the two goroutines there).
 		{"TestLazyMapInit", "*** DATA RACE ***", "nonblocking_test.go"},
+		// Time: a timer or a goroutine that had not run yet when the
+		// test ended, or that fires after it (each was "exhaustive, no
+		// bug" until the operations an execution's end cuts short raced
+		// with what ran, and time went on after a test).
+		{"TestTimeoutLeaksFastWorker", "*** THREADS LEAKED", `answer <- len("cached")`},
+		{"TestExpiryBeforeStop", "*** PROPERTY NOT VALID: ASSERTION FAILED ***", "the session expired before it was used"},
+		{"TestRetryLogsAfterTheTest", "*** MISUSE OF THE THREAD API ***", "t.Logf called by goroutine 2 after TestRetryLogsAfterTheTest returned"},
+		{"TestTimerLogsAfterTheTest", "*** MISUSE OF THE THREAD API ***", "t.Log called by goroutine 2 after TestTimerLogsAfterTheTest returned"},
+		{"TestCancelBeforeTheWorkerStarts", "*** THREADS LEAKED", `result <- "done"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.run, func(t *testing.T) {
