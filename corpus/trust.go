@@ -30,7 +30,9 @@ func (e *RefusedError) Error() string {
 // tree (the directory holding its testdata directory, as stdbg find lays
 // a corpus out next to its target, else the entry's directory) or in the
 // project of the current directory (a corpus written to a scratch
-// directory, naming the programs of the project stdbg runs in).
+// directory, naming the programs of the project stdbg runs in), or, when
+// the current directory is in no project either, in the current directory
+// (stdbg find --corpus DIR run there wrote it so).
 func Roots(entryPath string) []string {
 	dir, err := filepath.Abs(filepath.Dir(entryPath))
 	if err != nil {
@@ -53,6 +55,8 @@ func Roots(entryPath string) []string {
 	if wd, err := os.Getwd(); err == nil {
 		if r := projectRoot(wd); r != "" {
 			roots = append(roots, r)
+		} else if wd != "/" {
+			roots = append(roots, wd)
 		}
 	}
 	return roots

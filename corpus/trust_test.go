@@ -100,3 +100,25 @@ func TestResolveOutsideProjects(t *testing.T) {
 		t.Error("a program beside the tree was accepted")
 	}
 }
+
+// stdbg find --corpus DIR, run in a directory of no project, writes
+// entries that name its program outside DIR: run from that directory, they
+// are accepted; run from another directory of no project, refused.
+func TestResolveFromTheDirectoryFindRanIn(t *testing.T) {
+	base := t.TempDir()
+	proj, corp, other := filepath.Join(base, "proj"), filepath.Join(base, "corp"), filepath.Join(base, "other")
+	for _, d := range []string{proj, corp, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry := filepath.Join(corp, "deadlock-1.json")
+	t.Chdir(proj)
+	if _, err := corpus.Resolve(entry, "target.source", "../proj/embrace.c"); err != nil {
+		t.Errorf("run where find ran: %v", err)
+	}
+	t.Chdir(other)
+	if _, err := corpus.Resolve(entry, "target.source", "../proj/embrace.c"); err == nil {
+		t.Error("run from another directory: accepted")
+	}
+}

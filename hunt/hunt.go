@@ -114,7 +114,8 @@ type Result struct {
 	// found: at most one unless Options.All, and then one per distinct
 	// bug; a violation of the LTL formula comes last.
 	Findings []*Finding
-	// Stats counts the search's work and minimisation's.
+	// Stats counts the search's work and minimisation's; its Elapsed is
+	// the wall time of the whole hunt (search, minimisation, reports).
 	Stats search.Stats
 	// Interrupted reports a hunt stopped through its context; BudgetSpent,
 	// a search stopped by the budget.
@@ -130,6 +131,15 @@ type Result struct {
 // partial result), a formula that could not be checked, or a bug that
 // could not be explained.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	start := time.Now()
+	out, err := run(ctx, cfg)
+	if out != nil {
+		out.Stats.Elapsed = time.Since(start)
+	}
+	return out, err
+}
+
+func run(ctx context.Context, cfg Config) (*Result, error) {
 	searchCtx, minCtx := ctx, ctx
 	if cfg.Budget > 0 {
 		share := cfg.Budget

@@ -130,6 +130,7 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 		out.Stats = addStats(out.Stats, r.Stats)
 		out.Complete = out.Complete && r.Complete
 		out.DepthLimited = out.DepthLimited || r.DepthLimited
+		out.Cut = max(out.Cut, r.Cut)
 		out.Stopped = out.Stopped || r.Stopped
 		out.BudgetSpent = out.BudgetSpent || r.BudgetSpent
 		out.Ends = append(out.Ends, r.Ends...)
@@ -284,7 +285,7 @@ func (m *merger) found(res *Result, ends []End) (*Found, error) {
 	stats := addStats(m.dead, res.Stats)
 	stats.Elapsed = m.dead.Elapsed + res.Stats.Elapsed
 	m.mu.Unlock()
-	out := &Found{Result: search.Result{Stats: stats, Complete: res.Complete, DepthLimited: res.DepthLimited},
+	out := &Found{Result: search.Result{Stats: stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut},
 		Stopped: res.Stopped, BudgetSpent: res.BudgetSpent, Ends: ends}
 	for _, b := range res.Bugs {
 		sb, err := b.SearchBug()

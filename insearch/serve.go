@@ -92,7 +92,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 		res = &search.Result{}
 	}
 	poll(0, cancel)
-	r := &Result{Stats: res.Stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Stopped: wasStopped}
+	r := &Result{Stats: res.Stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut, Stopped: wasStopped}
 	switch {
 	case err == nil:
 	case errors.Is(err, search.ErrNondeterministic):

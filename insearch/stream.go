@@ -52,6 +52,8 @@ type Result struct {
 	Stats        search.Stats `json:"stats"`
 	Complete     bool         `json:"complete"`
 	DepthLimited bool         `json:"depth_limited"`
+	// Cut is search.Result.Cut.
+	Cut int `json:"cut,omitempty"`
 	// Stopped reports a search stopped by stdbg (the stop pipe closed);
 	// BudgetSpent, one stopped at Spec.SearchUntil.
 	Stopped     bool `json:"stopped,omitempty"`

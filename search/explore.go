@@ -57,6 +57,10 @@ type Result struct {
 	// DepthLimited reports that some execution was cut at MaxDepth, so a
 	// complete search is complete only up to that depth.
 	DepthLimited bool
+	// Cut is the number of transitions the execution under way had run
+	// when the context stopped the search in its middle (0: it stopped
+	// between executions).
+	Cut int
 	// Graph is the state graph, with Options.Graph or Options.Livelock.
 	Graph *Graph
 }
@@ -151,6 +155,7 @@ func (x *explorer) run(ctx context.Context) error {
 		stop, err := x.execute(prefix, done)
 		if err != nil {
 			if errors.Is(err, errInterrupted) {
+				x.res.Cut = len(x.trace)
 				return x.interrupted(ctx.Err())
 			}
 			return err

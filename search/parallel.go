@@ -436,6 +436,7 @@ func (sx *splitter) result() *Result {
 		owned++
 		res.Complete = res.Complete && r.Complete
 		res.DepthLimited = res.DepthLimited || r.DepthLimited
+		res.Cut = max(res.Cut, r.Cut)
 		for _, b := range r.Bugs {
 			if k := b.Outcome.Key(); !seen[k] {
 				seen[k] = true

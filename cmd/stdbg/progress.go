@@ -168,7 +168,8 @@ func (p *progressLine) clear() {
 }
 
 // announcer says each distinct bug the moment it is found, on stderr, so
-// that a run killed later (while minimising) has shown what it found.
+// that a long run tells at once what it found. A bug about to be minimised
+// is said without its schedule: the report gives the minimised one.
 func (a *app) announcer(t *target, prog *progressLine) func(search.Bug) {
 	var mu sync.Mutex
 	said := map[string]bool{}
@@ -180,6 +181,13 @@ func (a *app) announcer(t *target, prog *progressLine) func(search.Bug) {
 		}
 		said[b.Outcome.Key()] = true
 		prog.clear()
+		if !a.v.GetBool("no-minimise") && b.Cycle == nil {
+			// One Path per bug: the report gives the minimised one (and
+			// the JSON the one found).
+			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; minimising its schedule of %s\n", b.Outcome.Kind,
+				report.Summary(b.Outcome.Message), plural(len(b.Schedule), "step"))
+			return
+		}
 		sched := search.LassoString(b.Schedule, b.Cycle)
 		if len(b.Schedule) > 40 { // the path once, in the command that replays it
 			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; %d steps (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message),

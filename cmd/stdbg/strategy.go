@@ -151,15 +151,24 @@ func (p *plan) entryName() string {
 func (p *plan) why(res *search.Result, stop stopReason) string {
 	switch {
 	case stop == stopInterrupted:
-		return "interrupted"
+		return "interrupted" + cutShort(res.Cut)
 	case stop == stopBudget:
-		return fmt.Sprintf("budget of %s spent", p.budget)
+		return fmt.Sprintf("budget of %s spent", p.budget) + cutShort(res.Cut)
 	case p.executions > 0 && res.Stats.Executions >= p.executions:
 		return fmt.Sprintf("execution limit of %d reached", p.executions)
 	case res.Stats.Bugs > 0:
 		return "stopped at the first bug (--all goes on)"
 	}
 	return "stopped"
+}
+
+// cutShort says that the execution under way was cut after n transitions
+// ("" if none was).
+func cutShort(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the execution under way was cut after %s)", plural(n, "transition"))
 }
 
 // stopReason is why an exploration ended before its strategy ran out.

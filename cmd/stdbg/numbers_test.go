@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// One Path per bug wherever it is printed: the minimised one. The line
+// that announces the bug as it is found names no schedule; the JSON keeps
+// the one the search found.
+func TestOnePathPerBug(t *testing.T) {
+	t.Parallel()
+	out, errs, code := stdbg(t, "find", "--corpus", t.TempDir(), example("deadly-embrace.c"))
+	if code != exitBug {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	paths := regexp.MustCompile(`Path = (\S+)`).FindAllStringSubmatch(out+errs, -1)
+	if len(paths) != 1 {
+		t.Fatalf("%d Paths printed, want 1:\nstdout:\n%s\nstderr:\n%s", len(paths), out, errs)
+	}
+	if !strings.Contains(errs, "bug found (deadlock)") || !strings.Contains(out, "Minimised from 8 steps") {
+		t.Errorf("no announcement on stderr, or not minimised:\n%s\n%s", out, errs)
+	}
+	js, _, _ := stdbg(t, "find", "--json", "--no-save", example("deadly-embrace.c"))
+	if !strings.Contains(js, `"path": "`+paths[0][1]+`"`) || !strings.Contains(js, `"original": "1;1;1;1;1;1;2;2"`) {
+		t.Errorf("the JSON lacks the minimised path %s or the original:\n%s", paths[0][1], js)
+	}
+}
+
+// --budget bounds an execution too: a program whose first execution never
+// ends (two threads that yield until a flag no one sets, under a depth
+// bound it never reaches) stops at the budget, says that it cut the
+// execution under way, and reports the wall time it spent.
+func TestBudgetCutsAnExecution(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "forever.c")
+	prog := `#include <pthread.h>
+#include <sched.h>
+static volatile int stop;
+static void *spin(void *arg) { (void)arg; while (!stop) sched_yield(); return 0; }
+int main(void) { pthread_t t; pthread_create(&t, 0, spin, 0); spin(0); return 0; }
+`
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		out, errs string
+		code      int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, errs, code := stdbg(t, "find", "--no-save", "--max-depth", "1000000000", "--budget", "500ms", src)
+		done <- result{out, errs, code}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("find --budget 500ms still searching after 2 minutes")
+	}
+	if r.code != 0 || !strings.Contains(r.out, "budget of 500ms spent (the execution under way was cut after ") {
+		t.Fatalf("exit %d, want 0 and the cut said:\n%s\n%s", r.code, r.out, r.errs)
+	}
+	m := regexp.MustCompile(`Executions = 1 .*\((\d+\.\d+) s\)`).FindStringSubmatch(r.out)
+	if m == nil {
+		t.Fatalf("no statistics line for one execution:\n%s", r.out)
+	}
+	// The search stopped only when its share of the budget (four fifths)
+	// was spent: the wall time shown is at least that.
+	if secs, _ := strconv.ParseFloat(m[1], 64); secs < 0.39 {
+		t.Errorf("the statistics say %s s, less than the 0.4 s the search spent", m[1])
+	}
+}
