@@ -43,7 +43,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-3"
+const version = "goinstr-4"
 
 // Config says what to instrument.
 type Config struct {
@@ -63,6 +63,12 @@ type Result struct {
 	Files int
 	// Warnings list what was not instrumented, one line each.
 	Warnings []string
+	// Unmodelled lists, one line each (also among Warnings), the
+	// constructs whose behaviour a search does not explore: cgo, assembly,
+	// sync.Pool, system calls that may block, packages outside the main
+	// module. A search of the program is exhaustive over the modelled
+	// operations only.
+	Unmodelled []string
 	// Cached reports that the rewritten files came from the cache.
 	Cached bool
 }
@@ -74,8 +80,9 @@ type overlayJSON struct {
 
 // cacheEntry is what the cache keeps next to an overlay.
 type cacheEntry struct {
-	Files    int
-	Warnings []string
+	Files      int
+	Warnings   []string
+	Unmodelled []string
 }
 
 // Instrument rewrites the packages of the module that cfg.Dir's package
@@ -123,7 +130,7 @@ func Instrument(cfg Config) (*Result, error) {
 	if err := writeJSON(filepath.Join(tmp, "overlay.json"), ov); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: len(files), Warnings: res.Warnings}); err != nil {
+	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: len(files), Warnings: res.Warnings, Unmodelled: res.Unmodelled}); err != nil {
 		return nil, err
 	}
 	// The key names the content: an entry another call completed
@@ -159,7 +166,7 @@ func cached(dir, overlay string) (*Result, bool) {
 	if _, err := os.Stat(overlay); err != nil {
 		return nil, false
 	}
-	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Cached: true}, true
+	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Unmodelled: e.Unmodelled, Cached: true}, true
 }
 
 func writeJSON(path string, v any) error {
@@ -306,6 +313,14 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 			res.Warnings = append(res.Warnings, w)
 		}
 	}
+	// unmodelled warns of a construct the search does not explore.
+	unmodelled := func(format string, args ...any) {
+		w := fmt.Sprintf(format, args...)
+		if !warned[w] {
+			res.Unmodelled = append(res.Unmodelled, w)
+		}
+		warnf("%s", w)
+	}
 	packages.Visit(roots, nil, func(p *packages.Package) {
 		switch {
 		case p.Module == nil:
@@ -318,7 +333,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		}
 		for _, f := range p.OtherFiles {
 			if strings.HasSuffix(f, ".s") {
-				warnf("not instrumented: assembly %s", rel(cfg.Dir, f))
+				unmodelled("not instrumented: assembly %s", rel(cfg.Dir, f))
 			}
 		}
 		for i, f := range p.Syntax {
@@ -327,12 +342,12 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				continue
 			}
 			if isCgo(f.Imports) {
-				warnf("not instrumented: cgo file %s", rel(cfg.Dir, name))
+				unmodelled("not instrumented: cgo file %s", rel(cfg.Dir, name))
 				continue
 			}
 			src, err := os.ReadFile(name)
 			if err != nil {
-				warnf("not instrumented: %s: %v", rel(cfg.Dir, name), err)
+				unmodelled("not instrumented: %s: %v", rel(cfg.Dir, name), err)
 				continue
 			}
 			r := &fileRewriter{
@@ -347,7 +362,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				warnf("%s:%d: %s", rel(cfg.Dir, where.Filename), where.Line, fmt.Sprintf(format, args...))
 			}
 			for _, w := range uncovered(r) {
-				warnf("%s", w)
+				unmodelled("%s", w)
 			}
 			out, err := r.rewrite()
 			if err == nil && out != nil && needsLang(r.lang) {
@@ -367,7 +382,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 	})
 	if len(outside) > 0 {
 		mods := outside
-		warnf("not instrumented: packages outside the main module (their goroutines, locks and channels run unchecked): %s", strings.Join(mods, ", "))
+		unmodelled("not instrumented: packages outside the main module (their goroutines, locks and channels run unchecked): %s", strings.Join(mods, ", "))
 	}
 	if len(files) == 0 {
 		return nil, nil, errors.New("nothing to instrument: no package of the main module in the build uses goroutines, sync or channels")

@@ -11,16 +11,23 @@ import (
 // unchecked names, per package path, the package-level names whose use the
 // checker does not see, with why.
 var unchecked = map[string]string{
+	"sync.Pool":        "a pool's Get and Put are not scheduling points, nor is what the garbage collector takes from it",
 	"reflect.MakeChan": "a channel made by reflection is not instrumented",
 	"reflect.Select":   "a select made by reflection is not instrumented",
 	"reflect.ChanOf":   "a channel made by reflection is not instrumented",
 }
 
-// uncheckedPkgs names packages any use of whose listed names runs unchecked.
+// uncheckedPkgs names packages any use of whose listed names runs unchecked
+// (see covered).
 var uncheckedPkgs = map[string]string{
-	"sync/atomic": "runs without a scheduling point",
-	"time":        "uses real time",
-	"context":     "uses real time and goroutines",
+	"net":                   "network I/O waits outside the scheduler",
+	"net/http":              "network I/O waits outside the scheduler",
+	"os/exec":               "another process runs outside the scheduler",
+	"os/signal":             "signals arrive outside the scheduler",
+	"syscall":               "a system call may wait outside the scheduler",
+	"golang.org/x/sys/unix": "a system call may wait outside the scheduler",
+	"sync/atomic":           "runs without a scheduling point",
+	"time":                  "uses real time",
 }
 
 // uncovered lists the uses in r's file of names the rewriting does not
@@ -60,7 +67,7 @@ func uncovered(r *fileRewriter) []string {
 	var out []string
 	for k, line := range seen {
 		name, why, _ := strings.Cut(k, ": ")
-		out = append(out, fmt.Sprintf("%s:%d: not instrumented: %s %s", rel(r.dir, r.tf.Name()), line, name, why))
+		out = append(out, fmt.Sprintf("%s:%d: not instrumented: %s (%s)", rel(r.dir, r.tf.Name()), line, name, why))
 	}
 	sort.Strings(out)
 	return out
@@ -70,15 +77,21 @@ func uncovered(r *fileRewriter) []string {
 // matters to the checker (types and functions that synchronise or wait).
 func covered(path, name string) bool {
 	switch path {
-	case "sync/atomic":
+	case "sync/atomic", "syscall", "golang.org/x/sys/unix":
 		return true
 	case "time":
 		return name == "NewTimerFunc"
-	case "context":
+	case "net":
+		return strings.HasPrefix(name, "Dial") || strings.HasPrefix(name, "Listen") || name == "Pipe" || name == "FileConn"
+	case "net/http":
 		switch name {
-		case "AfterFunc", "WithTimeoutCause", "WithDeadlineCause", "WithoutCancel":
+		case "Get", "Post", "Head", "PostForm", "ListenAndServe", "ListenAndServeTLS", "Serve", "ServeTLS", "Client", "DefaultClient", "Server":
 			return true
 		}
+	case "os/exec":
+		return name == "Command" || name == "CommandContext"
+	case "os/signal":
+		return name == "Notify" || name == "NotifyContext"
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
@@ -45,8 +46,13 @@ type findResult struct {
 	SearchedIn string `json:"searched_in"`
 	// Notes say what the search could not do (a formula it could not
 	// check).
-	Notes     []string `json:"notes,omitempty"`
-	scopeNote string
+	Notes []string `json:"notes,omitempty"`
+	// NotModelled lists the constructs of the program whose behaviour the
+	// search does not explore (cgo, sync.Pool, system calls that may
+	// block, ...): a search that ran out of schedules is exhaustive over
+	// the modelled operations only, and says so.
+	NotModelled []string `json:"not_modelled,omitempty"`
+	scopeNote   string
 }
 
 // scopeNote says, next to a complete search's verdict, what it was
@@ -168,6 +174,9 @@ func (a *app) printFind(out *findResult) {
 func (a *app) printSearch(out *findResult) {
 	w := a.stdout
 	fmt.Fprintln(w, out.Coverage)
+	for _, n := range out.NotModelled {
+		fmt.Fprintln(w, "Not modelled: "+strings.Replace(strings.TrimPrefix(n, "not instrumented: "), ": not instrumented: ", ": ", 1))
+	}
 	for _, n := range out.Notes {
 		fmt.Fprintln(w, "Note: "+n)
 	}

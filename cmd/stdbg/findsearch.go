@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
@@ -118,6 +119,21 @@ func (f *finder) search(searchCtx context.Context, opts search.Options) (*hunt.E
 const contextsFallback = "the program does not behave the same with its threads run as contexts on one kernel thread " +
 	"(does it ask the kernel which thread it is, without the C library?): searching again with real threads"
 
+// notModelledCoverage rewrites the coverage line of a search that ran out
+// of schedules of a program with n constructs it does not model.
+func notModelledCoverage(coverage string, n int) string {
+	rest, ok := strings.CutPrefix(coverage, "Search: exhaustive ")
+	if !ok {
+		return coverage
+	}
+	verb := "are"
+	if n == 1 {
+		verb = "is"
+	}
+	return fmt.Sprintf("Search: complete over the modelled operations %s; not exhaustive: %s %s not modelled (below).",
+		strings.TrimSuffix(rest, "."), plural(n, "construct"), verb)
+}
+
 // result is the document find prints.
 func (f *finder) result(res *hunt.Result) *findResult {
 	t, p := f.t, f.p
@@ -131,7 +147,12 @@ func (f *finder) result(res *hunt.Result) *findResult {
 	out := &findResult{Target: t.arg, Binary: t.binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Search.Complete, DepthLimited: res.Search.DepthLimited, Interrupted: res.Interrupted, Bugs: []*report.Report{},
 		Strategy: p.name, Sampled: p.sampled, Coverage: p.coverage(&res.Search, why, f.maxDepth), Scope: "thread operations",
-		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t)}
+		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t), NotModelled: t.unmodelled}
+	if out.Complete && len(t.unmodelled) > 0 {
+		// Exhaustive is a promise the search cannot make for what it
+		// does not model.
+		out.Coverage = notModelledCoverage(out.Coverage, len(t.unmodelled))
+	}
 	if f.inTarget {
 		out.SearchedIn = "target"
 	}

@@ -39,26 +39,39 @@ func isGoTarget(arg string) bool {
 // comes back as warnings, one line each.
 //
 // race builds a plain package with the race detector.
-func buildGo(pkg string, test, race bool) (exe string, warnings []string, err error) {
+func buildGo(pkg string, test, race bool) (goBuilt, error) {
 	return buildGoMode(pkg, test, race, false)
+}
+
+// goBuilt is a Go target built: its executable, what could not be
+// instrumented (one line each), and among that what a search does not
+// explore (goinstr.Result.Unmodelled).
+type goBuilt struct {
+	exe                  string
+	warnings, unmodelled []string
 }
 
 // buildGoDebug is buildGo for a debugger: optimisations and inlining are
 // off in every package (-gcflags=all=-N -l), so that Delve shows every
 // variable and every call. Plain Go is built without the race detector.
 func buildGoDebug(pkg string, test bool) (string, error) {
-	exe, _, err := buildGoMode(pkg, test, false, true)
-	return exe, err
+	b, err := buildGoMode(pkg, test, false, true)
+	return b.exe, err
 }
 
-func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []string, err error) {
+func buildGoMode(pkg string, test, race, debug bool) (goBuilt, error) {
+	exe, warnings, unmodelled, err := buildGoFiles(pkg, test, race, debug)
+	return goBuilt{exe, warnings, unmodelled}, err
+}
+
+func buildGoFiles(pkg string, test, race, debug bool) (exe string, warnings, unmodelled []string, err error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return "", nil, fmt.Errorf("building %s: the go command is not on PATH", pkg)
+		return "", nil, nil, fmt.Errorf("building %s: the go command is not on PATH", pkg)
 	}
 	abs, err := filepath.Abs(pkg)
 	if err != nil {
-		return "", nil, fmt.Errorf("building %s: %w", pkg, err)
+		return "", nil, nil, fmt.Errorf("building %s: %w", pkg, err)
 	}
 	dir := abs
 	target := "."
@@ -67,7 +80,7 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 	}
 	base, err := ctarget.CacheDir()
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	key := fmt.Sprintf("%s\x00%v\x00%v", abs, test, race)
 	if debug {
@@ -76,7 +89,7 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 	sum := sha256.Sum256([]byte(key))
 	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return "", nil, fmt.Errorf("building %s: %w", pkg, err)
+		return "", nil, nil, fmt.Errorf("building %s: %w", pkg, err)
 	}
 	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
 	out := filepath.Join(outDir, name)
@@ -96,7 +109,7 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 		// sthread.Run: run main's body inside it.
 		overlay, err := goinstr.WrapMain(dir, base)
 		if err != nil {
-			return "", nil, fmt.Errorf("building %s: %w", pkg, err)
+			return "", nil, nil, fmt.Errorf("building %s: %w", pkg, err)
 		}
 		if overlay != "" {
 			args = append(args[:len(args)-1:len(args)-1], "-overlay="+overlay, target)
@@ -108,13 +121,13 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 		// Plain Go: instrument it into an overlay.
 		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base})
 		if err != nil {
-			return "", nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
+			return "", nil, nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
-		warnings = res.Warnings
+		warnings, unmodelled = res.Warnings, res.Unmodelled
 		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay)
 		ws, err := goinstr.Workspace(dir, base, test)
 		if err != nil {
-			return "", nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
+			return "", nil, nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
 		if ws != nil {
 			// Another module: sthread comes from stdbg's sources, in a
@@ -139,9 +152,9 @@ func buildGoMode(pkg string, test, race, debug bool) (exe string, warnings []str
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		return "", nil, fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
+		return "", nil, nil, fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
 	}
-	return out, warnings, nil
+	return out, warnings, unmodelled, nil
 }
 
 // raceSupported reports whether go build -race can work in dir: it needs

@@ -34,7 +34,7 @@ func targetOf(path string, e *corpus.Entry, binary string) (*target, error) {
 	}
 	switch e.Target.Kind {
 	case "go-test":
-		exe, _, err := buildGo(src, true, true)
+		b, err := buildGo(src, true, true)
 		if err != nil {
 			return nil, err
 		}
@@ -42,13 +42,13 @@ func targetOf(path string, e *corpus.Entry, binary string) (*target, error) {
 		if run == "" {
 			run = testPattern(e.Target.Test)
 		}
-		t.arg, t.source, t.binary, t.goPkg, t.run = src, src, exe, true, run
+		t.arg, t.source, t.binary, t.goPkg, t.run, t.unmodelled = src, src, b.exe, true, run, b.unmodelled
 	case "go-program":
-		exe, _, err := buildGo(src, false, true)
+		b, err := buildGo(src, false, true)
 		if err != nil {
 			return nil, err
 		}
-		t.arg, t.source, t.binary, t.goPkg = src, src, exe, true
+		t.arg, t.source, t.binary, t.goPkg, t.unmodelled = src, src, b.exe, true, b.unmodelled
 	case "c-source":
 		exe, note, err := ctarget.BuildWith(src, ctarget.BuildOptions{Memory: e.Target.Memory})
 		if err != nil {

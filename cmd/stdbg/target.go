@@ -24,8 +24,9 @@ type target struct {
 	args   []string // program arguments
 	goPkg  bool     // a Go package (one process per execution, no preload)
 	run    string   // Go tests: the -run pattern
-	// warnings are what could not be instrumented in a plain Go target.
-	warnings []string
+	// warnings are what could not be instrumented in a plain Go target;
+	// unmodelled, among them, the constructs a search does not explore.
+	warnings, unmodelled []string
 	// env are NAME=VALUE entries every run of the program gets, recorded
 	// in the corpus entries of its bugs: for a Go target, the seed of its
 	// random numbers (randSeed).
@@ -91,12 +92,12 @@ func resolveTarget(args []string, run string, race, memory bool) (*target, error
 	}
 	t := &target{arg: args[0], args: args[1:], run: run}
 	if isGoTarget(t.arg) {
-		exe, warnings, err := buildGo(t.arg, run != "", race)
+		b, err := buildGo(t.arg, run != "", race)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
-		t.warnings = warnings
-		t.goPkg, t.source, t.binary = true, t.arg, exe
+		t.warnings, t.unmodelled = b.warnings, b.unmodelled
+		t.goPkg, t.source, t.binary = true, t.arg, b.exe
 		return t, nil
 	}
 	if run != "" {
