@@ -63,6 +63,9 @@ func (b *builder) caseText(c syncmodel.Case) string {
 // goCall renders a Go operation and what it did; ok is false for other
 // operations.
 func (b *builder) goCall(op syncmodel.Op, res syncmodel.Result) (string, bool) {
+	if s, ok := b.timerCall(op, res); ok {
+		return s, true
+	}
 	api := op.API.String()
 	if api == "" {
 		api = op.Kind.String()
@@ -219,4 +222,42 @@ func (b *builder) goWait(bl checker.Blocked) (string, bool) {
 		text += " (" + d + ")"
 	}
 	return text, true
+}
+
+// timerCall renders the operations of a timer's goroutine and of Stop in
+// the words of package time; ok is false for other operations.
+func (b *builder) timerCall(op syncmodel.Op, res syncmodel.Result) (string, bool) {
+	r := syncmodel.DecodeChanResult(res.Code)
+	switch {
+	case op.Kind == syncmodel.ThreadCreate && op.API == syncmodel.APITimerNew:
+		return fmt.Sprintf("timer made: its goroutine is thread %d", res.NewThread), true
+	case op.Kind == syncmodel.ThreadExit && op.API == syncmodel.APITimerFire:
+		return "timer's goroutine ends", true
+	case op.Kind == syncmodel.ChanClose && op.API == syncmodel.APITimerFire:
+		return "timer done", true
+	case op.API == syncmodel.APITimerFire && (op.Kind == syncmodel.Select || op.Kind == syncmodel.ChanWake) && len(op.Cases) > 0:
+		c := b.chanName(op.Cases[0].Chan)
+		switch {
+		case r.Via == syncmodel.ViaParked:
+			return fmt.Sprintf("timer offers its time on %s (no receiver yet)", c), true
+		case r.Via == syncmodel.ViaDefault:
+			return fmt.Sprintf("timer's time dropped: %s's buffer is full", c), true
+		case r.Case == 1:
+			return "timer stopped: Stop took back its time", true
+		case r.Via == syncmodel.ViaPartner:
+			return fmt.Sprintf("timer delivers its time on %s to thread %d", c, r.Partner), true
+		case r.Via == syncmodel.ViaBuffer:
+			return fmt.Sprintf("timer puts its time in %s's buffer", c), true
+		}
+		return fmt.Sprintf("timer's time on %s taken", c), true
+	case op.API == syncmodel.APITimerStop && (op.Kind == syncmodel.Select || op.Kind == syncmodel.ChanWake):
+		switch {
+		case r.Via == syncmodel.ViaParked:
+			return "Stop waits for the timer, which fired, to deliver its time or take it back", true
+		case r.Case == 0 && len(op.Cases) == 2:
+			return "Stop takes back the time the timer offered", true
+		}
+		return "Stop: the timer's time was already taken", true
+	}
+	return "", false
 }

@@ -166,6 +166,27 @@ var programs = []program{
 		sthread.ChanClose(stop)
 		sthread.ChanRecv(done)
 	}, brute: -1},
+	// A janitor that waits on its ticker when the test ends is not leaked:
+	// its ticker will fire (Go's goroutine leak profile does not report
+	// it either). One that waits on a channel nobody can send on is.
+	{name: "a janitor waiting on its ticker is not leaked", kind: search.Exited, f: func() {
+		tick := sthread.NewTicker(time.Millisecond)
+		stop := make(chan struct{})
+		sthread.Go(func() {
+			for {
+				if sthread.SelectOf(false, sthread.RecvCaseOf(tick.C), sthread.RecvCaseOf(stop)) == 1 {
+					return
+				}
+			}
+		})
+		// (The ticker may tick for ever before the test returns: a
+		// depth bound cuts those schedules.)
+	}, opts: []sthread.Option{sthread.MaxDepth(60)}, brute: -1},
+	{name: "a janitor waiting on nothing that can come is leaked", kind: search.Leak,
+		want: []string{"blocked forever"}, f: func() {
+			stop := make(chan struct{})
+			sthread.Go(func() { sthread.ChanRecv(stop) })
+		}},
 	// The test's own watchdog: a timeout that fires while the work could
 	// still run says the machine is slow, not that the program is wrong.
 	{name: "a test's timeout while its work can still run", kind: search.Exited, f: func() {

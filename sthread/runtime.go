@@ -747,7 +747,11 @@ func (th *thread) spawnAs(f, shown func()) { th.spawn(f, shown, false) }
 //
 //go:norace
 func (th *thread) spawn(f, shown func(), own bool) {
-	tid := int(th.point(syncmodel.Op{Kind: syncmodel.ThreadCreate, API: syncmodel.APIGo, Arg: 1}))
+	api := syncmodel.APIGo
+	if own {
+		api = syncmodel.APITimerNew
+	}
+	tid := int(th.point(syncmodel.Op{Kind: syncmodel.ThreadCreate, API: api, Arg: 1}))
 	ex := th.ex
 	if raceOn && raceHide {
 		// The go statement orders what the parent did before it
@@ -879,7 +883,16 @@ func (th *thread) lastPoint(op syncmodel.Op) {
 	if !th.leave(stParked) {
 		return // stale
 	}
-	th.pending(op, th.ex.record([]uintptr{funcLine(th.fn)}))
+	frames := []uintptr{funcLine(th.fn)}
+	if th.origin != nil {
+		// A goroutine of sthread's own (a timer's) ends where it was
+		// made.
+		frames = th.origin
+		if op.API == syncmodel.APIThreadReturn {
+			op.API = syncmodel.APITimerFire
+		}
+	}
+	th.pending(op, th.ex.record(frames))
 	if th.tid == 1 {
 		th.ex.over = true
 	}

@@ -195,7 +195,10 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 				t.state = timerArmed
 			}
 		}
-		ChanClose(taken) // for a Stop waiting to know
+		// For a Stop waiting to know.
+		tc := checkedChan(taken)
+		_, id, _ := tc.enter()
+		th.pointAt(tc.op(syncmodel.ChanClose, syncmodel.APITimerFire, id), t.pcs)
 		if t.gen != gen || t.period == 0 {
 			return
 		}
@@ -264,7 +267,7 @@ func (t *timer) halt(th *thread) bool {
 			if t.async && t.period == 0 {
 				sc = sc[1:]
 			}
-			if selectOp(th, sc, syncmodel.Op{Kind: syncmodel.Select, API: syncmodel.APISelect}, th.capture(buf[:])) == 0 && len(sc) == 2 {
+			if selectOp(th, sc, syncmodel.Op{Kind: syncmodel.Select, API: syncmodel.APITimerStop}, th.capture(buf[:])) == 0 && len(sc) == 2 {
 				t.gen++
 				t.state = timerIdle
 				return true

@@ -151,6 +151,8 @@ const (
 	APIThreadStart       // a thread starts its function (ThreadStart)
 	APIGoexit            // a goroutine ended by runtime.Goexit (a ThreadExit)
 	APITestSkip          // the checked test skipped itself (t.Skip): a ThreadExit of thread 1, which ends the check as its return does
+	APITimerStop         // Timer.Stop or Reset (or Ticker's) taking back a time offered: a Select
+	APITimerNew          // a timer made (time.NewTimer, After, AfterFunc, NewTicker): the ThreadCreate of its goroutine
 	apiCount
 )
 
@@ -234,6 +236,8 @@ var apiNames = [...]string{
 	APIThreadStart:       "start",
 	APIGoexit:            "runtime.Goexit",
 	APITestSkip:          "test skips itself (t.Skip)",
+	APITimerStop:         "Timer.Stop",
+	APITimerNew:          "timer made",
 	APIStdbgChoose:       "stdbg_choose",
 	APIThrdCreate:        "thrd_create",
 	APIThrdJoin:          "thrd_join",
