@@ -321,12 +321,15 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		}
 		warnf("%s", w)
 	}
+	root := rootPath(roots, cfg.Dir)
 	packages.Visit(roots, nil, func(p *packages.Package) {
 		switch {
 		case p.Module == nil:
 			return // the standard library
 		case !p.Module.Main:
 			return
+		case root != "" && otherTests(p.ID, root):
+			return // the tests of another package of the module are not in the build
 		case isInfra(p.PkgPath),
 			p.Imports[sthreadPath] != nil:
 			return
@@ -388,6 +391,35 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		return nil, nil, errors.New("nothing to instrument: no package of the main module in the build uses goroutines, sync or channels")
 	}
 	return res, files, nil
+}
+
+// rootPath is the import path of the package in dir among the loaded
+// packages and their imports, "" if none is.
+func rootPath(roots []*packages.Package, dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	path := ""
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		if path == "" && !strings.Contains(p.ID, " [") && len(p.GoFiles) > 0 && filepath.Dir(p.GoFiles[0]) == abs {
+			path = p.PkgPath
+		}
+	})
+	return path
+}
+
+// otherTests reports whether the package of id is a test of another
+// package than root (loaded because go list named every package of the
+// module in the build): "q [q.test]", "q_test [q.test]" or "q.test".
+func otherTests(id, root string) bool {
+	if strings.HasSuffix(id, ".test") {
+		return id != root+".test"
+	}
+	if i := strings.Index(id, " ["); i >= 0 {
+		return id[i:] != " ["+root+".test]"
+	}
+	return false
 }
 
 func isCgo(specs []*ast.ImportSpec) bool {

@@ -125,7 +125,7 @@ func TestInstrumentWarns(t *testing.T) {
 	}
 	all := strings.Join(res.Warnings, "\n")
 	for _, want := range []string{
-		"main.go:21: not instrumented: reflect.MakeChan a channel made by reflection is not instrumented",
+		"main.go:21: not instrumented: reflect.MakeChan (a channel made by reflection is not instrumented)",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("warnings lack %q:\n%s", want, all)
