@@ -214,8 +214,12 @@ func (p *Process) launch() error {
 	}
 	cmd.ExtraFiles = []*os.File{theirs, p.mb.File()}
 	cmd.Stdin = nil
-	cmd.Stdout = cfg.Stdout
-	cmd.Stderr = cfg.Stderr
+	// Output nobody reads goes to /dev/null, not through a pipe that
+	// stdbg would copy and wait for every holder of to close.
+	cmd.Stdout, cmd.Stderr = outputFile(cfg.Stdout), outputFile(cfg.Stderr)
+	// A process the program started and left running (a daemon of its
+	// own) may keep the output pipes open: Wait gives up on them then.
+	cmd.WaitDelay = outputDelay
 	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	// Only the target may hold its end: a target that dies before its
@@ -247,6 +251,19 @@ func (p *Process) launch() error {
 	p.hello = h
 	p.fresh = true
 	return nil
+}
+
+// outputDelay bounds how long, after the target process ended, stdbg
+// copies output that processes it left behind still write.
+const outputDelay = 2 * time.Second
+
+// outputFile returns w as the target's output: nil (/dev/null) for
+// io.Discard.
+func outputFile(w io.Writer) io.Writer {
+	if w == io.Discard {
+		return nil
+	}
+	return w
 }
 
 // startFailure explains why no greeting came.
