@@ -68,11 +68,11 @@ func TestMinimiseBundledDeadlocks(t *testing.T) {
 		length, pre   int
 		maxExecutions func(search int64) int64
 	}{
-		{"dining-philosophers.c", []string{"2"}, 8, 1, func(n int64) int64 { return 3*n + 12 }},
-		{"dining-philosophers.c", []string{"3"}, 12, 1, func(n int64) int64 { return 3*n + 12 }},
-		{"dining-philosophers.c", []string{"4"}, 16, 1, func(n int64) int64 { return 3 * n }},
-		{"dining-philosophers.c", []string{"6"}, 24, 1, func(n int64) int64 { return 3 * n }},
-		{"dining-philosophers.c", []string{"8"}, 32, 1, func(n int64) int64 { return 3 * n }},
+		{"dining-philosophers.c", []string{"2"}, 6, 1, func(n int64) int64 { return 3*n + 12 }},
+		{"dining-philosophers.c", []string{"3"}, 9, 1, func(n int64) int64 { return 3*n + 12 }},
+		{"dining-philosophers.c", []string{"4"}, 12, 1, func(n int64) int64 { return 3 * n }},
+		{"dining-philosophers.c", []string{"6"}, 18, 1, func(n int64) int64 { return 3 * n }},
+		{"dining-philosophers.c", []string{"8"}, 24, 1, func(n int64) int64 { return 3 * n }},
 		{"deadly-embrace.c", nil, 4, 1, func(int64) int64 { return 20 }},
 		{"abba-three.c", nil, 17, 1, func(int64) int64 { return 400 }},
 	}

@@ -15,7 +15,10 @@
 
 #define MAXN 8
 
-static pthread_mutex_t fork_lock[MAXN];
+static pthread_mutex_t fork_lock[MAXN] = {
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+};
 static int meals[MAXN];
 static int n = 3;
 
@@ -39,8 +42,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: dining-philosophers [N], 2 <= N <= %d\n", MAXN);
 		return 2;
 	}
-	for (int i = 0; i < n; i++)
-		pthread_mutex_init(&fork_lock[i], NULL);
 	pthread_t t[MAXN];
 	for (intptr_t i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, philosopher, (void *)i);
