@@ -62,11 +62,11 @@ func (d *dpor) races(r *Report) {
 		rs.threadOf[i] = t
 		rs.idx[i] = rs.cnt[t]
 		rs.cnt[t]++
-		d.fresh[[2]int{t, rs.idx[i]}] = tr[i].Op
+		d.setFresh(t, rs.idx[i], tr[i].Op)
 	}
 	for _, t := range final {
 		if t.ID < width {
-			d.fresh[[2]int{t.ID, rs.cnt[t.ID]}] = t.Op
+			d.setFresh(t.ID, rs.cnt[t.ID], t.Op)
 		}
 	}
 	clear(rs.cnt)

@@ -162,6 +162,26 @@ func NewWorld() *World {
 	return &World{threads: make([]thread, 1, 4)}
 }
 
+// Reset puts w back in the state NewWorld returns, keeping the room it
+// has grown (its thread list and object maps), so that a search that runs
+// one execution after another allocates less.
+func (w *World) Reset() {
+	clear(w.threads)
+	w.threads = w.threads[:1]
+	clear(w.mutexes)
+	clear(w.spins)
+	clear(w.conds)
+	clear(w.sems)
+	clear(w.rwlocks)
+	clear(w.barriers)
+	clear(w.onces)
+	clear(w.gomutexes)
+	clear(w.gorws)
+	clear(w.wgs)
+	clear(w.chans)
+	w.exited, w.status, w.spurious = false, 0, false
+}
+
 // put stores v at key k of the object map *m, making the map on first use:
 // the maps of a world stay nil until it has an object of their kind, so
 // that a new world costs little.
@@ -276,9 +296,16 @@ func (w *World) Annotated(tid int) (op Op, ok bool) {
 	if !ok {
 		return op, false
 	}
+	w.annotate(tid, &op)
+	return op, true
+}
+
+// annotate fills in op.Eff, the effect of thread tid's pending operation
+// op in the current state (Annotated).
+func (w *World) annotate(tid int, op *Op) {
 	switch op.Kind {
 	case ChanSend, ChanRecv:
-		op.Eff = w.chanEffect(op)
+		op.Eff = w.chanEffect(*op)
 	case WGAdd:
 		op.Eff = Effect{Known: true}
 		if g := w.wgs[op.Obj]; g != nil {
@@ -305,7 +332,27 @@ func (w *World) Annotated(tid int) (op Op, ok bool) {
 	default:
 		op.Eff = Effect{Known: true}
 	}
-	return op, true
+}
+
+// Inspect tells, in one look at thread tid, what a search needs of it at
+// a scheduling point: whether it is live (created, not finished), its
+// pending operation annotated as Annotated returns it (written to *op,
+// the zero Op if it has none), whether it is Enabled, and its Choices.
+func (w *World) Inspect(tid int, op *Op) (live, enabled bool, choices int) {
+	th := w.thread(tid)
+	if th == nil || th.finished {
+		return false, false, 0
+	}
+	if !th.hasPending {
+		*op = Op{}
+		return true, false, 0
+	}
+	*op = th.pending
+	w.annotate(tid, op)
+	if w.exited {
+		return true, false, 0
+	}
+	return true, w.enabled(tid, th.pending), w.Choices(tid)
 }
 
 // Live returns the ids of the threads that have not finished, ascending.

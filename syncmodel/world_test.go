@@ -494,3 +494,94 @@ func TestClone(t *testing.T) {
 		mutate(t, c)
 	})
 }
+
+// TestReset checks that a reset world is a new one: a world that created
+// threads, held a mutex, waited on a semaphore and exited, once reset,
+// runs the same operations as a new world does.
+func TestReset(t *testing.T) {
+	run := func(w *World) []Result {
+		var out []Result
+		step := func(tid int, op Op) {
+			if err := w.SetPending(tid, op); err != nil {
+				t.Fatalf("thread %d: %v", tid, err)
+			}
+			res, err := w.Execute(tid, 0)
+			if err != nil {
+				t.Fatalf("thread %d: %s: %v", tid, op, err)
+			}
+			out = append(out, res)
+		}
+		step(1, Op{Kind: ThreadCreate})
+		step(1, Op{Kind: MutexLock, Obj: 0x10})
+		step(2, Op{Kind: SemPost, Obj: 0x20})
+		if err := w.SetPending(2, Op{Kind: MutexLock, Obj: 0x10}); err != nil || w.Enabled(2) {
+			t.Fatalf("thread 2 can take the mutex thread 1 holds (%v)", err)
+		}
+		step(1, Op{Kind: SemWait, Obj: 0x20})
+		step(1, Op{Kind: MutexUnlock, Obj: 0x10})
+		step(2, Op{Kind: MutexLock, Obj: 0x10})
+		step(1, Op{Kind: Exit})
+		return out
+	}
+	fresh := run(NewWorld())
+	w := NewWorld()
+	w.SetSpuriousWakeups(true)
+	run(w)
+	w.Reset()
+	if w.NumThreads() != 1 || w.Finished(1) || w.Enabled(1) || w.spurious {
+		t.Fatalf("reset world: %d threads, thread 1 finished %v, enabled %v, spurious %v", w.NumThreads(), w.Finished(1), w.Enabled(1), w.spurious)
+	}
+	if _, ok := w.Exited(); ok {
+		t.Fatal("a reset world has exited")
+	}
+	if got := run(w); !reflect.DeepEqual(got, fresh) {
+		t.Errorf("after Reset: %+v, new world: %+v", got, fresh)
+	}
+}
+
+// TestInspect checks that Inspect agrees with Finished, Annotated, Enabled
+// and Choices, thread by thread, along an execution.
+func TestInspect(t *testing.T) {
+	w := NewWorld()
+	w.SetSpuriousWakeups(true)
+	check := func() {
+		t.Helper()
+		for tid := 0; tid <= w.NumThreads()+1; tid++ {
+			var op Op
+			live, en, ch := w.Inspect(tid, &op)
+			want, _ := w.Annotated(tid)
+			wantLive := tid >= 1 && tid <= w.NumThreads() && !w.Finished(tid)
+			if live != wantLive || live && (!reflect.DeepEqual(op, want) || en != w.Enabled(tid) || ch != w.Choices(tid)) {
+				t.Errorf("thread %d: Inspect %v %v %d %+v; want %v %v %d %+v", tid, live, en, ch, op,
+					wantLive, w.Enabled(tid), w.Choices(tid), want)
+			}
+		}
+	}
+	steps := []struct {
+		tid int
+		op  Op
+	}{
+		{1, Op{Kind: ThreadCreate}},
+		{1, Op{Kind: MutexLock, Obj: 1}},
+		{2, Op{Kind: Choose, Arg: 3}},
+		{1, Op{Kind: CondWait, Obj: 2, Obj2: 1}},
+		{2, Op{Kind: MutexLock, Obj: 1}},
+		{2, Op{Kind: CondSignal, Obj: 2}},
+		{2, Op{Kind: MutexUnlock, Obj: 1}},
+		{1, Op{Kind: CondReacquire, Obj: 2, Obj2: 1}},
+		{2, Op{Kind: ThreadExit}},
+		{1, Op{Kind: MutexUnlock, Obj: 1}},
+		{1, Op{Kind: Exit}},
+	}
+	check()
+	for _, s := range steps {
+		if err := w.SetPending(s.tid, s.op); err != nil {
+			t.Fatalf("thread %d: %v", s.tid, err)
+		}
+		check()
+		if _, err := w.Execute(s.tid, 0); err != nil {
+			t.Fatalf("thread %d: %s: %v", s.tid, s.op, err)
+		}
+		check()
+	}
+}
