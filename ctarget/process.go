@@ -435,9 +435,9 @@ func (p *Process) Resume(tid int, code int64) ([]any, error) {
 
 // collect waits for the runtime's hand-over and decodes it.
 func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
-	deadline := time.Now().Add(timeout)
+	var since time.Time // set by the first wait that needs the clock
 	for {
-		if err := p.slot.Wait(p.last, deadline); err != nil {
+		if err := p.slot.WaitFor(p.last, &since, timeout); err != nil {
 			if errors.Is(err, wire.ErrTimeout) {
 				return p.timedOut(running, timeout)
 			}
@@ -461,8 +461,9 @@ func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
 // and notes what they say about the child: its threads' kernel ids, a
 // failure it does not survive, its death.
 func (p *Process) received(buf []byte) ([]any, error) {
-	// The events are the checker's until its next call: one slice serves
-	// every hand-over.
+	// The events are the checker's until its next call: one slice and
+	// one block of messages serve every hand-over.
+	p.dec.Reuse()
 	evs, err := p.dec.Append(p.evbuf[:0], buf)
 	p.evbuf = evs
 	if err != nil {

@@ -160,6 +160,19 @@ func DecodeAppend(out []any, buf []byte) ([]any, error) { return (*Decoder)(nil)
 type Decoder struct {
 	frames  []uint64
 	pending []Pending
+	// block is the block pending was cut from, for Reuse.
+	block []Pending
+}
+
+// Reuse tells the decoder that the *Pending values it handed so far are no
+// longer referenced (their frames may be): the next messages take their
+// room instead of a new block's. A caller that consumes each hand-over's
+// events before it decodes the next one calls it before every decoding.
+func (d *Decoder) Reuse() {
+	if d != nil && d.block != nil {
+		clear(d.block[:len(d.block)-len(d.pending)])
+		d.pending = d.block
+	}
 }
 
 // frameBlock is how many frames a Decoder allocates at once, pendingBlock
@@ -177,6 +190,7 @@ func (d *Decoder) box(pe Pending) any {
 	}
 	if len(d.pending) == 0 {
 		d.pending = make([]Pending, pendingBlock)
+		d.block = d.pending
 	}
 	p := &d.pending[0]
 	*p = pe
