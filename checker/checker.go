@@ -133,7 +133,7 @@ func (c *Checker) begin(spare *Execution) (*Execution, error) {
 	if spare != nil {
 		spare.w.Reset()
 		e.w, e.trace, e.threads = spare.w, spare.trace[:0], spare.threads[:0]
-		e.frames, e.ostids = spare.frames[:0], spare.ostids[:0]
+		e.frames, e.ostids, e.changed = spare.frames[:0], spare.ostids[:0], spare.changed[:0]
 	} else {
 		e.w = syncmodel.NewWorld()
 	}
@@ -203,6 +203,7 @@ type Execution struct {
 	w       *syncmodel.World
 	frames  [][]uint64 // frames[tid]: where live thread tid's pending op was called
 	ostids  []int      // ostids[tid]: its kernel thread id, 0 unknown
+	changed []bool     // changed[tid]: its pending op changed since the last point (listThreads)
 	trace   []Step
 	outcome *search.Outcome
 	failure *wire.Failure
@@ -311,6 +312,7 @@ func (e *Execution) Step(st schedule.Step) error {
 		preempts = prev != tid && e.w.Enabled(prev)
 	}
 	res, err := e.w.Execute(tid, choice)
+	e.change(tid)
 	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.PendingFrames(tid), Result: res, Preempts: preempts}
 	e.trace = append(e.trace, rec)
 	if err != nil {
@@ -380,6 +382,7 @@ func (e *Execution) absorbPending(v *wire.Pending) error {
 	if err := e.w.SetPending(v.Tid, v.Op); err != nil {
 		return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
 	}
+	e.change(v.Tid)
 	for v.Tid >= len(e.frames) {
 		e.frames = append(e.frames, nil)
 	}
@@ -516,23 +519,13 @@ func (e *Execution) settle() {
 	if e.outcome != nil {
 		return
 	}
-	e.threads = e.threads[:0]
+	e.listThreads()
 	anyEnabled, runnable := false, false
-	live := 0
-	for tid := 1; tid <= e.w.NumThreads(); tid++ {
-		// The thread's entry is filled in place: an operation is too big
-		// to copy around at every step.
-		e.threads = append(e.threads, search.Thread{ID: tid})
-		t := &e.threads[len(e.threads)-1]
-		ok, en, alts := e.w.Inspect(tid, &t.Op)
-		if !ok {
-			e.threads = e.threads[:len(e.threads)-1]
-			continue
-		}
-		live++
-		t.Enabled, t.Alternatives = en, alts
-		anyEnabled = anyEnabled || en
-		runnable = runnable || en && t.Op.Kind != syncmodel.TimerWait
+	live := len(e.threads)
+	for i := range e.threads {
+		t := &e.threads[i]
+		anyEnabled = anyEnabled || t.Enabled
+		runnable = runnable || t.Enabled && t.Op.Kind != syncmodel.TimerWait
 	}
 	switch {
 	case e.returned && live > 0 && !runnable:
@@ -552,6 +545,92 @@ func (e *Execution) settle() {
 			Where: e.blockedKey(e.blocked)}, false)
 	}
 }
+
+// listThreads brings e.threads, the live threads at the new scheduling
+// point, up to date. Entries are filled in place, an operation being too
+// big to copy around at every step, and only the threads whose pending
+// operation changed since the last point (e.changed) or whose annotation
+// depends on the state are looked at again in full; the others only get
+// their enabledness and choices anew.
+func (e *Execution) listThreads() {
+	ts := e.threads
+	n := e.w.NumThreads()
+	k := 0 // entries kept or made, at the front of ts
+	r := 0 // the next entry of the last point to look at
+	for tid := 1; tid <= n; tid++ {
+		for r < len(ts) && ts[r].ID < tid {
+			r++ // a thread that finished
+		}
+		old := r < len(ts) && ts[r].ID == tid
+		if !old {
+			if live, _, _ := e.w.Status(tid); !live {
+				continue // finished before the last point
+			}
+		}
+		if !old && k == r && r < len(ts) {
+			// No room before the entries still to look at (a live
+			// thread without an entry can only be a new one, after
+			// them): start the list afresh.
+			e.threads = ts[:0]
+			e.fillThreads(1, n)
+			return
+		}
+		if old {
+			if k != r {
+				ts[k] = ts[r]
+			}
+			r++
+			if !e.isChanged(tid) && !syncmodel.StateAnnotated(ts[k].Op.Kind) {
+				live, en, alts := e.w.Status(tid)
+				if live {
+					ts[k].Enabled, ts[k].Alternatives = en, alts
+					k++
+				}
+				continue
+			}
+		} else if k == len(ts) {
+			ts = append(ts, search.Thread{})
+			r = len(ts)
+		}
+		t := &ts[k]
+		t.ID = tid
+		live, en, alts := e.w.Inspect(tid, &t.Op)
+		if !live {
+			continue
+		}
+		t.Enabled, t.Alternatives = en, alts
+		k++
+	}
+	e.threads = ts[:k]
+	clear(e.changed)
+}
+
+// fillThreads appends to e.threads the live threads from..to, looked at
+// in full.
+func (e *Execution) fillThreads(from, to int) {
+	for tid := from; tid <= to; tid++ {
+		e.threads = append(e.threads, search.Thread{ID: tid})
+		t := &e.threads[len(e.threads)-1]
+		live, en, alts := e.w.Inspect(tid, &t.Op)
+		if !live {
+			e.threads = e.threads[:len(e.threads)-1]
+			continue
+		}
+		t.Enabled, t.Alternatives = en, alts
+	}
+	clear(e.changed)
+}
+
+// change notes that thread tid's pending operation changed (it ran, or
+// reported a new one) since the last scheduling point.
+func (e *Execution) change(tid int) {
+	for tid >= len(e.changed) {
+		e.changed = append(e.changed, false)
+	}
+	e.changed[tid] = true
+}
+
+func (e *Execution) isChanged(tid int) bool { return tid < len(e.changed) && e.changed[tid] }
 
 func (e *Execution) blockedNow(except int) []Blocked {
 	var out []Blocked

@@ -301,7 +301,8 @@ func (w *World) Annotated(tid int) (op Op, ok bool) {
 }
 
 // annotate fills in op.Eff, the effect of thread tid's pending operation
-// op in the current state (Annotated).
+// op in the current state (Annotated). The kinds it looks at the state for
+// are those StateAnnotated lists.
 func (w *World) annotate(tid int, op *Op) {
 	switch op.Kind {
 	case ChanSend, ChanRecv:
@@ -332,6 +333,31 @@ func (w *World) annotate(tid int, op *Op) {
 	default:
 		op.Eff = Effect{Known: true}
 	}
+}
+
+// Status is Inspect without the operation: whether thread tid is live,
+// Enabled, and its Choices.
+func (w *World) Status(tid int) (live, enabled bool, choices int) {
+	th := w.thread(tid)
+	if th == nil || th.finished {
+		return false, false, 0
+	}
+	if !th.hasPending || w.exited {
+		return true, false, 0
+	}
+	return true, w.enabled(tid, th.pending), w.Choices(tid)
+}
+
+// StateAnnotated reports whether the annotation of a pending operation of
+// kind k (Annotated, Inspect) depends on the state of the world, and so can
+// change while the operation stays pending; for other kinds it is fixed
+// once the operation is reported.
+func StateAnnotated(k Kind) bool {
+	switch k {
+	case ChanSend, ChanRecv, WGAdd, GoCondWake, RWUnlock, GoRWRUnlock, Select:
+		return true
+	}
+	return false
 }
 
 // Inspect tells, in one look at thread tid, what a search needs of it at

@@ -539,8 +539,8 @@ func TestReset(t *testing.T) {
 	}
 }
 
-// TestInspect checks that Inspect agrees with Finished, Annotated, Enabled
-// and Choices, thread by thread, along an execution.
+// TestInspect checks that Inspect and Status agree with Finished,
+// Annotated, Enabled and Choices, thread by thread, along an execution.
 func TestInspect(t *testing.T) {
 	w := NewWorld()
 	w.SetSpuriousWakeups(true)
@@ -554,6 +554,9 @@ func TestInspect(t *testing.T) {
 			if live != wantLive || live && (!reflect.DeepEqual(op, want) || en != w.Enabled(tid) || ch != w.Choices(tid)) {
 				t.Errorf("thread %d: Inspect %v %v %d %+v; want %v %v %d %+v", tid, live, en, ch, op,
 					wantLive, w.Enabled(tid), w.Choices(tid), want)
+			}
+			if l, e, c := w.Status(tid); l != live || e != en || c != ch {
+				t.Errorf("thread %d: Status %v %v %d, Inspect %v %v %d", tid, l, e, c, live, en, ch)
 			}
 		}
 	}
@@ -583,5 +586,21 @@ func TestInspect(t *testing.T) {
 			t.Fatalf("thread %d: %s: %v", s.tid, s.op, err)
 		}
 		check()
+	}
+}
+
+// TestStateAnnotated checks that a kind StateAnnotated leaves out gets the
+// same annotation whatever the state: known, and nothing else.
+func TestStateAnnotated(t *testing.T) {
+	w := NewWorld()
+	for k := KindInvalid + 1; k.Valid(); k++ {
+		if StateAnnotated(k) {
+			continue
+		}
+		op := Op{Kind: k, Obj: 8}
+		w.annotate(1, &op)
+		if !reflect.DeepEqual(op.Eff, Effect{Known: true}) {
+			t.Errorf("%s: annotated %+v in a new world", k, op.Eff)
+		}
 	}
 }
