@@ -76,7 +76,7 @@ type linFact struct {
 // maxLinStates bounds the nodes (downward-closed sets times the thread that
 // ran last) of a trace's shortest-path search: past it the trace's
 // preemptions are not computed (its lower bound stays 0).
-const maxLinStates = 1 << 22
+const maxLinStates = 1 << 21
 
 // newLinear prepares the trace of an execution that ended with the failure
 // of the given key (its Report's Trace, and Final for the operations still

@@ -21,9 +21,13 @@ import (
 // (syncmodel.Dependent) exactly as the exhaustive search's own verdict
 // does; MinimiseOptions.NoReduction proves without it.
 
+// maxLinWork bounds the nodes the shortest-path searches of one proof
+// (linear.solve) may go through together, which bounds its time.
+const maxLinWork = 1 << 25
+
 // maxProofTraces bounds the shortest traces of the bug a proof keeps; past
 // it the proof gives up (the lower bound on preemptions stays unproven).
-const maxProofTraces = 4096
+const maxProofTraces = 512
 
 // errModel stops a proof when an execution did not do what the model
 // says the schedules of a trace do (end as the trace ended, after as many
@@ -225,8 +229,18 @@ func (s *shrinker) fewestPreemptions(lins []*linear, length int) (*trial, int, e
 			if l.finished {
 				continue
 			}
-			if !l.solved && !l.solve() {
-				l.big = true
+			if !l.solved {
+				// The searches of all the traces share a bound on
+				// their work: past it a trace counts as too big.
+				if n := int64(l.states) * int64(len(l.ids)+1); !l.big && (l.states == 0 || s.linWork+n > maxLinWork) {
+					l.big = true
+				} else if !l.big {
+					s.linWork += n
+					if !l.solve() {
+						l.big = true
+					}
+				}
+				l.solved = true
 			}
 			c := l.cost
 			if l.big {

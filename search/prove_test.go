@@ -251,3 +251,29 @@ func TestMinimiseRandomOracle(t *testing.T) {
 		t.Errorf("only %d generated programs have bugs", programs)
 	}
 }
+
+// TestLinearTooBig checks a trace too big to search: its schedule as it
+// ran is the best there is, and nothing is proven about its preemptions.
+func TestLinearTooBig(t *testing.T) {
+	ex := philosophers(3)
+	sc := schedule.Threads(1, 1, 1, 2, 2, 3, 3, 4, 4)
+	bug := bugOf(t, ex, sc)
+	s := &shrinker{ctx: context.Background(), ex: ex, key: bug.Outcome.Key(), left: 100}
+	var tr []Event
+	e, _ := ex.Start()
+	for _, st := range sc {
+		for _, th := range e.Threads() {
+			if th.ID == st.Thread {
+				tr = append(tr, Event{Step: st, Op: th.Op})
+			}
+		}
+		e.Step(st)
+	}
+	e.Close()
+	l := newLinear(tr, nil, s.key, Deadlock)
+	l.states = 0 // as if it had too many
+	best, pre, err := s.fewestPreemptions([]*linear{l}, len(sc))
+	if err != nil || best == nil || !best.sched.Equal(sc) || best.pre != 2 || pre != 0 {
+		t.Fatalf("best %+v, lower bound %d, %v; want the trace as it ran (2 preemptions), bound 0", best, pre, err)
+	}
+}

@@ -44,6 +44,10 @@ type shrinker struct {
 	start    time.Time
 	shown    time.Time
 
+	// linWork counts the nodes the proof's shortest-path searches went
+	// through (maxLinWork).
+	linWork int64
+
 	// observe, if not nil, is shown every scheduling point of the
 	// executions run (execute): the number of steps run and the threads.
 	observe func(k int, ts []Thread)
