@@ -162,26 +162,6 @@ func NewWorld() *World {
 	return &World{threads: make([]thread, 1, 4)}
 }
 
-// Reset puts w back in the state NewWorld returns, keeping the room it
-// has grown (its thread list and object maps), so that a search that runs
-// one execution after another allocates less.
-func (w *World) Reset() {
-	clear(w.threads)
-	w.threads = w.threads[:1]
-	clear(w.mutexes)
-	clear(w.spins)
-	clear(w.conds)
-	clear(w.sems)
-	clear(w.rwlocks)
-	clear(w.barriers)
-	clear(w.onces)
-	clear(w.gomutexes)
-	clear(w.gorws)
-	clear(w.wgs)
-	clear(w.chans)
-	w.exited, w.status, w.spurious = false, 0, false
-}
-
 // put stores v at key k of the object map *m, making the map on first use:
 // the maps of a world stay nil until it has an object of their kind, so
 // that a new world costs little.
@@ -333,52 +313,6 @@ func (w *World) annotate(tid int, op *Op) {
 	default:
 		op.Eff = Effect{Known: true}
 	}
-}
-
-// Status is Inspect without the operation: whether thread tid is live,
-// Enabled, and its Choices.
-func (w *World) Status(tid int) (live, enabled bool, choices int) {
-	th := w.thread(tid)
-	if th == nil || th.finished {
-		return false, false, 0
-	}
-	if !th.hasPending || w.exited {
-		return true, false, 0
-	}
-	return true, w.enabled(tid, &th.pending), w.choices(tid, th)
-}
-
-// StateAnnotated reports whether the annotation of a pending operation of
-// kind k (Annotated, Inspect) depends on the state of the world, and so can
-// change while the operation stays pending; for other kinds it is fixed
-// once the operation is reported.
-func StateAnnotated(k Kind) bool {
-	switch k {
-	case ChanSend, ChanRecv, WGAdd, GoCondWake, RWUnlock, GoRWRUnlock, Select:
-		return true
-	}
-	return false
-}
-
-// Inspect tells, in one look at thread tid, what a search needs of it at
-// a scheduling point: whether it is live (created, not finished), its
-// pending operation annotated as Annotated returns it (written to *op,
-// the zero Op if it has none), whether it is Enabled, and its Choices.
-func (w *World) Inspect(tid int, op *Op) (live, enabled bool, choices int) {
-	th := w.thread(tid)
-	if th == nil || th.finished {
-		return false, false, 0
-	}
-	if !th.hasPending {
-		*op = Op{}
-		return true, false, 0
-	}
-	*op = th.pending
-	w.annotate(tid, op)
-	if w.exited {
-		return true, false, 0
-	}
-	return true, w.enabled(tid, &th.pending), w.choices(tid, th)
 }
 
 // Live returns the ids of the threads that have not finished, ascending.

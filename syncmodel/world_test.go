@@ -2,6 +2,7 @@ package syncmodel
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -536,6 +537,12 @@ func TestReset(t *testing.T) {
 	}
 	if got := run(w); !reflect.DeepEqual(got, fresh) {
 		t.Errorf("after Reset: %+v, new world: %+v", got, fresh)
+	}
+	// Field by field, a reset world is a new one (its maps empty, which
+	// print as nil ones do).
+	w.Reset()
+	if got, want := fmt.Sprintf("%+v", *w), fmt.Sprintf("%+v", *NewWorld()); got != want {
+		t.Errorf("reset world %s\nnew world   %s", got, want)
 	}
 }
 
