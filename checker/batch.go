@@ -21,16 +21,17 @@ type Batcher interface {
 // StartPrefix implements search.PrefixStarter: an execution that replays
 // prefix. The steps it shares with the previous execution, which ran them
 // and recorded their results, are announced to a Batcher runtime. An
-// execution started here keeps its trace (Execution.Trace) only until the
-// next StartPrefix, which reuses its room: a search, which looks at an
-// execution only while it runs, may; a caller that keeps traces uses
-// Begin.
+// execution started here keeps its trace (Execution.Trace), its model
+// (World) and its thread lists only until the next StartPrefix, which
+// reuses their room: a search, which looks at an execution only while it
+// runs, may; a caller that keeps executions uses Begin.
 func (c *Checker) StartPrefix(prefix schedule.Schedule) (search.Execution, error) {
-	var prev, spare []Step
+	var prev []Step
+	var spare *Execution
 	if c.cur != nil {
 		prev = c.cur.trace
 		if c.cur.searched {
-			spare = prev
+			spare = c.cur
 		}
 	}
 	plan := c.plan(prefix, prev) // (a copy: the new trace may take prev's room)

@@ -107,9 +107,9 @@ func (c *Checker) Start() (search.Execution, error) {
 // that want the trace afterwards.
 func (c *Checker) Begin() (*Execution, error) { return c.beginWith(nil) }
 
-// beginWith is Begin giving the new execution's trace the room of spare
-// (a trace no one keeps) if it is big enough.
-func (c *Checker) beginWith(spare []Step) (*Execution, error) {
+// beginWith is Begin giving the new execution the room of spare (an
+// execution no one keeps, or nil): its trace, its model and its lists.
+func (c *Checker) beginWith(spare *Execution) (*Execution, error) {
 	if !c.probed {
 		c.probed = true
 		if pl, ok := c.rt.(Pooler); ok && pl.WantsPool() {
@@ -119,7 +119,7 @@ func (c *Checker) beginWith(spare []Step) (*Execution, error) {
 	return c.begin(spare)
 }
 
-func (c *Checker) begin(spare []Step) (*Execution, error) {
+func (c *Checker) begin(spare *Execution) (*Execution, error) {
 	if c.cur != nil && !c.cur.closed {
 		c.cur.Close()
 	}
@@ -129,12 +129,17 @@ func (c *Checker) begin(spare []Step) (*Execution, error) {
 	if c.cur != nil {
 		room = max(room, len(c.cur.trace)+8)
 	}
-	trace := spare[:0]
-	if cap(trace) < room {
-		trace = make([]Step, 0, room)
+	e := &Execution{c: c}
+	if spare != nil {
+		spare.w.Reset()
+		e.w, e.trace, e.threads = spare.w, spare.trace[:0], spare.threads[:0]
+		e.frames, e.ostids, e.changed = spare.frames[:0], spare.ostids[:0], spare.changed[:0]
+	} else {
+		e.w = syncmodel.NewWorld()
 	}
-	e := &Execution{c: c, w: syncmodel.NewWorld(), frames: make(map[int][]uint64), ostids: make(map[int]int),
-		trace: trace}
+	if cap(e.trace) < room {
+		e.trace = make([]Step, 0, room)
+	}
 	e.w.SetSpuriousWakeups(c.opts.SpuriousWakeups)
 	c.cur = e
 	evs, err := c.rt.Begin()
@@ -196,8 +201,9 @@ type Blocked struct {
 type Execution struct {
 	c       *Checker
 	w       *syncmodel.World
-	frames  map[int][]uint64 // where each live thread's pending op was called
-	ostids  map[int]int
+	frames  [][]uint64 // frames[tid]: where live thread tid's pending op was called
+	ostids  []int      // ostids[tid]: its kernel thread id, 0 unknown
+	changed []bool     // changed[tid]: its pending op changed since the last point (listThreads)
 	trace   []Step
 	outcome *search.Outcome
 	failure *wire.Failure
@@ -248,10 +254,20 @@ func (e *Execution) BlockedThreads() []Blocked { return e.blocked }
 func (e *Execution) World() *syncmodel.World { return e.w }
 
 // PendingFrames returns where thread tid called its pending operation.
-func (e *Execution) PendingFrames(tid int) []uint64 { return e.frames[tid] }
+func (e *Execution) PendingFrames(tid int) []uint64 {
+	if tid < 0 || tid >= len(e.frames) {
+		return nil
+	}
+	return e.frames[tid]
+}
 
 // OSTid returns the kernel thread id the runtime reported for thread tid.
-func (e *Execution) OSTid(tid int) int { return e.ostids[tid] }
+func (e *Execution) OSTid(tid int) int {
+	if tid < 0 || tid >= len(e.ostids) {
+		return 0
+	}
+	return e.ostids[tid]
+}
 
 // Schedule returns the schedule executed so far.
 func (e *Execution) Schedule() schedule.Schedule {
@@ -305,7 +321,8 @@ func (e *Execution) Step(st schedule.Step) error {
 		preempts = prev != tid && e.w.Enabled(prev)
 	}
 	res, err := e.w.Execute(tid, choice)
-	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.frames[tid], Result: res, Preempts: preempts}
+	e.change(tid)
+	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.PendingFrames(tid), Result: res, Preempts: preempts}
 	e.trace = append(e.trace, rec)
 	if err != nil {
 		// (Only here: the target of errors.As lives on the heap.)
@@ -316,7 +333,9 @@ func (e *Execution) Step(st schedule.Step) error {
 		}
 		return fmt.Errorf("step %d (thread %d, %s): %w", len(e.trace), tid, op.Kind, err)
 	}
-	delete(e.frames, tid)
+	if tid < len(e.frames) {
+		e.frames[tid] = nil
+	}
 	if e.checkRace(); e.outcome != nil {
 		return nil
 	}
@@ -380,8 +399,15 @@ func (e *Execution) absorbPending(v *wire.Pending) error {
 	if err := e.w.SetPending(v.Tid, v.Op); err != nil {
 		return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
 	}
+	e.change(v.Tid)
+	for v.Tid >= len(e.frames) {
+		e.frames = append(e.frames, nil)
+	}
 	e.frames[v.Tid] = v.Frames
-	if v.OSTid != 0 && e.ostids[v.Tid] != v.OSTid {
+	if v.OSTid != 0 {
+		for v.Tid >= len(e.ostids) {
+			e.ostids = append(e.ostids, 0)
+		}
 		e.ostids[v.Tid] = v.OSTid
 	}
 	return nil
@@ -514,22 +540,16 @@ func (e *Execution) settle() {
 	if e.outcome != nil {
 		return
 	}
-	e.threads = e.threads[:0]
+	e.listThreads()
 	anyEnabled, runnable := false, false
-	live := 0
-	for tid := 1; tid <= e.w.NumThreads(); tid++ {
-		if e.w.Finished(tid) {
-			continue
+	live := len(e.threads)
+	for i := range e.threads {
+		t := &e.threads[i]
+		if t.Enabled && e.returned && t.Op.Kind == syncmodel.TimerWait && e.lateFires[t.ID] >= lateFireBound {
+			t.Enabled = false
 		}
-		live++
-		op, _ := e.w.Annotated(tid)
-		en := e.w.Enabled(tid)
-		if en && e.returned && op.Kind == syncmodel.TimerWait && e.lateFires[tid] >= lateFireBound {
-			en = false
-		}
-		anyEnabled = anyEnabled || en
-		runnable = runnable || en
-		e.threads = append(e.threads, search.Thread{ID: tid, Op: op, Enabled: en, Alternatives: e.w.Choices(tid)})
+		anyEnabled = anyEnabled || t.Enabled
+		runnable = runnable || t.Enabled
 	}
 	switch {
 	case e.returned && live > 0 && !runnable:
@@ -719,7 +739,7 @@ func (e *Execution) blockedNow(except int) []Blocked {
 			continue
 		}
 		op, _ := e.w.Pending(tid)
-		out = append(out, Blocked{Thread: tid, Op: op, Frames: e.frames[tid], Wait: e.w.WaitFor(tid)})
+		out = append(out, Blocked{Thread: tid, Op: op, Frames: e.PendingFrames(tid), Wait: e.w.WaitFor(tid)})
 	}
 	return out
 }
@@ -767,7 +787,8 @@ func (e *Execution) finish(o *search.Outcome, clean bool) {
 		// that never started, what an exit or a failure cut short. A
 		// reducing search must see them (search.Report.Final): each
 		// races with what ran before the end. (A deadlock keeps its
-		// threads as settle listed them, all blocked.)
+		// threads as settle listed them, all blocked; the room is kept
+		// for the next execution.)
 		e.threads = e.pendingThreads(e.threads[:0])
 	}
 	if !e.ended {

@@ -19,7 +19,7 @@ func (e *Execution) State() (search.State, bool) {
 	h = hashmix.Mix(h ^ e.w.Fingerprint())
 	for _, tid := range e.w.Live() {
 		var pc uint64
-		if fr := e.frames[tid]; len(fr) > 0 {
+		if fr := e.PendingFrames(tid); len(fr) > 0 {
 			pc = fr[0]
 		}
 		h = hashmix.Mix(h ^ uint64(tid)<<48 ^ pc)

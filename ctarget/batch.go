@@ -90,9 +90,10 @@ func (p *Process) resumeBatched(tid int, code int64) (evs []any, ok bool, err er
 // mailbox, a failure) and waits for an answer, or died.
 func (p *Process) collectStep(running int) ([]any, error) {
 	b := &p.batch
-	deadline := time.Now().Add(p.cfg.TransitionTimeout)
+	var since time.Time // set by the first wait that needs the clock
 	for {
 		if up := p.slot.Up(); len(up) > b.rd {
+			p.dec.Reuse() // the checker is done with the step before
 			evs, used, marked, err := p.dec.AppendStep(p.evbuf[:0], up[b.rd:])
 			p.evbuf = evs
 			if err != nil {
@@ -110,7 +111,7 @@ func (p *Process) collectStep(running int) ([]any, error) {
 			b.inFlight = 0
 			return p.received(nil)
 		}
-		if err := p.slot.Wait(p.last, deadline); err != nil {
+		if err := p.slot.WaitFor(p.last, &since, p.cfg.TransitionTimeout); err != nil {
 			b.inFlight = 0
 			if err == wire.ErrTimeout {
 				return p.timedOut(running, p.cfg.TransitionTimeout)

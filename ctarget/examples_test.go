@@ -49,6 +49,7 @@ type example struct {
 var exampleTable = []example{
 	// Bugs.
 	{file: "deadly-embrace.c", depth: 1000, want: search.Deadlock, message: "threads 1, 2 are blocked", where: "pthread_mutex_lock@"},
+	{file: "abba-three.c", depth: 1000, want: search.Deadlock, message: "are blocked", where: "pthread_mutex_lock@"},
 	{file: "leader-election.c", depth: 1000, want: search.AssertionFailure, message: "at most one leader", where: "leader-election.c:"},
 	{file: "priority-inversion.c", depth: 1000, want: search.AssertionFailure, message: "priority inversion", where: "priority-inversion.c:"},
 	{file: "aba-stack.c", depth: 1000, want: search.AssertionFailure, alsoOK: search.Crash},

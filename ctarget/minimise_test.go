@@ -3,6 +3,7 @@ package ctarget_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stdbg/stdbg/ctarget"
@@ -50,5 +51,58 @@ func TestMinimiseDeadlyEmbrace(t *testing.T) {
 			t.Errorf("%s: %+v", text, m)
 		}
 		t.Logf("%s (%d steps) -> %s in %d executions", text, m.OriginalLength, m.Schedule, m.Stats.Executions)
+	}
+}
+
+// TestMinimiseBundledDeadlocks minimises the first deadlock DPOR finds in
+// the bundled deadlocking programs and checks that the result is proven
+// minimal, its length and preemptions, and the executions it took: a few
+// times the search's for the philosophers (every trace of the program is
+// about twice the search's), a few hundred for the ABBA of three threads,
+// whose search is lucky (2 executions) while proving needs the traces of up
+// to 17 steps (about 150).
+func TestMinimiseBundledDeadlocks(t *testing.T) {
+	tests := []struct {
+		file          string
+		args          []string
+		length, pre   int
+		maxExecutions func(search int64) int64
+	}{
+		{"dining-philosophers.c", []string{"2"}, 6, 1, func(n int64) int64 { return 3*n + 12 }},
+		{"dining-philosophers.c", []string{"3"}, 9, 1, func(n int64) int64 { return 3*n + 12 }},
+		{"dining-philosophers.c", []string{"4"}, 12, 1, func(n int64) int64 { return 3 * n }},
+		{"dining-philosophers.c", []string{"6"}, 18, 1, func(n int64) int64 { return 3 * n }},
+		{"dining-philosophers.c", []string{"8"}, 24, 1, func(n int64) int64 { return 3 * n }},
+		{"deadly-embrace.c", nil, 4, 1, func(int64) int64 { return 20 }},
+		{"abba-three.c", nil, 17, 1, func(int64) int64 { return 400 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+strings.Join(tt.args, ""), func(t *testing.T) {
+			exe, err := ctarget.Build(filepath.Join("..", "examples", "c", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, c := startChecker(t, exe, ctarget.Config{Args: tt.args, Flags: wire.FlagFastExit, KeepThreads: true})
+			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000})
+			if err != nil || len(res.Bugs) != 1 || res.Bugs[0].Outcome.Kind != search.Deadlock {
+				t.Fatalf("search: %v, %v", res.Bugs, err)
+			}
+			m, err := search.Minimise(context.Background(), c, res.Bugs[0], search.MinimiseOptions{MaxDepth: 1000,
+				Exhaustive: true, SearchExecutions: res.Stats.Executions})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("found in %d executions, %d steps, %d preemptions; minimised to %v (%d, %d), proven %v, in %d executions",
+				res.Stats.Executions, m.OriginalLength, m.OriginalPreemptions, m.Schedule, m.Length, m.Preemptions, m.Proven,
+				m.Stats.Executions)
+			if !m.Proven || m.Length != tt.length || m.Preemptions != tt.pre {
+				t.Errorf("%d steps, %d preemptions, proven %v (%s); want %d, %d, proven", m.Length, m.Preemptions, m.Proven,
+					m.Unproven, tt.length, tt.pre)
+			}
+			if limit := tt.maxExecutions(res.Stats.Executions); m.Stats.Executions > limit {
+				t.Errorf("%d executions to minimise, more than %d (the search ran %d)", m.Stats.Executions, limit,
+					res.Stats.Executions)
+			}
+		})
 	}
 }

@@ -214,8 +214,12 @@ func (p *Process) launch() error {
 	}
 	cmd.ExtraFiles = []*os.File{theirs, p.mb.File()}
 	cmd.Stdin = nil
-	cmd.Stdout = cfg.Stdout
-	cmd.Stderr = cfg.Stderr
+	// Output nobody reads goes to /dev/null, not through a pipe that
+	// stdbg would copy and wait for every holder of to close.
+	cmd.Stdout, cmd.Stderr = outputFile(cfg.Stdout), outputFile(cfg.Stderr)
+	// A process the program started and left running (a daemon of its
+	// own) may keep the output pipes open: Wait gives up on them then.
+	cmd.WaitDelay = outputDelay
 	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	// Only the target may hold its end: a target that dies before its
@@ -247,6 +251,19 @@ func (p *Process) launch() error {
 	p.hello = h
 	p.fresh = true
 	return nil
+}
+
+// outputDelay bounds how long, after the target process ended, stdbg
+// copies output that processes it left behind still write.
+const outputDelay = 2 * time.Second
+
+// outputFile returns w as the target's output: nil (/dev/null) for
+// io.Discard.
+func outputFile(w io.Writer) io.Writer {
+	if w == io.Discard {
+		return nil
+	}
+	return w
 }
 
 // startFailure explains why no greeting came.
@@ -418,9 +435,9 @@ func (p *Process) Resume(tid int, code int64) ([]any, error) {
 
 // collect waits for the runtime's hand-over and decodes it.
 func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
-	deadline := time.Now().Add(timeout)
+	var since time.Time // set by the first wait that needs the clock
 	for {
-		if err := p.slot.Wait(p.last, deadline); err != nil {
+		if err := p.slot.WaitFor(p.last, &since, timeout); err != nil {
 			if errors.Is(err, wire.ErrTimeout) {
 				return p.timedOut(running, timeout)
 			}
@@ -444,8 +461,9 @@ func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
 // and notes what they say about the child: its threads' kernel ids, a
 // failure it does not survive, its death.
 func (p *Process) received(buf []byte) ([]any, error) {
-	// The events are the checker's until its next call: one slice serves
-	// every hand-over.
+	// The events are the checker's until its next call: one slice and
+	// one block of messages serve every hand-over.
+	p.dec.Reuse()
 	evs, err := p.dec.Append(p.evbuf[:0], buf)
 	p.evbuf = evs
 	if err != nil {

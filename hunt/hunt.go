@@ -43,6 +43,10 @@ type Config struct {
 	Minimise           bool
 	MinimiseExecutions int64
 	MinimiseProgress   func(search.Stats)
+	// MinimiseNoReduction proves minimisations without the model's
+	// independence (search.MinimiseOptions.NoReduction): for a search run
+	// without reduction.
+	MinimiseNoReduction bool
 	// Budget bounds the whole hunt's wall time (0: no bound). The search
 	// gets four fifths of it when bugs are to be minimised, minimisation
 	// what is left.
@@ -181,7 +185,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		unminimised := ""
 		if min == nil && cfg.Minimise && !out.Interrupted && bug.Cycle == nil {
 			var why string
-			min, why = minimise(ctx, minCtx, &cfg, bug)
+			min, why = minimise(ctx, minCtx, &cfg, bug, found.Stats.Executions)
 			unminimised = why
 		}
 		if min != nil {
@@ -224,11 +228,13 @@ func explore(ctx context.Context, cfg *Config) (*Explored, error) {
 	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil}, err
 }
 
-// minimise minimises a bug; when it could not, it says why in a note for
-// the report ("" when there is nothing to say).
-func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug) (*search.Minimised, string) {
+// minimise minimises a bug found by a search of searchExecs executions;
+// when it could not, it says why in a note for the report ("" when there
+// is nothing to say).
+func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchExecs int64) (*search.Minimised, string) {
 	m, err := search.Minimise(minCtx, cfg.Executor, bug, search.MinimiseOptions{MaxDepth: cfg.Options.MaxDepth,
-		MaxExecutions: cfg.MinimiseExecutions, Exhaustive: true, Progress: cfg.MinimiseProgress})
+		MaxExecutions: cfg.MinimiseExecutions, Exhaustive: true, Progress: cfg.MinimiseProgress,
+		SearchExecutions: searchExecs, NoReduction: cfg.MinimiseNoReduction})
 	switch {
 	case err == nil:
 		return m, ""
@@ -284,7 +290,8 @@ func explain(cfg *Config, f *Finding) error {
 	if m := f.Minimised; m != nil {
 		r.Minimised = &report.Minimisation{FromLength: m.OriginalLength, FromPreemptions: m.OriginalPreemptions,
 			Length: m.Length, Preemptions: m.Preemptions, Proven: m.Proven, Executions: m.Stats.Executions,
-			Original: m.Original.String()}
+			Original: m.Original.String(), LowerLength: m.LowerLength, LowerPreemptions: m.LowerPreemptions,
+			Unproven: m.Unproven}
 	}
 	f.Report = r
 	return nil

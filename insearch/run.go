@@ -89,6 +89,16 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 	shards := max(spec.Shards, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The first bug (without All) stops the other processes, not the
+	// one that found it, which goes on to minimise it.
+	wctx := make([]context.Context, jobs)
+	wcancel := make([]context.CancelFunc, jobs)
+	for w := range jobs {
+		wctx[w], wcancel[w] = context.WithCancel(ctx)
+		defer wcancel[w]()
+	}
+	var bugMu sync.Mutex
+	byBug := false
 	m := &merger{cfg: cfg, said: map[string]bool{}, live: make([]search.Stats, jobs), minimising: make([]search.Stats, jobs)}
 	results := make([]*Found, jobs)
 	errs := make([]error, jobs)
@@ -111,9 +121,17 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[w], errs[w] = m.runOne(ctx, w, s, func() {
+			results[w], errs[w] = m.runOne(wctx[w], w, s, func() {
 				if !spec.All {
-					cancel() // the first bug ends the search
+					// The first bug ends the search.
+					bugMu.Lock()
+					byBug = true
+					bugMu.Unlock()
+					for v, c := range wcancel {
+						if v != w {
+							c()
+						}
+					}
 				}
 			})
 		}()
@@ -146,7 +164,7 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 	if !spec.All && len(out.Bugs) > 1 {
 		out.Bugs, out.Minimised = out.Bugs[:1], out.Minimised[:1]
 	}
-	out.Stopped = out.Stopped && ctx.Err() != nil
+	out.Stopped = out.Stopped && (ctx.Err() != nil || byBug)
 	return out, nil
 }
 

@@ -43,6 +43,9 @@ type Minimised struct {
 	OriginalPreemptions int            `json:"original_preemptions"`
 	Preemptions         int            `json:"preemptions"`
 	Proven              bool           `json:"proven"`
+	LowerLength         int            `json:"lower_length,omitempty"`
+	LowerPreemptions    int            `json:"lower_preemptions,omitempty"`
+	Unproven            string         `json:"unproven,omitempty"`
 	Stats               search.Stats   `json:"stats"`
 }
 
@@ -92,7 +95,8 @@ func (b *Bug) SearchBug() (search.Bug, error) {
 func FromMinimised(m *search.Minimised) *Minimised {
 	return &Minimised{Schedule: m.Schedule.String(), Outcome: m.Outcome, Original: m.Original.String(),
 		OriginalLength: m.OriginalLength, Length: m.Length, OriginalPreemptions: m.OriginalPreemptions,
-		Preemptions: m.Preemptions, Proven: m.Proven, Stats: m.Stats}
+		Preemptions: m.Preemptions, Proven: m.Proven, LowerLength: m.LowerLength, LowerPreemptions: m.LowerPreemptions,
+		Unproven: m.Unproven, Stats: m.Stats}
 }
 
 // SearchMinimised converts a Minimised of the stream back.
@@ -107,7 +111,8 @@ func (m *Minimised) SearchMinimised() (*search.Minimised, error) {
 	}
 	return &search.Minimised{Schedule: s, Outcome: m.Outcome, Original: o, OriginalLength: m.OriginalLength,
 		Length: m.Length, OriginalPreemptions: m.OriginalPreemptions, Preemptions: m.Preemptions,
-		Proven: m.Proven, Stats: m.Stats}, nil
+		Proven: m.Proven, LowerLength: m.LowerLength, LowerPreemptions: m.LowerPreemptions, Unproven: m.Unproven,
+		Stats: m.Stats}, nil
 }
 
 // writer writes messages, one JSON line each.

@@ -130,6 +130,13 @@ type Minimisation struct {
 	Preemptions     int    `json:"preemptions"`
 	Proven          bool   `json:"proven_minimal"`
 	Executions      int64  `json:"executions"`
+	// LowerLength and LowerPreemptions are what was proven when the
+	// result is not proven minimal: no schedule of the bug is shorter, and
+	// none as long has fewer preemptions (0 and 0: nothing). Unproven
+	// says why the proof stopped.
+	LowerLength      int    `json:"lower_length,omitempty"`
+	LowerPreemptions int    `json:"lower_preemptions,omitempty"`
+	Unproven         string `json:"unproven,omitempty"`
 }
 
 // Where is the place a failure happened.
@@ -543,10 +550,27 @@ func (noSymbols) Data(uint64) (string, bool)    { return "", false }
 // String says how the schedule was shrunk, in one line: "Minimised from 9
 // steps, 2 preemptions to 4 steps, 1 preemption (proven minimal, 57
 // executions)".
+//
+// When it is not proven minimal, it says what was: "not proven minimal:
+// budget spent; no schedule is shorter, none as long has fewer than 1
+// preemption", or "at least 12 steps", or "no lower bound proven".
 func (m *Minimisation) String() string {
 	proven := "proven minimal"
 	if !m.Proven {
-		proven = "not proven minimal: budget spent"
+		why := m.Unproven
+		if why == "" {
+			why = "budget spent"
+		}
+		var gap string
+		switch {
+		case m.LowerLength == m.Length && m.LowerLength > 0:
+			gap = "no schedule is shorter, none as long has fewer than " + count(m.LowerPreemptions, "preemption")
+		case m.LowerLength > 0:
+			gap = "proven: at least " + count(m.LowerLength, "step")
+		default:
+			gap = "no lower bound proven"
+		}
+		proven = "not proven minimal: " + why + "; " + gap
 	}
 	return fmt.Sprintf("Minimised from %s, %s to %s, %s (%s, %d executions)",
 		count(m.FromLength, "step"), count(m.FromPreemptions, "preemption"),

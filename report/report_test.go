@@ -199,3 +199,32 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestMinimisationString checks the Minimised line, proven or not, with
+// what was proven when the proof stopped.
+func TestMinimisationString(t *testing.T) {
+	tests := []struct {
+		m    report.Minimisation
+		want string
+	}{
+		{report.Minimisation{FromLength: 8, FromPreemptions: 1, Length: 4, Preemptions: 1, Proven: true, Executions: 14,
+			LowerLength: 4, LowerPreemptions: 1},
+			"Minimised from 8 steps, 1 preemption to 4 steps, 1 preemption (proven minimal, 14 executions)"},
+		{report.Minimisation{FromLength: 24, FromPreemptions: 5, Length: 24, Preemptions: 2, Executions: 20000,
+			LowerLength: 24, LowerPreemptions: 1, Unproven: "budget spent"},
+			"Minimised from 24 steps, 5 preemptions to 24 steps, 2 preemptions (not proven minimal: budget spent; " +
+				"no schedule is shorter, none as long has fewer than 1 preemption, 20000 executions)"},
+		{report.Minimisation{FromLength: 24, FromPreemptions: 5, Length: 20, Preemptions: 2, Executions: 20000,
+			LowerLength: 12, Unproven: "budget spent"},
+			"Minimised from 24 steps, 5 preemptions to 20 steps, 2 preemptions (not proven minimal: budget spent; " +
+				"proven: at least 12 steps, 20000 executions)"},
+		{report.Minimisation{FromLength: 9, FromPreemptions: 2, Length: 5, Preemptions: 1, Executions: 3},
+			"Minimised from 9 steps, 2 preemptions to 5 steps, 1 preemption (not proven minimal: budget spent; " +
+				"no lower bound proven, 3 executions)"},
+	}
+	for _, tt := range tests {
+		if got := tt.m.String(); got != tt.want {
+			t.Errorf("got  %s\nwant %s", got, tt.want)
+		}
+	}
+}

@@ -87,16 +87,53 @@ type dpor struct {
 	// next (a Go variable allocated anew by each execution); an event is
 	// named by its thread and index instead, and its operation is looked
 	// up as the current execution reports it, when it does.
-	counts []int                   // events of each thread on the current path
-	fresh  map[[2]int]syncmodel.Op // (thread, idx) -> operation, this execution
+	counts []int // events of each thread on the current path
+	// fresh[t][idx] is the operation of event idx of thread t in this
+	// execution, valid when its gen is gen (an execution's Begin moves
+	// gen on instead of clearing the table).
+	fresh [][]freshOp
+	gen   uint32
+}
+
+// freshOp is an entry of dpor.fresh.
+type freshOp struct {
+	gen uint32
+	op  syncmodel.Op
 }
 
 // opOf returns the operation of ev as the current execution performs it.
 func (d *dpor) opOf(ev *dporEvent) syncmodel.Op {
-	if o, ok := d.fresh[[2]int{ev.thread, ev.idx}]; ok {
-		return o
+	if t := ev.thread; t >= 0 && t < len(d.fresh) && ev.idx >= 0 && ev.idx < len(d.fresh[t]) {
+		if f := &d.fresh[t][ev.idx]; f.gen == d.gen {
+			return f.op
+		}
 	}
 	return ev.op
+}
+
+// nextGen invalidates the operations recorded in fresh.
+func (d *dpor) nextGen() {
+	if d.gen++; d.gen == 0 { // wrapped: entries this old would look new
+		clear(d.fresh)
+		d.gen = 1
+	}
+}
+
+// setFresh records the operation of event idx of thread t in this
+// execution.
+func (d *dpor) setFresh(t, idx int, op syncmodel.Op) {
+	if t < 0 || idx < 0 {
+		return
+	}
+	for t >= len(d.fresh) {
+		d.fresh = append(d.fresh, nil)
+	}
+	row := d.fresh[t]
+	for idx >= len(row) {
+		row = append(row, freshOp{})
+	}
+	d.fresh[t] = row
+	row[idx] = freshOp{gen: d.gen, op: op}
 }
 
 // count returns the number of events of thread t on the current path.
@@ -118,7 +155,7 @@ func (d *dpor) inc(t int) {
 func (d *dpor) note(p Point) {
 	for i := range p.Threads {
 		t := &p.Threads[i]
-		d.fresh[[2]int{t.ID, d.count(t.ID)}] = t.Op
+		d.setFresh(t.ID, d.count(t.ID), t.Op)
 	}
 }
 
@@ -132,7 +169,7 @@ func (d *dpor) Init(c Config) {
 	d.started = false
 	d.div = 0
 	d.counts = d.counts[:0]
-	d.fresh = make(map[[2]int]syncmodel.Op)
+	d.nextGen()
 }
 
 func (d *dpor) Begin() (schedule.Schedule, bool) {
@@ -141,7 +178,7 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 		return nil, true
 	}
 	d.sub = nil
-	clear(d.fresh)
+	d.nextGen()
 	clear(d.counts)
 	for top := len(d.nodes) - 1; top >= 0; top-- {
 		n := &d.nodes[top]

@@ -8,6 +8,7 @@ import (
 // raceScratch is the memory race detection reuses across executions.
 type raceScratch struct {
 	width    int     // vector clock width: largest thread id + 1
+	rows     int     // rows of vc the last call computed (at width)
 	vc       []int32 // vc[i*width+t]: 1 + position of the last event of thread t that happens before or is event i
 	tmp      []int32 // the clock of a pending operation
 	last     []int   // last[t]: position of t's latest event so far, -1
@@ -49,7 +50,14 @@ func (d *dpor) races(r *Report) {
 			width = max(width, t.ID+1)
 		}
 	}
-	rs.width = width
+	// The events before the point where this execution chose anew are
+	// the last execution's, with the same clocks: rows the last call
+	// computed at the same width are kept.
+	reuse := 0
+	if width == rs.width && cap(rs.vc) >= n*width {
+		reuse = min(d.div, rs.rows, n)
+	}
+	rs.width, rs.rows = width, n
 	rs.vc = grow(rs.vc, n*width)
 	rs.tmp = grow(rs.tmp, width)
 	rs.last = fill(rs.last, width, -1)
@@ -63,11 +71,11 @@ func (d *dpor) races(r *Report) {
 		rs.threadOf[i] = t
 		rs.idx[i] = rs.cnt[t]
 		rs.cnt[t]++
-		d.fresh[[2]int{t, rs.idx[i]}] = tr[i].Op
+		d.setFresh(t, rs.idx[i], tr[i].Op)
 	}
 	for _, t := range final {
 		if t.ID < width {
-			d.fresh[[2]int{t.ID, rs.cnt[t.ID]}] = t.Op
+			d.setFresh(t.ID, rs.cnt[t.ID], t.Op)
 		}
 	}
 	clear(rs.cnt)
@@ -106,6 +114,9 @@ func (d *dpor) races(r *Report) {
 		ev := &tr[i]
 		t := ev.Step.Thread
 		row := rs.row(i)
+		if i < reuse {
+			goto clocked
+		}
 		rs.base(row, t)
 		for j := i - 1; j >= 0; j-- {
 			tj := tr[j].Step.Thread
@@ -121,6 +132,7 @@ func (d *dpor) races(r *Report) {
 			join(row, rs.row(j))
 		}
 		row[t] = int32(i + 1)
+	clocked:
 		rs.last[t] = i
 		rs.cnt[t]++
 		if ev.Op.Kind == syncmodel.ThreadCreate {

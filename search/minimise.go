@@ -31,6 +31,16 @@ type MinimiseOptions struct {
 	// search that finds a smallest schedule and proves it minimal. False
 	// means only shrinking, as Shrink does.
 	Exhaustive bool
+	// SearchExecutions is the number of executions the search that found
+	// the bug ran (0 if not known): the reducing search of the proof is
+	// first given about four times as many.
+	SearchExecutions int64
+	// NoReduction proves minimality without the model's independence
+	// (syncmodel.Dependent): by a branch-and-bound search over every
+	// schedule, as a search with --reduction none explores, instead of one
+	// schedule per Mazurkiewicz trace. Much slower; for programs whose
+	// threads share memory the model does not see.
+	NoReduction bool
 	// Progress, if not nil, is called with the statistics so far after
 	// an execution, at most ten times a second (Depth is the length of
 	// the best schedule so far).
@@ -64,6 +74,16 @@ type Minimised struct {
 	// length has fewer preemptions. It is false after shrinking alone, and
 	// when the budget or the context stopped the search first.
 	Proven bool
+	// LowerLength and LowerPreemptions are what was proven when Proven is
+	// false, in the same order: no schedule of the bug is shorter than
+	// LowerLength, and none of that length has fewer than
+	// LowerPreemptions preemptions. When Proven they are Length and
+	// Preemptions; 0 and 0 prove nothing.
+	LowerLength, LowerPreemptions int
+	// Unproven says why the result is not proven minimal ("" when it is):
+	// "shrunk only" (Shrink), "budget spent", or a reason the reduction
+	// could not be used for this program.
+	Unproven string
 	// Stats counts all the work; its States and Pruned come from the
 	// exhaustive search only (Pruned counts the executions the bound cut
 	// short), its MaxDepthHit counts the runs cut at the bound in both
@@ -86,13 +106,31 @@ var ErrNotReproduced = errors.New("the schedule does not reproduce the bug")
 //
 // It first replays bug.Schedule as Replay does (the given steps, then the
 // default policy) and fails with ErrNotReproduced if that does not end with
-// the bug. Then it shrinks the schedule as Shrink does, which is cheap and
-// usually lands on or near a minimal schedule. If opts.Exhaustive, it then
-// runs a branch-and-bound depth-first search over all schedules, bounded by
-// the shrunk schedule: only executions that can still end with the bug in
-// fewer transitions, or in as many with fewer preemptions, are continued,
-// and each time the bug is found the bound tightens to it. When the search
-// exhausts the space, the last schedule is minimal and Proven is set.
+// the bug. Without opts.Exhaustive it then shrinks the schedule as Shrink
+// does, which is cheap and usually lands on or near a minimal schedule.
+//
+// With opts.Exhaustive it proves what it returns. Schedules that differ
+// only in the order of independent operations (syncmodel.Dependent) run the
+// same operations, so they have the same length and end the same way: the
+// shortest schedules of the bug are schedules of its shortest Mazurkiewicz
+// traces. Minimise first runs the reducing exhaustive search (NewDPOR, one
+// schedule per trace, within opts.MaxDepth) with up to half the budget; if
+// it completes, the shortest traces that end with the bug give the length,
+// and among their schedules the one with the fewest preemptions is found
+// by a shortest-path search over the orders of each trace's operations,
+// which runs a few of them to learn where each thread is enabled (see
+// linear). When the search does not complete, Minimise shrinks, then
+// searches the traces up to the length of the shrunk schedule, which
+// proves its length as it goes. With opts.NoReduction, or for a program
+// whose executions contradict the model (a schedule of a trace that does
+// not end as the trace did: memory shared without thread operations), it
+// runs instead a branch-and-bound depth-first search over all schedules,
+// bounded by the shrunk schedule: only executions that can still end with
+// the bug in fewer transitions, or in as many with fewer preemptions, are
+// continued, and each time the bug is found the bound tightens to it. When
+// a proof completes, the schedule is minimal and Proven is set; otherwise
+// LowerLength and LowerPreemptions say what was proven, and Unproven why
+// the proof stopped.
 //
 // Minimisation stops when its budget of executions (opts.MaxExecutions) is
 // spent or ctx is done, and then returns the best schedule so far with
@@ -145,40 +183,71 @@ func Minimise(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (
 			ErrNotReproduced, bug.Schedule, orig.out.Kind, orig.out.Message, orig.out.Where, key)
 	}
 	s.best = orig
-	if err := s.shrink(); err != nil {
-		return nil, fmt.Errorf("minimise: shrinking: %w", err)
-	}
 	m := &Minimised{
 		Original:            orig.sched,
 		OriginalLength:      len(orig.sched),
 		OriginalPreemptions: orig.pre,
-		ShrinkStats:         s.stats,
-		Stats:               s.stats,
 	}
-	m.ShrinkStats.Elapsed = time.Since(start)
-	best, pre := s.best.sched, s.best.pre
+	shrinkStats := s.stats // the replay of the bug
+	shrinkTime := time.Since(start)
+	shrunk := false
+	shrink := func() error {
+		if shrunk {
+			return nil
+		}
+		shrunk = true
+		before, t0 := s.stats, time.Now()
+		if err := s.shrink(); err != nil {
+			return fmt.Errorf("minimise: shrinking: %w", err)
+		}
+		shrinkTime += time.Since(t0)
+		shrinkStats.Executions += s.stats.Executions - before.Executions
+		shrinkStats.Transitions += s.stats.Transitions - before.Transitions
+		shrinkStats.MaxDepthHit += s.stats.MaxDepthHit - before.MaxDepthHit
+		return nil
+	}
 
-	if opts.Exhaustive && ctx.Err() == nil {
-		switch {
-		case len(best) == 0:
-			m.Proven = true // the bug needs no transition at all
-		case s.left > 0:
-			b, res, err := smallest(ctx, ex, key, len(best), pre, s.left)
-			st := &m.Stats
-			st.Executions += res.Stats.Executions
-			st.Transitions += res.Stats.Transitions
-			st.States += res.Stats.States
-			st.MaxDepthHit += res.Stats.MaxDepthHit
-			st.Pruned += res.Stats.Pruned
-			if err != nil {
-				return nil, fmt.Errorf("minimise: exhaustive search: %w", err)
-			}
-			if b.best != nil {
-				best, pre = b.best, b.bestPre
-			}
-			m.Proven = res.Complete
+	var pr *proof
+	why := "" // what kept the reduction from proving
+	switch {
+	case !opts.Exhaustive || ctx.Err() != nil:
+	case len(orig.sched) == 0:
+		pr = &proof{best: orig} // the bug needs no transition at all
+	default:
+		bound := 0
+		if opts.MaxDepth > 0 {
+			bound = max(opts.MaxDepth, len(orig.sched))
+		}
+		var err error
+		if pr, why, err = s.proveMinimal(bound, opts.SearchExecutions, opts.NoReduction, shrink); err != nil {
+			return nil, err
 		}
 	}
+	if pr != nil && pr.best != nil && s.better(pr.best) {
+		s.best = pr.best
+	}
+	if pr == nil && !shrunk {
+		if err := shrink(); err != nil {
+			return nil, err
+		}
+	}
+	best, pre := s.best.sched, s.best.pre
+	if pr != nil {
+		m.LowerLength, m.LowerPreemptions = pr.length, pr.pre
+		m.Proven = pr.length == len(best) && pr.pre == pre
+	}
+	switch {
+	case m.Proven:
+	case why != "":
+		m.Unproven = "budget spent (the reduction does not fit this program: " + why + ")"
+	case opts.Exhaustive:
+		m.Unproven = "budget spent"
+	default:
+		m.Unproven = "shrunk only"
+	}
+	m.ShrinkStats = shrinkStats
+	m.ShrinkStats.Elapsed = shrinkTime
+	m.Stats = s.stats
 
 	// Confirm with Replay itself.
 	e, err := ex.Start()
@@ -240,4 +309,92 @@ func Minimise(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (
 func Shrink(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (*Minimised, error) {
 	opts.Exhaustive = false
 	return Minimise(ctx, ex, bug, opts)
+}
+
+// proveMinimal runs the proof. With the reduction, the reducing search of
+// every trace within bound (<= 0: unbounded) first runs alone for about
+// four times the executions of the search that found the bug
+// (searchExecs): the usual case, where nothing needs shrinking. Then,
+// shrinking first, it takes turns, in parts that double, with the reducing
+// search of the traces up to the length of the shrunk schedule (a short bug
+// in a long program); the first to complete proves. It
+// returns nil when the budget ran out before one did, and, in why, what
+// kept the reduction from proving (an execution that contradicted the
+// model; the branch and bound goes on alone then).
+func (s *shrinker) proveMinimal(bound int, searchExecs int64, noReduction bool, shrink func() error) (*proof, string, error) {
+	part := max(4*searchExecs, 32)
+	why := ""
+	var full *proofSearch
+	if !noReduction {
+		full = s.newProofSearch(bound)
+		done, err := s.advance(full, part)
+		if err != nil {
+			return nil, "", s.stopped(err)
+		}
+		if done {
+			p, err := s.concluded(full)
+			if err != nil || p.why == "" {
+				return p, "", err
+			}
+			why, full = p.why, nil
+		} else {
+			s.adopt(full.rec)
+		}
+	}
+	if err := shrink(); err != nil {
+		return nil, why, err
+	}
+	var searches []*proofSearch
+	if full != nil {
+		if b := len(s.best.sched); bound <= 0 || b < bound {
+			searches = append(searches, s.newProofSearch(b))
+		}
+		searches = append(searches, full)
+	} else {
+		searches = append(searches, s.newBranchAndBound())
+	}
+	for {
+		for _, ps := range searches {
+			if ps.dead {
+				continue
+			}
+			done, err := s.advance(ps, part)
+			if err != nil {
+				return nil, why, s.stopped(err)
+			}
+			if !done {
+				continue
+			}
+			p, err := s.concluded(ps)
+			if err != nil || p.why == "" {
+				return p, why, err
+			}
+			why = p.why
+			live := false
+			for _, q := range searches {
+				q.dead = q.dead || q.rec != nil
+				live = live || !q.dead
+			}
+			if !live {
+				// The reduction cannot prove it: the branch and bound
+				// goes on alone.
+				searches = append(searches, s.newBranchAndBound())
+			}
+		}
+		part *= 2
+	}
+}
+
+// stopped turns the budget's end into no error.
+func (s *shrinker) stopped(err error) error {
+	if err == nil || errors.Is(err, errBudget) {
+		return nil
+	}
+	return fmt.Errorf("minimise: exhaustive search: %w", err)
+}
+
+// concluded is conclude, with the budget's end no error.
+func (s *shrinker) concluded(ps *proofSearch) (*proof, error) {
+	p, err := s.conclude(ps)
+	return p, s.stopped(err)
 }

@@ -44,6 +44,14 @@ type shrinker struct {
 	start    time.Time
 	shown    time.Time
 
+	// linWork counts the nodes the proof's shortest-path searches went
+	// through (maxLinWork).
+	linWork int64
+
+	// observe, if not nil, is shown every scheduling point of the
+	// executions run (execute): the number of steps run and the threads.
+	observe func(k int, ts []Thread)
+
 	best     *trial
 	accepted int                 // candidates that beat the best
 	tried    map[uint64]struct{} // hashes of the candidates run
@@ -111,6 +119,9 @@ func (s *shrinker) execute(cand schedule.Schedule, limit int, lenient bool) (t *
 		default:
 		}
 		ts := e.Threads()
+		if s.observe != nil {
+			s.observe(k, ts)
+		}
 		def, ok := defaultStep(ts, prev)
 		if !ok {
 			return nil, fmt.Errorf("execution %d, %w", n, stuckError(k+1))

@@ -351,9 +351,17 @@ func (w *World) Annotated(tid int) (op Op, ok bool) {
 	if !ok {
 		return op, false
 	}
+	w.annotate(tid, &op)
+	return op, true
+}
+
+// annotate fills in op.Eff, the effect of thread tid's pending operation
+// op in the current state (Annotated). The kinds it looks at the state for
+// are those StateAnnotated lists.
+func (w *World) annotate(tid int, op *Op) {
 	switch op.Kind {
 	case ChanSend, ChanRecv:
-		op.Eff = w.chanEffect(op)
+		op.Eff = w.chanEffect(*op)
 	case WGAdd:
 		op.Eff = Effect{Known: true}
 		if g := w.wgs[op.Obj]; g != nil {
@@ -380,7 +388,6 @@ func (w *World) Annotated(tid int) (op Op, ok bool) {
 	default:
 		op.Eff = Effect{Known: true}
 	}
-	return op, true
 }
 
 // Live returns the ids of the threads that have not finished, ascending.
@@ -412,49 +419,51 @@ func (w *World) Enabled(tid int) bool {
 	if th == nil || th.finished || !th.hasPending || w.exited {
 		return false
 	}
-	return w.enabled(tid, th.pending)
+	return w.enabled(tid, &th.pending)
 }
 
-func (w *World) enabled(tid int, op Op) bool {
+// enabled is Enabled for thread tid's pending operation *op (a pointer:
+// it is called for every thread at every step, and an Op is big).
+func (w *World) enabled(tid int, op *Op) bool {
 	switch op.Kind {
 	case ThreadJoin:
-		return w.joinEnabled(tid, op)
+		return w.joinEnabled(tid, *op)
 	case MutexLock:
 		return lockEnabled(w.mutexes[op.Obj], tid)
 	case SpinLock:
 		return lockEnabled(w.spins[op.Obj], tid)
 	case CondReacquire:
-		return w.reacquireEnabled(tid, op)
+		return w.reacquireEnabled(tid, *op)
 	case SemWait:
-		return w.semWaitEnabled(op)
+		return w.semWaitEnabled(*op)
 	case RWRdlock:
-		return w.rdlockEnabled(tid, op)
+		return w.rdlockEnabled(tid, *op)
 	case RWWrlock:
-		return w.wrlockEnabled(tid, op)
+		return w.wrlockEnabled(tid, *op)
 	case BarrierLeave:
 		return w.threads[tid-1].barrierReleased
 	case OnceBegin:
-		return w.onceEnabled(tid, op)
+		return w.onceEnabled(tid, *op)
 	case GoMutexLock:
-		return w.goMutexEnabled(op)
+		return w.goMutexEnabled(*op)
 	case GoRWRLock, GoRWLock:
-		return w.goRWFree(op)
+		return w.goRWFree(*op)
 	case GoRWLockDrain:
-		return w.goRWDrained(op)
+		return w.goRWDrained(*op)
 	case WGWait:
-		return w.wgZero(op)
+		return w.wgZero(*op)
 	case WGWake, ChanWake:
 		return w.threads[tid-1].woken
 	case GoCondWake:
-		return w.goCondWakeEnabled(tid, op)
+		return w.goCondWakeEnabled(tid, *op)
 	case ChanSend:
 		return op.Obj != 0
 	case ChanRecv:
 		// A receive does not park: it waits, disabled, until a value or
 		// the close is there (see recvWaits).
-		return w.caseReady(plainCase(op))
+		return w.caseReady(plainCase(*op))
 	case Select:
-		return !recvOnly(op) || w.numReady(op.Cases) > 0
+		return !recvOnly(*op) || w.numReady(op.Cases) > 0
 	case TimerWait:
 		return w.earliestTimer(tid, op.Arg)
 	}
@@ -477,7 +486,7 @@ func (w *World) earliestTimer(tid int, at int64) bool {
 		if p := &th.pending; p.Kind == TimerWait && p.Arg < at || p.Kind == Select && p.API == APITimerFire {
 			return false
 		}
-		if th.hot && w.enabled(i+1, th.pending) || w.timeReady(th) {
+		if th.hot && w.enabled(i+1, &th.pending) || w.timeReady(th) {
 			return false
 		}
 	}
@@ -524,6 +533,12 @@ func (w *World) Choices(tid int) int {
 	if th == nil || th.finished || !th.hasPending || w.exited {
 		return 0
 	}
+	return w.choices(tid, th)
+}
+
+// choices is Choices for the live thread th (thread tid) with a pending
+// operation.
+func (w *World) choices(tid int, th *thread) int {
 	switch th.pending.Kind {
 	case Choose:
 		return int(th.pending.Arg)
@@ -551,7 +566,7 @@ func (w *World) Blocked() []int {
 		th := &w.threads[i]
 		// A TimerWait not yet enabled waits for time, which passes: it
 		// is not blocked.
-		if !th.finished && th.hasPending && th.pending.Kind != TimerWait && !w.enabled(i+1, th.pending) {
+		if !th.finished && th.hasPending && th.pending.Kind != TimerWait && !w.enabled(i+1, &th.pending) {
 			ids = append(ids, i+1)
 		}
 	}
@@ -787,7 +802,7 @@ func (w *World) exec(tid int, op Op, choice int) (Result, string, error) {
 // returns the zero Wait if tid is not blocked.
 func (w *World) WaitFor(tid int) Wait {
 	th := w.thread(tid)
-	if th == nil || th.finished || !th.hasPending || w.exited || w.enabled(tid, th.pending) {
+	if th == nil || th.finished || !th.hasPending || w.exited || w.enabled(tid, &th.pending) {
 		return Wait{}
 	}
 	op := th.pending

@@ -2,6 +2,7 @@ package syncmodel
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -495,4 +496,120 @@ func TestClone(t *testing.T) {
 		// The clone still works on its own.
 		mutate(t, c)
 	})
+}
+
+// TestReset checks that a reset world is a new one: a world that created
+// threads, held a mutex, waited on a semaphore and exited, once reset,
+// runs the same operations as a new world does.
+func TestReset(t *testing.T) {
+	run := func(w *World) []Result {
+		var out []Result
+		step := func(tid int, op Op) {
+			if err := w.SetPending(tid, op); err != nil {
+				t.Fatalf("thread %d: %v", tid, err)
+			}
+			res, err := w.Execute(tid, 0)
+			if err != nil {
+				t.Fatalf("thread %d: %s: %v", tid, op, err)
+			}
+			out = append(out, res)
+		}
+		step(1, Op{Kind: ThreadCreate})
+		step(1, Op{Kind: MutexLock, Obj: 0x10})
+		step(2, Op{Kind: SemPost, Obj: 0x20})
+		if err := w.SetPending(2, Op{Kind: MutexLock, Obj: 0x10}); err != nil || w.Enabled(2) {
+			t.Fatalf("thread 2 can take the mutex thread 1 holds (%v)", err)
+		}
+		step(1, Op{Kind: SemWait, Obj: 0x20})
+		step(1, Op{Kind: MutexUnlock, Obj: 0x10})
+		step(2, Op{Kind: MutexLock, Obj: 0x10})
+		step(1, Op{Kind: Exit})
+		return out
+	}
+	fresh := run(NewWorld())
+	w := NewWorld()
+	w.SetSpuriousWakeups(true)
+	run(w)
+	w.Reset()
+	if w.NumThreads() != 1 || w.Finished(1) || w.Enabled(1) || w.spurious {
+		t.Fatalf("reset world: %d threads, thread 1 finished %v, enabled %v, spurious %v", w.NumThreads(), w.Finished(1), w.Enabled(1), w.spurious)
+	}
+	if _, ok := w.Exited(); ok {
+		t.Fatal("a reset world has exited")
+	}
+	if got := run(w); !reflect.DeepEqual(got, fresh) {
+		t.Errorf("after Reset: %+v, new world: %+v", got, fresh)
+	}
+	// Field by field, a reset world is a new one (its maps empty, which
+	// print as nil ones do).
+	w.Reset()
+	if got, want := fmt.Sprintf("%+v", *w), fmt.Sprintf("%+v", *NewWorld()); got != want {
+		t.Errorf("reset world %s\nnew world   %s", got, want)
+	}
+}
+
+// TestInspect checks that Inspect and Status agree with Finished,
+// Annotated, Enabled and Choices, thread by thread, along an execution.
+func TestInspect(t *testing.T) {
+	w := NewWorld()
+	w.SetSpuriousWakeups(true)
+	check := func() {
+		t.Helper()
+		for tid := 0; tid <= w.NumThreads()+1; tid++ {
+			var op Op
+			live, en, ch := w.Inspect(tid, &op)
+			want, _ := w.Annotated(tid)
+			wantLive := tid >= 1 && tid <= w.NumThreads() && !w.Finished(tid)
+			if live != wantLive || live && (!reflect.DeepEqual(op, want) || en != w.Enabled(tid) || ch != w.Choices(tid)) {
+				t.Errorf("thread %d: Inspect %v %v %d %+v; want %v %v %d %+v", tid, live, en, ch, op,
+					wantLive, w.Enabled(tid), w.Choices(tid), want)
+			}
+			if l, e, c := w.Status(tid); l != live || e != en || c != ch {
+				t.Errorf("thread %d: Status %v %v %d, Inspect %v %v %d", tid, l, e, c, live, en, ch)
+			}
+		}
+	}
+	steps := []struct {
+		tid int
+		op  Op
+	}{
+		{1, Op{Kind: ThreadCreate}},
+		{1, Op{Kind: MutexLock, Obj: 1}},
+		{2, Op{Kind: Choose, Arg: 3}},
+		{1, Op{Kind: CondWait, Obj: 2, Obj2: 1}},
+		{2, Op{Kind: MutexLock, Obj: 1}},
+		{2, Op{Kind: CondSignal, Obj: 2}},
+		{2, Op{Kind: MutexUnlock, Obj: 1}},
+		{1, Op{Kind: CondReacquire, Obj: 2, Obj2: 1}},
+		{2, Op{Kind: ThreadExit}},
+		{1, Op{Kind: MutexUnlock, Obj: 1}},
+		{1, Op{Kind: Exit}},
+	}
+	check()
+	for _, s := range steps {
+		if err := w.SetPending(s.tid, s.op); err != nil {
+			t.Fatalf("thread %d: %v", s.tid, err)
+		}
+		check()
+		if _, err := w.Execute(s.tid, 0); err != nil {
+			t.Fatalf("thread %d: %s: %v", s.tid, s.op, err)
+		}
+		check()
+	}
+}
+
+// TestStateAnnotated checks that a kind StateAnnotated leaves out gets the
+// same annotation whatever the state: known, and nothing else.
+func TestStateAnnotated(t *testing.T) {
+	w := NewWorld()
+	for k := KindInvalid + 1; k.Valid(); k++ {
+		if StateAnnotated(k) {
+			continue
+		}
+		op := Op{Kind: k, Obj: 8}
+		w.annotate(1, &op)
+		if !reflect.DeepEqual(op.Eff, Effect{Known: true}) {
+			t.Errorf("%s: annotated %+v in a new world", k, op.Eff)
+		}
+	}
 }

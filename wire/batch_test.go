@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // TestRunBatch checks the layout of RUN_BATCH against the C side's
@@ -78,5 +80,41 @@ func TestAppendStep(t *testing.T) {
 				t.Errorf("decoding: %d events, %v; want %d", len(evs), err, tc.events)
 			}
 		})
+	}
+}
+
+// TestDecoderReuse checks that a decoder told to Reuse hands the next
+// messages in the room of the earlier ones, with their own contents, and
+// that frames handed earlier are left alone.
+func TestDecoderReuse(t *testing.T) {
+	var d Decoder
+	msg := func(tid int, pc uint64) []byte {
+		return EncodePending(nil, Pending{Tid: tid, Op: syncmodel.Op{Kind: syncmodel.MutexLock, Obj: pc}, Frames: []uint64{pc}})
+	}
+	first, err := d.Append(nil, append(msg(1, 0x10), msg(2, 0x20)...))
+	if err != nil || len(first) != 2 {
+		t.Fatalf("%v, %v", first, err)
+	}
+	p1 := first[0].(*Pending)
+	frames := p1.Frames
+	d.Reuse()
+	second, err := d.Append(nil, msg(3, 0x30))
+	if err != nil || len(second) != 1 {
+		t.Fatalf("%v, %v", second, err)
+	}
+	p3 := second[0].(*Pending)
+	if p3 != p1 {
+		t.Error("the message after Reuse is not in the room of the first")
+	}
+	if p3.Tid != 3 || p3.Op.Obj != 0x30 || len(p3.Frames) != 1 || p3.Frames[0] != 0x30 {
+		t.Errorf("message after Reuse: %+v", *p3)
+	}
+	if frames[0] != 0x10 {
+		t.Errorf("the first message's frames changed: %x", frames)
+	}
+	// Without Reuse, messages keep their room.
+	third, _ := d.Append(nil, msg(4, 0x40))
+	if third[0].(*Pending) == p3 || p3.Tid != 3 {
+		t.Error("a message without Reuse took the room of one handed before")
 	}
 }

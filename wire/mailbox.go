@@ -148,6 +148,42 @@ var ErrTimeout = errors.New("timed out waiting for the target")
 // usually a few microseconds. It does not spin when the slot's flags
 // include FlagNoSpin (the target runs on the caller's CPU).
 func (s *Slot) Wait(last uint32, deadline time.Time) error {
+	c := waitClock{deadline: deadline}
+	return s.wait(last, &c)
+}
+
+// WaitFor is Wait with a deadline of timeout after *since, which it sets to
+// the time when it first needs the clock if it is zero: a hand-over that
+// comes at once costs no look at the clock. Callers that wait several
+// times for one transition keep *since between the calls.
+func (s *Slot) WaitFor(last uint32, since *time.Time, timeout time.Duration) error {
+	c := waitClock{timeout: timeout, since: since}
+	if !since.IsZero() {
+		c.deadline = since.Add(timeout)
+	}
+	return s.wait(last, &c)
+}
+
+// waitClock is the deadline of a wait: set, or (zero) timeout after the
+// first reading of the clock, which is stored in *since.
+type waitClock struct {
+	deadline time.Time
+	timeout  time.Duration
+	since    *time.Time
+}
+
+func (c *waitClock) now() time.Time {
+	t := time.Now()
+	if c.deadline.IsZero() {
+		c.deadline = t.Add(c.timeout)
+		if c.since != nil {
+			*c.since = t
+		}
+	}
+	return t
+}
+
+func (s *Slot) wait(last uint32, c *waitClock) error {
 	seq := s.word(offUpSeq)
 	var spinUntil time.Time
 	noSpin := atomic.LoadUint32(s.word(offFlags))&FlagNoSpin != 0
@@ -163,7 +199,7 @@ func (s *Slot) Wait(last uint32, deadline time.Time) error {
 			break
 		}
 		if i&255 == 255 {
-			now := time.Now()
+			now := c.now()
 			if spinUntil.IsZero() {
 				spinUntil = now.Add(poll)
 			} else if now.After(spinUntil) {
@@ -179,7 +215,7 @@ func (s *Slot) Wait(last uint32, deadline time.Time) error {
 		if atomic.LoadUint32(seq) != last {
 			return nil
 		}
-		left := time.Until(deadline)
+		left := c.deadline.Sub(c.now())
 		if left <= 0 {
 			return ErrTimeout
 		}

@@ -52,3 +52,36 @@ func TestWaitAdaptsItsPoll(t *testing.T) {
 		t.Errorf("the other slot polls %v, want %v", got, want)
 	}
 }
+
+// TestWaitFor checks the deadline WaitFor counts from its first look at
+// the clock: a hand-over already there costs none (since stays zero); a
+// wait that times out sets since and lasts at least the timeout; a wait
+// given a since in the past times out at once.
+func TestWaitFor(t *testing.T) {
+	m, err := NewMailbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s := m.Slot(1)
+	s.Reset(1, 0)
+	last := s.UpSeq()
+	if err := s.Send(nil); err != nil {
+		t.Fatal(err)
+	}
+	var since time.Time
+	if err := s.WaitFor(last, &since, time.Second); err != nil || !since.IsZero() {
+		t.Fatalf("answered wait: %v, since %v (want nil, zero)", err, since)
+	}
+	t0 := time.Now()
+	if err := s.WaitFor(s.UpSeq(), &since, 5*time.Millisecond); err != ErrTimeout {
+		t.Fatalf("unanswered wait: %v, want a timeout", err)
+	}
+	if since.IsZero() || since.Before(t0) || time.Since(t0) < 5*time.Millisecond {
+		t.Errorf("since %v (the wait began at %v), waited %v", since, t0, time.Since(t0))
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := s.WaitFor(s.UpSeq(), &old, time.Second); err != ErrTimeout {
+		t.Errorf("wait past its deadline: %v, want a timeout", err)
+	}
+}

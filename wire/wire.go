@@ -160,6 +160,19 @@ func DecodeAppend(out []any, buf []byte) ([]any, error) { return (*Decoder)(nil)
 type Decoder struct {
 	frames  []uint64
 	pending []Pending
+	// block is the block pending was cut from, for Reuse.
+	block []Pending
+}
+
+// Reuse tells the decoder that the *Pending values it handed so far are no
+// longer referenced (their frames may be): the next messages take their
+// room instead of a new block's. A caller that consumes each hand-over's
+// events before it decodes the next one calls it before every decoding.
+func (d *Decoder) Reuse() {
+	if d != nil && d.block != nil {
+		clear(d.block[:len(d.block)-len(d.pending)])
+		d.pending = d.block
+	}
 }
 
 // frameBlock is how many frames a Decoder allocates at once, pendingBlock
@@ -169,17 +182,14 @@ const (
 	pendingBlock = 128
 )
 
-// box returns pe as the event to hand: a pointer into the decoder's
-// current block, or the value itself without a decoder.
-func (d *Decoder) box(pe Pending) any {
-	if d == nil {
-		return pe
-	}
+// next returns the room of the next message in the decoder's current
+// block.
+func (d *Decoder) next() *Pending {
 	if len(d.pending) == 0 {
 		d.pending = make([]Pending, pendingBlock)
+		d.block = d.pending
 	}
 	p := &d.pending[0]
-	*p = pe
 	d.pending = d.pending[1:]
 	return p
 }
@@ -229,9 +239,17 @@ func (d *Decoder) decode(out []any, buf []byte, toMark bool) ([]any, int, bool, 
 		var err error
 		switch typ {
 		case MsgPending:
-			var pe Pending
-			if pe, err = d.decodePending(p); err == nil {
-				v = d.box(pe)
+			if d == nil {
+				var pe Pending
+				if pe, err = d.decodePending(p); err == nil {
+					v = pe
+				}
+			} else {
+				// Decoded in place, in the decoder's block.
+				pe := d.next()
+				if err = d.decodePendingInto(pe, p); err == nil {
+					v = pe
+				}
 			}
 		case MsgFailure:
 			v, err = decodeFailure(p)
@@ -266,14 +284,21 @@ func (d *Decoder) decode(out []any, buf []byte, toMark bool) ([]any, int, bool, 
 const pendingFixed = 4 + 4 + 2 + 2 + 4 + 8 + 8 + 8
 
 func (d *Decoder) decodePending(p []byte) (Pending, error) {
+	var pe Pending
+	err := d.decodePendingInto(&pe, p)
+	return pe, err
+}
+
+// decodePendingInto decodes a PENDING message into *pe.
+func (d *Decoder) decodePendingInto(pe *Pending, p []byte) error {
 	if len(p) < pendingFixed {
-		return Pending{}, fmt.Errorf("pending: %w", ErrShort)
+		return fmt.Errorf("pending: %w", ErrShort)
 	}
 	nf := int(le.Uint32(p[12:]))
 	if len(p) < pendingFixed+8*nf {
-		return Pending{}, fmt.Errorf("pending frames: %w", ErrShort)
+		return fmt.Errorf("pending frames: %w", ErrShort)
 	}
-	pe := Pending{
+	*pe = Pending{
 		Tid:   int(le.Uint32(p)),
 		OSTid: int(le.Uint32(p[4:])),
 		Op: syncmodel.Op{
@@ -295,7 +320,7 @@ func (d *Decoder) decodePending(p []byte) (Pending, error) {
 		nc := int(le.Uint32(rest))
 		rest = rest[4:]
 		if len(rest) < caseSize*nc {
-			return Pending{}, fmt.Errorf("pending select cases: %w", ErrShort)
+			return fmt.Errorf("pending select cases: %w", ErrShort)
 		}
 		pe.Op.Cases = make([]syncmodel.Case, nc)
 		for i := range pe.Op.Cases {
@@ -303,7 +328,7 @@ func (d *Decoder) decodePending(p []byte) (Pending, error) {
 			pe.Op.Cases[i] = syncmodel.Case{Send: c[0] != 0, Chan: le.Uint64(c[8:]), Cap: int64(le.Uint64(c[16:]))}
 		}
 	}
-	return pe, nil
+	return nil
 }
 
 const caseSize = 24

@@ -217,6 +217,7 @@ func (a *app) huntConfig(f *finder) hunt.Config {
 	cfg := hunt.Config{
 		Executor: s.chk, Options: opts, Explore: f.search, Budget: f.p.budget,
 		Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")), MinimiseProgress: f.prog.minimising,
+		MinimiseNoReduction: a.v.GetString("reduction") == "none",
 		Explain: func(bug search.Bug) (*hunt.Explanation, error) {
 			if bug.Cycle != nil {
 				return a.replayLassoStacks(s, bug)

@@ -37,6 +37,7 @@ type target struct {
 	// in a fresh process.
 	state      []string
 	stateKnown bool
+	stateSoon  chan []string // PackageState's answer, asked while the target builds
 	// memory: a C source built with the memory instrumentation;
 	// memoryNote says why it could not be, when it was asked for.
 	memory     bool
@@ -52,17 +53,30 @@ func (t *target) keepsState() bool {
 	}
 	if !t.stateKnown {
 		t.stateKnown = true
-		dir := t.source
-		if strings.HasSuffix(dir, ".go") {
-			dir = filepath.Dir(dir)
+		if t.stateSoon == nil {
+			t.askState()
 		}
+		t.state = <-t.stateSoon
+	}
+	return len(t.state) > 0
+}
+
+// askState starts finding a Go target's package-level variables (a go list
+// of its module, tens of milliseconds) in the background, so that it
+// overlaps the build; keepsState takes the answer.
+func (t *target) askState() {
+	dir := t.source
+	if strings.HasSuffix(dir, ".go") {
+		dir = filepath.Dir(dir)
+	}
+	t.stateSoon = make(chan []string, 1)
+	go func() {
 		vars, err := goinstr.PackageState(dir, t.run != "")
 		if err != nil {
 			vars = []string{err.Error()} // unknown: be safe
 		}
-		t.state = vars
-	}
-	return len(t.state) > 0
+		t.stateSoon <- vars
+	}()
 }
 
 // seedRand makes the executions of a Go target draw their random numbers
@@ -92,12 +106,14 @@ func resolveTarget(args []string, run string, race, memory bool) (*target, error
 	}
 	t := &target{arg: args[0], args: args[1:], run: run}
 	if isGoTarget(t.arg) {
+		t.source = t.arg
+		t.askState()
 		b, err := buildGo(t.arg, run != "", race)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
 		t.warnings, t.unmodelled = b.warnings, b.unmodelled
-		t.goPkg, t.source, t.binary = true, t.arg, b.exe
+		t.goPkg, t.binary = true, b.exe
 		return t, nil
 	}
 	if run != "" {

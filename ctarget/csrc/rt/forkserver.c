@@ -136,6 +136,28 @@ static int reap(struct kid *k, int block)
 	return 1;
 }
 
+/* server_quit ends the fork server and its children. A child parked
+ * between executions (reset, waiting for its next turn) would otherwise
+ * notice only at its next lifeline check that the server is gone, and the
+ * checker, which waits for every holder of the program's output to close
+ * it, would wait with it. The children are killed and reaped first, so
+ * that when the server's own exit is seen nothing of the program runs. */
+static void __attribute__((noreturn)) server_quit(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (g_kids[i].pid)
+			kill(g_kids[i].pid, SIGKILL);
+	for (int i = 0; i < 2; i++) {
+		if (!g_kids[i].pid)
+			continue;
+		pid_t r;
+		do
+			r = waitpid(g_kids[i].pid, NULL, __WALL);
+		while (r < 0 && errno == EINTR);
+	}
+	die_now(0);
+}
+
 /* server_start turns the process into the fork server and returns in a
  * child, as the execution the checker asked for.
  *
@@ -176,18 +198,14 @@ static void server_start(void)
 			continue;
 		uint8_t buf[64];
 		ssize_t n = recv(g_ctl, buf, sizeof buf, 0);
-		if (n <= 0) {
-			for (int i = 0; i < 2; i++)
-				if (g_kids[i].pid)
-					kill(g_kids[i].pid, SIGKILL);
-			die_now(0); /* the checker went away */
-		}
+		if (n <= 0)
+			server_quit(); /* the checker went away */
 		struct stdbg_msg_hdr h;
 		if ((size_t)n < sizeof h)
 			die_now(70);
 		memcpy(&h, buf, sizeof h);
 		if (h.type == M_QUIT)
-			die_now(0);
+			server_quit();
 		if (h.type != M_FORK || (size_t)n < sizeof h + 8)
 			die_now(70);
 		struct stdbg_fork f = {0};

@@ -1,0 +1,59 @@
+package ctarget_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// TestCloseEndsChildren checks that when Close returns no process of the
+// program is left: the child the last execution ran in, parked for the
+// next one in a reused process or a fresh fork, is killed and reaped by
+// the fork server before the server leaves. (It used to be orphaned and to
+// leave only at its next check that the server lived, 100 ms later, while
+// stdbg waited for it to close the program's output.)
+func TestCloseEndsChildren(t *testing.T) {
+	exe := buildSource(t, "two.c", `#include <pthread.h>
+static void *work(void *a) { return a; }
+int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0); return 0; }
+`)
+	for _, tc := range []struct {
+		name  string
+		reuse bool
+	}{{"reused", true}, {"forked", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, NoReuse: !tc.reuse, KeepThreads: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			c := checker.New(p, checker.Options{FastExit: true})
+			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{All: true})
+			if err != nil || !res.Complete {
+				t.Fatalf("explore: %v (complete %v)", err, res.Complete)
+			}
+			kid := p.ChildPid()
+			if tc.reuse && kid == 0 {
+				t.Fatal("no child parked after the search")
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, pid := range []int{kid, p.Pid()} {
+				if pid == 0 {
+					continue
+				}
+				if err := unix.Kill(pid, 0); !errors.Is(err, unix.ESRCH) {
+					t.Errorf("process %d of the program still exists after Close (kill 0: %v)", pid, err)
+				}
+			}
+		})
+	}
+}

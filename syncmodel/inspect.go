@@ -1,0 +1,73 @@
+package syncmodel
+
+// What a search reads of the world at every step, without copying an
+// operation more than it must, and the reset of a world for the next
+// execution.
+
+// Reset puts w back in the state NewWorld returns, keeping the room it
+// has grown (its thread list and object maps), so that a search that runs
+// one execution after another allocates less.
+func (w *World) Reset() {
+	clear(w.threads)
+	clear(w.mutexes)
+	clear(w.spins)
+	clear(w.conds)
+	clear(w.sems)
+	clear(w.rwlocks)
+	clear(w.barriers)
+	clear(w.onces)
+	clear(w.gomutexes)
+	clear(w.gorws)
+	clear(w.wgs)
+	clear(w.chans)
+	// Every other field goes back to its zero value, as in a new world.
+	*w = World{threads: w.threads[:1], mutexes: w.mutexes, spins: w.spins, conds: w.conds, sems: w.sems,
+		rwlocks: w.rwlocks, barriers: w.barriers, onces: w.onces, gomutexes: w.gomutexes, gorws: w.gorws,
+		wgs: w.wgs, chans: w.chans}
+}
+
+// Status is Inspect without the operation: whether thread tid is live,
+// Enabled, and its Choices.
+func (w *World) Status(tid int) (live, enabled bool, choices int) {
+	th := w.thread(tid)
+	if th == nil || th.finished {
+		return false, false, 0
+	}
+	if !th.hasPending || w.exited {
+		return true, false, 0
+	}
+	return true, w.enabled(tid, &th.pending), w.choices(tid, th)
+}
+
+// StateAnnotated reports whether the annotation of a pending operation of
+// kind k (Annotated, Inspect) depends on the state of the world, and so can
+// change while the operation stays pending; for other kinds it is fixed
+// once the operation is reported.
+func StateAnnotated(k Kind) bool {
+	switch k {
+	case ChanSend, ChanRecv, WGAdd, GoCondWake, RWUnlock, GoRWRUnlock, Select:
+		return true
+	}
+	return false
+}
+
+// Inspect tells, in one look at thread tid, what a search needs of it at
+// a scheduling point: whether it is live (created, not finished), its
+// pending operation annotated as Annotated returns it (written to *op,
+// the zero Op if it has none), whether it is Enabled, and its Choices.
+func (w *World) Inspect(tid int, op *Op) (live, enabled bool, choices int) {
+	th := w.thread(tid)
+	if th == nil || th.finished {
+		return false, false, 0
+	}
+	if !th.hasPending {
+		*op = Op{}
+		return true, false, 0
+	}
+	*op = th.pending
+	w.annotate(tid, op)
+	if w.exited {
+		return true, false, 0
+	}
+	return true, w.enabled(tid, &th.pending), w.choices(tid, th)
+}
