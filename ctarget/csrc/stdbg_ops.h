@@ -214,6 +214,10 @@
 #define A_MAP_RANGE 135
 #define A_MAP_CLEAR 136
 #define A_START 137
+#define A_RUNTIME_GOEXIT 138
+#define A_TEST_SKIPS_ITSELF__T_SKIP_ 139
+#define A_TIMER_STOP 140
+#define A_TIMER_MADE 141
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {
