@@ -115,7 +115,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 			}
 			m, merr := search.Minimise(minCtx, rec, b, search.MinimiseOptions{MaxDepth: spec.MaxDepth,
 				MaxExecutions: spec.MinimiseExecutions, Exhaustive: true,
-				SearchExecutions: res.Stats.Executions, NoReduction: spec.Strategy == "dfs",
+				SearchExecutions: res.Stats.Executions, NoReduction: spec.Search.Reduction == search.ReductionNone && spec.Search.Splittable(),
 				Progress: progress(func(st *search.Stats) Message { return Message{Minimising: st} }, spec.MinimiseUntil, cancelMin, nil)})
 			cancelMin()
 			if merr == nil {

@@ -16,10 +16,10 @@ import (
 // newStrategy returns the constructor of the exhaustive strategy of the
 // plan, for the workers of a divided search.
 func newStrategy(p *plan) func() search.Strategy {
-	if p.reduction == "none" {
-		return search.NewDFS
+	return func() search.Strategy {
+		st, _ := p.spec.New() // checked by plan
+		return st
 	}
-	return search.NewDPOR
 }
 
 // jobs is the number of executions to run at once: by default one per two

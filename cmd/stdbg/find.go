@@ -238,10 +238,10 @@ func (a *app) huntConfig(f *finder) hunt.Config {
 			dir = corpus.DefaultDir(t.arg)
 		}
 		c := &hunt.Corpus{Dir: dir, Target: entryTarget(t, dir), Version: version,
-			Search:      corpus.Search{Strategy: f.p.entryName(), Reduction: f.p.reduction},
+			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
 			ReplaySaved: func(path string) string { return "stdbg replay " + shellQuote(path) }}
-		if f.p.sampled {
-			c.Search.Seed = int64(f.p.seed)
+		if f.p.sampled() {
+			c.Search.Seed = int64(f.p.spec.Seed)
 		}
 		c.BinarySHA256, _ = corpus.FileSHA256(t.binary)
 		cfg.Corpus = c

@@ -146,7 +146,7 @@ func (f *finder) result(res *hunt.Result) *findResult {
 	}
 	out := &findResult{Target: t.arg, Binary: t.binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Search.Complete, DepthLimited: res.Search.DepthLimited, Interrupted: res.Interrupted, Bugs: []*report.Report{},
-		Strategy: p.name, Sampled: p.sampled, Coverage: p.coverage(&res.Search, why, f.maxDepth), Scope: "thread operations",
+		Strategy: p.spec.Strategy, Sampled: p.sampled(), Coverage: p.coverage(&res.Search, why, f.maxDepth), Scope: "thread operations",
 		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t), NotModelled: t.unmodelled}
 	if out.Complete && len(t.unmodelled) > 0 {
 		// Exhaustive is a promise the search cannot make for what it
@@ -162,8 +162,8 @@ func (f *finder) result(res *hunt.Result) *findResult {
 	if t.memory {
 		out.Scope, out.MemoryPoints = "thread operations and global and heap memory", true
 	}
-	if p.sampled {
-		out.Seed = p.seed
+	if p.sampled() {
+		out.Seed = p.spec.Seed
 	}
 	if p.pb != nil {
 		out.Bounds = p.pb.Bounds()

@@ -22,7 +22,7 @@ import (
 // target searches in one goroutine only.
 func (a *app) inTarget(t *target, p *plan, outs findOutputs) bool {
 	return t.goPkg && a.v.GetBool("in-target") && !a.noReuse && os.Getenv("STDBG_REUSE") != "0" &&
-		p.pb == nil && !a.stateful() && !(p.shards > 1 && raceBuilt(t.binary)) && a.v.GetString("profile") == "" && outs.graph == "" && !t.keepsState()
+		!p.spec.Bounded() && !a.stateful() && !(p.shards > 1 && raceBuilt(t.binary)) && a.v.GetString("profile") == "" && outs.graph == "" && !t.keepsState()
 }
 
 // raceBuilt reports whether the Go executable was built with the race
@@ -42,16 +42,10 @@ func raceBuilt(exe string) bool {
 
 // spec is the search of the plan as a target runs it.
 func (a *app) spec(p *plan, maxDepth int, budget time.Duration) insearch.Spec {
-	sp := insearch.Spec{Strategy: p.name, Seed: p.seed, PCTDepth: p.pctDepth, MaxDepth: maxDepth,
+	sp := insearch.Spec{Search: p.spec, MaxDepth: maxDepth,
 		All: a.v.GetBool("all"), MaxExecutions: p.executions, Shard: p.shard, Shards: p.shards,
 		Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
 		TransitionTimeout: a.v.GetDuration("transition-timeout")}
-	switch {
-	case p.pb != nil:
-		sp.Strategy, sp.Preemptions = p.unit+"s", p.limit
-	case p.name == "dfs" && p.reduction == "dpor":
-		sp.Strategy = "dpor"
-	}
 	if budget > 0 {
 		now := time.Now()
 		search := budget

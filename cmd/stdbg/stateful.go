@@ -37,13 +37,8 @@ func (a *app) validateStateful() error {
 	if s := a.v.GetString("strategy"); s != "dfs" {
 		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --strategy %s (use --strategy dfs)", s)
 	}
-	if k := a.v.GetInt("preemptions"); k >= 0 {
-		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --preemptions %d (a state reached with fewer preemptions is not the same search node)", k)
-	}
-	if k := a.v.GetInt("delays"); k >= 0 {
-		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --delays %d (a state reached with fewer delays is not the same search node)", k)
-	}
-	return nil
+	_, err := a.searchSpec()
+	return err
 }
 
 // stateEnv is the environment that makes the C library track what state
