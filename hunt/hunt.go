@@ -191,8 +191,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		if min != nil {
 			f.Minimised = min
 			f.Bug.Schedule, f.Bug.Outcome, f.Found = min.Schedule, min.Outcome, min.Original
-			out.Stats.Executions += min.Stats.Executions
-			out.Stats.Transitions += min.Stats.Transitions
+			out.Stats = out.Stats.Add(search.Stats{Executions: min.Stats.Executions, Transitions: min.Stats.Transitions})
 		}
 		if err := explain(&cfg, f); err != nil {
 			return out, err

@@ -86,11 +86,9 @@ func (a *app) explore(ctx context.Context, t *target, s *session, ex search.Exec
 	a.place(s, 0, 1) // back to one worker, for minimising
 	if trial != nil && res != nil {
 		// The divided search starts over; the trial's work counts.
-		res.Stats.Executions += trial.Stats.Executions
-		res.Stats.Transitions += trial.Stats.Transitions
-		res.Stats.MaxDepthHit += trial.Stats.MaxDepthHit
-		res.Stats.Pruned += trial.Stats.Pruned
-		res.Stats.Elapsed += trial.Stats.Elapsed
+		elapsed := res.Stats.Elapsed + trial.Stats.Elapsed
+		res.Stats = res.Stats.Add(trial.Stats)
+		res.Stats.Elapsed = elapsed
 	}
 	return res, err
 }

@@ -206,8 +206,7 @@ func exploreSplit(ctx context.Context, t target, newSt func() search.Strategy, l
 			}
 		}
 		v.Complete = v.Complete && sv.Complete
-		v.Stats.Executions += res.Stats.Executions
-		v.Stats.Transitions += res.Stats.Transitions
+		v.Stats = v.Stats.Add(res.Stats)
 	}
 	return v, nil
 }
