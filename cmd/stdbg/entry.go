@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
@@ -38,38 +39,40 @@ func entryTarget(t *target, dir string) corpus.Target {
 
 // researchEntry searches the schedules below prefix for the entry's kind of
 // failure (the same place preferred). When it finds one it minimises it,
-// rewrites the entry and describes the find; else it returns "".
+// rewrites the entry and describes the find; else it returns "". The hunt
+// is find's, without saving: the entry is updated here.
 func (a *app) researchEntry(s *session, path string, e *corpus.Entry, prefix schedule.Schedule, depth int, budget int64) string {
 	if len(prefix) >= depth {
 		return ""
 	}
-	res, err := search.Explore(context.Background(), search.Under(s.chk, prefix), search.NewDFS(),
-		search.Options{MaxDepth: depth - len(prefix), All: true, MaxExecutions: budget})
-	if err != nil {
-		return ""
-	}
-	var pick *search.Bug
-	for i := range res.Bugs {
-		b := &res.Bugs[i]
-		if b.Outcome.Kind.String() != e.Failure.Kind {
-			continue
+	pick := func(bugs []search.Bug) []search.Bug {
+		var best *search.Bug
+		for i := range bugs {
+			b := &bugs[i]
+			if b.Outcome.Kind.String() != e.Failure.Kind {
+				continue
+			}
+			if best == nil || b.Outcome.Where == e.Failure.Where && best.Outcome.Where != e.Failure.Where {
+				best = b
+			}
 		}
-		if pick == nil || b.Outcome.Where == e.Failure.Where {
-			pick = b
+		if best == nil {
+			return nil
 		}
+		return []search.Bug{*best}
 	}
-	if pick == nil {
+	res, err := hunt.Run(context.Background(), hunt.Config{
+		Executor: s.chk, Strategy: search.NewDFS(), Prefix: prefix, Pick: pick,
+		Options:  search.Options{MaxDepth: depth, All: true, MaxExecutions: budget},
+		Minimise: true, MinimiseExecutions: budget,
+		Explain: func(bug search.Bug) (*hunt.Explanation, error) { return a.replayStacks(s, bug, depth) },
+		Nondeterminism: programNondeterminism, Hints: func() []string { return reuseHints(s) },
+	})
+	if err != nil || len(res.Findings) == 0 || res.Findings[0].Report == nil {
 		return ""
 	}
-	bug := search.Bug{Schedule: append(append(schedule.Schedule{}, prefix...), pick.Schedule...), Outcome: pick.Outcome}
-	if m, err := search.Minimise(context.Background(), s.chk, bug, search.MinimiseOptions{MaxDepth: depth,
-		MaxExecutions: budget, Exhaustive: true}); err == nil {
-		bug.Schedule, bug.Outcome = m.Schedule, m.Outcome
-	}
-	rep, err := a.explain(s, bug, depth)
-	if err != nil {
-		return ""
-	}
+	f := res.Findings[0]
+	bug, rep := f.Bug, f.Report
 	old := e.Schedule
 	e.Schedule = bug.Schedule.String()
 	e.Original = old

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/insearch"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -47,13 +48,8 @@ func (a *app) spec(p *plan, maxDepth int, budget time.Duration) insearch.Spec {
 		Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
 		TransitionTimeout: a.v.GetDuration("transition-timeout")}
 	if budget > 0 {
-		now := time.Now()
-		search := budget
-		if sp.Minimise {
-			search = budget * 4 / 5
-		}
-		sp.SearchUntil = now.Add(search).UnixNano()
-		sp.MinimiseUntil = now.Add(budget).UnixNano()
+		searchUntil, until := hunt.Deadlines(time.Now(), budget, sp.Minimise)
+		sp.SearchUntil, sp.MinimiseUntil = searchUntil.UnixNano(), until.UnixNano()
 	}
 	return sp
 }
