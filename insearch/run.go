@@ -450,4 +450,3 @@ func (t *tailBuffer) describe(ps *os.ProcessState) string {
 	}
 	return s
 }
-

@@ -65,7 +65,7 @@ func (a *app) researchEntry(s *session, path string, e *corpus.Entry, prefix sch
 		Executor: s.chk, Strategy: search.NewDFS(), Prefix: prefix, Pick: pick,
 		Options:  search.Options{MaxDepth: depth, All: true, MaxExecutions: budget},
 		Minimise: true, MinimiseExecutions: budget,
-		Explain: func(bug search.Bug) (*hunt.Explanation, error) { return a.replayStacks(s, bug, depth) },
+		Explain:        func(bug search.Bug) (*hunt.Explanation, error) { return a.replayStacks(s, bug, depth) },
 		Nondeterminism: programNondeterminism, Hints: func() []string { return reuseHints(s) },
 	})
 	if err != nil || len(res.Findings) == 0 || res.Findings[0].Report == nil {
