@@ -13,6 +13,7 @@ import (
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 )
 
 func (a *app) corpusCmd() *cobra.Command {
@@ -143,7 +144,7 @@ func (a *app) corpusShowCmd() *cobra.Command {
 						r.Banner = report.Banner(k)
 					}
 				}
-				r.Replay = "stdbg replay " + shellQuote(args[0])
+				r.Replay = "stdbg replay " + session.ShellQuote(args[0])
 				if err := writeHTML(html, targetName(e), []*report.Report{r}, []string{"corpus entry " + args[0]}); err != nil {
 					return usageErr("%v", err)
 				}

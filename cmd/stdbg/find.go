@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -144,34 +144,30 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	stopper := newStopper()
 	defer stopper.stop()
 	ctx := stopper.ctx
-	t, err := resolveTarget(args, run, a.v.GetBool("races"), a.v.GetBool("memory"))
+	t, err := a.resolve(args, run)
 	if err != nil {
 		return err
 	}
-	for _, w := range t.warnings {
+	for _, w := range t.Warnings {
 		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
 	}
-	a.seedRand(t)
 	a.searching = true
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	var s *session
+	var env []string
 	if a.stateful() {
-		s, err = a.startTarget(t, io.Discard, io.Discard, true, stateEnv)
-	} else {
-		s, err = a.start(t, io.Discard, io.Discard, true)
+		env = session.StateEnv
 	}
+	s, err := a.startSession(t, io.Discard, io.Discard, true, env)
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	if a.stateful() {
-		s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
+		s.Proc.SetFlags(s.Proc.Flags() | wire.FlagState)
 	}
-	a.cpus = ctarget.ClaimCPUs(2 * a.jobs())
-	defer a.cpus.Release()
-	a.place(s, 0, 1)
+	s.ClaimCPUs(a.jobs())
 
 	if ctx.Err() != nil {
 		return &exitError{code: stopper.exitCode(), err: fmt.Errorf("stopped by %v before the search began", stopper.signal())}
@@ -215,19 +211,14 @@ func (a *app) huntConfig(f *finder) hunt.Config {
 		opts.OnBug = a.announcer(t, f.prog)
 	}
 	cfg := hunt.Config{
-		Executor: s.chk, Options: opts, Explore: f.search, Budget: f.p.budget,
+		Executor: s.Checker, Options: opts, Explore: f.search, Budget: f.p.budget,
 		Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")), MinimiseProgress: f.prog.minimising,
 		MinimiseNoReduction: a.v.GetString("reduction") == "none",
-		Explain: func(bug search.Bug) (*hunt.Explanation, error) {
-			if bug.Cycle != nil {
-				return a.replayLassoStacks(s, bug)
-			}
-			return a.replayStacks(s, bug, f.maxDepth)
-		},
-		Nondeterminism: programNondeterminism,
-		Hints:          func() []string { return reuseHints(s) },
-		ReplayCommand:  func(sched string) string { return replayCommand(t, sched) },
-		Warn:           func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
+		Explain:             func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, f.maxDepth) },
+		Nondeterminism:      session.Nondeterminism,
+		Hints:               s.ReuseHints,
+		ReplayCommand:       t.ReplayCommand,
+		Warn:                func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
 	}
 	if text := a.v.GetString("ltl"); text != "" {
 		cfg.LTL, _ = ltl.Parse(text) // checked with the settings
@@ -235,15 +226,15 @@ func (a *app) huntConfig(f *finder) hunt.Config {
 	if !a.v.GetBool("no-save") {
 		dir := a.v.GetString("corpus")
 		if dir == "" {
-			dir = corpus.DefaultDir(t.arg)
+			dir = corpus.DefaultDir(t.Arg)
 		}
-		c := &hunt.Corpus{Dir: dir, Target: entryTarget(t, dir), Version: version,
+		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
 			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
-			ReplaySaved: func(path string) string { return "stdbg replay " + shellQuote(path) }}
+			ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
 		if f.p.sampled() {
 			c.Search.Seed = int64(f.p.spec.Seed)
 		}
-		c.BinarySHA256, _ = corpus.FileSHA256(t.binary)
+		c.BinarySHA256, _ = corpus.FileSHA256(t.Binary)
 		cfg.Corpus = c
 	}
 	return cfg

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedprof"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 	"github.com/stdbg/stdbg/stategraph"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -23,8 +23,8 @@ import (
 // finder is one find: its target and settings, and how its search went.
 type finder struct {
 	a        *app
-	t        *target
-	s        *session
+	t        *session.Target
+	s        *session.Session
 	p        *plan
 	outs     findOutputs
 	maxDepth int
@@ -42,82 +42,45 @@ type finder struct {
 
 // recorders wraps the session's executor in the recorders asked for.
 func (f *finder) recorders() search.Executor {
-	var ex search.Executor = f.s.chk
+	var ex search.Executor = f.s.Checker
 	if f.a.v.GetString("profile") != "" {
-		f.s.proc.SetFlags(f.s.proc.Flags() | wire.FlagStacks)
-		f.prof = schedprof.NewRecorder(f.s.chk, f.s.syms)
-		f.prof.Binary = f.t.binary
+		f.s.Proc.SetFlags(f.s.Proc.Flags() | wire.FlagStacks)
+		f.prof = schedprof.NewRecorder(f.s.Checker, f.s.Syms)
+		f.prof.Binary = f.t.Binary
 		ex = f.prof
 	}
 	if f.outs.graph != "" {
-		f.graph = stategraph.NewRecorder(ex, f.s.syms, graphLimit, f.a.stateful())
+		f.graph = stategraph.NewRecorder(ex, f.s.Syms, graphLimit, f.a.stateful())
 		ex = f.graph
 	}
 	return ex
 }
 
-// search is the hunt's search: inside a Go target when it can run there,
-// else from here. A Go program that does not repeat itself in a process
-// that ran earlier executions is searched again with a fresh process for
-// every execution.
+// search is the hunt's search: the session's, with the recorders asked
+// for; what it does otherwise than asked is said on stderr.
 func (f *finder) search(searchCtx context.Context, opts search.Options) (*hunt.Explored, error) {
-	a, t, s, p := f.a, f.t, f.s, f.p
+	a, s := f.a, f.s
 	if f.prof != nil {
 		// Stacks are for the profile: minimisation needs none.
-		defer s.proc.SetFlags(s.proc.Flags() &^ wire.FlagStacks)
+		defer s.Proc.SetFlags(s.Proc.Flags() &^ wire.FlagStacks)
 	}
-	if a.inTarget(t, p, f.outs) {
-		found, err := a.exploreInTarget(f.ctx, t, s, p, f.maxDepth, opts, f.prog)
-		switch {
-		case err == nil:
-			f.inTarget = true
-			return &hunt.Explored{Result: found.Result, Minimised: found.Minimised, BudgetSpent: found.BudgetSpent}, nil
-		case f.ctx.Err() != nil:
-			return &hunt.Explored{}, nil
-		}
-		f.prog.clear()
-		fmt.Fprintln(a.stderr, "stdbg:", inTargetFallback(err))
-		if errors.Is(err, search.ErrNondeterministic) {
-			a.noReuse = true
-			s.proc.DisableReuse()
-		}
-	}
-	res, err := a.explore(searchCtx, t, s, f.ex, p, opts)
-	if t.goPkg && s.proc.Reused() > 0 &&
-		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && !a.confirmFresh(s, res.Bugs, f.maxDepth)) {
-		// A Go program runs execution after execution in one process:
-		// one that keeps state from one to the next (package-level
-		// variables) does not repeat itself. Start again, with a fresh
-		// process for every execution.
-		f.prog.clear()
-		fmt.Fprintln(a.stderr, "stdbg: "+inTargetFallback(search.ErrNondeterministic))
-		a.noReuse = true
-		s.proc.DisableReuse()
-		res, err = a.explore(searchCtx, t, s, f.ex, p, opts)
-	}
-	if !t.goPkg && s.proc.Contexts() &&
-		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && len(res.Bugs) > 0 && !a.confirmFresh(s, res.Bugs, f.maxDepth)) {
-		// The program's threads ran as contexts on one kernel thread:
-		// a program that tells kernel threads apart (system calls made
-		// without the C library) can behave otherwise than with real
-		// threads, as in the fresh process the bug was replayed in.
-		f.prog.clear()
-		fmt.Fprintln(a.stderr, "stdbg: "+contextsFallback)
-		s.proc.DisableContexts()
-		res, err = a.explore(searchCtx, t, s, f.ex, p, opts)
-	}
-	if res == nil {
-		res = &search.Result{}
-	}
-	if err != nil {
-		err = fmt.Errorf("exploring %s: %w", t.arg, err)
-	}
-	return &hunt.Explored{Result: *res, BudgetSpent: searchCtx.Err() != nil}, err
+	plan := &session.Plan{Spec: f.p.spec, Strategy: f.p.st, MaxDepth: f.maxDepth, All: a.v.GetBool("all"), MaxExecutions: f.p.executions,
+		Budget: f.p.budget, Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
+		Jobs: a.v.GetInt("jobs"), Shard: f.p.shard, Shards: f.p.shards,
+		InTarget: a.v.GetBool("in-target"), Watched: a.stateful() || f.outs.graph != "" || a.v.GetString("profile") != ""}
+	hooks := session.Hooks{Progress: opts.Progress, Minimising: f.prog.minimising, OnBug: opts.OnBug,
+		Note: func(msg string) {
+			if a.v.GetBool("quiet") && strings.HasPrefix(msg, "the program ended its process") {
+				return
+			}
+			f.prog.clear()
+			fmt.Fprintln(a.stderr, "stdbg: "+msg)
+		}}
+	explore, inTarget := s.Explorer(f.ctx, plan, f.ex, hooks)
+	found, err := explore(searchCtx, opts)
+	f.inTarget = *inTarget
+	return found, err
 }
-
-// contextsFallback says why a C search runs again with real threads.
-const contextsFallback = "the program does not behave the same with its threads run as contexts on one kernel thread " +
-	"(does it ask the kernel which thread it is, without the C library?): searching again with real threads"
 
 // notModelledCoverage rewrites the coverage line of a search that ran out
 // of schedules of a program with n constructs it does not model.
@@ -144,22 +107,22 @@ func (f *finder) result(res *hunt.Result) *findResult {
 	case res.BudgetSpent:
 		why = stopBudget
 	}
-	out := &findResult{Target: t.arg, Binary: t.binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
+	out := &findResult{Target: t.Arg, Binary: t.Binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Search.Complete, DepthLimited: res.Search.DepthLimited, Interrupted: res.Interrupted, Bugs: []*report.Report{},
 		Strategy: p.spec.Strategy, Sampled: p.sampled(), Coverage: p.coverage(&res.Search, why, f.maxDepth), Scope: "thread operations",
-		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t), NotModelled: t.unmodelled}
-	if out.Complete && len(t.unmodelled) > 0 {
+		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t), NotModelled: t.Unmodelled}
+	if out.Complete && len(t.Unmodelled) > 0 {
 		// Exhaustive is a promise the search cannot make for what it
 		// does not model.
-		out.Coverage = notModelledCoverage(out.Coverage, len(t.unmodelled))
+		out.Coverage = notModelledCoverage(out.Coverage, len(t.Unmodelled))
 	}
 	if f.inTarget {
 		out.SearchedIn = "target"
 	}
-	if t.goPkg {
+	if t.Go {
 		out.Scope = "goroutine operations"
 	}
-	if t.memory {
+	if t.Memory {
 		out.Scope, out.MemoryPoints = "thread operations and global and heap memory", true
 	}
 	if p.sampled() {
@@ -189,7 +152,7 @@ func (a *app) writeFind(out *findResult, f *finder) error {
 		}
 	}
 	if f.graph != nil {
-		if err := writeGraph(outs.graph, f.graph, f.t.arg); err != nil {
+		if err := writeGraph(outs.graph, f.graph, f.t.Arg); err != nil {
 			return err
 		}
 	}
@@ -198,7 +161,7 @@ func (a *app) writeFind(out *findResult, f *finder) error {
 		if out.Complete {
 			summary = append(summary, out.scopeNote)
 		}
-		if err := writeHTML(outs.html, f.t.arg, out.Bugs, append(summary, report.FormatStats(out.Stats))); err != nil {
+		if err := writeHTML(outs.html, f.t.Arg, out.Bugs, append(summary, report.FormatStats(out.Stats))); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
