@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -188,7 +187,7 @@ const binaryFlagUsage = "run this program for the entries of kind binary, instea
 // corpusItems lists the entries of the given paths (default testdata/stdbg).
 func corpusItems(args []string) ([]corpus.Item, error) {
 	if len(args) == 0 {
-		args = []string{filepath.Join("testdata", "stdbg")}
+		args = []string{corpus.Root}
 		if _, err := os.Stat(args[0]); err != nil {
 			return nil, usageErr("no corpus here (testdata/stdbg): name a corpus directory or entry")
 		}
