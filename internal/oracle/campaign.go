@@ -51,6 +51,8 @@ type CampaignStats struct {
 	// are traces.
 	Traces, DPOR int64
 	DPORExtra   int
+	// DPORExtraSeeds are the first of those programs' seeds.
+	DPORExtraSeeds []uint64
 	// Disagreements by signature ("dpor missed"), Known by finding.
 	Disagreements map[string]int
 	Known         map[string]int
@@ -59,8 +61,8 @@ type CampaignStats struct {
 // String is a summary of the statistics.
 func (s CampaignStats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies; %d traces, DPOR %d executions on the programs where it ran (more than one per trace on %d)",
-		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORExtra)
+	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies; %d traces, DPOR %d executions on the programs where it ran (more than one per trace on %d: seeds %v)",
+		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORExtra, s.DPORExtraSeeds)
 	for _, m := range []map[string]int{s.Disagreements, s.Known} {
 		var ks []string
 		for k := range m {
@@ -107,6 +109,9 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 				s.DPOR += v.Stats.Executions
 				if v.Stats.Executions > int64(len(res.Reference.Traces)) {
 					s.DPORExtra++
+					if len(s.DPORExtraSeeds) < 20 {
+						s.DPORExtraSeeds = append(s.DPORExtraSeeds, seed)
+					}
 				}
 			}
 		}
