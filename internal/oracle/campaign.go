@@ -50,7 +50,7 @@ type CampaignStats struct {
 	// DPORExtra the programs on which it ran more executions than there
 	// are traces.
 	Traces, DPOR int64
-	DPORExtra   int
+	DPORExtra    int
 	// DPORExtraSeeds are the first of those programs' seeds.
 	DPORExtraSeeds []uint64
 	// Disagreements by signature ("dpor missed"), Known by finding.

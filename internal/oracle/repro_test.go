@@ -149,7 +149,7 @@ func TestCampaignShrinksAndWritesAFinding(t *testing.T) {
 	}}}
 	var found []*Finding
 	c := &Campaign{Lang: Go, Gen: quickGenGo, Limits: quickLimit, ShrinkTries: 300, MaxShrinks: 1,
-		Select: func(uint64) func(string) bool { return func(n string) bool { return n == "first" } },
+		Select:    func(uint64) func(string) bool { return func(n string) bool { return n == "first" } },
 		OnFinding: func(f *Finding) { found = append(found, f) }}
 	for seed := uint64(1); len(found) == 0 && seed < 100; seed++ {
 		if _, _, err := c.Program(context.Background(), seed); err != nil {
