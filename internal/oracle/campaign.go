@@ -46,12 +46,12 @@ type CampaignStats struct {
 	Schedule int64 // executions running every schedule
 	Other    int64 // executions of the other strategies
 	// Traces counts the Mazurkiewicz traces of the programs compared
-	// (running every schedule); DPOR the executions DPOR ran on them, and
-	// DPORExtra the programs on which it ran more executions than there
-	// are traces.
-	Traces, DPOR int64
-	DPORExtra    int
-	// DPORExtraSeeds are the first of those programs' seeds.
+	// (running every schedule); DPOR the executions DPOR ran on them (on
+	// the programs where it ran); DPORPruned those it abandoned (sleep-set
+	// blocked), DPORTwice those of a trace it had run already.
+	Traces, DPOR, DPORPruned, DPORTwice int64
+	// DPORExtraSeeds are the first programs on which DPOR ran more
+	// executions than there are traces.
 	DPORExtraSeeds []uint64
 	// Disagreements by signature ("dpor missed"), Known by finding.
 	Disagreements map[string]int
@@ -61,8 +61,8 @@ type CampaignStats struct {
 // String is a summary of the statistics.
 func (s CampaignStats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies; %d traces, DPOR %d executions on the programs where it ran (more than one per trace on %d: seeds %v)",
-		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORExtra, s.DPORExtraSeeds)
+	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies; %d traces; DPOR: %d executions where it ran, %d abandoned, %d of a trace run before (more executions than traces on seeds %v)",
+		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORPruned, s.DPORTwice, s.DPORExtraSeeds)
 	for _, m := range []map[string]int{s.Disagreements, s.Known} {
 		var ks []string
 		for k := range m {
@@ -107,8 +107,11 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 		for _, v := range res.Verdicts {
 			if v.Strategy == "dpor" {
 				s.DPOR += v.Stats.Executions
+				s.DPORPruned += v.Stats.Pruned
+				for _, n := range v.Traces {
+					s.DPORTwice += int64(n - 1)
+				}
 				if v.Stats.Executions > int64(len(res.Reference.Traces)) {
-					s.DPORExtra++
 					if len(s.DPORExtraSeeds) < 20 {
 						s.DPORExtraSeeds = append(s.DPORExtraSeeds, seed)
 					}
