@@ -44,7 +44,11 @@ type CampaignStats struct {
 	Bugs     int   // bugs (distinct keys) running every schedule found, summed
 	Buggy    int   // programs with at least one bug
 	Schedule int64 // executions running every schedule
-	Other    int64 // executions of the other strategies
+	// BuggySchedules counts those that ended in a bug, on the programs
+	// compared; BugKinds the programs with a bug of each kind.
+	BuggySchedules, CompletedSchedules int64
+	BugKinds                           map[string]int
+	Other                              int64 // executions of the other strategies
 	// Traces counts the Mazurkiewicz traces of the programs compared
 	// (running every schedule); DPOR the executions DPOR ran on them (on
 	// the programs where it ran); DPORPruned those it abandoned (sleep-set
@@ -63,6 +67,8 @@ func (s CampaignStats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies; %d traces; DPOR: %d executions where it ran, %d abandoned, %d of a trace run before (more executions than traces on seeds %v)",
 		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORPruned, s.DPORTwice, s.DPORExtraSeeds)
+	fmt.Fprintf(&b, "; %d of the %d schedules of the programs compared end in a bug; programs with a bug of each kind: %v",
+		s.BuggySchedules, s.CompletedSchedules, s.BugKinds)
 	for _, m := range []map[string]int{s.Disagreements, s.Known} {
 		var ks []string
 		for k := range m {
@@ -92,7 +98,7 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 	c.mu.Lock()
 	s := &c.Stats
 	if s.Disagreements == nil {
-		s.Disagreements, s.Known = map[string]int{}, map[string]int{}
+		s.Disagreements, s.Known, s.BugKinds = map[string]int{}, map[string]int{}, map[string]int{}
 	}
 	s.Programs++
 	if res.Skipped != "" {
@@ -104,6 +110,17 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 			s.Buggy++
 		}
 		s.Traces += int64(len(res.Reference.Traces))
+		s.BuggySchedules += res.Reference.BuggyRuns
+		for _, n := range res.Reference.Traces {
+			s.CompletedSchedules += int64(n)
+		}
+		kinds := map[string]bool{}
+		for _, b := range res.Reference.Bugs {
+			kinds[b.Outcome.Kind.String()] = true
+		}
+		for k := range kinds {
+			s.BugKinds[k]++
+		}
 		for _, v := range res.Verdicts {
 			if v.Strategy == "dpor" {
 				s.DPOR += v.Stats.Executions

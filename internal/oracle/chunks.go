@@ -227,13 +227,20 @@ func (g *gen) condWaiter(k int) {
 	}
 	ops = append(ops, Op{Code: unlock, Obj: m, Reg: -1})
 	g.emit(k, ops...)
+	if p := g.partner(k); p >= 0 {
+		g.signal(p, c, m, flag, lock, unlock)
+	}
 }
 
 // condSignaller: sets the flag and signals or broadcasts, under the
 // mutex or (now and then) after releasing it.
 func (g *gen) condSignaller(k int) {
 	c, m, lock, unlock := g.condition()
-	flag := g.variable()
+	g.signal(k, c, m, g.variable(), lock, unlock)
+}
+
+// signal: thread k sets flag and signals condition c.
+func (g *gen) signal(k int, c, m, flag, lock, unlock string) {
 	sig := Op{Code: "signal", Obj: c, Reg: -1}
 	if g.rng.IntN(3) == 0 {
 		sig.Code = "broadcast"

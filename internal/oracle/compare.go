@@ -46,10 +46,13 @@ type Verdict struct {
 	Traces map[string]int
 	// events holds the first execution of each trace, ends how each
 	// ended (its bug's key, "" if it ended cleanly).
-	events   map[string][]search.Event
-	ends     map[string]string
-	Complete bool
-	Stats    search.Stats
+	events map[string][]search.Event
+	ends   map[string]string
+	// BuggyRuns counts the executions counted in Traces that ended in a
+	// bug.
+	BuggyRuns int64
+	Complete  bool
+	Stats     search.Stats
 }
 
 // Keys returns the verdict's bug keys, sorted.
@@ -154,7 +157,7 @@ func exploreCounted(ctx context.Context, t target, st search.Strategy, l Limits,
 		MaxExecutions: limit})
 	v := verdictOf(res)
 	if !stateful {
-		v.Traces, v.events, v.ends = c.counts, c.events, c.ends
+		v.Traces, v.events, v.ends, v.BuggyRuns = c.counts, c.events, c.ends, c.buggy
 	}
 	return v, err
 }
@@ -166,6 +169,7 @@ type traceRecorder struct {
 	counts map[string]int
 	events map[string][]search.Event
 	ends   map[string]string
+	buggy  int64
 }
 
 func (c *traceRecorder) End(r *search.Report) {
@@ -178,6 +182,9 @@ func (c *traceRecorder) End(r *search.Report) {
 			}
 		}
 		c.counts[k]++
+		if r.Outcome.Kind.IsBug() {
+			c.buggy++
+		}
 	}
 	c.Strategy.End(r)
 }
