@@ -79,6 +79,7 @@ type Disagreement struct {
 	Detail string
 }
 
+// String returns "strategy: what: detail".
 func (d Disagreement) String() string { return d.Strategy + ": " + d.What + ": " + d.Detail }
 
 // Result is the comparison of every strategy on one program.
@@ -172,6 +173,7 @@ type traceRecorder struct {
 	buggy  int64
 }
 
+// End counts the execution and passes the report on.
 func (c *traceRecorder) End(r *search.Report) {
 	if r.Outcome != nil && !r.Pruned && !r.DepthLimited {
 		k := search.TraceKey(r.Trace)
