@@ -32,13 +32,17 @@ var known = []knownEntry{
 // witnesses are the minimal programs of the findings in known, from the
 // findings file: each disagrees until its finding is fixed.
 var witnesses = map[string]string{
+	// A deadly embrace, the checked function returning with both locks.
 	"F1": `lang go
-obj ch0 chan 1
-obj t0 timer
+obj m0 mutex
+obj m1 mutex
 thread 0
-  afterfunc t0 1 1
+  go 1
+  lock m0
+  lock m1
 thread 1
-  recvok ch0 r0
+  lock m1
+  lock m0
 `,
 	"F2": `lang go
 obj t0 timer
