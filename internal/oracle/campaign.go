@@ -10,9 +10,12 @@ import (
 
 // Campaign runs the oracle over the generated programs of a range of seeds.
 type Campaign struct {
-	Lang   Lang
-	Gen    GenOptions
-	Limits Limits
+	Lang Lang
+	// Gen shapes the programs; Profiles, if any, replace it: the program
+	// of seed s has the shape Profiles[s % len(Profiles)].
+	Gen      GenOptions
+	Profiles []GenOptions
+	Limits   Limits
 	// Select chooses the strategies compared on the program of a seed
 	// (nil: all of them).
 	Select func(seed uint64) func(name string) bool
@@ -86,7 +89,7 @@ func (s CampaignStats) String() string {
 // reports the program of seed. It returns the comparison and the new
 // disagreements.
 func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagreement, error) {
-	p := Generate(c.Lang, seed, c.Gen)
+	p := Generate(c.Lang, seed, c.gen(seed))
 	var sel func(string) bool
 	if c.Select != nil {
 		sel = c.Select(seed)
@@ -174,6 +177,14 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 		}
 	}
 	return res, fresh, nil
+}
+
+// gen is the shape of the program of seed.
+func (c *Campaign) gen(seed uint64) GenOptions {
+	if len(c.Profiles) > 0 {
+		return c.Profiles[seed%uint64(len(c.Profiles))]
+	}
+	return c.Gen
 }
 
 // followsDPOR reports that d is a divided DPOR search's disagreement that

@@ -18,6 +18,10 @@ type GenOptions struct {
 // cheap: 2 to 4 threads, a handful of operations each.
 var DefaultGen = GenOptions{MaxThreads: 4, MaxOps: 12}
 
+// LongProfiles are the shapes the long mode takes in turn: the default,
+// two threads with longer code, and more threads with less.
+var LongProfiles = []GenOptions{DefaultGen, {MaxThreads: 2, MaxOps: 16}, {MaxThreads: 4, MaxOps: 9}}
+
 // Generate returns the program of the given seed for a runtime: the same
 // seed and options give the same program.
 func Generate(lang Lang, seed uint64, o GenOptions) *Program {
@@ -73,7 +77,7 @@ func (g *gen) program() *Program {
 	}
 	joiner := g.rng.IntN(2) == 0
 	for k := range n {
-		chunks := 1 + g.rng.IntN(3)
+		chunks := 1 + g.rng.IntN(max(3, g.opts.MaxOps/(2*n)))
 		for range chunks {
 			g.chunk(k)
 		}

@@ -75,8 +75,7 @@ func TestOracleQuick(t *testing.T) {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 				for _, d := range fresh {
-					t.Errorf("%s program of seed %d: %s\n%s(%s)\nReproduce: go test ./internal/oracle -run OracleLong -oracle.lang %s -oracle.seed %d -oracle.n 1",
-						run.lang, seed, d, Generate(run.lang, seed, run.gen), res.summary(), run.lang, seed)
+					t.Errorf("%s program of seed %d: %s\n%s(%s)", run.lang, seed, d, Generate(run.lang, seed, run.gen), res.summary())
 				}
 			}
 			t.Logf("%s", c.Stats)
@@ -116,7 +115,7 @@ func TestOracleLong(t *testing.T) {
 		if lang == C {
 			requireCompiler(t)
 		}
-		c := &Campaign{Lang: lang, Gen: DefaultGen, Limits: DefaultLimits, Known: knownFinding, ShrinkTries: 400, MaxShrinks: 3}
+		c := &Campaign{Lang: lang, Profiles: LongProfiles, Limits: DefaultLimits, Known: knownFinding, ShrinkTries: 400, MaxShrinks: 3}
 		c.OnFinding = func(f *Finding) {
 			files, err := f.Write(out)
 			if err != nil {
