@@ -149,7 +149,13 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 	var shrink []Disagreement
 	for _, d := range res.Disagree {
 		if c.Known != nil {
-			if k := c.Known(p, seed, d); k != "" {
+			k := c.Known(p, seed, d)
+			if twin, ok := dporTwin(res, d); k == "" && ok {
+				// A divided DPOR search misses what DPOR misses, for
+				// the same reason.
+				k = c.Known(p, seed, twin)
+			}
+			if k != "" {
 				s.Known[k]++
 				continue
 			}
@@ -157,7 +163,7 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 		sig := string(c.Lang) + " " + d.Strategy + " " + d.What
 		s.Disagreements[sig]++
 		fresh = append(fresh, d)
-		if followsDPOR(res, d) {
+		if _, ok := dporTwin(res, d); ok {
 			// The divided DPOR misses what DPOR misses: shrink the
 			// cause, not its consequence.
 			continue
@@ -187,18 +193,18 @@ func (c *Campaign) gen(seed uint64) GenOptions {
 	return c.Gen
 }
 
-// followsDPOR reports that d is a divided DPOR search's disagreement that
-// DPOR alone has too.
-func followsDPOR(res *Result, d Disagreement) bool {
-	if d.Strategy != "split-dpor" && d.Strategy != "shard3-dpor" {
-		return false
+// dporTwin returns, for a divided DPOR search's disagreement d, DPOR's
+// own disagreement on the same bug, if it has one.
+func dporTwin(res *Result, d Disagreement) (Disagreement, bool) {
+	if d.Strategy != "split-dpor" && d.Strategy != "shard3-dpor" && d.Strategy != "j2-dpor" {
+		return Disagreement{}, false
 	}
 	for _, e := range res.Disagree {
 		if e.Strategy == "dpor" && strings.TrimSuffix(e.What, "-at-end") == strings.TrimSuffix(d.What, "-at-end") && e.Detail == d.Detail {
-			return true
+			return e, true
 		}
 	}
-	return false
+	return Disagreement{}, false
 }
 
 // compare runs the comparison on p, the program of seed.
