@@ -44,10 +44,10 @@ type Verdict struct {
 	// Traces counts the executions of each Mazurkiewicz trace run to their
 	// end (search.TraceKey); nil when the strategy's traces are not counted.
 	Traces map[string]int
-	// events holds the first execution of each trace, ends how each
-	// ended (its bug's key, "" if it ended cleanly).
-	events map[string][]search.Event
-	ends   map[string]string
+	// events holds the first execution of each trace; bugRuns executions
+	// that showed each bug.
+	events  map[string][]search.Event
+	bugRuns map[string][][]search.Event
 	// BuggyRuns counts the executions counted in Traces that ended in a
 	// bug.
 	BuggyRuns int64
@@ -153,12 +153,13 @@ func exploreCounted(ctx context.Context, t target, st search.Strategy, l Limits,
 		return nil, err
 	}
 	defer release()
-	c := &traceRecorder{Strategy: st, counts: map[string]int{}, events: map[string][]search.Event{}, ends: map[string]string{}}
+	c := &traceRecorder{Strategy: st, counts: map[string]int{}, events: map[string][]search.Event{},
+		bugRuns: map[string][][]search.Event{}, seen: map[string]bool{}}
 	res, err := search.Explore(ctx, ex, c, search.Options{All: true, MaxDepth: l.MaxDepth, Visited: stateful,
 		MaxExecutions: limit})
 	v := verdictOf(res)
 	if !stateful {
-		v.Traces, v.events, v.ends, v.BuggyRuns = c.counts, c.events, c.ends, c.buggy
+		v.Traces, v.events, v.bugRuns, v.BuggyRuns = c.counts, c.events, c.bugRuns, c.buggy
 	}
 	return v, err
 }
@@ -169,9 +170,17 @@ type traceRecorder struct {
 	search.Strategy
 	counts map[string]int
 	events map[string][]search.Event
-	ends   map[string]string
-	buggy  int64
+	// bugRuns holds, for each bug, executions that showed it: the first
+	// of each of their trace keys, up to maxBugRuns (an execution's trace
+	// key does not always tell which bug it ends in: two Dones of a
+	// WaitGroup commute, but the second one is the misuse).
+	bugRuns map[string][][]search.Event
+	seen    map[string]bool
+	buggy   int64
 }
+
+// maxBugRuns bounds the executions kept for each bug.
+const maxBugRuns = 64
 
 // End counts the execution and passes the report on.
 func (c *traceRecorder) End(r *search.Report) {
@@ -179,9 +188,10 @@ func (c *traceRecorder) End(r *search.Report) {
 		k := search.TraceKey(r.Trace)
 		if c.counts[k] == 0 {
 			c.events[k] = append([]search.Event(nil), r.Trace...)
-			if r.Outcome.Kind.IsBug() {
-				c.ends[k] = r.Outcome.Key()
-			}
+		}
+		if b := r.Outcome.Key(); r.Outcome.Kind.IsBug() && !c.seen[b+"\x00"+k] && len(c.bugRuns[b]) < maxBugRuns {
+			c.seen[b+"\x00"+k] = true
+			c.bugRuns[b] = append(c.bugRuns[b], append([]search.Event(nil), r.Trace...))
 		}
 		c.counts[k]++
 		if r.Outcome.Kind.IsBug() {
@@ -320,8 +330,8 @@ func diffBugs(name string, refKeys []string, ref, v *Verdict) []Disagreement {
 		}
 		what := "missed"
 		if v.events != nil {
-			for tk, end := range ref.ends {
-				if end == k && endedElsewhere(ref.events[tk], v.events) {
+			for _, run := range ref.bugRuns[k] {
+				if endedElsewhere(run, v.events) {
 					what = "missed-at-end"
 					break
 				}

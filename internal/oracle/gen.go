@@ -12,6 +12,9 @@ type GenOptions struct {
 	MaxThreads int
 	// MaxOps bounds the operations of a program, bodies included.
 	MaxOps int
+	// Weights, if set, replace the weights of the idioms programs are
+	// made of, by name (see chunkTable): 0 leaves an idiom out.
+	Weights map[string]int
 }
 
 // DefaultGen keeps programs small enough that running every schedule is
