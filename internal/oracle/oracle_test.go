@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,7 @@ var (
 	flagFindings = flag.String("oracle.findings", "", "long mode: a markdown file to append each finding to")
 	flagProg     = flag.String("oracle.prog", "", "TestOracleReplay: program files (.prog) to compare, comma-separated")
 	flagMax      = flag.Int64("oracle.max", 0, "the most schedules of a program to run (default: DefaultLimits)")
+	flagShrinks  = flag.Int("oracle.shrinks", 3, "long mode: how many disagreements of each kind (strategy and what) to shrink and write; -1: all (every one is logged)")
 )
 
 // quick is the quick mode's size: programs small enough that running every
@@ -115,7 +117,11 @@ func TestOracleLong(t *testing.T) {
 		if lang == C {
 			requireCompiler(t)
 		}
-		c := &Campaign{Lang: lang, Profiles: LongProfiles, Limits: DefaultLimits, Known: knownFinding, ShrinkTries: 400, MaxShrinks: 3}
+		shrinks := *flagShrinks
+		if shrinks < 0 {
+			shrinks = math.MaxInt
+		}
+		c := &Campaign{Lang: lang, Profiles: LongProfiles, Limits: DefaultLimits, Known: knownFinding, ShrinkTries: 400, MaxShrinks: shrinks}
 		c.OnFinding = func(f *Finding) {
 			files, err := f.Write(out)
 			if err != nil {
@@ -142,7 +148,11 @@ func TestOracleLong(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, seed := range seeds {
-				if _, _, err := c.Program(ctx, seed); err != nil {
+				_, fresh, err := c.Program(ctx, seed)
+				for _, d := range fresh {
+					fmt.Fprintf(os.Stderr, "oracle: DISAGREEMENT %s seed %d: %s\n", c.Lang, seed, d)
+				}
+				if err != nil {
 					if ctx.Err() != nil {
 						report(t, campaigns, start)
 						return
