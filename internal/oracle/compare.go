@@ -69,12 +69,18 @@ func (v *Verdict) Keys() []string {
 // completeness and running every schedule.
 type Disagreement struct {
 	Strategy string
-	// What differs: "missed" (a bug running every schedule finds), "extra"
-	// (a bug it does not), "incomplete" (the search did not claim
-	// completeness), "error", "trace-missed" (a Mazurkiewicz trace no
-	// execution of the strategy belongs to), "trace-extra" (an execution
-	// of a trace running every schedule never met), "minimise" (the
-	// minimised schedule does not show the bug).
+	// What differs: "missed" (a bug running every schedule finds),
+	// "missed-at-end" (one that only executions differing from one the
+	// strategy ran in what ran before the end show: see endedElsewhere),
+	// "extra" (a bug running every schedule does not find), "incomplete"
+	// (the search did not claim completeness), "error" (the search
+	// failed), "trace-missed" and "trace-missed-at-end" (a Mazurkiewicz
+	// trace no execution of the strategy belongs to), "trace-extra" (an
+	// execution of a trace running every schedule never met),
+	// "trace-count" (a strategy that runs every schedule ran a trace
+	// another number of times); for Strategy "minimise": "changed" (the
+	// minimised schedule shows another bug), "longer", "error" (the bug's
+	// schedule did not reproduce it).
 	What   string
 	Detail string
 }
