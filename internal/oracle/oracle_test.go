@@ -50,7 +50,7 @@ func quickSelect(seed uint64) func(string) bool {
 // report exactly the bugs running every schedule reports (and DPOR cover
 // its traces), but for the findings recorded in knownFindings.
 func TestOracleQuick(t *testing.T) {
-	nGo, nC := 300, 100
+	nGo, nC := 400, 100
 	if testing.Short() {
 		nGo, nC = 80, 25
 	}
