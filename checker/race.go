@@ -1,6 +1,9 @@
 package checker
 
 import (
+	"github.com/stdbg/stdbg/internal/hashmix"
+	"slices"
+	"maps"
 	"fmt"
 	"sort"
 	"strings"
@@ -365,4 +368,47 @@ func bytes(n uint64) string {
 		return "1 byte"
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// raceFingerprint hashes what of the detector's state decides the races
+// still to come, and only that, so that it repeats when the program does:
+// for every remembered access, which live threads' current points it
+// happens before (the epochs themselves only grow). It is 0 before the
+// first access.
+func (e *Execution) raceFingerprint() uint64 {
+	d := e.races
+	if d == nil {
+		return 0
+	}
+	for ; d.done < len(e.trace); d.done++ {
+		d.sync(&e.trace[d.done])
+	}
+	live := e.w.Live()
+	var h uint64
+	for _, addr := range slices.Sorted(maps.Keys(d.shadow)) {
+		g := d.shadow[addr]
+		acc := func(a *access) {
+			if a == nil {
+				return
+			}
+			x := hashmix.Mix(addr ^ uint64(a.tid)<<40 ^ uint64(a.size)<<48)
+			if a.write {
+				x ^= 1
+			}
+			if a.atomic {
+				x ^= 2
+			}
+			for i, t := range live {
+				if t < len(d.threads) && a.happensBefore(d.threads[t]) {
+					x ^= 4 << i
+				}
+			}
+			h += hashmix.Mix(x) // a sum: the order of a granule's reads does not matter
+		}
+		acc(g.write)
+		for _, r := range g.reads {
+			acc(r)
+		}
+	}
+	return h
 }

@@ -185,7 +185,11 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 			sc[1] = Default()
 		}
 		if selectOp(th, sc, syncmodel.Op{Kind: syncmodel.Select, API: syncmodel.APITimerFire}, t.pcs) == 1 && !drop {
-			return // Stop took the offer back
+			// Stop took the offer back. Another Stop may wait as well
+			// (it read the state when the time was on offer): it finds
+			// the timer done.
+			th.pointAt(checkedChan(taken).op(syncmodel.ChanClose, syncmodel.APITimerFire, t.takenID(th, taken)), t.pcs)
+			return
 		}
 		if t.gen == gen {
 			// A timer is done once its time was delivered; a ticker
@@ -196,9 +200,7 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 			}
 		}
 		// For a Stop waiting to know.
-		tc := checkedChan(taken)
-		_, id, _ := tc.enter()
-		th.pointAt(tc.op(syncmodel.ChanClose, syncmodel.APITimerFire, id), t.pcs)
+		th.pointAt(checkedChan(taken).op(syncmodel.ChanClose, syncmodel.APITimerFire, t.takenID(th, taken)), t.pcs)
 		if t.gen != gen || t.period == 0 {
 			return
 		}
@@ -214,6 +216,14 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 			}
 		}
 	}
+}
+
+// takenID is the model's id of an arming's taken channel.
+//
+//go:norace
+func (t *timer) takenID(th *thread, taken chan struct{}) uint64 {
+	_, id, _ := checkedChan(taken).enter()
+	return id
 }
 
 // checkedChan returns the Chan that stands for c under the checker.

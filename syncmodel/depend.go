@@ -464,16 +464,25 @@ func SharesObject(a, b Op) bool {
 	return chanShare(a, b)
 }
 
-// wgAddsDependent decides two Adds on one wait group. Adds of the same sign
-// commute: the counter moves monotonically to the same value whatever
-// their order, and a Wait, which depends on every Add, is enabled only at
-// zero. (An Add that makes the counter negative is a misuse, which ends
+// wgAddsDependent decides two Adds on one wait group. Increments commute,
+// and so do decrements that the counter covers together: the counter
+// moves monotonically to the same value whatever their order, and a Wait,
+// which depends on every Add, is enabled only at zero. Two decrements that
+// the counter does not cover are dependent: the one that comes second is
+// the misuse. (An Add that makes the counter negative is a misuse, which ends
 // the execution and which the search orders after the group's history.)
 // An increment and a decrement commute when the counter the decrement
 // found (Eff.Counter) covers both: then it stays non-negative in either
 // order. In the order decrement first the test is stricter than needed,
 // which costs executions, never bugs.
 func wgAddsDependent(a, b Op) bool {
+	if a.Arg < 0 && b.Arg < 0 {
+		// Two decrements commute unless together they take the counter
+		// below zero: then whichever comes second is the misuse. (The
+		// counter before both is the larger of the two seen: one may be
+		// annotated after the other ran.)
+		return !a.Eff.Known || !b.Eff.Known || max(a.Eff.Counter, b.Eff.Counter)+a.Arg+b.Arg < 0
+	}
 	if a.Arg < 0 == (b.Arg < 0) {
 		return false
 	}
