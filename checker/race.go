@@ -1,10 +1,10 @@
 package checker
 
 import (
-	"github.com/stdbg/stdbg/internal/hashmix"
-	"slices"
-	"maps"
 	"fmt"
+	"github.com/stdbg/stdbg/internal/hashmix"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
