@@ -2,12 +2,12 @@ package checker
 
 import (
 	"fmt"
-	"github.com/stdbg/stdbg/internal/hashmix"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/stdbg/stdbg/internal/hashmix"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
 )
