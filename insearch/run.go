@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
@@ -345,7 +346,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	defer stopW.Close()
 	cmd := exec.Command(m.cfg.Binary, m.cfg.Args...)
 	cmd.Dir = m.cfg.Dir
-	cmd.Env = append(append(os.Environ(), m.cfg.Env...),
+	cmd.Env = append(rtnames.WithQuickRaceExit(append(os.Environ(), m.cfg.Env...)),
 		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)
 	cmd.ExtraFiles = []*os.File{streamW, stopR}
 	stderr := &tailBuffer{max: 4096}

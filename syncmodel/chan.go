@@ -465,6 +465,34 @@ func (w *World) partner(eff *Effect, p int) {
 	}
 }
 
+// selectLinks returns the channels of every parked select that one of the
+// cases of select op could complete (see Effect.Links).
+func (w *World) selectLinks(op Op) []uint64 {
+	var links []uint64
+	for _, c := range op.Cases {
+		ch := w.chans[c.Chan]
+		if c.Chan == 0 || ch == nil {
+			continue
+		}
+		q := ch.sendq
+		if c.Send {
+			q = ch.recvq
+		}
+		for _, p := range q {
+			th := &w.threads[p.tid-1]
+			if th.parkedOp != Select {
+				continue
+			}
+			for _, pc := range th.nextCases {
+				if pc.Chan != 0 && !slices.Contains(links, pc.Chan) {
+					links = append(links, pc.Chan)
+				}
+			}
+		}
+	}
+	return links
+}
+
 // isChanKind reports whether k is a channel operation (including Select and
 // ChanWake).
 func isChanKind(k Kind) bool {

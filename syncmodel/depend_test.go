@@ -2,6 +2,7 @@ package syncmodel
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -448,3 +449,31 @@ func TestMustPrecedeAgainstTheModel(t *testing.T) {
 }
 
 func effOp(op Op, e Effect) Op { op.Eff = e; return op }
+
+// A select that may complete a parked select touches that select's other
+// channels: it is dependent with a receive on one of them (whichever comes
+// first takes the parked select's only rendezvous). Before, the select's
+// effect named no links and the two were taken as independent, and DPOR
+// missed the order in which the receive comes first.
+func TestSelectCompletingAParkedSelect(t *testing.T) {
+	w := NewWorld()
+	run(t, w, cat(threads(3), []step{
+		// thread 1 parks offering on ch1 and waiting for a stop on ch2
+		{tid: 1, op: sel(false, sc(ch1, 0), rc(ch2, 0)), code: parkedCode},
+	}))
+	stop := sel(false, sc(ch2, 0), rc(ch3, 0))
+	if err := w.SetPending(2, stop); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetPending(3, recv(ch1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := w.Annotated(2)
+	b, _ := w.Annotated(3)
+	if !slices.Contains(a.Eff.Links, ch1) {
+		t.Errorf("the select's links are %v, want the parked select's channels (ch1 among them)", a.Eff.Links)
+	}
+	if !Dependent(2, a, 3, b) || !Dependent(3, b, 2, a) {
+		t.Errorf("%s and %s are independent, but only one of them can complete thread 1's select", a, b)
+	}
+}

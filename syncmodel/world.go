@@ -384,7 +384,11 @@ func (w *World) annotate(tid int, op *Op) {
 		}
 	case Select:
 		// Which case proceeds is a choice made when it runs: its effect
-		// is left unknown, which Dependent treats conservatively.
+		// is left unknown, which Dependent treats conservatively. But
+		// whichever case it is, it may complete a parked select, and
+		// then it touches that select's other channels too: a receive
+		// on one of them no longer finds the select there.
+		op.Eff.Links = w.selectLinks(*op)
 	default:
 		op.Eff = Effect{Known: true}
 	}

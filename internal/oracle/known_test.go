@@ -165,6 +165,20 @@ thread 0
 thread 1
   stop t0 r0
 `,
+	// F6, one Stop: DPOR did not reverse the receive of the timer's
+	// value with main's Stop (a select that completes a parked select
+	// was not seen to touch the parked select's other channels).
+	"F6/recv": `lang go
+obj t0 timer
+obj ch0 chan 2
+thread 0
+  timer t0 0
+  go 1
+  stop t0 r0
+  recv ch0 r1
+thread 1
+  tick t0
+`,
 	// F7: the stateful search merged states that differ only in
 	// happens-before and lost the deadlock only the race-free order shows.
 	"F7": `lang c
