@@ -60,7 +60,7 @@ func (*chanPrim) enabled(w *World, tid int, op *Op) bool {
 		return op.Obj != 0
 	case ChanRecv:
 		// A receive does not park: it waits, disabled, until a value or
-		// the close is there (see recvWaits).
+		// the close is there (see caseReady and docs/go-dependency.md).
 		return w.caseReady(plainCase(*op))
 	case Select:
 		return !recvOnly(op) || w.numReady(op.Cases) > 0
