@@ -573,4 +573,3 @@ func (w *World) selectLinks(op Op) []uint64 {
 	}
 	return links
 }
-
