@@ -7,12 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/ltl"
-	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
-	"github.com/stdbg/stdbg/wire"
 )
 
 func (a *app) findCmd() *cobra.Command {
@@ -164,19 +159,14 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		return err
 	}
 	defer s.Close()
-	if a.stateful() {
-		s.Proc.SetFlags(s.Proc.Flags() | wire.FlagState)
-	}
-	s.ClaimCPUs(a.jobs())
 
 	if ctx.Err() != nil {
 		return &exitError{code: stopper.exitCode(), err: fmt.Errorf("stopped by %v before the search began", stopper.signal())}
 	}
-	f := &finder{a: a, t: t, s: s, p: p, outs: outs, maxDepth: a.maxDepth(t), ctx: ctx}
-	f.ex = f.recorders()
+	f := &finder{a: a, t: t, s: s, p: p, outs: outs, maxDepth: a.maxDepth(t)}
 	f.prog = newProgress(a.stderr, a.v.GetBool("quiet"))
 	defer f.prog.stop()
-	res, err := hunt.Run(ctx, a.huntConfig(f))
+	res, err := s.Find(ctx, f.find())
 	f.prog.clear()
 	if f.prof != nil {
 		if err := f.prof.WriteFile(a.v.GetString("profile")); err != nil {
@@ -198,44 +188,4 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		return &exitError{code: stopper.exitCode()}
 	}
 	return nil
-}
-
-// huntConfig is the hunt of a find: its search, minimisation, reports and
-// corpus.
-func (a *app) huntConfig(f *finder) hunt.Config {
-	t, s := f.t, f.s
-	opts := search.Options{MaxDepth: f.maxDepth, All: a.v.GetBool("all"),
-		MaxExecutions: f.p.executions, Progress: f.prog.update, Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
-		Graph: a.v.GetString("ltl") != ""}
-	if !a.v.GetBool("quiet") {
-		opts.OnBug = a.announcer(t, f.prog)
-	}
-	cfg := hunt.Config{
-		Executor: s.Checker, Options: opts, Explore: f.search, Budget: f.p.budget,
-		Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")), MinimiseProgress: f.prog.minimising,
-		MinimiseNoReduction: a.v.GetString("reduction") == "none",
-		Explain:             func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, f.maxDepth) },
-		Nondeterminism:      session.Nondeterminism,
-		Hints:               s.ReuseHints,
-		ReplayCommand:       t.ReplayCommand,
-		Warn:                func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
-	}
-	if text := a.v.GetString("ltl"); text != "" {
-		cfg.LTL, _ = ltl.Parse(text) // checked with the settings
-	}
-	if !a.v.GetBool("no-save") {
-		dir := a.v.GetString("corpus")
-		if dir == "" {
-			dir = corpus.DefaultDir(t.Arg)
-		}
-		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
-			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
-			ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
-		if f.p.sampled() {
-			c.Search.Seed = int64(f.p.spec.Seed)
-		}
-		c.BinarySHA256, _ = corpus.FileSHA256(t.Binary)
-		cfg.Corpus = c
-	}
-	return cfg
 }

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedprof"
 	"github.com/stdbg/stdbg/search"
@@ -28,58 +29,75 @@ type finder struct {
 	p        *plan
 	outs     findOutputs
 	maxDepth int
-	// ctx stops the whole find (a signal).
-	ctx  context.Context
-	prog *progressLine
-	// ex is the session's program, watched by the recorders asked for.
-	ex    search.Executor
-	prof  *schedprof.Recorder
-	graph *stategraph.Recorder
-	// inTarget reports a search run inside the target, its bugs
-	// confirmed in fresh processes.
-	inTarget bool
+	prog     *progressLine
+	prof     *schedprof.Recorder
+	graph    *stategraph.Recorder
 }
 
-// recorders wraps the session's executor in the recorders asked for.
-func (f *finder) recorders() search.Executor {
-	var ex search.Executor = f.s.Checker
+// watch wraps the session's executor in the recorders asked for, for the
+// search; done ends what only the search needed (full stacks).
+func (f *finder) watch(ex search.Executor) (search.Executor, func()) {
+	done := func() {}
 	if f.a.v.GetString("profile") != "" {
 		f.s.Proc.SetFlags(f.s.Proc.Flags() | wire.FlagStacks)
-		f.prof = schedprof.NewRecorder(f.s.Checker, f.s.Syms)
+		f.prof = schedprof.NewRecorder(ex, f.s.Syms)
 		f.prof.Binary = f.t.Binary
 		ex = f.prof
+		// Stacks are for the profile: minimisation needs none.
+		done = func() { f.s.Proc.SetFlags(f.s.Proc.Flags() &^ wire.FlagStacks) }
 	}
 	if f.outs.graph != "" {
 		f.graph = stategraph.NewRecorder(ex, f.s.Syms, graphLimit, f.a.stateful())
 		ex = f.graph
 	}
-	return ex
+	return ex, done
 }
 
-// search is the hunt's search: the session's, with the recorders asked
-// for; what it does otherwise than asked is said on stderr.
-func (f *finder) search(searchCtx context.Context, opts search.Options) (*hunt.Explored, error) {
-	a, s := f.a, f.s
-	if f.prof != nil {
-		// Stacks are for the profile: minimisation needs none.
-		defer s.Proc.SetFlags(s.Proc.Flags() &^ wire.FlagStacks)
+// find is the session's Find with the settings: the plan, the reports
+// and the corpus; what the search does otherwise than asked is said on
+// stderr.
+func (f *finder) find() *session.Find {
+	a, t := f.a, f.t
+	quiet := a.v.GetBool("quiet")
+	fd := &session.Find{
+		Plan: session.Plan{Spec: f.p.spec, Strategy: f.p.st, MaxDepth: f.maxDepth, All: a.v.GetBool("all"), MaxExecutions: f.p.executions,
+			Budget: f.p.budget, Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
+			Jobs: a.v.GetInt("jobs"), Shard: f.p.shard, Shards: f.p.shards,
+			InTarget: a.v.GetBool("in-target"), Watched: a.stateful() || f.outs.graph != "" || a.v.GetString("profile") != ""},
+		Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
+		Hooks: session.Hooks{Progress: f.prog.update, Minimising: f.prog.minimising,
+			Note: func(msg string) {
+				if quiet && strings.HasPrefix(msg, "the program ended its process") {
+					return
+				}
+				f.prog.clear()
+				fmt.Fprintln(a.stderr, "stdbg: "+msg)
+			}},
+		Warn:                func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
+		Watch:               f.watch,
+		MinimiseNoReduction: a.v.GetString("reduction") == "none",
 	}
-	plan := &session.Plan{Spec: f.p.spec, Strategy: f.p.st, MaxDepth: f.maxDepth, All: a.v.GetBool("all"), MaxExecutions: f.p.executions,
-		Budget: f.p.budget, Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
-		Jobs: a.v.GetInt("jobs"), Shard: f.p.shard, Shards: f.p.shards,
-		InTarget: a.v.GetBool("in-target"), Watched: a.stateful() || f.outs.graph != "" || a.v.GetString("profile") != ""}
-	hooks := session.Hooks{Progress: opts.Progress, Minimising: f.prog.minimising, OnBug: opts.OnBug,
-		Note: func(msg string) {
-			if a.v.GetBool("quiet") && strings.HasPrefix(msg, "the program ended its process") {
-				return
-			}
-			f.prog.clear()
-			fmt.Fprintln(a.stderr, "stdbg: "+msg)
-		}}
-	explore, inTarget := s.Explorer(f.ctx, plan, f.ex, hooks)
-	found, err := explore(searchCtx, opts)
-	f.inTarget = *inTarget
-	return found, err
+	if !quiet {
+		fd.Hooks.OnBug = a.announcer(t, f.prog)
+	}
+	if text := a.v.GetString("ltl"); text != "" {
+		fd.LTL, _ = ltl.Parse(text) // checked with the settings
+	}
+	if !a.v.GetBool("no-save") {
+		dir := a.v.GetString("corpus")
+		if dir == "" {
+			dir = corpus.DefaultDir(t.Arg)
+		}
+		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
+			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
+			ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
+		if f.p.sampled() {
+			c.Search.Seed = int64(f.p.spec.Seed)
+		}
+		c.BinarySHA256, _ = corpus.FileSHA256(t.Binary)
+		fd.Corpus = c
+	}
+	return fd
 }
 
 // notModelledCoverage rewrites the coverage line of a search that ran out
@@ -98,7 +116,8 @@ func notModelledCoverage(coverage string, n int) string {
 }
 
 // result is the document find prints.
-func (f *finder) result(res *hunt.Result) *findResult {
+func (f *finder) result(found *session.Found) *findResult {
+	res := &found.Result
 	t, p := f.t, f.p
 	why := stopNone
 	switch {
@@ -116,7 +135,7 @@ func (f *finder) result(res *hunt.Result) *findResult {
 		// does not model.
 		out.Coverage = notModelledCoverage(out.Coverage, len(t.Unmodelled))
 	}
-	if f.inTarget {
+	if found.InTarget {
 		out.SearchedIn = "target"
 	}
 	if t.Go {
