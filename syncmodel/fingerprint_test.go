@@ -114,7 +114,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		{goRWState{}, 1}, {gorwmutex{}, 3},
 		{wgState{}, 1}, {waitGroup{}, 2},
 		{chanState{}, 1}, {channel{}, 5}, {parkedOn{}, 2},
-		{timeState{}, 2}, {timeThread{}, 1},
+		{timeState{}, 3}, {timeThread{}, 3},
 	} {
 		typ := reflect.TypeOf(tc.v)
 		accounted[typ] = tc.n

@@ -7,10 +7,12 @@ import "maps"
 // operations.
 
 // timeState is the world's record of time: the channels of timers (the
-// Obj of their TimerWaits) and how many threads time woke (thread.hot).
+// Obj of their TimerWaits), how many threads time woke (thread.hot), and
+// how many TimerWaits ran so far (for fairness, see fairWait).
 type timeState struct {
 	timerChans map[uint64]bool
 	hot        int
+	waits      uint64
 }
 
 // timeThread is what time keeps of a thread.
@@ -19,6 +21,12 @@ type timeThread struct {
 	// timer's time) and it has not reached an operation that may wait
 	// since: no time passes while it can run (see earliestTimer).
 	hot bool
+	// ran and waited are the world's count of TimerWaits (timeState.waits)
+	// when the thread last performed an operation and when it last
+	// performed a TimerWait (0: never). Counting only TimerWaits, which
+	// are dependent on everything, keeps two independent operations
+	// commuting. Only their order is hashed (see fairWait).
+	ran, waited uint64
 }
 
 // timePrim is the primitive of TimerWait.
@@ -37,6 +45,19 @@ func (*timePrim) fingerprint(w *World, f fp) fp {
 	f.keys(w.timerChans)
 	for i := range w.threads {
 		f.b(w.threads[i].hot)
+	}
+	// Fairness: which threads have run since each thread's last
+	// TimerWait (the step counts themselves differ between schedules that
+	// reach the same state).
+	for i := range w.threads {
+		t := &w.threads[i]
+		if t.waited == 0 || t.finished {
+			continue
+		}
+		f.n(i)
+		for j := range w.threads {
+			f.b(w.threads[j].ran >= t.waited)
+		}
 	}
 	return f
 }
@@ -93,6 +114,11 @@ func mayWait(k Kind) bool { return infoOf(k).mayWait }
 // mayWait), or finishes.
 func (w *World) heat(tid int, op Op, res Result) {
 	th := &w.threads[tid-1]
+	if op.Kind == TimerWait {
+		w.waits++
+		th.waited = w.waits
+	}
+	th.ran = w.waits
 	woken := op.Kind == TimerWait
 	if !woken && len(w.timerChans) > 0 {
 		switch op.Kind {
@@ -119,23 +145,48 @@ func (w *World) heat(tid int, op Op, res Result) {
 // TimerWait: no other live thread has a pending TimerWait earlier than at,
 // nor a timer that fired and has still to deliver its time (a pending
 // Select of API APITimerFire: the time is there in the instant the timer
-// fires), nor is a thread that time woke still running at that instant
+// fires), nor a Stop or Reset under way (a Select of API APITimerStop or
+// its wake), nor is a thread that time woke still running at that instant
 // (thread.hot: a goroutine wakes from a sleep, or a timer's time, at that
-// time; however slow the other goroutines are, it is not).
+// time; however slow the other goroutines are, it is not), nor does
+// fairness hold the thread back (see fairWait).
 func (w *World) earliestTimer(tid int, at int64) bool {
+	me := &w.threads[tid-1]
 	for i := range w.threads {
 		th := &w.threads[i]
 		if i+1 == tid || th.finished || !th.hasPending {
 			continue
 		}
-		if p := &th.pending; p.Kind == TimerWait && p.Arg < at || p.Kind == Select && p.API == APITimerFire {
+		p := &th.pending
+		if p.Kind == TimerWait && p.Arg < at || p.Kind == Select && p.API == APITimerFire {
 			return false
 		}
-		if th.hot && w.enabled(i+1, &th.pending) || w.timeReady(th) {
+		if p.API == APITimerStop && (p.Kind == Select || p.Kind == ChanWake) {
+			// A Stop (or Reset) under way: it takes an instant, in
+			// which its ticker does not tick again.
+			return false
+		}
+		if th.hot && w.enabled(i+1, p) || w.timeReady(th) || w.fairWait(me, i+1, th) {
 			return false
 		}
 	}
 	return true
+}
+
+// fairWait reports whether thread me, waiting for time again, must first
+// let thread th (thread tid) run: th has not run since me's last TimerWait and can run
+// now. A ticker's goroutine, or a goroutine that sleeps in a loop, thus
+// does not wait for time twice while a goroutine that could run all along
+// never did: such a schedule starves a runnable goroutine for a whole
+// period, which no Go scheduler does, and without this rule a ticker (or
+// a polling loop that sleeps) ticks for ever in every schedule that
+// leaves another goroutine waiting for its turn, up to the depth bound.
+// Only a thread's second and later TimerWaits are held back (the first
+// races with everything), and only by threads that can run now (a thread
+// that waits for the ticker's time does not hold it back). th's pending
+// TimerWait never holds me back: time orders the two.
+func (w *World) fairWait(me *thread, tid int, th *thread) bool {
+	return me.waited != 0 && th.ran < me.waited && th.pending.Kind != TimerWait && w.enabled(tid, &th.pending)
 }
 
 // timeReady reports whether thread th can take a timer's time now: its
