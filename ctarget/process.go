@@ -34,6 +34,11 @@ type Config struct {
 	Env []string
 	// Dir is its working directory; "" means the current one.
 	Dir string
+	// Wrap, if not empty, is a command that runs the target: the process
+	// started is Wrap[0] with Wrap[1:], then Binary and Args. It must end
+	// in an exec of the target, in the same process (prlimit, unshare -n,
+	// setpriv: how a grader confines a student's program).
+	Wrap []string
 	// Stdout and Stderr receive the program's output; nil discards it.
 	Stdout, Stderr io.Writer
 	// Library is the interposition library; "" builds or finds it.
@@ -209,6 +214,9 @@ func (p *Process) launch() error {
 		env = os.Environ()
 	}
 	cmd.Env = rtnames.WithQuickRaceExit(targetEnv(env, cfg.Library))
+	if len(cfg.Wrap) > 0 {
+		cmd = wrapped(cmd, cfg.Wrap)
+	}
 	if cfg.Flags&wire.FlagState != 0 {
 		// Stateful search: the library tracks heap blocks from the start.
 		cmd.Env = append(cmd.Env, "STDBG_STATE=1")
@@ -252,6 +260,28 @@ func (p *Process) launch() error {
 	p.hello = h
 	p.fresh = true
 	return nil
+}
+
+// wrapped runs cmd through the command wrap, which execs it in the same
+// process: the library is preloaded into the program only, not into the
+// commands of wrap (env(1) sets LD_PRELOAD last).
+func wrapped(cmd *exec.Cmd, wrap []string) *exec.Cmd {
+	args := append([]string(nil), wrap[1:]...)
+	var keep []string
+	var preload string
+	for _, kv := range cmd.Env {
+		if strings.HasPrefix(kv, "LD_PRELOAD=") {
+			preload = kv
+			continue
+		}
+		keep = append(keep, kv)
+	}
+	if preload != "" {
+		args = append(args, "env", preload)
+	}
+	w := exec.Command(wrap[0], append(append(args, cmd.Path), cmd.Args[1:]...)...)
+	w.Dir, w.Env = cmd.Dir, keep
+	return w
 }
 
 // outputDelay bounds how long, after the target process ended, stdbg

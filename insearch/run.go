@@ -28,6 +28,9 @@ type Config struct {
 	Args   []string
 	Env    []string
 	Dir    string
+	// Wrap, if not empty, is a command that runs the target in the same
+	// process (ctarget.Config.Wrap).
+	Wrap []string
 	// Spec is the search; its Shard and Shards select the part of the
 	// search to run (divided further among Jobs processes).
 	Spec Spec
@@ -345,6 +348,9 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	}
 	defer stopW.Close()
 	cmd := exec.Command(m.cfg.Binary, m.cfg.Args...)
+	if w := m.cfg.Wrap; len(w) > 0 {
+		cmd = exec.Command(w[0], append(append(w[1:len(w):len(w)], m.cfg.Binary), m.cfg.Args...)...)
+	}
 	cmd.Dir = m.cfg.Dir
 	cmd.Env = append(rtnames.WithQuickRaceExit(append(os.Environ(), m.cfg.Env...)),
 		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)

@@ -40,6 +40,14 @@ type Options struct {
 	// Stacks and State ask the runtime for full stacks and state reports
 	// at every step (a replay that explains, a stateful search).
 	Stacks, State bool
+	// Dir is the program's working directory ("" the current one); Wrap,
+	// if not empty, a command that runs it in the same process, limits
+	// applied (ctarget.Config.Wrap); Library, the C interposition library
+	// to preload ("" the one stdbg builds). A grader confines a
+	// submission with them.
+	Dir     string
+	Wrap    []string
+	Library string
 }
 
 // Session is a running target: its processes, symbols and checker.
@@ -80,6 +88,9 @@ func Start(t *Target, o Options) (*Session, error) {
 		Respawn:           t.Go,
 		NoPreload:         t.Go,
 		Env:               envWith(env),
+		Dir:               o.Dir,
+		Wrap:              o.Wrap,
+		Library:           o.Library,
 		Stdout:            o.Stdout,
 		Stderr:            o.Stderr,
 		TransitionTimeout: o.TransitionTimeout,

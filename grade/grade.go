@@ -1,0 +1,423 @@
+// Package grade checks a student's concurrent program against an
+// assignment and says what went wrong in words a student can act on. An
+// assignment (a YAML file, see Load and docs/teaching.md) lists checks: no
+// bug of some classes within bounds, an LTL property, freedom from
+// livelock, or the program's own tests in every schedule, each with its
+// points, limits and visibility. Grade builds the submission in a
+// directory of its own, runs each check through session.Find with the
+// program confined (limits on CPU time, memory, processes, file size and
+// wall time; no network; run as a user of its own when the grader is
+// root), and returns a Result: per check the score and, for each bug, its
+// class in plain words, the minimised schedule told as a story, the source
+// lines, a hint for the pattern when one is recognised and the command
+// that replays it. Result writes Gradescope's results.json, a plain JSON
+// document, a text report and an HTML trace of each failure.
+package grade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
+)
+
+// Options say how to grade.
+type Options struct {
+	// Confinement is how the submission's processes are confined (nil:
+	// what Probe finds on this machine).
+	Confinement *Confinement
+	// Log, if not nil, is told of each check as it starts.
+	Log func(string)
+}
+
+// Result is a graded submission.
+type Result struct {
+	Assignment string        `json:"assignment"`
+	Submission string        `json:"submission"`
+	Score      float64       `json:"score"`
+	MaxScore   float64       `json:"max_score"`
+	Checks     []CheckResult `json:"checks"`
+	// Confinement says what confined the submission's processes.
+	Confinement string `json:"confinement"`
+	// Seconds is the time the grading took.
+	Seconds float64 `json:"seconds"`
+}
+
+// Check statuses.
+const (
+	StatusPassed     = "passed"
+	StatusFailed     = "failed"
+	StatusNotBuilt   = "not-built"
+	StatusIncomplete = "missing-files"
+	StatusError      = "error"
+)
+
+// CheckResult is the outcome of one check.
+type CheckResult struct {
+	Name       string  `json:"name"`
+	Kind       string  `json:"kind"`
+	Score      float64 `json:"score"`
+	MaxScore   float64 `json:"max_score"`
+	Visibility string  `json:"visibility"`
+	Status     string  `json:"status"`
+	// Message says why a check could not run (the compiler's messages),
+	// or what the search covered when it passed.
+	Message string `json:"message,omitempty"`
+	// Search is the extent of the search: exhaustive or bounded, and the
+	// number of executions.
+	Search     string    `json:"search,omitempty"`
+	Executions int64     `json:"executions"`
+	Failures   []Failure `json:"failures,omitempty"`
+	Seconds    float64   `json:"seconds"`
+}
+
+// Failure is one bug a check found, told for a student.
+type Failure struct {
+	// Kind is the search's kind (deadlock, data-race, ...); Class says it
+	// in plain words, Explanation what it means.
+	Kind        string `json:"kind"`
+	Class       string `json:"class"`
+	Explanation string `json:"explanation"`
+	// Message is the checker's one-line account.
+	Message string `json:"message"`
+	// Schedule is the minimised schedule (Path = ...).
+	Schedule string `json:"schedule"`
+	// Story tells the schedule in plain words, a sentence per line.
+	Story []string `json:"story"`
+	// Lines are the source lines of the student's files the story goes
+	// through, "file:line: text".
+	Lines []string `json:"lines,omitempty"`
+	// Hints name the mistake when its pattern is recognised.
+	Hints []Hint `json:"hints,omitempty"`
+	// Replay is the command that replays the failure; Debug, under GDB
+	// or Delve.
+	Replay string `json:"replay"`
+	Debug  string `json:"debug"`
+	// HTML is the trace page's file name, when one was written.
+	HTML string `json:"html,omitempty"`
+	// Report is the full report.
+	Report *report.Report `json:"report,omitempty"`
+
+	page []byte // the HTML trace
+}
+
+// Grade checks the submission (a directory holding the assignment's
+// Submit files, or, for a one-file assignment, that file) against a. An
+// error means the grading itself could not run (the submission is not
+// there); what is wrong with the submission (missing files, a build
+// error, bugs) is in the Result.
+func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*Result, error) {
+	start := time.Now()
+	files, err := submitted(a, submission)
+	if err != nil {
+		return nil, err
+	}
+	conf := o.Confinement
+	if conf == nil {
+		c := Probe()
+		conf = &c
+	}
+	res := &Result{Assignment: a.Name, Submission: submission, Confinement: conf.describe()}
+	var missing []string
+	for _, f := range a.Submit {
+		if _, ok := files[f]; !ok {
+			missing = append(missing, f)
+		}
+	}
+	sb, err := newSandbox(*conf)
+	if err != nil {
+		return nil, err
+	}
+	defer sb.close()
+	g := &grader{a: a, sb: sb, files: files, builds: map[string]*built{}}
+	for i := range a.Checks {
+		c := &a.Checks[i]
+		if o.Log != nil {
+			o.Log(fmt.Sprintf("check %d/%d: %s", i+1, len(a.Checks), c.Name))
+		}
+		var cr CheckResult
+		if len(missing) > 0 {
+			cr = CheckResult{Status: StatusIncomplete, Message: "your submission has no " + strings.Join(missing, ", ") + ": hand in every file the assignment names"}
+		} else {
+			cr = g.check(ctx, c)
+		}
+		cr.Name, cr.Kind, cr.MaxScore, cr.Visibility = c.Name, c.Kind, c.Points, c.Visibility
+		res.Checks = append(res.Checks, cr)
+		res.Score += cr.Score
+		res.MaxScore += c.Points
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, ctx.Err()
+}
+
+// submitted maps each file of the submission the assignment names to its
+// path.
+func submitted(a *Assignment, path string) (map[string]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", path)
+		}
+		return nil, err
+	}
+	files := map[string]string{}
+	if !st.IsDir() {
+		if len(a.Submit) != 1 {
+			return nil, fmt.Errorf("%s is a file, and the assignment asks for %d files: give the directory holding them", path, len(a.Submit))
+		}
+		files[a.Submit[0]] = path
+		return files, nil
+	}
+	for _, f := range a.Submit {
+		p := filepath.Join(path, f)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			files[f] = p
+		}
+	}
+	return files, nil
+}
+
+// grader grades one submission.
+type grader struct {
+	a      *Assignment
+	sb     *sandbox
+	files  map[string]string
+	builds map[string]*built
+}
+
+// built is a submission built with a check's harness.
+type built struct {
+	t   *session.Target
+	dir string // its directory (the program's files)
+	run string // the program's working directory
+	lib string // the C library, reachable by the program's user
+	err error  // the build failed: the compiler's messages
+}
+
+// build builds the submission for check c, once per harness and build
+// mode.
+func (g *grader) build(c *Check) *built {
+	race := c.wantsRace()
+	key := fmt.Sprintf("%q/%v/%s", c.Harness, race, c.Run)
+	if b, ok := g.builds[key]; ok {
+		return b
+	}
+	b := &built{}
+	g.builds[key] = b
+	files := map[string]string{}
+	for name, p := range g.files {
+		files[name] = p
+	}
+	for _, h := range c.Harness {
+		files[h] = filepath.Join(g.a.Dir, h)
+	}
+	dir, err := g.sb.workDir(fmt.Sprintf("build%d", len(g.builds)), files)
+	if err != nil {
+		b.err = err
+		return b
+	}
+	b.dir = dir
+	var arg string
+	build := session.Build{Run: c.Run}
+	if g.a.Language == "go" {
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644); err != nil {
+			b.err = err
+			return b
+		}
+		arg, build.Race = dir, race
+	} else {
+		main := g.a.Submit[0]
+		if len(c.Harness) > 0 {
+			main = c.Harness[0]
+		}
+		arg, build.Memory = filepath.Join(dir, main), race
+	}
+	t, err := session.Resolve(append([]string{arg}, c.Args...), build)
+	if err != nil {
+		b.err = err
+		return b
+	}
+	t.SeedRand(session.DefaultRandSeed)
+	if b.run, err = g.sb.runDir(dir); err != nil {
+		b.err = err
+		return b
+	}
+	if t.Binary, err = g.sb.reachable(t.Binary, dir); err != nil {
+		b.err = err
+		return b
+	}
+	if !t.Go && g.sb.conf.User >= 0 {
+		lib, err := ctarget.Library()
+		if err != nil {
+			b.err = err
+			return b
+		}
+		if b.lib, err = g.sb.reachable(lib, dir); err != nil {
+			b.err = err
+			return b
+		}
+	}
+	b.t = t
+	return b
+}
+
+// goMod is the module file of a Go submission: the module stdbg builds,
+// at the language version of the Go that builds it.
+func goMod() string {
+	v := strings.TrimPrefix(runtime.Version(), "go")
+	if parts := strings.SplitN(v, ".", 3); len(parts) >= 2 {
+		v = parts[0] + "." + parts[1]
+	}
+	return "module submission\n\ngo " + v + "\n"
+}
+
+// check runs one check.
+func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
+	start := time.Now()
+	defer func() { cr.Seconds = time.Since(start).Seconds() }()
+	b := g.build(c)
+	if b.err != nil {
+		msg := b.err.Error()
+		var ue *session.UsageError
+		if errors.As(b.err, &ue) {
+			msg = strings.ReplaceAll(msg, b.dir+"/", "")
+		}
+		return CheckResult{Status: StatusNotBuilt, Message: "your program does not build:\n" + msg}
+	}
+	l := c.limits(g.a)
+	race := c.wantsRace() && b.t.Go
+	stateful := c.Kind == KindLTL || c.Kind == KindProgress
+	s, err := session.Start(b.t, session.Options{
+		Stdout: io.Discard, Stderr: io.Discard, FastExit: true, KeepThreads: true,
+		TransitionTimeout: time.Duration(l.Step), StartTimeout: time.Duration(l.Step) + 10*time.Second,
+		Races: c.wantsRace(), SpuriousWakeups: true, State: stateful,
+		Dir: b.run, Wrap: g.sb.conf.wrap(l, race), Library: b.lib,
+	})
+	if err != nil {
+		return CheckResult{Status: StatusError, Message: "your program could not be started: " + strings.ReplaceAll(err.Error(), b.dir+"/", "")}
+	}
+	// The wall-clock bound: the search is stopped, and its processes
+	// killed if it does not stop.
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(l.Wall))
+	defer cancel()
+	closed := make(chan struct{})
+	go func() {
+		select {
+		case <-wctx.Done():
+			select {
+			case <-closed:
+			case <-time.After(5 * time.Second):
+				s.Proc.Close()
+			}
+		case <-closed:
+		}
+	}()
+	defer func() { close(closed); s.Close() }()
+	spec := search.Spec{}
+	if l.Preemptions != nil {
+		spec.BoundBy, spec.Bound = search.BoundPreemptions, *l.Preemptions
+	}
+	if stateful {
+		spec.Stateful, spec.Reduction = true, search.ReductionNone
+	}
+	spec, _, err = spec.Normal()
+	if err != nil {
+		return CheckResult{Status: StatusError, Message: err.Error()}
+	}
+	f := &session.Find{
+		Plan: session.Plan{Spec: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
+			Budget: time.Duration(l.Budget), Minimise: true, Jobs: 1, InTarget: true, Watched: stateful},
+		Visited:  stateful,
+		Livelock: c.Kind == KindProgress,
+		LTL:      c.formula,
+	}
+	found, err := s.Find(wctx, f)
+	if wctx.Err() != nil && ctx.Err() == nil {
+		return CheckResult{Status: StatusFailed, Message: fmt.Sprintf("the check did not finish within its wall-clock bound of %s: "+
+			"your program may run for ever, start processes without end or allocate without end", time.Duration(l.Wall))}
+	}
+	if err != nil && (found == nil || len(found.Findings) == 0) {
+		return CheckResult{Status: StatusError, Message: "the check could not run: " + strings.ReplaceAll(err.Error(), b.dir+"/", "")}
+	}
+	cr = CheckResult{Executions: found.Stats.Executions, Search: coverage(found, l)}
+	lost := map[string]bool{}
+	for _, fd := range found.Findings {
+		kind := fd.Bug.Outcome.Kind.String()
+		if !c.counts(kind) || fd.Report == nil || lost[kind] {
+			// One failure of each kind: the first found, minimised,
+			// is the student's to fix first.
+			continue
+		}
+		fl := g.failure(c, b, fd.Report)
+		cr.Failures = append(cr.Failures, fl)
+		lost[kind] = true
+	}
+	cr.Score = c.Points
+	if len(cr.Failures) == 0 {
+		cr.Status = StatusPassed
+		return cr
+	}
+	cr.Status = StatusFailed
+	sort.SliceStable(cr.Failures, func(i, j int) bool { return cr.Failures[i].Kind < cr.Failures[j].Kind })
+	if len(c.Deduct) == 0 {
+		cr.Score = 0
+		return cr
+	}
+	for kind := range lost {
+		pts, ok := c.Deduct[classOf(kind)]
+		if !ok {
+			pts = c.Points
+		}
+		cr.Score -= pts
+	}
+	cr.Score = max(0, cr.Score)
+	return cr
+}
+
+// classOf is the bug class (of an assignment) of a search's kind.
+func classOf(kind string) string {
+	for class, kinds := range classes {
+		for _, k := range kinds {
+			if k == kind {
+				return class
+			}
+		}
+	}
+	return kind
+}
+
+// coverage says what a check's search covered.
+func coverage(f *session.Found, l Limits) string {
+	n := f.Stats.Executions
+	runs := fmt.Sprintf("%d schedules", n)
+	if n == 1 {
+		runs = "1 schedule"
+	}
+	switch {
+	case f.BudgetSpent:
+		return fmt.Sprintf("incomplete: %s explored within the budget of %s", runs, time.Duration(l.Budget))
+	case f.Search.Complete && l.Preemptions != nil:
+		return fmt.Sprintf("every schedule with at most %d preemptions explored (%s)", *l.Preemptions, runs)
+	case f.Search.Complete && f.Search.DepthLimited:
+		return fmt.Sprintf("every schedule up to %d steps explored (%s)", l.MaxDepth, runs)
+	case f.Search.Complete:
+		return fmt.Sprintf("exhaustive: every schedule explored (%s)", runs)
+	case l.Executions > 0 && n >= l.Executions:
+		return fmt.Sprintf("incomplete: the limit of %s reached", runs)
+	}
+	return fmt.Sprintf("%s explored", runs)
+}
