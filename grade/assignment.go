@@ -82,8 +82,8 @@ type Check struct {
 	// schedule).
 	Kind string `yaml:"kind"`
 	// Bugs are the classes a no-bug check looks for: deadlock, race,
-	// leak, assertion, misuse (crash and endless loops always fail a
-	// check).
+	// leak, assertion (with crashes), misuse, crash, livelock (endless
+	// loops fail every check).
 	Bugs []string `yaml:"bugs"`
 	// Harness are files of the assignment's directory built with the
 	// submission: for C, the first is the main source (it #includes the
@@ -129,15 +129,16 @@ var classes = map[string][]string{
 	"deadlock":  {"deadlock"},
 	"race":      {"data-race"},
 	"leak":      {"leak"},
-	"assertion": {"assertion"},
+	"assertion": {"assertion", "crash"},
 	"misuse":    {"misuse"},
 	"crash":     {"crash"},
 	"livelock":  {"livelock"},
 }
 
 // alwaysFail are the kinds that fail any check: the program did not run
-// to an end the check can judge.
-var alwaysFail = map[string]bool{"crash": true, "timeout": true}
+// to an end the check can judge. (A crash fails the checks of assertions,
+// crashes and tests: a panic is how a Go test fails.)
+var alwaysFail = map[string]bool{"timeout": true}
 
 // Kinds of checks.
 const (

@@ -390,8 +390,16 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 
 // classOf is the bug class (of an assignment) of a search's kind.
 func classOf(kind string) string {
-	for class, kinds := range classes {
-		for _, k := range kinds {
+	if _, ok := classes[kind]; ok {
+		return kind
+	}
+	names := make([]string, 0, len(classes))
+	for class := range classes {
+		names = append(names, class)
+	}
+	sort.Strings(names)
+	for _, class := range names {
+		for _, k := range classes[class] {
 			if k == kind {
 				return class
 			}

@@ -37,6 +37,10 @@ const (
 	PatternNeverClosed   = "channel-never-closed"
 	PatternNoCancel      = "send-without-cancel"
 	PatternUnprotected   = "unprotected-access"
+	PatternNoSignal      = "missing-signal"
+	PatternWaitNoLock    = "wait-without-lock"
+	PatternWaitInWorker  = "wait-in-counted-goroutine"
+	PatternDoneMissing   = "done-missing"
 )
 
 // sources reads the student's files of a build, by base name.
@@ -90,11 +94,15 @@ func recognise(r *report.Report, files map[string][]string) []Hint {
 		}
 	}
 	add(waitUnderIf(r, s))
+	add(waitNoLock(r))
 	add(lockOrder(r))
 	add(unlockMissing(r, s))
-	add(signalOne(r))
+	add(signalOne(r, s))
 	add(addInside(r, s))
 	add(neverClosed(r))
+	if len(hints) == 0 {
+		add(wgStuck(r))
+	}
 	add(noCancel(r))
 	add(unprotected(r, s))
 	return hints
@@ -139,12 +147,18 @@ func waitUnderIf(r *report.Report, s src) *Hint {
 				break
 			}
 		}
+		if !guarded(s, st.Where) {
+			return &Hint{Pattern: PatternLostWakeup, Line: at(st.Where),
+				Text: fmt.Sprintf("The condition wait at %s is not guarded by any condition: a thread must wait only while the state "+
+					"says it cannot go on, and check again when it wakes up (wake-ups can come without a signal, and a signal sent "+
+					"before the wait is lost). Wait in a loop: while (!condition) wait(...).", at(st.Where))}
+		}
 	}
 	return nil
 }
 
-// lockOrder: a deadlock in which two threads each hold a lock the other
-// waits for.
+// lockOrder: a deadlock in which threads each hold a lock the next one
+// waits for, round a cycle.
 func lockOrder(r *report.Report) *Hint {
 	if r.Kind != "deadlock" {
 		return nil
@@ -162,17 +176,29 @@ func lockOrder(r *report.Report) *Hint {
 	}
 	sort.Ints(ids)
 	for _, t := range ids {
-		w := waitsFor[t]
-		h := w.Holders[0]
-		if h == t {
+		cycle := []int{t}
+		for cur := waitsFor[t].Holders[0]; ; cur = waitsFor[cur].Holders[0] {
+			if cur == t {
+				break
+			}
+			if _, ok := waitsFor[cur]; !ok || len(cycle) > len(waitsFor) {
+				cycle = nil
+				break
+			}
+			cycle = append(cycle, cur)
+		}
+		if len(cycle) < 2 {
 			continue
 		}
-		if w2, ok := waitsFor[h]; ok && w2.Holders[0] == t {
-			return &Hint{Pattern: PatternLockOrder, Line: at(w.Where),
-				Text: fmt.Sprintf("Thread %d waits at %s for a lock thread %d holds, and thread %d waits at %s for a lock thread %d holds: "+
-					"the two threads take the same locks in opposite orders. Take locks in one fixed order everywhere "+
-					"(for example, the lower-numbered one first).", t, at(w.Where), h, h, at(w2.Where), t)}
+		var parts []string
+		for i, c := range cycle {
+			next := cycle[(i+1)%len(cycle)]
+			parts = append(parts, fmt.Sprintf("thread %d waits at %s for a lock thread %d holds", c, at(waitsFor[c].Where), next))
 		}
+		return &Hint{Pattern: PatternLockOrder, Line: at(waitsFor[t].Where),
+			Text: "Each thread holds a lock and waits for the next one's: " + strings.Join(parts, "; ") +
+				". The threads take the same locks in different orders. Take locks in one fixed order everywhere " +
+				"(for example, the lower-numbered one first)."}
 	}
 	return nil
 }
@@ -228,10 +254,25 @@ func returnBeforeUnlock(s src, file string, from int) int {
 	return 0
 }
 
+// waitNoLock: a condition wait without holding its mutex (misuse).
+func waitNoLock(r *report.Report) *Hint {
+	if r.Kind != "misuse" || !strings.Contains(r.Message, "without holding its mutex") {
+		return nil
+	}
+	h := &Hint{Pattern: PatternWaitNoLock, Text: "A condition wait must be called with its mutex held: the wait releases the mutex " +
+		"and takes it back atomically. Do not unlock before waiting; lock, then loop on the condition around the wait."}
+	if r.Failure != nil {
+		h.Line = at(r.Failure.Where)
+	} else if n := len(r.Steps); n > 0 {
+		h.Line = at(r.Steps[n-1].Where)
+	}
+	return h
+}
+
 // signalOne: a thread waits for ever on a condition that was signalled
 // while it waited, the signal having woken another thread; or it started
 // waiting after the only signal (a lost wake-up).
-func signalOne(r *report.Report) *Hint {
+func signalOne(r *report.Report, s src) *Hint {
 	if r.Kind != "deadlock" && r.Kind != "leak" {
 		return nil
 	}
@@ -250,6 +291,19 @@ func signalOne(r *report.Report) *Hint {
 		if cond == "" {
 			continue
 		}
+		signalled := false
+		for _, st := range r.Steps {
+			c := parseCall(st.Call)
+			l := strings.ToLower(c.fn)
+			if (strings.HasSuffix(l, "signal") || strings.HasSuffix(l, "broadcast")) && c.arg(0) == cond {
+				signalled = true
+			}
+		}
+		if !signalled {
+			return &Hint{Pattern: PatternNoSignal, Line: at(w.Where),
+				Text: fmt.Sprintf("Thread %d waits for ever on %s at %s, and no thread ever signals %s. Whenever a thread changes "+
+					"the state so that a waiter on %s could go on, it must signal (or broadcast) %s.", w.Thread, cond, at(w.Where), cond, cond, cond)}
+		}
 		for i, st := range r.Steps {
 			c := parseCall(st.Call)
 			l := strings.ToLower(c.fn)
@@ -262,6 +316,9 @@ func signalOne(r *report.Report) *Hint {
 						"waiting thread, not necessarily the one that can go on. Use broadcast (and re-check the condition in a loop), "+
 						"or one condition variable per kind of waiter.", w.Thread, cond, cond, at(st.Where))}
 			}
+		}
+		if guarded(s, w.Where) {
+			continue
 		}
 		for _, st := range r.Steps[:waitedAt] {
 			c := parseCall(st.Call)
@@ -276,6 +333,18 @@ func signalOne(r *report.Report) *Hint {
 		}
 	}
 	return nil
+}
+
+// guarded reports a wait of the student's under a while, for or if on its
+// line or the one above.
+func guarded(s src, l report.Location) bool {
+	for n := l.Line; n >= l.Line-1 && n > 0; n-- {
+		t := s.line(l.File, n)
+		if loopStart.MatchString(t) || ifStart.MatchString(t) {
+			return true
+		}
+	}
+	return !s.mine(l.File)
 }
 
 // addInside: WaitGroup.Add called by a goroutine other than the one that
@@ -315,6 +384,8 @@ func addInside(r *report.Report, s src) *Hint {
 	return nil
 }
 
+var chanRecvWait = regexp.MustCompile(`^waits in (?:range )?Chan\.(?:Recv2?|All) for (\S+)`)
+
 // neverClosed: a goroutine waits for ever to receive from a channel that
 // no step closed (a range over it, typically).
 func neverClosed(r *report.Report) *Hint {
@@ -328,20 +399,51 @@ func neverClosed(r *report.Report) *Hint {
 		}
 	}
 	for _, w := range r.Waits {
-		c := parseCall(strings.Replace(w.Text, "waits in ", "", 1))
-		if c.fn != "Chan.Recv" && c.fn != "Chan.Recv2" && c.fn != "range" && !strings.HasPrefix(c.fn, "range Chan") {
+		m := chanRecvWait.FindStringSubmatch(w.Text)
+		if m == nil || closed[m[1]] {
 			continue
 		}
-		ch := strings.TrimPrefix(strings.TrimPrefix(c.rest, "for "), "on ")
-		ch, _, _ = strings.Cut(ch, " ")
-		if ch == "" || closed[ch] {
-			continue
-		}
+		ch := m[1]
 		return &Hint{Pattern: PatternNeverClosed, Line: at(w.Where),
 			Text: fmt.Sprintf("Goroutine %d waits for ever at %s to receive from %s, and nobody closes %s. The sender should close the "+
-				"channel when it has sent everything (defer close(%s)), so that receivers (a range loop) end.", w.Thread, at(w.Where), ch, ch, ch)}
+				"channel when it has sent everything (close(%s), or defer close(%s) in the sending goroutine), so that receivers "+
+				"(a range loop) end.", w.Thread, at(w.Where), ch, ch, ch, ch)}
 	}
 	return nil
+}
+
+var wgWait = regexp.MustCompile(`^waits in WaitGroup\.Wait for (\S+) \(counter (\d+)\)`)
+
+// wgStuck: a WaitGroup's Wait waits for ever: a counted goroutine waits
+// on the group itself, or one did not call Done on its way out.
+func wgStuck(r *report.Report) *Hint {
+	if r.Kind != "deadlock" && r.Kind != "leak" {
+		return nil
+	}
+	var waiters []report.Wait
+	for _, w := range r.Waits {
+		if wgWait.MatchString(w.Text) {
+			waiters = append(waiters, w)
+		}
+	}
+	if len(waiters) == 0 {
+		return nil
+	}
+	m := wgWait.FindStringSubmatch(waiters[0].Text)
+	wg := m[1]
+	if len(waiters) > 1 {
+		for _, w := range waiters {
+			if w.Started != nil {
+				return &Hint{Pattern: PatternWaitInWorker, Line: at(w.Where),
+					Text: fmt.Sprintf("Goroutine %d, which %s counts, waits on %s itself at %s: the counter cannot reach zero while "+
+						"the goroutines it counts wait for it. Only the goroutine that collects the results should Wait.", w.Thread, wg, wg, at(w.Where))}
+			}
+		}
+	}
+	return &Hint{Pattern: PatternDoneMissing, Line: at(waiters[0].Where),
+		Text: fmt.Sprintf("The Wait at %s waits for ever: %s's counter is still %s, although the goroutines it counts are gone "+
+			"or elsewhere. Every goroutine counted by Add must call Done on every path: start it with defer %s.Done().",
+			at(waiters[0].Where), wg, m[2], wg)}
 }
 
 // noCancel: a goroutine is stuck sending on a channel nobody receives

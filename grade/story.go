@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/stdbg/stdbg/report"
@@ -16,15 +17,15 @@ import (
 // plain names each kind of bug and says what it means.
 var plain = map[string][2]string{
 	"deadlock": {"Deadlock", "Every thread that has not finished is waiting for something that only another waiting thread could give: the program is stuck for ever."},
-	"leak": {"Threads left blocked", "The program ended while some of its threads were still waiting for something that will never come: they are blocked for ever (a goroutine leak)."},
+	"leak":     {"Threads left blocked", "The program ended while some of its threads were still waiting for something that will never come: they are blocked for ever (a goroutine leak)."},
 	"assertion": {"A check of the program failed",
 		"In this schedule an assertion (or a test) of the program failed: the threads interleaved in a way your code does not handle."},
 	"data-race": {"Data race", "Two threads access the same memory, at least one of them writing, and nothing (no lock, no channel, no wait) orders the accesses: the result depends on timing."},
-	"misuse": {"Misuse of a synchronisation primitive", "The program used a lock, a channel, a condition variable or a WaitGroup in a way the API forbids (unlocking a lock it does not hold, closing a closed channel, a negative WaitGroup counter, ...)."},
-	"crash": {"Crash", "The program crashed (a signal, a panic, or a resource limit of the grader) in this schedule."},
-	"timeout": {"Endless loop", "A thread ran for too long without reaching a thread operation: an endless loop, or a program that forks or allocates without end."},
-	"livelock": {"Livelock: no progress", "The threads can go on running for ever without making progress: a cycle of steps, fair to every thread, that never reaches the program's progress mark."},
-	"liveness": {"Progress property violated", "There is a run, fair to every thread, in which the property never holds: some thread waits for ever although others keep running (starvation)."},
+	"misuse":    {"Misuse of a synchronisation primitive", "The program used a lock, a channel, a condition variable or a WaitGroup in a way the API forbids (unlocking a lock it does not hold, closing a closed channel, a negative WaitGroup counter, ...)."},
+	"crash":     {"Crash", "The program crashed (a signal, a panic, or a resource limit of the grader) in this schedule."},
+	"timeout":   {"Endless loop", "A thread ran for too long without reaching a thread operation: an endless loop, or a program that forks or allocates without end."},
+	"livelock":  {"Livelock: no progress", "The threads can go on running for ever without making progress: a cycle of steps, fair to every thread, that never reaches the program's progress mark."},
+	"liveness":  {"Progress property violated", "There is a run, fair to every thread, in which the property never holds: some thread waits for ever although others keep running (starvation)."},
 }
 
 // failure turns a report of a check into what the student reads.
@@ -38,9 +39,62 @@ func (g *grader) failure(c *Check, b *built, r *report.Report) Failure {
 	f.Story = story(r, b.t.Go)
 	f.Lines = sourceLines(f.Report, g.a.Submit)
 	f.Hints = recognise(f.Report, g.sources(b))
+	// Objects the report names by address (b+104) are named as the
+	// source writes them (b->not_empty).
+	if rn := renamer(r); rn != nil {
+		f.Message = rn.Replace(f.Message)
+		for i := range f.Story {
+			f.Story[i] = rn.Replace(f.Story[i])
+		}
+		for i := range f.Hints {
+			f.Hints[i].Text = rn.Replace(f.Hints[i].Text)
+		}
+	}
 	f.Replay, f.Debug = replayCommands(g.a, c, b.t, f.Schedule)
 	f.page = page(c.Name, &f, r)
 	return f
+}
+
+// renamer maps the names the report gives objects by address ("b+104",
+// "mutex#1") to the expressions the source passes at the steps that use
+// them ("b->not_empty"), nil when there are none.
+func renamer(r *report.Report) *strings.Replacer {
+	names := map[string]string{}
+	for _, st := range r.Steps {
+		c := parseCall(st.Call)
+		if len(c.args) == 0 || st.Where.Source == "" {
+			continue
+		}
+		i := strings.Index(st.Where.Source, c.fn+"(")
+		if i < 0 {
+			continue
+		}
+		sc := parseCall(st.Where.Source[i:])
+		if len(sc.args) != len(c.args) {
+			continue
+		}
+		for k, a := range c.args {
+			if strings.ContainsAny(a, "+#") && sc.args[k] != "" && !strings.ContainsAny(sc.args[k], " ()") {
+				names[a] = sc.args[k]
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	// Longer names first: b+1 must not replace inside b+104.
+	sort.Slice(keys, func(i, j int) bool {
+		return len(keys[i]) > len(keys[j]) || len(keys[i]) == len(keys[j]) && keys[i] < keys[j]
+	})
+	var pairs []string
+	for _, k := range keys {
+		pairs = append(pairs, k, names[k])
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 // schedText is the schedule as stdbg replay --schedule takes it.
@@ -71,6 +125,11 @@ func scrub(b *built, r *report.Report) *report.Report {
 	for i := range c.Waits {
 		c.Waits[i].Where.File = clip(b, c.Waits[i].Where.File)
 		c.Waits[i].Text = clip(b, c.Waits[i].Text)
+		if st := c.Waits[i].Started; st != nil {
+			l := *st
+			l.File = clip(b, l.File)
+			c.Waits[i].Started = &l
+		}
 	}
 	if r.Failure != nil {
 		w := *r.Failure
