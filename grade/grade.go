@@ -24,6 +24,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/stdbg/stdbg/ctarget"
@@ -310,23 +311,31 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 	if err != nil {
 		return CheckResult{Status: StatusError, Message: "your program could not be started: " + strings.ReplaceAll(err.Error(), b.dir+"/", "")}
 	}
-	// The wall-clock bound: the search is stopped, and its processes
-	// killed if it does not stop.
+	// The wall-clock bound: the search is stopped, and the program's
+	// processes (its process group: a fork bomb's children too) killed
+	// until it stops. The session is closed only here, by this goroutine.
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(l.Wall))
 	defer cancel()
 	closed := make(chan struct{})
+	group, _ := syscall.Getpgid(s.Proc.Pid())
 	go func() {
 		select {
 		case <-wctx.Done():
+		case <-closed:
+			return
+		}
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			killGroup(group)
 			select {
 			case <-closed:
-			case <-time.After(5 * time.Second):
-				s.Proc.Close()
+				return
+			case <-tick.C:
 			}
-		case <-closed:
 		}
 	}()
-	defer func() { close(closed); s.Close() }()
+	defer func() { close(closed); s.Close(); killGroup(group) }()
 	spec := search.Spec{}
 	if l.Preemptions != nil {
 		spec.BoundBy, spec.Bound = search.BoundPreemptions, *l.Preemptions
@@ -354,6 +363,12 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 		return CheckResult{Status: StatusError, Message: "the check could not run: " + strings.ReplaceAll(err.Error(), b.dir+"/", "")}
 	}
 	cr = CheckResult{Executions: found.Stats.Executions, Search: coverage(found, l)}
+	if found.Stats.Executions == 0 && len(found.Findings) == 0 {
+		cr.Status = StatusFailed
+		cr.Message = "your program did not run a single schedule to its end within the check's limits: " +
+			"it may start processes or allocate memory without end, or take too long to start"
+		return cr
+	}
 	lost := map[string]bool{}
 	for _, fd := range found.Findings {
 		kind := fd.Bug.Outcome.Kind.String()
@@ -386,6 +401,13 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 	}
 	cr.Score = max(0, cr.Score)
 	return cr
+}
+
+// killGroup kills a process group, if there is one left.
+func killGroup(pgid int) {
+	if pgid > 1 {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 }
 
 // classOf is the bug class (of an assignment) of a search's kind.

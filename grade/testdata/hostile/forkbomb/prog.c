@@ -1,0 +1,6 @@
+#include <unistd.h>
+static void work(void)
+{
+	for (;;)
+		fork();
+}

@@ -1,0 +1,6 @@
+static volatile int forever = 1;
+static void work(void)
+{
+	while (forever)
+		;
+}
