@@ -41,6 +41,7 @@ const (
 	PatternWaitNoLock    = "wait-without-lock"
 	PatternWaitInWorker  = "wait-in-counted-goroutine"
 	PatternDoneMissing   = "done-missing"
+	PatternUnlockTwice   = "unlock-not-held"
 )
 
 // sources reads the student's files of a build, by base name.
@@ -95,6 +96,7 @@ func recognise(r *report.Report, files map[string][]string) []Hint {
 	}
 	add(waitUnderIf(r, s))
 	add(waitNoLock(r))
+	add(unlockTooMany(r))
 	add(lockOrder(r))
 	add(unlockMissing(r, s))
 	add(signalOne(r, s))
@@ -267,6 +269,18 @@ func waitNoLock(r *report.Report) *Hint {
 		h.Line = at(r.Steps[n-1].Where)
 	}
 	return h
+}
+
+// unlockTooMany: an unlock of a mutex that is not locked, or that
+// another thread holds (misuse).
+func unlockTooMany(r *report.Report) *Hint {
+	if r.Kind != "misuse" || !strings.Contains(r.Message, "unlock") || len(r.Steps) == 0 {
+		return nil
+	}
+	last := r.Steps[len(r.Steps)-1]
+	return &Hint{Pattern: PatternUnlockTwice, Line: at(last.Where),
+		Text: fmt.Sprintf("The unlock at %s releases a lock this thread does not hold: an unlock too many (the same lock twice, "+
+			"or one lock where another was meant). Every unlock must match a lock the same thread took.", at(last.Where))}
 }
 
 // signalOne: a thread waits for ever on a condition that was signalled
