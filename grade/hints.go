@@ -42,6 +42,7 @@ const (
 	PatternWaitInWorker  = "wait-in-counted-goroutine"
 	PatternDoneMissing   = "done-missing"
 	PatternUnlockTwice   = "unlock-not-held"
+	PatternCancelOpen    = "cancel-channel-not-closed"
 )
 
 // sources reads the student's files of a build, by base name.
@@ -102,6 +103,7 @@ func recognise(r *report.Report, files map[string][]string) []Hint {
 	add(signalOne(r, s))
 	add(addInside(r, s))
 	add(neverClosed(r))
+	add(cancelNotClosed(r))
 	if len(hints) == 0 {
 		add(wgStuck(r))
 	}
@@ -422,6 +424,40 @@ func neverClosed(r *report.Report) *Hint {
 			Text: fmt.Sprintf("Goroutine %d waits for ever at %s to receive from %s, and nobody closes %s. The sender should close the "+
 				"channel when it has sent everything (close(%s), or defer close(%s) in the sending goroutine), so that receivers "+
 				"(a range loop) end.", w.Thread, at(w.Where), ch, ch, ch, ch)}
+	}
+	return nil
+}
+
+var selectWait = regexp.MustCompile(`^waits in Select on (.*) \(no case is ready\)`)
+
+// cancelNotClosed: a goroutine waits for ever in a select that also
+// receives from a channel nobody closed: a cancellation that never came
+// (or came as one send, which wakes one goroutine only).
+func cancelNotClosed(r *report.Report) *Hint {
+	if r.Kind != "leak" && r.Kind != "deadlock" {
+		return nil
+	}
+	closed := map[string]bool{}
+	for _, st := range r.Steps {
+		if c := parseCall(st.Call); c.fn == "Chan.Close" {
+			closed[c.arg(0)] = true
+		}
+	}
+	for _, w := range r.Waits {
+		m := selectWait.FindStringSubmatch(w.Text)
+		if m == nil {
+			continue
+		}
+		for _, cs := range strings.Split(m[1], ", ") {
+			ch, ok := strings.CutPrefix(cs, "<-")
+			if !ok || closed[ch] {
+				continue
+			}
+			return &Hint{Pattern: PatternCancelOpen, Line: at(w.Where),
+				Text: fmt.Sprintf("Goroutine %d waits for ever in a select at %s that also receives from %s, and nobody closes %s. "+
+					"To stop goroutines, close the channel they watch (close(done)): a receive from a closed channel proceeds at once, "+
+					"in every goroutine, while a send on it wakes one goroutine only.", w.Thread, at(w.Where), ch, ch)}
+		}
 	}
 	return nil
 }

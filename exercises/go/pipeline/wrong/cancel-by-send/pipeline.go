@@ -1,0 +1,35 @@
+package main
+
+// FirstSquares returns the squares of 1, 2, ..., n from a pipeline of two
+// goroutines, and stops both by closing done: every send also watches it.
+func FirstSquares(n int) []int {
+	done := make(chan struct{})
+	nums := make(chan int)
+	go func() {
+		defer close(nums)
+		for i := 1; ; i++ {
+			select {
+			case nums <- i:
+			case <-done:
+				return
+			}
+		}
+	}()
+	squares := make(chan int)
+	go func() {
+		defer close(squares)
+		for v := range nums {
+			select {
+			case squares <- v * v:
+			case <-done:
+				return
+			}
+		}
+	}()
+	var out []int
+	for len(out) < n {
+		out = append(out, <-squares)
+	}
+	done <- struct{}{} // tell the pipeline to stop
+	return out
+}
