@@ -9,6 +9,9 @@ import (
 
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/sthread/lang"
+	"github.com/stdbg/stdbg/sthread/sync/atomic"
+	stime "github.com/stdbg/stdbg/sthread/time"
 )
 
 // program is a checked function with what Explore must find in it.
@@ -102,9 +105,9 @@ var programs = []program{
 	{name: "timeout wins over a result computed at once", kind: search.Leak,
 		want: []string{"blocked forever"}, f: func() {
 			results := make(chan int)
-			sthread.Go(func() { sthread.ChanSend(results, 42) })
-			r := sthread.RecvCaseOf(results)
-			sthread.SelectOf(false, r, sthread.RecvCaseOf(sthread.After(10*time.Millisecond)))
+			sthread.Go(func() { lang.ChanSend(results, 42) })
+			r := lang.RecvCaseOf(results)
+			lang.SelectOf(false, r, lang.RecvCaseOf(stime.After(10*time.Millisecond)))
 		}},
 	// An AfterFunc callback deletes an entry under the lock that the test
 	// reads it under before it stops the timer: the callback may run
@@ -114,7 +117,7 @@ var programs = []program{
 		want: []string{"entry expired early"}, f: func() {
 			var mu sthread.Mutex
 			m := map[string]int{"k": 1}
-			tm := sthread.AfterFunc(5*time.Millisecond, func() {
+			tm := stime.AfterFunc(5*time.Millisecond, func() {
 				mu.Lock()
 				delete(m, "k")
 				mu.Unlock()
@@ -134,47 +137,47 @@ var programs = []program{
 	{name: "a sleeper wakes at its time", kind: search.Exited, f: func() {
 		var mu sthread.Mutex
 		expires := map[string]time.Time{}
-		tick := sthread.NewTicker(20 * time.Millisecond)
+		tick := stime.NewTicker(20 * time.Millisecond)
 		stop := make(chan struct{})
 		done := make(chan struct{})
 		sthread.Go(func() {
-			defer sthread.ChanClose(done)
+			defer lang.ChanClose(done)
 			for {
-				if sthread.SelectOf(false, sthread.RecvCaseOf(tick.C), sthread.RecvCaseOf(stop)) == 1 {
+				if lang.SelectOf(false, lang.RecvCaseOf(tick.C), lang.RecvCaseOf(stop)) == 1 {
 					return
 				}
 				mu.Lock()
 				for k, at := range expires {
-					if !sthread.Now().Before(at) {
+					if !stime.Now().Before(at) {
 						delete(expires, k)
 					}
 				}
 				mu.Unlock()
 			}
 		})
-		sthread.TimeSleep(5 * time.Millisecond)
+		sthread.Sleep(5 * time.Millisecond)
 		mu.Lock()
-		expires["d"] = sthread.Now().Add(70 * time.Millisecond)
+		expires["d"] = stime.Now().Add(70 * time.Millisecond)
 		mu.Unlock()
-		sthread.ChanRecv(sthread.After(25 * time.Millisecond))
-		sthread.TimeSleep(30 * time.Millisecond)
+		lang.ChanRecv(stime.After(25 * time.Millisecond))
+		sthread.Sleep(30 * time.Millisecond)
 		mu.Lock()
 		_, ok := expires["d"]
 		mu.Unlock()
 		sthread.Assert(ok, "the entry expired before its time")
 		tick.Stop()
-		sthread.ChanClose(stop)
-		sthread.ChanRecv(done)
+		lang.ChanClose(stop)
+		lang.ChanRecv(done)
 	}, brute: -1},
 	// A janitor that waits on its ticker when the test ends is not leaked:
 	// its ticker will fire (Go's goroutine leak profile does not report
 	// it either). One that waits on a channel nobody can send on is.
 	{name: "a janitor waiting on its ticker is not leaked", kind: search.Exited, f: func() {
-		tick := sthread.NewTicker(time.Millisecond)
+		tick := stime.NewTicker(time.Millisecond)
 		stop := make(chan struct{})
 		sthread.Go(func() {
 			for {
-				if sthread.SelectOf(false, sthread.RecvCaseOf(tick.C), sthread.RecvCaseOf(stop)) == 1 {
+				if lang.SelectOf(false, lang.RecvCaseOf(tick.C), lang.RecvCaseOf(stop)) == 1 {
 					return
 				}
 			}
@@ -185,14 +188,14 @@ var programs = []program{
 	{name: "a janitor waiting on nothing that can come is leaked", kind: search.Leak,
 		want: []string{"blocked forever"}, f: func() {
 			stop := make(chan struct{})
-			sthread.Go(func() { sthread.ChanRecv(stop) })
+			sthread.Go(func() { lang.ChanRecv(stop) })
 		}},
 	// The test's own watchdog: a timeout that fires while the work could
 	// still run says the machine is slow, not that the program is wrong.
 	{name: "a test's timeout while its work can still run", kind: search.Exited, f: func() {
 		done := make(chan struct{})
-		sthread.Go(func() { sthread.ChanClose(done) })
-		took := sthread.SelectOf(false, sthread.RecvCaseOf(done), sthread.RecvCaseOf(sthread.After(time.Second)))
+		sthread.Go(func() { lang.ChanClose(done) })
+		took := lang.SelectOf(false, lang.RecvCaseOf(done), lang.RecvCaseOf(stime.After(time.Second)))
 		sthread.Assert(took == 0, "the work took too long")
 	}},
 	// ... but when the work can no longer run, the timeout is right.
@@ -200,10 +203,10 @@ var programs = []program{
 		want: []string{"the work is stuck"}, f: func() {
 			done := make(chan struct{})
 			never := make(chan struct{})
-			sthread.Go(func() { sthread.ChanRecv(never); sthread.ChanClose(done) })
-			took := sthread.SelectOf(false, sthread.RecvCaseOf(done), sthread.RecvCaseOf(sthread.After(time.Second)))
+			sthread.Go(func() { lang.ChanRecv(never); lang.ChanClose(done) })
+			took := lang.SelectOf(false, lang.RecvCaseOf(done), lang.RecvCaseOf(stime.After(time.Second)))
 			sthread.Assert(took == 0, "the work is stuck")
-			sthread.ChanClose(never)
+			lang.ChanClose(never)
 		}},
 	{name: "recursive read lock behind a writer", kind: search.Deadlock,
 		want: []string{"waits in RWMutex.RLock for rw (thread 2 is waiting to write-lock it)"}, f: func() {
@@ -297,7 +300,7 @@ var programs = []program{
 	{name: "cond on an RLocker", kind: search.Exited, f: func() {
 		var rw sthread.RWMutex
 		c := sthread.NewCond(rw.RLocker())
-		ready := sthread.AtomicBool{}
+		ready := atomic.Bool{}
 		sthread.Go(func() {
 			rw.Lock()
 			ready.Store(true)
@@ -463,7 +466,7 @@ var programs = []program{
 		sthread.Assert(sthread.Choose(3) != 2, "picked 2")
 	}},
 	{name: "atomics", kind: search.AssertionFailure, want: []string{"lost update"}, f: func() {
-		var n sthread.AtomicInt64
+		var n atomic.Int64
 		var wg sthread.WaitGroup
 		for range 2 {
 			wg.Go(func() {
@@ -475,9 +478,9 @@ var programs = []program{
 		sthread.Assert(n.Load() == 2, "lost update")
 	}},
 	{name: "atomics ok", kind: search.Exited, f: func() {
-		var n sthread.AtomicInt64
-		var m sthread.AtomicInt32
-		var p sthread.AtomicPointer[int]
+		var n atomic.Int64
+		var m atomic.Int32
+		var p atomic.Pointer[int]
 		done := sthread.MakeChan[struct{}](0)
 		sthread.Go(func() {
 			for {
@@ -499,7 +502,7 @@ var programs = []program{
 		sthread.Assert(n.Load() == 11 && m.Load() == 3 && p.Load() != nil, "atomics")
 	}},
 	{name: "yield and sleep", kind: search.Exited, f: func() {
-		var flag sthread.AtomicBool
+		var flag atomic.Bool
 		sthread.Go(func() { sthread.Sleep(1e9); flag.Store(true) })
 		for !flag.Load() {
 			sthread.Yield()

@@ -289,18 +289,3 @@ func ExampleUnderStdbg() {
 	}
 	// Output: skipped: run stdbg find -run TestEmbrace ./examples/go/embrace-test
 }
-
-// Map replaces sync.Map: under Check each method is a scheduling point, so
-// that a Store can run before or after another goroutine's Load or Range;
-// outside Check it is a sync.Map.
-func ExampleMap() {
-	var m sthread.Map
-	m.Store("a", 1)
-	if _, loaded := m.LoadOrStore("a", 2); loaded {
-		m.Store("b", 3)
-	}
-	sum := 0
-	m.Range(func(_, v any) bool { sum += v.(int); return true })
-	fmt.Println(sum)
-	// Output: 4
-}

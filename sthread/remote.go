@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -22,20 +23,6 @@ import (
 // reports. The process greets the checker, receives FORK, and then pumps:
 // it hands the checker the events of each transition and runs the thread
 // the checker names, with the in-process runtime (runner) doing the work.
-
-// Environment variables through which stdbg hands a target its channels.
-const (
-	envCtl     = "STDBG_CTL"
-	envMailbox = "STDBG_MAILBOX"
-	envChecker = "STDBG_CHECKER_PID"
-)
-
-// remote reports whether this process was started by stdbg find.
-//
-//go:norace
-func remote() bool {
-	return os.Getenv(envCtl) != "" && os.Getenv(envMailbox) != ""
-}
 
 // Run runs f as a checked program. Under stdbg find it runs one execution
 // of f under the stdbg checker and then ends the process. With ReplayEnv
@@ -49,10 +36,10 @@ func remote() bool {
 //
 //go:norace
 func Run(f func()) {
-	if searching() {
+	if rt.Searching() {
 		os.Exit(serveSearchOrDie(f, newConfig(nil)))
 	}
-	if remote() {
+	if rt.Remote() {
 		os.Exit(runRemoteOrDie(f, newConfig(nil)))
 	}
 	if s, ok := os.LookupEnv(ReplayEnv); ok {
@@ -102,16 +89,16 @@ func envFD(name string) (int, error) {
 //
 //go:norace
 func runRemote(f func(), cfg *config) error {
-	ctlFD, err := envFD(envCtl)
+	ctlFD, err := envFD(rt.EnvCtl)
 	if err != nil {
 		return err
 	}
-	mbFD, err := envFD(envMailbox)
+	mbFD, err := envFD(rt.EnvMailbox)
 	if err != nil {
 		return err
 	}
-	checkerPid, _ := strconv.Atoi(os.Getenv(envChecker))
-	for _, k := range []string{envCtl, envMailbox, envChecker} {
+	checkerPid, _ := strconv.Atoi(os.Getenv(rt.EnvChecker))
+	for _, k := range []string{rt.EnvCtl, rt.EnvMailbox, rt.EnvChecker} {
 		os.Unsetenv(k)
 	}
 	ctl := os.NewFile(uintptr(ctlFD), "stdbg-ctl")
@@ -149,16 +136,11 @@ func runRemote(f func(), cfg *config) error {
 	cfg.timeout = time.Hour
 	depth := 1
 	if flags&wire.FlagStacks != 0 {
-		depth = framesCap
+		depth = rt.FramesCap
 	}
-	if raceOn {
-		raceHide = true
-		tapStderr()
-	}
-	r := newRunner(f, cfg, depth)
-	r.state = flags&wire.FlagState != 0
-	r.start()
-	defer r.stop()
+	rt.HideRaces()
+	r, _ := rt.Start(f, cfg.runtime(depth, flags&wire.FlagState != 0))
+	defer r.Stop()
 	evs, err := r.Begin()
 	if err != nil {
 		return err

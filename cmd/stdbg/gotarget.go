@@ -93,9 +93,10 @@ func buildGoFiles(pkg string, test, race, debug bool) (exe string, warnings, unm
 	}
 	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
 	out := filepath.Join(outDir, name)
-	// sthread's calls are not inlined into the user's code: a call site
-	// then keeps the user's file and line in the binary's line table.
-	noInline := "-gcflags=github.com/stdbg/stdbg/sthread=-l"
+	// The calls of sthread and its packages are not inlined into the
+	// user's code: a call site then keeps the user's file and line in the
+	// binary's line table.
+	noInline := "-gcflags=github.com/stdbg/stdbg/sthread/...=-l"
 	if debug {
 		noInline = "-gcflags=all=-N -l"
 	}
