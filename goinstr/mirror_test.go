@@ -119,8 +119,9 @@ func signature(o types.Object) string {
 }
 
 // mirroredProgram uses a name of every mirrored package, each import's
-// uses all rewritten but context's, and math/rand/v2 under its own name in
-// a file of its own.
+// uses all rewritten but context's, math/rand/v2 under its own name in a
+// file of its own, and embeds mirrored types in a struct whose fields it
+// names.
 var mirroredProgram = map[string]string{
 	"main.go": `package main
 
@@ -134,7 +135,17 @@ import (
 	"time"
 )
 
+// counter embeds a mirrored type: the rewritten field keeps its name.
+type counter struct {
+	sync.Mutex
+	atomic.Int64
+}
+
 func main() {
+	var c counter
+	c.Mutex.Lock()
+	c.Int64.Add(1)
+	c.Unlock()
 	var mu sync.Mutex
 	var n int64
 	var wg sync.WaitGroup
@@ -146,7 +157,7 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	cancel()
 	<-ctx.Done()
-	fmt.Println(atomic.LoadInt64(&n), ctx.Err(), rand.Intn(1), v2())
+	fmt.Println(atomic.LoadInt64(&n)+c.Load(), ctx.Err(), rand.Intn(1), v2())
 }
 `,
 	"v2.go": `package main
@@ -194,7 +205,7 @@ func TestInstrumentMirroredProgram(t *testing.T) {
 				return string(out2)
 			}
 			plain, instrumented := run(nil), run(ws.Env, "-overlay="+res.Overlay)
-			if plain != "2 context canceled 0 0\n" || instrumented != plain {
+			if plain != "3 context canceled 0 0\n" || instrumented != plain {
 				t.Errorf("instrumented output %q, plain %q", instrumented, plain)
 			}
 		})

@@ -289,3 +289,22 @@ func ExampleUnderStdbg() {
 	}
 	// Output: skipped: run stdbg find -run TestEmbrace ./examples/go/embrace-test
 }
+
+// Sleep waits on the execution's virtual clock: the worker's 50ms and the
+// watchdog's 100ms pass at once, and a wake races with everything else, so
+// the search finds the schedule where the watchdog sends before the worker
+// woken earlier does.
+func ExampleSleep() {
+	res, err := sthread.Explore(func() {
+		first := sthread.MakeChan[string](2)
+		sthread.Go(func() { sthread.Sleep(50 * time.Millisecond); first.Send("worker") })
+		sthread.Go(func() { sthread.Sleep(100 * time.Millisecond); first.Send("watchdog") })
+		sthread.Assert(first.Recv() == "worker", "the watchdog came first")
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Bugs[0].Message)
+	// Output: assertion failed: the watchdog came first
+}

@@ -18,6 +18,14 @@ import (
 // publishes each step for a debugger (see stdbg replay --dlv).
 const ReplayEnv = rtnames.ReplayEnv
 
+// RandSeedEnv names the environment variable that sets the seed of the
+// random numbers of executions under Check (default 1): the top-level
+// functions of sthread/math/rand and sthread/math/rand/v2 (those of
+// math/rand and math/rand/v2 in plain Go) draw from a generator of the
+// execution, seeded with it in every execution, so that a schedule replays
+// with the same values.
+const RandSeedEnv = rtnames.RandSeedEnv
+
 // Defaults of the options.
 const (
 	DefaultMaxDepth = 1000

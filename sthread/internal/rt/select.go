@@ -11,7 +11,7 @@ import (
 type Case struct {
 	dir     caseDir
 	core    chanCore      // nil for a nil channel or the default case
-	ch      reflect.Value // the real channel, for Select outside Check
+	ch      reflect.Value // the real channel, for a select outside a check
 	val     any           // the value to send
 	deliver func(v any, ok bool)
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
-// ExpFloat64 is math/rand's ExpFloat64, on the execution's generator under a
-// check.
+// ExpFloat64 is math/rand's ExpFloat64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func ExpFloat64() float64 {
@@ -28,8 +28,8 @@ func ExpFloat64() float64 {
 	return rand.ExpFloat64()
 }
 
-// Float32 is math/rand's Float32, on the execution's generator under a
-// check.
+// Float32 is math/rand's Float32; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Float32() float32 {
@@ -39,8 +39,8 @@ func Float32() float32 {
 	return rand.Float32()
 }
 
-// Float64 is math/rand's Float64, on the execution's generator under a
-// check.
+// Float64 is math/rand's Float64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Float64() float64 {
@@ -50,8 +50,8 @@ func Float64() float64 {
 	return rand.Float64()
 }
 
-// Int is math/rand's Int, on the execution's generator under a
-// check.
+// Int is math/rand's Int; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int() int {
@@ -61,8 +61,8 @@ func Int() int {
 	return rand.Int()
 }
 
-// Int31 is math/rand's Int31, on the execution's generator under a
-// check.
+// Int31 is math/rand's Int31; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int31() int32 {
@@ -72,8 +72,8 @@ func Int31() int32 {
 	return rand.Int31()
 }
 
-// Int31n is math/rand's Int31n, on the execution's generator under a
-// check.
+// Int31n is math/rand's Int31n; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int31n(n int32) int32 {
@@ -83,8 +83,8 @@ func Int31n(n int32) int32 {
 	return rand.Int31n(n)
 }
 
-// Int63 is math/rand's Int63, on the execution's generator under a
-// check.
+// Int63 is math/rand's Int63; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int63() int64 {
@@ -94,8 +94,8 @@ func Int63() int64 {
 	return rand.Int63()
 }
 
-// Int63n is math/rand's Int63n, on the execution's generator under a
-// check.
+// Int63n is math/rand's Int63n; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int63n(n int64) int64 {
@@ -105,8 +105,8 @@ func Int63n(n int64) int64 {
 	return rand.Int63n(n)
 }
 
-// Intn is math/rand's Intn, on the execution's generator under a
-// check.
+// Intn is math/rand's Intn; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Intn(n int) int {
@@ -116,8 +116,8 @@ func Intn(n int) int {
 	return rand.Intn(n)
 }
 
-// NormFloat64 is math/rand's NormFloat64, on the execution's generator under a
-// check.
+// NormFloat64 is math/rand's NormFloat64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func NormFloat64() float64 {
@@ -127,8 +127,8 @@ func NormFloat64() float64 {
 	return rand.NormFloat64()
 }
 
-// Perm is math/rand's Perm, on the execution's generator under a
-// check.
+// Perm is math/rand's Perm; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Perm(n int) []int {
@@ -138,8 +138,8 @@ func Perm(n int) []int {
 	return rand.Perm(n)
 }
 
-// Read is math/rand's Read, on the execution's generator under a
-// check.
+// Read is math/rand's Read; under a check, it draws from
+// the execution's generator.
 //
 // Deprecated: as math/rand's Read is.
 //
@@ -151,8 +151,8 @@ func Read(p []byte) (n int, err error) {
 	return rand.Read(p)
 }
 
-// Seed is math/rand's Seed, on the execution's generator under a
-// check.
+// Seed is math/rand's Seed; under a check, it draws from
+// the execution's generator.
 //
 // Deprecated: as math/rand's Seed is.
 //
@@ -165,8 +165,8 @@ func Seed(seed int64) {
 	rand.Seed(seed)
 }
 
-// Shuffle is math/rand's Shuffle, on the execution's generator under a
-// check.
+// Shuffle is math/rand's Shuffle; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Shuffle(n int, swap func(i, j int)) {
@@ -177,8 +177,8 @@ func Shuffle(n int, swap func(i, j int)) {
 	rand.Shuffle(n, swap)
 }
 
-// Uint32 is math/rand's Uint32, on the execution's generator under a
-// check.
+// Uint32 is math/rand's Uint32; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Uint32() uint32 {
@@ -188,8 +188,8 @@ func Uint32() uint32 {
 	return rand.Uint32()
 }
 
-// Uint64 is math/rand's Uint64, on the execution's generator under a
-// check.
+// Uint64 is math/rand's Uint64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Uint64() uint64 {

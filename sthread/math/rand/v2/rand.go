@@ -36,8 +36,8 @@ func N[Int intType](n Int) Int {
 	return rand.N(n)
 }
 
-// ExpFloat64 is math/rand/v2's ExpFloat64, on the execution's generator under a
-// check.
+// ExpFloat64 is math/rand/v2's ExpFloat64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func ExpFloat64() float64 {
@@ -47,8 +47,8 @@ func ExpFloat64() float64 {
 	return rand.ExpFloat64()
 }
 
-// Float32 is math/rand/v2's Float32, on the execution's generator under a
-// check.
+// Float32 is math/rand/v2's Float32; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Float32() float32 {
@@ -58,8 +58,8 @@ func Float32() float32 {
 	return rand.Float32()
 }
 
-// Float64 is math/rand/v2's Float64, on the execution's generator under a
-// check.
+// Float64 is math/rand/v2's Float64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Float64() float64 {
@@ -69,8 +69,8 @@ func Float64() float64 {
 	return rand.Float64()
 }
 
-// Int is math/rand/v2's Int, on the execution's generator under a
-// check.
+// Int is math/rand/v2's Int; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int() int {
@@ -80,8 +80,8 @@ func Int() int {
 	return rand.Int()
 }
 
-// Int32 is math/rand/v2's Int32, on the execution's generator under a
-// check.
+// Int32 is math/rand/v2's Int32; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int32() int32 {
@@ -91,8 +91,8 @@ func Int32() int32 {
 	return rand.Int32()
 }
 
-// Int32N is math/rand/v2's Int32N, on the execution's generator under a
-// check.
+// Int32N is math/rand/v2's Int32N; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int32N(n int32) int32 {
@@ -102,8 +102,8 @@ func Int32N(n int32) int32 {
 	return rand.Int32N(n)
 }
 
-// Int64 is math/rand/v2's Int64, on the execution's generator under a
-// check.
+// Int64 is math/rand/v2's Int64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int64() int64 {
@@ -113,8 +113,8 @@ func Int64() int64 {
 	return rand.Int64()
 }
 
-// Int64N is math/rand/v2's Int64N, on the execution's generator under a
-// check.
+// Int64N is math/rand/v2's Int64N; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Int64N(n int64) int64 {
@@ -124,8 +124,8 @@ func Int64N(n int64) int64 {
 	return rand.Int64N(n)
 }
 
-// IntN is math/rand/v2's IntN, on the execution's generator under a
-// check.
+// IntN is math/rand/v2's IntN; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func IntN(n int) int {
@@ -135,8 +135,8 @@ func IntN(n int) int {
 	return rand.IntN(n)
 }
 
-// NormFloat64 is math/rand/v2's NormFloat64, on the execution's generator under a
-// check.
+// NormFloat64 is math/rand/v2's NormFloat64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func NormFloat64() float64 {
@@ -146,8 +146,8 @@ func NormFloat64() float64 {
 	return rand.NormFloat64()
 }
 
-// Perm is math/rand/v2's Perm, on the execution's generator under a
-// check.
+// Perm is math/rand/v2's Perm; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Perm(n int) []int {
@@ -157,8 +157,8 @@ func Perm(n int) []int {
 	return rand.Perm(n)
 }
 
-// Shuffle is math/rand/v2's Shuffle, on the execution's generator under a
-// check.
+// Shuffle is math/rand/v2's Shuffle; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Shuffle(n int, swap func(i, j int)) {
@@ -169,8 +169,8 @@ func Shuffle(n int, swap func(i, j int)) {
 	rand.Shuffle(n, swap)
 }
 
-// Uint is math/rand/v2's Uint, on the execution's generator under a
-// check.
+// Uint is math/rand/v2's Uint; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Uint() uint {
@@ -180,8 +180,8 @@ func Uint() uint {
 	return rand.Uint()
 }
 
-// Uint32 is math/rand/v2's Uint32, on the execution's generator under a
-// check.
+// Uint32 is math/rand/v2's Uint32; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Uint32() uint32 {
@@ -191,8 +191,8 @@ func Uint32() uint32 {
 	return rand.Uint32()
 }
 
-// Uint32N is math/rand/v2's Uint32N, on the execution's generator under a
-// check.
+// Uint32N is math/rand/v2's Uint32N; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Uint32N(n uint32) uint32 {
@@ -202,8 +202,8 @@ func Uint32N(n uint32) uint32 {
 	return rand.Uint32N(n)
 }
 
-// Uint64 is math/rand/v2's Uint64, on the execution's generator under a
-// check.
+// Uint64 is math/rand/v2's Uint64; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Uint64() uint64 {
@@ -213,8 +213,8 @@ func Uint64() uint64 {
 	return rand.Uint64()
 }
 
-// Uint64N is math/rand/v2's Uint64N, on the execution's generator under a
-// check.
+// Uint64N is math/rand/v2's Uint64N; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func Uint64N(n uint64) uint64 {
@@ -224,8 +224,8 @@ func Uint64N(n uint64) uint64 {
 	return rand.Uint64N(n)
 }
 
-// UintN is math/rand/v2's UintN, on the execution's generator under a
-// check.
+// UintN is math/rand/v2's UintN; under a check, it draws from
+// the execution's generator.
 //
 //go:norace
 func UintN(n uint) uint {
