@@ -89,13 +89,48 @@ func envFD(name string) (int, error) {
 //
 //go:norace
 func runRemote(f func(), cfg *config) error {
+	link, err := connect()
+	if err != nil || link == nil {
+		return err
+	}
+	// One goroutine runs at a time, as in Check; the runner relies on it.
+	runtime.GOMAXPROCS(1)
+	// The checker enforces transition timeouts; the local watchdog only
+	// backs it up.
+	cfg.timeout = time.Hour
+	depth := 1
+	if link.flags&wire.FlagStacks != 0 {
+		depth = rt.FramesCap
+	}
+	rt.HideRaces()
+	r, _ := rt.Start(f, cfg.runtime(depth, link.flags&wire.FlagState != 0))
+	defer r.Stop()
+	return link.pump(r)
+}
+
+// checkerLink is this process's channel to the checker of stdbg find:
+// the mailbox slot it exchanges messages through, the flags of the FORK
+// it received, and the checker's process id.
+type checkerLink struct {
+	slot       *wire.Slot
+	flags      uint32
+	checkerPid int
+}
+
+// connect takes the channels stdbg find handed the process (their
+// environment variables are removed), greets the checker with the
+// executable's mapping and waits for FORK. It returns nil if the checker
+// said QUIT instead.
+//
+//go:norace
+func connect() (*checkerLink, error) {
 	ctlFD, err := envFD(rt.EnvCtl)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mbFD, err := envFD(rt.EnvMailbox)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	checkerPid, _ := strconv.Atoi(os.Getenv(rt.EnvChecker))
 	for _, k := range []string{rt.EnvCtl, rt.EnvMailbox, rt.EnvChecker} {
@@ -104,65 +139,59 @@ func runRemote(f func(), cfg *config) error {
 	ctl := os.NewFile(uintptr(ctlFD), "stdbg-ctl")
 	mb, err := wire.OpenMailbox(mbFD)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("finding the executable: %w", err)
+		return nil, fmt.Errorf("finding the executable: %w", err)
 	}
 	hello := wire.Hello{Version: wire.Version, Pid: os.Getpid(), Modules: selfModules(exe)}
 	if _, err := ctl.Write(wire.EncodeHello(hello)); err != nil {
-		return fmt.Errorf("greeting the checker: %w", err)
+		return nil, fmt.Errorf("greeting the checker: %w", err)
 	}
 	buf := make([]byte, 64)
 	n, err := ctl.Read(buf)
 	if err != nil {
-		return fmt.Errorf("waiting for the checker: %w", err)
+		return nil, fmt.Errorf("waiting for the checker: %w", err)
 	}
 	if wire.IsQuit(buf[:n]) {
-		return nil
+		return nil, nil
 	}
 	gen, flags, err := wire.DecodeFork(buf[:n])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	slot := mb.Slot(gen)
 	slot.SetPid(os.Getpid())
+	return &checkerLink{slot: slot, flags: flags, checkerPid: checkerPid}, nil
+}
 
-	// One goroutine runs at a time, as in Check; the runner relies on it.
-	runtime.GOMAXPROCS(1)
-	// The checker enforces transition timeouts; the local watchdog only
-	// backs it up.
-	cfg.timeout = time.Hour
-	depth := 1
-	if flags&wire.FlagStacks != 0 {
-		depth = rt.FramesCap
-	}
-	rt.HideRaces()
-	r, _ := rt.Start(f, cfg.runtime(depth, flags&wire.FlagState != 0))
-	defer r.Stop()
+// pump runs executions of r for the checker: it hands the checker the
+// events of each transition and runs the thread the checker names. With
+// FlagReuse the process serves execution after execution: the checker ends
+// each one with RESET (after a failure too), and the runner starts the
+// checked function afresh, as Explore does in process.
+//
+//go:norace
+func (l *checkerLink) pump(r *rt.Runner) error {
 	evs, err := r.Begin()
 	if err != nil {
 		return err
 	}
-	// With FlagReuse the process serves execution after execution: the
-	// checker ends each one with RESET (after a failure too), and the
-	// runner starts the checked function afresh, as Explore does in
-	// process.
-	reuse := flags&wire.FlagReuse != 0
+	reuse := l.flags&wire.FlagReuse != 0
 	for {
 		msg, over, err := encodeEvents(evs)
 		if err != nil {
 			return err
 		}
-		last := slot.DownSeq()
-		if err := slot.Send(msg); err != nil {
+		last := l.slot.DownSeq()
+		if err := l.slot.Send(msg); err != nil {
 			return err
 		}
 		if over && !reuse {
 			return nil
 		}
-		answer, err := waitChecker(slot, last, checkerPid)
+		answer, err := waitChecker(l.slot, last, l.checkerPid)
 		if err != nil {
 			return err
 		}

@@ -121,31 +121,7 @@ func selectChecked(cases []Case) (int, bool) {
 //go:norace
 func (th *Thread) SelectAt(cases []Case, op syncmodel.Op, pcs []uintptr) int {
 	ex := th.ex
-	mc := make([]syncmodel.Case, 0, len(cases))
-	index := make([]int, 0, len(cases)) // user index of each model case
-	def := -1
-	var vals []any
-	for i, c := range cases {
-		if c.dir == caseDefault {
-			if def >= 0 {
-				panic("sthread.Select: more than one Default case")
-			}
-			def = i
-			continue
-		}
-		mcase := syncmodel.Case{Send: c.dir == caseSend}
-		if c.core != nil {
-			mcase.Chan, mcase.Cap = c.core.model(ex)
-		}
-		if c.dir == caseSend {
-			if vals == nil {
-				vals = make([]any, len(cases))
-			}
-			vals[len(mc)] = c.val
-		}
-		mc = append(mc, mcase)
-		index = append(index, i)
-	}
+	mc, index, def, vals := modelCases(ex, cases)
 	op.Cases = mc
 	if def >= 0 {
 		op.Arg = 1
@@ -186,4 +162,38 @@ func (th *Thread) SelectAt(cases []Case, op syncmodel.Op, pcs []uintptr) int {
 	}
 	c.deliver(x, r.OK)
 	return index[r.Case]
+}
+
+// modelCases returns the model's cases of a select in ex (registering
+// their channels), the index in cases of each, the index of the default
+// case (-1: none) and the values of the send cases, by model case (nil:
+// none). It panics if there is more than one default case.
+//
+//go:norace
+func modelCases(ex *Execution, cases []Case) (mc []syncmodel.Case, index []int, def int, vals []any) {
+	mc = make([]syncmodel.Case, 0, len(cases))
+	index = make([]int, 0, len(cases))
+	def = -1
+	for i, c := range cases {
+		if c.dir == caseDefault {
+			if def >= 0 {
+				panic("sthread.Select: more than one Default case")
+			}
+			def = i
+			continue
+		}
+		mcase := syncmodel.Case{Send: c.dir == caseSend}
+		if c.core != nil {
+			mcase.Chan, mcase.Cap = c.core.model(ex)
+		}
+		if c.dir == caseSend {
+			if vals == nil {
+				vals = make([]any, len(cases))
+			}
+			vals[len(mc)] = c.val
+		}
+		mc = append(mc, mcase)
+		index = append(index, i)
+	}
+	return mc, index, def, vals
 }

@@ -35,37 +35,8 @@ type goSymbols struct {
 func newSymbols(r *Runner, ex *Execution, trace []checker.Step, blocked []checker.Blocked) *goSymbols {
 	s := &goSymbols{r: r, ex: ex, names: map[uint64]string{}}
 	taken := map[string]bool{}
-	spoken := map[uint64]string{} // object -> name in the source
+	spoken := spokenNames(trace, blocked)
 	counts := map[Family]int{}
-	seeOp := func(op syncmodel.Op, frames []uint64) {
-		var line string
-		if len(frames) > 0 {
-			fr := userFrame(uintptr(frames[0]))
-			line, _ = symbolize.SourceLine(fr.File, fr.Line)
-		}
-		switch {
-		case op.Kind == syncmodel.Select || op.Cases != nil:
-			for i, c := range op.Cases {
-				method := "RecvCase"
-				if c.Send {
-					method = "SendCase"
-				}
-				if _, ok := spoken[c.Chan]; !ok {
-					spoken[c.Chan] = receiverOf(line, method, countCases(op.Cases[:i], c.Send))
-				}
-			}
-		case op.Obj != 0:
-			if _, ok := spoken[op.Obj]; !ok {
-				spoken[op.Obj] = nameAt(op, line)
-			}
-		}
-	}
-	for _, st := range trace {
-		seeOp(st.Op, st.Frames)
-	}
-	for _, b := range blocked {
-		seeOp(b.Op, b.Frames)
-	}
 	name := func(id uint64) {
 		if s.names[id] != "" {
 			return
@@ -105,6 +76,45 @@ func newSymbols(r *Runner, ex *Execution, trace []checker.Step, blocked []checke
 		name(idBase + uint64(i) + 1)
 	}
 	return s
+}
+
+// spokenNames returns how the user's code names the objects of the
+// operations of trace and blocked at their first use, read from the source
+// lines of the operations.
+//
+//go:norace
+func spokenNames(trace []checker.Step, blocked []checker.Blocked) map[uint64]string {
+	spoken := map[uint64]string{}
+	see := func(op syncmodel.Op, frames []uint64) {
+		var line string
+		if len(frames) > 0 {
+			fr := userFrame(uintptr(frames[0]))
+			line, _ = symbolize.SourceLine(fr.File, fr.Line)
+		}
+		switch {
+		case op.Kind == syncmodel.Select || op.Cases != nil:
+			for i, c := range op.Cases {
+				method := "RecvCase"
+				if c.Send {
+					method = "SendCase"
+				}
+				if _, ok := spoken[c.Chan]; !ok {
+					spoken[c.Chan] = receiverOf(line, method, countCases(op.Cases[:i], c.Send))
+				}
+			}
+		case op.Obj != 0:
+			if _, ok := spoken[op.Obj]; !ok {
+				spoken[op.Obj] = nameAt(op, line)
+			}
+		}
+	}
+	for _, st := range trace {
+		see(st.Op, st.Frames)
+	}
+	for _, b := range blocked {
+		see(b.Op, b.Frames)
+	}
+	return spoken
 }
 
 // opObjects returns the objects an operation names.
