@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // isGoTarget reports whether arg names a Go package: a directory holding
@@ -181,8 +183,9 @@ func raceSupported(dir string) bool {
 }
 
 // usesSthread reports whether the Go package in dir (or its tests)
-// imports package sthread: such a package is built as it is, and any other
-// is instrumented by package goinstr.
+// imports package sthread or one of its packages (sthread/sync/atomic,
+// ...): such a package is built as it is, and any other is instrumented by
+// package goinstr.
 func usesSthread(dir string) bool {
 	matches, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	fset := token.NewFileSet()
@@ -192,7 +195,7 @@ func usesSthread(dir string) bool {
 			continue
 		}
 		for _, imp := range f.Imports {
-			if imp.Path.Value == `"github.com/stdbg/stdbg/sthread"` {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == rtnames.Package || strings.HasPrefix(p, rtnames.Package+"/") {
 				return true
 			}
 		}
