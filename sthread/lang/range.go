@@ -9,7 +9,7 @@ import "reflect"
 // or one per iteration as the module's language version says of range
 // loops:
 //
-//	for next, v, ok := sthread.ChanRangeLoop(c); ok; v, ok = next(v) {
+//	for next, v, ok := lang.ChanRangeLoop(c); ok; v, ok = next(v) {
 //
 // It receives the first value; next receives each of the others, and
 // gives back the value it is passed when c is closed: the loop's variable
@@ -32,7 +32,7 @@ func ChanRangeLoop[T any](c <-chan T) (next func(T) (T, bool), v T, ok bool) {
 // expression that ptr returns the address of, evaluated again for each
 // value as Go evaluates x:
 //
-//	for next, ok := sthread.ChanRangeSet(func() any { return &x }, c); ok; ok = next() {
+//	for next, ok := lang.ChanRangeSet(func() any { return &x }, c); ok; ok = next() {
 //
 // It receives the first value; next receives each of the others. Each is
 // assigned to x as an assignment would (x may be an interface).

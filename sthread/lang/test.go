@@ -7,10 +7,10 @@ import (
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
-// CheckTest runs the body of a plain test function: under stdbg find it is
-// one execution of body, like sthread.Check; elsewhere it runs body once. A test
-// marked failed (t.Error) when body returns is reported as an assertion
-// failure.
+// CheckTest runs the body of a plain test function: under stdbg find it
+// is one execution of body, like sthread.Check; elsewhere it runs body
+// once. A test marked failed (t.Error) when body returns is reported as an
+// assertion failure.
 //
 //go:norace
 func CheckTest(t *testing.T, body func()) {
@@ -41,9 +41,9 @@ func CheckTest(t *testing.T, body func()) {
 	})
 }
 
-// TestCall returns t, or under a check sthread.TB(t). Instrumented plain Go tests
-// call it before each method of a *testing.T that logs, fails or skips:
-// stdbg rewrites t.Logf(...) into lang.TestCall(t, "Logf").Logf(...).
+// TestCall returns t, or under a check sthread.TB(t). Instrumented plain
+// Go tests call it before each method of a *testing.T that logs, fails or
+// skips: stdbg rewrites t.Logf(...) into lang.TestCall(t, "Logf").Logf(...).
 // Under stdbg, a t.Fatalf of the test is then the execution's assertion
 // failure, with its message and line, and a goroutine that calls such a
 // method after the checked test function returned ends the execution with

@@ -49,9 +49,9 @@ func (g *WaitGroup) Wait() {
 	g.wg.Wait()
 }
 
-// Go calls f in a new goroutine (started with Go) and adds that goroutine
-// to the group: it is Add(1), then Go of a function that calls f and then
-// Done.
+// Go calls f in a new goroutine (started as sthread.Go starts one) and adds
+// that goroutine to the group: it is Add(1), then sthread.Go of a function
+// that calls f and then Done.
 //
 //go:norace
 func (g *WaitGroup) Go(f func()) {
