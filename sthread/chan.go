@@ -26,31 +26,42 @@ type Chan[T any] struct{ c rt.Chan[T] }
 //go:norace
 func MakeChan[T any](capacity int) Chan[T] { return Chan[T]{rt.MakeChan[T](capacity)} }
 
+// The operations that are scheduling points are not inlined into their
+// caller (a generic function is compiled with its caller's package, whose
+// inlining stdbg does not turn off): the user's call keeps the user's line
+// in the binary's line table, where a checker in another process finds the
+// operation's place.
+
 // Send sends v on c, like c <- v.
 //
+//go:noinline
 //go:norace
 func (c Chan[T]) Send(v T) { c.c.Send(v) }
 
 // Recv receives a value from c, like <-c: the zero value once c is closed
 // and empty.
 //
+//go:noinline
 //go:norace
 func (c Chan[T]) Recv() T { return c.c.Recv() }
 
 // Recv2 receives a value from c, like v, ok := <-c: ok is false if the
 // value is the zero value received because c is closed and empty.
 //
+//go:noinline
 //go:norace
 func (c Chan[T]) Recv2() (T, bool) { return c.c.Recv2() }
 
 // Close closes c, like close(c): receivers get the values left, then the
 // zero value. It panics if c is nil or already closed.
 //
+//go:noinline
 //go:norace
 func (c Chan[T]) Close() { c.c.Close() }
 
 // Len returns the number of values in c's buffer, like len(c).
 //
+//go:noinline
 //go:norace
 func (c Chan[T]) Len() int { return c.c.Len() }
 
