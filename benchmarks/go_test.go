@@ -116,7 +116,7 @@ func BenchmarkGoLastZero3InTarget(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		found, err := insearch.Run(context.Background(), insearch.Config{
 			Binary: exe, Args: []string{"-test.run=^TestCheckLastZero3$"},
-			Spec: insearch.Spec{Strategy: "dfs", All: true, MaxDepth: 20000, MaxExecutions: lastZeroExecutions},
+			Spec: insearch.Spec{Search: search.Spec{Strategy: "dfs", Reduction: "none"}, All: true, MaxDepth: 20000, MaxExecutions: lastZeroExecutions},
 			Replay: func(schedule.Schedule) (*search.Outcome, error) {
 				return nil, errors.New("no process may die in this benchmark")
 			},

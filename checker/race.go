@@ -2,9 +2,12 @@ package checker
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/stdbg/stdbg/internal/hashmix"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
 )
@@ -365,4 +368,64 @@ func bytes(n uint64) string {
 		return "1 byte"
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// raceFingerprint hashes what of the detector's state decides the races
+// still to come and how they are reported, and only that, so that it
+// repeats when the program does: for every remembered access, the place
+// it was made from (a race's report names it), and which live threads'
+// current points, which synchronization objects' clocks and which exited
+// threads' clocks it happens before (a later acquire or join passes those
+// on; the epochs themselves only grow). It is 0 before the first access.
+func (e *Execution) raceFingerprint() uint64 {
+	d := e.races
+	if d == nil {
+		return 0
+	}
+	for ; d.done < len(e.trace); d.done++ {
+		d.sync(&e.trace[d.done])
+	}
+	live := e.w.Live()
+	objs := slices.Sorted(maps.Keys(d.objs))
+	exited := slices.Sorted(maps.Keys(d.exited))
+	var h uint64
+	for _, addr := range slices.Sorted(maps.Keys(d.shadow)) {
+		g := d.shadow[addr]
+		acc := func(a *access) {
+			if a == nil {
+				return
+			}
+			x := hashmix.Mix(addr ^ uint64(a.tid)<<40 ^ uint64(a.size)<<48)
+			if a.write {
+				x ^= 1
+			}
+			if a.atomic {
+				x ^= 2
+			}
+			if fr := e.trace[a.step-1].Frames; len(fr) > 0 {
+				x = hashmix.Mix(x ^ fr[0])
+			}
+			for i, t := range live {
+				if t < len(d.threads) && a.happensBefore(d.threads[t]) {
+					x ^= 4 << i
+				}
+			}
+			for _, obj := range objs {
+				if a.happensBefore(d.objs[obj]) {
+					x = hashmix.Mix(x ^ obj)
+				}
+			}
+			for _, t := range exited {
+				if a.happensBefore(d.exited[t]) {
+					x = hashmix.Mix(x ^ uint64(t)<<32 ^ 0x5bd1e995)
+				}
+			}
+			h += hashmix.Mix(x) // a sum: the order of a granule's reads does not matter
+		}
+		acc(g.write)
+		for _, r := range g.reads {
+			acc(r)
+		}
+	}
+	return h
 }

@@ -9,7 +9,10 @@ import (
 // scheduling point is the runtime's report of the program's memory (or
 // declared state), each live thread's position (the place it called its
 // pending operation from; the operation itself is part of the model) and
-// the synchronization model's state. It returns false if the runtime sent
+// the synchronization model's state, and with the race detector, what of
+// the happens-before order can still make a race (raceFingerprint): two
+// paths to the same memory, one where an access is ordered before another
+// thread and one where it is not, are not one state. It returns false if the runtime sent
 // no state report for this point (it was not asked to: wire.FlagState).
 func (e *Execution) State() (search.State, bool) {
 	if e.state == nil || e.outcome != nil {
@@ -17,6 +20,9 @@ func (e *Execution) State() (search.State, bool) {
 	}
 	h := hashmix.Mix(e.state.Hash ^ 0x9e3779b97f4a7c15)
 	h = hashmix.Mix(h ^ e.w.Fingerprint())
+	if e.c.opts.Races {
+		h = hashmix.Mix(h ^ e.raceFingerprint())
+	}
 	for _, tid := range e.w.Live() {
 		var pc uint64
 		if fr := e.PendingFrames(tid); len(fr) > 0 {

@@ -149,13 +149,17 @@ func (e *Entry) Validate() error {
 	return nil
 }
 
+// Root is the directory, relative to a target's directory, under which
+// its corpora are kept: testdata/stdbg (go test ignores testdata).
+var Root = filepath.Join("testdata", "stdbg")
+
 // DefaultDir is where the bugs of a target are stored by default:
-// testdata/stdbg/<name> next to the target, name being the target's file
-// name without extension.
+// Root/<name> next to the target, name being the target's file name
+// without extension.
 func DefaultDir(target string) string {
 	base := filepath.Base(target)
 	name := strings.TrimSuffix(base, filepath.Ext(base))
-	return filepath.Join(filepath.Dir(target), "testdata", "stdbg", name)
+	return filepath.Join(filepath.Dir(target), Root, name)
 }
 
 // Save writes e into dir (created if needed) and returns the file's path.

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -207,7 +208,7 @@ func (p *Process) launch() error {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = targetEnv(env, cfg.Library)
+	cmd.Env = rtnames.WithQuickRaceExit(targetEnv(env, cfg.Library))
 	if cfg.Flags&wire.FlagState != 0 {
 		// Stateful search: the library tracks heap blocks from the start.
 		cmd.Env = append(cmd.Env, "STDBG_STATE=1")

@@ -49,8 +49,21 @@ type Config struct {
 	MinimiseNoReduction bool
 	// Budget bounds the whole hunt's wall time (0: no bound). The search
 	// gets four fifths of it when bugs are to be minimised, minimisation
-	// what is left.
+	// what is left (see Deadlines).
 	Budget time.Duration
+	// SearchContext and MinimiseContext, if not nil, are the contexts the
+	// search and the minimisation run under, in place of ctx and the
+	// Budget's shares of it: a front end that cannot start timers (a Go
+	// target searching in its own process, whose race detector must see
+	// no goroutine of the search's) cancels them itself.
+	SearchContext, MinimiseContext context.Context
+	// Prefix, if not empty, makes the search explore only the schedules
+	// that begin with it (search.Under): the bugs it finds have the
+	// prefix, and minimisation may change it.
+	Prefix schedule.Schedule
+	// Pick, if not nil, chooses among the bugs the search found those the
+	// hunt minimises, explains and saves (all of them by default).
+	Pick func([]search.Bug) []search.Bug
 	// Explain replays a bug (a lasso when its Cycle is set) with full stacks
 	// and returns its report; nil: no reports.
 	Explain func(search.Bug) (*Explanation, error)
@@ -146,15 +159,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func run(ctx context.Context, cfg Config) (*Result, error) {
 	searchCtx, minCtx := ctx, ctx
 	if cfg.Budget > 0 {
-		share := cfg.Budget
-		if cfg.Minimise {
-			share = cfg.Budget * 4 / 5
-		}
+		searchUntil, until := Deadlines(time.Now(), cfg.Budget, cfg.Minimise)
 		var cancel, cancelMin context.CancelFunc
-		searchCtx, cancel = context.WithTimeout(ctx, share)
+		searchCtx, cancel = context.WithDeadline(ctx, searchUntil)
 		defer cancel()
-		minCtx, cancelMin = context.WithTimeout(ctx, cfg.Budget)
+		minCtx, cancelMin = context.WithDeadline(ctx, until)
 		defer cancelMin()
+	}
+	if cfg.SearchContext != nil {
+		searchCtx = cfg.SearchContext
+	}
+	if cfg.MinimiseContext != nil {
+		minCtx = cfg.MinimiseContext
 	}
 	found, err := explore(searchCtx, &cfg)
 	out := &Result{Search: found.Result, Stats: found.Stats, Interrupted: ctx.Err() != nil}
@@ -164,6 +180,9 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		return out, err
 	}
 	bugs := found.Bugs
+	if cfg.Pick != nil {
+		bugs = cfg.Pick(bugs)
+	}
 	if cfg.LTL != nil && !stopped && (len(bugs) == 0 || cfg.Options.All) {
 		lb, note, err := checkLTL(&found.Result, cfg.LTL)
 		if err != nil {
@@ -179,7 +198,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	for i, bug := range bugs {
 		f := &Finding{Bug: bug, Found: bug.Schedule}
 		var min *search.Minimised
-		if i < len(found.Minimised) {
+		if i < len(found.Minimised) && cfg.Pick == nil {
 			min = found.Minimised[i]
 		}
 		unminimised := ""
@@ -191,8 +210,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		if min != nil {
 			f.Minimised = min
 			f.Bug.Schedule, f.Bug.Outcome, f.Found = min.Schedule, min.Outcome, min.Original
-			out.Stats.Executions += min.Stats.Executions
-			out.Stats.Transitions += min.Stats.Transitions
+			out.Stats = out.Stats.Add(search.Stats{Executions: min.Stats.Executions, Transitions: min.Stats.Transitions})
 		}
 		if err := explain(&cfg, f); err != nil {
 			return out, err
@@ -221,11 +239,36 @@ func explore(ctx context.Context, cfg *Config) (*Explored, error) {
 	if st == nil {
 		st = search.NewDPOR()
 	}
-	res, err := search.Explore(ctx, cfg.Executor, st, cfg.Options)
+	ex, opts := cfg.Executor, cfg.Options
+	if len(cfg.Prefix) > 0 {
+		ex = search.Under(ex, cfg.Prefix)
+		if opts.MaxDepth > 0 {
+			opts.MaxDepth = max(opts.MaxDepth-len(cfg.Prefix), 1)
+		}
+	}
+	res, err := search.Explore(ctx, ex, st, opts)
 	if res == nil {
 		res = &search.Result{}
 	}
+	if len(cfg.Prefix) > 0 {
+		for i := range res.Bugs {
+			b := &res.Bugs[i]
+			b.Schedule = append(append(schedule.Schedule{}, cfg.Prefix...), b.Schedule...)
+		}
+	}
 	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil}, err
+}
+
+// Deadlines splits a budget of wall time starting at start: the search
+// runs until searchUntil, four fifths of it when its bugs are to be
+// minimised (all of it otherwise), and the whole hunt until until. Every
+// front end splits its budget here.
+func Deadlines(start time.Time, budget time.Duration, minimise bool) (searchUntil, until time.Time) {
+	share := budget
+	if minimise {
+		share = budget * 4 / 5
+	}
+	return start.Add(share), start.Add(budget)
 }
 
 // minimise minimises a bug found by a search of searchExecs executions;

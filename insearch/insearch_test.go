@@ -139,7 +139,7 @@ func TestServe(t *testing.T) {
 			ex, release := sthread.Executor(embrace)
 			defer release()
 			var buf bytes.Buffer
-			spec := &insearch.Spec{Strategy: "dpor", All: true, MaxDepth: 100, Minimise: true}
+			spec := &insearch.Spec{All: true, MaxDepth: 100, Minimise: true}
 			if err := insearch.Serve(ex, spec, &buf, nil, func() bool { return tt.stopped }); err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +193,7 @@ func ExampleServe() {
 	ex, release := sthread.Executor(embrace)
 	defer release()
 	var stream bytes.Buffer
-	spec := &insearch.Spec{Strategy: "dpor", MaxDepth: 100, Minimise: true}
+	spec := &insearch.Spec{MaxDepth: 100, Minimise: true}
 	if err := insearch.Serve(ex, spec, &stream, nil, nil); err != nil {
 		fmt.Println(err)
 		return

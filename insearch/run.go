@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
@@ -145,7 +146,7 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 	out := &Found{Result: search.Result{Complete: true}}
 	seen := map[string]bool{}
 	for _, r := range results {
-		out.Stats = addStats(out.Stats, r.Stats)
+		out.Stats = search.Stats.Add(out.Stats, r.Stats)
 		out.Complete = out.Complete && r.Complete
 		out.DepthLimited = out.DepthLimited || r.DepthLimited
 		out.Cut = max(out.Cut, r.Cut)
@@ -187,7 +188,7 @@ func (m *merger) progress(w int, st search.Stats) {
 	}
 	sum := m.dead
 	for _, s := range m.live {
-		sum = addStats(sum, s)
+		sum = search.Stats.Add(sum, s)
 		sum.Depth = max(sum.Depth, s.Depth)
 	}
 	m.cfg.Progress(sum)
@@ -202,7 +203,7 @@ func (m *merger) minimise(w int, st search.Stats) {
 	}
 	var sum search.Stats
 	for _, s := range m.minimising {
-		sum = addStats(sum, s)
+		sum = search.Stats.Add(sum, s)
 		sum.Depth = max(sum.Depth, s.Depth)
 	}
 	m.cfg.Minimising(sum)
@@ -247,7 +248,7 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 		if ctx.Err() != nil {
 			// Killed while stopping: what it sent is what it found.
 			m.mu.Lock()
-			stats := addStats(m.dead, m.live[w])
+			stats := search.Stats.Add(m.dead, m.live[w])
 			m.mu.Unlock()
 			return &Found{Result: search.Result{Bugs: streamed, Stats: stats}, Minimised: make([]*search.Minimised, len(streamed)),
 				Stopped: true, Ends: ends}, nil
@@ -284,7 +285,7 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 		}
 		m.mu.Lock()
 		elapsed := m.dead.Elapsed + m.live[w].Elapsed // one after the other
-		m.dead = addStats(m.dead, m.live[w])
+		m.dead = search.Stats.Add(m.dead, m.live[w])
 		m.dead.Elapsed = elapsed
 		m.live[w] = search.Stats{}
 		m.mu.Unlock()
@@ -300,7 +301,7 @@ func (m *merger) found(res *Result, ends []End) (*Found, error) {
 		return nil, fmt.Errorf("searching in the target: %s", res.Error)
 	}
 	m.mu.Lock()
-	stats := addStats(m.dead, res.Stats)
+	stats := search.Stats.Add(m.dead, res.Stats)
 	stats.Elapsed = m.dead.Elapsed + res.Stats.Elapsed
 	m.mu.Unlock()
 	out := &Found{Result: search.Result{Stats: stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut},
@@ -345,7 +346,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	defer stopW.Close()
 	cmd := exec.Command(m.cfg.Binary, m.cfg.Args...)
 	cmd.Dir = m.cfg.Dir
-	cmd.Env = append(append(os.Environ(), m.cfg.Env...),
+	cmd.Env = append(rtnames.WithQuickRaceExit(append(os.Environ(), m.cfg.Env...)),
 		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)
 	cmd.ExtraFiles = []*os.File{streamW, stopR}
 	stderr := &tailBuffer{max: 4096}
@@ -449,19 +450,4 @@ func (t *tailBuffer) describe(ps *os.ProcessState) string {
 		s += ": " + last
 	}
 	return s
-}
-
-// addStats adds the counts of b to a (Depth and Elapsed: the larger).
-func addStats(a, b search.Stats) search.Stats {
-	a.Executions += b.Executions
-	a.Transitions += b.Transitions
-	a.States += b.States
-	a.MaxDepthHit += b.MaxDepthHit
-	a.Pruned += b.Pruned
-	a.Bugs += b.Bugs
-	a.Visited += b.Visited
-	a.Revisits += b.Revisits
-	a.Depth = max(a.Depth, b.Depth)
-	a.Elapsed = max(a.Elapsed, b.Elapsed)
-	return a
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 )
 
@@ -33,65 +34,71 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 		out.send(Message{Result: &Result{Error: err.Error()}})
 		return out.err
 	}
-	isStopped := func() bool { return stopped != nil && stopped() }
-	wasStopped := false
+	st, err := spec.NewStrategy()
+	if err != nil {
+		out.send(Message{Result: &Result{Error: err.Error()}})
+		return out.err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// poll cancels the search when stopped or past until.
-	poll := func(until int64, cancel context.CancelFunc) bool {
-		if !wasStopped && isStopped() {
+	searchCtx, cancelSearch := context.WithCancel(ctx)
+	defer cancelSearch()
+	minCtx, cancelMin := context.WithCancel(ctx)
+	defer cancelMin()
+	// poll cancels the search (or all) when stopped or past the
+	// deadlines, and reports whether the search's deadline passed.
+	wasStopped, budgetSpent := false, false
+	poll := func() {
+		if !wasStopped && stopped != nil && stopped() {
 			wasStopped = true
 			cancel()
 		}
-		if until != 0 && time.Now().UnixNano() >= until {
-			cancel()
-			return true
+		now := time.Now().UnixNano()
+		if spec.SearchUntil != 0 && now >= spec.SearchUntil && searchCtx.Err() == nil {
+			budgetSpent = true
+			cancelSearch()
 		}
-		return false
+		if spec.MinimiseUntil != 0 && now >= spec.MinimiseUntil {
+			cancelMin()
+		}
 	}
-	searchCtx, cancelSearch := context.WithCancel(ctx)
-	defer cancelSearch()
-	budgetSpent := false
-
 	var last time.Time
-	progress := func(field func(*search.Stats) Message, until int64, cancel context.CancelFunc, spent *bool) func(search.Stats) {
+	progress := func(field func(*search.Stats) Message) func(search.Stats) {
 		return func(st search.Stats) {
-			if poll(until, cancel) && spent != nil {
-				*spent = true
-			}
+			poll()
 			if now := time.Now(); now.Sub(last) >= progressEvery {
 				last = now
 				out.send(field(&st))
 			}
 		}
 	}
-	if poll(spec.SearchUntil, cancelSearch) {
-		budgetSpent = true
+	poll()
+	cfg := hunt.Config{Executor: rec, Strategy: st,
+		Options: search.Options{MaxDepth: spec.MaxDepth, All: spec.All, MaxExecutions: spec.MaxExecutions,
+			Progress: progress(func(st *search.Stats) Message { return Message{Progress: st} }),
+			OnBug: func(b search.Bug) {
+				sb := FromBug(b)
+				out.send(Message{Bug: &sb})
+			}},
+		SearchContext: searchCtx, MinimiseContext: minCtx,
+		Minimise: spec.Minimise, MinimiseExecutions: spec.MinimiseExecutions,
+		MinimiseNoReduction: spec.Search.Reduction == search.ReductionNone && spec.Search.Splittable(),
+		MinimiseProgress:    progress(func(st *search.Stats) Message { return Message{Minimising: st} }),
 	}
-	opts := search.Options{MaxDepth: spec.MaxDepth, All: spec.All, MaxExecutions: spec.MaxExecutions,
-		Progress: progress(func(st *search.Stats) Message { return Message{Progress: st} }, spec.SearchUntil, cancelSearch, &budgetSpent),
-		OnBug: func(b search.Bug) {
-			sb := FromBug(b)
-			out.send(Message{Bug: &sb})
-		}}
-	var res *search.Result
 	if spec.Shards > 1 && spec.Splittable() {
-		newEx := func(int) (search.Executor, func(), error) { return rec, func() {}, nil }
-		newStrategy := func() search.Strategy { st, _ := spec.NewStrategy(); return st }
-		res, err = search.ExploreSplit(searchCtx, newEx, newStrategy, opts,
-			search.Split{Workers: 1, Shard: spec.Shard, Shards: spec.Shards})
-	} else {
-		st, serr := spec.NewStrategy()
-		if serr != nil {
-			out.send(Message{Result: &Result{Error: serr.Error()}})
-			return out.err
+		cfg.Explore = func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
+			newEx := func(int) (search.Executor, func(), error) { return rec, func() {}, nil }
+			newStrategy := func() search.Strategy { st, _ := spec.NewStrategy(); return st }
+			res, err := search.ExploreSplit(ctx, newEx, newStrategy, opts, search.Split{Workers: 1, Shard: spec.Shard, Shards: spec.Shards})
+			if res == nil {
+				res = &search.Result{}
+			}
+			return &hunt.Explored{Result: *res, BudgetSpent: budgetSpent}, err
 		}
-		res, err = search.Explore(searchCtx, rec, st, opts)
 	}
-	if res == nil {
-		res = &search.Result{}
-	}
-	poll(0, cancel)
+	found, err := hunt.Run(ctx, cfg)
+	poll()
+	res := found.Search
 	r := &Result{Stats: res.Stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut, Stopped: wasStopped}
 	switch {
 	case err == nil:
@@ -99,32 +106,29 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 		r.Nondeterministic = true
 		r.Error = err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		// Stopped, or the budget is spent: a normal end.
-		r.BudgetSpent = !wasStopped && budgetSpent
 	default:
 		r.Error = err.Error()
 	}
-	for _, b := range res.Bugs {
-		sb := FromBug(b)
-		if spec.Minimise && b.Cycle == nil && !wasStopped && !r.Nondeterministic {
-			minCtx, cancelMin := context.WithCancel(ctx)
-			if poll(spec.MinimiseUntil, cancelMin) {
-				cancelMin()
-				r.Bugs = append(r.Bugs, sb)
-				continue
-			}
-			m, merr := search.Minimise(minCtx, rec, b, search.MinimiseOptions{MaxDepth: spec.MaxDepth,
-				MaxExecutions: spec.MinimiseExecutions, Exhaustive: true,
-				SearchExecutions: res.Stats.Executions, NoReduction: spec.Strategy == "dfs",
-				Progress: progress(func(st *search.Stats) Message { return Message{Minimising: st} }, spec.MinimiseUntil, cancelMin, nil)})
-			cancelMin()
-			if merr == nil {
-				sb.Minimised = FromMinimised(m)
-			}
+	r.BudgetSpent = !wasStopped && budgetSpent
+	if len(found.Findings) == 0 {
+		// A search that failed (or was stopped before the hunt went on):
+		// the bugs it found, as found.
+		for _, b := range res.Bugs {
+			r.Bugs = append(r.Bugs, FromBug(b))
+		}
+	}
+	for i, f := range found.Findings {
+		// Each as found (the hunt's findings follow the search's bugs),
+		// with its minimisation.
+		sb := FromBug(search.Bug{Schedule: f.Found, Outcome: f.Bug.Outcome, Cycle: f.Bug.Cycle})
+		if i < len(res.Bugs) {
+			sb = FromBug(res.Bugs[i])
+		}
+		if f.Minimised != nil {
+			sb.Minimised = FromMinimised(f.Minimised)
 		}
 		r.Bugs = append(r.Bugs, sb)
 	}
-	r.Stopped = wasStopped
 	out.send(Message{Result: r})
 	return out.err
 }

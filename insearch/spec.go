@@ -42,14 +42,8 @@ const (
 
 // Spec is a search as stdbg hands it to a target.
 type Spec struct {
-	// Strategy is dfs, dpor, random, pct or preemptions.
-	Strategy string `json:"strategy"`
-	// Seed seeds random and pct; PCTDepth is pct's bug depth.
-	Seed     uint64 `json:"seed,omitempty"`
-	PCTDepth int    `json:"pct_depth,omitempty"`
-	// Preemptions is the bound of the preemptions strategy, or of the
-	// delays strategy (search.NewDelayBounding).
-	Preemptions int `json:"preemptions,omitempty"`
+	// Search is the search, in the vocabulary of every front end.
+	Search search.Spec `json:"search"`
 	// MaxDepth, All and MaxExecutions are search.Options'.
 	MaxDepth      int   `json:"max_depth"`
 	All           bool  `json:"all,omitempty"`
@@ -82,27 +76,11 @@ type End struct {
 }
 
 // NewStrategy returns a fresh strategy of the spec.
-func (s *Spec) NewStrategy() (search.Strategy, error) {
-	switch s.Strategy {
-	case "dfs":
-		return search.NewDFS(), nil
-	case "dpor":
-		return search.NewDPOR(), nil
-	case "random":
-		return search.NewRandom(s.Seed), nil
-	case "pct":
-		return search.NewPCT(s.PCTDepth, s.Seed), nil
-	case "preemptions":
-		return search.NewPreemptionBounding(s.Preemptions), nil
-	case "delays":
-		return search.NewDelayBounding(s.Preemptions), nil
-	}
-	return nil, fmt.Errorf("unknown strategy %q", s.Strategy)
-}
+func (s *Spec) NewStrategy() (search.Strategy, error) { return s.Search.New() }
 
 // Splittable reports whether the search may be divided into shards: an
 // exhaustive search without a preemption bound.
-func (s *Spec) Splittable() bool { return s.Strategy == "dfs" || s.Strategy == "dpor" }
+func (s *Spec) Splittable() bool { return s.Search.Splittable() }
 
 // Requested returns the spec this process was given, if stdbg started it
 // to search in process.

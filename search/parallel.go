@@ -380,13 +380,9 @@ func (sx *splitter) progressLocked(force bool) {
 func (sx *splitter) sumLocked() Stats {
 	s := sx.stats
 	for _, r := range sx.results {
-		s.Executions += r.Stats.Executions
-		s.Transitions += r.Stats.Transitions
-		s.States += r.Stats.States
-		s.MaxDepthHit += r.Stats.MaxDepthHit
-		s.Pruned += r.Stats.Pruned
-		s.Depth = max(s.Depth, r.Stats.Depth)
-		s.Bugs += len(r.Bugs)
+		rs := r.Stats
+		rs.Bugs, rs.Elapsed = len(r.Bugs), 0
+		s = s.Add(rs)
 	}
 	return s
 }

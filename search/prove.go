@@ -153,11 +153,7 @@ func (s *shrinker) advance(ps *proofSearch, n int64) (bool, error) {
 	res, err := Explore(s.ctx, s.ex, ps.st, Options{MaxDepth: ps.bound, All: true, MaxExecutions: n,
 		Progress: s.progressFrom(base)})
 	s.left -= res.Stats.Executions
-	s.stats.Executions += res.Stats.Executions
-	s.stats.Transitions += res.Stats.Transitions
-	s.stats.States += res.Stats.States
-	s.stats.MaxDepthHit += res.Stats.MaxDepthHit
-	s.stats.Pruned += res.Stats.Pruned
+	s.stats = s.stats.Add(res.Stats)
 	switch {
 	case err != nil && s.ctx.Err() != nil:
 		return false, errBudget

@@ -163,6 +163,23 @@ type Stats struct {
 	Revisits    int64         // stateful search: executions abandoned at a state already explored
 }
 
+// Add returns s with the work of o added: its counts summed, Depth and
+// Elapsed the larger of the two (two parts of one search run side by
+// side; a caller that ran them one after the other sets Elapsed itself).
+func (s Stats) Add(o Stats) Stats {
+	s.Executions += o.Executions
+	s.Transitions += o.Transitions
+	s.States += o.States
+	s.MaxDepthHit += o.MaxDepthHit
+	s.Pruned += o.Pruned
+	s.Bugs += o.Bugs
+	s.Visited += o.Visited
+	s.Revisits += o.Revisits
+	s.Depth = max(s.Depth, o.Depth)
+	s.Elapsed = max(s.Elapsed, o.Elapsed)
+	return s
+}
+
 // Bug is a failing schedule and how it failed.
 type Bug struct {
 	Schedule schedule.Schedule

@@ -5,6 +5,98 @@ import (
 	"slices"
 )
 
+// barrierState is the world's barriers, by address.
+type barrierState struct {
+	barriers map[uint64]*barrier
+}
+
+// barrierThread is what barriers keep of a thread in a barrier wait
+// (between BarrierWait and BarrierLeave, which it owes: thread.next, with
+// the barrier in thread.nextObj).
+type barrierThread struct {
+	// barrierReleased: the last thread arrived; BarrierLeave is enabled.
+	barrierReleased bool
+}
+
+// barrierPrim is the primitive of POSIX barriers. A wait is two events:
+// BarrierWait arrives (the last thread to arrive is released at once),
+// BarrierLeave waits for the last one.
+type barrierPrim struct{ basePrim }
+
+func (*barrierPrim) kinds() []kindSpec {
+	return []kindSpec{{kind: BarrierInit}, {kind: BarrierWait, mayWait: true}, {kind: BarrierLeave, mayWait: true},
+		{kind: BarrierDestroy}}
+}
+
+func (*barrierPrim) check(_ *World, tid int, _ *thread, op Op) error {
+	if op.Kind == BarrierLeave {
+		return fmt.Errorf("syncmodel: thread %d: %s without a barrier wait", tid, op)
+	}
+	return nil
+}
+
+// checkNext: a thread in a barrier wait must report its BarrierLeave, on
+// the same barrier.
+func (*barrierPrim) checkNext(_ *World, tid int, th *thread, op Op) error {
+	if op.Kind != BarrierLeave || op.Obj != th.nextObj {
+		return fmt.Errorf("syncmodel: thread %d is waiting on barrier %#x; got %s", tid, th.nextObj, op)
+	}
+	return nil
+}
+
+func (*barrierPrim) enabled(w *World, tid int, op *Op) bool {
+	return op.Kind != BarrierLeave || w.threads[tid-1].barrierReleased
+}
+
+func (*barrierPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+	var (
+		code int64
+		msg  string
+	)
+	switch op.Kind {
+	case BarrierInit:
+		msg = w.barrierInit(op)
+	case BarrierWait:
+		code, msg = w.barrierWait(tid, op)
+	case BarrierLeave:
+		th := &w.threads[tid-1]
+		th.next, th.nextObj, th.barrierReleased = 0, 0, false
+	case BarrierDestroy:
+		msg = w.barrierDestroy(op)
+	}
+	return done(code, msg)
+}
+
+func (*barrierPrim) waitFor(w *World, _ int, op *Op) Wait {
+	// A BarrierLeave.
+	wt := Wait{Obj: op.Obj, What: "barrier"}
+	if b := w.barriers[op.Obj]; b != nil {
+		wt.Detail = fmt.Sprintf("%d of %d arrived", len(b.waiting), b.count)
+	}
+	return wt
+}
+
+func (*barrierPrim) fingerprint(w *World, f fp) fp {
+	for i := range w.threads {
+		f.b(w.threads[i].barrierReleased)
+	}
+	for _, k := range sortedKeys(w.barriers) {
+		b := w.barriers[k]
+		f.u(k)
+		f.i(b.count)
+		f.ints(b.waiting)
+	}
+	return f
+}
+
+func (*barrierPrim) clone(dst, src *World) {
+	dst.barriers = cloneMap(src.barriers, func(b *barrier) *barrier {
+		return &barrier{count: b.count, waiting: slices.Clone(b.waiting)}
+	})
+}
+
+func (*barrierPrim) reset(w *World) { w.barrierState = barrierState{barriers: keepMap(w.barriers)} }
+
 // barrier is a barrier of the current generation: count threads must arrive
 // before all are released.
 type barrier struct {
@@ -39,7 +131,7 @@ func (w *World) barrierWait(tid int, op Op) (int64, string) {
 		return BarrierSerial, ""
 	}
 	th := &w.threads[tid-1]
-	th.inBarrier, th.barrierObj, th.barrierReleased = true, op.Obj, false
+	th.next, th.nextObj, th.barrierReleased = BarrierLeave, op.Obj, false
 	i, _ := slices.BinarySearch(b.waiting, tid)
 	b.waiting = slices.Insert(b.waiting, i, tid)
 	return OK, ""

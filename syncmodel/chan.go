@@ -5,114 +5,195 @@ import (
 	"slices"
 )
 
-// Case is one case of a select: a send or a receive on a channel.
-type Case struct {
-	// Send is true for a send case, false for a receive case.
-	Send bool
-	// Chan identifies the channel; 0 is a nil channel, never ready.
-	Chan uint64
-	// Cap is the channel's capacity, with which the model creates a
-	// channel it has not seen yet.
-	Cap int64
+// chanState is the world's Go channels, by object.
+type chanState struct {
+	chans map[uint64]*channel
 }
 
-// String returns "0x10<-" for a send and "<-0x10" for a receive.
-func (c Case) String() string {
-	if c.Send {
-		return fmt.Sprintf("%#x<-", c.Chan)
-	}
-	return fmt.Sprintf("<-%#x", c.Chan)
-}
+// chanPrim is the primitive of Go channels and select. A send that finds
+// neither a receiver nor room parks (it offers its value) and owes its
+// ChanWake; a receive, and a select with receive cases only and no
+// default, does not park: it is disabled until a case is ready (see
+// docs/go-dependency.md). A select with a send case parks when no case is
+// ready, and owes its ChanWake.
+type chanPrim struct{}
 
-// ChanVia says how a channel operation, a select or its wake completed: it
-// tells the runtime where the value goes or comes from.
-type ChanVia uint8
-
-// How channel operations complete.
-const (
-	// ViaBuffer: a send put its value at the tail of the buffer; a
-	// receive took the value at its head. For a receive, a Partner is a
-	// parked sender that the receive woke, whose value moves to the tail
-	// of the buffer.
-	ViaBuffer ChanVia = iota + 1
-	// ViaPartner: the value went straight to (send) or came straight from
-	// (receive) Partner, a parked thread, which the operation woke.
-	ViaPartner
-	// ViaClosed: a receive on a closed, empty channel: the zero value,
-	// with OK false.
-	ViaClosed
-	// ViaParked: no case could proceed; the thread parked on every
-	// channel of its cases and must report ChanWake next.
-	ViaParked
-	// ViaWoken: the result of a ChanWake. For a receive the value was
-	// delivered by the thread that woke it (OK true), or the channel was
-	// closed (OK false).
-	ViaWoken
-	// ViaDefault: a select with no ready case ran its default case.
-	ViaDefault
-)
-
-var viaNames = [...]string{
-	ViaBuffer: "buffer", ViaPartner: "partner", ViaClosed: "closed",
-	ViaParked: "parked", ViaWoken: "woken", ViaDefault: "default",
-}
-
-// String returns the name of v, e.g. "buffer".
-func (v ChanVia) String() string {
-	if int(v) < len(viaNames) && viaNames[v] != "" {
-		return viaNames[v]
-	}
-	return fmt.Sprintf("via(%d)", uint8(v))
-}
-
-// ChanResult is what a channel operation (ChanSend, ChanRecv), a Select or a
-// ChanWake returns, packed into Result.Code by Code.
-type ChanResult struct {
-	Via ChanVia
-	// Case is the index of the case that proceeded, for a Select and for
-	// the ChanWake after a Select; 0 for plain sends and receives; -1
-	// for the default case.
-	Case int
-	// OK reports, for a receive, that a value was received; false means
-	// the channel is closed.
-	OK bool
-	// Partner is the other thread of a ViaPartner exchange, or the parked
-	// sender whose value a ViaBuffer receive moved into the buffer; 0 if
-	// none.
-	Partner int
-	// PartnerCase is the case through which Partner was parked (0 for a
-	// plain send or receive).
-	PartnerCase int
-}
-
-// Limits of what a ChanResult can encode, and so of the model: selects have
-// at most MaxCases cases and channel partners ids up to MaxChanThread.
-const (
-	MaxCases      = 1<<16 - 2
-	MaxChanThread = 1<<20 - 1
-)
-
-// Code packs r into a Result.Code: bits 0-2 Via, bit 3 OK, bits 4-19 Case+1,
-// bits 20-39 Partner, bits 40-55 PartnerCase. It is never negative.
-func (r ChanResult) Code() int64 {
-	c := int64(r.Via&7) | int64(r.Case+1)&0xffff<<4 | int64(r.Partner)&MaxChanThread<<20 |
-		int64(r.PartnerCase)&0xffff<<40
-	if r.OK {
-		c |= 1 << 3
-	}
-	return c
-}
-
-// DecodeChanResult unpacks a Result.Code made by ChanResult.Code.
-func DecodeChanResult(code int64) ChanResult {
-	return ChanResult{
-		Via:         ChanVia(code & 7),
-		OK:          code&(1<<3) != 0,
-		Case:        int(code>>4&0xffff) - 1,
-		Partner:     int(code >> 20 & MaxChanThread),
-		PartnerCase: int(code >> 40 & 0xffff),
+func (*chanPrim) kinds() []kindSpec {
+	return []kindSpec{
+		{kind: ChanMake, precedes: true},
+		{kind: ChanSend, mayWait: true, stateEff: true, precedes: true},
+		{kind: ChanRecv, mayWait: true, stateEff: true, precedes: true},
+		{kind: ChanClose, precedes: true},
+		{kind: ChanLen, precedes: true},
+		{kind: Select, objects: objCases, mayWait: true, stateEff: true, precedes: true},
+		{kind: ChanWake, objects: objCasesSet, mayWait: true, precedes: true},
 	}
 }
+
+func (*chanPrim) check(_ *World, tid int, _ *thread, op Op) error {
+	switch {
+	case op.Kind == Select && (op.Arg < 0 || op.Arg > 1):
+		return fmt.Errorf("syncmodel: thread %d: %s: default flag %d (want 0 or 1)", tid, op, op.Arg)
+	case op.Kind == Select && len(op.Cases) > MaxCases:
+		return fmt.Errorf("syncmodel: thread %d: select with %d cases (at most %d)", tid, len(op.Cases), MaxCases)
+	case tid > MaxChanThread:
+		return fmt.Errorf("syncmodel: thread %d: channel operations are limited to threads 1..%d", tid, MaxChanThread)
+	case op.Kind == ChanWake:
+		return fmt.Errorf("syncmodel: thread %d: %s without its first half", tid, op)
+	}
+	return nil
+}
+
+// checkNext: the ChanWake of a parked operation has its object, and the
+// cases of the select that parked (none for a send or a receive).
+func (*chanPrim) checkNext(_ *World, tid int, th *thread, op Op) error {
+	if op.Kind != th.next || op.Obj != th.nextObj || len(op.Cases) != len(th.nextCases) ||
+		(th.parkedOp == Select) != (op.Cases != nil) {
+		return errNext(tid, th, op)
+	}
+	return nil
+}
+
+func (*chanPrim) enabled(w *World, tid int, op *Op) bool {
+	switch op.Kind {
+	case ChanSend:
+		return op.Obj != 0
+	case ChanRecv:
+		// A receive does not park: it waits, disabled, until a value or
+		// the close is there (see caseReady and docs/go-dependency.md).
+		return w.caseReady(plainCase(*op))
+	case Select:
+		return !recvOnly(op) || w.numReady(op.Cases) > 0
+	case ChanWake:
+		return w.threads[tid-1].woken
+	}
+	return true
+}
+
+func (*chanPrim) choices(w *World, _ int, th *thread) int {
+	if th.pending.Kind == Select {
+		if n := w.numReady(th.pending.Cases); n > 1 {
+			return n
+		}
+	}
+	return 0
+}
+
+func (*chanPrim) exec(w *World, tid int, op Op, choice int) (Result, string, error) {
+	switch op.Kind {
+	case ChanMake:
+		return done(0, w.chanMake(op))
+	case ChanSend, ChanRecv, Select:
+		return w.chanOp(tid, op, choice)
+	case ChanClose:
+		return done(0, w.chanClose(op))
+	case ChanLen:
+		return done(w.chanLen(op), "")
+	}
+	return done(w.chanWake(tid))
+}
+
+func (*chanPrim) waitFor(w *World, tid int, op *Op) Wait { return w.chanWait(tid, op) }
+
+// effect: whom a send or a receive completes with, and whether it finds a
+// buffer strictly between empty and full (see chanEffect). Which case of a
+// select proceeds is a choice made when it runs: its effect is left
+// unknown, which Dependent treats conservatively. But whichever case it
+// is, it may complete a parked select, and then it touches that select's
+// other channels too: a receive on one of them no longer finds the select
+// there (Links).
+func (*chanPrim) effect(w *World, _ int, op *Op) Effect {
+	switch op.Kind {
+	case ChanSend, ChanRecv:
+		return w.chanEffect(op)
+	case Select:
+		return Effect{Links: w.selectLinks(*op)}
+	}
+	return Effect{Known: true}
+}
+
+// dependent decides two channel operations of different threads, using
+// their effects in the state where they run (Op.Eff) when the world filled
+// them in:
+//
+//   - Operations on channels they do not share (counting the channels of a
+//     parked select an operation completes with) are independent.
+//   - Two ChanLen are independent; two ChanWake are independent (a wake
+//     only lets its own thread go on).
+//   - A ChanWake of thread t depends only on the operation that completed
+//     t's parked operation (Eff.Partner t) and on closes of its channels.
+//   - A receive does not park (it waits, disabled, for a value), so an
+//     unbuffered send parks and the receive that takes its value completes
+//     it: the send, the receive and the sender's wake are the rendezvous,
+//     in the one order possible. A parked send and a receive that takes
+//     another sender's value commute (senders are served in order).
+//   - A send into a buffer and a receive from it commute when both find the
+//     buffer neither empty nor full (Eff.Mid).
+//   - Any other pair on a common channel is dependent: two sends, two
+//     receives, closes, makes, selects, and lengths against the rest.
+func (*chanPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
+	if a.Kind == ChanLen && b.Kind == ChanLen || a.Kind == ChanWake && b.Kind == ChanWake {
+		return false
+	}
+	if !touchShare(&a, &b) {
+		return false
+	}
+	if b.Kind == ChanWake {
+		ta, a, tb, b = tb, b, ta, a
+	}
+	if a.Kind == ChanWake {
+		return b.Kind == ChanClose || b.Kind == ChanMake || !b.Eff.Known || b.Eff.Partner == ta
+	}
+	if b.Kind == ChanSend {
+		ta, a, tb, b = tb, b, ta, a
+	}
+	if a.Kind != ChanSend || b.Kind != ChanRecv || !a.Eff.Known || !b.Eff.Known {
+		return true
+	}
+	switch {
+	case a.Eff.Mid && b.Eff.Mid:
+		return false
+	case a.Eff.Parks && b.Eff.Partner != 0 && b.Eff.Partner != ta:
+		return false
+	}
+	return true
+}
+
+// mustPrecede: an unbuffered send that parked, and the receive that took
+// its value (Eff.Partner); another channel operation, and a ChanWake (a
+// wake changes nothing but lets its thread go on: the channel operation it
+// depends on is the one that completed the parked operation, or a close,
+// which comes before it; with any other it commutes).
+func (*chanPrim) mustPrecede(ta int, a Op, _ int, b Op) bool {
+	if a.Kind == ChanSend {
+		// The receive took this send's parked value on an unbuffered
+		// channel: it could not run before the send offered it.
+		return b.Kind == ChanRecv && b.Obj == a.Obj && a.Arg == 0 && a.Eff.Parks && b.Eff.Partner == ta
+	}
+	return b.Kind == ChanWake
+}
+
+func (*chanPrim) fingerprint(w *World, f fp) fp {
+	for _, k := range sortedKeys(w.chans) {
+		c := w.chans[k]
+		f.u(k)
+		f.i(c.cap)
+		f.i(c.len)
+		f.b(c.closed)
+		for _, q := range [][]parkedOn{c.sendq, c.recvq} {
+			f.n(len(q))
+			for _, p := range q {
+				f.n(p.tid)
+				f.n(p.cas)
+			}
+		}
+	}
+	return f
+}
+
+func (*chanPrim) clone(dst, src *World) { dst.chans = cloneMap(src.chans, (*channel).clone) }
+
+func (*chanPrim) reset(w *World) { w.chanState = chanState{chans: keepMap(w.chans)} }
 
 // channel is a Go channel: its buffer is only counted (the runtime holds the
 // values), and the threads parked on it wait in FIFO queues, as in Go.
@@ -368,7 +449,7 @@ func (w *World) chanLen(op Op) int64 {
 // chanWait explains why tid cannot go on with op: a ChanSend on a nil
 // channel, a ChanRecv or a receive-only Select waiting for a value, or the
 // ChanWake of a parked operation.
-func (w *World) chanWait(tid int, op Op) Wait {
+func (w *World) chanWait(tid int, op *Op) Wait {
 	th := &w.threads[tid-1]
 	kind, obj, cases := op.Kind, op.Obj, op.Cases
 	if op.Kind == ChanWake {
@@ -408,7 +489,7 @@ func (w *World) chanWait(tid int, op Op) Wait {
 // recvOnly reports whether a select has neither a send case nor a default
 // case: like a plain receive, it waits (disabled) until a case is ready
 // instead of parking.
-func recvOnly(op Op) bool {
+func recvOnly(op *Op) bool {
 	if op.Arg == 1 {
 		return false
 	}
@@ -422,7 +503,7 @@ func recvOnly(op Op) bool {
 
 // chanEffect fills in the effect of a plain send or receive in the current
 // state (see Effect).
-func (w *World) chanEffect(op Op) Effect {
+func (w *World) chanEffect(op *Op) Effect {
 	eff := Effect{Known: true}
 	ch := w.chans[op.Obj]
 	if op.Obj == 0 || ch != nil && ch.closed {
@@ -465,8 +546,30 @@ func (w *World) partner(eff *Effect, p int) {
 	}
 }
 
-// isChanKind reports whether k is a channel operation (including Select and
-// ChanWake).
-func isChanKind(k Kind) bool {
-	return k >= ChanMake && k <= ChanWake
+// selectLinks returns the channels of every parked select that one of the
+// cases of select op could complete (see Effect.Links).
+func (w *World) selectLinks(op Op) []uint64 {
+	var links []uint64
+	for _, c := range op.Cases {
+		ch := w.chans[c.Chan]
+		if c.Chan == 0 || ch == nil {
+			continue
+		}
+		q := ch.sendq
+		if c.Send {
+			q = ch.recvq
+		}
+		for _, p := range q {
+			th := &w.threads[p.tid-1]
+			if th.parkedOp != Select {
+				continue
+			}
+			for _, pc := range th.nextCases {
+				if pc.Chan != 0 && !slices.Contains(links, pc.Chan) {
+					links = append(links, pc.Chan)
+				}
+			}
+		}
+	}
+	return links
 }

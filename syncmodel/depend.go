@@ -1,32 +1,33 @@
 package syncmodel
 
+// The dependency relation, and the rules that cross primitives: classes
+// of kinds, memory against objects, exit and time against everything. The
+// relation between two operations of one primitive is that primitive's
+// (its dependent and mustPrecede methods).
+
 // opClass groups kinds by what they touch, for Dependent.
-type opClass int
+type opClass uint8
 
 const (
 	classSync   opClass = iota // synchronization objects: Obj, and Obj2 of a condition wait
 	classThread                // thread ids (create, join, detach, exit)
 	classSched                 // Yield, Sleep: no address
 	classMem                   // Read, Write: byte range [Obj, Obj+Arg)
-	classChoose                // Choose, ThreadStart: local to the thread
+	classStart                 // ThreadStart: the code before the thread's first operation
+	classLocal                 // Choose: local to the thread
 	classExit                  // Exit: ends everything
 )
 
-func classOf(k Kind) opClass {
-	switch k {
-	case ThreadCreate, ThreadJoin, ThreadDetach, ThreadExit:
-		return classThread
-	case Yield, Sleep:
-		return classSched
-	case Read, Write:
-		return classMem
-	case Choose, ThreadStart:
-		return classChoose
-	case Exit:
-		return classExit
-	}
-	return classSync
-}
+// objUse says which objects an operation of a kind uses (numObjects).
+type objUse uint8
+
+const (
+	objObj      objUse = iota // Obj, even when 0
+	objObj2                   // Obj and Obj2 (a C condition wait and its mutex)
+	objObj2Set                // Obj, and Obj2 when not 0 (a Go condition wait and its Mutex)
+	objCases                  // the channels of Cases (Select)
+	objCasesSet               // the channels of Cases when not nil, else Obj (ChanWake)
+)
 
 // Dependent reports whether operation a of thread ta and operation b of
 // thread tb may fail to commute: executing them in either order from the
@@ -53,7 +54,9 @@ func classOf(k Kind) opClass {
 //   - Synchronization operations (mutexes, spin locks, condition variables,
 //     semaphores, rwlocks, barriers, once, and Go's mutexes, RWMutexes, wait
 //     groups, condition variables and channels): dependent iff they use a
-//     common object, unless both are SemGetvalue or both are ChanLen. The objects an operation uses are
+//     common object, unless both are operations of one primitive that
+//     commute on it (its dependent method: two SemGetvalue, two ChanLen, and
+//     the cases below). The objects an operation uses are
 //     its Obj (even when 0: the model keys objects by Obj whatever its value)
 //     and, for CondWait and CondReacquire, and GoCondWait and GoCondWake
 //     with a mutex, its Obj2 (the mutex); Obj2 of the
@@ -65,12 +68,19 @@ func classOf(k Kind) opClass {
 //     leave the state unchanged, but whether they do depends on the state,
 //     and that state is what the other operation may change). Addresses of
 //     different primitives share one space, so a mutex and a condition
-//     variable at the same address are conservatively dependent.
-//   - Channel operations: see chanDependent. Operations on different
+//     variable at the same address are conservatively dependent: two
+//     operations of different primitives are dependent iff they use a
+//     common object.
+//   - Condition variables: the wake of a Go condition wait that was
+//     signalled commutes with other waiters' registrations and wakes, and
+//     with the signals of other threads than its signaller (see
+//     goCondWakeDependent).
+//   - Go RWMutexes: readers commute with one another (see goRWDependent).
+//   - Channel operations: see chanPrim.dependent. Operations on different
 //     channels are independent unless a parked select links them (Op.Eff
 //     Links).
-//   - Wait groups: two WGAdd are independent when both deltas have the same
-//     sign, or when the counter stays non-negative in either order (see
+//   - Wait groups: two WGAdd are independent when both are increments, or
+//     when the counter stays non-negative in either order (see
 //     wgAddsDependent); two WGWait are independent; any other pair on the
 //     same group is dependent.
 //   - Read and Write: two accesses are dependent iff their byte ranges
@@ -109,158 +119,88 @@ func DependentInOrder(ta int, a Op, tb int, b Op) bool {
 }
 
 func dependent(ta int, a Op, tb int, b Op, ordered bool) bool {
-	if ordered && ta != tb && a.Kind == WGAdd && b.Kind == WGAdd && a.Arg < 0 && b.Arg > 0 {
-		return false
-	}
 	if ta == tb || !a.Kind.Valid() || !b.Kind.Valid() || a.Kind == TimerWait || b.Kind == TimerWait {
 		return true
 	}
-	ca, cb := classOf(a.Kind), classOf(b.Kind)
+	ia, ib := &kindTable[a.Kind], &kindTable[b.Kind]
+	ca, cb := ia.class, ib.class
 	if ca > cb {
+		// Decide with ca <= cb, in the order of the classes.
 		ta, a, ca, tb, b, cb = tb, b, cb, ta, a, ca
 	}
-	// Now ca <= cb in the order classSync < classThread < classSched <
-	// classMem < classChoose < classExit.
 	switch {
 	case cb == classExit:
 		return true
-	case cb == classChoose:
+	case cb == classLocal:
+		return false
+	case cb == classStart:
 		// A start stands for the code its thread runs before its first
 		// operation, as a Yield stands for a polling loop's: ordered
 		// against other threads' Yields and Sleeps only.
-		return b.Kind == ThreadStart && ca == classSched
-	case ca == classSync && cb == classSync:
-		switch {
-		case a.Kind == SemGetvalue && b.Kind == SemGetvalue:
-			return false
-		case isChanKind(a.Kind) && isChanKind(b.Kind):
-			return chanDependent(ta, a, tb, b)
-		case a.Kind == WGAdd && b.Kind == WGAdd:
-			return a.Obj == b.Obj && wgAddsDependent(a, b)
-		case a.Kind == WGWait && b.Kind == WGWait:
-			return false
-		case isGoReaderSide(a) && (isGoReaderSide(b) || isGoWriterWait(b)) || isGoWriterWait(a) && isGoReaderSide(b):
-			return a.Obj == b.Obj && goRWDependent(a, b)
-		case a.Kind == GoCondWake:
-			return goCondWakeDependent(a, tb, b)
-		case b.Kind == GoCondWake:
-			return goCondWakeDependent(b, ta, a)
-		}
-		return sharesObject(a, b)
+		return ca == classSched
 	case ca == classSync && cb == classMem:
-		for i, n := 0, numObjects(a); i < n; i++ {
-			if inRange(objectAt(a, i), b) {
+		for i, n := 0, numObjects(&a); i < n; i++ {
+			if inRange(objectAt(&a, i), &b) {
 				return true
 			}
 		}
 		return false
-	case ca == classThread && cb == classThread:
-		return threadDependent(ta, a, tb, b)
 	case ca == classSched:
 		return cb == classSched || cb == classMem
-	case ca == classMem && cb == classMem:
-		return (a.Kind == Write || b.Kind == Write) && overlap(a, b)
-	}
-	// Sync or thread against thread, scheduling or memory.
-	return false
-}
-
-// goCondWakeDependent reports whether the wake of a Go condition wait
-// (wake) depends on op by thread t. A wake that relocks a mutex (Obj2)
-// depends on every operation on that mutex. On its condition variable, a
-// wake that was signalled (Eff.Known, Eff.Partner the signaller) only takes
-// its goroutine off the waiters: it commutes with registering another
-// waiter, with other wakes, and with signals and broadcasts of other
-// threads, which pick among the waiters not yet signalled, where it no
-// longer is. It depends on the signals and broadcasts of its signaller, one
-// of which enabled it. A wake not known to be signalled depends on
-// everything on its condition variable.
-func goCondWakeDependent(wake Op, t int, op Op) bool {
-	switch {
-	case wake.Obj2 != 0 && usesObject(op, wake.Obj2):
-		return true
-	case !usesObject(op, wake.Obj):
+	case ca != cb:
+		// Sync or thread against thread or memory.
 		return false
-	case !wake.Eff.Known || op.Kind == GoCondWake && !op.Eff.Known:
-		return true
-	case op.Kind == CondSignal || op.Kind == CondBroadcast:
-		return t == wake.Eff.Partner
+	case ia.fam != ib.fam:
+		// Synchronization operations of two primitives.
+		return sharesObject(&a, &b)
 	}
-	return false
+	// Two operations of one primitive, of one class.
+	return ia.prim.dependent(ta, a, tb, b, ordered)
 }
 
-// isGoReaderSide reports the operations of a Go RWMutex's readers:
-// RLock, TryRLock and RUnlock.
-func isGoReaderSide(op Op) bool {
-	return op.Kind == GoRWRLock || op.Kind == GoRWTryRLock || op.Kind == GoRWRUnlock
-}
-
-// isGoWriterWait reports the two halves of a Go RWMutex's Lock: the
-// announcement and the wait for the readers to leave.
-func isGoWriterWait(op Op) bool { return op.Kind == GoRWLock || op.Kind == GoRWLockDrain }
-
-// goRWDependent decides two operations on one Go RWMutex, of which at
-// least one is a reader's and the other a reader's or one of the halves of
-// a writer's Lock. Readers take and release read locks of their own: two
-// RLocks (or TryRLocks) only need no writer to have announced itself and
-// each count their own lock, and an RUnlock that releases its thread's own
-// read lock (Eff.Own) changes no other thread's count and no writer. So
-// they all commute, and such an RUnlock commutes with an announcement too.
-// An announcement disables RLock and changes what TryRLock returns:
-// dependent. The drain waits for the readers to leave: an RUnlock may
-// enable it (dependent); an RLock is never enabled beside it (the writer
-// has announced itself) and a TryRLock fails before and after it, so they
-// commute. An RUnlock without a read lock of its own releases another
-// reader's, or is a misuse: dependent on every reader.
-func goRWDependent(a, b Op) bool {
-	if a.Kind == GoRWRUnlock && !(a.Eff.Known && a.Eff.Own) || b.Kind == GoRWRUnlock && !(b.Eff.Known && b.Eff.Own) {
-		return true
-	}
-	switch {
-	case a.Kind == GoRWLock || b.Kind == GoRWLock:
-		// The other is a reader's: only its own RUnlock commutes.
-		return a.Kind != GoRWRUnlock && b.Kind != GoRWRUnlock
-	case a.Kind == GoRWLockDrain || b.Kind == GoRWLockDrain:
-		return a.Kind == GoRWRUnlock || b.Kind == GoRWRUnlock
-	}
-	return false
-}
-
-// numObjects returns how many objects a synchronization operation uses:
-// Obj, which is an object even when 0 (the model keys objects by Obj
-// whatever its value), and Obj2 for the two halves of a condition wait, the
-// only kinds that use it; for a Select (and the ChanWake of a Select), the
-// channels of its cases instead. objectAt returns the i-th. Dependent is
-// called for every pair of events a reducing search compares, so neither
-// allocates.
-func numObjects(op Op) int {
-	switch {
-	case op.Kind == CondWait || op.Kind == CondReacquire:
+// numObjects returns how many objects a synchronization operation uses
+// (kindSpec.objects): Obj, which is an object even when 0 (the model keys
+// objects by Obj whatever its value), and Obj2 for the two halves of a
+// condition wait, the only kinds that use it; for a Select (and the
+// ChanWake of a Select), the channels of its cases instead. objectAt
+// returns the i-th. Dependent is called for every pair of events a
+// reducing search compares, so neither allocates.
+func numObjects(op *Op) int {
+	switch infoOf(op.Kind).objects {
+	case objObj2:
 		return 2
-	case (op.Kind == GoCondWait || op.Kind == GoCondWake) && op.Obj2 != 0:
-		return 2
-	case op.Kind == Select || op.Kind == ChanWake && op.Cases != nil:
+	case objObj2Set:
+		if op.Obj2 != 0 {
+			return 2
+		}
+	case objCases:
 		return len(op.Cases)
+	case objCasesSet:
+		if op.Cases != nil {
+			return len(op.Cases)
+		}
 	}
 	return 1
 }
 
-func objectAt(op Op, i int) uint64 {
-	switch {
-	case op.Kind == CondWait || op.Kind == CondReacquire,
-		(op.Kind == GoCondWait || op.Kind == GoCondWake) && op.Obj2 != 0:
+func objectAt(op *Op, i int) uint64 {
+	switch infoOf(op.Kind).objects {
+	case objObj2, objObj2Set:
 		if i == 1 {
 			return op.Obj2
 		}
-		return op.Obj
-	case op.Kind == Select || op.Kind == ChanWake && op.Cases != nil:
+	case objCases:
 		return op.Cases[i].Chan
+	case objCasesSet:
+		if op.Cases != nil {
+			return op.Cases[i].Chan
+		}
 	}
 	return op.Obj
 }
 
 // usesObject reports whether synchronization operation op uses object x.
-func usesObject(op Op, x uint64) bool {
+func usesObject(op *Op, x uint64) bool {
 	for i, n := 0, numObjects(op); i < n; i++ {
 		if objectAt(op, i) == x {
 			return true
@@ -271,7 +211,7 @@ func usesObject(op Op, x uint64) bool {
 
 // sharesObject reports whether two synchronization operations use a common
 // object.
-func sharesObject(a, b Op) bool {
+func sharesObject(a, b *Op) bool {
 	for i, n := 0, numObjects(a); i < n; i++ {
 		if usesObject(b, objectAt(a, i)) {
 			return true
@@ -280,9 +220,31 @@ func sharesObject(a, b Op) bool {
 	return false
 }
 
+// touches calls f with each object an operation touches: those it uses
+// and the channels of the parked select it completes with (Eff.Links). It
+// stops when f returns true.
+func touches(op *Op, f func(uint64) bool) bool {
+	for i, n := 0, numObjects(op); i < n; i++ {
+		if f(objectAt(op, i)) {
+			return true
+		}
+	}
+	for _, c := range op.Eff.Links {
+		if f(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// touchShare reports whether two operations touch a common object.
+func touchShare(a, b *Op) bool {
+	return touches(a, func(x uint64) bool { return touches(b, func(y uint64) bool { return x == y }) })
+}
+
 // last returns the address of the last byte of a Read or Write, saturating
 // at the top of the address space.
-func last(m Op) uint64 {
+func last(m *Op) uint64 {
 	if m.Arg <= 1 {
 		return m.Obj
 	}
@@ -292,29 +254,12 @@ func last(m Op) uint64 {
 	return ^uint64(0)
 }
 
-func inRange(addr uint64, m Op) bool {
+func inRange(addr uint64, m *Op) bool {
 	return addr >= m.Obj && addr <= last(m)
 }
 
-func overlap(a, b Op) bool {
+func overlap(a, b *Op) bool {
 	return a.Obj <= last(b) && b.Obj <= last(a)
-}
-
-func threadDependent(ta int, a Op, tb int, b Op) bool {
-	switch {
-	case a.Kind == ThreadCreate && b.Kind == ThreadCreate:
-		return true
-	case a.Kind == ThreadCreate || b.Kind == ThreadCreate:
-		return false
-	case a.Kind == ThreadExit && b.Kind == ThreadExit:
-		return false
-	case a.Kind == ThreadExit:
-		return b.Arg == int64(ta)
-	case b.Kind == ThreadExit:
-		return a.Arg == int64(tb)
-	}
-	// Both are joins or detaches.
-	return a.Arg == b.Arg
 }
 
 // MustPrecede reports whether operation b of thread tb can never be
@@ -339,117 +284,13 @@ func threadDependent(ta int, a Op, tb int, b Op) bool {
 //     completed the parked operation, or it commutes with the wake).
 //
 // It is false for every other pair: semaphores, condition signals, barriers,
-// wait groups and channels can be ready for other reasons.
+// wait groups and channels can be ready for other reasons. Each primitive
+// says which of its operations must precede what (its mustPrecede method).
 func MustPrecede(ta int, a Op, tb int, b Op) bool {
-	if ta == tb {
+	if ta == tb || !a.Kind.Valid() || !kindTable[a.Kind].precedes {
 		return false
 	}
-	switch a.Kind {
-	case ThreadExit:
-		return b.Kind == ThreadJoin && b.Arg == int64(ta)
-	case MutexUnlock:
-		return b.Kind == MutexLock && b.Obj == a.Obj
-	case CondWait:
-		return b.Kind == MutexLock && b.Obj == a.Obj2
-	case SpinUnlock:
-		return b.Kind == SpinLock && b.Obj == a.Obj
-	case GoMutexUnlock:
-		return b.Kind == GoMutexLock && b.Obj == a.Obj
-	case GoCondWait:
-		return b.Kind == GoMutexLock && a.Obj2 != 0 && b.Obj == a.Obj2
-	case RWUnlock:
-		// Any unlock for a waiting writer; a writer's unlock for a
-		// waiting reader too (a read lock does not keep readers out).
-		return (b.Kind == RWWrlock || b.Kind == RWRdlock && a.Eff.Known && a.Eff.Writer) && b.Obj == a.Obj
-	case GoRWUnlock:
-		return (b.Kind == GoRWLock || b.Kind == GoRWRLock) && b.Obj == a.Obj
-	case GoRWRUnlock:
-		return b.Kind == GoRWLockDrain && b.Obj == a.Obj
-	case OnceEnd:
-		return b.Kind == OnceBegin && b.Obj == a.Obj
-	case WGAdd:
-		return b.Kind == WGWait && b.Obj == a.Obj && a.Arg < 0
-	case ChanSend:
-		// The receive took this send's parked value on an unbuffered
-		// channel: it could not run before the send offered it.
-		return b.Kind == ChanRecv && b.Obj == a.Obj && a.Arg == 0 && a.Eff.Parks && b.Eff.Partner == ta
-	}
-	if b.Kind == ChanWake {
-		// A wake changes nothing but lets its thread go on: the
-		// channel operation it depends on is the one that completed
-		// the parked operation (or a close), which comes before it;
-		// with any other it commutes.
-		return isChanKind(a.Kind)
-	}
-	return false
-}
-
-// chanObjects calls f with each channel an operation touches: its channel
-// or the channels of its cases, and the channels of the parked select it
-// completes with (Eff.Links). It stops when f returns true.
-func chanAny(op Op, f func(uint64) bool) bool {
-	for i, n := 0, numObjects(op); i < n; i++ {
-		if f(objectAt(op, i)) {
-			return true
-		}
-	}
-	for _, c := range op.Eff.Links {
-		if f(c) {
-			return true
-		}
-	}
-	return false
-}
-
-func chanShare(a, b Op) bool {
-	return chanAny(a, func(x uint64) bool { return chanAny(b, func(y uint64) bool { return x == y }) })
-}
-
-// chanDependent decides the dependency of two channel operations of
-// different threads, using their effects in the state where they run
-// (Op.Eff) when the world filled them in:
-//
-//   - Operations on channels they do not share (counting the channels of a
-//     parked select an operation completes with) are independent.
-//   - Two ChanLen are independent; two ChanWake are independent (a wake
-//     only lets its own thread go on).
-//   - A ChanWake of thread t depends only on the operation that completed
-//     t's parked operation (Eff.Partner t) and on closes of its channels.
-//   - A receive does not park (it waits, disabled, for a value), so an
-//     unbuffered send parks and the receive that takes its value completes
-//     it: the send, the receive and the sender's wake are the rendezvous,
-//     in the one order possible. A parked send and a receive that takes
-//     another sender's value commute (senders are served in order).
-//   - A send into a buffer and a receive from it commute when both find the
-//     buffer neither empty nor full (Eff.Mid).
-//   - Any other pair on a common channel is dependent: two sends, two
-//     receives, closes, makes, selects, and lengths against the rest.
-func chanDependent(ta int, a Op, tb int, b Op) bool {
-	if a.Kind == ChanLen && b.Kind == ChanLen || a.Kind == ChanWake && b.Kind == ChanWake {
-		return false
-	}
-	if !chanShare(a, b) {
-		return false
-	}
-	if b.Kind == ChanWake {
-		ta, a, tb, b = tb, b, ta, a
-	}
-	if a.Kind == ChanWake {
-		return b.Kind == ChanClose || b.Kind == ChanMake || !b.Eff.Known || b.Eff.Partner == ta
-	}
-	if b.Kind == ChanSend {
-		ta, a, tb, b = tb, b, ta, a
-	}
-	if a.Kind != ChanSend || b.Kind != ChanRecv || !a.Eff.Known || !b.Eff.Known {
-		return true
-	}
-	switch {
-	case a.Eff.Mid && b.Eff.Mid:
-		return false
-	case a.Eff.Parks && b.Eff.Partner != 0 && b.Eff.Partner != ta:
-		return false
-	}
-	return true
+	return primOf(a.Kind).mustPrecede(ta, a, tb, b)
 }
 
 // SharesObject reports whether two operations use a common
@@ -458,27 +299,8 @@ func chanDependent(ta int, a Op, tb int, b Op) bool {
 // operation on its object: a misuse ends the execution, so which of two
 // otherwise commuting operations commits it decides where it is reported.
 func SharesObject(a, b Op) bool {
-	if classOf(a.Kind) != classSync || classOf(b.Kind) != classSync {
+	if infoOf(a.Kind).class != classSync || infoOf(b.Kind).class != classSync {
 		return false
 	}
-	return chanShare(a, b)
-}
-
-// wgAddsDependent decides two Adds on one wait group. Adds of the same sign
-// commute: the counter moves monotonically to the same value whatever
-// their order, and a Wait, which depends on every Add, is enabled only at
-// zero. (An Add that makes the counter negative is a misuse, which ends
-// the execution and which the search orders after the group's history.)
-// An increment and a decrement commute when the counter the decrement
-// found (Eff.Counter) covers both: then it stays non-negative in either
-// order. In the order decrement first the test is stricter than needed,
-// which costs executions, never bugs.
-func wgAddsDependent(a, b Op) bool {
-	if a.Arg < 0 == (b.Arg < 0) {
-		return false
-	}
-	if b.Arg < 0 {
-		a, b = b, a
-	}
-	return !a.Eff.Known || a.Eff.Counter+a.Arg-b.Arg < 0
+	return touchShare(&a, &b)
 }

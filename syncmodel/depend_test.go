@@ -2,6 +2,7 @@ package syncmodel
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -107,7 +108,9 @@ func TestDependent(t *testing.T) {
 		{"go cond wakes relocking one mutex", 1, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), 2, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), true},
 		{"go cond wake with its mutex and another mutex", 1, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), 2, o(GoMutexLock, gm+8, 0), false},
 		{"go cond wake with its mutex and another's signal", 1, effOp(o2(GoCondWake, gcv, gm, 0), Effect{Known: true, Partner: 3}), 2, o(CondSignal, gcv, 0), false},
-		{"two Dones", 1, o(WGAdd, wg, -1), 2, o(WGAdd, wg, -1), false},
+		{"two Dones the counter covers", 1, effOp(o(WGAdd, wg, -1), Effect{Known: true, Counter: 2}), 2, effOp(o(WGAdd, wg, -1), Effect{Known: true, Counter: 2}), false},
+		{"two Dones it does not: the second is the misuse", 1, effOp(o(WGAdd, wg, -1), Effect{Known: true, Counter: 1}), 2, effOp(o(WGAdd, wg, -1), Effect{Known: true, Counter: 1}), true},
+		{"two Dones, effects unknown", 1, o(WGAdd, wg, -1), 2, o(WGAdd, wg, -1), true},
 		{"two Adds", 1, o(WGAdd, wg, 2), 2, o(WGAdd, wg, 1), false},
 		{"Add and Done that keep the counter positive", 1, o(WGAdd, wg, 1), 2, effOp(o(WGAdd, wg, -1), Effect{Known: true, Counter: 2}), false},
 		{"Add and Done that may go negative", 1, o(WGAdd, wg, 1), 2, effOp(o(WGAdd, wg, -1), Effect{Known: true, Counter: 1}), true},
@@ -446,3 +449,31 @@ func TestMustPrecedeAgainstTheModel(t *testing.T) {
 }
 
 func effOp(op Op, e Effect) Op { op.Eff = e; return op }
+
+// A select that may complete a parked select touches that select's other
+// channels: it is dependent with a receive on one of them (whichever comes
+// first takes the parked select's only rendezvous). Before, the select's
+// effect named no links and the two were taken as independent, and DPOR
+// missed the order in which the receive comes first.
+func TestSelectCompletingAParkedSelect(t *testing.T) {
+	w := NewWorld()
+	run(t, w, cat(threads(3), []step{
+		// thread 1 parks offering on ch1 and waiting for a stop on ch2
+		{tid: 1, op: sel(false, sc(ch1, 0), rc(ch2, 0)), code: parkedCode},
+	}))
+	stop := sel(false, sc(ch2, 0), rc(ch3, 0))
+	if err := w.SetPending(2, stop); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetPending(3, recv(ch1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := w.Annotated(2)
+	b, _ := w.Annotated(3)
+	if !slices.Contains(a.Eff.Links, ch1) {
+		t.Errorf("the select's links are %v, want the parked select's channels (ch1 among them)", a.Eff.Links)
+	}
+	if !Dependent(2, a, 3, b) || !Dependent(3, b, 2, a) {
+		t.Errorf("%s and %s are independent, but only one of them can complete thread 1's select", a, b)
+	}
+}

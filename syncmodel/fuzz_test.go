@@ -34,10 +34,10 @@ func play(t *testing.T, data []byte) {
 			// Mostly complete waits in progress, which random kinds
 			// rarely do.
 			switch {
-			case th.inCond:
-				op = Op{Kind: CondReacquire, Obj: th.condObj, Obj2: th.condMutex, Arg: int64(b[3] % 2)}
-			case th.inBarrier:
-				op = Op{Kind: BarrierLeave, Obj: th.barrierObj}
+			case th.next == CondReacquire:
+				op = Op{Kind: CondReacquire, Obj: th.nextObj, Obj2: th.condMutex, Arg: int64(b[3] % 2)}
+			case th.next == BarrierLeave:
+				op = Op{Kind: BarrierLeave, Obj: th.nextObj}
 			case th.next != 0:
 				op = Op{Kind: th.next, Obj: th.nextObj, Cases: th.nextCases}
 			case th.inGoCond:

@@ -9,21 +9,10 @@ package syncmodel
 // one execution after another allocates less.
 func (w *World) Reset() {
 	clear(w.threads)
-	clear(w.mutexes)
-	clear(w.spins)
-	clear(w.conds)
-	clear(w.sems)
-	clear(w.rwlocks)
-	clear(w.barriers)
-	clear(w.onces)
-	clear(w.gomutexes)
-	clear(w.gorws)
-	clear(w.wgs)
-	clear(w.chans)
-	// Every other field goes back to its zero value, as in a new world.
-	*w = World{threads: w.threads[:1], mutexes: w.mutexes, spins: w.spins, conds: w.conds, sems: w.sems,
-		rwlocks: w.rwlocks, barriers: w.barriers, onces: w.onces, gomutexes: w.gomutexes, gorws: w.gorws,
-		wgs: w.wgs, chans: w.chans}
+	w.threads, w.exited, w.status = w.threads[:1], false, 0
+	for _, p := range families {
+		p.reset(w)
+	}
 }
 
 // Status is Inspect without the operation: whether thread tid is live,
@@ -43,13 +32,7 @@ func (w *World) Status(tid int) (live, enabled bool, choices int) {
 // kind k (Annotated, Inspect) depends on the state of the world, and so can
 // change while the operation stays pending; for other kinds it is fixed
 // once the operation is reported.
-func StateAnnotated(k Kind) bool {
-	switch k {
-	case ChanSend, ChanRecv, WGAdd, GoCondWake, RWUnlock, GoRWRUnlock, Select:
-		return true
-	}
-	return false
-}
+func StateAnnotated(k Kind) bool { return infoOf(k).stateEff }
 
 // Inspect tells, in one look at thread tid, what a search needs of it at
 // a scheduling point: whether it is live (created, not finished), its
@@ -65,7 +48,7 @@ func (w *World) Inspect(tid int, op *Op) (live, enabled bool, choices int) {
 		return true, false, 0
 	}
 	*op = th.pending
-	w.annotate(tid, op)
+	w.annotate(tid, &th.pending, op)
 	if w.exited {
 		return true, false, 0
 	}

@@ -2,6 +2,80 @@ package syncmodel
 
 import "fmt"
 
+// mutexState is the world's POSIX and C11 mutexes, by address.
+type mutexState struct {
+	mutexes map[uint64]*mutex
+}
+
+// mutexPrim is the primitive of POSIX and C11 mutexes: normal, recursive
+// and error-checking. A lock (not a timed one) waits until the mutex is
+// free; a misuse (unlocking a mutex another thread holds, relocking a
+// normal one, destroying a locked one) ends the execution.
+type mutexPrim struct{ basePrim }
+
+func (*mutexPrim) kinds() []kindSpec {
+	return []kindSpec{{kind: MutexInit}, {kind: MutexLock}, {kind: MutexTrylock}, {kind: MutexTimedlock},
+		{kind: MutexUnlock, precedes: true}, {kind: MutexDestroy}}
+}
+
+func (*mutexPrim) enabled(w *World, tid int, op *Op) bool {
+	return op.Kind != MutexLock || lockEnabled(w.mutexes[op.Obj], tid)
+}
+
+func (*mutexPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+	var (
+		code int64
+		msg  string
+	)
+	switch op.Kind {
+	case MutexInit:
+		msg = w.mutexInit(&w.mutexes, op, "mutex")
+	case MutexLock:
+		msg = lock(w.mutex(op), tid, "mutex")
+	case MutexTrylock:
+		code = trylock(w.mutex(op), tid)
+	case MutexTimedlock:
+		code, msg = timedlock(w.mutex(op), tid, "mutex")
+	case MutexUnlock:
+		msg = w.unlock(w.mutexes, op.Obj, tid, "mutex")
+	case MutexDestroy:
+		msg = w.mutexDestroy(w.mutexes, op, "mutex")
+	}
+	return done(code, msg)
+}
+
+func (*mutexPrim) waitFor(w *World, _ int, op *Op) Wait {
+	return w.mutexWait(w.mutexes[op.Obj], op.Obj, 0, "mutex")
+}
+
+// mustPrecede: an unlock, and a lock of the mutex that waits (it is held
+// until then).
+func (*mutexPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+	return a.Kind == MutexUnlock && b.Kind == MutexLock && b.Obj == a.Obj
+}
+
+func (*mutexPrim) fingerprint(w *World, f fp) fp {
+	f.mutexes(w.mutexes)
+	return f
+}
+
+func (*mutexPrim) clone(dst, src *World) { dst.mutexes = cloneMap(src.mutexes, copyOf[mutex]) }
+
+func (*mutexPrim) reset(w *World) { w.mutexState = mutexState{mutexes: keepMap(w.mutexes)} }
+
+// mutexes hashes the mutexes or spin locks of m that are not in their
+// initial state (unlocked, normal).
+func (f *fp) mutexes(m map[uint64]*mutex) {
+	for _, k := range sortedKeys(m) {
+		if x := m[k]; x.owner != 0 || x.count != 0 || x.typ != MutexNormal {
+			f.u(k)
+			f.i(x.typ)
+			f.n(x.owner)
+			f.n(x.count)
+		}
+	}
+}
+
 // mutex is a mutex or a spin lock (which behaves like a normal mutex).
 type mutex struct {
 	addr  uint64
@@ -24,11 +98,6 @@ func mutexType(arg int64) int64 {
 // op.Arg on first use.
 func (w *World) mutex(op Op) *mutex {
 	return getMutex(&w.mutexes, op.Obj, op.Arg)
-}
-
-// spin returns the spin lock op operates on, creating it on first use.
-func (w *World) spin(op Op) *mutex {
-	return getMutex(&w.spins, op.Obj, MutexNormal)
 }
 
 func getMutex(ms *map[uint64]*mutex, obj uint64, typ int64) *mutex {

@@ -2,6 +2,60 @@ package syncmodel
 
 import "fmt"
 
+// onceState is the world's once controls, by address.
+type onceState struct {
+	onces map[uint64]*once
+}
+
+// oncePrim is the primitive of one-time initialisation (pthread_once,
+// call_once, Go's Once.Do): OnceBegin runs the initialiser, or waits for
+// the thread running it, or finds it done; OnceEnd marks it done.
+type oncePrim struct{ basePrim }
+
+func (*oncePrim) kinds() []kindSpec {
+	return []kindSpec{{kind: OnceBegin}, {kind: OnceEnd, precedes: true}}
+}
+
+func (*oncePrim) enabled(w *World, tid int, op *Op) bool {
+	return op.Kind != OnceBegin || w.onceEnabled(tid, op)
+}
+
+func (*oncePrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+	if op.Kind == OnceEnd {
+		w.onceEnd(op)
+		return Result{}, "", nil
+	}
+	return done(w.onceBegin(tid, op))
+}
+
+func (*oncePrim) waitFor(w *World, _ int, op *Op) Wait {
+	// A OnceBegin while another thread runs the initialiser.
+	o := w.onces[op.Obj]
+	return Wait{Obj: op.Obj, What: "once", Holders: []int{o.runner},
+		Detail: "initialiser running in " + w.threadName(o.runner)}
+}
+
+// mustPrecede: OnceEnd, and a OnceBegin (the initialisation is under way
+// until then).
+func (*oncePrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+	return a.Kind == OnceEnd && b.Kind == OnceBegin && b.Obj == a.Obj
+}
+
+func (*oncePrim) fingerprint(w *World, f fp) fp {
+	for _, k := range sortedKeys(w.onces) {
+		if o := w.onces[k]; o.state != 0 || o.runner != 0 {
+			f.u(k)
+			f.n(o.state)
+			f.n(o.runner)
+		}
+	}
+	return f
+}
+
+func (*oncePrim) clone(dst, src *World) { dst.onces = cloneMap(src.onces, copyOf[once]) }
+
+func (*oncePrim) reset(w *World) { w.onceState = onceState{onces: keepMap(w.onces)} }
+
 // Once states.
 const (
 	onceFresh = iota
@@ -15,7 +69,7 @@ type once struct {
 	runner int // the thread running the initialiser, while onceRunning
 }
 
-func (w *World) onceEnabled(tid int, op Op) bool {
+func (w *World) onceEnabled(tid int, op *Op) bool {
 	o := w.onces[op.Obj]
 	return o == nil || o.state != onceRunning || o.runner == tid
 }

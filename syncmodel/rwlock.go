@@ -6,6 +6,96 @@ import (
 	"slices"
 )
 
+// rwlockState is the world's POSIX reader/writer locks, by address.
+type rwlockState struct {
+	rwlocks map[uint64]*rwlock
+}
+
+// rwlockPrim is the primitive of POSIX reader/writer locks.
+type rwlockPrim struct{ basePrim }
+
+func (*rwlockPrim) kinds() []kindSpec {
+	return []kindSpec{{kind: RWInit}, {kind: RWRdlock}, {kind: RWWrlock}, {kind: RWTryRdlock}, {kind: RWTryWrlock},
+		{kind: RWTimedRdlock}, {kind: RWTimedWrlock}, {kind: RWUnlock, stateEff: true, precedes: true}, {kind: RWDestroy}}
+}
+
+func (*rwlockPrim) enabled(w *World, tid int, op *Op) bool {
+	switch op.Kind {
+	case RWRdlock:
+		return w.rdlockEnabled(tid, *op)
+	case RWWrlock:
+		return w.wrlockEnabled(tid, *op)
+	}
+	return true
+}
+
+func (*rwlockPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+	var (
+		code int64
+		msg  string
+	)
+	switch op.Kind {
+	case RWInit:
+		msg = w.rwInit(op)
+	case RWRdlock:
+		msg = w.rdlock(tid, op)
+	case RWWrlock:
+		msg = w.wrlock(tid, op)
+	case RWTryRdlock:
+		code = w.tryRdlock(tid, op, EBUSY)
+	case RWTryWrlock:
+		code = w.tryWrlock(tid, op)
+	case RWTimedRdlock:
+		code, msg = w.timedRdlock(tid, op)
+	case RWTimedWrlock:
+		code, msg = w.timedWrlock(tid, op)
+	case RWUnlock:
+		msg = w.rwUnlock(tid, op)
+	case RWDestroy:
+		msg = w.rwDestroy(op)
+	}
+	return done(code, msg)
+}
+
+func (*rwlockPrim) waitFor(w *World, _ int, op *Op) Wait { return w.rwWait(op) }
+
+// effect: an unlock by the writer releases the write lock (Eff.Writer).
+func (*rwlockPrim) effect(w *World, tid int, op *Op) Effect {
+	eff := Effect{Known: true}
+	if op.Kind == RWUnlock {
+		if r := w.rwlocks[op.Obj]; r != nil {
+			eff.Writer = r.writer == tid
+		}
+	}
+	return eff
+}
+
+// mustPrecede: an unlock (the lock is held), and a write lock that waits;
+// an unlock that releases the write lock (Eff.Writer), and a read lock
+// that waits (a read lock does not keep readers out).
+func (*rwlockPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+	return a.Kind == RWUnlock && (b.Kind == RWWrlock || b.Kind == RWRdlock && a.Eff.Known && a.Eff.Writer) && b.Obj == a.Obj
+}
+
+func (*rwlockPrim) fingerprint(w *World, f fp) fp {
+	for _, k := range sortedKeys(w.rwlocks) {
+		if r := w.rwlocks[k]; r.writer != 0 || len(r.readers) > 0 {
+			f.u(k)
+			f.n(r.writer)
+			f.counts(r.readers)
+		}
+	}
+	return f
+}
+
+func (*rwlockPrim) clone(dst, src *World) {
+	dst.rwlocks = cloneMap(src.rwlocks, func(r *rwlock) *rwlock {
+		return &rwlock{writer: r.writer, readers: maps.Clone(r.readers)}
+	})
+}
+
+func (*rwlockPrim) reset(w *World) { w.rwlockState = rwlockState{rwlocks: keepMap(w.rwlocks)} }
+
 // rwlock is a reader/writer lock with POSIX default (reader-preferring)
 // semantics: a reader gets the lock whenever no writer holds it, even if
 // writers are waiting.
@@ -163,7 +253,7 @@ func (w *World) rwDestroy(op Op) string {
 	return ""
 }
 
-func (w *World) rwWait(op Op) Wait {
+func (w *World) rwWait(op *Op) Wait {
 	r := w.rwlocks[op.Obj]
 	wt := Wait{Obj: op.Obj, What: "rwlock"}
 	if r.held() {

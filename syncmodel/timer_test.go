@@ -7,6 +7,7 @@ const timerCh = 0x70a000
 
 func TestTimerWait(t *testing.T) {
 	at := func(ns int64) Op { return o(TimerWait, 0, ns) }
+	stop := Op{Kind: Select, API: APITimerStop, Cases: []Case{{Send: true, Chan: ch1}, {Chan: ch1 + 1}}}
 	runScenarios(t, []scenario{
 		{
 			name: "the earliest timer fires first",
@@ -43,6 +44,54 @@ func TestTimerWait(t *testing.T) {
 				{tid: 2, op: o(GoMutexLock, gm+1, 0)},
 				{tid: 2, op: at(3000), waits: true}, // sleeps again, after thread 3
 				{tid: 3},
+			}),
+		},
+		{
+			// Fairness: thread 2 waited for time at 1000 while thread 3
+			// could run; it does not wait for time again before thread 3
+			// has had its turn (a goroutine polling with sleeps does
+			// not starve the one it waits for).
+			name: "a thread waits for time again only after the others could run",
+			steps: cat(threads(3), []step{
+				{tid: 3, op: o(Yield, 0, 0), hold: true},
+				{tid: 2, op: at(1000)},
+				{tid: 2, op: o(Yield, 0, 0)},
+				{tid: 2, op: at(2000), waits: true},
+				{tid: 3},
+				{tid: 2},
+			}),
+		},
+		{
+			// Its first wait is not held back: it races with everything.
+			name: "a thread's first wait for time is not held back",
+			steps: cat(threads(3), []step{
+				{tid: 3, op: o(Yield, 0, 0), hold: true},
+				{tid: 2, op: at(1000)},
+				{tid: 3},
+			}),
+		},
+		{
+			// A blocked thread does not hold a ticker back: its tick is
+			// what it waits for.
+			name: "a thread that cannot run does not hold time back",
+			steps: cat(threads(3), []step{
+				{tid: 3, op: recv(ch1, 0), blocked: true},
+				{tid: 2, op: at(1000)},
+				{tid: 2, op: o(Yield, 0, 0)},
+				{tid: 2, op: at(2000)},
+			}),
+		},
+		{
+			// Stop takes an instant: while it waits for its ticker's
+			// offer (or wakes from that wait), the ticker does not tick
+			// again (it would win that race for ever).
+			name: "no time passes while a Stop is under way",
+			steps: cat(threads(3), []step{
+				{tid: 3, op: stop, hold: true},
+				{tid: 2, op: at(1000), waits: true},
+				{tid: 3, code: parkedCode}, // parks
+				{tid: 3, op: Op{Kind: ChanWake, API: APITimerStop, Cases: stop.Cases}, blocked: true},
+				{tid: 2, waits: true},
 			}),
 		},
 		{

@@ -19,6 +19,130 @@ type waitGroup struct {
 	waiters []int // parked threads not yet released, in arrival order
 }
 
+// wgState is the world's wait groups, by object.
+type wgState struct {
+	wgs map[uint64]*waitGroup
+}
+
+// wgPrim is the primitive of Go's sync.WaitGroup. A Wait is disabled until
+// the counter is zero (it does not park: see WGWait); a counter made
+// negative is a misuse.
+type wgPrim struct{ basePrim }
+
+func (*wgPrim) kinds() []kindSpec {
+	return []kindSpec{
+		{kind: WGAdd, stateEff: true, precedes: true},
+		{kind: WGWait, mayWait: true},
+		{kind: WGWake, mayWait: true},
+	}
+}
+
+func (*wgPrim) check(_ *World, tid int, _ *thread, op Op) error {
+	if op.Kind == WGWake {
+		return fmt.Errorf("syncmodel: thread %d: %s without its first half", tid, op)
+	}
+	return nil
+}
+
+func (*wgPrim) enabled(w *World, tid int, op *Op) bool {
+	switch op.Kind {
+	case WGWait:
+		return w.wgZero(op.Obj)
+	case WGWake:
+		return w.threads[tid-1].woken
+	}
+	return true
+}
+
+func (*wgPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+	switch op.Kind {
+	case WGAdd:
+		return done(0, w.wgAdd(op))
+	case WGWait:
+		return done(w.wgWait(tid, op), "")
+	}
+	return done(0, w.wgWake(tid, op))
+}
+
+func (*wgPrim) waitFor(w *World, _ int, op *Op) Wait { return w.wgWaitFor(op.Obj) }
+
+// effect: the counter an Add finds (Eff.Counter).
+func (*wgPrim) effect(w *World, _ int, op *Op) Effect {
+	eff := Effect{Known: true}
+	if op.Kind == WGAdd {
+		if g := w.wgs[op.Obj]; g != nil {
+			eff.Counter = g.count
+		}
+	}
+	return eff
+}
+
+// dependent: two Adds as wgAddsDependent says, but a decrement followed by
+// an increment (ordered), which always commute: moving the increment
+// first only raises the counter the decrement finds; two Waits are
+// independent; the rest on a common group is dependent.
+func (*wgPrim) dependent(_ int, a Op, _ int, b Op, ordered bool) bool {
+	switch {
+	case a.Kind == WGAdd && b.Kind == WGAdd:
+		if ordered && a.Arg < 0 && b.Arg > 0 {
+			return false
+		}
+		return a.Obj == b.Obj && wgAddsDependent(&a, &b)
+	case a.Kind == WGWait && b.Kind == WGWait:
+		return false
+	}
+	return sharesObject(&a, &b)
+}
+
+// wgAddsDependent decides two Adds on one wait group. Increments commute,
+// and so do decrements that the counter covers together: the counter
+// moves monotonically to the same value whatever their order, and a Wait,
+// which depends on every Add, is enabled only at zero. Two decrements that
+// the counter does not cover are dependent: the one that comes second is
+// the misuse. (An Add that makes the counter negative is a misuse, which ends
+// the execution and which the search orders after the group's history.)
+// An increment and a decrement commute when the counter the decrement
+// found (Eff.Counter) covers both: then it stays non-negative in either
+// order. In the order decrement first the test is stricter than needed,
+// which costs executions, never bugs.
+func wgAddsDependent(a, b *Op) bool {
+	if a.Arg < 0 && b.Arg < 0 {
+		// Two decrements commute unless together they take the counter
+		// below zero: then whichever comes second is the misuse. (The
+		// counter before both is the larger of the two seen: one may be
+		// annotated after the other ran.)
+		return !a.Eff.Known || !b.Eff.Known || max(a.Eff.Counter, b.Eff.Counter)+a.Arg+b.Arg < 0
+	}
+	if a.Arg < 0 == (b.Arg < 0) {
+		return false
+	}
+	if b.Arg < 0 {
+		a, b = b, a
+	}
+	return !a.Eff.Known || a.Eff.Counter+a.Arg-b.Arg < 0
+}
+
+// mustPrecede: a Done (an Add with a negative delta), and a Wait of its
+// group (the counter is above zero until then).
+func (*wgPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+	return a.Kind == WGAdd && b.Kind == WGWait && b.Obj == a.Obj && a.Arg < 0
+}
+
+func (*wgPrim) fingerprint(w *World, f fp) fp {
+	for _, k := range sortedKeys(w.wgs) {
+		if g := w.wgs[k]; g.count != 0 || len(g.waiters) > 0 {
+			f.u(k)
+			f.i(g.count)
+			f.ints(g.waiters)
+		}
+	}
+	return f
+}
+
+func (*wgPrim) clone(dst, src *World) { dst.wgs = cloneMap(src.wgs, (*waitGroup).clone) }
+
+func (*wgPrim) reset(w *World) { w.wgState = wgState{wgs: keepMap(w.wgs)} }
+
 func (g *waitGroup) clone() *waitGroup {
 	return &waitGroup{count: g.count, waiters: slices.Clone(g.waiters)}
 }
@@ -54,12 +178,12 @@ func (w *World) wgAdd(op Op) string {
 	return ""
 }
 
-// wgZero reports whether the counter of wait group op.Obj is zero: a Wait
+// wgZero reports whether the counter of wait group obj is zero: a Wait
 // is enabled then, and waits (disabled) until then. It never parks, so
 // that the moment a waiter arrived is no event of its own: a Done that
 // leaves the counter above zero commutes with the Wait.
-func (w *World) wgZero(op Op) bool {
-	g := w.wgs[op.Obj]
+func (w *World) wgZero(obj uint64) bool {
+	g := w.wgs[obj]
 	return g == nil || g.count == 0
 }
 
@@ -85,10 +209,10 @@ func (w *World) wgWake(tid int, op Op) string {
 	return ""
 }
 
-func (w *World) wgWaitFor(op Op) Wait {
+func (w *World) wgWaitFor(obj uint64) Wait {
 	var count int64
-	if g := w.wgs[op.Obj]; g != nil {
+	if g := w.wgs[obj]; g != nil {
 		count = g.count
 	}
-	return Wait{Obj: op.Obj, What: "WaitGroup", Detail: fmt.Sprintf("counter %d", count)}
+	return Wait{Obj: obj, What: "WaitGroup", Detail: fmt.Sprintf("counter %d", count)}
 }

@@ -607,7 +607,7 @@ func TestStateAnnotated(t *testing.T) {
 			continue
 		}
 		op := Op{Kind: k, Obj: 8}
-		w.annotate(1, &op)
+		w.annotate(1, &op, &op)
 		if !reflect.DeepEqual(op.Eff, Effect{Known: true}) {
 			t.Errorf("%s: annotated %+v in a new world", k, op.Eff)
 		}

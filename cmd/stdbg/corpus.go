@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 )
 
 func (a *app) corpusCmd() *cobra.Command {
@@ -143,7 +143,7 @@ func (a *app) corpusShowCmd() *cobra.Command {
 						r.Banner = report.Banner(k)
 					}
 				}
-				r.Replay = "stdbg replay " + shellQuote(args[0])
+				r.Replay = "stdbg replay " + session.ShellQuote(args[0])
 				if err := writeHTML(html, targetName(e), []*report.Report{r}, []string{"corpus entry " + args[0]}); err != nil {
 					return usageErr("%v", err)
 				}
@@ -187,7 +187,7 @@ const binaryFlagUsage = "run this program for the entries of kind binary, instea
 // corpusItems lists the entries of the given paths (default testdata/stdbg).
 func corpusItems(args []string) ([]corpus.Item, error) {
 	if len(args) == 0 {
-		args = []string{filepath.Join("testdata", "stdbg")}
+		args = []string{corpus.Root}
 		if _, err := os.Stat(args[0]); err != nil {
 			return nil, usageErr("no corpus here (testdata/stdbg): name a corpus directory or entry")
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 )
 
 // dlvStdin is what the interactive Delve client reads (the terminal;
@@ -104,8 +105,8 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 	if err != nil {
 		return true, err
 	}
-	if !t.goPkg {
-		return true, usageErr("--dlv debugs Go programs and tests, and %s is not one: use --gdb", t.arg)
+	if !t.Go {
+		return true, usageErr("--dlv debugs Go programs and tests, and %s is not one: use --gdb", t.Arg)
 	}
 	dlvExe, err := a.findDlv()
 	if err != nil {
@@ -125,15 +126,15 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 		return true, usageErr("%v", err)
 	}
 
-	debugBin, err := buildGoDebug(t.arg, t.run != "")
+	debugBin, err := session.BuildGoDebug(t.Arg, t.Run != "")
 	if err != nil {
 		return true, usageErr("%v", err)
 	}
 	dir := ""
-	if t.run != "" {
+	if t.Run != "" {
 		// go test runs a test binary in its package's directory.
-		if dir, err = filepath.Abs(t.arg); err != nil {
-			return true, usageErr("%s: %v", t.arg, err)
+		if dir, err = filepath.Abs(t.Arg); err != nil {
+			return true, usageErr("%s: %v", t.Arg, err)
 		}
 	}
 	// The schedule actually run, tail included, replays the same steps.
@@ -142,7 +143,7 @@ func (a *app) replayDlv(cmd *cobra.Command, schedText, run string, args []string
 		executed = r.Executed
 	}
 	b, err := dlvbridge.Start(dlvbridge.Config{
-		Dlv: dlvExe, Program: debugBin, Args: t.runArgs(), Schedule: executed,
+		Dlv: dlvExe, Program: debugBin, Args: t.RunArgs(), Schedule: executed,
 		Env: env, Dir: dir, Stdout: a.stdout, Stderr: a.stderr,
 		Timeout: a.v.GetDuration("transition-timeout") + a.v.GetDuration("start-timeout"),
 		Listen:  listen,
@@ -263,13 +264,13 @@ func (a *app) handOver(b *dlvbridge.Bridge, s *dlvbridge.Stop, total int, noConn
 	interactive := !noConnect && isTerminal(dlvStdin)
 	if !interactive {
 		fmt.Fprintf(a.stdout, "Delve waits for a client (at most %v; the session ends when the client leaves): %s connect --init %s %s\n",
-			wait, shellQuote(dlvExe), shellQuote(init), b.Addr)
+			wait, session.ShellQuote(dlvExe), session.ShellQuote(init), b.Addr)
 		if err := b.WaitClient(wait); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "Starting: %s connect --init %s %s\n", shellQuote(dlvExe), shellQuote(init), b.Addr)
+	fmt.Fprintf(a.stdout, "Starting: %s connect --init %s %s\n", session.ShellQuote(dlvExe), session.ShellQuote(init), b.Addr)
 	err = a.runOnTerminal("dlv connect", exec.Command(dlvExe, connect...), dlvStdin)
 	// The user may have left the server running: end it.
 	b.Close()

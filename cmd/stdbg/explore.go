@@ -1,122 +1,57 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 )
 
-// newStrategy returns the constructor of the exhaustive strategy of the
-// plan, for the workers of a divided search.
-func newStrategy(p *plan) func() search.Strategy {
-	if p.reduction == "none" {
-		return search.NewDFS
+// This file turns the settings into the session's: how to build and start
+// a target, and how many copies of it a search may use.
+
+// resolve builds the target args name with the settings (race, memory);
+// run selects Go tests. A Go target's random numbers come from the
+// rand-seed setting.
+func (a *app) resolve(args []string, run string) (*session.Target, error) {
+	t, err := session.Resolve(args, session.Build{Run: run, Race: a.v.GetBool("races"), Memory: a.v.GetBool("memory")})
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
-	return search.NewDPOR
+	t.SeedRand(a.v.GetInt64("rand-seed"))
+	return t, nil
 }
 
-// jobs is the number of executions to run at once: by default one per two
-// CPUs, since each copy of the program runs best beside its own checker
-// thread on a CPU of its own (docs/parallel.md).
-func (a *app) jobs() int {
-	if j := a.v.GetInt("jobs"); j > 0 {
-		return j
+// startSession launches t under the library with the settings: the
+// program's output goes to out and errw, fast ends executions at the
+// program's exit, env are more environment variables.
+func (a *app) startSession(t *session.Target, out, errw io.Writer, fast bool, env []string) (*session.Session, error) {
+	s, err := session.Start(t, session.Options{
+		Stdout: direct(out), Stderr: direct(errw), Env: env, FastExit: fast,
+		TransitionTimeout: a.v.GetDuration("transition-timeout"), StartTimeout: a.v.GetDuration("start-timeout"),
+		Races: a.v.GetBool("races"), SpuriousWakeups: a.v.GetBool("spurious-wakeups"),
+		KeepThreads: a.searching,
+	})
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
 	}
-	return max(1, runtime.NumCPU()/2)
+	return s, nil
 }
 
-// explore runs the search of a find: in this process with the session's
-// program (through ex, which may wrap it) alone, or, for an exhaustive
-// search, divided among -j copies of the program and --shard parts.
-func (a *app) explore(ctx context.Context, t *target, s *session, ex search.Executor, p *plan, opts search.Options) (*search.Result, error) {
-	shard, shards, _ := parseShard(a.v.GetString("shard"))
-	jobs := a.jobs()
-	if !p.split || (jobs <= 1 && shards <= 1) {
-		return search.Explore(ctx, ex, p.st, opts)
-	}
-	var trial *search.Result
-	if shards <= 1 {
-		// Most searches are small, and dividing one costs more than it
-		// saves (finding the parts, starting more copies of the
-		// program): run in one copy first, and divide only a search
-		// that outlives the trial.
-		o := opts
-		if o.MaxExecutions == 0 || o.MaxExecutions > trialExecutions {
-			o.MaxExecutions = trialExecutions
-		}
-		tctx, cancel := context.WithTimeout(ctx, trialTime)
-		res, err := search.Explore(tctx, ex, p.st, o)
-		cancel()
-		switch {
-		case ctx.Err() != nil:
-			return res, err
-		case err != nil && !errors.Is(err, context.DeadlineExceeded):
-			return res, err
-		case err == nil && (res.Complete || (len(res.Bugs) > 0 && !opts.All) ||
-			(opts.MaxExecutions > 0 && res.Stats.Executions >= opts.MaxExecutions)):
-			return res, nil
-		}
-		trial = res
-		if opts.MaxExecutions > 0 {
-			opts.MaxExecutions -= res.Stats.Executions // the trial's count
-		}
-	}
-	newEx := func(w int) (search.Executor, func(), error) {
-		runtime.LockOSThread()
-		if w == 0 {
-			a.place(s, 0, jobs)
-			return s.chk, func() { s.proc.Unpin(); runtime.UnlockOSThread() }, nil
-		}
-		ws, err := a.start(t, io.Discard, io.Discard, true)
-		if err != nil {
-			runtime.UnlockOSThread()
-			return nil, nil, err
-		}
-		a.place(ws, w, jobs)
-		return ws.chk, func() { ws.close(); runtime.UnlockOSThread() }, nil
-	}
-	res, err := search.ExploreSplit(ctx, newEx, newStrategy(p), opts, search.Split{Workers: jobs, Shard: shard, Shards: shards})
-	a.place(s, 0, 1) // back to one worker, for minimising
-	if trial != nil && res != nil {
-		// The divided search starts over; the trial's work counts.
-		res.Stats.Executions += trial.Stats.Executions
-		res.Stats.Transitions += trial.Stats.Transitions
-		res.Stats.MaxDepthHit += trial.Stats.MaxDepthHit
-		res.Stats.Pruned += trial.Stats.Pruned
-		res.Stats.Elapsed += trial.Stats.Elapsed
-	}
-	return res, err
-}
+// jobs is the number of executions to run at once (-j; 0: one per two
+// CPUs).
+func (a *app) jobs() int { return session.JobsFor(a.v.GetInt("jobs")) }
 
-// place puts worker w of workers (its checker thread and its copy of the
-// program) on the CPUs this search holds (a.cpus); without CPUs, or if the
-// program cannot be placed, the kernel places them.
-func (a *app) place(s *session, w, workers int) {
-	if a.cpus == nil {
-		return
+// maxDepth is the depth bound of a search or replay of t: the setting, or
+// for a Go target whose setting was left at its default,
+// session.GoMaxDepth.
+func (a *app) maxDepth(t *session.Target) int {
+	if t.Go && !a.explicit("max-depth") {
+		return session.GoMaxDepth
 	}
-	pls := a.cpus.Place(workers)
-	if w >= len(pls) {
-		return
-	}
-	if err := s.proc.Pin(pls[w]); err != nil {
-		fmt.Fprintln(a.stderr, "stdbg: warning:", err)
-	}
+	return a.v.GetInt("max-depth")
 }
-
-// A divided search (-j) first runs in one copy of the program for up to
-// trialExecutions executions or trialTime (variables for the tests).
-var (
-	trialExecutions int64 = 2000
-	trialTime             = 2 * time.Second
-)
 
 // parseShard reads a --shard value "I/N" (0 <= I < N); "" is the whole
 // search (0 of 1).

@@ -7,12 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/ctarget"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/ltl"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/session"
 )
 
 func (a *app) findCmd() *cobra.Command {
@@ -144,43 +139,34 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	stopper := newStopper()
 	defer stopper.stop()
 	ctx := stopper.ctx
-	t, err := resolveTarget(args, run, a.v.GetBool("races"), a.v.GetBool("memory"))
+	t, err := a.resolve(args, run)
 	if err != nil {
 		return err
 	}
-	for _, w := range t.warnings {
+	for _, w := range t.Warnings {
 		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
 	}
-	a.seedRand(t)
 	a.searching = true
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	var s *session
+	var env []string
 	if a.stateful() {
-		s, err = a.startTarget(t, io.Discard, io.Discard, true, stateEnv)
-	} else {
-		s, err = a.start(t, io.Discard, io.Discard, true)
+		env = session.StateEnv
 	}
+	s, err := a.startSession(t, io.Discard, io.Discard, true, env)
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	if a.stateful() {
-		s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
-	}
-	a.cpus = ctarget.ClaimCPUs(2 * a.jobs())
-	defer a.cpus.Release()
-	a.place(s, 0, 1)
+	defer s.Close()
 
 	if ctx.Err() != nil {
 		return &exitError{code: stopper.exitCode(), err: fmt.Errorf("stopped by %v before the search began", stopper.signal())}
 	}
-	f := &finder{a: a, t: t, s: s, p: p, outs: outs, maxDepth: a.maxDepth(t), ctx: ctx}
-	f.ex = f.recorders()
+	f := &finder{a: a, t: t, s: s, p: p, outs: outs, maxDepth: a.maxDepth(t)}
 	f.prog = newProgress(a.stderr, a.v.GetBool("quiet"))
 	defer f.prog.stop()
-	res, err := hunt.Run(ctx, a.huntConfig(f))
+	res, err := s.Find(ctx, f.find())
 	f.prog.clear()
 	if f.prof != nil {
 		if err := f.prof.WriteFile(a.v.GetString("profile")); err != nil {
@@ -202,49 +188,4 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		return &exitError{code: stopper.exitCode()}
 	}
 	return nil
-}
-
-// huntConfig is the hunt of a find: its search, minimisation, reports and
-// corpus.
-func (a *app) huntConfig(f *finder) hunt.Config {
-	t, s := f.t, f.s
-	opts := search.Options{MaxDepth: f.maxDepth, All: a.v.GetBool("all"),
-		MaxExecutions: f.p.executions, Progress: f.prog.update, Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
-		Graph: a.v.GetString("ltl") != ""}
-	if !a.v.GetBool("quiet") {
-		opts.OnBug = a.announcer(t, f.prog)
-	}
-	cfg := hunt.Config{
-		Executor: s.chk, Options: opts, Explore: f.search, Budget: f.p.budget,
-		Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")), MinimiseProgress: f.prog.minimising,
-		MinimiseNoReduction: a.v.GetString("reduction") == "none",
-		Explain: func(bug search.Bug) (*hunt.Explanation, error) {
-			if bug.Cycle != nil {
-				return a.replayLassoStacks(s, bug)
-			}
-			return a.replayStacks(s, bug, f.maxDepth)
-		},
-		Nondeterminism: programNondeterminism,
-		Hints:          func() []string { return reuseHints(s) },
-		ReplayCommand:  func(sched string) string { return replayCommand(t, sched) },
-		Warn:           func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
-	}
-	if text := a.v.GetString("ltl"); text != "" {
-		cfg.LTL, _ = ltl.Parse(text) // checked with the settings
-	}
-	if !a.v.GetBool("no-save") {
-		dir := a.v.GetString("corpus")
-		if dir == "" {
-			dir = corpus.DefaultDir(t.arg)
-		}
-		c := &hunt.Corpus{Dir: dir, Target: entryTarget(t, dir), Version: version,
-			Search:      corpus.Search{Strategy: f.p.entryName(), Reduction: f.p.reduction},
-			ReplaySaved: func(path string) string { return "stdbg replay " + shellQuote(path) }}
-		if f.p.sampled {
-			c.Search.Seed = int64(f.p.seed)
-		}
-		c.BinarySHA256, _ = corpus.FileSHA256(t.binary)
-		cfg.Corpus = c
-	}
-	return cfg
 }

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/session"
 )
 
 // This file holds what find does with the bugs it found: the replay in a
@@ -57,76 +56,18 @@ type findResult struct {
 
 // scopeNote says, next to a complete search's verdict, what it was
 // exhaustive over: thread operations, not plain memory accesses.
-func scopeNote(t *target) string {
-	if t.goPkg {
+func scopeNote(t *session.Target) string {
+	if t.Go {
 		return "Scope: goroutine operations; plain memory accesses were not scheduling points (shared variables read and written " +
 			"without a synchronisation between are not reordered; Go's race detector, on by default for plain Go, reports such races)."
 	}
-	if t.memory {
+	if t.Memory {
 		return "Scope: thread operations, and the loads, stores and atomic operations on global variables and the heap " +
 			"(memory instrumentation); accesses to stacks and thread-local storage were not scheduling points."
 	}
 	return "Scope: thread operations; plain memory accesses were not scheduling points (memory shared without a thread " +
 		"operation between is not reordered: build the program with --memory, as in stdbg find --memory prog.c or " +
 		"stdbg cc --memory, or annotate it with stdbg_read/stdbg_write)."
-}
-
-// confirmFresh replays each bug (but lassos) in a fresh process of the
-// program and reports whether each ends the same way: a Go program runs
-// many executions in one process, and one that keeps state from one to the
-// next may fail in a way that no fresh run shows.
-func (a *app) confirmFresh(s *session, bugs []search.Bug, maxDepth int) bool {
-	for _, bug := range bugs {
-		if bug.Cycle != nil {
-			continue
-		}
-		o, err := a.replayFresh(s, bug.Schedule, maxDepth)
-		if err != nil || o == nil || o.Kind != bug.Outcome.Kind || o.Where != bug.Outcome.Where {
-			return false
-		}
-	}
-	return true
-}
-
-// programNondeterminism is find's guess at why a bug's replay ended
-// otherwise than the search's execution.
-const programNondeterminism = "the program may do something nondeterministic between thread operations"
-
-// reuseHints adds to that guess, for a Go program run execution after
-// execution in one process, that it may keep state from one to the next.
-func reuseHints(s *session) []string {
-	if s.proc.Reused() > 0 && s.goPkg {
-		return []string{"the bug was found in a process that had run earlier executions and the replay ran in a fresh one: " +
-			"the program may keep state from one execution to the next (package-level variables); STDBG_REUSE=0 runs every execution in a fresh process"}
-	}
-	return nil
-}
-
-// replayStacks replays a bug's schedule with full stacks, for its report.
-func (a *app) replayStacks(s *session, bug search.Bug, maxDepth int) (*hunt.Explanation, error) {
-	old := s.proc.Flags()
-	s.proc.SetFlags(old | wire.FlagStacks)
-	defer s.proc.SetFlags(old)
-	e, err := s.chk.Begin()
-	if err != nil {
-		return nil, err
-	}
-	defer e.Close()
-	rr, err := search.Replay(e, bug.Schedule, maxDepth)
-	if err != nil {
-		return nil, err
-	}
-	return &hunt.Explanation{Report: report.Build(e, rr.Outcome, s.syms), Outcome: rr.Outcome}, nil
-}
-
-// explain replays a bug's schedule with full stacks and builds its report.
-func (a *app) explain(s *session, bug search.Bug, maxDepth int) (*report.Report, error) {
-	x, err := a.replayStacks(s, bug, maxDepth)
-	if err != nil {
-		return nil, fmt.Errorf("replaying the bug: %w", err)
-	}
-	hunt.Mark(x, bug, programNondeterminism, func() []string { return reuseHints(s) })
-	return x.Report, nil
 }
 
 func (a *app) printFind(out *findResult) {

@@ -1,16 +1,17 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedprof"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 	"github.com/stdbg/stdbg/stategraph"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -23,101 +24,81 @@ import (
 // finder is one find: its target and settings, and how its search went.
 type finder struct {
 	a        *app
-	t        *target
-	s        *session
+	t        *session.Target
+	s        *session.Session
 	p        *plan
 	outs     findOutputs
 	maxDepth int
-	// ctx stops the whole find (a signal).
-	ctx  context.Context
-	prog *progressLine
-	// ex is the session's program, watched by the recorders asked for.
-	ex    search.Executor
-	prof  *schedprof.Recorder
-	graph *stategraph.Recorder
-	// inTarget reports a search run inside the target, its bugs
-	// confirmed in fresh processes.
-	inTarget bool
+	prog     *progressLine
+	prof     *schedprof.Recorder
+	graph    *stategraph.Recorder
 }
 
-// recorders wraps the session's executor in the recorders asked for.
-func (f *finder) recorders() search.Executor {
-	var ex search.Executor = f.s.chk
+// watch wraps the session's executor in the recorders asked for, for the
+// search; done ends what only the search needed (full stacks).
+func (f *finder) watch(ex search.Executor) (search.Executor, func()) {
+	done := func() {}
 	if f.a.v.GetString("profile") != "" {
-		f.s.proc.SetFlags(f.s.proc.Flags() | wire.FlagStacks)
-		f.prof = schedprof.NewRecorder(f.s.chk, f.s.syms)
-		f.prof.Binary = f.t.binary
+		f.s.Proc.SetFlags(f.s.Proc.Flags() | wire.FlagStacks)
+		f.prof = schedprof.NewRecorder(ex, f.s.Syms)
+		f.prof.Binary = f.t.Binary
 		ex = f.prof
+		// Stacks are for the profile: minimisation needs none.
+		done = func() { f.s.Proc.SetFlags(f.s.Proc.Flags() &^ wire.FlagStacks) }
 	}
 	if f.outs.graph != "" {
-		f.graph = stategraph.NewRecorder(ex, f.s.syms, graphLimit, f.a.stateful())
+		f.graph = stategraph.NewRecorder(ex, f.s.Syms, graphLimit, f.a.stateful())
 		ex = f.graph
 	}
-	return ex
+	return ex, done
 }
 
-// search is the hunt's search: inside a Go target when it can run there,
-// else from here. A Go program that does not repeat itself in a process
-// that ran earlier executions is searched again with a fresh process for
-// every execution.
-func (f *finder) search(searchCtx context.Context, opts search.Options) (*hunt.Explored, error) {
-	a, t, s, p := f.a, f.t, f.s, f.p
-	if f.prof != nil {
-		// Stacks are for the profile: minimisation needs none.
-		defer s.proc.SetFlags(s.proc.Flags() &^ wire.FlagStacks)
+// find is the session's Find with the settings: the plan, the reports
+// and the corpus; what the search does otherwise than asked is said on
+// stderr.
+func (f *finder) find() *session.Find {
+	a, t := f.a, f.t
+	quiet := a.v.GetBool("quiet")
+	fd := &session.Find{
+		Plan: session.Plan{Spec: f.p.spec, Strategy: f.p.st, MaxDepth: f.maxDepth, All: a.v.GetBool("all"), MaxExecutions: f.p.executions,
+			Budget: f.p.budget, Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
+			Jobs: a.v.GetInt("jobs"), Shard: f.p.shard, Shards: f.p.shards,
+			InTarget: a.v.GetBool("in-target"), Watched: a.stateful() || f.outs.graph != "" || a.v.GetString("profile") != ""},
+		Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
+		Hooks: session.Hooks{Progress: f.prog.update, Minimising: f.prog.minimising,
+			Note: func(msg string) {
+				if quiet && strings.HasPrefix(msg, "the program ended its process") {
+					return
+				}
+				f.prog.clear()
+				fmt.Fprintln(a.stderr, "stdbg: "+msg)
+			}},
+		Warn:                func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
+		Watch:               f.watch,
+		MinimiseNoReduction: a.v.GetString("reduction") == "none",
 	}
-	if a.inTarget(t, p, f.outs) {
-		found, err := a.exploreInTarget(f.ctx, t, s, p, f.maxDepth, opts, f.prog)
-		switch {
-		case err == nil:
-			f.inTarget = true
-			return &hunt.Explored{Result: found.Result, Minimised: found.Minimised, BudgetSpent: found.BudgetSpent}, nil
-		case f.ctx.Err() != nil:
-			return &hunt.Explored{}, nil
+	if !quiet {
+		fd.Hooks.OnBug = a.announcer(t, f.prog)
+	}
+	if text := a.v.GetString("ltl"); text != "" {
+		fd.LTL, _ = ltl.Parse(text) // checked with the settings
+	}
+	if !a.v.GetBool("no-save") {
+		dir := a.v.GetString("corpus")
+		if dir == "" {
+			dir = corpus.DefaultDir(t.Arg)
 		}
-		f.prog.clear()
-		fmt.Fprintln(a.stderr, "stdbg:", inTargetFallback(err))
-		if errors.Is(err, search.ErrNondeterministic) {
-			a.noReuse = true
-			s.proc.DisableReuse()
+		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
+			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
+			ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
+		if f.p.sampled() {
+			c.Search.Seed = int64(f.p.spec.Seed)
 		}
+		c.BinarySHA256, _ = corpus.FileSHA256(t.Binary)
+		fd.Corpus = c
 	}
-	res, err := a.explore(searchCtx, t, s, f.ex, p, opts)
-	if t.goPkg && s.proc.Reused() > 0 &&
-		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && !a.confirmFresh(s, res.Bugs, f.maxDepth)) {
-		// A Go program runs execution after execution in one process:
-		// one that keeps state from one to the next (package-level
-		// variables) does not repeat itself. Start again, with a fresh
-		// process for every execution.
-		f.prog.clear()
-		fmt.Fprintln(a.stderr, "stdbg: "+inTargetFallback(search.ErrNondeterministic))
-		a.noReuse = true
-		s.proc.DisableReuse()
-		res, err = a.explore(searchCtx, t, s, f.ex, p, opts)
-	}
-	if !t.goPkg && s.proc.Contexts() &&
-		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && len(res.Bugs) > 0 && !a.confirmFresh(s, res.Bugs, f.maxDepth)) {
-		// The program's threads ran as contexts on one kernel thread:
-		// a program that tells kernel threads apart (system calls made
-		// without the C library) can behave otherwise than with real
-		// threads, as in the fresh process the bug was replayed in.
-		f.prog.clear()
-		fmt.Fprintln(a.stderr, "stdbg: "+contextsFallback)
-		s.proc.DisableContexts()
-		res, err = a.explore(searchCtx, t, s, f.ex, p, opts)
-	}
-	if res == nil {
-		res = &search.Result{}
-	}
-	if err != nil {
-		err = fmt.Errorf("exploring %s: %w", t.arg, err)
-	}
-	return &hunt.Explored{Result: *res, BudgetSpent: searchCtx.Err() != nil}, err
+	return fd
 }
-
-// contextsFallback says why a C search runs again with real threads.
-const contextsFallback = "the program does not behave the same with its threads run as contexts on one kernel thread " +
-	"(does it ask the kernel which thread it is, without the C library?): searching again with real threads"
 
 // notModelledCoverage rewrites the coverage line of a search that ran out
 // of schedules of a program with n constructs it does not model.
@@ -135,7 +116,8 @@ func notModelledCoverage(coverage string, n int) string {
 }
 
 // result is the document find prints.
-func (f *finder) result(res *hunt.Result) *findResult {
+func (f *finder) result(found *session.Found) *findResult {
+	res := &found.Result
 	t, p := f.t, f.p
 	why := stopNone
 	switch {
@@ -144,26 +126,26 @@ func (f *finder) result(res *hunt.Result) *findResult {
 	case res.BudgetSpent:
 		why = stopBudget
 	}
-	out := &findResult{Target: t.arg, Binary: t.binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
+	out := &findResult{Target: t.Arg, Binary: t.Binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Search.Complete, DepthLimited: res.Search.DepthLimited, Interrupted: res.Interrupted, Bugs: []*report.Report{},
-		Strategy: p.name, Sampled: p.sampled, Coverage: p.coverage(&res.Search, why, f.maxDepth), Scope: "thread operations",
-		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t), NotModelled: t.unmodelled}
-	if out.Complete && len(t.unmodelled) > 0 {
+		Strategy: p.spec.Strategy, Sampled: p.sampled(), Coverage: p.coverage(&res.Search, why, f.maxDepth), Scope: "thread operations",
+		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t), NotModelled: t.Unmodelled}
+	if out.Complete && len(t.Unmodelled) > 0 {
 		// Exhaustive is a promise the search cannot make for what it
 		// does not model.
-		out.Coverage = notModelledCoverage(out.Coverage, len(t.unmodelled))
+		out.Coverage = notModelledCoverage(out.Coverage, len(t.Unmodelled))
 	}
-	if f.inTarget {
+	if found.InTarget {
 		out.SearchedIn = "target"
 	}
-	if t.goPkg {
+	if t.Go {
 		out.Scope = "goroutine operations"
 	}
-	if t.memory {
+	if t.Memory {
 		out.Scope, out.MemoryPoints = "thread operations and global and heap memory", true
 	}
-	if p.sampled {
-		out.Seed = p.seed
+	if p.sampled() {
+		out.Seed = p.spec.Seed
 	}
 	if p.pb != nil {
 		out.Bounds = p.pb.Bounds()
@@ -189,7 +171,7 @@ func (a *app) writeFind(out *findResult, f *finder) error {
 		}
 	}
 	if f.graph != nil {
-		if err := writeGraph(outs.graph, f.graph, f.t.arg); err != nil {
+		if err := writeGraph(outs.graph, f.graph, f.t.Arg); err != nil {
 			return err
 		}
 	}
@@ -198,7 +180,7 @@ func (a *app) writeFind(out *findResult, f *finder) error {
 		if out.Complete {
 			summary = append(summary, out.scopeNote)
 		}
-		if err := writeHTML(outs.html, f.t.arg, out.Bugs, append(summary, report.FormatStats(out.Stats))); err != nil {
+		if err := writeHTML(outs.html, f.t.Arg, out.Bugs, append(summary, report.FormatStats(out.Stats))); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -110,9 +111,9 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 	if err != nil {
 		return true, &exitError{code: exitUsage, err: err}
 	}
-	s := &gdbscript.Session{Target: t.arg, Args: t.args, Env: env, Log: decisions, Report: r}
-	if s.Binary, err = filepath.Abs(t.binary); err != nil {
-		return true, usageErr("%s: %v", t.binary, err)
+	s := &gdbscript.Session{Target: t.Arg, Args: t.Args, Env: env, Log: decisions, Report: r}
+	if s.Binary, err = filepath.Abs(t.Binary); err != nil {
+		return true, usageErr("%s: %v", t.Binary, err)
 	}
 	if s.Library, err = filepath.Abs(lib); err != nil {
 		return true, usageErr("%s: %v", lib, err)
@@ -127,10 +128,10 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 	r.WriteStyled(a.stdout, a.colour())
 	if !run {
 		fmt.Fprintf(a.stdout, "GDB script written to %s (decision log %s).\nDebug the schedule with:\n  gdb -q -x %s\nthen stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K (see the script's header).\n",
-			scriptPath, decisions, shellQuote(scriptPath))
+			scriptPath, decisions, session.ShellQuote(scriptPath))
 		return true, nil
 	}
-	fmt.Fprintf(a.stdout, "Starting GDB: %s -q -x %s %s\n", shellQuote(gdbExe), shellQuote(scriptPath), shellQuote(s.Binary))
+	fmt.Fprintf(a.stdout, "Starting GDB: %s -q -x %s %s\n", session.ShellQuote(gdbExe), session.ShellQuote(scriptPath), session.ShellQuote(s.Binary))
 	return true, a.runGDB(gdbExe, scriptPath, s.Binary)
 }
 
@@ -138,25 +139,25 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 // the decision log (unless decisions is "") and returns the report and the
 // trace. The program's
 // output is dropped: it shows again under GDB.
-func (a *app) runNative(t *target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []checker.Step, error) {
+func (a *app) runNative(t *session.Target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []checker.Step, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := a.startTarget(t, io.Discard, io.Discard, false, env)
+	s, err := a.startSession(t, io.Discard, io.Discard, false, env)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer s.close()
-	s.proc.SetFlags(wire.FlagStacks)
-	e, err := s.chk.Begin()
+	defer s.Close()
+	s.Proc.SetFlags(wire.FlagStacks)
+	e, err := s.Checker.Begin()
 	if err != nil {
-		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.arg, err)}
+		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.Arg, err)}
 	}
 	defer e.Close()
 	rr, err := search.Replay(e, sched, a.v.GetInt("max-depth"))
 	if err != nil {
-		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}
+		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.Arg, err)}
 	}
-	r := report.Build(e, rr.Outcome, s.syms)
+	r := report.Build(e, rr.Outcome, s.Syms)
 	r.Path = sched.String()
 	r.Executed = rr.Executed.String()
 	trace := append([]checker.Step(nil), e.Trace()...)
@@ -173,7 +174,7 @@ func (a *app) runNative(t *target, sched schedule.Schedule, env []string, decisi
 		return r, trace, nil
 	}
 	// The library reads lines of at most 255 bytes: keep the comment short.
-	comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", shorten(t.arg), shorten(sched.String()), shorten(rr.Executed.String()))
+	comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", shorten(t.Arg), shorten(sched.String()), shorten(rr.Executed.String()))
 	if err := ctarget.WriteDecisions(decisions, trace, comment); err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("writing the decision log: %w", err)}
 	}
@@ -203,16 +204,15 @@ func shorten(s string) string {
 // debugTarget resolves what a debugger replay runs: a corpus entry (whose
 // search depth becomes the default), or --schedule and a program. flag
 // (the debugger's) and what (the kind of program) word the usage errors.
-func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string, args []string) (sched schedule.Schedule, t *target, env []string, err error) {
+func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string, args []string) (sched schedule.Schedule, t *session.Target, env []string, err error) {
 	if cmd.Flags().Changed("schedule") {
 		if sched, err = parseSchedule(schedText); err != nil {
 			return nil, nil, nil, err
 		}
-		if t, err = resolveTarget(args, run, a.v.GetBool("races"), a.v.GetBool("memory")); err != nil {
+		if t, err = a.resolve(args, run); err != nil {
 			return nil, nil, nil, err
 		}
-		a.seedRand(t)
-		return sched, t, t.env, nil
+		return sched, t, t.Env, nil
 	}
 	if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
 		return nil, nil, nil, usageErr("replay %s needs a corpus entry (.json) or --schedule and %s", flag, what)
@@ -224,7 +224,7 @@ func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string,
 	if sched, err = parseSchedule(e.Schedule); err != nil {
 		return nil, nil, nil, err
 	}
-	if t, err = targetOf(args[0], e, a.entryBinary); err != nil {
+	if t, err = session.FromEntry(args[0], e, a.entryBinary); err != nil {
 		return nil, nil, nil, usageErr("%v", err)
 	}
 	if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/session"
 )
 
 // gdbTimeout bounds every GDB session of these tests.
@@ -77,7 +78,7 @@ func writeScript(t *testing.T, args ...string) string {
 	if code != exitClean {
 		t.Fatalf("replay --gdb-script: exit %d\n%s\n%s", code, out, errs)
 	}
-	if !strings.Contains(out, "gdb -q -x "+shellQuote(script)) {
+	if !strings.Contains(out, "gdb -q -x "+session.ShellQuote(script)) {
 		t.Errorf("replay --gdb-script does not say how to use the script:\n%s", out)
 	}
 	return script
@@ -341,7 +342,7 @@ func TestReplayGDBLongSchedule(t *testing.T) {
 func TestReplayGDBCommands(t *testing.T) {
 	gdb := needGDB(t)
 	// Bound GDB's life: replay --gdb waits for it.
-	wrapper := writeFile(t, t.TempDir(), "gdb", fmt.Sprintf("#!/bin/sh\nexec timeout -s KILL %d %s -nx -iex 'set debuginfod enabled off' \"$@\"\n", int(gdbTimeout.Seconds()), shellQuote(gdb)))
+	wrapper := writeFile(t, t.TempDir(), "gdb", fmt.Sprintf("#!/bin/sh\nexec timeout -s KILL %d %s -nx -iex 'set debuginfod enabled off' \"$@\"\n", int(gdbTimeout.Seconds()), session.ShellQuote(gdb)))
 	os.Chmod(wrapper, 0o755)
 	t.Setenv("STDBG_GDB", wrapper)
 	gdbStdin = strings.NewReader("stdbg-trace\nstdbg-goto 4\nstdbg-where\nstdbg-goto 2\nstdbg-where\nstdbg-finish\nprint transfers\nstdbg-next\nstdbg-next\nstdbg-next\nstdbg-next\nquit\n")

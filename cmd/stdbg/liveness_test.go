@@ -99,8 +99,8 @@ func TestStatefulSearchSettings(t *testing.T) {
 			t.Errorf("%s: plan: %v", name, err)
 			continue
 		}
-		if p.reduction != tc.reduction || (len(p.notes) > 0) != tc.note {
-			t.Errorf("%s: reduction %s, notes %q; want %s, a note: %v", name, p.reduction, p.notes, tc.reduction, tc.note)
+		if p.spec.Reduction != tc.reduction || (len(p.notes) > 0) != tc.note {
+			t.Errorf("%s: reduction %s, notes %q; want %s, a note: %v", name, p.spec.Reduction, p.notes, tc.reduction, tc.note)
 		}
 	}
 }

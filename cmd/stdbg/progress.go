@@ -11,6 +11,7 @@ import (
 
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 )
 
 // plainEvery is how often a progress line is printed when stderr is not a
@@ -170,7 +171,7 @@ func (p *progressLine) clear() {
 // announcer says each distinct bug the moment it is found, on stderr, so
 // that a long run tells at once what it found. A bug about to be minimised
 // is said without its schedule: the report gives the minimised one.
-func (a *app) announcer(t *target, prog *progressLine) func(search.Bug) {
+func (a *app) announcer(t *session.Target, prog *progressLine) func(search.Bug) {
 	var mu sync.Mutex
 	said := map[string]bool{}
 	return func(b search.Bug) {
@@ -191,10 +192,10 @@ func (a *app) announcer(t *target, prog *progressLine) func(search.Bug) {
 		sched := search.LassoString(b.Schedule, b.Cycle)
 		if len(b.Schedule) > 40 { // the path once, in the command that replays it
 			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; %d steps (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message),
-				len(b.Schedule), replayCommand(t, sched))
+				len(b.Schedule), t.ReplayCommand(sched))
 			return
 		}
 		fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message), sched,
-			replayCommand(t, sched))
+			t.ReplayCommand(sched))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -101,7 +102,7 @@ began, and stops there.`,
 
 // replayEntry replays a corpus entry.
 func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
-	a.replayOf = "stdbg replay " + shellQuote(path)
+	a.replayOf = "stdbg replay " + session.ShellQuote(path)
 	e, err := corpus.Load(path)
 	if err != nil {
 		return usageErr("%v", err)
@@ -110,7 +111,7 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 	if err != nil {
 		return err
 	}
-	t, err := targetOf(path, e, a.entryBinary)
+	t, err := session.FromEntry(path, e, a.entryBinary)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -134,62 +135,60 @@ func (a *app) replay(text, decisions, run string, args []string) error {
 		if err != nil {
 			return usageErr("--schedule %q: %v", text, err)
 		}
-		t, err := resolveTarget(args, run, a.v.GetBool("races"), a.v.GetBool("memory"))
+		t, err := a.resolve(args, run)
 		if err != nil {
 			return err
 		}
-		a.seedRand(t)
 		return a.replayLasso(stem, cycle, t, nil)
 	}
 	sched, err := parseSchedule(text)
 	if err != nil {
 		return err
 	}
-	t, err := resolveTarget(args, run, a.v.GetBool("races"), a.v.GetBool("memory"))
+	t, err := a.resolve(args, run)
 	if err != nil {
 		return err
 	}
-	a.seedRand(t)
 	return a.replayTarget(sched, decisions, t, nil)
 }
 
-func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *target, env []string) error {
+func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *session.Target, env []string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := a.startTarget(t, a.stdout, a.stderr, false, env)
+	s, err := a.startSession(t, a.stdout, a.stderr, false, env)
 	if err != nil {
 		return err
 	}
 	closed := false
 	defer func() {
 		if !closed {
-			s.close()
+			s.Close()
 		}
 	}()
-	s.proc.SetFlags(wire.FlagStacks)
-	e, err := s.chk.Begin()
+	s.Proc.SetFlags(wire.FlagStacks)
+	e, err := s.Checker.Begin()
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.arg, err)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.Arg, err)}
 	}
 	rr, err := search.Replay(e, sched, a.maxDepth(t))
 	if err != nil {
 		e.Close()
-		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.Arg, err)}
 	}
-	r := report.Build(e, rr.Outcome, s.syms)
+	r := report.Build(e, rr.Outcome, s.Syms)
 	if decisions != "" {
-		comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", t.arg, sched, rr.Executed)
+		comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", t.Arg, sched, rr.Executed)
 		if err := ctarget.WriteDecisions(decisions, e.Trace(), comment); err != nil {
 			e.Close()
 			return &exitError{code: exitUsage, err: err}
 		}
 		lib, _ := ctarget.Library()
 		r.Notes = append(r.Notes, fmt.Sprintf("decision log written to %s; replay it without stdbg with STDBG_REPLAY=%s LD_PRELOAD=%s %s",
-			decisions, shellQuote(decisions), shellQuote(lib), shellQuote(t.binary)))
+			decisions, session.ShellQuote(decisions), session.ShellQuote(lib), session.ShellQuote(t.Binary)))
 	}
 	e.Close()
 	// Let the program's output drain before the report.
-	s.close()
+	s.Close()
 	closed = true
 	r.Path = sched.String()
 	r.Executed = rr.Executed.String()
@@ -217,7 +216,7 @@ func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *target,
 }
 
 // replayHTML writes the page of a replay when --html asked for it.
-func (a *app) replayHTML(r *report.Report, t *target, sched string) error {
+func (a *app) replayHTML(r *report.Report, t *session.Target, sched string) error {
 	if a.htmlOut == "" {
 		return nil
 	}
@@ -225,9 +224,9 @@ func (a *app) replayHTML(r *report.Report, t *target, sched string) error {
 		r.Replay = a.replayOf
 	}
 	if r.Replay == "" {
-		r.Replay = replayCommand(t, sched)
+		r.Replay = t.ReplayCommand(sched)
 	}
-	if err := writeHTML(a.htmlOut, "replay of "+t.arg, []*report.Report{r}, nil); err != nil {
+	if err := writeHTML(a.htmlOut, "replay of "+t.Arg, []*report.Report{r}, nil); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	return nil

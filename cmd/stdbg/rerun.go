@@ -6,81 +6,22 @@ import (
 	"io"
 
 	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 )
 
 // This file replays one corpus entry: the target it names, the rerun,
 // its report and the exit status of a run.
 
-// targetOf checks, rebuilds (when needed) and resolves the target of an
-// entry. An entry is data: it may name only a program inside its project,
-// and hold only the environment variables stdbg records (corpus.Resolve,
-// corpus.CheckEnv); binary, when set (--binary), is the program to run
-// instead of a binary entry's own, named by the user.
-func targetOf(path string, e *corpus.Entry, binary string) (*target, error) {
-	if err := corpus.CheckEnv(path, e.Target.Env); err != nil {
-		return nil, err
-	}
-	t := &target{args: e.Target.Args}
-	var src string
-	if e.Target.Kind != "binary" {
-		var err error
-		if src, err = corpus.Resolve(path, "target.source", e.Target.Source); err != nil {
-			return nil, err
-		}
-	}
-	switch e.Target.Kind {
-	case "go-test":
-		b, err := buildGo(src, true, true)
-		if err != nil {
-			return nil, err
-		}
-		run := e.Target.Run
-		if run == "" {
-			run = testPattern(e.Target.Test)
-		}
-		t.arg, t.source, t.binary, t.goPkg, t.run, t.unmodelled = src, src, b.exe, true, run, b.unmodelled
-	case "go-program":
-		b, err := buildGo(src, false, true)
-		if err != nil {
-			return nil, err
-		}
-		t.arg, t.source, t.binary, t.goPkg, t.unmodelled = src, src, b.exe, true, b.unmodelled
-	case "c-source":
-		exe, note, err := ctarget.BuildWith(src, ctarget.BuildOptions{Memory: e.Target.Memory})
-		if err != nil {
-			return nil, fmt.Errorf("rebuilding %s: %w", src, err)
-		}
-		if note != "" {
-			return nil, fmt.Errorf("rebuilding %s as it was built when the bug was found: %s", src, note)
-		}
-		t.arg, t.source, t.binary, t.memory = src, src, exe, e.Target.Memory
-	default:
-		exe := binary
-		if exe == "" {
-			var err error
-			if exe, err = corpus.Resolve(path, "target.binary", e.Target.Binary); err != nil {
-				return nil, err
-			}
-		}
-		if err := ctarget.CheckBinary(exe); err != nil {
-			return nil, err
-		}
-		t.arg, t.binary = exe, exe
-	}
-	return t, nil
-}
-
 // binaryChanged says, for a rerun's output, whether the program that ran
 // is not the one the bug was found in.
-func binaryChanged(e *corpus.Entry, t *target) string {
-	if e.Target.BinarySHA256 == "" || t.goPkg {
+func binaryChanged(e *corpus.Entry, t *session.Target) string {
+	if e.Target.BinarySHA256 == "" || t.Go {
 		return ""
 	}
-	if h, err := corpus.FileSHA256(t.binary); err == nil && h != e.Target.BinarySHA256 {
+	if h, err := corpus.FileSHA256(t.Binary); err == nil && h != e.Target.BinarySHA256 {
 		return " (the binary changed since the bug was found)"
 	}
 	return ""
@@ -94,7 +35,7 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) 
 		return r
 	}
 	e := it.Entry
-	t, err := targetOf(it.Path, e, a.entryBinary)
+	t, err := session.FromEntry(it.Path, e, a.entryBinary)
 	if err != nil {
 		var refused *corpus.RefusedError
 		if errors.As(err, &refused) {
@@ -114,13 +55,13 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) 
 	if e.Cycle != "" {
 		return a.rerunLasso(r, e, t, sched)
 	}
-	s, err := a.startTarget(t, io.Discard, io.Discard, true, e.Target.Env)
+	s, err := a.startSession(t, io.Discard, io.Discard, true, e.Target.Env)
 	if err != nil {
 		r.Status, r.Detail = statusError, oneLine(err.Error())
 		return r
 	}
-	defer s.close()
-	ex, err := s.chk.Begin()
+	defer s.Close()
+	ex, err := s.Checker.Begin()
 	if err != nil {
 		r.Status, r.Detail = statusError, oneLine(err.Error())
 		return r
@@ -141,7 +82,7 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) 
 		r.Status, r.Detail = statusDiverged, o.Message
 		if research {
 			ex.Close()
-			if found := a.researchEntry(s, it.Path, e, sched[:o.Step], depth, budget); found != "" {
+			if found := researchEntry(s, it.Path, e, sched[:o.Step], depth, budget); found != "" {
 				r.Status, r.Detail = statusReproduces, o.Message+"; the bug survives: "+found
 			} else {
 				r.Detail += fmt.Sprintf("; no %s found again within %d executions", e.Failure.Kind, budget)
@@ -172,16 +113,16 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) 
 // rerunReport is the report of an entry's failure as it happens now
 // (replayed again with stacks), when reports were asked for: nil
 // otherwise, or when the replay does not give it.
-func (a *app) rerunReport(s *session, ex io.Closer, path string, sched schedule.Schedule, o search.Outcome, depth int) *report.Report {
+func (a *app) rerunReport(s *session.Session, ex io.Closer, path string, sched schedule.Schedule, o search.Outcome, depth int) *report.Report {
 	if !a.rerunReports {
 		return nil
 	}
 	ex.Close()
-	r, err := a.explain(s, search.Bug{Schedule: sched, Outcome: o}, depth)
+	r, err := s.Report(search.Bug{Schedule: sched, Outcome: o}, depth)
 	if err != nil {
 		return nil
 	}
-	r.Replay, r.Saved = "stdbg replay "+shellQuote(path), path
+	r.Replay, r.Saved = "stdbg replay "+session.ShellQuote(path), path
 	return r
 }
 

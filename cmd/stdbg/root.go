@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
-
-	"github.com/stdbg/stdbg/ctarget"
 )
 
 // version is stdbg's version, recorded in reports.
@@ -20,14 +18,10 @@ type app struct {
 	stderr     io.Writer
 	configFile string // the file read, "" if none
 	cfgInvalid []string
-	cmd        *cobra.Command    // the command running, once its settings are loaded
-	cpus       *ctarget.CPUClaim // CPUs held for placing the program's copies (find)
-	// noReuse: every execution in a fresh process or child (a Go program
-	// that keeps state from one execution to the next).
+	cmd        *cobra.Command // the command running, once its settings are loaded
 	// searching: the processes started run a search (find), whose reused
 	// children keep the program's threads between executions.
 	searching bool
-	noReuse   bool
 	// rerunReports: corpus reruns build the report of each failure
 	// (corpus run --sarif).
 	rerunReports bool

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/stdbg/stdbg/search"
 )
 
 // This file holds the configuration keys every command shares: their
@@ -169,10 +171,13 @@ func (a *app) validate() error {
 			return usageErr("%s must be a positive duration such as 5s, not %q", k, a.v.GetString(k))
 		}
 	}
-	switch s := a.v.GetString("strategy"); s {
-	case "dfs", "random", "pct":
-	default:
-		return usageErr("unknown strategy %q: use dfs, random or pct", s)
+	// The names, in search.Spec's vocabulary (what goes with what is
+	// plan's).
+	if err := (search.Spec{Strategy: a.v.GetString("strategy")}).Check(); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := (search.Spec{Reduction: a.v.GetString("reduction")}).Check(); err != nil {
+		return usageErr("%v", err)
 	}
 	if d := a.v.GetInt("pct-depth"); d < 1 {
 		return usageErr("pct-depth must be at least 1, not %d", d)
@@ -191,11 +196,7 @@ func (a *app) validate() error {
 			return usageErr("budget must be a duration such as 30s or 10m (0: no limit), not %q", raw)
 		}
 	}
-	switch r := a.v.GetString("reduction"); r {
-	case "none", "dpor":
-	default:
-		return usageErr("unknown reduction %q: use dpor or none", r)
-	}
+
 	if s := a.v.GetString("rand-seed"); !validRandSeed(s) {
 		return usageErr("rand-seed must be a whole number from 0 to %d, not %q", uint64(math.MaxInt64), s)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/session"
+
 	"github.com/stdbg/stdbg/corpus"
 )
 
@@ -70,16 +72,16 @@ func TestShardCountsAddUp(t *testing.T) {
 	}
 	// The trial in one copy ends by its count alone here, not by the
 	// machine's speed.
-	defer func(d time.Duration) { trialTime = d }(trialTime)
-	trialTime = time.Hour
+	defer func(d time.Duration) { session.TrialTime = d }(session.TrialTime)
+	session.TrialTime = time.Hour
 	one := execs("-j", "1")
 	if got := execs("-j", "3"); got != one {
 		t.Errorf("-j 3 ran %s executions, -j 1 %s", got, one)
 	}
 	// A search that outlives the trial in one copy is divided and starts
 	// over: the divided search runs what one worker runs, plus the trial.
-	defer func(n int64) { trialExecutions = n }(trialExecutions)
-	trialExecutions = 3
+	defer func(n int64) { session.TrialExecutions = n }(session.TrialExecutions)
+	session.TrialExecutions = 3
 	if got, want := execs("-j", "3"), fmt.Sprint(atoi(t, one)+3); got != want {
 		t.Errorf("-j 3 after a trial of 3 executions ran %s executions, want %s", got, want)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -37,72 +38,45 @@ func (a *app) validateStateful() error {
 	if s := a.v.GetString("strategy"); s != "dfs" {
 		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --strategy %s (use --strategy dfs)", s)
 	}
-	if k := a.v.GetInt("preemptions"); k >= 0 {
-		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --preemptions %d (a state reached with fewer preemptions is not the same search node)", k)
-	}
-	if k := a.v.GetInt("delays"); k >= 0 {
-		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --delays %d (a state reached with fewer delays is not the same search node)", k)
-	}
-	return nil
-}
-
-// stateEnv is the environment that makes the C library track what state
-// identity needs from the start of the program.
-var stateEnv = []string{"STDBG_STATE=1"}
-
-// replayLassoStacks replays a livelock or liveness violation (stem and
-// one run of the cycle) with full stacks and state reports, for its report.
-func (a *app) replayLassoStacks(s *session, bug search.Bug) (*hunt.Explanation, error) {
-	old := s.proc.Flags()
-	s.proc.SetFlags(old | wire.FlagStacks | wire.FlagState)
-	defer s.proc.SetFlags(old)
-	e, err := s.chk.Begin()
-	if err != nil {
-		return nil, err
-	}
-	defer e.Close()
-	lr, err := search.ReplayLasso(e, bug.Schedule, bug.Cycle, 1)
-	if err != nil {
-		return nil, err
-	}
-	return &hunt.Explanation{Report: report.Build(e, lr.Result.Outcome, s.syms), Outcome: lr.Result.Outcome, Lasso: lr}, nil
+	_, err := a.searchSpec()
+	return err
 }
 
 // replayLasso runs a lasso's stem and then its cycle --cycles times, with
 // state reports, shows the program's output and the trace, and says
 // whether each run of the cycle came back to the state where it began.
 // Exit 1 when they all did (the livelock reproduces).
-func (a *app) replayLasso(stem, cycle schedule.Schedule, t *target, env []string) error {
+func (a *app) replayLasso(stem, cycle schedule.Schedule, t *session.Target, env []string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := a.startTarget(t, a.stdout, a.stderr, true, append(env, stateEnv...))
+	s, err := a.startSession(t, a.stdout, a.stderr, true, append(env, session.StateEnv...))
 	if err != nil {
 		return err
 	}
 	closed := false
 	defer func() {
 		if !closed {
-			s.close()
+			s.Close()
 		}
 	}()
-	s.proc.SetFlags(wire.FlagStacks | wire.FlagState | wire.FlagFastExit)
-	e, err := s.chk.Begin()
+	s.Proc.SetFlags(wire.FlagStacks | wire.FlagState | wire.FlagFastExit)
+	e, err := s.Checker.Begin()
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.arg, err)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.Arg, err)}
 	}
 	n := a.v.GetInt("cycles")
 	lr, err := search.ReplayLasso(e, stem, cycle, n)
 	if err != nil {
 		e.Close()
-		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.arg, err)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.Arg, err)}
 	}
 	bug := search.Bug{Schedule: stem, Cycle: cycle, Outcome: search.Outcome{Kind: search.Livelock,
 		Message: fmt.Sprintf("the cycle ran %d times", n)}}
-	x := &hunt.Explanation{Report: report.Build(e, lr.Result.Outcome, s.syms), Lasso: lr}
+	x := &hunt.Explanation{Report: report.Build(e, lr.Result.Outcome, s.Syms), Lasso: lr}
 	hunt.Mark(x, bug, "", nil)
 	r := x.Report
 	e.Close()
-	s.close()
+	s.Close()
 	closed = true
 	r.Executed = lr.Result.Executed.String()
 	if r.Executed == (stem.String() + ";" + cycle.String()) {
@@ -153,20 +127,20 @@ func (a *app) replayLasso(stem, cycle schedule.Schedule, t *target, env []string
 // run: it reproduces when every run of the cycle comes back to the state
 // where the cycle began (or, for a violation by a program that ends, when
 // the stem still ends the program).
-func (a *app) rerunLasso(r rerun, e *corpus.Entry, t *target, stem schedule.Schedule) rerun {
+func (a *app) rerunLasso(r rerun, e *corpus.Entry, t *session.Target, stem schedule.Schedule) rerun {
 	cycle, err := schedule.Parse(e.Cycle)
 	if err != nil {
 		r.Status, r.Detail = statusCorrupt, "cycle: "+err.Error()
 		return r
 	}
-	s, err := a.startTarget(t, io.Discard, io.Discard, true, append(append([]string(nil), e.Target.Env...), stateEnv...))
+	s, err := a.startSession(t, io.Discard, io.Discard, true, append(append([]string(nil), e.Target.Env...), session.StateEnv...))
 	if err != nil {
 		r.Status, r.Detail = statusError, oneLine(err.Error())
 		return r
 	}
-	defer s.close()
-	s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
-	ex, err := s.chk.Begin()
+	defer s.Close()
+	s.Proc.SetFlags(s.Proc.Flags() | wire.FlagState)
+	ex, err := s.Checker.Begin()
 	if err != nil {
 		r.Status, r.Detail = statusError, oneLine(err.Error())
 		return r

@@ -14,23 +14,15 @@ import (
 // --executions nor --budget.
 const defaultSampleExecutions = 10000
 
-// plan is how find searches: the strategy and its limits, from the
-// strategy, pct-depth, seed, preemptions, executions and budget settings.
+// plan is how find searches: the search (one search.Spec, from the
+// strategy, reduction, preemptions, delays, pct-depth, seed and stateful
+// settings) and its limits.
 type plan struct {
-	name       string // dfs, random or pct
+	spec       search.Spec // normal: its defaults explicit
 	st         search.Strategy
-	pb         *search.PreemptionBounding // set with --preemptions or --delays
-	limit      int                        // --preemptions or --delays
-	unit       string                     // "preemption" or "delay"
-	sampled    bool
-	seed       uint64
-	pctDepth   int
+	pb         *search.PreemptionBounding // a bounded dfs
 	executions int64
 	budget     time.Duration
-	// reduction is the reduction the search uses: dpor or none. DPOR
-	// replaces the exhaustive DFS (no preemption bound, not stateful);
-	// every other search runs the schedules it chooses as they are.
-	reduction string
 	// split: the search may be divided among -j workers and --shard parts
 	// (exhaustive searches without a profile).
 	split bool
@@ -40,112 +32,86 @@ type plan struct {
 	notes []string
 }
 
+// searchSpec is the search the settings name (its seed not yet chosen).
+func (a *app) searchSpec() (search.Spec, error) {
+	spec := search.Spec{Strategy: a.v.GetString("strategy"), PCTDepth: a.v.GetInt("pct-depth"), Stateful: a.stateful()}
+	if a.explicit("reduction") || a.v.GetString("reduction") != search.ReductionDPOR {
+		spec.Reduction = a.v.GetString("reduction")
+	}
+	if k := a.v.GetInt("preemptions"); k >= 0 {
+		spec.BoundBy, spec.Bound = search.BoundPreemptions, k
+	}
+	if d := a.v.GetInt("delays"); d >= 0 {
+		if spec.BoundBy != "" {
+			return spec, usageErr("--preemptions and --delays are two bounds of one search: give one")
+		}
+		spec.BoundBy, spec.Bound = search.BoundDelays, d
+	}
+	if err := spec.Check(); err != nil {
+		return spec, usageErr("%s", flagWords(err.Error()))
+	}
+	return spec, nil
+}
+
 // plan builds the search of find from the settings.
 func (a *app) plan() (*plan, error) {
-	p := &plan{
-		name:       a.v.GetString("strategy"),
-		executions: int64(a.v.GetInt("executions")),
-		budget:     a.v.GetDuration("budget"),
-		pctDepth:   a.v.GetInt("pct-depth"),
+	spec, err := a.searchSpec()
+	if err != nil {
+		return nil, err
 	}
-	k := a.v.GetInt("preemptions")
-	p.unit = "preemption"
-	if d := a.v.GetInt("delays"); d >= 0 {
-		if k >= 0 {
-			return nil, usageErr("--preemptions and --delays are two bounds of one search: give one")
-		}
-		k, p.unit = d, "delay"
-	}
-	p.reduction = "none"
-	switch p.name {
-	case "dfs":
-		red := a.v.GetString("reduction")
-		switch {
-		case k >= 0:
-			p.pb, p.limit = search.NewPreemptionBounding(k), k
-			if p.unit == "delay" {
-				p.pb = search.NewDelayBounding(k)
+	p := &plan{executions: int64(a.v.GetInt("executions")), budget: a.v.GetDuration("budget")}
+	if spec.Sampled() {
+		if s := a.v.GetInt64("seed"); s != 0 {
+			spec.Seed = uint64(s)
+		} else {
+			var b [8]byte
+			if _, err := rand.Read(b[:]); err != nil {
+				return nil, fmt.Errorf("choosing a seed: %w", err)
 			}
-			p.st = p.pb
-			if red == "dpor" && a.explicit("reduction") {
-				p.notes = append(p.notes, "--"+p.unit+"s: running every schedule within the bound (no DPOR)")
-			}
-		case red == "dpor" && a.stateful():
-			// A visited set cuts executions at states whose
-			// continuations DPOR has not planned (docs/liveness.md).
-			p.st = search.NewDFS()
-			if a.explicit("reduction") {
-				p.notes = append(p.notes, "stateful search (--visited, --livelock, --ltl): running every schedule (--reduction none); DPOR is not sound with a visited set")
-			}
-		case red == "dpor":
-			p.st, p.reduction = search.NewDPOR(), "dpor"
-		default:
-			p.st = search.NewDFS()
+			// Keep it positive as an int64, so that --seed takes it back.
+			spec.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1
 		}
-		p.split = p.pb == nil && !a.stateful() && a.v.GetString("profile") == ""
-		p.shard, p.shards, _ = parseShard(a.v.GetString("shard"))
-		if p.shards > 1 && !p.split {
-			return nil, usageErr("--shard divides the exhaustive search: it cannot be combined with --preemptions, --delays, --visited, --livelock, --ltl or --profile")
+		if p.executions == 0 && p.budget == 0 {
+			p.executions = defaultSampleExecutions
 		}
-		return p, nil
-	case "random", "pct":
-	default:
-		return nil, usageErr("unknown strategy %q: use dfs, random or pct", p.name)
 	}
-	if k >= 0 {
-		return nil, usageErr("--%ss bounds the dfs strategy, not %s", p.unit, p.name)
+	if p.spec, p.notes, err = spec.Normal(); err != nil {
+		return nil, usageErr("%s", flagWords(err.Error()))
 	}
-	if _, shards, _ := parseShard(a.v.GetString("shard")); shards > 1 {
-		return nil, usageErr("--shard divides the exhaustive search, not --strategy %s (run the shards with different --seed values instead)", p.name)
+	if p.st, err = p.spec.New(); err != nil {
+		return nil, usageErr("%v", err)
 	}
-	p.sampled = true
-	if s := a.v.GetInt64("seed"); s != 0 {
-		p.seed = uint64(s)
-	} else {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, fmt.Errorf("choosing a seed: %w", err)
-		}
-		// Keep it positive as an int64, so that --seed takes it back.
-		p.seed = binary.LittleEndian.Uint64(b[:])>>1 | 1
-	}
-	if p.executions == 0 && p.budget == 0 {
-		p.executions = defaultSampleExecutions
-	}
-	if p.name == "random" {
-		p.st = search.NewRandom(p.seed)
-	} else {
-		p.st = search.NewPCT(p.pctDepth, p.seed)
+	p.pb, _ = p.st.(*search.PreemptionBounding)
+	p.split = p.spec.Splittable() && a.v.GetString("profile") == ""
+	p.shard, p.shards, _ = parseShard(a.v.GetString("shard"))
+	switch {
+	case p.shards > 1 && p.spec.Sampled():
+		return nil, usageErr("--shard divides the exhaustive search, not --strategy %s (run the shards with different --seed values instead)", p.spec.Strategy)
+	case p.shards > 1 && !p.split:
+		return nil, usageErr("--shard divides the exhaustive search: it cannot be combined with --preemptions, --delays, --visited, --livelock, --ltl or --profile")
 	}
 	return p, nil
 }
 
-// describe is the strategy as shown in the coverage line.
-func (p *plan) describe() string {
-	switch {
-	case p.name == "random":
-		return fmt.Sprintf("random walk, seed %d", p.seed)
-	case p.name == "pct":
-		return fmt.Sprintf("PCT with bug depth %d, seed %d", p.pctDepth, p.seed)
-	case p.pb != nil:
-		return fmt.Sprintf("DFS bounded to %s", plural(p.limit, p.unit))
-	}
-	if p.reduction == "dpor" {
-		return "DFS with DPOR"
-	}
-	return "DFS"
+// flagWords says a search.Spec's complaint in the words of find's flags.
+func flagWords(msg string) string {
+	r := strings.NewReplacer("a bound of preemptions bounds", "--preemptions bounds", "a bound of delays bounds", "--delays bounds",
+		"the dpor reduction", "--reduction dpor", "a stateful search cannot be bounded by",
+		"--visited, --livelock and --ltl need the full state graph: they cannot be combined with --",
+		"a stateful search", "--visited (and --livelock, --ltl)",
+		"bounded by preemptions:", "--preemptions:", "bounded by delays:", "--delays:",
+		"stateful search:", "stateful search (--visited, --livelock, --ltl):")
+	return r.Replace(msg)
 }
 
-// entryName is the strategy as recorded in the corpus.
-func (p *plan) entryName() string {
-	switch {
-	case p.name == "pct":
-		return fmt.Sprintf("pct (depth %d)", p.pctDepth)
-	case p.pb != nil:
-		return fmt.Sprintf("dfs (at most %s)", plural(p.limit, p.unit))
-	}
-	return p.name
-}
+// describe is the strategy as shown in the coverage line.
+func (p *plan) describe() string { return p.spec.Describe() }
+
+// sampled reports a random or PCT search.
+func (p *plan) sampled() bool { return p.spec.Sampled() }
+
+// unit is what bounds a bounded search: "preemption" or "delay".
+func (p *plan) unit() string { return strings.TrimSuffix(p.spec.BoundBy, "s") }
 
 // why names the limit that stopped an incomplete search.
 func (p *plan) why(res *search.Result, stop stopReason) string {
@@ -188,7 +154,7 @@ func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) strin
 		depth = fmt.Sprintf(" up to depth %d", maxDepth)
 	}
 	switch {
-	case p.sampled:
+	case p.sampled():
 		return fmt.Sprintf("Search: sampled (%s): %s, %s; schedules not sampled may hide bugs.",
 			p.describe(), plural64(res.Stats.Executions, "execution"), p.why(res, stop))
 	case p.pb != nil:
@@ -196,7 +162,7 @@ func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) strin
 	case res.Complete && p.shards > 1:
 		return fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of an exhaustive search (%s): every schedule%s of this part explored; "+
 			"the other parts are explored by the other shards.", p.shard+1, p.shards, p.shard, p.shards, p.describe(), depth)
-	case res.Complete && p.reduction == "dpor":
+	case res.Complete && p.spec.Reduction == search.ReductionDPOR:
 		return fmt.Sprintf("Search: exhaustive (DFS with DPOR): every schedule%s explored, up to the order of independent operations.", depth)
 	case res.Complete:
 		return fmt.Sprintf("Search: exhaustive (DFS): every schedule%s explored.", depth)
@@ -225,15 +191,15 @@ func (p *plan) boundedCoverage(res *search.Result, stop stopReason, depth string
 	var head string
 	switch {
 	case p.pb.Saturated():
-		head = fmt.Sprintf("exhaustive (DFS by %ss): every schedule%s explored, none needs more than %s", p.unit, depth,
-			plural(done, p.unit))
+		head = fmt.Sprintf("exhaustive (DFS by %ss): every schedule%s explored, none needs more than %s", p.unit(), depth,
+			plural(done, p.unit()))
 	case done >= 0:
-		head = fmt.Sprintf("%s bounded: every schedule%s with at most %s explored", p.unit, depth, plural(done, p.unit))
+		head = fmt.Sprintf("%s bounded: every schedule%s with at most %s explored", p.unit(), depth, plural(done, p.unit()))
 	default:
-		head = p.unit + " bounded: no bound finished"
+		head = p.unit() + " bounded: no bound finished"
 	}
 	tail := ""
-	if done < 0 && p.unit == "preemption" && len(bounds) > 0 && bounds[0].Executions >= manyFreeSwitches {
+	if done < 0 && p.unit() == "preemption" && len(bounds) > 0 && bounds[0].Executions >= manyFreeSwitches {
 		// Bound 0 alone is every order of the threads at each free
 		// switch: with many threads it does not end.
 		tail = " Switches when a thread blocks or ends are free under --preemptions, so with many threads even bound 0 " +

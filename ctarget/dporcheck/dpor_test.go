@@ -194,3 +194,51 @@ func TestDPOROneExecutionPerTrace(t *testing.T) {
 		})
 	}
 }
+
+// Two pthread_once calls with different initialisers: whichever thread
+// calls first runs its own. The later call, made once the control is
+// done, is a scheduling point too, so that DPOR tries it first: main's
+// check of what its initialiser wrote fails when thread 2 won.
+func TestDPOROnceCalledAfterItsInitialiser(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "once-race.c")
+	prog := `#include <pthread.h>
+#include <stdbg.h>
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int x;
+
+static void init_main(void) { stdbg_write(&x, sizeof x); x = 1; }
+static void init_worker(void) { stdbg_write(&x, sizeof x); x = 2; }
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pthread_once(&once, init_worker);
+	return 0;
+}
+
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, 0, worker, 0);
+	pthread_once(&once, init_main);
+	stdbg_read(&x, sizeof x);
+	stdbg_assert(x == 1, "main's initialiser ran");
+	pthread_join(t, 0);
+	return 0;
+}
+`
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	none := explore(t, src, nil, search.NewDFS(), search.Options{All: true})
+	dpor := explore(t, src, nil, search.NewDPOR(), search.Options{All: true})
+	nk, dk := outcomeKeys(none.Bugs), outcomeKeys(dpor.Bugs)
+	if len(nk) != 1 || !strings.HasPrefix(nk[0], "assertion@") {
+		t.Fatalf("every schedule found %q, want the assertion", nk)
+	}
+	if !slices.Equal(nk, dk) {
+		t.Errorf("DPOR found %q (%d executions), every schedule %q", dk, dpor.Stats.Executions, nk)
+	}
+}

@@ -10,9 +10,12 @@ import (
 
 // Campaign runs the oracle over the generated programs of a range of seeds.
 type Campaign struct {
-	Lang   Lang
-	Gen    GenOptions
-	Limits Limits
+	Lang Lang
+	// Gen shapes the programs; Profiles, if any, replace it: the program
+	// of seed s has the shape Profiles[s % len(Profiles)].
+	Gen      GenOptions
+	Profiles []GenOptions
+	Limits   Limits
 	// Select chooses the strategies compared on the program of a seed
 	// (nil: all of them).
 	Select func(seed uint64) func(name string) bool
@@ -44,13 +47,19 @@ type CampaignStats struct {
 	Bugs     int   // bugs (distinct keys) running every schedule found, summed
 	Buggy    int   // programs with at least one bug
 	Schedule int64 // executions running every schedule
-	Other    int64 // executions of the other strategies
+	// BuggySchedules counts those that ended in a bug, on the programs
+	// compared; BugKinds the programs with a bug of each kind.
+	BuggySchedules, CompletedSchedules int64
+	BugKinds                           map[string]int
+	Other                              int64 // executions of the other strategies
 	// Traces counts the Mazurkiewicz traces of the programs compared
-	// (running every schedule); DPOR the executions DPOR ran on them, and
-	// DPORExtra the programs on which it ran more executions than there
-	// are traces.
-	Traces, DPOR int64
-	DPORExtra    int
+	// (running every schedule); DPOR the executions DPOR ran on them (on
+	// the programs where it ran); DPORPruned those it abandoned (sleep-set
+	// blocked), DPORTwice those of a trace it had run already.
+	Traces, DPOR, DPORPruned, DPORTwice int64
+	// DPORExtraSeeds are the first programs on which DPOR ran more
+	// executions than there are traces.
+	DPORExtraSeeds []uint64
 	// Disagreements by signature ("dpor missed"), Known by finding.
 	Disagreements map[string]int
 	Known         map[string]int
@@ -59,8 +68,10 @@ type CampaignStats struct {
 // String is a summary of the statistics.
 func (s CampaignStats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies; %d traces, DPOR %d executions on the programs where it ran (more than one per trace on %d)",
-		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORExtra)
+	fmt.Fprintf(&b, "%d programs, %d compared (%d skipped), %d with bugs (%d distinct bugs); %d schedules run to compare, %d executions of the other strategies; %d traces; DPOR: %d executions where it ran, %d abandoned, %d of a trace run before (more executions than traces on seeds %v)",
+		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORPruned, s.DPORTwice, s.DPORExtraSeeds)
+	fmt.Fprintf(&b, "; %d of the %d schedules of the programs compared end in a bug; programs with a bug of each kind: %v",
+		s.BuggySchedules, s.CompletedSchedules, s.BugKinds)
 	for _, m := range []map[string]int{s.Disagreements, s.Known} {
 		var ks []string
 		for k := range m {
@@ -78,7 +89,7 @@ func (s CampaignStats) String() string {
 // reports the program of seed. It returns the comparison and the new
 // disagreements.
 func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagreement, error) {
-	p := Generate(c.Lang, seed, c.Gen)
+	p := Generate(c.Lang, seed, c.gen(seed))
 	var sel func(string) bool
 	if c.Select != nil {
 		sel = c.Select(seed)
@@ -90,7 +101,7 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 	c.mu.Lock()
 	s := &c.Stats
 	if s.Disagreements == nil {
-		s.Disagreements, s.Known = map[string]int{}, map[string]int{}
+		s.Disagreements, s.Known, s.BugKinds = map[string]int{}, map[string]int{}, map[string]int{}
 	}
 	s.Programs++
 	if res.Skipped != "" {
@@ -102,11 +113,28 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 			s.Buggy++
 		}
 		s.Traces += int64(len(res.Reference.Traces))
+		s.BuggySchedules += res.Reference.BuggyRuns
+		for _, n := range res.Reference.Traces {
+			s.CompletedSchedules += int64(n)
+		}
+		kinds := map[string]bool{}
+		for _, b := range res.Reference.Bugs {
+			kinds[b.Outcome.Kind.String()] = true
+		}
+		for k := range kinds {
+			s.BugKinds[k]++
+		}
 		for _, v := range res.Verdicts {
 			if v.Strategy == "dpor" {
 				s.DPOR += v.Stats.Executions
+				s.DPORPruned += v.Stats.Pruned
+				for _, n := range v.Traces {
+					s.DPORTwice += int64(n - 1)
+				}
 				if v.Stats.Executions > int64(len(res.Reference.Traces)) {
-					s.DPORExtra++
+					if len(s.DPORExtraSeeds) < 20 {
+						s.DPORExtraSeeds = append(s.DPORExtraSeeds, seed)
+					}
 				}
 			}
 		}
@@ -121,7 +149,13 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 	var shrink []Disagreement
 	for _, d := range res.Disagree {
 		if c.Known != nil {
-			if k := c.Known(p, seed, d); k != "" {
+			k := c.Known(p, seed, d)
+			if twin, ok := dporTwin(res, d); k == "" && ok {
+				// A divided DPOR search misses what DPOR misses, for
+				// the same reason.
+				k = c.Known(p, seed, twin)
+			}
+			if k != "" {
 				s.Known[k]++
 				continue
 			}
@@ -129,7 +163,7 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 		sig := string(c.Lang) + " " + d.Strategy + " " + d.What
 		s.Disagreements[sig]++
 		fresh = append(fresh, d)
-		if followsDPOR(res, d) {
+		if _, ok := dporTwin(res, d); ok {
 			// The divided DPOR misses what DPOR misses: shrink the
 			// cause, not its consequence.
 			continue
@@ -151,18 +185,26 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 	return res, fresh, nil
 }
 
-// followsDPOR reports that d is a divided DPOR search's disagreement that
-// DPOR alone has too.
-func followsDPOR(res *Result, d Disagreement) bool {
-	if d.Strategy != "split-dpor" && d.Strategy != "shard3-dpor" {
-		return false
+// gen is the shape of the program of seed.
+func (c *Campaign) gen(seed uint64) GenOptions {
+	if len(c.Profiles) > 0 {
+		return c.Profiles[seed%uint64(len(c.Profiles))]
+	}
+	return c.Gen
+}
+
+// dporTwin returns, for a divided DPOR search's disagreement d, DPOR's
+// own disagreement on the same bug, if it has one.
+func dporTwin(res *Result, d Disagreement) (Disagreement, bool) {
+	if d.Strategy != "split-dpor" && d.Strategy != "shard3-dpor" && d.Strategy != "j2-dpor" {
+		return Disagreement{}, false
 	}
 	for _, e := range res.Disagree {
 		if e.Strategy == "dpor" && strings.TrimSuffix(e.What, "-at-end") == strings.TrimSuffix(d.What, "-at-end") && e.Detail == d.Detail {
-			return true
+			return e, true
 		}
 	}
-	return false
+	return Disagreement{}, false
 }
 
 // compare runs the comparison on p, the program of seed.

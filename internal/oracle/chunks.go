@@ -8,51 +8,56 @@ package oracle
 
 // chunkDef is one idiom: its weight and the runtimes that have it.
 type chunkDef struct {
+	name   string
 	weight int
 	langs  string // "g", "c" or "gc"
 	add    func(g *gen, k int)
 }
 
 var chunkTable = []chunkDef{
-	{6, "gc", (*gen).critical},
-	{4, "gc", (*gen).access},
-	{3, "gc", (*gen).atomic},
-	{2, "gc", (*gen).try},
-	{2, "gc", (*gen).rw},
-	{2, "gc", (*gen).condWaiter},
-	{2, "gc", (*gen).condSignaller},
-	{1, "gc", (*gen).once},
-	{2, "gc", (*gen).choice},
-	{1, "gc", (*gen).pause},
-	{5, "g", (*gen).message},
-	{3, "g", (*gen).selectChunk},
-	{2, "g", (*gen).waitGroup},
-	{2, "g", (*gen).timerChunk},
-	{2, "g", (*gen).ctxChunk},
-	{3, "c", (*gen).semChunk},
-	{1, "c", (*gen).barrierChunk},
-	{1, "c", (*gen).spinChunk},
-	{1, "c", (*gen).exitChunk},
+	{"critical", 6, "gc", (*gen).critical},
+	{"access", 4, "gc", (*gen).access},
+	{"atomic", 3, "gc", (*gen).atomic},
+	{"try", 2, "gc", (*gen).try},
+	{"rw", 2, "gc", (*gen).rw},
+	{"condWaiter", 2, "gc", (*gen).condWaiter},
+	{"condSignaller", 2, "gc", (*gen).condSignaller},
+	{"once", 1, "gc", (*gen).once},
+	{"choice", 2, "gc", (*gen).choice},
+	{"pause", 1, "gc", (*gen).pause},
+	{"message", 5, "g", (*gen).message},
+	{"selectChunk", 3, "g", (*gen).selectChunk},
+	{"waitGroup", 2, "g", (*gen).waitGroup},
+	{"timerChunk", 2, "g", (*gen).timerChunk},
+	{"ctxChunk", 2, "g", (*gen).ctxChunk},
+	{"semChunk", 3, "c", (*gen).semChunk},
+	{"barrierChunk", 1, "c", (*gen).barrierChunk},
+	{"spinChunk", 1, "c", (*gen).spinChunk},
+	{"exitChunk", 1, "c", (*gen).exitChunk},
 }
 
 // chunk appends an idiom to thread k.
 func (g *gen) chunk(k int) {
+	weight := func(c chunkDef) int {
+		if !containsLang(c.langs, g.lang) {
+			return 0
+		}
+		if w, ok := g.opts.Weights[c.name]; ok {
+			return w
+		}
+		return c.weight
+	}
 	total := 0
 	for _, c := range chunkTable {
-		if containsLang(c.langs, g.lang) {
-			total += c.weight
-		}
+		total += weight(c)
 	}
-	x := g.rng.IntN(total)
+	x := g.rng.IntN(max(total, 1))
 	for _, c := range chunkTable {
-		if !containsLang(c.langs, g.lang) {
-			continue
-		}
-		if x < c.weight {
+		if x < weight(c) {
 			c.add(g, k)
 			return
 		}
-		x -= c.weight
+		x -= weight(c)
 	}
 }
 
@@ -227,13 +232,20 @@ func (g *gen) condWaiter(k int) {
 	}
 	ops = append(ops, Op{Code: unlock, Obj: m, Reg: -1})
 	g.emit(k, ops...)
+	if p := g.partner(k); p >= 0 {
+		g.signal(p, c, m, flag, lock, unlock)
+	}
 }
 
 // condSignaller: sets the flag and signals or broadcasts, under the
 // mutex or (now and then) after releasing it.
 func (g *gen) condSignaller(k int) {
 	c, m, lock, unlock := g.condition()
-	flag := g.variable()
+	g.signal(k, c, m, g.variable(), lock, unlock)
+}
+
+// signal: thread k sets flag and signals condition c.
+func (g *gen) signal(k int, c, m, flag, lock, unlock string) {
 	sig := Op{Code: "signal", Obj: c, Reg: -1}
 	if g.rng.IntN(3) == 0 {
 		sig.Code = "broadcast"

@@ -3,6 +3,21 @@ package oracle
 // The idioms of one runtime only: Go's channels, selects, wait groups,
 // timers and contexts; C's semaphores, barriers, spin locks and exits.
 
+// partner returns, two times out of three, another thread than k to take
+// the other side of an exchange (a receive for a send, a post for a
+// wait), so that most waits are answered; -1 otherwise.
+func (g *gen) partner(k int) int {
+	n := len(g.body)
+	if g.rng.IntN(3) == 0 {
+		return -1
+	}
+	p := g.rng.IntN(n - 1)
+	if p >= k {
+		p++
+	}
+	return p
+}
+
 func (g *gen) channel() string { return g.object("chan", int64(g.rng.IntN(3)), "") }
 
 // message: a send, a receive (checked now and then), and rarely a close,
@@ -12,9 +27,16 @@ func (g *gen) message(k int) {
 	switch x := g.rng.IntN(20); {
 	case x < 8:
 		g.emit(k, Op{Code: "send", Obj: ch, Val: int64(1 + g.rng.IntN(2)), Reg: -1})
+		if p := g.partner(k); p >= 0 {
+			r := g.newReg(p)
+			g.emit(p, g.maybeCheck([]Op{{Code: "recv", Obj: ch, Reg: r}}, r, 3)...)
+		}
 	case x < 16:
 		r := g.newReg(k)
 		g.emit(k, g.maybeCheck([]Op{{Code: "recv", Obj: ch, Reg: r}}, r, 3)...)
+		if p := g.partner(k); p >= 0 {
+			g.emit(p, Op{Code: "send", Obj: ch, Val: int64(1 + g.rng.IntN(2)), Reg: -1})
+		}
 	case x < 18:
 		g.emit(k, Op{Code: "close", Obj: ch, Reg: -1})
 	case x < 19:
@@ -64,8 +86,14 @@ func (g *gen) waitGroup(k int) {
 	switch g.rng.IntN(3) {
 	case 0:
 		g.emit(k, Op{Code: "wgadd", Obj: wg, Val: 1, Reg: -1})
+		if p := g.partner(k); p >= 0 {
+			g.emit(p, Op{Code: "wgdone", Obj: wg, Reg: -1})
+		}
 	case 1:
 		g.emit(k, Op{Code: "wgdone", Obj: wg, Reg: -1})
+		if g.partner(k) >= 0 {
+			g.pre = append(g.pre, Op{Code: "wgadd", Obj: wg, Val: 1, Reg: -1})
+		}
 	default:
 		g.emit(k, Op{Code: "wgwait", Obj: wg, Reg: -1})
 	}
@@ -97,6 +125,9 @@ func (g *gen) ctxChunk(k int) {
 		g.emit(k, g.maybeCheck([]Op{{Code: "ctxerr", Obj: x, Reg: r}}, r, 2)...)
 	default:
 		g.emit(k, Op{Code: "ctxdone", Obj: x, Reg: -1})
+		if p := g.partner(k); p >= 0 {
+			g.emit(p, Op{Code: "cancel", Obj: x, Reg: -1})
+		}
 	}
 }
 
@@ -108,6 +139,9 @@ func (g *gen) semChunk(k int) {
 	switch g.rng.IntN(6) {
 	case 0, 1:
 		g.emit(k, Op{Code: "semwait", Obj: s, Reg: -1})
+		if p := g.partner(k); p >= 0 {
+			g.emit(p, Op{Code: "sempost", Obj: s, Reg: -1})
+		}
 	case 2, 3:
 		g.emit(k, Op{Code: "sempost", Obj: s, Reg: -1})
 	case 4:

@@ -44,12 +44,15 @@ type Verdict struct {
 	// Traces counts the executions of each Mazurkiewicz trace run to their
 	// end (search.TraceKey); nil when the strategy's traces are not counted.
 	Traces map[string]int
-	// events holds the first execution of each trace, ends how each
-	// ended (its bug's key, "" if it ended cleanly).
-	events   map[string][]search.Event
-	ends     map[string]string
-	Complete bool
-	Stats    search.Stats
+	// events holds the first execution of each trace; bugRuns executions
+	// that showed each bug.
+	events  map[string][]search.Event
+	bugRuns map[string][][]search.Event
+	// BuggyRuns counts the executions counted in Traces that ended in a
+	// bug.
+	BuggyRuns int64
+	Complete  bool
+	Stats     search.Stats
 }
 
 // Keys returns the verdict's bug keys, sorted.
@@ -66,16 +69,23 @@ func (v *Verdict) Keys() []string {
 // completeness and running every schedule.
 type Disagreement struct {
 	Strategy string
-	// What differs: "missed" (a bug running every schedule finds), "extra"
-	// (a bug it does not), "incomplete" (the search did not claim
-	// completeness), "error", "trace-missed" (a Mazurkiewicz trace no
-	// execution of the strategy belongs to), "trace-extra" (an execution
-	// of a trace running every schedule never met), "minimise" (the
-	// minimised schedule does not show the bug).
+	// What differs: "missed" (a bug running every schedule finds),
+	// "missed-at-end" (one that only executions differing from one the
+	// strategy ran in what ran before the end show: see endedElsewhere),
+	// "extra" (a bug running every schedule does not find), "incomplete"
+	// (the search did not claim completeness), "error" (the search
+	// failed), "trace-missed" and "trace-missed-at-end" (a Mazurkiewicz
+	// trace no execution of the strategy belongs to), "trace-extra" (an
+	// execution of a trace running every schedule never met),
+	// "trace-count" (a strategy that runs every schedule ran a trace
+	// another number of times); for Strategy "minimise": "changed" (the
+	// minimised schedule shows another bug), "longer", "error" (the bug's
+	// schedule did not reproduce it).
 	What   string
 	Detail string
 }
 
+// String returns "strategy: what: detail".
 func (d Disagreement) String() string { return d.Strategy + ": " + d.What + ": " + d.Detail }
 
 // Result is the comparison of every strategy on one program.
@@ -149,12 +159,13 @@ func exploreCounted(ctx context.Context, t target, st search.Strategy, l Limits,
 		return nil, err
 	}
 	defer release()
-	c := &traceRecorder{Strategy: st, counts: map[string]int{}, events: map[string][]search.Event{}, ends: map[string]string{}}
+	c := &traceRecorder{Strategy: st, counts: map[string]int{}, events: map[string][]search.Event{},
+		bugRuns: map[string][][]search.Event{}, seen: map[string]bool{}}
 	res, err := search.Explore(ctx, ex, c, search.Options{All: true, MaxDepth: l.MaxDepth, Visited: stateful,
 		MaxExecutions: limit})
 	v := verdictOf(res)
 	if !stateful {
-		v.Traces, v.events, v.ends = c.counts, c.events, c.ends
+		v.Traces, v.events, v.bugRuns, v.BuggyRuns = c.counts, c.events, c.bugRuns, c.buggy
 	}
 	return v, err
 }
@@ -165,19 +176,33 @@ type traceRecorder struct {
 	search.Strategy
 	counts map[string]int
 	events map[string][]search.Event
-	ends   map[string]string
+	// bugRuns holds, for each bug, executions that showed it: the first
+	// of each of their trace keys, up to maxBugRuns (an execution's trace
+	// key does not always tell which bug it ends in: two Dones of a
+	// WaitGroup commute, but the second one is the misuse).
+	bugRuns map[string][][]search.Event
+	seen    map[string]bool
+	buggy   int64
 }
 
+// maxBugRuns bounds the executions kept for each bug.
+const maxBugRuns = 64
+
+// End counts the execution and passes the report on.
 func (c *traceRecorder) End(r *search.Report) {
 	if r.Outcome != nil && !r.Pruned && !r.DepthLimited {
 		k := search.TraceKey(r.Trace)
 		if c.counts[k] == 0 {
 			c.events[k] = append([]search.Event(nil), r.Trace...)
-			if r.Outcome.Kind.IsBug() {
-				c.ends[k] = r.Outcome.Key()
-			}
+		}
+		if b := r.Outcome.Key(); r.Outcome.Kind.IsBug() && !c.seen[b+"\x00"+k] && len(c.bugRuns[b]) < maxBugRuns {
+			c.seen[b+"\x00"+k] = true
+			c.bugRuns[b] = append(c.bugRuns[b], append([]search.Event(nil), r.Trace...))
 		}
 		c.counts[k]++
+		if r.Outcome.Kind.IsBug() {
+			c.buggy++
+		}
 	}
 	c.Strategy.End(r)
 }
@@ -206,8 +231,7 @@ func exploreSplit(ctx context.Context, t target, newSt func() search.Strategy, l
 			}
 		}
 		v.Complete = v.Complete && sv.Complete
-		v.Stats.Executions += res.Stats.Executions
-		v.Stats.Transitions += res.Stats.Transitions
+		v.Stats = v.Stats.Add(res.Stats)
 	}
 	return v, nil
 }
@@ -311,8 +335,8 @@ func diffBugs(name string, refKeys []string, ref, v *Verdict) []Disagreement {
 		}
 		what := "missed"
 		if v.events != nil {
-			for tk, end := range ref.ends {
-				if end == k && endedElsewhere(ref.events[tk], v.events) {
+			for _, run := range ref.bugRuns[k] {
+				if endedElsewhere(run, v.events) {
 					what = "missed-at-end"
 					break
 				}

@@ -170,7 +170,7 @@ func (c *Campaign) PrepareC(seeds []uint64) error {
 	}
 	ps := make([]*Program, len(seeds))
 	for i, s := range seeds {
-		ps[i] = Generate(C, s, c.Gen)
+		ps[i] = Generate(C, s, c.gen(s))
 	}
 	b, err := newCBatch(seeds, ps)
 	if err != nil {

@@ -12,11 +12,22 @@ type GenOptions struct {
 	MaxThreads int
 	// MaxOps bounds the operations of a program, bodies included.
 	MaxOps int
+	// Weights, if set, replace the weights of the idioms programs are
+	// made of, by name (see chunkTable): 0 leaves an idiom out.
+	Weights map[string]int
 }
 
 // DefaultGen keeps programs small enough that running every schedule is
 // cheap: 2 to 4 threads, a handful of operations each.
 var DefaultGen = GenOptions{MaxThreads: 4, MaxOps: 12}
+
+// LongProfiles are the shapes the long mode takes in turn: the default,
+// two threads with longer code, more threads with less, and (Go) programs
+// made mostly of timers, selects, contexts and messages.
+var LongProfiles = []GenOptions{DefaultGen, {MaxThreads: 2, MaxOps: 16}, {MaxThreads: 4, MaxOps: 9},
+	{MaxThreads: 3, MaxOps: 10, Weights: map[string]int{"critical": 1, "access": 2, "atomic": 0, "try": 0, "rw": 0,
+		"condWaiter": 0, "condSignaller": 0, "once": 0, "choice": 3, "pause": 3, "message": 3, "selectChunk": 5,
+		"waitGroup": 1, "timerChunk": 6, "ctxChunk": 4, "semChunk": 3, "barrierChunk": 1, "spinChunk": 1, "exitChunk": 2}}}
 
 // Generate returns the program of the given seed for a runtime: the same
 // seed and options give the same program.
@@ -73,7 +84,7 @@ func (g *gen) program() *Program {
 	}
 	joiner := g.rng.IntN(2) == 0
 	for k := range n {
-		chunks := 1 + g.rng.IntN(3)
+		chunks := 1 + g.rng.IntN(max(3, g.opts.MaxOps/(2*n)))
 		for range chunks {
 			g.chunk(k)
 		}

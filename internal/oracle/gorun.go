@@ -145,7 +145,10 @@ func prepareGo(p *Program) (*goProg, error) {
 type goRun struct {
 	g    *goProg
 	regs [][NumRegs]int64
-	pos  []int // each thread's site, or posNotStarted, posDone
+	// pos holds, for each thread, where each of its runs is: its site, or
+	// posDone. A thread runs once, but the function of an AfterFunc runs
+	// again each time its timer, reset, fires again.
+	pos [][]int
 
 	vars    []int64
 	atomics []atomic.Int64
@@ -211,7 +214,7 @@ func (g *goProg) main(stateful bool) func() {
 
 func (g *goProg) newRun() *goRun {
 	n := len(g.threads)
-	r := &goRun{g: g, regs: make([][NumRegs]int64, n), pos: make([]int, n),
+	r := &goRun{g: g, regs: make([][NumRegs]int64, n), pos: make([][]int, n),
 		vars: make([]int64, g.nvar), atomics: make([]atomic.Int64, g.natomic),
 		mutexes: make([]sthread.Mutex, g.nmutex), rws: make([]sthread.RWMutex, g.nrw),
 		conds: make([]*sthread.Cond, g.ncond), wgs: make([]sthread.WaitGroup, g.nwg),
@@ -219,9 +222,6 @@ func (g *goProg) newRun() *goRun {
 		timers: make([]*stime.Timer, g.ntimer), tickers: make([]*stime.Ticker, g.ntimer),
 		ctxs: make([]context.Context, g.nctx), cancels: make([]context.CancelFunc, g.nctx),
 		chanLog: make([][]int64, g.nchan), atomVals: make([]int64, g.natomic)}
-	for i := range r.pos {
-		r.pos[i] = posNotStarted
-	}
 	for i, c := range g.conds {
 		if c.rw {
 			r.conds[i] = sthread.NewCond(r.rws[c.mutex].RLocker())
@@ -237,8 +237,10 @@ func (g *goProg) newRun() *goRun {
 
 // thread runs thread k to its end.
 func (r *goRun) thread(k int) {
-	r.exec(k, r.g.threads[k])
-	r.pos[k] = posDone
+	run := len(r.pos[k])
+	r.pos[k] = append(r.pos[k], posNotStarted)
+	r.exec(k, run, r.g.threads[k])
+	r.pos[k][run] = posDone
 }
 
 func b2i(b bool) int64 {
@@ -250,8 +252,8 @@ func b2i(b bool) int64 {
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 
-// exec runs ops as thread k.
-func (r *goRun) exec(k int, ops []gop) {
+// exec runs ops as thread k, in its run-th run.
+func (r *goRun) exec(k, run int, ops []gop) {
 	regs := &r.regs[k]
 	set := func(reg int, v int64) {
 		if reg >= 0 {
@@ -260,7 +262,7 @@ func (r *goRun) exec(k int, ops []gop) {
 	}
 	for i := range ops {
 		op := &ops[i]
-		r.pos[k] = op.site
+		r.pos[k][run] = op.site
 		switch op.Code {
 		case "go":
 			sthread.Go(threadFns[op.Thread])
@@ -304,11 +306,11 @@ func (r *goRun) exec(k int, ops []gop) {
 			}
 		case "if":
 			if (regs[op.Reg] == op.Val) != op.Neg {
-				r.exec(k, op.body)
+				r.exec(k, run, op.body)
 			}
 		case "repeat":
 			for range op.Val {
-				r.exec(k, op.body)
+				r.exec(k, run, op.body)
 			}
 		case "lock":
 			r.mutexes[op.obj].Lock()
@@ -336,7 +338,7 @@ func (r *goRun) exec(k int, ops []gop) {
 			r.conds[op.obj].Broadcast()
 		case "once":
 			body := op.body
-			r.onces[op.obj].Do(func() { r.exec(k, body) })
+			r.onces[op.obj].Do(func() { r.exec(k, run, body) })
 		case "wgadd":
 			r.wgs[op.obj].Add(int(op.Val))
 		case "wgdone":
@@ -474,7 +476,7 @@ func (r *goRun) sel(k int, op *gop) int64 {
 func (r *goRun) state() any {
 	var b strings.Builder
 	for k := range r.pos {
-		fmt.Fprintf(&b, "%d:%v;", r.pos[k], r.regs[k])
+		fmt.Fprintf(&b, "%v:%v;", r.pos[k], r.regs[k])
 	}
 	fmt.Fprintf(&b, "v%v a%v c%v", r.vars, r.atomVals, r.chanLog)
 	return b.String()

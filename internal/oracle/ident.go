@@ -108,14 +108,29 @@ func (e *goExecution) ident(o *search.Outcome) string {
 			break
 		}
 		var at []string
-		for k, p := range r.pos {
-			if p >= 0 {
-				at = append(at, "T"+strconv.Itoa(k)+"@s"+strconv.Itoa(p))
-			}
+		for k := range r.pos {
+			at = append(at, r.where(k)...)
 		}
 		return strings.Join(at, ",")
 	}
 	return o.Where
+}
+
+// where names the sites where thread k's unfinished runs are: "T1@s4"
+// for its first run, "T1.2@s4" for its third.
+func (r *goRun) where(k int) []string {
+	var at []string
+	for run, p := range r.pos[k] {
+		if p < 0 {
+			continue
+		}
+		name := "T" + strconv.Itoa(k)
+		if run > 0 {
+			name += "." + strconv.Itoa(run)
+		}
+		at = append(at, name+"@s"+strconv.Itoa(p))
+	}
+	return at
 }
 
 func isNumbered(s string, c byte) bool {
@@ -153,12 +168,15 @@ func (e *goExecution) failingThread(api string) string {
 		}
 	}
 	if k >= 0 && k < len(r.pos) {
-		return "T" + strconv.Itoa(k) + "@s" + strconv.Itoa(r.pos[k])
+		if at := r.where(k); len(at) > 0 {
+			return strings.Join(at, "|")
+		}
+		return "T" + strconv.Itoa(k)
 	}
 	var cands []string
 	for t := range r.pos {
-		if r.g.timerThreads[t] && r.pos[t] >= 0 {
-			cands = append(cands, "T"+strconv.Itoa(t)+"@s"+strconv.Itoa(r.pos[t]))
+		if r.g.timerThreads[t] {
+			cands = append(cands, r.where(t)...)
 		}
 	}
 	sort.Strings(cands)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stdbg/stdbg/search"
 )
 
 // The standalone Go test written for a finding is the program the
@@ -137,5 +139,54 @@ thread 1
 		if knownFinding(p, 0, d) == "" {
 			t.Errorf("%s", d)
 		}
+	}
+}
+
+// A campaign shrinks a disagreement to a program that still shows it, and
+// writes its reproducers: the program text reads back.
+func TestCampaignShrinksAndWritesAFinding(t *testing.T) {
+	saved := strategies
+	defer func() { strategies = saved }()
+	strategies = []strategyDef{{name: "first", traces: "cover", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+		return exploreCounted(ctx, t, &firstOnly{Strategy: search.NewDFS()}, l, false, 1000)
+	}}}
+	var found []*Finding
+	c := &Campaign{Lang: Go, Gen: quickGenGo, Limits: quickLimit, ShrinkTries: 300, MaxShrinks: 1,
+		Select:    func(uint64) func(string) bool { return func(n string) bool { return n == "first" } },
+		OnFinding: func(f *Finding) { found = append(found, f) }}
+	for seed := uint64(1); len(found) == 0 && seed < 100; seed++ {
+		if _, _, err := c.Program(context.Background(), seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(found) == 0 {
+		t.Fatal("the unsound strategy never disagreed")
+	}
+	f := found[0]
+	if f.Program.Size() > f.Original.Size() {
+		t.Errorf("shrunk from %d to %d operations", f.Original.Size(), f.Program.Size())
+	}
+	still := false
+	for _, d := range f.Result.Disagree {
+		still = still || d.Strategy == f.Disagreement.Strategy && d.What == f.Disagreement.What
+	}
+	if !still {
+		t.Errorf("the shrunk program no longer shows %s:\n%s", f.Disagreement, f.Program)
+	}
+	dir := t.TempDir()
+	files, err := f.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || !strings.HasSuffix(files[1], "_test.go") {
+		t.Fatalf("wrote %q", files)
+	}
+	text, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(string(text))
+	if err != nil || p.String() != f.Program.String() {
+		t.Errorf("the .prog file reads back as %v, %v", p, err)
 	}
 }

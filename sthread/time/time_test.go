@@ -11,6 +11,7 @@ import (
 
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/lang"
+	"github.com/stdbg/stdbg/sthread/sync/atomic"
 	stime "github.com/stdbg/stdbg/sthread/time"
 )
 
@@ -201,5 +202,50 @@ func TestTimersFaithfulAsync(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "--- PASS: TestTimersFaithful") {
 		t.Fatalf("the child did not run the cases:\n%s", out)
+	}
+}
+
+// TestPollingWithSleepsIsFinite: a goroutine that sleeps in a loop until
+// another has set a flag does not sleep again before that one had its
+// turn (fairness), so that every schedule is explored, none cut by the
+// depth bound; the ticker that a Stop halts while its receiver loops does
+// not win their race for ever (a Stop takes an instant).
+func TestPollingWithSleepsIsFinite(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func()
+	}{
+		{"polling with sleeps", func() {
+			var flag atomic.Bool
+			sthread.Go(func() { flag.Store(true) })
+			for !flag.Load() {
+				sthread.Sleep(time.Millisecond)
+			}
+		}},
+		{"stopping a ticker while its receiver loops", func() {
+			tick := stime.NewTicker(time.Millisecond)
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			sthread.Go(func() {
+				defer lang.ChanClose(done)
+				for lang.SelectOf(false, lang.RecvCaseOf(tick.C), lang.RecvCaseOf(stop)) == 0 {
+				}
+			})
+			sthread.Sleep(3 * time.Millisecond)
+			tick.Stop()
+			lang.ChanClose(stop)
+			lang.ChanRecv(done)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := sthread.Explore(tc.f, sthread.MaxExecutions(20000), sthread.NoSave())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Bugs) > 0 || !res.Complete || res.DepthLimited {
+				t.Errorf("bugs %v, complete %v, cut by the depth bound %v (%d executions), want no bug in a complete search of finite executions",
+					res.Bugs, res.Complete, res.DepthLimited, res.Stats.Executions)
+			}
+		})
 	}
 }

@@ -110,7 +110,11 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 			sc[1] = rt.Default()
 		}
 		if th.SelectAt(sc, syncmodel.Op{Kind: syncmodel.Select, API: syncmodel.APITimerFire}, t.pcs) == 1 && !drop {
-			return // Stop took the offer back
+			// Stop took the offer back. Another Stop may wait as well
+			// (it read the state when the time was on offer): it finds
+			// the timer done.
+			t.closeTaken(th, taken)
+			return
 		}
 		if t.gen == gen {
 			// A timer is done once its time was delivered; a ticker
@@ -121,9 +125,7 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 			}
 		}
 		// For a Stop waiting to know.
-		tc := rt.CheckedChan(taken)
-		_, id, _ := tc.Enter()
-		th.PointAt(tc.Op(syncmodel.ChanClose, syncmodel.APITimerFire, id), t.pcs)
+		t.closeTaken(th, taken)
 		if t.gen != gen || t.period == 0 {
 			return
 		}
@@ -139,6 +141,16 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 			}
 		}
 	}
+}
+
+// closeTaken closes an arming's taken channel, from its goroutine th: a
+// Stop waiting to know whether the time was taken learns it.
+//
+//go:norace
+func (t *timer) closeTaken(th *rt.Thread, taken chan struct{}) {
+	tc := rt.CheckedChan(taken)
+	_, id, _ := tc.Enter()
+	th.PointAt(tc.Op(syncmodel.ChanClose, syncmodel.APITimerFire, id), t.pcs)
 }
 
 // chanID is the model's id of t's channel, 0 for AfterFunc: the TimerWait

@@ -59,15 +59,22 @@ EXPORT int pthread_spin_init(pthread_spinlock_t *l, int pshared)
  * by a real call before stdbg took over (the unwinder's, libstdc++'s) is
  * left alone. */
 #define ONCE_DONE 2
+/* A control completed under the checker carries this bit as well (glibc
+ * looks at ONCE_DONE only): a later call on it is still a scheduling
+ * point, which the model answers "already done". Without it the later
+ * call would be invisible, and a search would never try it before the
+ * call that ran the initialiser, whose initialiser it would have run. */
+#define ONCE_OURS (1 << 30)
 
 static void do_once(int *o, void (*fn)(void), uint16_t api, void *ra)
 {
-	if (__atomic_load_n(o, __ATOMIC_ACQUIRE) & ONCE_DONE)
+	int v = __atomic_load_n(o, __ATOMIC_ACQUIRE);
+	if ((v & ONCE_DONE) && !(v & ONCE_OURS))
 		return;
 	if (sched(K_ONCE_BEGIN, api, o, NULL, 0, ra) == 1) {
 		fn();
 		sched(K_ONCE_END, api, o, NULL, 0, ra);
-		__atomic_store_n(o, ONCE_DONE, __ATOMIC_RELEASE);
+		__atomic_store_n(o, ONCE_DONE | ONCE_OURS, __ATOMIC_RELEASE);
 	}
 }
 

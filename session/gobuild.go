@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ import (
 	"github.com/stdbg/stdbg/rtnames"
 )
 
-// isGoTarget reports whether arg names a Go package: a directory holding
+// IsGoTarget reports whether arg names a Go package: a directory holding
 // .go files (or a path ending in /...).
-func isGoTarget(arg string) bool {
+func IsGoTarget(arg string) bool {
 	if strings.HasSuffix(arg, ".go") {
 		return true
 	}
@@ -53,10 +53,10 @@ type goBuilt struct {
 	warnings, unmodelled []string
 }
 
-// buildGoDebug is buildGo for a debugger: optimisations and inlining are
+// BuildGoDebug is buildGo for a debugger: optimisations and inlining are
 // off in every package (-gcflags=all=-N -l), so that Delve shows every
 // variable and every call. Plain Go is built without the race detector.
-func buildGoDebug(pkg string, test bool) (string, error) {
+func BuildGoDebug(pkg string, test bool) (string, error) {
 	b, err := buildGoMode(pkg, test, false, true)
 	return b.exe, err
 }

@@ -1,0 +1,205 @@
+package search
+
+import (
+	"fmt"
+)
+
+// Spec names a search in the one vocabulary every front end speaks: stdbg
+// find's flags and configuration file, sthread's options, the search a Go
+// target runs in process, a corpus entry. New builds its strategy; Check
+// refuses what cannot be combined, with the reason.
+//
+// The zero Spec is the default search: the exhaustive depth-first search
+// with dynamic partial-order reduction.
+type Spec struct {
+	// Strategy is "dfs" (exhaustive, depth first; "" means dfs),
+	// "random" (a random walk) or "pct" (probabilistic concurrency
+	// testing, after Burckhardt et al.).
+	Strategy string `json:"strategy,omitempty" yaml:"strategy,omitempty"`
+	// Reduction is dfs's: "dpor" (one execution per class of schedules
+	// that differ only in the order of independent operations; "" means
+	// dpor) or "none" (every schedule).
+	Reduction string `json:"reduction,omitempty" yaml:"reduction,omitempty"`
+	// BoundBy, if not "", bounds dfs: "preemptions" explores the schedules
+	// with 0 preemptions, then 1, ... up to Bound; "delays" does the same
+	// with deviations from a round-robin scheduler.
+	BoundBy string `json:"bound_by,omitempty" yaml:"bound_by,omitempty"`
+	Bound   int    `json:"bound,omitempty" yaml:"bound,omitempty"`
+	// PCTDepth is pct's bug depth d (d-1 priority change points per
+	// execution; 0 means 3).
+	PCTDepth int `json:"pct_depth,omitempty" yaml:"pct_depth,omitempty"`
+	// Seed seeds random and pct (the same seed repeats the same search).
+	Seed uint64 `json:"seed,omitempty" yaml:"seed,omitempty"`
+	// Stateful cuts executions at program states already explored (a
+	// visited set, Options.Visited): dfs only, and without DPOR.
+	Stateful bool `json:"stateful,omitempty" yaml:"stateful,omitempty"`
+}
+
+// The strategies and reductions a Spec names.
+const (
+	StrategyDFS    = "dfs"
+	StrategyRandom = "random"
+	StrategyPCT    = "pct"
+
+	ReductionDPOR = "dpor"
+	ReductionNone = "none"
+
+	BoundPreemptions = "preemptions"
+	BoundDelays      = "delays"
+)
+
+// DefaultPCTDepth is pct's bug depth when Spec.PCTDepth is 0.
+const DefaultPCTDepth = 3
+
+// Normal returns s with its defaults made explicit, and notes for what it
+// asked that the search does otherwise (DPOR asked with a bound or a
+// visited set runs every schedule: the reduction is not sound with them),
+// or an error for what cannot be combined or is unknown.
+func (s Spec) Normal() (Spec, []string, error) {
+	var notes []string
+	if s.Strategy == "" {
+		s.Strategy = StrategyDFS
+	}
+	switch s.BoundBy {
+	case "", BoundPreemptions, BoundDelays:
+	default:
+		return s, nil, fmt.Errorf("unknown bound %q: use preemptions or delays", s.BoundBy)
+	}
+	if s.BoundBy != "" && s.Bound < 0 {
+		return s, nil, fmt.Errorf("a bound of %d %s: it must be at least 0", s.Bound, s.BoundBy)
+	}
+	if s.BoundBy != "" && s.Stateful {
+		return s, nil, fmt.Errorf("a stateful search cannot be bounded by %s: a state reached with fewer %s is not the same search node", s.BoundBy, s.BoundBy)
+	}
+	switch s.Strategy {
+	case StrategyDFS:
+		asked := s.Reduction
+		switch asked {
+		case "":
+			s.Reduction = ReductionDPOR
+		case ReductionDPOR, ReductionNone:
+		default:
+			return s, nil, fmt.Errorf("unknown reduction %q: use dpor or none", asked)
+		}
+		if s.Reduction == ReductionDPOR && s.BoundBy != "" {
+			s.Reduction = ReductionNone
+			if asked != "" {
+				notes = append(notes, fmt.Sprintf("bounded by %s: running every schedule within the bound (no DPOR)", s.BoundBy))
+			}
+		}
+		if s.Reduction == ReductionDPOR && s.Stateful {
+			// A visited set cuts executions at states whose
+			// continuations DPOR has not planned (docs/liveness.md).
+			s.Reduction = ReductionNone
+			if asked != "" {
+				notes = append(notes, "stateful search: running every schedule (reduction none); DPOR is not sound with a visited set")
+			}
+		}
+	case StrategyRandom, StrategyPCT:
+		switch {
+		case s.BoundBy != "":
+			return s, nil, fmt.Errorf("a bound of %s bounds the dfs strategy, not %s", s.BoundBy, s.Strategy)
+		case s.Reduction == ReductionDPOR:
+			return s, nil, fmt.Errorf("the dpor reduction is dfs's, not %s's", s.Strategy)
+		case s.Stateful:
+			return s, nil, fmt.Errorf("a stateful search is dfs's, not %s's", s.Strategy)
+		}
+		s.Reduction = ReductionNone
+		if s.Strategy == StrategyPCT && s.PCTDepth == 0 {
+			s.PCTDepth = DefaultPCTDepth
+		}
+		if s.PCTDepth < 0 {
+			return s, nil, fmt.Errorf("pct's bug depth must be at least 1, not %d", s.PCTDepth)
+		}
+	default:
+		return s, nil, fmt.Errorf("unknown strategy %q: use dfs, random or pct", s.Strategy)
+	}
+	return s, notes, nil
+}
+
+// Check reports what cannot be combined in s (nil if nothing).
+func (s Spec) Check() error {
+	_, _, err := s.Normal()
+	return err
+}
+
+// New returns a fresh strategy of s. A strategy serves one search at a
+// time; a divided search asks for one per worker.
+func (s Spec) New() (Strategy, error) {
+	n, _, err := s.Normal()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case n.Strategy == StrategyRandom:
+		return NewRandom(n.Seed), nil
+	case n.Strategy == StrategyPCT:
+		return NewPCT(n.PCTDepth, n.Seed), nil
+	case n.BoundBy == BoundPreemptions:
+		return NewPreemptionBounding(n.Bound), nil
+	case n.BoundBy == BoundDelays:
+		return NewDelayBounding(n.Bound), nil
+	case n.Reduction == ReductionDPOR:
+		return NewDPOR(), nil
+	}
+	return NewDFS(), nil
+}
+
+// Sampled reports a search that samples schedules (random, pct): it never
+// says exhaustive, and never runs out.
+func (s Spec) Sampled() bool { return s.Strategy == StrategyRandom || s.Strategy == StrategyPCT }
+
+// Bounded reports a dfs bounded by preemptions or delays.
+func (s Spec) Bounded() bool { return !s.Sampled() && s.BoundBy != "" }
+
+// Splittable reports whether the search may be divided among workers and
+// shards (search.ExploreSplit): the exhaustive dfs, without a bound or a
+// visited set.
+func (s Spec) Splittable() bool { return !s.Sampled() && !s.Bounded() && !s.Stateful }
+
+// Describe names the search as a coverage line does: "DFS with DPOR",
+// "DFS bounded to 2 preemptions", "PCT with bug depth 3, seed 7".
+func (s Spec) Describe() string {
+	n, _, err := s.Normal()
+	if err != nil {
+		return s.Strategy
+	}
+	switch {
+	case n.Strategy == StrategyRandom:
+		return fmt.Sprintf("random walk, seed %d", n.Seed)
+	case n.Strategy == StrategyPCT:
+		return fmt.Sprintf("PCT with bug depth %d, seed %d", n.PCTDepth, n.Seed)
+	case n.Bounded():
+		unit := "preemption"
+		if n.BoundBy == BoundDelays {
+			unit = "delay"
+		}
+		if n.Bound != 1 {
+			unit += "s"
+		}
+		return fmt.Sprintf("DFS bounded to %d %s", n.Bound, unit)
+	case n.Reduction == ReductionDPOR:
+		return "DFS with DPOR"
+	}
+	return "DFS"
+}
+
+// Name is the search as a corpus entry records it: "dfs", "random",
+// "pct (depth 3)", "dfs (at most 2 preemptions)".
+func (s Spec) Name() string {
+	n, _, err := s.Normal()
+	if err != nil {
+		return s.Strategy
+	}
+	switch {
+	case n.Strategy == StrategyPCT:
+		return fmt.Sprintf("pct (depth %d)", n.PCTDepth)
+	case n.Bounded():
+		unit := n.BoundBy
+		if n.Bound == 1 {
+			unit = unit[:len(unit)-1]
+		}
+		return fmt.Sprintf("dfs (at most %d %s)", n.Bound, unit)
+	}
+	return n.Strategy
+}

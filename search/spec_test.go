@@ -1,0 +1,100 @@
+package search_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stdbg/stdbg/search"
+)
+
+func TestSpec(t *testing.T) {
+	tests := []struct {
+		spec      search.Spec
+		strategy  string // the type New returns
+		describe  string
+		name      string
+		splits    bool
+		note, err string
+	}{
+		{spec: search.Spec{}, strategy: "*search.dpor", describe: "DFS with DPOR", name: "dfs", splits: true},
+		{spec: search.Spec{Reduction: "none"}, strategy: "*search.dfs", describe: "DFS", name: "dfs", splits: true},
+		{spec: search.Spec{BoundBy: "preemptions", Bound: 2}, strategy: "*search.PreemptionBounding",
+			describe: "DFS bounded to 2 preemptions", name: "dfs (at most 2 preemptions)"},
+		{spec: search.Spec{BoundBy: "delays", Bound: 1, Reduction: "dpor"}, strategy: "*search.PreemptionBounding",
+			describe: "DFS bounded to 1 delay", name: "dfs (at most 1 delay)", note: "no DPOR"},
+		{spec: search.Spec{Stateful: true}, strategy: "*search.dfs", describe: "DFS", name: "dfs"},
+		{spec: search.Spec{Stateful: true, Reduction: "dpor"}, strategy: "*search.dfs", describe: "DFS", name: "dfs",
+			note: "DPOR is not sound with a visited set"},
+		{spec: search.Spec{Strategy: "random", Seed: 7}, strategy: "*search.randomWalk", describe: "random walk, seed 7", name: "random"},
+		{spec: search.Spec{Strategy: "pct", Seed: 7}, strategy: "*search.pct", describe: "PCT with bug depth 3, seed 7", name: "pct (depth 3)"},
+		{spec: search.Spec{Strategy: "bfs"}, err: `unknown strategy "bfs"`},
+		{spec: search.Spec{Reduction: "sleep"}, err: `unknown reduction "sleep"`},
+		{spec: search.Spec{BoundBy: "steps"}, err: `unknown bound "steps"`},
+		{spec: search.Spec{BoundBy: "preemptions", Bound: -1}, err: "at least 0"},
+		{spec: search.Spec{Strategy: "pct", BoundBy: "preemptions"}, err: "bounds the dfs strategy, not pct"},
+		{spec: search.Spec{Strategy: "random", Reduction: "dpor"}, err: "dfs's, not random's"},
+		{spec: search.Spec{Strategy: "random", Stateful: true}, err: "a stateful search is dfs's"},
+		{spec: search.Spec{Strategy: "pct", PCTDepth: -2}, err: "at least 1"},
+		{spec: search.Spec{Stateful: true, BoundBy: "delays"}, err: "a stateful search cannot be bounded by delays"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%+v", tt.spec), func(t *testing.T) {
+			_, notes, err := tt.spec.Normal()
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Normal: err %v, want %q", err, tt.err)
+				}
+				if _, err := tt.spec.New(); err == nil {
+					t.Error("New accepted what Normal refused")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(notes, "; "); !strings.Contains(got, tt.note) || tt.note == "" && got != "" {
+				t.Errorf("notes %q, want %q", got, tt.note)
+			}
+			st, err := tt.spec.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := reflect.TypeOf(st).String(); got != tt.strategy {
+				t.Errorf("New: %s, want %s", got, tt.strategy)
+			}
+			if got := tt.spec.Describe(); got != tt.describe {
+				t.Errorf("Describe: %q, want %q", got, tt.describe)
+			}
+			if got := tt.spec.Name(); got != tt.name {
+				t.Errorf("Name: %q, want %q", got, tt.name)
+			}
+			n, _, _ := tt.spec.Normal()
+			if got := n.Splittable(); got != tt.splits {
+				t.Errorf("Splittable: %v, want %v", got, tt.splits)
+			}
+		})
+	}
+}
+
+// A search is named once, in one vocabulary, and built from its name.
+func ExampleSpec() {
+	for _, s := range []search.Spec{
+		{},
+		{BoundBy: search.BoundPreemptions, Bound: 2},
+		{Strategy: search.StrategyPCT, Seed: 42},
+		{Strategy: search.StrategyRandom, Stateful: true},
+	} {
+		if err := s.Check(); err != nil {
+			fmt.Println("refused:", err)
+			continue
+		}
+		fmt.Println(s.Describe())
+	}
+	// Output:
+	// DFS with DPOR
+	// DFS bounded to 2 preemptions
+	// PCT with bug depth 3, seed 42
+	// refused: a stateful search is dfs's, not random's
+}

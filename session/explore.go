@@ -1,0 +1,343 @@
+package session
+
+import (
+	"context"
+	"debug/buildinfo"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/insearch"
+	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/search"
+)
+
+// Plan is a search of a session's target and what it may use.
+type Plan struct {
+	// Spec is the search (normal: see search.Spec.Normal).
+	Spec search.Spec
+	// Strategy, if not nil, is the strategy of Spec that the search runs
+	// in one copy of the program (a front end that asks it for its account
+	// afterwards: the bounds a bounded search finished); a divided search
+	// makes its own from Spec.
+	Strategy search.Strategy
+	// Options are the search's bounds (MaxDepth, All, MaxExecutions).
+	MaxDepth      int
+	All           bool
+	MaxExecutions int64
+	// Budget bounds the wall time of the search and the minimisation
+	// (hunt.Deadlines splits it).
+	Budget time.Duration
+	// Minimise and MinimiseExecutions are hunt.Config's: the in-target
+	// search minimises where it runs.
+	Minimise           bool
+	MinimiseExecutions int64
+	// Jobs is the number of copies of the program an exhaustive search
+	// may be divided among (0: one per two CPUs); Shard and Shards select
+	// a part of it (--shard I/N; Shards <= 1: the whole).
+	Jobs          int
+	Shard, Shards int
+	// InTarget lets a Go target run the whole search inside its own
+	// process (ten times faster), each bug confirmed in a fresh one.
+	InTarget bool
+	// Watched says that something watches every transition of the
+	// search (a profile, a drawing, a stateful search): it runs in one
+	// copy of the program, from here.
+	Watched bool
+}
+
+// Jobs is the number of executions a plan runs at once: by default one
+// per two CPUs, since each copy of the program runs best beside its own
+// checker thread on a CPU of its own (docs/parallel.md).
+func (p *Plan) jobs() int {
+	if p.Jobs > 0 {
+		return p.Jobs
+	}
+	return max(1, runtime.NumCPU()/2)
+}
+
+// JobsFor is Plan.Jobs resolved: jobs, or one per two CPUs when 0.
+func JobsFor(jobs int) int { return (&Plan{Jobs: jobs}).jobs() }
+
+// split reports whether the search may be divided among copies of the
+// program and shards.
+func (p *Plan) split() bool { return p.Spec.Splittable() && !p.Watched }
+
+// Hooks are what a front end is told while a search runs.
+type Hooks struct {
+	// Progress and Minimising get the statistics of the search and of a
+	// minimisation under way; OnBug, each bug as found (search.Options').
+	Progress, Minimising func(search.Stats)
+	OnBug                func(search.Bug)
+	// Note, if not nil, is told of what the search does differently than
+	// asked, in one line (it falls back on a fresh process per execution).
+	Note func(string)
+}
+
+func (h *Hooks) note(msg string) {
+	if h.Note != nil {
+		h.Note(msg)
+	}
+}
+
+// Explorer returns the search of plan p for hunt.Config.Explore: ex is the
+// session's checker, or it wrapped in recorders; stop is the front end's
+// context (a signal), which a search inside the target heeds in place of
+// the search's own (the target keeps the budget's deadlines itself, to
+// minimise after it searched). It searches inside a Go
+// target when it can (confirming each bug in a fresh process), else from
+// here, divided among copies of the program when the search outlives a
+// trial in one copy; and it falls back, saying so through hooks.Note, on a
+// fresh process per execution when a Go program does not repeat itself in
+// a process that ran earlier executions, and on real threads when a C
+// program does not behave the same with its threads run as contexts.
+// InTarget reports, after the search, whether it ran inside the target.
+func (s *Session) Explorer(stop context.Context, p *Plan, ex search.Executor, hooks Hooks) (explore func(context.Context, search.Options) (*hunt.Explored, error), inTarget *bool) {
+	in := new(bool)
+	return func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
+		return s.explore(stop, ctx, p, ex, hooks, opts, in)
+	}, in
+}
+
+func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor, hooks Hooks, opts search.Options, inTarget *bool) (*hunt.Explored, error) {
+	t := s.Target
+	if s.searchesInTarget(p) {
+		found, err := s.exploreInTarget(stop, p, hooks)
+		switch {
+		case err == nil:
+			*inTarget = true
+			return &hunt.Explored{Result: found.Result, Minimised: found.Minimised, BudgetSpent: found.BudgetSpent}, nil
+		case stop.Err() != nil:
+			return &hunt.Explored{}, nil
+		}
+		hooks.note(inTargetFallback(err))
+		if errors.Is(err, search.ErrNondeterministic) {
+			s.opts.NoReuse = true
+			s.Proc.DisableReuse()
+		}
+	}
+	res, err := s.exploreHere(ctx, p, ex, opts)
+	if t.Go && s.Proc.Reused() > 0 &&
+		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && !s.ConfirmFresh(res.Bugs, p.MaxDepth)) {
+		// A Go program runs execution after execution in one process:
+		// one that keeps state from one to the next (package-level
+		// variables) does not repeat itself. Start again, with a fresh
+		// process for every execution.
+		hooks.note(inTargetFallback(search.ErrNondeterministic))
+		s.opts.NoReuse = true
+		s.Proc.DisableReuse()
+		res, err = s.exploreHere(ctx, p, ex, opts)
+	}
+	if !t.Go && s.Proc.Contexts() &&
+		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && len(res.Bugs) > 0 && !s.ConfirmFresh(res.Bugs, p.MaxDepth)) {
+		// The program's threads ran as contexts on one kernel thread:
+		// a program that tells kernel threads apart (system calls made
+		// without the C library) can behave otherwise than with real
+		// threads, as in the fresh process the bug was replayed in.
+		hooks.note(ContextsFallback)
+		s.Proc.DisableContexts()
+		res, err = s.exploreHere(ctx, p, ex, opts)
+	}
+	if res == nil {
+		res = &search.Result{}
+	}
+	if err != nil {
+		err = fmt.Errorf("exploring %s: %w", t.Arg, err)
+	}
+	return &hunt.Explored{Result: *res, BudgetSpent: ctx.Err() != nil}, err
+}
+
+// ContextsFallback says why a C search runs again with real threads.
+const ContextsFallback = "the program does not behave the same with its threads run as contexts on one kernel thread " +
+	"(does it ask the kernel which thread it is, without the C library?): searching again with real threads"
+
+// exploreHere runs the search from this process, with the session's
+// program (through ex, which may wrap it) alone, or, for an exhaustive
+// search, divided among copies of the program and shards.
+func (s *Session) exploreHere(ctx context.Context, p *Plan, ex search.Executor, opts search.Options) (*search.Result, error) {
+	jobs := p.jobs()
+	st := p.Strategy
+	if st == nil {
+		var err error
+		if st, err = p.Spec.New(); err != nil {
+			return nil, err
+		}
+	}
+	if !p.split() || (jobs <= 1 && p.Shards <= 1) {
+		return search.Explore(ctx, ex, st, opts)
+	}
+	var trial *search.Result
+	if p.Shards <= 1 {
+		// Most searches are small, and dividing one costs more than it
+		// saves (finding the parts, starting more copies of the
+		// program): run in one copy first, and divide only a search
+		// that outlives the trial.
+		o := opts
+		if o.MaxExecutions == 0 || o.MaxExecutions > TrialExecutions {
+			o.MaxExecutions = TrialExecutions
+		}
+		tctx, cancel := context.WithTimeout(ctx, TrialTime)
+		res, err := search.Explore(tctx, ex, st, o)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return res, err
+		case err != nil && !errors.Is(err, context.DeadlineExceeded):
+			return res, err
+		case err == nil && (res.Complete || (len(res.Bugs) > 0 && !opts.All) ||
+			(opts.MaxExecutions > 0 && res.Stats.Executions >= opts.MaxExecutions)):
+			return res, nil
+		}
+		trial = res
+		if opts.MaxExecutions > 0 {
+			opts.MaxExecutions -= res.Stats.Executions // the trial's count
+		}
+	}
+	newEx := func(w int) (search.Executor, func(), error) {
+		runtime.LockOSThread()
+		if w == 0 {
+			s.place(s, 0, jobs)
+			return s.Checker, func() { s.Proc.Unpin(); runtime.UnlockOSThread() }, nil
+		}
+		o := s.opts
+		o.Stdout, o.Stderr = io.Discard, io.Discard
+		ws, err := Start(s.Target, o)
+		if err != nil {
+			runtime.UnlockOSThread()
+			return nil, nil, err
+		}
+		s.place(ws, w, jobs)
+		return ws.Checker, func() { ws.Close(); runtime.UnlockOSThread() }, nil
+	}
+	newStrategy := func() search.Strategy {
+		st, _ := p.Spec.New() // checked above
+		return st
+	}
+	res, err := search.ExploreSplit(ctx, newEx, newStrategy, opts, search.Split{Workers: jobs, Shard: p.Shard, Shards: p.Shards})
+	s.place(s, 0, 1) // back to one worker, for minimising
+	if trial != nil && res != nil {
+		// The divided search starts over; the trial's work counts.
+		elapsed := res.Stats.Elapsed + trial.Stats.Elapsed
+		res.Stats = res.Stats.Add(trial.Stats)
+		res.Stats.Elapsed = elapsed
+	}
+	return res, err
+}
+
+// A divided search first runs in one copy of the program for up to
+// TrialExecutions executions or TrialTime (variables for the tests).
+var (
+	TrialExecutions int64 = 2000
+	TrialTime             = 2 * time.Second
+)
+
+// searchesInTarget reports whether the search runs inside the target: a
+// Go program or test that can run execution after execution in one
+// process (no package-level state), with a search that needs nothing of
+// this process at each transition (nothing watches it) and no account of
+// preemption bounds; a part (--shard) of a search of a target built with
+// the race detector is driven from here too, since such a target searches
+// in one goroutine only.
+func (s *Session) searchesInTarget(p *Plan) bool {
+	t := s.Target
+	return t.Go && p.InTarget && !s.opts.NoReuse && os.Getenv("STDBG_REUSE") != "0" &&
+		!p.Spec.Bounded() && !p.Watched && !(p.Shards > 1 && raceBuilt(t.Binary)) && !t.KeepsState()
+}
+
+// raceBuilt reports whether the Go executable was built with the race
+// detector (plain Go targets are, by default).
+func raceBuilt(exe string) bool {
+	bi, err := buildinfo.ReadFile(exe)
+	if err != nil {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+// spec is the search of the plan as a target runs it.
+func (p *Plan) spec() insearch.Spec {
+	sp := insearch.Spec{Search: p.Spec, MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
+		Shard: p.Shard, Shards: p.Shards, Minimise: p.Minimise, MinimiseExecutions: p.MinimiseExecutions}
+	if p.Budget > 0 {
+		searchUntil, until := hunt.Deadlines(time.Now(), p.Budget, sp.Minimise)
+		sp.SearchUntil, sp.MinimiseUntil = searchUntil.UnixNano(), until.UnixNano()
+	}
+	return sp
+}
+
+// exploreInTarget runs the search inside the target, in as many processes
+// as the plan may, and confirms each bug in a fresh process. It returns
+// what was found, with each bug's minimisation (nil where none was made);
+// an error means the search is to be run out of process instead.
+func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*insearch.Found, error) {
+	t := s.Target
+	jobs := 1
+	if p.split() && !raceBuilt(t.Binary) {
+		// A target built with the race detector searches in one process:
+		// ExploreSplit's goroutines would share the search's data under a
+		// detector that sees none of their synchronisation (see
+		// insearch.Serve).
+		jobs = p.jobs()
+	}
+	spec := p.spec()
+	spec.TransitionTimeout = s.opts.TransitionTimeout
+	found, err := insearch.Run(ctx, insearch.Config{
+		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)),
+		Spec: spec, Jobs: jobs,
+		Replay:   func(sched schedule.Schedule) (*search.Outcome, error) { return s.ReplayFresh(sched, p.MaxDepth) },
+		Progress: hooks.Progress, Minimising: hooks.Minimising, OnBug: hooks.OnBug,
+		OnEnd: func(e insearch.End, how string) {
+			hooks.note(fmt.Sprintf("the program ended its process during schedule %s (%s; a fresh run of it: %s): the search goes on in a new process",
+				e.Schedule, how, e.Outcome.Kind))
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Each bug is confirmed by its schedule in a fresh process, whose
+	// outcome (named and placed as out of process) is the bug's.
+	for i := range found.Bugs {
+		b := &found.Bugs[i]
+		if b.Cycle != nil {
+			continue
+		}
+		if m := found.Minimised[i]; m != nil {
+			o, err := s.ReplayFresh(m.Schedule, p.MaxDepth)
+			if err == nil && o != nil && o.Kind == m.Outcome.Kind {
+				m.Outcome = *o
+			} else {
+				found.Minimised[i] = nil // not confirmed: minimised again here
+			}
+		}
+		o, err := s.ReplayFresh(b.Schedule, p.MaxDepth)
+		if err != nil {
+			return nil, fmt.Errorf("confirming the %s: %w", b.Outcome.Kind, err)
+		}
+		if o == nil || o.Kind != b.Outcome.Kind {
+			return nil, fmt.Errorf("%w: the %s found in the target did not happen in a fresh process", search.ErrNondeterministic, b.Outcome.Kind)
+		}
+		b.Outcome = *o
+	}
+	return found, nil
+}
+
+// inTargetFallback says why the search runs out of process after all.
+func inTargetFallback(err error) string {
+	switch {
+	case errors.Is(err, search.ErrNondeterministic):
+		return "the program does not repeat itself in a process that ran earlier executions " +
+			"(state it keeps in the process: the environment, files, another package's variables?): searching again with a fresh process per execution"
+	case errors.Is(err, insearch.ErrTooManyDeaths):
+		return "the program ended its process in the middle of the search too often: searching again from this process, transition by transition"
+	}
+	return fmt.Sprintf("searching inside the program failed (%v): searching again from this process, transition by transition", err)
+}

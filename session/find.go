@@ -1,0 +1,96 @@
+package session
+
+import (
+	"context"
+
+	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/ltl"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// Find is one hunt for bugs in a session's target, as every front end
+// runs it (stdbg find, the test runner, the grader): the search of a plan,
+// inside the target when it can, the minimisation of each bug, its
+// explanation (a replay with full stacks) and its entry in a corpus.
+type Find struct {
+	// Plan is the search and what it may use.
+	Plan Plan
+	// Visited, Livelock and Graph are search.Options': a stateful search,
+	// the detection of livelocks, the state graph (which LTL needs, and
+	// sets). A stateful search (any of them, or LTL) needs a session
+	// started with Options.State, for a C program's heap to be tracked
+	// from its start.
+	Visited, Livelock, Graph bool
+	// LTL, if not nil, is checked on the state graph of a complete search.
+	LTL *ltl.Formula
+	// Hooks are told of the search as it runs.
+	Hooks Hooks
+	// Warn, if not nil, is told of what went wrong without ending the hunt
+	// (hunt.Config.Warn).
+	Warn func(string)
+	// Watch, if not nil, wraps the session's executor in recorders (a
+	// profile, a drawing of the state graph) for the search, not the
+	// minimisation; done is called when the search ends. The search then
+	// runs from here: Plan.Watched must be set.
+	Watch func(search.Executor) (watched search.Executor, done func())
+	// Corpus, if not nil, is where each bug is saved.
+	Corpus *hunt.Corpus
+	// MinimiseNoReduction proves minimisations without the model's
+	// independence: for a user who asked for every schedule (--reduction
+	// none) because they do not trust it.
+	MinimiseNoReduction bool
+	// NoExplain leaves the reports out (a front end that wants the
+	// minimised schedules alone).
+	NoExplain bool
+}
+
+// Found is what a Find found.
+type Found struct {
+	hunt.Result
+	// InTarget reports a search that ran inside the target's process
+	// (each bug confirmed in a fresh one).
+	InTarget bool
+}
+
+// Find runs f on the session's target. ctx stops it (a signal): the bugs
+// found so far are explained and saved, not minimised, as hunt.Run says.
+func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
+	p := &f.Plan
+	if f.Visited || f.Livelock || f.Graph || f.LTL != nil {
+		s.Proc.SetFlags(s.Proc.Flags() | wire.FlagState)
+	}
+	if s.cpus == nil {
+		s.ClaimCPUs(p.jobs())
+	}
+	ex, done := search.Executor(s.Checker), func() {}
+	if f.Watch != nil {
+		ex, done = f.Watch(ex)
+	}
+	opts := search.Options{MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
+		Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
+		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil}
+	explore, inTarget := s.Explorer(ctx, p, ex, f.Hooks)
+	cfg := hunt.Config{
+		Executor: s.Checker, Strategy: p.Strategy, Options: opts, Budget: p.Budget, LTL: f.LTL,
+		Explore: func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
+			defer done()
+			return explore(ctx, opts)
+		},
+		Minimise: p.Minimise, MinimiseExecutions: p.MinimiseExecutions, MinimiseProgress: f.Hooks.Minimising,
+		MinimiseNoReduction: f.MinimiseNoReduction,
+		Nondeterminism:      Nondeterminism,
+		Hints:               s.ReuseHints,
+		ReplayCommand:       s.Target.ReplayCommand,
+		Warn:                f.Warn,
+		Corpus:              f.Corpus,
+	}
+	if !f.NoExplain {
+		cfg.Explain = func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, p.MaxDepth) }
+	}
+	res, err := hunt.Run(ctx, cfg)
+	if res == nil {
+		return nil, err
+	}
+	return &Found{Result: *res, InTarget: *inTarget}, err
+}

@@ -1,0 +1,323 @@
+// Package session starts a program of any kind under stdbg's scheduler and
+// holds the policy every front end shares (stdbg find, replay and corpus
+// run, stdbg test, stdbg grade): it resolves a target (compiling a C or
+// C++ source, instrumenting and building a Go package, checking an
+// executable), starts it (Start), and runs a search of it the way that
+// fits (Session.Explorer): inside a Go target's own process when it can,
+// else driven from here, one process per execution when the program keeps
+// state from one to the next, with real threads when contexts change what
+// a C program does; a small search in one copy of the program, a longer
+// one divided among copies. It hands package hunt the executor, the
+// search and the replays that explain a bug.
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/goinstr"
+	"github.com/stdbg/stdbg/rtnames"
+)
+
+// Target is a program resolved for checking.
+type Target struct {
+	Arg    string   // as the user named it
+	Binary string   // the executable to run
+	Source string   // the source file or Go package, if stdbg built it
+	Args   []string // program arguments
+	Go     bool     // a Go program or test (no preload; executions may share a process)
+	Run    string   // Go tests: the -run pattern
+	// Warnings are what could not be instrumented; Unmodelled, among
+	// them, the constructs a search does not explore (a search of the
+	// program is exhaustive over the modelled operations only).
+	Warnings, Unmodelled []string
+	// Env are NAME=VALUE entries every run of the program gets, recorded
+	// in the corpus entries of its bugs: for a Go target, the seed of its
+	// random numbers (RandSeed, see SeedRand).
+	Env      []string
+	RandSeed int64
+	// Memory: a C source built with the memory instrumentation;
+	// MemoryNote says why it could not be, when it was asked for.
+	Memory     bool
+	MemoryNote string
+
+	// state: the package-level variables of a Go target's module
+	// (goinstr.PackageState), found once; with any, every execution runs
+	// in a fresh process.
+	state      []string
+	stateKnown bool
+	stateSoon  chan []string // PackageState's answer, asked while the target builds
+}
+
+// Build says how to build a target.
+type Build struct {
+	// Run selects Go tests (as go test -run): the target is the test
+	// binary of the package.
+	Run string
+	// Race builds a plain Go package with the race detector.
+	Race bool
+	// Memory compiles a C or C++ source with the memory instrumentation.
+	Memory bool
+}
+
+// UsageError is an error of what the user gave (a file that does not
+// exist, a program that does not build): a front end says it in one line
+// and exits with status 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usage(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
+
+// Resolve turns "prog.c", "./prog" or a Go package (with the program's
+// arguments after it) into a runnable target, compiling sources.
+func Resolve(args []string, b Build) (*Target, error) {
+	if len(args) == 0 {
+		return nil, usage("missing program: give a C/C++ source file, an executable or a Go package")
+	}
+	t := &Target{Arg: args[0], Args: args[1:], Run: b.Run}
+	if IsGoTarget(t.Arg) {
+		t.Source = t.Arg
+		t.askState()
+		built, err := buildGo(t.Arg, b.Run != "", b.Race)
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		t.Warnings, t.Unmodelled = built.warnings, built.unmodelled
+		t.Go, t.Binary = true, built.exe
+		return t, nil
+	}
+	if b.Run != "" {
+		return nil, usage("--run selects Go tests, but %s is not a Go package", t.Arg)
+	}
+	if _, err := os.Stat(t.Arg); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usage("%s: no such file", t.Arg)
+		}
+		return nil, usage("%s: %v", t.Arg, err)
+	}
+	if ctarget.IsSource(t.Arg) {
+		exe, note, err := ctarget.BuildWith(t.Arg, ctarget.BuildOptions{Memory: b.Memory})
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		t.Source, t.Binary, t.Memory, t.MemoryNote = t.Arg, exe, b.Memory && note == "", note
+		if note != "" {
+			t.Warnings = append(t.Warnings, note)
+		}
+		return t, nil
+	}
+	abs, err := filepath.Abs(t.Arg)
+	if err != nil {
+		return nil, usage("%s: %v", t.Arg, err)
+	}
+	if err := ctarget.CheckBinary(abs); err != nil {
+		return nil, &UsageError{err}
+	}
+	t.Binary = abs
+	// Built with stdbg cc --memory: its memory accesses are scheduling
+	// points whatever --memory says.
+	t.Memory = ctarget.MemoryInstrumented(abs)
+	if b.Memory && !t.Memory {
+		t.MemoryNote = fmt.Sprintf("--memory: %s was not built with stdbg cc --memory; its memory accesses are not scheduling points", t.Arg)
+		t.Warnings = append(t.Warnings, t.MemoryNote)
+	}
+	return t, nil
+}
+
+// FromEntry checks, rebuilds (when needed) and resolves the target of a
+// corpus entry at path. An entry is data: it may name only a program
+// inside its project, and hold only the environment variables stdbg
+// records (corpus.Resolve, corpus.CheckEnv); binary, when set, is the
+// program to run instead of a binary entry's own, named by the user.
+func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
+	if err := corpus.CheckEnv(path, e.Target.Env); err != nil {
+		return nil, err
+	}
+	t := &Target{Args: e.Target.Args}
+	var src string
+	if e.Target.Kind != "binary" {
+		var err error
+		if src, err = corpus.Resolve(path, "target.source", e.Target.Source); err != nil {
+			return nil, err
+		}
+	}
+	switch e.Target.Kind {
+	case "go-test":
+		b, err := buildGo(src, true, true)
+		if err != nil {
+			return nil, err
+		}
+		run := e.Target.Run
+		if run == "" {
+			run = TestPattern(e.Target.Test)
+		}
+		t.Arg, t.Source, t.Binary, t.Go, t.Run, t.Unmodelled = src, src, b.exe, true, run, b.unmodelled
+	case "go-program":
+		b, err := buildGo(src, false, true)
+		if err != nil {
+			return nil, err
+		}
+		t.Arg, t.Source, t.Binary, t.Go, t.Unmodelled = src, src, b.exe, true, b.unmodelled
+	case "c-source":
+		exe, note, err := ctarget.BuildWith(src, ctarget.BuildOptions{Memory: e.Target.Memory})
+		if err != nil {
+			return nil, fmt.Errorf("rebuilding %s: %w", src, err)
+		}
+		if note != "" {
+			return nil, fmt.Errorf("rebuilding %s as it was built when the bug was found: %s", src, note)
+		}
+		t.Arg, t.Source, t.Binary, t.Memory = src, src, exe, e.Target.Memory
+	default:
+		exe := binary
+		if exe == "" {
+			var err error
+			if exe, err = corpus.Resolve(path, "target.binary", e.Target.Binary); err != nil {
+				return nil, err
+			}
+		}
+		if err := ctarget.CheckBinary(exe); err != nil {
+			return nil, err
+		}
+		t.Arg, t.Binary = exe, exe
+	}
+	return t, nil
+}
+
+// SeedRand makes the executions of a Go target draw their random numbers
+// from the generator seeded with seed (recorded in its Env).
+func (t *Target) SeedRand(seed int64) {
+	if !t.Go {
+		return
+	}
+	t.RandSeed = seed
+	t.Env = append(t.Env, fmt.Sprintf("%s=%d", rtnames.RandSeedEnv, seed))
+}
+
+// RunArgs are the arguments the binary runs with: the test selection of a
+// Go test binary, then the program's own.
+func (t *Target) RunArgs() []string {
+	if t.Go && t.Run != "" {
+		return append(goTestArgs(t.Run), t.Args...)
+	}
+	return t.Args
+}
+
+// KeepsState reports whether a Go target's module declares package-level
+// variables, which one execution could leave changed for the next in a
+// process that runs several.
+func (t *Target) KeepsState() bool {
+	if !t.Go {
+		return false
+	}
+	if !t.stateKnown {
+		t.stateKnown = true
+		if t.stateSoon == nil {
+			t.askState()
+		}
+		t.state = <-t.stateSoon
+	}
+	return len(t.state) > 0
+}
+
+// State lists the package-level variables KeepsState found.
+func (t *Target) State() []string {
+	t.KeepsState()
+	return t.state
+}
+
+// askState starts finding a Go target's package-level variables (a go list
+// of its module, tens of milliseconds) in the background, so that it
+// overlaps the build; KeepsState takes the answer.
+func (t *Target) askState() {
+	dir := t.Source
+	if strings.HasSuffix(dir, ".go") {
+		dir = filepath.Dir(dir)
+	}
+	t.stateSoon = make(chan []string, 1)
+	go func() {
+		vars, err := goinstr.PackageState(dir, t.Run != "")
+		if err != nil {
+			vars = []string{err.Error()} // unknown: be safe
+		}
+		t.stateSoon <- vars
+	}()
+}
+
+// DefaultRandSeed is the seed of a Go target's random numbers by default.
+const DefaultRandSeed = 1
+
+// ReplayCommand renders the command that replays schedule on t.
+func (t *Target) ReplayCommand(sched string) string {
+	parts := []string{"stdbg", "replay", "--schedule", ShellQuote(sched)}
+	if t.Run != "" {
+		parts = append(parts, "--run", ShellQuote(t.Run))
+	}
+	if t.Go && t.RandSeed != DefaultRandSeed {
+		parts = append(parts, "--rand-seed", fmt.Sprint(t.RandSeed))
+	}
+	parts = append(parts, ShellQuote(t.Arg))
+	if len(t.Args) > 0 {
+		parts = append(parts, "--")
+		for _, a := range t.Args {
+			parts = append(parts, ShellQuote(a))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// EntryTarget is the target of the corpus entries of t's bugs, saved in
+// dir.
+func (t *Target) EntryTarget(dir string) corpus.Target {
+	ct := corpus.Target{Args: t.Args, Env: append([]string(nil), t.Env...)}
+	switch {
+	case t.Go && t.Run != "":
+		ct.Kind, ct.Run = "go-test", t.Run
+		ct.Source = corpus.RelSource(dir, t.Source)
+	case t.Go:
+		ct.Kind = "go-program"
+		ct.Source = corpus.RelSource(dir, t.Source)
+	case t.Source != "":
+		ct.Kind = "c-source"
+		ct.Source = corpus.RelSource(dir, t.Source)
+		ct.Memory = t.Memory
+	default:
+		ct.Kind = "binary"
+		ct.Binary = corpus.RelSource(dir, t.Binary)
+	}
+	return ct
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// TestPattern turns a test name (with subtests: "TestBank/two_accounts")
+// into the -run pattern that selects exactly it.
+func TestPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// GoMaxDepth is the default depth bound of Go targets: ordinary Go setup
+// code (a loop that sends a thousand events) takes more transitions than
+// C programs usually do before their threads meet.
+const GoMaxDepth = 20000
