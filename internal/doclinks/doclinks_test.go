@@ -217,3 +217,31 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeLinksEveryPage checks that the README links to ARCHITECTURE.md
+// and to every page under docs/, so that a new page is not left unfound.
+func TestReadmeLinksEveryPage(t *testing.T) {
+	root := filepath.Join("..", "..")
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]bool{}
+	for _, l := range Links(string(data)) {
+		p, _, _ := strings.Cut(l.Target, "#")
+		linked[filepath.Clean(p)] = true
+	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ARCHITECTURE.md"}
+	for _, p := range pages {
+		want = append(want, filepath.Join("docs", filepath.Base(p)))
+	}
+	for _, w := range want {
+		if !linked[w] {
+			t.Errorf("README.md does not link to %s", w)
+		}
+	}
+}
