@@ -265,13 +265,15 @@ func (e *Execution) Schedule() schedule.Schedule {
 // where the waiting branch of the same choice put it (the wait loop
 // rechecked its predicate), so this execution's continuation is that
 // branch's, which the search explores anyway. The execution ends as a
-// clean one.
+// clean one, marked Redundant: it is not an end of the program, and a
+// state graph must not take its last state for one (an LTL check would
+// see the program stop there for ever).
 func (e *Execution) cutRedundantWake(tid int, op syncmodel.Op) {
 	next, ok := e.w.Pending(tid)
 	if e.outcome != nil || !ok || next.Kind != syncmodel.CondWait || next.Obj != op.Obj || next.Obj2 != op.Obj2 {
 		return
 	}
-	e.finish(&search.Outcome{Kind: search.Exited, Message: "cut: the spurious wake-up was followed by the same wait"}, false)
+	e.finish(&search.Outcome{Kind: search.Exited, Message: "cut: the spurious wake-up was followed by the same wait", Redundant: true}, false)
 }
 
 // ErrEnded is returned by Step on an execution that is over.

@@ -216,7 +216,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 					n, k+1, o.Kind, o.Message, ErrNondeterministic)
 			}
 			rep.Outcome = o
-			if x.sf != nil {
+			if x.sf != nil && !o.Redundant {
 				x.sf.ended(o, k)
 			}
 			rep.Final = e.Threads()

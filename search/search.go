@@ -144,6 +144,12 @@ type Outcome struct {
 	Where string
 	// Step is the number of transitions executed when the outcome arose.
 	Step int
+	// Redundant reports a clean ending (Exited) that is not the program's
+	// end: the executor stopped the execution early because its
+	// continuation is another execution's, which the search explores
+	// anyway (a spurious wake-up followed by the same wait). A state graph
+	// records no final state for it.
+	Redundant bool
 }
 
 // Key identifies a bug for de-duplication: its kind and place.
