@@ -184,7 +184,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		bugs = cfg.Pick(bugs)
 	}
 	if cfg.LTL != nil && !stopped && (len(bugs) == 0 || cfg.Options.All) {
-		lb, note, err := checkLTL(&found.Result, cfg.LTL)
+		lb, note, err := checkLTL(&found.Result, cfg.LTL, cfg.Options.Fairness)
 		if err != nil {
 			return out, err
 		}
@@ -293,11 +293,11 @@ func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchEx
 
 // checkLTL checks f on the state graph of a complete search; a search that
 // is not complete leaves the formula unchecked, which the note says.
-func checkLTL(res *search.Result, f *ltl.Formula) (*search.Bug, string, error) {
+func checkLTL(res *search.Result, f *ltl.Formula, fair search.Fairness) (*search.Bug, string, error) {
 	if !res.Complete || res.Graph == nil {
 		return nil, fmt.Sprintf("the formula %s was not checked: the exploration is incomplete", f), nil
 	}
-	v, err := ltl.Check(res.Graph, f)
+	v, err := ltl.CheckFair(res.Graph, f, fair)
 	if err != nil {
 		return nil, "", fmt.Errorf("checking %s: %w", f, err)
 	}

@@ -19,6 +19,8 @@ type Violation struct {
 	// lasso (Lasso.Path), in the order of Names.
 	Props [][]bool
 	Names []string
+	// Fairness is the fairness the run's cycle keeps (CheckFair).
+	Fairness search.Fairness
 }
 
 // Outcome describes the violation as a bug.
@@ -31,7 +33,7 @@ func (v *Violation) Outcome() search.Outcome {
 		if len(v.Lasso.Cycle) == 1 {
 			n = "1 transition"
 		}
-		msg += ": its cycle of " + n + " repeats forever, weakly fair to every thread"
+		msg += ": its cycle of " + n + " repeats forever, " + v.Fairness.String() + " to every thread"
 	}
 	return search.Outcome{Kind: search.Liveness, Message: msg, Where: "ltl:" + v.Formula.String(), Step: len(v.Lasso.Stem)}
 }
@@ -127,6 +129,59 @@ func CheckSCC(g *search.Graph, f *Formula) (*Violation, error) {
 		return p.violation(f, g, l), nil
 	}
 	return nil, nil
+}
+
+// CheckFair is Check under the fairness fair: with search.StrongFairness
+// a run's cycle must give a step to every thread enabled in any of its
+// states, not only to those enabled in all of them, so a thread waiting
+// for a lock that is released again and again is not starved by it.
+// Strong fairness is not a Büchi condition, so CheckFair searches the
+// product's strongly connected components (search.StronglyFairParts) for
+// a part that meets every acceptance set.
+func CheckFair(g *search.Graph, f *Formula, fair search.Fairness) (*Violation, error) {
+	if fair != search.StrongFairness {
+		return Check(g, f)
+	}
+	if err := checkable(g, f); err != nil {
+		return nil, err
+	}
+	neg := &Formula{Op: Not, L: f}
+	aut := neg.Automaton()
+	p := product(g, aut)
+	keep := func(search.Edge) bool { return true }
+	var best *search.Lasso
+	for _, c := range search.SCCs(p.graph, keep) {
+		for _, part := range search.StronglyFairParts(p.graph, c, keep) {
+			var must []int
+			for _, set := range aut.Accept {
+				hit := -1
+				for _, id := range part {
+					if slices.Contains(set, p.auto[id]) {
+						hit = id
+						break
+					}
+				}
+				if hit < 0 {
+					must = nil
+					break
+				}
+				must = append(must, hit)
+			}
+			if must == nil && len(aut.Accept) > 0 {
+				continue
+			}
+			l := search.StrongLasso(p.graph, part, keep, must)
+			if l != nil && (best == nil || len(l.Stem)+len(l.Cycle) < len(best.Stem)+len(best.Cycle)) {
+				best = l
+			}
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	v := p.violation(f, g, best)
+	v.Fairness = search.StrongFairness
+	return v, nil
 }
 
 // prod is the product of a state graph with an automaton, itself a

@@ -46,3 +46,36 @@ func ExampleParse() {
 	// (G (want -> F enter) && !(a U b)) [want enter a b]
 	// formula ends too early
 }
+
+func ExampleCheckFair() {
+	// Threads 1 and 2 take a lock in turn; thread 3 waits for it, and is
+	// enabled only in the states where the lock is free. Once it has the
+	// lock it sets done.
+	step := func(th int) schedule.Step { return schedule.Step{Thread: th, Choice: schedule.NoChoice} }
+	g := &search.Graph{Names: []string{"done"}, Nodes: []search.Node{
+		{Enabled: []int{1, 2, 3}, Props: []bool{false}, Edges: []search.Edge{{Step: step(1), To: 1, Op: "lock"}, {Step: step(3), To: 4, Op: "lock"}}},
+		{Enabled: []int{1}, Props: []bool{false}, Edges: []search.Edge{{Step: step(1), To: 2, Op: "unlock"}}},
+		{Enabled: []int{1, 2, 3}, Props: []bool{false}, Edges: []search.Edge{{Step: step(2), To: 3, Op: "lock"}, {Step: step(3), To: 4, Op: "lock"}}},
+		{Enabled: []int{2}, Props: []bool{false}, Edges: []search.Edge{{Step: step(2), To: 0, Op: "unlock"}}},
+		{Props: []bool{true}, End: &search.Outcome{Kind: search.Exited}},
+	}}
+	f, err := ltl.Parse("F done")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, fair := range []search.Fairness{search.WeakFairness, search.StrongFairness} {
+		v, err := ltl.CheckFair(g, f, fair)
+		switch {
+		case err != nil:
+			fmt.Println(err)
+		case v == nil:
+			fmt.Printf("%s: holds\n", fair)
+		default:
+			fmt.Printf("%s: %s\n", fair, search.LassoString(v.Lasso.Stem, v.Lasso.Cycle))
+		}
+	}
+	// Output:
+	// weakly fair: 1;1;2 (2;1;1;2)*
+	// strongly fair: holds
+}

@@ -41,6 +41,9 @@ type Options struct {
 	// exploration is complete (see FindLivelock) and reports the first as
 	// a Livelock bug; implies Graph.
 	Livelock bool
+	// Fairness is what Livelock (and an LTL check of the graph) takes a
+	// fair cycle to be: weak (the default) or strong.
+	Fairness Fairness
 }
 
 // Result is the outcome of an exploration.

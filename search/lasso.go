@@ -21,8 +21,11 @@ type Lasso struct {
 	Path []int
 }
 
-// Outcome describes the lasso as a livelock.
-func (l *Lasso) Outcome() Outcome {
+// Outcome describes the lasso as a livelock, weakly fair.
+func (l *Lasso) Outcome() Outcome { return l.OutcomeFair(WeakFairness) }
+
+// OutcomeFair describes the lasso as a livelock fair under f.
+func (l *Lasso) OutcomeFair(f Fairness) Outcome {
 	threads := map[int]bool{}
 	where := map[string]bool{}
 	for i, s := range l.Cycle {
@@ -41,8 +44,8 @@ func (l *Lasso) Outcome() Outcome {
 	sort.Strings(ws)
 	return Outcome{
 		Kind: Livelock,
-		Message: fmt.Sprintf("no progress: %s can run forever in a cycle of %s without progress, every thread enabled throughout it being scheduled in it",
-			threadList(ids), plural(len(l.Cycle), "transition")),
+		Message: fmt.Sprintf("no progress: %s can run forever in a cycle of %s without progress, every thread enabled %s it being scheduled in it",
+			threadList(ids), plural(len(l.Cycle), "transition"), map[Fairness]string{WeakFairness: "throughout", StrongFairness: "anywhere in"}[f]),
 		Where: strings.Join(ws, ","),
 		Step:  len(l.Stem),
 	}

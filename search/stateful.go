@@ -294,10 +294,10 @@ func (x *explorer) livelock() {
 	if len(x.res.Bugs) > 0 && !x.opts.All {
 		return
 	}
-	l := FindLivelock(x.sf.graph)
+	l := FindLivelockFair(x.sf.graph, x.opts.Fairness)
 	if l == nil {
 		return
 	}
-	o := l.Outcome()
+	o := l.OutcomeFair(x.opts.Fairness)
 	x.bugLasso(&o, l)
 }

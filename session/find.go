@@ -22,6 +22,9 @@ type Find struct {
 	// started with Options.State, for a C program's heap to be tracked
 	// from its start.
 	Visited, Livelock, Graph bool
+	// Fairness is what the livelock and LTL checks take a fair run to be
+	// (search.Options.Fairness; default weak).
+	Fairness search.Fairness
 	// LTL, if not nil, is checked on the state graph of a complete search.
 	LTL *ltl.Formula
 	// Hooks are told of the search as it runs.
@@ -69,7 +72,7 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	}
 	opts := search.Options{MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
 		Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
-		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil}
+		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil, Fairness: f.Fairness}
 	explore, inTarget := s.Explorer(ctx, p, ex, f.Hooks)
 	cfg := hunt.Config{
 		Executor: s.Checker, Strategy: p.Strategy, Options: opts, Budget: p.Budget, LTL: f.LTL,
