@@ -46,6 +46,10 @@ type Find struct {
 	// NoExplain leaves the reports out (a front end that wants the
 	// minimised schedules alone).
 	NoExplain bool
+	// Pick, if not nil, chooses the bugs to minimise, explain and save
+	// among those the search found (hunt.Config.Pick): a front end that
+	// reports only some kinds spends no time on the others.
+	Pick func([]search.Bug) []search.Bug
 }
 
 // Found is what a Find found.
@@ -87,6 +91,7 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		ReplayCommand:       s.Target.ReplayCommand,
 		Warn:                f.Warn,
 		Corpus:              f.Corpus,
+		Pick:                f.Pick,
 	}
 	if !f.NoExplain {
 		cfg.Explain = func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, p.MaxDepth) }
