@@ -63,12 +63,16 @@ type Limits struct {
 	// Preemptions, when set, bounds the search to the schedules with at
 	// most this many preemptions (nil: exhaustive).
 	Preemptions *int `yaml:"preemptions"`
+	// MinimiseExecutions bounds the executions spent shrinking each
+	// failure's schedule (a schedule not proven minimal within them is
+	// shown as found shortest).
+	MinimiseExecutions int64 `yaml:"minimise_executions"`
 }
 
 // DefaultLimits are the limits of a check that sets none.
 var DefaultLimits = Limits{
 	Budget: Duration(20 * time.Second), CPU: Duration(60 * time.Second), Step: Duration(3 * time.Second),
-	MemoryMB: 1024, Processes: 512, FileMB: 16, MaxDepth: 2000,
+	MemoryMB: 1024, Processes: 512, FileMB: 16, MaxDepth: 2000, MinimiseExecutions: 2000,
 }
 
 // Check is one graded property of a submission.
@@ -329,6 +333,10 @@ func (c *Check) validate(a *Assignment) error {
 			return fmt.Errorf("deduct: %s: points must not be negative", class)
 		}
 	}
+	if (c.Kind == KindLTL || c.Kind == KindProgress) && a.Language != "c" {
+		return fmt.Errorf("kind %s: only C programs can be checked for it (stdbg_prop and stdbg_progress name propositions and progress, "+
+			"and stdbg hashes a C program's memory to know its states; a plain Go program has neither)", c.Kind)
+	}
 	if (c.Kind == KindLTL || c.Kind == KindProgress) && c.Limits.Preemptions != nil {
 		return errors.New("preemptions: an ltl or progress check explores the whole state graph; it cannot be bounded")
 	}
@@ -341,8 +349,8 @@ func (l *Limits) check(line int) error {
 		at = fmt.Sprintf(" (check at line %d)", line)
 	}
 	switch {
-	case l.MemoryMB < 0 || l.Processes < 0 || l.FileMB < 0 || l.MaxDepth < 0 || l.Executions < 0:
-		return fmt.Errorf("limits%s: memory_mb, processes, file_mb, max_depth and executions must not be negative", at)
+	case l.MemoryMB < 0 || l.Processes < 0 || l.FileMB < 0 || l.MaxDepth < 0 || l.Executions < 0 || l.MinimiseExecutions < 0:
+		return fmt.Errorf("limits%s: memory_mb, processes, file_mb, max_depth, executions and minimise_executions must not be negative", at)
 	case l.Preemptions != nil && *l.Preemptions < 0:
 		return fmt.Errorf("preemptions%s: must not be negative", at)
 	case l.MemoryMB > 0 && l.MemoryMB < 64:
@@ -382,6 +390,12 @@ func (c *Check) limits(a *Assignment) Limits {
 	pickI(&l.MaxDepth, o.MaxDepth, d.MaxDepth)
 	if l.Executions == 0 {
 		l.Executions = o.Executions
+	}
+	if l.MinimiseExecutions == 0 {
+		l.MinimiseExecutions = o.MinimiseExecutions
+	}
+	if l.MinimiseExecutions == 0 {
+		l.MinimiseExecutions = d.MinimiseExecutions
 	}
 	if l.Preemptions == nil {
 		l.Preemptions = o.Preemptions

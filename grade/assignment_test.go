@@ -26,6 +26,9 @@ func TestParseErrors(t *testing.T) {
 		{"run in c", head + "checks:\n  - name: a\n    kind: test\n    run: TestX\n", "run selects Go tests"},
 		{"two names", head + "checks:\n  - name: a\n    kind: test\n  - name: a\n    kind: test\n", "line 7: check \"a\": two checks"},
 		{"not yaml", "name: [x\n", "line"},
+		{"ltl in go", "name: x\nlanguage: go\nsubmit: [a.go]\nchecks:\n  - name: a\n    kind: ltl\n    formula: \"G F p\"\n", "line 5: check \"a\": kind ltl: only C programs"},
+		{"progress in go", "name: x\nlanguage: go\nsubmit: [a.go]\nchecks:\n  - name: a\n    kind: progress\n", "line 5: check \"a\": kind progress: only C"},
+		{"negative minimisation", head + "checks:\n  - name: a\n    kind: test\n    minimise_executions: -1\n", "minimise_executions must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -349,10 +349,32 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 	}
 	f := &session.Find{
 		Plan: session.Plan{Spec: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
-			Budget: time.Duration(l.Budget), Minimise: true, Jobs: 1, InTarget: true, Watched: stateful},
+			Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions, Jobs: 1, InTarget: true,
+			Watched: stateful},
 		Visited:  stateful,
 		Livelock: c.Kind == KindProgress,
 		LTL:      c.formula,
+		// Starvation freedom as a course states it assumes fair locks:
+		// under weak fairness a thread waiting for a mutex that others
+		// take in turn may starve, in every lock-based algorithm.
+		Fairness: search.StrongFairness,
+	}
+	if !b.t.Go {
+		// Minimise and explain only the first bug of each kind the check
+		// counts. (A Go search inside the target has minimised every bug
+		// already, in its own process, faster than stdbg would.)
+		f.Pick = func(bugs []search.Bug) []search.Bug {
+			var out []search.Bug
+			seen := map[string]bool{}
+			for _, bug := range bugs {
+				kind := bug.Outcome.Kind.String()
+				if c.counts(kind) && !seen[kind] {
+					seen[kind] = true
+					out = append(out, bug)
+				}
+			}
+			return out
+		}
 	}
 	found, err := s.Find(wctx, f)
 	if wctx.Err() != nil && ctx.Err() == nil {
@@ -362,8 +384,8 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 	if err != nil && (found == nil || len(found.Findings) == 0) {
 		return CheckResult{Status: StatusError, Message: "the check could not run: " + strings.ReplaceAll(err.Error(), b.dir+"/", "")}
 	}
-	cr = CheckResult{Executions: found.Stats.Executions, Search: coverage(found, l)}
-	if found.Stats.Executions == 0 && len(found.Findings) == 0 {
+	cr = CheckResult{Executions: found.Search.Stats.Executions, Search: coverage(found, l)}
+	if found.Search.Stats.Executions == 0 && len(found.Findings) == 0 {
 		cr.Status = StatusFailed
 		cr.Message = "your program did not run a single schedule to its end within the check's limits: " +
 			"it may start processes or allocate memory without end, or take too long to start"
@@ -432,7 +454,7 @@ func classOf(kind string) string {
 
 // coverage says what a check's search covered.
 func coverage(f *session.Found, l Limits) string {
-	n := f.Stats.Executions
+	n := f.Search.Stats.Executions
 	runs := fmt.Sprintf("%d schedules", n)
 	if n == 1 {
 		runs = "1 schedule"

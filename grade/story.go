@@ -30,11 +30,20 @@ var plain = map[string][2]string{
 
 // failure turns a report of a check into what the student reads.
 func (g *grader) failure(c *Check, b *built, r *report.Report) Failure {
+	if r.Kind == "data-race" && b.t.Go {
+		rc := *r
+		rc.Message = goRace(r.Message)
+		r = &rc
+	}
 	words := plain[r.Kind]
 	if words[0] == "" {
 		words = [2]string{r.Kind, r.Message}
 	}
-	f := Failure{Kind: r.Kind, Class: words[0], Explanation: words[1], Message: clip(b, r.Message),
+	msg := r.Message
+	if r.Kind == "data-race" && b.t.Go {
+		msg = "data race: " + summary(r.Message)
+	}
+	f := Failure{Kind: r.Kind, Class: words[0], Explanation: words[1], Message: clip(b, msg),
 		Schedule: schedText(r), Report: scrub(b, r)}
 	f.Story = story(r, b.t.Go)
 	f.Lines = sourceLines(f.Report, g.a.Submit)
@@ -95,6 +104,64 @@ func renamer(r *report.Report) *strings.Replacer {
 		pairs = append(pairs, k, names[k])
 	}
 	return strings.NewReplacer(pairs...)
+}
+
+var (
+	raceAddr    = regexp.MustCompile(`(?m)^((?:Previous )?(?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite)) at 0x[0-9a-f]+ by (?:goroutine \d+|main goroutine):$`)
+	raceCreated = regexp.MustCompile(`(?m)^Goroutine \d+ \((?:running|finished)\) created at:$`)
+	sthreadLine = regexp.MustCompile(`(?m)^  github\.com/stdbg/stdbg/sthread/.*\n\s+\S+:\d+ \+0x[0-9a-f]+\n`)
+)
+
+// goRace is a report of Go's race detector as a student reads it: the
+// accesses without their addresses and the runtime's goroutine numbers
+// (which are not the goroutines of the story, and change from one run to
+// the next), and without the frames of stdbg's runtime.
+func goRace(msg string) string {
+	msg = raceAddr.ReplaceAllString(msg, "$1 by a goroutine:")
+	msg = raceCreated.ReplaceAllString(msg, "That goroutine was created at:")
+	return sthreadLine.ReplaceAllString(msg, "")
+}
+
+var (
+	raceHead  = regexp.MustCompile(`^(Previous )?((?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite)) by a goroutine:$`)
+	raceFrame = regexp.MustCompile(`^\s+(\S+\.go):(\d+)`)
+)
+
+// summary is a failure's message on one line: for a report of Go's race
+// detector as goRace leaves it, its two accesses with their first lines
+// ("a read at ring.go:28, and before it a write at ring.go:30, by two
+// goroutines that nothing orders"), else report.Summary's.
+func summary(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	var parts []string
+	for i, l := range lines {
+		m := raceHead.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		what := "a " + strings.ToLower(m[2])
+		if strings.HasPrefix(what, "a atomic") {
+			what = "an atomic" + what[len("a atomic"):]
+		}
+		for _, f := range lines[i+1:] {
+			fm := raceFrame.FindStringSubmatch(f)
+			if fm == nil && strings.TrimSpace(f) == "" {
+				break
+			}
+			if fm != nil && !strings.Contains(fm[1], "/go/src/") {
+				what += " at " + filepath.Base(fm[1]) + ":" + fm[2]
+				break
+			}
+		}
+		if m[1] != "" {
+			what = "before it " + what
+		}
+		parts = append(parts, what)
+	}
+	if len(parts) == 2 {
+		return parts[0] + ", and " + parts[1] + ", by two goroutines that nothing orders"
+	}
+	return report.Summary(msg)
 }
 
 // schedText is the schedule as stdbg replay --schedule takes it.
@@ -390,7 +457,7 @@ func story(r *report.Report, goroutines bool) []string {
 		out = append(out, fmt.Sprintf("Now %s %d %s, at %s.", lower, w.Thread, text, w.Where.Short()))
 	}
 	if r.Failure != nil && r.Kind != "deadlock" && r.Kind != "leak" {
-		msg := report.Summary(r.Message)
+		msg := summary(r.Message)
 		out = append(out, fmt.Sprintf("Then %s %d fails at %s: %s.", lower, r.Failure.Thread, r.Failure.Where.Short(), strings.TrimSuffix(msg, ".")))
 	} else if len(r.Waits) == 0 && r.Message != "" {
 		out = append(out, "Result: "+strings.TrimSuffix(r.Message, ".")+".")

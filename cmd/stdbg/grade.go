@@ -19,8 +19,8 @@ func (a *app) gradeCmd() *cobra.Command {
 		Long: `Build SUBMISSION (a directory holding the files the assignment names, or the
 one file of a one-file assignment) in a directory of its own and run each check
 of ASSIGNMENT.yaml on it: no bug of some classes (deadlock, race, leak,
-assertion, misuse) within bounds, an LTL property, freedom from livelock, or
-the program's own tests in every schedule. The submission's processes run
+assertion, misuse) within bounds, an LTL property or freedom from livelock
+on every strongly fair run (C), or the program's own tests in every schedule. The submission's processes run
 with limits on CPU time, memory, processes and file size, a wall-clock bound,
 without network where the machine allows, and as a user of their own when
 stdbg runs as root (docs/teaching.md says what is enforced).

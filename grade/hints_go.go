@@ -1,0 +1,223 @@
+package grade
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/stdbg/stdbg/report"
+)
+
+// The hints about Go's WaitGroups and channels: Add in the counted
+// goroutine, a Wait that cannot end, channels nobody closes, sends nobody
+// receives, sends to oneself, and sends on a channel closed too early.
+// addInside: WaitGroup.Add called by a goroutine other than the one that
+// waits: Wait may run before it and return at once.
+func addInside(r *report.Report, s src) *Hint {
+	waiter := 0
+	for _, st := range r.Steps {
+		if strings.HasPrefix(st.Call, "WaitGroup.Wait") {
+			waiter = st.Thread
+		}
+	}
+	for _, st := range r.Steps {
+		if strings.HasPrefix(st.Call, "WaitGroup.Add") && waiter != 0 && st.Thread != waiter {
+			return &Hint{Pattern: PatternAddInside, Line: at(st.Where),
+				Text: fmt.Sprintf("wg.Add is called at %s by the goroutine it counts, so Wait can run before it and return while that "+
+					"goroutine still works. Call wg.Add in the goroutine that starts the others, before the go statement.", at(st.Where))}
+		}
+	}
+	if r.Kind == "data-race" || r.Kind == "assertion" || r.Kind == "crash" {
+		// The wait returned before the goroutine counted itself, and the
+		// report stops at the bug: look for the Add in the source.
+		for file, lines := range s {
+			inGo := 0
+			for i, t := range lines {
+				t = strings.TrimSpace(t)
+				if strings.HasPrefix(t, "go func") {
+					inGo = i + 1
+				}
+				if inGo > 0 && i+1-inGo < 4 && strings.Contains(t, ".Add(") && !strings.Contains(t, "atomic") {
+					return &Hint{Pattern: PatternAddInside, Line: fmt.Sprintf("%s:%d", file, i+1),
+						Text: fmt.Sprintf("wg.Add is called at %s:%d inside the goroutine it counts, so Wait can run before it and return "+
+							"while that goroutine still works. Call wg.Add before the go statement.", file, i+1)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+var chanRecvWait = regexp.MustCompile(`^waits in (?:range )?Chan\.(?:Recv2?|All) for (\S+)`)
+
+// neverClosed: a goroutine waits for ever to receive from a channel that
+// no step closed (a range over it, typically).
+func neverClosed(r *report.Report) *Hint {
+	if r.Kind != "deadlock" && r.Kind != "leak" {
+		return nil
+	}
+	closed := map[string]bool{}
+	for _, st := range r.Steps {
+		if c := parseCall(st.Call); c.fn == "Chan.Close" {
+			closed[c.arg(0)] = true
+		}
+	}
+	for _, w := range r.Waits {
+		m := chanRecvWait.FindStringSubmatch(w.Text)
+		if m == nil || closed[m[1]] {
+			continue
+		}
+		ch := m[1]
+		return &Hint{Pattern: PatternNeverClosed, Line: at(w.Where),
+			Text: fmt.Sprintf("Goroutine %d waits for ever at %s to receive from %s, and nobody closes %s. The sender should close the "+
+				"channel when it has sent everything (close(%s), or defer close(%s) in the sending goroutine), so that receivers "+
+				"(a range loop) end.", w.Thread, at(w.Where), ch, ch, ch, ch)}
+	}
+	return nil
+}
+
+var selectWait = regexp.MustCompile(`^waits in Select on (.*) \(no case is ready\)`)
+
+// cancelNotClosed: a goroutine waits for ever in a select that also
+// receives from a channel nobody closed: a cancellation that never came
+// (or came as one send, which wakes one goroutine only).
+func cancelNotClosed(r *report.Report) *Hint {
+	if r.Kind != "leak" && r.Kind != "deadlock" {
+		return nil
+	}
+	closed := map[string]bool{}
+	for _, st := range r.Steps {
+		if c := parseCall(st.Call); c.fn == "Chan.Close" {
+			closed[c.arg(0)] = true
+		}
+	}
+	for _, w := range r.Waits {
+		m := selectWait.FindStringSubmatch(w.Text)
+		if m == nil {
+			continue
+		}
+		for _, cs := range strings.Split(m[1], ", ") {
+			ch, ok := strings.CutPrefix(cs, "<-")
+			if !ok || closed[ch] {
+				continue
+			}
+			return &Hint{Pattern: PatternCancelOpen, Line: at(w.Where),
+				Text: fmt.Sprintf("Goroutine %d waits for ever in a select at %s that also receives from %s, and nobody closes %s. "+
+					"To stop goroutines, close the channel they watch (close(done)): a receive from a closed channel proceeds at once, "+
+					"in every goroutine, while a send on it wakes one goroutine only.", w.Thread, at(w.Where), ch, ch)}
+		}
+	}
+	return nil
+}
+
+var wgWait = regexp.MustCompile(`^waits in WaitGroup\.Wait for (\S+) \(counter (\d+)\)`)
+
+// wgStuck: a WaitGroup's Wait waits for ever: a counted goroutine waits
+// on the group itself, or one did not call Done on its way out.
+func wgStuck(r *report.Report) *Hint {
+	if r.Kind != "deadlock" && r.Kind != "leak" {
+		return nil
+	}
+	var waiters []report.Wait
+	for _, w := range r.Waits {
+		if wgWait.MatchString(w.Text) {
+			waiters = append(waiters, w)
+		}
+	}
+	if len(waiters) == 0 {
+		return nil
+	}
+	m := wgWait.FindStringSubmatch(waiters[0].Text)
+	wg := m[1]
+	if len(waiters) > 1 {
+		for _, w := range waiters {
+			if w.Started != nil {
+				return &Hint{Pattern: PatternWaitInWorker, Line: at(w.Where),
+					Text: fmt.Sprintf("Goroutine %d, which %s counts, waits on %s itself at %s: the counter cannot reach zero while "+
+						"the goroutines it counts wait for it. Only the goroutine that collects the results should Wait.", w.Thread, wg, wg, at(w.Where))}
+			}
+		}
+	}
+	return &Hint{Pattern: PatternDoneMissing, Line: at(waiters[0].Where),
+		Text: fmt.Sprintf("The Wait at %s waits for ever: %s's counter is still %s, although the goroutines it counts are gone "+
+			"or elsewhere. Every goroutine counted by Add must call Done on every path: start it with defer %s.Done().",
+			at(waiters[0].Where), wg, m[2], wg)}
+}
+
+// noCancel: a goroutine is stuck sending on a channel nobody receives
+// from any more (the receiver gave up): its send must also watch for
+// cancellation.
+func noCancel(r *report.Report) *Hint {
+	if r.Kind != "leak" && r.Kind != "deadlock" {
+		return nil
+	}
+	for _, w := range r.Waits {
+		if !strings.HasPrefix(w.Text, "waits in Chan.Send") {
+			continue
+		}
+		return &Hint{Pattern: PatternNoCancel, Line: at(w.Where),
+			Text: fmt.Sprintf("Goroutine %d is stuck for ever sending at %s: the receiver no longer receives. A send that may outlive its "+
+				"receiver must also watch for cancellation: select { case out <- v: case <-done: return }.", w.Thread, at(w.Where))}
+	}
+	return nil
+}
+
+var (
+	chanID   = regexp.MustCompile(`\[(chan#\d+)\]`)
+	sendWait = regexp.MustCompile(`^waits in Chan\.Send for (.*?) \[(chan#\d+)\]`)
+	closedCh = regexp.MustCompile(`send on closed channel (chan#\d+)`)
+)
+
+// selfSend: a goroutine waits for ever to send on a channel that only it
+// ever received from (a ring wired to itself): it cannot be its own
+// receiver while it sends.
+func selfSend(r *report.Report) *Hint {
+	if r.Kind != "deadlock" && r.Kind != "leak" {
+		return nil
+	}
+	for _, w := range r.Waits {
+		m := sendWait.FindStringSubmatch(w.Text)
+		if m == nil {
+			continue
+		}
+		receivers := map[int]bool{}
+		for _, st := range r.Steps {
+			if !strings.Contains(st.Call, "Chan.Recv") && !strings.Contains(st.Call, "Chan.All") {
+				continue
+			}
+			if id := chanID.FindStringSubmatch(st.Call); id != nil && id[1] == m[2] {
+				receivers[st.Thread] = true
+			}
+		}
+		if len(receivers) != 1 || !receivers[w.Thread] {
+			continue
+		}
+		return &Hint{Pattern: PatternSelfSend, Line: at(w.Where),
+			Text: fmt.Sprintf("Goroutine %d waits for ever at %s to send on %s, and the only goroutine that ever received from that "+
+				"channel is goroutine %d itself: a goroutine cannot receive while it is sending. It sends on its own channel: "+
+				"check which channel the value should go to (the next goroutine's).", w.Thread, at(w.Where), m[1], w.Thread)}
+	}
+	return nil
+}
+
+// sendOnClosed: a send on a channel that another goroutine closed while
+// the sender could still send.
+func sendOnClosed(r *report.Report) *Hint {
+	m := closedCh.FindStringSubmatch(r.Message)
+	if m == nil || len(r.Steps) == 0 {
+		return nil
+	}
+	send := r.Steps[len(r.Steps)-1]
+	for i := len(r.Steps) - 1; i >= 0; i-- {
+		st := r.Steps[i]
+		c := parseCall(st.Call)
+		if c.fn != "Chan.Close" || !strings.Contains(st.Call, "["+m[1]+"]") {
+			continue
+		}
+		return &Hint{Pattern: PatternSendClosed, Line: at(st.Where),
+			Text: fmt.Sprintf("Goroutine %d closes a channel at %s while goroutine %d may still send on it (at %s), and a send on a "+
+				"closed channel panics. Close a channel only when nothing will send on it again: after its senders are done "+
+				"(wait for them first), or in the sender itself after its last send.", st.Thread, at(st.Where), send.Thread, at(send.Where))}
+	}
+	return nil
+}
