@@ -2,12 +2,14 @@ package grade_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stdbg/stdbg/grade"
 )
 
-// BenchmarkGradeOne grades one wrong answer end to end (build, three
+// BenchmarkGradeOne grades one wrong answer end to end (build, two
 // searches, minimisation, feedback): the time a student waits.
 func BenchmarkGradeOne(b *testing.B) {
 	a, err := grade.Load("../exercises/c/bounded-buffer/assignment.yaml")
@@ -22,19 +24,47 @@ func BenchmarkGradeOne(b *testing.B) {
 }
 
 // BenchmarkGradeExercises grades every reference and wrong answer of
-// exercises/ and reports the time per submission.
+// exercises/ and reports the mean time per submission, of C and Go ones
+// apart, and the slowest (go test -run '^$' -bench Exercises ./grade;
+// -v logs each submission's time).
 func BenchmarkGradeExercises(b *testing.B) {
 	subs := submissions(b)
+	var sum, slowest [2]time.Duration // [C, Go]
+	var count [2]int
 	for b.Loop() {
 		for _, s := range subs {
 			a, err := grade.Load(s.assignment)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := grade.Grade(context.Background(), a, s.dir, grade.Options{}); err != nil {
+			start := time.Now()
+			res, err := grade.Grade(context.Background(), a, s.dir, grade.Options{})
+			if err != nil {
 				b.Fatal(err)
+			}
+			d := time.Since(start)
+			if (s.want == nil) != (res.Score == res.MaxScore) {
+				b.Errorf("%s: %g/%g", s.name, res.Score, res.MaxScore)
+			}
+			lang := 0
+			if strings.HasPrefix(s.name, "go/") {
+				lang = 1
+			}
+			sum[lang] += d
+			count[lang]++
+			slowest[lang] = max(slowest[lang], d)
+			if testing.Verbose() {
+				b.Logf("%-45s %6.2f s", s.name, d.Seconds())
 			}
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Seconds())/float64(b.N*len(subs)), "s/submission")
+	total := sum[0] + sum[1]
+	b.ReportMetric(total.Seconds()/float64(count[0]+count[1]), "s/submission")
+	for lang, name := range []string{"C", "Go"} {
+		if count[lang] > 0 {
+			b.ReportMetric(sum[lang].Seconds()/float64(count[lang]), "s/"+name+"-submission")
+			b.ReportMetric(slowest[lang].Seconds(), "s/slowest-"+name)
+		}
+	}
+	b.ReportMetric(float64(len(subs)), "submissions")
 }

@@ -1,5 +1,19 @@
 package grade_test
 
+// The exercise set is graded by these tests: every reference must score
+// full marks, and every wrong answer must lose the points of the checks
+// its wrong/NAME/expect.yaml names (and only those), with the hints it
+// names. Grading all of it takes minutes, so:
+//
+//	go test ./grade                  a representative subset (seconds)
+//	go test -short ./grade           the subset without its Go submission
+//	go test ./grade -grade.all       every reference and wrong answer of
+//	                                 exercises/, each graded twice for
+//	                                 determinism too, and the sandbox tests
+//	go test -run '^$' -bench Exercises ./grade
+//	                                 the whole set as a benchmark (time per
+//	                                 submission)
+
 import (
 	"context"
 	"encoding/json"
@@ -16,20 +30,35 @@ import (
 )
 
 // gradeAll grades every exercise's reference and wrong answers; by
-// default a representative few are (see exercises/README.md).
+// default a representative few are.
 var gradeAll = flag.Bool("grade.all", false, "grade every reference and wrong answer of exercises/ (minutes)")
 
-// representative are the submissions graded by default: one exercise of
-// each language with its reference and wrong answers that cover the
-// hints of waits and locks.
-var representative = map[string]bool{
-	"c/counter/solution":                     true,
-	"c/counter/wrong/early-return":           true,
-	"c/bounded-buffer/solution":              true,
-	"c/bounded-buffer/wrong/if-wait":         true,
-	"c/bounded-buffer/wrong/one-cond-signal": true,
-	"go/worker-pool/solution":                true,
-	"go/worker-pool/wrong/add-in-goroutine":  true,
+// representative are the submissions graded by default: references and
+// wrong answers that cover each kind of check (race checks built with
+// --memory, the ltl check under strong fairness, tests), the hints that
+// are hardest to recognise, and one Go submission (the build through
+// goinstr and the search inside the target). The names are checked to
+// exist.
+var representative = []string{
+	"c/counter/wrong/local-mutex",
+	"c/bounded-buffer/wrong/if-wait",
+	"c/semaphore/solution",
+	"c/semaphore/wrong/unlocked-up",
+	"c/readers-writers/solution",
+	"c/readers-writers/wrong/readers-first",
+	"c/dining-philosophers/wrong/left-then-right",
+	"c/barrier/wrong/count-only",
+	"go/token-ring/wrong/wired-to-self",
+}
+
+// patterns are the hints an expect.yaml may name.
+var patterns = []string{
+	grade.PatternWaitUnderIf, grade.PatternSignalOne, grade.PatternLostWakeup, grade.PatternLockOrder,
+	grade.PatternAddInside, grade.PatternUnlockMissing, grade.PatternNeverClosed, grade.PatternNoCancel,
+	grade.PatternUnprotected, grade.PatternNoSignal, grade.PatternWaitNoLock, grade.PatternWaitInWorker,
+	grade.PatternDoneMissing, grade.PatternUnlockTwice, grade.PatternCancelOpen, grade.PatternSignalNoLock,
+	grade.PatternStaleWake, grade.PatternStarved, grade.PatternLocalSync, grade.PatternSelfSend,
+	grade.PatternSendClosed,
 }
 
 // expect is a wrong answer's expected grading (wrong/NAME/expect.yaml):
@@ -57,9 +86,6 @@ func submissions(t testing.TB) []submission {
 		rel, _ := filepath.Rel(root, ex)
 		out = append(out, submission{name: rel + "/solution", dir: filepath.Join(ex, "solution"), assignment: a})
 		wrongs, _ := filepath.Glob(filepath.Join(ex, "wrong", "*"))
-		if len(wrongs) < 4 {
-			t.Errorf("%s has %d wrong answers, want at least 4", rel, len(wrongs))
-		}
 		for _, w := range wrongs {
 			b, err := os.ReadFile(filepath.Join(w, "expect.yaml"))
 			if err != nil {
@@ -69,23 +95,89 @@ func submissions(t testing.TB) []submission {
 			if err := yaml.Unmarshal(b, &e); err != nil {
 				t.Fatalf("%s: %v", w, err)
 			}
-			if len(e.Fails) == 0 {
-				t.Fatalf("%s/expect.yaml names no failing check", w)
-			}
 			out = append(out, submission{name: rel + "/wrong/" + filepath.Base(w), dir: w, assignment: a, want: &e})
 		}
 	}
 	return out
 }
 
+// TestExerciseSet checks the shape of exercises/ without grading: at
+// least ten exercises, in C and Go, each with its statement, starter code,
+// an assignment that loads, a reference solution and at least four wrong
+// answers whose expect.yaml names checks of the assignment and known
+// hints.
+func TestExerciseSet(t *testing.T) {
+	subs := submissions(t)
+	exercises := map[string]*grade.Assignment{}
+	wrongs := map[string]int{}
+	for _, s := range subs {
+		ex := strings.SplitN(s.name, "/", 3)[:2]
+		key := strings.Join(ex, "/")
+		a, ok := exercises[key]
+		if !ok {
+			var err error
+			if a, err = grade.Load(s.assignment); err != nil {
+				t.Errorf("%s: %v", key, err)
+				continue
+			}
+			exercises[key] = a
+			dir := filepath.Dir(s.assignment)
+			for _, f := range []string{"README.md"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("%s has no %s", key, f)
+				}
+			}
+			for _, f := range a.Submit {
+				for _, sub := range []string{"starter", "solution"} {
+					if _, err := os.Stat(filepath.Join(dir, sub, f)); err != nil {
+						t.Errorf("%s: no %s/%s", key, sub, f)
+					}
+				}
+			}
+		}
+		if s.want == nil {
+			continue
+		}
+		wrongs[key]++
+		if len(s.want.Fails) == 0 || len(s.want.Hints) == 0 {
+			t.Errorf("%s/expect.yaml must name the checks it fails and the hints it gets", s.name)
+		}
+		for _, f := range s.want.Fails {
+			if !slices.ContainsFunc(a.Checks, func(c grade.Check) bool { return c.Name == f }) {
+				t.Errorf("%s/expect.yaml: no check %q in %s", s.name, f, s.assignment)
+			}
+		}
+		for _, h := range s.want.Hints {
+			if !slices.Contains(patterns, h) {
+				t.Errorf("%s/expect.yaml: unknown hint %q", s.name, h)
+			}
+		}
+	}
+	languages := map[string]int{}
+	for key, a := range exercises {
+		languages[a.Language]++
+		if wrongs[key] < 4 {
+			t.Errorf("%s has %d wrong answers, want at least 4", key, wrongs[key])
+		}
+	}
+	if len(exercises) < 10 || languages["c"] == 0 || languages["go"] == 0 {
+		t.Errorf("%d exercises (%v), want at least ten in C and Go", len(exercises), languages)
+	}
+	for _, name := range representative {
+		if !slices.ContainsFunc(subs, func(s submission) bool { return s.name == name }) {
+			t.Errorf("representative submission %s does not exist", name)
+		}
+	}
+}
+
 func TestGradeExercises(t *testing.T) {
 	for _, sub := range submissions(t) {
-		if !*gradeAll && !representative[sub.name] {
+		if !*gradeAll && !slices.Contains(representative, sub.name) {
 			continue
 		}
 		if testing.Short() && strings.HasPrefix(sub.name, "go/") && !*gradeAll {
-			// Go submissions build twice (with and without the race
-			// detector): seconds each.
+			// A Go submission builds twice (with and without the race
+			// detector): seconds.
 			continue
 		}
 		t.Run(sub.name, func(t *testing.T) {
@@ -97,71 +189,112 @@ func TestGradeExercises(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var text strings.Builder
-			res.WriteText(&text)
-			if sub.want == nil {
-				if res.Score != res.MaxScore {
-					t.Fatalf("the reference scores %g/%g:\n%s", res.Score, res.MaxScore, text.String())
+			checkGrading(t, sub, res)
+			if *gradeAll {
+				again, err := grade.Grade(context.Background(), a, sub.dir, grade.Options{})
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			var hints []string
-			for _, c := range res.Checks {
-				failing := slices.Contains(sub.want.Fails, c.Name)
-				switch {
-				case failing && c.Score >= c.MaxScore:
-					t.Errorf("check %q: full marks, want points lost", c.Name)
-				case !failing && c.Score != c.MaxScore:
-					t.Errorf("check %q: %g/%g, want full marks", c.Name, c.Score, c.MaxScore)
+				if x, y := comparable(res), comparable(again); x != y {
+					t.Errorf("two gradings differ:\n%s\n%s", x, y)
 				}
-				if failing && len(c.Failures) == 0 && c.Status == grade.StatusPassed {
-					t.Errorf("check %q passed", c.Name)
-				}
-				for _, f := range c.Failures {
-					if len(f.Story) == 0 || f.Replay == "" || f.Debug == "" {
-						t.Errorf("check %q: a failure without its story or replay command", c.Name)
-					}
-					for _, h := range f.Hints {
-						hints = append(hints, h.Pattern)
-					}
-				}
-			}
-			for _, h := range sub.want.Hints {
-				if !slices.Contains(hints, h) {
-					t.Errorf("hint %q not given (got %v)", h, hints)
-				}
-			}
-			if t.Failed() {
-				t.Log(text.String())
 			}
 		})
 	}
 }
 
-// TestGradeTwice grades a wrong answer twice: the same result (but the
-// times).
-func TestGradeTwice(t *testing.T) {
-	a, err := grade.Load("../exercises/c/bounded-buffer/assignment.yaml")
-	if err != nil {
-		t.Fatal(err)
+// checkGrading checks a graded submission against what is expected of it.
+func checkGrading(t *testing.T, sub submission, res *grade.Result) {
+	t.Helper()
+	var text strings.Builder
+	res.WriteText(&text)
+	defer func() {
+		if t.Failed() {
+			t.Log(text.String())
+		}
+	}()
+	if sub.want == nil {
+		if res.Score != res.MaxScore {
+			t.Errorf("the reference scores %g/%g", res.Score, res.MaxScore)
+		}
+		return
 	}
-	var docs [2]string
-	for i := range docs {
-		res, err := grade.Grade(context.Background(), a, "../exercises/c/bounded-buffer/wrong/one-cond-signal", grade.Options{})
+	var hints []string
+	for _, c := range res.Checks {
+		failing := slices.Contains(sub.want.Fails, c.Name)
+		switch {
+		case failing && c.Score >= c.MaxScore:
+			t.Errorf("check %q: full marks, want points lost", c.Name)
+		case !failing && c.Score != c.MaxScore:
+			t.Errorf("check %q: %g/%g, want full marks", c.Name, c.Score, c.MaxScore)
+		}
+		if failing && (c.Status != grade.StatusFailed || len(c.Failures) == 0) {
+			t.Errorf("check %q: status %s with %d failures, want a failure to show", c.Name, c.Status, len(c.Failures))
+		}
+		for _, f := range c.Failures {
+			if len(f.Story) == 0 || f.Replay == "" || f.Debug == "" || f.Schedule == "" {
+				t.Errorf("check %q: a failure without its story, schedule or replay command", c.Name)
+			}
+			for _, h := range f.Hints {
+				hints = append(hints, h.Pattern)
+			}
+		}
+	}
+	for _, h := range sub.want.Hints {
+		if !slices.Contains(hints, h) {
+			t.Errorf("hint %q not given (got %v)", h, hints)
+		}
+	}
+}
+
+// comparable is a result as JSON without what may differ from one
+// grading to the next: times, and the counts of the minimisation's
+// executions.
+func comparable(res *grade.Result) string {
+	c := *res
+	c.Seconds = 0
+	c.Checks = slices.Clone(res.Checks)
+	for k := range c.Checks {
+		c.Checks[k].Seconds = 0
+		c.Checks[k].Failures = slices.Clone(c.Checks[k].Failures)
+		for j := range c.Checks[k].Failures {
+			f := &c.Checks[k].Failures[j]
+			if f.Report != nil {
+				r := *f.Report
+				r.Minimised = nil
+				f.Report = &r
+			}
+		}
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// TestGradeTwice grades wrong answers twice: the same result (but the
+// times). With -grade.all, TestGradeExercises does it for every
+// submission.
+func TestGradeTwice(t *testing.T) {
+	for _, s := range []struct{ assignment, dir string }{
+		{"../exercises/c/bounded-buffer/assignment.yaml", "../exercises/c/bounded-buffer/wrong/one-cond-signal"},
+		{"../exercises/c/barrier/assignment.yaml", "../exercises/c/barrier/wrong/count-only"},
+	} {
+		a, err := grade.Load(s.assignment)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Seconds = 0
-		for k := range res.Checks {
-			res.Checks[k].Seconds = 0
-			for j := range res.Checks[k].Failures {
-				res.Checks[k].Failures[j].Report.Minimised = nil // counts executions, which may differ
+		var docs [2]string
+		for i := range docs {
+			res, err := grade.Grade(context.Background(), a, s.dir, grade.Options{})
+			if err != nil {
+				t.Fatal(err)
 			}
+			if res.Score == res.MaxScore {
+				t.Fatalf("%s: full marks for a wrong answer", s.dir)
+			}
+			docs[i] = comparable(res)
 		}
-		b, _ := json.Marshal(res)
-		docs[i] = string(b)
-	}
-	if docs[0] != docs[1] {
-		t.Fatalf("two gradings differ:\n%s\n%s", docs[0], docs[1])
+		if docs[0] != docs[1] {
+			t.Errorf("%s: two gradings differ:\n%s\n%s", s.dir, docs[0], docs[1])
+		}
 	}
 }
