@@ -18,7 +18,12 @@ func TestSpec(t *testing.T) {
 		splits    bool
 		note, err string
 	}{
-		{spec: search.Spec{}, strategy: "*search.dpor", describe: "DFS with DPOR", name: "dfs", splits: true},
+		{spec: search.Spec{}, strategy: "*search.Portfolio",
+			describe: "portfolio of DPOR, PCT (depth 3), delay bounding (at most 2 delays) and a random walk, seed 0", name: "portfolio"},
+		{spec: search.Spec{Strategy: "portfolio", Reduction: "none", PCTDepth: 2, Seed: 5}, strategy: "*search.Portfolio",
+			describe: "portfolio of DFS, PCT (depth 2), delay bounding (at most 2 delays) and a random walk, seed 5", name: "portfolio"},
+		{spec: search.Spec{Strategy: "dfs"}, strategy: "*search.dpor", describe: "DFS with DPOR", name: "dfs", splits: true},
+		{spec: search.Spec{Reduction: "dpor"}, strategy: "*search.dpor", describe: "DFS with DPOR", name: "dfs", splits: true},
 		{spec: search.Spec{Reduction: "none"}, strategy: "*search.dfs", describe: "DFS", name: "dfs", splits: true},
 		{spec: search.Spec{BoundBy: "preemptions", Bound: 2}, strategy: "*search.PreemptionBounding",
 			describe: "DFS bounded to 2 preemptions", name: "dfs (at most 2 preemptions)"},
@@ -38,6 +43,10 @@ func TestSpec(t *testing.T) {
 		{spec: search.Spec{Strategy: "random", Stateful: true}, err: "a stateful search is dfs's"},
 		{spec: search.Spec{Strategy: "pct", PCTDepth: -2}, err: "at least 1"},
 		{spec: search.Spec{Stateful: true, BoundBy: "delays"}, err: "a stateful search cannot be bounded by delays"},
+		{spec: search.Spec{Strategy: "portfolio", BoundBy: "delays", Bound: 2}, err: "bounds the dfs strategy, not the portfolio"},
+		{spec: search.Spec{Strategy: "portfolio", Stateful: true}, err: "not the portfolio's"},
+		{spec: search.Spec{Strategy: "portfolio", Reduction: "sleep"}, err: `unknown reduction "sleep"`},
+		{spec: search.Spec{Strategy: "portfolio", PCTDepth: -1}, err: "at least 1"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%+v", tt.spec), func(t *testing.T) {
@@ -82,6 +91,7 @@ func TestSpec(t *testing.T) {
 func ExampleSpec() {
 	for _, s := range []search.Spec{
 		{},
+		{Strategy: search.StrategyDFS},
 		{BoundBy: search.BoundPreemptions, Bound: 2},
 		{Strategy: search.StrategyPCT, Seed: 42},
 		{Strategy: search.StrategyRandom, Stateful: true},
@@ -93,6 +103,7 @@ func ExampleSpec() {
 		fmt.Println(s.Describe())
 	}
 	// Output:
+	// portfolio of DPOR, PCT (depth 3), delay bounding (at most 2 delays) and a random walk, seed 0
 	// DFS with DPOR
 	// DFS bounded to 2 preemptions
 	// PCT with bug depth 3, seed 42

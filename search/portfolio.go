@@ -1,0 +1,298 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stdbg/stdbg/schedule"
+)
+
+// Member is a strategy of a portfolio, with the name a bug it finds is
+// reported under and its share of the search.
+type Member struct {
+	// Name names the strategy in reports: "DPOR", "PCT (depth 3, seed 7)".
+	Name string
+	// Strategy is the member's own strategy: it serves the portfolio alone
+	// and keeps its state across the other members' executions.
+	Strategy Strategy
+	// Share is the member's weight in the rotation: out of the shares of
+	// the members still running, the part of the transitions it runs.
+	Share int
+	// Decides marks the member whose end is the search's (an exhaustive
+	// strategy): when it runs out of executions the portfolio does, and
+	// it is exhausted if the member is. A portfolio without one never
+	// runs out while a member can go on.
+	Decides bool
+}
+
+// Portfolio is a strategy made of several: they take turns, each running
+// whole executions for a slice of transitions in proportion to its share,
+// in one exploration. The first deciding member (the exhaustive one) runs
+// alone for its first Lead transitions, so that a small program is
+// explored exhaustively as fast as by that member alone; after that, the
+// members rotate. The portfolio ends when the deciding member has no
+// execution left (and is then exhausted if that member is), or when every
+// member has none.
+//
+// Every member keeps its state exactly as if it ran alone: Explore runs
+// the executions of the members one after the other, and a member sees
+// only its own (Begin, Next and End of its executions, in order), so
+// interleaving them changes what each explores in no way, only when.
+//
+// The slices are counted in transitions (an execution counts its steps and
+// a fixed cost for starting it), so that a member whose executions run to
+// the depth bound does not take more time than its share; a portfolio's
+// schedule is a function of its members and the program alone.
+type Portfolio struct {
+	members []*portfolioMember
+	// Lead is the number of transitions the first deciding member runs
+	// alone at the start (0: none).
+	Lead int64
+	// Slice is the number of transitions a member of share 1 runs in one
+	// turn.
+	Slice int64
+	// Decay, if positive, is the number of transitions (of every member)
+	// after which the deciding member's turns double, and double again
+	// each time the total is four times as large, up to eight times its
+	// share: a search that runs long is one that the other members did not
+	// end early, and is more and more likely to be the deciding member's
+	// to finish.
+	Decay int64
+
+	cur       int  // the member of the execution under way
+	inTurn    bool // cur's turn has begun
+	done      bool
+	exhausted bool
+	total     int64 // transitions of every member, start costs included
+}
+
+// portfolioMember is a Member with its account.
+type portfolioMember struct {
+	Member
+	credit      int64 // transitions left in its turn
+	executions  int64
+	transitions int64
+	out         bool // ran out of executions
+}
+
+// Default slices of a portfolio (see NewPortfolio).
+const (
+	// DefaultPortfolioLead is the transitions the deciding member runs
+	// alone first: a fraction of a second for a C program, where every
+	// bundled example is explored exhaustively or has its first bug.
+	DefaultPortfolioLead = 20000
+	// DefaultPortfolioSlice is the turn of a member of share 1.
+	DefaultPortfolioSlice = 2000
+	// DefaultPortfolioDecay is when the deciding member's turns begin to
+	// grow: about 20 s of a C program's transitions.
+	DefaultPortfolioDecay = 4_000_000
+	// startCost is what starting an execution costs, in transitions.
+	startCost = 8
+)
+
+// NewPortfolio returns a portfolio of the given members (at least one),
+// with the default lead and slice.
+func NewPortfolio(members ...Member) *Portfolio {
+	p := &Portfolio{Lead: DefaultPortfolioLead, Slice: DefaultPortfolioSlice, Decay: DefaultPortfolioDecay}
+	for _, m := range members {
+		if m.Share < 1 {
+			m.Share = 1
+		}
+		p.members = append(p.members, &portfolioMember{Member: m})
+	}
+	return p
+}
+
+// Members returns the members' names, in order.
+func (p *Portfolio) Members() []string {
+	names := make([]string, len(p.members))
+	for i, m := range p.members {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// By returns the name of the member whose execution is under way or
+// ended last: the one that found a bug Explore records.
+func (p *Portfolio) By() string {
+	if p.cur < len(p.members) {
+		return p.members[p.cur].Name
+	}
+	return ""
+}
+
+// MemberStats is the work of a member of a portfolio.
+type MemberStats struct {
+	Name                    string
+	Executions, Transitions int64
+	// Finished reports a member that ran out of executions.
+	Finished bool
+}
+
+// Account returns the work of each member so far, in order.
+func (p *Portfolio) Account() []MemberStats {
+	out := make([]MemberStats, len(p.members))
+	for i, m := range p.members {
+		out[i] = MemberStats{Name: m.Name, Executions: m.executions, Transitions: m.transitions, Finished: m.out}
+	}
+	return out
+}
+
+// String describes the portfolio: "portfolio of DPOR, PCT (depth 3, seed
+// 7), ...".
+func (p *Portfolio) String() string { return "portfolio of " + strings.Join(p.Members(), ", ") }
+
+// Init implements Strategy: every member is initialised, and the deciding
+// member's lead begins.
+func (p *Portfolio) Init(c Config) {
+	p.done, p.exhausted, p.total = false, false, 0
+	p.cur, p.inTurn = 0, false
+	for i, m := range p.members {
+		m.Strategy.Init(c)
+		m.credit, m.executions, m.transitions, m.out = 0, 0, 0, false
+		if m.Decides && !p.inTurn && p.Lead > 0 {
+			p.cur, p.inTurn = i, true
+			m.credit = p.Lead
+		}
+	}
+	if !p.inTurn {
+		p.turn(0)
+	}
+}
+
+// turn gives member i its turn.
+func (p *Portfolio) turn(i int) {
+	p.cur, p.inTurn = i, true
+	m := p.members[i]
+	share := int64(m.Share)
+	if m.Decides && p.Decay > 0 {
+		for at := p.Decay; p.total >= at && share < 8*int64(m.Share); at *= 4 {
+			share *= 2
+		}
+	}
+	m.credit = max(m.credit, 0) + share*max(p.Slice, 1)
+}
+
+// Begin implements Strategy: the member whose turn it is begins its next
+// execution; a member out of executions, or at the end of its turn, hands
+// over to the next.
+func (p *Portfolio) Begin() (schedule.Schedule, bool) {
+	if p.done || len(p.members) == 0 {
+		return nil, false
+	}
+	for tries := 0; tries <= 2*len(p.members); {
+		m := p.members[p.cur]
+		if m.out || m.credit <= 0 {
+			if p.allOut() {
+				break
+			}
+			p.turn((p.cur + 1) % len(p.members))
+			tries++
+			continue
+		}
+		prefix, ok := m.Strategy.Begin()
+		if ok {
+			return prefix, true
+		}
+		m.out = true
+		if m.Decides {
+			p.done, p.exhausted = true, m.Strategy.Exhausted()
+			return nil, false
+		}
+	}
+	p.done = true
+	return nil, false
+}
+
+func (p *Portfolio) allOut() bool {
+	for _, m := range p.members {
+		if !m.out {
+			return false
+		}
+	}
+	return true
+}
+
+// Next implements Strategy: the member of the execution chooses.
+func (p *Portfolio) Next(pt Point) (schedule.Step, bool) {
+	return p.members[p.cur].Strategy.Next(pt)
+}
+
+// End implements Strategy: the member of the execution learns how it
+// ended, and its turn is charged with its transitions.
+func (p *Portfolio) End(r *Report) {
+	m := p.members[p.cur]
+	m.Strategy.End(r)
+	m.executions++
+	m.transitions += int64(len(r.Trace))
+	cost := int64(len(r.Trace)) + startCost
+	m.credit -= cost
+	p.total += cost
+}
+
+// Exhausted implements Strategy: the deciding member ran out of executions
+// and was exhausted.
+func (p *Portfolio) Exhausted() bool { return p.exhausted }
+
+// Explored implements Progressive with the deciding member's estimate.
+func (p *Portfolio) Explored() float64 {
+	for _, m := range p.members {
+		if m.Decides {
+			if pr, ok := m.Strategy.(Progressive); ok {
+				return pr.Explored()
+			}
+		}
+	}
+	return 0
+}
+
+// Deciding returns the name of the member whose end is the portfolio's
+// ("" if none).
+func (p *Portfolio) Deciding() string {
+	for _, m := range p.members {
+		if m.Decides {
+			return m.Name
+		}
+	}
+	return ""
+}
+
+// Attributed is implemented by a strategy made of others (Portfolio): By
+// names the one whose execution is under way, and Explore records it in
+// the bugs that execution finds (Bug.By).
+type Attributed interface {
+	By() string
+}
+
+// Progressive is implemented by the strategies that can estimate how much
+// of their search they have done: Explored returns the estimated fraction,
+// in [0, 1] (0: no estimate yet). Explore puts it in Stats.Explored.
+type Progressive interface {
+	Explored() float64
+}
+
+// memberName names a member after its spec, as a report says who found a
+// bug: "DPOR", "PCT (depth 3, seed 7)", "delay bounding (at most 2
+// delays)", "random walk (seed 8)".
+func memberName(s Spec) string {
+	switch {
+	case s.Strategy == StrategyPCT:
+		return fmt.Sprintf("PCT (depth %d, seed %d)", s.PCTDepth, s.Seed)
+	case s.Strategy == StrategyRandom:
+		return fmt.Sprintf("random walk (seed %d)", s.Seed)
+	case s.BoundBy == BoundDelays:
+		return fmt.Sprintf("delay bounding (at most %s)", pluralUnit(s.Bound, "delay"))
+	case s.BoundBy == BoundPreemptions:
+		return fmt.Sprintf("preemption bounding (at most %s)", pluralUnit(s.Bound, "preemption"))
+	case s.Reduction == ReductionDPOR:
+		return "DPOR"
+	}
+	return "DFS"
+}
+
+func pluralUnit(n int, unit string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, unit)
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
