@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stdbg/stdbg/schedule"
@@ -260,5 +261,50 @@ func TestPortfolioDecay(t *testing.T) {
 	}
 	if r := float64(decayed[0].Transitions) / float64(decayed[1].Transitions); r < 4 {
 		t.Errorf("with decay: %+v, want DPOR well ahead", decayed)
+	}
+}
+
+// Divided among workers, the portfolio's exhaustive member takes all but
+// one and decides; the others run on the last, and find what it misses.
+func TestExplorePortfolio(t *testing.T) {
+	tests := []struct {
+		name     string
+		prog     *fakeProg
+		sp       Split
+		opts     Options
+		complete bool
+		found    bool
+	}{
+		{"one worker, exhaustive", lockers(5).prog, Split{Workers: 1}, Options{}, true, false},
+		{"three workers, exhaustive", lockers(5).prog, Split{Workers: 3}, Options{}, true, false},
+		{"three workers, the sampling side finds it", lateReversal(7).prog, Split{Workers: 3}, Options{MaxExecutions: 20000}, false, true},
+		{"three workers, every bug", embrace().prog, Split{Workers: 3}, Options{All: true}, true, true},
+		{"a shard is the exhaustive member's part", lockers(5).prog, Split{Workers: 2, Shard: 1, Shards: 2}, Options{}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var announced []Bug
+			opts := tt.opts
+			opts.OnBug = func(b Bug) { mu.Lock(); announced = append(announced, b); mu.Unlock() }
+			progress := 0
+			opts.Progress = func(Stats) { progress++ }
+			res, err := ExplorePortfolio(context.Background(), fakeWorkers(tt.prog), Spec{Seed: 1}, opts, tt.sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Complete != tt.complete || (len(res.Bugs) > 0) != tt.found {
+				t.Fatalf("complete %v, %d bugs (%d executions); want %v, %v", res.Complete, len(res.Bugs), res.Stats.Executions, tt.complete, tt.found)
+			}
+			if len(announced) != len(res.Bugs) {
+				t.Errorf("%d bugs announced, %d found", len(announced), len(res.Bugs))
+			}
+			if tt.found && tt.sp.Workers == 3 && !tt.opts.All && res.Bugs[0].By == "" {
+				t.Errorf("bug without its finder: %+v", res.Bugs[0])
+			}
+			if tt.opts.MaxExecutions > 0 && res.Stats.Executions > tt.opts.MaxExecutions+int64(tt.sp.Workers) {
+				t.Errorf("%d executions past the limit of %d", res.Stats.Executions, tt.opts.MaxExecutions)
+			}
+		})
 	}
 }
