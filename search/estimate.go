@@ -27,9 +27,11 @@ import (
 //
 // Before a search, EstimateTree runs Knuth's estimator proper: random
 // probes from the root, each an execution that at every point takes one of
-// the b alternatives uniformly; the product of the b along a probe is an
+// the B alternatives uniformly; the product of the B along a probe is an
 // estimate of the number of leaves (executions) whose mean over the probes
-// is exact in expectation for the tree of every schedule (reduction none).
+// is exact in expectation for the tree of every schedule (reduction none),
+// and, divided by the orders of the probe that make the same trace, for
+// the trees of DPOR.
 
 // Explored implements Progressive: the fraction of the tree explored,
 // estimated along the current path.
@@ -108,7 +110,7 @@ type EstimateOptions struct {
 
 // DefaultProbes is the number of probes of an estimate when
 // EstimateOptions.Probes is 0.
-const DefaultProbes = 1000
+const DefaultProbes = 10000
 
 // Estimate is an estimate of the size of an exhaustive search, from
 // random probes (EstimateTree).
@@ -152,18 +154,14 @@ type Estimate struct {
 //
 // With ReductionNone the branching at a point is the number of its
 // alternatives (enabled threads, each value of a data choice counted), and
-// the estimate is unbiased: its mean is the number of executions of
-// NewDFS. With ReductionDPOR it is the alternatives that the probe shows to
-// start another class of schedules: the thread the probe ran, and each
-// other enabled thread whose pending operation does not commute with an
-// operation another thread performs before that thread's next step in the
-// probe, so that running it first orders them otherwise. That is the
-// branching of the tree of Mazurkiewicz traces, which DPOR explores once
-// each, as one execution shows it; it is an approximation: it counts twice
-// two such threads independent of each other (too many), and misses a
-// reversal the probe's own order hides (too few). The tests hold it to a
-// small factor of the executions DPOR runs on programs whose count is
-// known.
+// the estimate's mean is the number of executions of NewDFS. With
+// ReductionDPOR each probe's product is divided by the number of orders of
+// its own steps that make the same Mazurkiewicz trace, as a random walk
+// over those orders counts them (see prober): the estimate's mean is the
+// number of traces, which is the number of executions of NewDPOR, one per
+// trace (up to the executions it abandons, which an optimal DPOR does not
+// have). Either way the spread can be large when the tree is unbalanced:
+// Estimate.RelError says how large.
 func EstimateTree(ctx context.Context, ex Executor, opts EstimateOptions) (*Estimate, error) {
 	switch opts.Reduction {
 	case "", ReductionDPOR:
@@ -176,9 +174,17 @@ func EstimateTree(ctx context.Context, ex Executor, opts EstimateOptions) (*Esti
 	if n <= 0 {
 		n = DefaultProbes
 	}
-	pr := &prober{dpor: opts.Reduction == ReductionDPOR, seed: opts.Seed, progress: opts.Progress,
-		est: &Estimate{Reduction: opts.Reduction}}
-	res, err := Explore(ctx, ex, pr, Options{MaxDepth: opts.MaxDepth, All: true, MaxExecutions: int64(n)})
+	pr := &prober{dpor: opts.Reduction == ReductionDPOR, seed: opts.Seed, est: &Estimate{Reduction: opts.Reduction}}
+	o := Options{MaxDepth: opts.MaxDepth, All: true, MaxExecutions: int64(n)}
+	if opts.Progress != nil {
+		o.Progress = func(s Stats) {
+			pr.est.Stats = s
+			pr.est.Stats.Bugs = pr.est.Bugs
+			pr.finish()
+			opts.Progress(pr.est)
+		}
+	}
+	res, err := Explore(ctx, ex, pr, o)
 	pr.est.Stats = res.Stats
 	pr.est.Stats.Bugs = pr.est.Bugs
 	pr.finish()
@@ -191,28 +197,38 @@ func EstimateTree(ctx context.Context, ex Executor, opts EstimateOptions) (*Esti
 	return pr.est, nil
 }
 
-// prober is the strategy of EstimateTree's probes: a uniform random walk
-// that records the points it passes, and at each execution's end the
-// product of the branching along it.
+// prober is the strategy of EstimateTree's probes: a random walk that
+// takes, at each point, one of the point's B alternatives uniformly, and
+// multiplies the B along the way: the product's mean is the number of
+// executions of the tree of every schedule.
+//
+// For DPOR, which runs one execution per Mazurkiewicz trace, the product
+// is divided by the number of ways the probe's own trace can be run: at
+// each step i of the probe, m_i is the number of threads whose next step
+// in the probe commutes with every step of other threads before it, and
+// so could run at i without changing the trace (the thread that did run
+// is one). Choosing at every step one of those m_i uniformly runs the
+// trace's schedules with probabilities that sum to 1; so the mean over
+// the probes of the product of B_i/m_i is the number of traces, exactly
+// (given that the model's independence is one: DPOR's own premise).
 type prober struct {
-	dpor     bool
-	seed     uint64
-	rng      *rand.Rand
-	progress func(*Estimate)
-	est      *Estimate
+	dpor bool
+	seed uint64
+	rng  *rand.Rand
+	est  *Estimate
 
 	// The current probe.
-	began  time.Time
-	points [][]Thread // the threads at each point (copies)
-	spare  [][]Thread
+	began time.Time
+	logB  float64    // log10 of the product of the branchings so far
+	shown [][]Thread // the threads at each point (copies), for DPOR
+	spare [][]Thread
 
 	// The probes' estimates, in log10, of executions, transitions and
 	// nanoseconds.
 	logExec, logTrans, logTime []float64
-	last                       time.Time
 
-	pend map[int]syncmodel.Op // the backward sweep's state (dporBranching)
-	dep  map[int]bool
+	next map[int]syncmodel.Op // the backward sweep's state (dporLinearizations)
+	held map[int]bool
 }
 
 func (p *prober) Init(Config) {
@@ -222,17 +238,20 @@ func (p *prober) Init(Config) {
 
 func (p *prober) Begin() (schedule.Schedule, bool) {
 	p.began = time.Now()
-	p.spare = append(p.spare, p.points...)
-	p.points = p.points[:0]
+	p.logB = 0
+	p.spare = append(p.spare, p.shown...)
+	p.shown = p.shown[:0]
 	return nil, true
 }
 
 func (p *prober) Next(pt Point) (schedule.Step, bool) {
-	var ts []Thread
-	if k := len(p.spare); k > 0 {
-		ts, p.spare = p.spare[k-1][:0], p.spare[:k-1]
+	if p.dpor {
+		var ts []Thread
+		if k := len(p.spare); k > 0 {
+			ts, p.spare = p.spare[k-1][:0], p.spare[:k-1]
+		}
+		p.shown = append(p.shown, append(ts, pt.Threads...))
 	}
-	p.points = append(p.points, append(ts, pt.Threads...))
 	alts := 0
 	for i := range pt.Threads {
 		if t := &pt.Threads[i]; t.Enabled {
@@ -242,6 +261,7 @@ func (p *prober) Next(pt Point) (schedule.Step, bool) {
 	if alts == 0 {
 		return schedule.Step{}, false
 	}
+	p.logB += math.Log10(float64(alts))
 	k := p.rng.IntN(alts)
 	for i := range pt.Threads {
 		t := &pt.Threads[i]
@@ -262,22 +282,9 @@ func (p *prober) Next(pt Point) (schedule.Step, bool) {
 }
 
 func (p *prober) End(r *Report) {
-	if r.Pruned {
-		return
-	}
-	var logB float64
+	logB := p.logB
 	if p.dpor {
-		logB = p.dporBranching(r)
-	} else {
-		for _, ts := range p.points {
-			alts := 0
-			for i := range ts {
-				if ts[i].Enabled {
-					alts += max(ts[i].Choices(), 1)
-				}
-			}
-			logB += math.Log10(float64(max(alts, 1)))
-		}
+		logB -= p.dporLinearizations(r)
 	}
 	spent := time.Since(p.began)
 	p.logExec = append(p.logExec, logB)
@@ -290,60 +297,39 @@ func (p *prober) End(r *Report) {
 	if r.Outcome != nil && r.Outcome.Kind.IsBug() {
 		p.est.Bugs++
 	}
-	if p.progress != nil && time.Since(p.last) >= progressEvery {
-		p.last = time.Now()
-		p.finish()
-		p.progress(p.est)
-	}
 }
 
 func (p *prober) Exhausted() bool { return false }
 
-// dporBranching returns the log10 of the product, over the points of the
-// probe, of the number of its alternatives that start another class of
-// schedules (see EstimateTree). It sweeps the probe backwards, keeping for
-// each thread its pending operation and whether an operation of another
-// thread after the point and before that thread's next step depends on it.
-func (p *prober) dporBranching(r *Report) float64 {
-	if p.pend == nil {
-		p.pend, p.dep = make(map[int]syncmodel.Op), make(map[int]bool)
+// dporLinearizations returns the log10 of the product over the steps of
+// the probe of m_i (see prober). It sweeps the probe backwards, keeping
+// for each thread its next step's operation and whether a step of another
+// thread between the point and that step depends on it.
+func (p *prober) dporLinearizations(r *Report) float64 {
+	if p.next == nil {
+		p.next, p.held = make(map[int]syncmodel.Op), make(map[int]bool)
 	}
-	clear(p.pend)
-	clear(p.dep)
-	for _, t := range r.Final {
-		p.pend[t.ID] = t.Op
-	}
-	var logB float64
-	for i := min(len(r.Trace), len(p.points)) - 1; i >= 0; i-- {
+	clear(p.next)
+	clear(p.held)
+	var logM float64
+	for i := min(len(r.Trace), len(p.shown)) - 1; i >= 0; i-- {
 		ev := &r.Trace[i]
 		c := ev.Step.Thread
-		for id, op := range p.pend {
-			if id != c && !p.dep[id] && syncmodel.Dependent(id, op, c, ev.Op) {
-				p.dep[id] = true
+		for id, op := range p.next {
+			if id != c && !p.held[id] && syncmodel.Dependent(id, op, c, ev.Op) {
+				p.held[id] = true
 			}
 		}
-		b := 0
-		for _, t := range p.points[i] {
-			switch {
-			case !t.Enabled:
-			case t.ID == c:
-				b += max(t.Choices(), 1)
-			default:
-				if _, seen := p.pend[t.ID]; !seen {
-					// A thread that never ran again nor was left at the
-					// end (ended by the program's exit): its operation
-					// meets nothing it can be compared with.
-					p.pend[t.ID] = t.Op
-				}
-				if p.dep[t.ID] {
-					b += max(t.Choices(), 1)
-				}
+		m := 1 // the thread that ran
+		for _, t := range p.shown[i] {
+			if _, runs := p.next[t.ID]; t.Enabled && t.ID != c && runs && !p.held[t.ID] {
+				m++
 			}
 		}
-		logB += math.Log10(float64(max(b, 1)))
-		p.pend[c], p.dep[c] = ev.Op, false
+		logM += math.Log10(float64(m))
+		p.next[c], p.held[c] = ev.Op, false
 	}
-	return logB
+	return logM
 }
 
 // finish computes the estimate from the probes so far.
@@ -375,6 +361,7 @@ func logMean(logs []float64) (log10Mean, relErr float64) {
 	for _, l := range logs {
 		top = max(top, l)
 	}
+
 	// Scaled by 10^-top, the numbers are at most 1.
 	var sum, sq float64
 	for _, l := range logs {

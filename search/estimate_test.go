@@ -35,8 +35,10 @@ func TestEstimateTree(t *testing.T) {
 		{"every schedule of the embrace", embrace, ReductionNone, 1.25},
 		{"DPOR of lockers", func() *fakeExecutor { return lockers(5) }, ReductionDPOR, 1.25},
 		{"DPOR of independent threads", func() *fakeExecutor { return independents(4, 3) }, ReductionDPOR, 1.01},
-		{"DPOR of the embrace", embrace, ReductionDPOR, 2},
-		{"DPOR of the late reversal", func() *fakeExecutor { return lateReversal(3) }, ReductionDPOR, 3},
+		{"DPOR of the embrace", embrace, ReductionDPOR, 1.25},
+		{"DPOR of the late reversal", func() *fakeExecutor { return lateReversal(3) }, ReductionDPOR, 1.5},
+		{"DPOR of yielders", func() *fakeExecutor { return yielders(3, 2) }, ReductionDPOR, 1.5},
+		{"DPOR of a data choice", chooser, ReductionDPOR, 1.01},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 func (a *app) findCmd() *cobra.Command {
 	var run string
+	var estimate bool
 	var outs findOutputs
 	cmd := &cobra.Command{
 		Use:   "find [flags] PROGRAM [-- ARGS...]",
@@ -82,10 +83,21 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
   stdbg find --all --visited --graph embrace.dot examples/c/deadly-embrace.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if estimate {
+				p, err := a.plan()
+				if err != nil {
+					return err
+				}
+				if err := a.checkEstimate(p, outs); err != nil {
+					return err
+				}
+				return a.estimate(args, run, p)
+			}
 			return a.find(args, run, outs)
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
+	cmd.Flags().BoolVar(&estimate, "estimate", false, fmt.Sprintf("search nothing: estimate the executions and the time of an exhaustive search (DPOR, or --reduction none's) from random probes (Knuth's estimator; %d probes or %s unless --executions or --budget say otherwise)", estimateProbes, estimateBudget))
 	cmd.Flags().StringVar(&outs.html, "html", "", "also write the bugs found as one self-contained HTML page to this file: threads as lanes, source on hover, who waits for whom")
 	cmd.Flags().StringVar(&outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug)", graphLimit))
 	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")

@@ -91,7 +91,7 @@ func (f *finder) find() *session.Find {
 		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
 			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
 			ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
-		if f.p.sampled() {
+		if f.p.seeded() {
 			c.Search.Seed = int64(f.p.spec.Seed)
 		}
 		c.BinarySHA256, _ = corpus.FileSHA256(t.Binary)
@@ -144,7 +144,7 @@ func (f *finder) result(found *session.Found) *findResult {
 	if t.Memory {
 		out.Scope, out.MemoryPoints = "thread operations and global and heap memory", true
 	}
-	if p.sampled() {
+	if p.seeded() {
 		out.Seed = p.spec.Seed
 	}
 	if p.pb != nil {
