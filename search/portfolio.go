@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/stdbg/stdbg/schedule"
 )
@@ -16,7 +17,7 @@ type Member struct {
 	// and keeps its state across the other members' executions.
 	Strategy Strategy
 	// Share is the member's weight in the rotation: out of the shares of
-	// the members still running, the part of the transitions it runs.
+	// the members still running, the part of the search it runs.
 	Share int
 	// Decides marks the member whose end is the search's (an exhaustive
 	// strategy): when it runs out of executions the portfolio does, and
@@ -26,72 +27,90 @@ type Member struct {
 }
 
 // Portfolio is a strategy made of several: they take turns, each running
-// whole executions for a slice of transitions in proportion to its share,
+// whole executions for a slice of the search in proportion to its share,
 // in one exploration. The first deciding member (the exhaustive one) runs
-// alone for its first Lead transitions, so that a small program is
-// explored exhaustively as fast as by that member alone; after that, the
-// members rotate. The portfolio ends when the deciding member has no
-// execution left (and is then exhausted if that member is), or when every
-// member has none.
+// alone for a lead at the start, so that a small program is explored
+// exhaustively as fast as by that member alone; after that, the members
+// rotate. The portfolio ends when the deciding member has no execution
+// left (and is then exhausted if that member is), or when every member
+// has none.
 //
 // Every member keeps its state exactly as if it ran alone: Explore runs
 // the executions of the members one after the other, and a member sees
 // only its own (Begin, Next and End of its executions, in order), so
 // interleaving them changes what each explores in no way, only when.
 //
-// The slices are counted in transitions (an execution counts its steps and
-// a fixed cost for starting it), so that a member whose executions run to
-// the depth bound does not take more time than its share; a portfolio's
-// schedule is a function of its members and the program alone.
+// The search is shared in time (Timed, as Spec.New's portfolio is): an
+// execution costs its wall time, from its Begin to its End. Executions of
+// one program can differ in cost tenfold: a depth-first member replays
+// the start it shares with its previous execution in one batch, a random
+// walk runs every step on its own. Or it is shared in transitions (the
+// default of NewPortfolio): an execution costs its steps and a fixed cost
+// for starting it, and the portfolio's schedule is a function of its
+// members and the program alone, which tests need.
 type Portfolio struct {
 	members []*portfolioMember
-	// Lead is the number of transitions the first deciding member runs
-	// alone at the start (0: none).
+	// Lead is what the first deciding member runs alone at the start (0:
+	// none): transitions, or nanoseconds if Now is set.
 	Lead int64
-	// Slice is the number of transitions a member of share 1 runs in one
-	// turn.
+	// Slice is the turn of a member of share 1.
 	Slice int64
-	// Decay, if positive, is the number of transitions (of every member)
-	// after which the deciding member's turns double, and double again
-	// each time the total is four times as large, up to eight times its
-	// share: a search that runs long is one that the other members did not
-	// end early, and is more and more likely to be the deciding member's
-	// to finish.
+	// Decay, if positive, is when the deciding member's turns double (the
+	// cost of every member's executions so far), and double again each
+	// time the total is four times as large, up to eight times its share:
+	// a search that runs long is one that the other members did not end
+	// early, and is more and more likely to be the deciding member's to
+	// finish.
 	Decay int64
+	// Now, if not nil, makes the costs wall time, in nanoseconds.
+	Now func() time.Time
 
 	cur       int  // the member of the execution under way
 	inTurn    bool // cur's turn has begun
 	done      bool
 	exhausted bool
-	total     int64 // transitions of every member, start costs included
+	total     int64     // the cost of every member's executions
+	began     time.Time // the execution under way began (Now)
 }
 
 // portfolioMember is a Member with its account.
 type portfolioMember struct {
 	Member
-	credit      int64 // transitions left in its turn
+	credit      int64 // what is left of its turn
 	executions  int64
 	transitions int64
 	out         bool // ran out of executions
 }
 
-// Default slices of a portfolio (see NewPortfolio).
+// Default slices of a portfolio, in transitions (NewPortfolio).
 const (
 	// DefaultPortfolioLead is the transitions the deciding member runs
-	// alone first: a fraction of a second for a C program, where every
-	// bundled example is explored exhaustively or has its first bug.
+	// alone first.
 	DefaultPortfolioLead = 20000
 	// DefaultPortfolioSlice is the turn of a member of share 1.
 	DefaultPortfolioSlice = 2000
 	// DefaultPortfolioDecay is when the deciding member's turns begin to
-	// grow: about 20 s of a C program's transitions.
+	// grow.
 	DefaultPortfolioDecay = 4_000_000
 	// startCost is what starting an execution costs, in transitions.
 	startCost = 8
 )
 
+// Default slices of a portfolio in time (Timed).
+const (
+	// PortfolioLeadTime is what the deciding member runs alone first: a
+	// C program's bundled examples (examples/c) are exhausted, or show
+	// their first bug, well within it.
+	PortfolioLeadTime = 250 * time.Millisecond
+	// PortfolioSliceTime is the turn of a member of share 1.
+	PortfolioSliceTime = 25 * time.Millisecond
+	// PortfolioDecayTime is when the deciding member's turns begin to
+	// grow.
+	PortfolioDecayTime = 20 * time.Second
+)
+
 // NewPortfolio returns a portfolio of the given members (at least one),
-// with the default lead and slice.
+// sharing the search in transitions, with the default lead and slices.
 func NewPortfolio(members ...Member) *Portfolio {
 	p := &Portfolio{Lead: DefaultPortfolioLead, Slice: DefaultPortfolioSlice, Decay: DefaultPortfolioDecay}
 	for _, m := range members {
@@ -99,6 +118,19 @@ func NewPortfolio(members ...Member) *Portfolio {
 			m.Share = 1
 		}
 		p.members = append(p.members, &portfolioMember{Member: m})
+	}
+	return p
+}
+
+// Timed makes p share the search in wall time, read from now (time.Now),
+// with the default lead and slices in time; nil shares it in transitions
+// again, with their defaults. It returns p.
+func (p *Portfolio) Timed(now func() time.Time) *Portfolio {
+	p.Now = now
+	if now == nil {
+		p.Lead, p.Slice, p.Decay = DefaultPortfolioLead, DefaultPortfolioSlice, DefaultPortfolioDecay
+	} else {
+		p.Lead, p.Slice, p.Decay = int64(PortfolioLeadTime), int64(PortfolioSliceTime), int64(PortfolioDecayTime)
 	}
 	return p
 }
@@ -192,6 +224,9 @@ func (p *Portfolio) Begin() (schedule.Schedule, bool) {
 		}
 		prefix, ok := m.Strategy.Begin()
 		if ok {
+			if p.Now != nil {
+				p.began = p.Now()
+			}
 			return prefix, true
 		}
 		m.out = true
@@ -226,6 +261,9 @@ func (p *Portfolio) End(r *Report) {
 	m.executions++
 	m.transitions += int64(len(r.Trace))
 	cost := int64(len(r.Trace)) + startCost
+	if p.Now != nil {
+		cost = max(int64(p.Now().Sub(p.began)), 1)
+	}
 	m.credit -= cost
 	p.total += cost
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stdbg/stdbg/schedule"
 )
@@ -55,6 +56,9 @@ func TestPortfolioFindsWhatDPORMisses(t *testing.T) {
 			st, err := tt.spec.New()
 			if err != nil {
 				t.Fatal(err)
+			}
+			if p, ok := st.(*Portfolio); ok {
+				p.Timed(nil) // in transitions: the same executions on any machine
 			}
 			res, err := Explore(context.Background(), lateReversal(7), st, Options{MaxExecutions: limit})
 			if err != nil {
@@ -306,5 +310,34 @@ func TestExplorePortfolio(t *testing.T) {
 				t.Errorf("%d executions past the limit of %d", res.Stats.Executions, tt.opts.MaxExecutions)
 			}
 		})
+	}
+}
+
+// A timed portfolio charges each execution its wall time: here a clock
+// that a step moves on by a microsecond, and the start of an execution by
+// ten.
+func TestPortfolioTimed(t *testing.T) {
+	var now time.Time
+	clock := func() time.Time { return now }
+	ex := lockers(6)
+	ex.onStep = func() { now = now.Add(time.Microsecond) }
+	ex.vary = func(*fakeExecution) { now = now.Add(10 * time.Microsecond) }
+	p := NewPortfolio(Member{Name: "DPOR", Strategy: NewDPOR(), Share: 2, Decides: true},
+		Member{Name: "random", Strategy: NewRandom(1), Share: 1}).Timed(clock)
+	if p.Lead != int64(PortfolioLeadTime) || p.Slice != int64(PortfolioSliceTime) {
+		t.Fatalf("lead %d, slice %d", p.Lead, p.Slice)
+	}
+	p.Lead, p.Slice = int64(2*time.Millisecond), int64(100*time.Microsecond)
+	if _, err := Explore(context.Background(), ex, p, Options{MaxExecutions: 400}); err != nil {
+		t.Fatal(err)
+	}
+	acc := p.Account()
+	// An execution takes 12 steps and 10us to start: 22us. The lead is
+	// 91 executions, then DPOR runs 200us (10 executions) for every 100us
+	// (5) of the random walk.
+	lead := int64(2000 / 22)
+	want := (400 - lead) / 3
+	if r := acc[1].Executions; r < want-10 || r > want+10 {
+		t.Errorf("account %+v: want about %d (lead) + %d executions of DPOR and %d of the random walk", acc, lead, 2*want, want)
 	}
 }

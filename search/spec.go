@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"time"
 )
 
 // Spec names a search in the one vocabulary every front end speaks: stdbg
@@ -177,7 +178,7 @@ func (s Spec) New() (Strategy, error) {
 			}
 			ms = append(ms, Member{Name: m.Name, Strategy: st, Share: m.Share, Decides: m.Decides})
 		}
-		return NewPortfolio(ms...), nil
+		return NewPortfolio(ms...).Timed(time.Now), nil
 	case n.Strategy == StrategyRandom:
 		return NewRandom(n.Seed), nil
 	case n.Strategy == StrategyPCT:
@@ -222,7 +223,7 @@ type MemberSpec struct {
 
 // Members returns the members of a portfolio spec, normal: the
 // exhaustive dfs (with the spec's reduction, DPOR by default), which
-// decides and takes half of the transitions once its lead is over; PCT
+// decides and takes half of the time once its lead is over; PCT
 // with the spec's depth and seed (a quarter); delay bounding up to
 // PortfolioDelays delays and a random walk seeded with Seed+1 (an eighth
 // each). Nil for a spec that is not a portfolio.

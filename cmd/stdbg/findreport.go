@@ -128,7 +128,8 @@ func (a *app) printSearch(out *findResult) {
 	if out.Complete && out.scopeNote != "" {
 		fmt.Fprintln(w, out.scopeNote)
 	}
-	if out.Seed != 0 {
+	if out.Seed != 0 && !out.Complete {
+		// (A complete search's verdict owes nothing to its seed.)
 		fmt.Fprintf(w, "Seed = %d (repeat with --seed %d)\n", out.Seed, out.Seed)
 	}
 	fmt.Fprintln(w, report.FormatStats(out.Stats))

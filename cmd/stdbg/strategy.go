@@ -37,8 +37,8 @@ type plan struct {
 // bound or a stateful search names the dfs (search.Spec.Normal).
 func (a *app) searchSpec() (search.Spec, error) {
 	spec := search.Spec{PCTDepth: a.v.GetInt("pct-depth"), Stateful: a.stateful()}
-	if a.explicit("strategy") {
-		spec.Strategy = a.v.GetString("strategy")
+	if s := a.v.GetString("strategy"); a.explicit("strategy") || s != search.StrategyPortfolio {
+		spec.Strategy = s
 	}
 	if a.explicit("reduction") || a.v.GetString("reduction") != search.ReductionDPOR {
 		spec.Reduction = a.v.GetString("reduction")
@@ -146,11 +146,11 @@ func (p *plan) why(res *search.Result, stop stopReason) string {
 }
 
 // explored says how much of an exhaustive search an incomplete one did,
-// as estimated ("" without an estimate).
+// as estimated ("" without an estimate, or when it stopped at a bug).
 func explored(res *search.Result) string {
 	f := res.Stats.Explored
 	switch {
-	case f <= 0 || res.Complete:
+	case f <= 0 || res.Complete || len(res.Bugs) > 0:
 		return ""
 	case f < 0.001:
 		return "; under 0.1% of its tree explored (estimated)"
