@@ -1,7 +1,7 @@
 package search
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -311,17 +311,20 @@ type Progressive interface {
 
 // memberName names a member after its spec, as a report says who found a
 // bug: "DPOR", "PCT (depth 3, seed 7)", "delay bounding (at most 2
-// delays)", "random walk (seed 8)".
+// delays)", "random walk (seed 8)". (Without package fmt: a Go target
+// built with the race detector builds its portfolio in process, and fmt's
+// printers, pooled, would be shared with the program's goroutines behind
+// the detector's back.)
 func memberName(s Spec) string {
 	switch {
 	case s.Strategy == StrategyPCT:
-		return fmt.Sprintf("PCT (depth %d, seed %d)", s.PCTDepth, s.Seed)
+		return "PCT (depth " + strconv.Itoa(s.PCTDepth) + ", seed " + strconv.FormatUint(s.Seed, 10) + ")"
 	case s.Strategy == StrategyRandom:
-		return fmt.Sprintf("random walk (seed %d)", s.Seed)
+		return "random walk (seed " + strconv.FormatUint(s.Seed, 10) + ")"
 	case s.BoundBy == BoundDelays:
-		return fmt.Sprintf("delay bounding (at most %s)", pluralUnit(s.Bound, "delay"))
+		return "delay bounding (at most " + pluralUnit(s.Bound, "delay") + ")"
 	case s.BoundBy == BoundPreemptions:
-		return fmt.Sprintf("preemption bounding (at most %s)", pluralUnit(s.Bound, "preemption"))
+		return "preemption bounding (at most " + pluralUnit(s.Bound, "preemption") + ")"
 	case s.Reduction == ReductionDPOR:
 		return "DPOR"
 	}
@@ -330,7 +333,7 @@ func memberName(s Spec) string {
 
 func pluralUnit(n int, unit string) string {
 	if n == 1 {
-		return fmt.Sprintf("%d %s", n, unit)
+		return "1 " + unit
 	}
-	return fmt.Sprintf("%d %ss", n, unit)
+	return strconv.Itoa(n) + " " + unit + "s"
 }

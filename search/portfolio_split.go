@@ -115,15 +115,10 @@ func explorePortfolioSplit(ctx context.Context, newEx NewExecutor, n Spec, newEx
 		}
 		return o
 	}
-	var ms []Member
-	for _, m := range n.Sampling() {
-		st, err := m.Spec.New()
-		if err != nil {
-			return &Result{}, err
-		}
-		ms = append(ms, Member{Name: m.Name, Strategy: st, Share: m.Share})
+	sampling, err := n.WithoutExhaustive().New()
+	if err != nil {
+		return &Result{}, err
 	}
-	sampling := NewPortfolio(ms...)
 
 	var sres *Result
 	var serr error

@@ -39,6 +39,10 @@ type Spec struct {
 	// Stateful cuts executions at program states already explored (a
 	// visited set, Options.Visited): dfs only, and without DPOR.
 	Stateful bool `json:"stateful,omitempty" yaml:"stateful,omitempty"`
+	// Sampling, for a portfolio, leaves its exhaustive member out: the
+	// part of a portfolio divided among processes that runs beside the
+	// exhaustive member's parts (ExplorePortfolio); it never ends.
+	Sampling bool `json:"sampling,omitempty" yaml:"sampling,omitempty"`
 }
 
 // The strategies and reductions a Spec names.
@@ -85,6 +89,9 @@ func (s Spec) Normal() (Spec, []string, error) {
 	}
 	if s.BoundBy != "" && s.Bound < 0 {
 		return s, nil, fmt.Errorf("a bound of %d %s: it must be at least 0", s.Bound, s.BoundBy)
+	}
+	if s.Sampling && s.Strategy != StrategyPortfolio {
+		return s, nil, fmt.Errorf("only a portfolio can leave its exhaustive member out, not %s", s.Strategy)
 	}
 	if s.BoundBy != "" && s.Stateful {
 		return s, nil, fmt.Errorf("a stateful search cannot be bounded by %s: a state reached with fewer %s is not the same search node", s.BoundBy, s.BoundBy)
@@ -170,8 +177,12 @@ func (s Spec) New() (Strategy, error) {
 	}
 	switch {
 	case n.Strategy == StrategyPortfolio:
+		members := n.Members()
+		if n.Sampling {
+			members = members[1:]
+		}
 		var ms []Member
-		for _, m := range n.Members() {
+		for _, m := range members {
 			st, err := m.Spec.New()
 			if err != nil {
 				return nil, err
@@ -193,13 +204,16 @@ func (s Spec) New() (Strategy, error) {
 	return NewDFS(), nil
 }
 
-// Sampled reports a search that samples schedules (random, pct): it never
-// says exhaustive, and never runs out.
-func (s Spec) Sampled() bool { return s.Strategy == StrategyRandom || s.Strategy == StrategyPCT }
+// Sampled reports a search that samples schedules (random, pct, a
+// portfolio without its exhaustive member): it never says exhaustive, and
+// never runs out.
+func (s Spec) Sampled() bool {
+	return s.Strategy == StrategyRandom || s.Strategy == StrategyPCT || s.Strategy == StrategyPortfolio && s.Sampling
+}
 
-// Portfolio reports the portfolio: s is normal (Normal) or its strategy
-// is named.
-func (s Spec) Portfolio() bool { return s.Strategy == StrategyPortfolio }
+// Portfolio reports the portfolio, whole (with its exhaustive member): s
+// is normal (Normal) or its strategy is named.
+func (s Spec) Portfolio() bool { return s.Strategy == StrategyPortfolio && !s.Sampling }
 
 // Bounded reports a dfs bounded by preemptions or delays.
 func (s Spec) Bounded() bool { return !s.Sampled() && s.BoundBy != "" }
@@ -229,7 +243,7 @@ type MemberSpec struct {
 // each). Nil for a spec that is not a portfolio.
 func (s Spec) Members() []MemberSpec {
 	n, _, err := s.Normal()
-	if err != nil || !n.Portfolio() {
+	if err != nil || n.Strategy != StrategyPortfolio {
 		return nil
 	}
 	specs := []MemberSpec{
@@ -248,22 +262,18 @@ func (s Spec) Members() []MemberSpec {
 // exhaustive member of a portfolio (the dfs with its reduction).
 func (s Spec) Exhaustive() Spec {
 	n, _, err := s.Normal()
-	if err != nil || !n.Portfolio() {
+	if err != nil || n.Strategy != StrategyPortfolio {
 		return n
 	}
 	return Spec{Strategy: StrategyDFS, Reduction: n.Reduction}
 }
 
-// Sampling returns the portfolio s without its exhaustive member: the
-// members that sample, which a divided search runs beside the divided
-// exhaustive one (ExplorePortfolio). Nil for a spec that is not a
-// portfolio.
-func (s Spec) Sampling() []MemberSpec {
-	ms := s.Members()
-	if ms == nil {
-		return nil
-	}
-	return ms[1:]
+// WithoutExhaustive returns the portfolio s without its exhaustive member
+// (Sampling set): what a divided portfolio runs beside the divided
+// exhaustive member (ExplorePortfolio).
+func (s Spec) WithoutExhaustive() Spec {
+	s.Sampling = true
+	return s
 }
 
 // Describe names the search as a coverage line does: "portfolio of DPOR,
@@ -275,6 +285,9 @@ func (s Spec) Describe() string {
 		return s.Strategy
 	}
 	switch {
+	case n.Strategy == StrategyPortfolio && n.Sampling:
+		return fmt.Sprintf("portfolio without its exhaustive member: PCT (depth %d), delay bounding (at most %d delays) and a random walk, seed %d",
+			n.PCTDepth, PortfolioDelays, n.Seed)
 	case n.Portfolio():
 		dfs := "DPOR"
 		if n.Reduction == ReductionNone {
