@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
-	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/syncmodel"
 )
 
@@ -174,207 +172,200 @@ func EstimateTree(ctx context.Context, ex Executor, opts EstimateOptions) (*Esti
 	if n <= 0 {
 		n = DefaultProbes
 	}
-	pr := &prober{dpor: opts.Reduction == ReductionDPOR, seed: opts.Seed, est: &Estimate{Reduction: opts.Reduction}}
+	w := newEstimatingWalk(opts.Seed, opts.Reduction == ReductionDPOR)
+	e := w.est
 	o := Options{MaxDepth: opts.MaxDepth, All: true, MaxExecutions: int64(n)}
 	if opts.Progress != nil {
 		o.Progress = func(s Stats) {
-			pr.est.Stats = s
-			pr.est.Stats.Bugs = pr.est.Bugs
-			pr.finish()
-			opts.Progress(pr.est)
+			est := e.estimate()
+			est.Stats = s
+			est.Stats.Bugs = est.Bugs
+			opts.Progress(est)
 		}
 	}
-	res, err := Explore(ctx, ex, pr, o)
-	pr.est.Stats = res.Stats
-	pr.est.Stats.Bugs = pr.est.Bugs
-	pr.finish()
-	if err != nil && !(errors.Is(err, ctx.Err()) && pr.est.Probes > 0) {
-		return pr.est, err
+	res, err := Explore(ctx, ex, w, o)
+	est := e.estimate()
+	est.Stats = res.Stats
+	est.Stats.Bugs = est.Bugs
+	if err != nil && !(errors.Is(err, ctx.Err()) && est.Probes > 0) {
+		return est, err
 	}
-	if pr.est.Probes == 0 {
-		return pr.est, errors.New("estimate: no probe ran")
+	if est.Probes == 0 {
+		return est, errors.New("estimate: no probe ran")
 	}
-	return pr.est, nil
+	return est, nil
 }
 
-// prober is the strategy of EstimateTree's probes: a random walk that
-// takes, at each point, one of the point's B alternatives uniformly, and
-// multiplies the B along the way: the product's mean is the number of
-// executions of the tree of every schedule.
+// walkEstimator makes a random walk (NewRandom) a probe of Knuth's
+// estimator: each execution multiplies, at every point, the inverse of the
+// probability of the step the walk took (the enabled threads, times the
+// values of the chosen thread's choice), and its product estimates the
+// number of executions of the tree of every schedule: the mean over the
+// walks is that number.
 //
 // For DPOR, which runs one execution per Mazurkiewicz trace, the product
-// is divided by the number of ways the probe's own trace can be run: at
-// each step i of the probe, m_i is the number of threads whose next step
-// in the probe commutes with every step of other threads before it, and
-// so could run at i without changing the trace (the thread that did run
-// is one). Choosing at every step one of those m_i uniformly runs the
-// trace's schedules with probabilities that sum to 1; so the mean over
-// the probes of the product of B_i/m_i is the number of traces, exactly
+// is divided by the number of ways the walk's own trace can be run: at
+// each step i, m_i is the number of threads whose next step in the walk
+// commutes with every step of other threads before it, and so could run
+// at i without changing the trace (the thread that did run is one).
+// Choosing at every step one of those m_i uniformly runs the trace's
+// schedules with probabilities that sum to 1; so the mean of the product
+// divided by the product of the m_i is the number of traces, exactly
 // (given that the model's independence is one: DPOR's own premise).
-type prober struct {
+type walkEstimator struct {
 	dpor bool
-	seed uint64
-	rng  *rand.Rand
-	est  *Estimate
 
-	// The current probe.
+	// The current walk.
 	began time.Time
-	logB  float64    // log10 of the product of the branchings so far
+	logW  float64    // log10 of the product of the weights so far
 	shown [][]Thread // the threads at each point (copies), for DPOR
 	spare [][]Thread
 
-	// The probes' estimates, in log10, of executions, transitions and
-	// nanoseconds.
-	logExec, logTrans, logTime []float64
+	// The walks' estimates of the executions, transitions and
+	// nanoseconds of the whole search.
+	exec, trans, nanos knuthMean
+	depthLimited       bool
+	bugs               int
 
 	next map[int]syncmodel.Op // the backward sweep's state (dporLinearizations)
 	held map[int]bool
 }
 
-func (p *prober) Init(Config) {
-	p.rng = newRand(p.seed)
-	p.logExec, p.logTrans, p.logTime = p.logExec[:0], p.logTrans[:0], p.logTime[:0]
+// newEstimatingWalk returns NewRandom's walk that estimates the tree of
+// the exhaustive search (DPOR's if dpor, else every schedule's).
+func newEstimatingWalk(seed uint64, dpor bool) *randomWalk {
+	return &randomWalk{seed: seed, est: &walkEstimator{dpor: dpor}}
 }
 
-func (p *prober) Begin() (schedule.Schedule, bool) {
-	p.began = time.Now()
-	p.logB = 0
-	p.spare = append(p.spare, p.shown...)
-	p.shown = p.shown[:0]
-	return nil, true
+func (e *walkEstimator) init() {
+	e.exec, e.trans, e.nanos = knuthMean{}, knuthMean{}, knuthMean{}
+	e.depthLimited, e.bugs = false, 0
 }
 
-func (p *prober) Next(pt Point) (schedule.Step, bool) {
-	if p.dpor {
+func (e *walkEstimator) begin() {
+	e.began = time.Now()
+	e.logW = 0
+	e.spare = append(e.spare, e.shown...)
+	e.shown = e.shown[:0]
+}
+
+// point records a point of the walk and the probability, 1/w, of the step
+// taken there.
+func (e *walkEstimator) point(p Point, w int) {
+	if e.dpor {
 		var ts []Thread
-		if k := len(p.spare); k > 0 {
-			ts, p.spare = p.spare[k-1][:0], p.spare[:k-1]
+		if k := len(e.spare); k > 0 {
+			ts, e.spare = e.spare[k-1][:0], e.spare[:k-1]
 		}
-		p.shown = append(p.shown, append(ts, pt.Threads...))
+		e.shown = append(e.shown, append(ts, p.Threads...))
 	}
-	alts := 0
-	for i := range pt.Threads {
-		if t := &pt.Threads[i]; t.Enabled {
-			alts += max(t.Choices(), 1)
-		}
-	}
-	if alts == 0 {
-		return schedule.Step{}, false
-	}
-	p.logB += math.Log10(float64(alts))
-	k := p.rng.IntN(alts)
-	for i := range pt.Threads {
-		t := &pt.Threads[i]
-		if !t.Enabled {
-			continue
-		}
-		c := max(t.Choices(), 1)
-		if k >= c {
-			k -= c
-			continue
-		}
-		if t.Choices() > 0 {
-			return schedule.Step{Thread: t.ID, Choice: k}, true
-		}
-		return schedule.Step{Thread: t.ID, Choice: schedule.NoChoice}, true
-	}
-	return schedule.Step{}, false
+	e.logW += math.Log10(float64(max(w, 1)))
 }
 
-func (p *prober) End(r *Report) {
-	logB := p.logB
-	if p.dpor {
-		logB -= p.dporLinearizations(r)
+func (e *walkEstimator) end(r *Report) {
+	logW := e.logW
+	if e.dpor {
+		logW -= e.dporLinearizations(r)
 	}
-	spent := time.Since(p.began)
-	p.logExec = append(p.logExec, logB)
-	p.logTrans = append(p.logTrans, logB+math.Log10(float64(max(len(r.Trace), 1))))
-	p.logTime = append(p.logTime, logB+math.Log10(float64(max(spent.Nanoseconds(), 1))))
-	p.est.Probes++
+	spent := time.Since(e.began)
+	e.exec.add(logW)
+	e.trans.add(logW + math.Log10(float64(max(len(r.Trace), 1))))
+	e.nanos.add(logW + math.Log10(float64(max(spent.Nanoseconds(), 1))))
 	if r.DepthLimited {
-		p.est.DepthLimited = true
+		e.depthLimited = true
 	}
 	if r.Outcome != nil && r.Outcome.Kind.IsBug() {
-		p.est.Bugs++
+		e.bugs++
 	}
 }
 
-func (p *prober) Exhausted() bool { return false }
+// estimate returns the estimate of the walks so far.
+func (e *walkEstimator) estimate() *Estimate {
+	est := &Estimate{Reduction: ReductionNone, Probes: e.exec.n, DepthLimited: e.depthLimited, Bugs: e.bugs}
+	if e.dpor {
+		est.Reduction = ReductionDPOR
+	}
+	if e.exec.n == 0 {
+		return est
+	}
+	est.Log10Executions, est.RelError = e.exec.log10Mean(), e.exec.relErr()
+	est.Executions = math.Pow(10, est.Log10Executions)
+	est.Transitions = math.Pow(10, e.trans.log10Mean())
+	if ns := math.Pow(10, e.nanos.log10Mean()); ns < float64(math.MaxInt64) {
+		est.Time = time.Duration(ns)
+	} else {
+		est.Time = time.Duration(math.MaxInt64)
+	}
+	return est
+}
 
 // dporLinearizations returns the log10 of the product over the steps of
-// the probe of m_i (see prober). It sweeps the probe backwards, keeping
-// for each thread its next step's operation and whether a step of another
-// thread between the point and that step depends on it.
-func (p *prober) dporLinearizations(r *Report) float64 {
-	if p.next == nil {
-		p.next, p.held = make(map[int]syncmodel.Op), make(map[int]bool)
+// the walk of m_i (see walkEstimator). It sweeps the walk backwards,
+// keeping for each thread its next step's operation and whether a step of
+// another thread between the point and that step depends on it.
+func (e *walkEstimator) dporLinearizations(r *Report) float64 {
+	if e.next == nil {
+		e.next, e.held = make(map[int]syncmodel.Op), make(map[int]bool)
 	}
-	clear(p.next)
-	clear(p.held)
+	clear(e.next)
+	clear(e.held)
 	var logM float64
-	for i := min(len(r.Trace), len(p.shown)) - 1; i >= 0; i-- {
+	for i := min(len(r.Trace), len(e.shown)) - 1; i >= 0; i-- {
 		ev := &r.Trace[i]
 		c := ev.Step.Thread
-		for id, op := range p.next {
-			if id != c && !p.held[id] && syncmodel.Dependent(id, op, c, ev.Op) {
-				p.held[id] = true
+		for id, op := range e.next {
+			if id != c && !e.held[id] && syncmodel.Dependent(id, op, c, ev.Op) {
+				e.held[id] = true
 			}
 		}
 		m := 1 // the thread that ran
-		for _, t := range p.shown[i] {
-			if _, runs := p.next[t.ID]; t.Enabled && t.ID != c && runs && !p.held[t.ID] {
+		for _, t := range e.shown[i] {
+			if _, runs := e.next[t.ID]; t.Enabled && t.ID != c && runs && !e.held[t.ID] {
 				m++
 			}
 		}
 		logM += math.Log10(float64(m))
-		p.next[c], p.held[c] = ev.Op, false
+		e.next[c], e.held[c] = ev.Op, false
 	}
 	return logM
 }
 
-// finish computes the estimate from the probes so far.
-func (p *prober) finish() {
-	e := p.est
-	if len(p.logExec) == 0 {
-		return
-	}
-	mean, rel := logMean(p.logExec)
-	e.Log10Executions = mean
-	e.Executions = math.Pow(10, mean)
-	e.RelError = rel
-	lt, _ := logMean(p.logTrans)
-	e.Transitions = math.Pow(10, lt)
-	ln, _ := logMean(p.logTime)
-	if ns := math.Pow(10, ln); ns < float64(math.MaxInt64) {
-		e.Time = time.Duration(ns)
-	} else {
-		e.Time = time.Duration(math.MaxInt64)
-	}
+// knuthMean is the running mean and spread of numbers given by their
+// log10, kept without leaving the logarithms (a product of branchings
+// overflows a float64 long before its logarithm does): the numbers scaled
+// by 10^-top, top their largest log10.
+type knuthMean struct {
+	n       int
+	top     float64
+	sum, sq float64
 }
 
-// logMean returns the log10 of the mean of the numbers whose log10 are
-// given, and the relative standard error of that mean, computed without
-// leaving the logarithms (a product of branchings overflows a float64 long
-// before its logarithm does).
-func logMean(logs []float64) (log10Mean, relErr float64) {
-	top := math.Inf(-1)
-	for _, l := range logs {
-		top = max(top, l)
+func (k *knuthMean) add(l float64) {
+	if k.n == 0 {
+		k.top = l
 	}
+	if l > k.top {
+		f := math.Pow(10, k.top-l)
+		k.sum *= f
+		k.sq *= f * f
+		k.top = l
+	}
+	x := math.Pow(10, l-k.top)
+	k.sum += x
+	k.sq += x * x
+	k.n++
+}
 
-	// Scaled by 10^-top, the numbers are at most 1.
-	var sum, sq float64
-	for _, l := range logs {
-		x := math.Pow(10, l-top)
-		sum += x
-		sq += x * x
+// log10Mean is the log10 of the mean.
+func (k *knuthMean) log10Mean() float64 { return k.top + math.Log10(k.sum/float64(k.n)) }
+
+// relErr is the relative standard error of the mean.
+func (k *knuthMean) relErr() float64 {
+	if k.n < 2 {
+		return 0
 	}
-	n := float64(len(logs))
-	mean := sum / n
-	log10Mean = top + math.Log10(mean)
-	if len(logs) > 1 {
-		variance := max(sq/n-mean*mean, 0) * n / (n - 1)
-		relErr = math.Sqrt(variance/n) / mean
-	}
-	return log10Mean, relErr
+	n := float64(k.n)
+	mean := k.sum / n
+	variance := max(k.sq/n-mean*mean, 0) * n / (n - 1)
+	return math.Sqrt(variance/n) / mean
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -79,7 +80,8 @@ type portfolioMember struct {
 	credit      int64 // what is left of its turn
 	executions  int64
 	transitions int64
-	out         bool // ran out of executions
+	cost        int64 // the cost of its executions
+	out         bool  // ran out of executions
 }
 
 // Default slices of a portfolio, in transitions (NewPortfolio).
@@ -181,7 +183,7 @@ func (p *Portfolio) Init(c Config) {
 	p.cur, p.inTurn = 0, false
 	for i, m := range p.members {
 		m.Strategy.Init(c)
-		m.credit, m.executions, m.transitions, m.out = 0, 0, 0, false
+		m.credit, m.executions, m.transitions, m.cost, m.out = 0, 0, 0, 0, false
 		if m.Decides && !p.inTurn && p.Lead > 0 {
 			p.cur, p.inTurn = i, true
 			m.credit = p.Lead
@@ -197,12 +199,56 @@ func (p *Portfolio) turn(i int) {
 	p.cur, p.inTurn = i, true
 	m := p.members[i]
 	share := int64(m.Share)
-	if m.Decides && p.Decay > 0 {
+	switch {
+	case m.Decides && p.nearlyDone(m):
+		share *= 19
+	case m.Decides && p.Decay > 0:
 		for at := p.Decay; p.total >= at && share < 8*int64(m.Share); at *= 4 {
 			share *= 2
 		}
 	}
 	m.credit = max(m.credit, 0) + share*max(p.Slice, 1)
+}
+
+// treeSizer is a member that estimates the size of the deciding member's
+// tree (the portfolio's random walk, whose walks are Knuth's probes).
+type treeSizer interface {
+	treeSize() (*Estimate, bool)
+}
+
+// sizeEstimate returns the estimate of the deciding member's tree, if a
+// member makes one and it has enough probes to trust: 30, and a relative
+// error of at most a half.
+func (p *Portfolio) sizeEstimate() (*Estimate, bool) {
+	for _, m := range p.members {
+		if ts, ok := m.Strategy.(treeSizer); ok {
+			if e, ok := ts.treeSize(); ok && e.Probes >= 30 && e.RelError <= 0.5 {
+				return e, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// nearlyDone reports that the deciding member d is estimated to finish
+// soon: within eight times what the search has spent so far, even if its
+// tree is as large as the estimate plus two standard errors. It then gets
+// nineteen times its share: a search about to be exhaustive costs little
+// more than the deciding member alone, and its others could only find
+// sooner what it is about to find anyway.
+func (p *Portfolio) nearlyDone(d *portfolioMember) bool {
+	e, ok := p.sizeEstimate()
+	if !ok || d.executions == 0 {
+		return false
+	}
+	hi := e.Executions * (1 + 2*e.RelError)
+	left := hi - float64(d.executions)
+	if left <= 0 || math.IsInf(hi, 0) {
+		// Past the estimate: it was too low, and is no guide.
+		return false
+	}
+	perExecution := float64(d.cost) / float64(d.executions)
+	return left*perExecution <= 8*float64(p.total)
 }
 
 // Begin implements Strategy: the member whose turn it is begins its next
@@ -265,6 +311,7 @@ func (p *Portfolio) End(r *Report) {
 		cost = max(int64(p.Now().Sub(p.began)), 1)
 	}
 	m.credit -= cost
+	m.cost += cost
 	p.total += cost
 }
 
@@ -272,13 +319,23 @@ func (p *Portfolio) End(r *Report) {
 // and was exhausted.
 func (p *Portfolio) Exhausted() bool { return p.exhausted }
 
-// Explored implements Progressive with the deciding member's estimate.
+// Explored implements Progressive: the deciding member's executions out of
+// those the walks estimate its tree holds, when a member makes such an
+// estimate (below 1 until that member finishes), else the deciding
+// member's own estimate along its path.
 func (p *Portfolio) Explored() float64 {
 	for _, m := range p.members {
-		if m.Decides {
-			if pr, ok := m.Strategy.(Progressive); ok {
-				return pr.Explored()
-			}
+		if !m.Decides {
+			continue
+		}
+		if m.out {
+			return 1
+		}
+		if e, ok := p.sizeEstimate(); ok && float64(m.executions) < e.Executions {
+			return float64(m.executions) / e.Executions
+		}
+		if pr, ok := m.Strategy.(Progressive); ok {
+			return min(pr.Explored(), 0.99)
 		}
 	}
 	return 0

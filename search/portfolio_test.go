@@ -341,3 +341,57 @@ func TestPortfolioTimed(t *testing.T) {
 		t.Errorf("account %+v: want about %d (lead) + %d executions of DPOR and %d of the random walk", acc, lead, 2*want, want)
 	}
 }
+
+// The portfolio's random walk is NewRandom's, with the same seed: the same
+// schedules, in the same order; it estimates the deciding member's tree on
+// the way.
+func TestEstimatingWalkIsTheRandomWalk(t *testing.T) {
+	plain := &traceLog{Strategy: NewRandom(1)}
+	if _, err := Explore(context.Background(), lateReversal(3), plain, Options{MaxExecutions: 300, All: true}); err != nil {
+		t.Fatal(err)
+	}
+	w := newEstimatingWalk(1, true)
+	estimating := &traceLog{Strategy: w}
+	if _, err := Explore(context.Background(), lateReversal(3), estimating, Options{MaxExecutions: 300, All: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plain.runs, estimating.runs) {
+		t.Errorf("the walks differ:\n%v\n%v", head(plain.runs), head(estimating.runs))
+	}
+	e, ok := w.treeSize()
+	if !ok || e.Probes != 300 || e.Executions < 346/1.5 || e.Executions > 346*1.5 {
+		t.Errorf("estimate %+v, want about 346 executions (DPOR's)", e)
+	}
+}
+
+// Once the walks show that the deciding member is about to finish, it
+// gets most of the search: the others run far fewer executions than in a
+// portfolio that cannot tell, and the estimate of the share explored is
+// the deciding member's executions out of the estimate.
+func TestPortfolioNearlyDone(t *testing.T) {
+	run := func(estimating bool) (*Portfolio, []MemberStats) {
+		var walk Strategy = NewRandom(3)
+		if estimating {
+			walk = newEstimatingWalk(3, true)
+		}
+		p := NewPortfolio(Member{Name: "DPOR", Strategy: NewDPOR(), Share: 1, Decides: true},
+			Member{Name: "random", Strategy: walk, Share: 1})
+		p.Lead, p.Slice, p.Decay = 0, 50, 0
+		res, err := Explore(context.Background(), lockers(6), p, Options{})
+		if err != nil || !res.Complete {
+			t.Fatalf("complete %v, %v", res.Complete, err)
+		}
+		return p, p.Account()
+	}
+	_, blind := run(false)
+	p, told := run(true)
+	if blind[0].Executions != 720 || told[0].Executions != 720 {
+		t.Fatalf("DPOR ran %d and %d executions, want 720", blind[0].Executions, told[0].Executions)
+	}
+	if told[1].Executions*3 > blind[1].Executions {
+		t.Errorf("the walk ran %d executions beside a DPOR about to finish, %d beside one that could not tell", told[1].Executions, blind[1].Executions)
+	}
+	if p.Explored() != 1 {
+		t.Errorf("explored %v at the end", p.Explored())
+	}
+}

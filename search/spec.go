@@ -187,6 +187,11 @@ func (s Spec) New() (Strategy, error) {
 			if err != nil {
 				return nil, err
 			}
+			if m.Spec.Strategy == StrategyRandom {
+				// The same walk, that also estimates the exhaustive
+				// member's tree (Portfolio).
+				st = newEstimatingWalk(m.Spec.Seed, n.Reduction == ReductionDPOR)
+			}
 			ms = append(ms, Member{Name: m.Name, Strategy: st, Share: m.Share, Decides: m.Decides})
 		}
 		return NewPortfolio(ms...).Timed(time.Now), nil
