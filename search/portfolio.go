@@ -103,7 +103,7 @@ const (
 	// PortfolioLeadTime is what the deciding member runs alone first: a
 	// C program's bundled examples (examples/c) are exhausted, or show
 	// their first bug, well within it.
-	PortfolioLeadTime = 250 * time.Millisecond
+	PortfolioLeadTime = 500 * time.Millisecond
 	// PortfolioSliceTime is the turn of a member of share 1.
 	PortfolioSliceTime = 25 * time.Millisecond
 	// PortfolioDecayTime is when the deciding member's turns begin to

@@ -24,7 +24,7 @@ By default (--strategy portfolio) four searches share the time: the
 exhaustive depth-first search with DPOR (--reduction dpor: schedules that
 differ only in the order of independent operations are explored once; it
 finds the same bugs as --reduction none, which runs every schedule, in far
-fewer executions) runs alone for its first quarter second, then takes half
+fewer executions) runs alone for its first half second, then takes half
 of the time, and PCT, delay bounding (up to 2 delays) and a random walk
 the rest. The first bug from any ends the search, and the report says which
 found it; the search is exhaustive only when DPOR finished. --seed repeats
