@@ -1,8 +1,9 @@
 // Command evidence measures how the default search of stdbg find (the
 // portfolio) compares with the searches it is made of, run alone, on the
 // bundled bug examples: the C programs of examples/c, the plain Go
-// programs of examples/go/plain, the sthread programs of examples/go and
-// the Go kernels of examples/go/kernels. For each program and search it
+// programs of examples/go/plain, the sthread programs of examples/go, the
+// Go kernels of examples/go/kernels, and the kernels of issue 34 in
+// benchmarks/evidence/kernels. For each program and search it
 // runs `stdbg find --json --no-minimise --no-save -j 1 --budget B` and
 // prints a markdown table of the time and executions to the first bug, and
 // the number of bugs each search found within the budget.
@@ -66,19 +67,25 @@ func targets() []target {
 		"ring-buffer.c", "token-ring.c", "work-stealing.c"} {
 		ts = append(ts, target{name: "memory/" + f, args: []string{"--memory", "examples/c/memory/" + f}, group: "C, --memory"})
 	}
+	// Kernels of issue 34: a test-and-set lock of C11 atomics with
+	// sched_yield in its wait loop.
+	ts = append(ts, target{name: "evidence/spin-tas.c", args: []string{"--memory", "benchmarks/evidence/kernels/spin-tas.c"}, group: "C, --memory"})
 	for _, d := range []string{"embrace-prog", "leak-prog", "exit-prog"} {
 		ts = append(ts, target{name: "go/" + d, args: []string{"./examples/go/" + d}, group: "Go (sthread)"})
 	}
 	ts = append(ts, target{name: "go/embrace-test", args: []string{"--run", "TestEmbrace", "./examples/go/embrace-test"}, group: "Go (sthread)"})
 	for _, d := range []string{"atomiccount", "atomicflag", "closesend", "condsignal", "counter", "ctxcancel", "ctxleak", "doublelock",
-		"fanin", "longsetup", "lottery", "rwrecursive", "timeoutleak", "timerstop", "transfer", "wgchan"} {
+		"fanin", "longsetup", "lottery", "rwrecursive", "timeoutleak", "timerstop", "wgchan"} {
 		ts = append(ts, target{name: "plain/" + d, args: []string{"./examples/go/plain/" + d}, group: "plain Go"})
 	}
+	ts = append(ts, target{name: "plain/transfer", args: []string{"--run", "^TestTransfer$", "./examples/go/plain/transfer"},
+		env: []string{"STDBG_ZOO=1"}, group: "plain Go"})
 	for _, k := range []string{"WatchLeakAfterTimeout", "CallbackUnderLock", "HandshakeBothWait", "FirstErrorLeaksOthers",
 		"SelectMissingStop", "WaitGroupAddInGoroutine", "CondLostSignal", "RecursiveReadLock", "CancelledRequestLeaksHandler",
 		"TransferAudit", "DroppedNotification", "WaitGroupDoneTwice", "SendUnderLock", "RangeNeverClosed", "DoubleUnlock",
 		"DoubleClose", "SendAfterClose", "UnlockedMapWrites", "GaugeReadWithoutLock", "CheckThenStart", "LazyMapInit",
-		"TimeoutLeaksFastWorker", "ExpiryBeforeStop", "RetryLogsAfterTheTest", "TimerLogsAfterTheTest", "CancelBeforeTheWorkerStarts"} {
+		"TimeoutLeaksFastWorker", "ExpiryBeforeStop", "RetryLogsAfterTheTest", "TimerLogsAfterTheTest", "CancelBeforeTheWorkerStarts",
+		"PollGivesUpEarly"} {
 		ts = append(ts, target{name: "kernels/" + k, args: []string{"--run", "^Test" + k + "$", "./examples/go/kernels"},
 			env: []string{"STDBG_ZOO=1"}, group: "Go kernels"})
 	}
