@@ -108,7 +108,7 @@ const (
 	PortfolioSliceTime = 25 * time.Millisecond
 	// PortfolioDecayTime is when the deciding member's turns begin to
 	// grow.
-	PortfolioDecayTime = 20 * time.Second
+	PortfolioDecayTime = 10 * time.Second
 )
 
 // NewPortfolio returns a portfolio of the given members (at least one),

@@ -108,7 +108,7 @@ func (a *app) estimate(args []string, run string, p *plan) error {
 	start := time.Now()
 	est, err := s.Estimate(ctx, &session.Estimate{Spec: p.spec, MaxDepth: maxDepth, Probes: probes, Seed: p.spec.Seed,
 		Progress: func(e *search.Estimate) { prog.update(e.Stats) }})
-	prog.clear()
+	prog.stop() // no progress line among the results
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -157,20 +156,34 @@ func left(s search.Stats) string {
 	if f < 0.01 {
 		pct = fmt.Sprintf("%.2g%%", 100*f)
 	}
-	rest := time.Duration(float64(s.Elapsed) * (1 - f) / f)
-	return fmt.Sprintf("  ~%s explored, ~%s left", pct, roughDuration(rest))
+	rest := float64(s.Elapsed) * (1 - f) / f
+	when := "over 100 years"
+	if rest < float64(100*365*24*time.Hour) {
+		when = roughDuration(time.Duration(rest))
+	}
+	return fmt.Sprintf("  ~%s explored, ~%s left", pct, when)
 }
 
-// roughDuration renders an estimated duration to two figures at most:
-// "40s", "3m10s", "5h", "12 days", "over 100 years".
+// roughDuration renders an estimated duration to two units at most:
+// "40s", "3m10s", "5h20m", "12 days", "over 100 years".
 func roughDuration(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return d.Round(time.Second).String()
 	case d < time.Hour:
-		return strings.TrimSuffix(d.Round(10*time.Second).String(), "0s")
+		d = d.Round(10 * time.Second)
+		m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
+		if s == 0 {
+			return fmt.Sprintf("%dm", m)
+		}
+		return fmt.Sprintf("%dm%ds", m, s)
 	case d < 48*time.Hour:
-		return strings.TrimSuffix(strings.TrimSuffix(d.Round(time.Minute).String(), "0s"), "0m")
+		d = d.Round(time.Minute)
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh%dm", h, m)
 	case d < 100*365*24*time.Hour:
 		days := d.Hours() / 24
 		if days < 730 {
