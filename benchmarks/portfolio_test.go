@@ -34,6 +34,7 @@ func BenchmarkPortfolioExhaustive(b *testing.B) {
 		{"C/counter7", "dpor/counter.c", []string{"7"}},
 		{"C/prodcons2x2", "dpor/prodcons2x2.c", nil},
 		{"C/readers-writers4", "dpor/readers-writers.c", []string{"4"}},
+		{"C/readers-writers5", "dpor/readers-writers.c", []string{"5"}},
 	} {
 		b.Run(pg.name, func(b *testing.B) {
 			runtime.LockOSThread()
