@@ -499,9 +499,12 @@ func (b *Bridge) locate(s *Stop, entry uint64) error {
 }
 
 // userFunc reports whether a function is the user's: not the Go
-// runtime's, nor sthread's, nor the testing package's.
+// runtime's, nor sthread's (or its packages'), nor the testing package's.
 func userFunc(name string) bool {
-	for _, p := range []string{"runtime.", rtnames.Package + ".", "testing.", "internal/", "sync."} {
+	if rtnames.IsRuntimeFunc(name) {
+		return false
+	}
+	for _, p := range []string{"runtime.", "testing.", "internal/", "sync."} {
 		if strings.HasPrefix(name, p) {
 			return false
 		}

@@ -1,15 +1,19 @@
 // Package goinstr instruments plain Go code for stdbg at build time: it
 // loads a program's or a test's packages with their types, rewrites their
-// concurrency operations onto package sthread — go statements; sync.Mutex,
-// RWMutex, WaitGroup, Once, Cond and Locker; channel send, receive, close,
-// len, range and select; the atomic types of sync/atomic; runtime.Gosched;
-// time's sleeps, timers, tickers and clock; context's cancelable contexts;
-// the top-level functions of math/rand and math/rand/v2 — wraps main in
-// sthread.Run and each test function's body in sthread.CheckTest, and
-// writes the rewritten files where the go command's -overlay flag
-// substitutes them for the user's, which it never touches. Workspace gives
-// a package of another module the go.work to find sthread with, which
-// keeps the module's own go.mod, language version and GODEBUG defaults.
+// concurrency operations onto package sthread and its packages — go
+// statements onto sthread.Go; the uses of sync's Mutex, RWMutex, WaitGroup,
+// Once, Cond, Locker and Map, of sync/atomic, runtime.Gosched, time's
+// sleeps, timers, tickers and clock, context's cancelable contexts and the
+// top-level functions of math/rand and math/rand/v2 onto the same names in
+// sthread's mirrors of those packages (time.Sleep becomes Sleep of
+// github.com/stdbg/stdbg/sthread/time, imported under a name of its own);
+// channel send, receive, close, len, range and select onto package
+// sthread/lang — wraps main in sthread.Run and each test function's body in
+// lang.CheckTest, and writes the rewritten files where the go command's
+// -overlay flag substitutes them for the user's, which it never touches.
+// Workspace gives a package of another module the go.work to find sthread
+// with, which keeps the module's own go.mod, language version and GODEBUG
+// defaults.
 //
 // Every edit replaces a byte range of the user's file by text with as many
 // newlines, so that every line keeps its number: traces, panics and
@@ -330,8 +334,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 			return
 		case root != "" && otherTests(p.ID, root):
 			return // the tests of another package of the module are not in the build
-		case isInfra(p.PkgPath),
-			p.Imports[sthreadPath] != nil:
+		case isInfra(p.PkgPath), importsSthread(p):
 			return
 		}
 		for _, f := range p.OtherFiles {
@@ -391,6 +394,18 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		return nil, nil, errors.New("nothing to instrument: no package of the main module in the build uses goroutines, sync or channels")
 	}
 	return res, files, nil
+}
+
+// importsSthread reports whether package p is written with sthread: it
+// imports package sthread or one of its packages (its mirrors of the
+// standard library), and is not instrumented.
+func importsSthread(p *packages.Package) bool {
+	for path := range p.Imports {
+		if path == sthreadPath || strings.HasPrefix(path, sthreadPath+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // rootPath is the import path of the package in dir among the loaded

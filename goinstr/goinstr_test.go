@@ -67,12 +67,13 @@ func TestInstrumentKeepsLinesAndBehaviour(t *testing.T) {
 		}
 		switch filepath.Base(orig) {
 		case "main.go":
-			if !strings.Contains(string(b), "stdbgrt.ChanSend(") || !strings.Contains(string(b), "stdbgrt.SelectOf(") ||
-				!strings.Contains(string(b), "var seen stdbgrt.Map") {
+			if !strings.Contains(string(b), "stdbglang.ChanSend(") || !strings.Contains(string(b), "stdbglang.SelectOf(") ||
+				!strings.Contains(string(b), "var seen stdbgsync.Map") {
 				t.Errorf("rewritten file lacks channel operations:\n%s", b)
 			}
 		case "atomics.go":
-			for _, want := range []string{"stdbgrt.AtomicAddInt64(", "stdbgrt.AtomicCompareAndSwapPointer(", "stdbgrt.AtomicUintptr", "stdbgrt.AtomicValue", "add := stdbgrt.AtomicAddInt64"} {
+			for _, want := range []string{"stdbgsyncatomic.AddInt64(", "stdbgsyncatomic.CompareAndSwapPointer(", "stdbgsyncatomic.Uintptr", "stdbgsyncatomic.Value", "add := stdbgsyncatomic.AddInt64",
+				`import stdbgsyncatomic "github.com/stdbg/stdbg/sthread/sync/atomic"`} {
 				if !strings.Contains(string(b), want) {
 					t.Errorf("rewritten atomics.go lacks %q:\n%s", want, b)
 				}
@@ -143,7 +144,7 @@ func TestInstrumentWarns(t *testing.T) {
 }
 
 // Calls of a test's t that go test refuses after the test returned (Log,
-// Error, Fatal, Skip and their forms) go through sthread.TestCall, which
+// Error, Fatal, Skip and their forms) go through lang.TestCall, which
 // reports them as misuse when a goroutine makes them too late; other
 // methods and other types are left alone.
 func TestInstrumentTestCalls(t *testing.T) {
@@ -163,9 +164,9 @@ func TestInstrumentTestCalls(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		`stdbgrt.TestCall(t, "Logf").Logf("copied %s", n)`,
-		`stdbgrt.TestCall(t, "Errorf").Errorf("copied %v", c.Copied())`,
-		`stdbgrt.TestCall(t, "Skip").Skip(`,
+		`stdbglang.TestCall(t, "Logf").Logf("copied %s", n)`,
+		`stdbglang.TestCall(t, "Errorf").Errorf("copied %v", c.Copied())`,
+		`stdbglang.TestCall(t, "Skip").Skip(`,
 	} {
 		if !strings.Contains(test, want) {
 			t.Errorf("rewritten test lacks %q:\n%s", want, test)

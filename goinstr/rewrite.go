@@ -9,109 +9,24 @@ import (
 	"strings"
 )
 
-// rt is the name under which rewritten files import package sthread.
-const rt = "stdbgrt"
-
-// sthreadPath is the import path of the runtime the rewritten code calls.
-const sthreadPath = "github.com/stdbg/stdbg/sthread"
-
-// replacements maps a package-level name of the standard library, as
-// "path.Name", to the sthread name that replaces it.
-var replacements = map[string]string{
-	"sync.Mutex":     "Mutex",
-	"sync.RWMutex":   "RWMutex",
-	"sync.WaitGroup": "WaitGroup",
-	"sync.Once":      "Once",
-	"sync.Cond":      "Cond",
-	"sync.NewCond":   "NewCond",
-	"sync.Locker":    "Locker",
-	"sync.Map":       "Map",
-
-	"sync/atomic.Int32":   "AtomicInt32",
-	"sync/atomic.Int64":   "AtomicInt64",
-	"sync/atomic.Uint32":  "AtomicUint32",
-	"sync/atomic.Uint64":  "AtomicUint64",
-	"sync/atomic.Uintptr": "AtomicUintptr",
-	"sync/atomic.Bool":    "AtomicBool",
-	"sync/atomic.Pointer": "AtomicPointer",
-	"sync/atomic.Value":   "AtomicValue",
-
-	"runtime.Gosched": "Yield",
-
-	"time.Sleep":     "TimeSleep",
-	"time.After":     "After",
-	"time.Tick":      "Tick",
-	"time.NewTimer":  "NewTimer",
-	"time.NewTicker": "NewTicker",
-	"time.AfterFunc": "AfterFunc",
-	"time.Timer":     "Timer",
-	"time.Ticker":    "Ticker",
-	"time.Now":       "Now",
-	"time.Since":     "Since",
-	"time.Until":     "Until",
-
-	"math/rand/v2.N": "RandN",
-
-	"context.WithCancel":        "ContextWithCancel",
-	"context.WithCancelCause":   "ContextWithCancelCause",
-	"context.WithTimeout":       "ContextWithTimeout",
-	"context.WithDeadline":      "ContextWithDeadline",
-	"context.WithDeadlineCause": "ContextWithDeadlineCause",
-	"context.WithTimeoutCause":  "ContextWithTimeoutCause",
-	"context.Cause":             "ContextCause",
-	"context.AfterFunc":         "ContextAfterFunc",
-	"context.WithoutCancel":     "ContextWithoutCancel",
-}
-
-func init() {
-	// The functions of sync/atomic: atomic.F becomes sthread.AtomicF.
-	for _, op := range []string{"Add", "And", "Or", "Load", "Store", "Swap", "CompareAndSwap"} {
-		for _, t := range []string{"Int32", "Int64", "Uint32", "Uint64", "Uintptr", "Pointer"} {
-			if t == "Pointer" && (op == "Add" || op == "And" || op == "Or") {
-				continue
-			}
-			replacements["sync/atomic."+op+t] = "Atomic" + op + t
-		}
-	}
-}
-
-// keepAlive names, per package path, an exported function that a rewritten
-// file refers to so that its import stays used after its uses were
-// rewritten.
-var keepAlive = map[string]string{
-	"sync":         "NewCond",
-	"sync/atomic":  "AddInt32",
-	"runtime":      "Gosched",
-	"time":         "Now",
-	"context":      "Background",
-	"math/rand":    "Intn",
-	"math/rand/v2": "IntN",
-}
-
-// randFuncs are the top-level functions of math/rand and math/rand/v2 that
-// draw from the generator of the execution under Check: rand.F(...)
-// becomes sthread.Rand().F(...) (Rand2 for v2).
-var randFuncs = map[string]string{
-	"math/rand":    "Rand",
-	"math/rand/v2": "Rand2",
-}
-
 // fileRewriter rewrites one file.
 type fileRewriter struct {
-	fset    *token.FileSet
-	file    *ast.File
-	tf      *token.File
-	src     []byte
-	info    *types.Info
-	isTest  bool // a _test.go file
-	isMain  bool // package main of a program
-	ed      edits
-	n       int             // counter for fresh names
-	used    map[string]bool // import paths whose uses were rewritten
-	warn    func(pos token.Pos, format string, args ...any)
-	changed bool
-	dir     string // the directory warnings are relative to
-	lang    string // the language version of the file's module, go1.N
+	fset   *token.FileSet
+	file   *ast.File
+	tf     *token.File
+	src    []byte
+	info   *types.Info
+	isTest bool // a _test.go file
+	isMain bool // package main of a program
+	ed     edits
+	n      int             // counter for fresh names
+	used   map[string]bool // import paths whose uses were rewritten
+	// imported are the sthread packages the rewritten file uses.
+	imported map[string]bool
+	warn     func(pos token.Pos, format string, args ...any)
+	changed  bool
+	dir      string // the directory warnings are relative to
+	lang     string // the language version of the file's module, go1.N
 }
 
 func (r *fileRewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -223,10 +138,10 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 			r.testCall(n, depth)
 			switch r.builtin(n.Fun) {
 			case "close":
-				r.replace(n.Fun.Pos(), n.Fun.End(), rt+".ChanClose")
+				r.replace(n.Fun.Pos(), n.Fun.End(), r.qual(langPath, "ChanClose"))
 			case "len":
 				if len(n.Args) == 1 && r.isChan(n.Args[0]) {
-					r.replace(n.Fun.Pos(), n.Fun.End(), rt+".ChanLen")
+					r.replace(n.Fun.Pos(), n.Fun.End(), r.qual(langPath, "ChanLen"))
 				}
 			}
 		case *ast.SelectorExpr:
@@ -239,9 +154,9 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 // rangeChan rewrites a range loop over a channel into a three-clause loop
 // whose init receives the first value and whose post receives the next:
 //
-//	for v := range X {   ->   for n, v, ok := rt.ChanRangeLoop(X); ok; v, ok = n(v) {
-//	for range X {        ->   for n, v, ok := rt.ChanRangeLoop(X); ok; v, ok = n(v) {
-//	for x.f = range X {  ->   for n, v, ok := rt.ChanRangeLoop(X); ok; v, ok = n(v) { x.f = v;
+//	for v := range X {   ->   for n, v, ok := lang.ChanRangeLoop(X); ok; v, ok = n(v) {
+//	for range X {        ->   for n, v, ok := lang.ChanRangeLoop(X); ok; v, ok = n(v) {
+//	for x.f = range X {  ->   for n, v, ok := lang.ChanRangeLoop(X); ok; v, ok = n(v) { x.f = v;
 //
 // Any language version compiles it (a range over a function's iterator
 // needs Go 1.23), and the loop's init declares v, so that v is one
@@ -249,8 +164,8 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 // language version says of range loops. An assigned expression is moved
 // to the body's start when it is simple (on one line, without calls or
 // receives); else it keeps its place, behind its address
-// (rt.ChanRangeSet); a map element, which has none, keeps a range over
-// rt.ChanRange(X).
+// (lang.ChanRangeSet); a map element, which has none, keeps a range over
+// lang.ChanRange(X).
 func (r *fileRewriter) rangeChan(n *ast.RangeStmt, depth int) {
 	r.n++
 	next, ok := fmt.Sprintf("stdbgNext%d", r.n), fmt.Sprintf("stdbgOK%d", r.n)
@@ -269,14 +184,14 @@ func (r *fileRewriter) rangeChan(n *ast.RangeStmt, depth int) {
 	case r.simple(key):
 		assign = fmt.Sprintf(" %s = %s;", r.text(key), v)
 	case r.isMapElem(key):
-		r.insert(n.X.Pos(), rt+".ChanRange(", depth)
+		r.insert(n.X.Pos(), r.qual(langPath, "ChanRange")+"(", depth)
 		r.insert(n.X.End(), ")", -depth)
 		if goversion.Compare(r.lang, "go1.23") < 0 {
 			r.warn(key.Pos(), "a range over a channel into a map element needs go 1.23 once instrumented (it ranges over a function's iterator)")
 		}
 		return
 	default:
-		r.insert(key.Pos(), fmt.Sprintf("%s, %s := %s.ChanRangeSet(func() any { return &", next, ok, rt), depth)
+		r.insert(key.Pos(), fmt.Sprintf("%s, %s := %s(func() any { return &", next, ok, r.qual(langPath, "ChanRangeSet")), depth)
 		r.replace(key.End(), n.X.Pos(), "}, "+keep(key.End(), n.X.Pos()))
 		r.insert(n.X.End(), fmt.Sprintf("); %s; %s = %s()", ok, ok, next), -depth)
 		return
@@ -285,7 +200,7 @@ func (r *fileRewriter) rangeChan(n *ast.RangeStmt, depth int) {
 	if key != nil {
 		from = key.Pos()
 	}
-	r.replace(from, n.X.Pos(), fmt.Sprintf("%s, %s, %s := %s.ChanRangeLoop(%s", next, v, ok, rt, keep(from, n.X.Pos())))
+	r.replace(from, n.X.Pos(), fmt.Sprintf("%s, %s, %s := %s(%s", next, v, ok, r.qual(langPath, "ChanRangeLoop"), keep(from, n.X.Pos())))
 	r.insert(n.X.End(), fmt.Sprintf("); %s; %s, %s = %s(%s)", ok, v, ok, next, v), -depth)
 	if assign != "" {
 		r.insert(n.Body.Lbrace+1, assign, depth)
@@ -340,7 +255,7 @@ var testMethods = map[string]bool{
 }
 
 // testCall rewrites t.M(args), t a *testing.T or a testing.TB and M a
-// method that logs, fails or skips, into sthread.TestCall(t, "M").M(args):
+// method that logs, fails or skips, into lang.TestCall(t, "M").M(args):
 // the goroutines of a test may not call them after it returned.
 func (r *fileRewriter) testCall(c *ast.CallExpr, depth int) {
 	sel, ok := c.Fun.(*ast.SelectorExpr)
@@ -351,47 +266,21 @@ func (r *fileRewriter) testCall(c *ast.CallExpr, depth int) {
 	if t == nil || (t.String() != "*testing.T" && t.String() != "testing.TB") {
 		return
 	}
-	r.insert(sel.X.Pos(), rt+".TestCall(", depth)
+	r.insert(sel.X.Pos(), r.qual(langPath, "TestCall")+"(", depth)
 	r.insert(sel.X.End(), fmt.Sprintf(", %q)", sel.Sel.Name), -depth)
 }
 
 // recv rewrites the receive <-X.
 func (r *fileRewriter) recv(u *ast.UnaryExpr, fn string, depth int) {
-	r.replace(u.OpPos, u.X.Pos(), rt+"."+fn+"(")
+	r.replace(u.OpPos, u.X.Pos(), r.qual(langPath, fn)+"(")
 	r.insert(u.X.End(), ")", -depth)
 }
 
 // wrap rewrites "a <op> b" into fn(a, b), the operator being between them.
 func (r *fileRewriter) wrap(a, b ast.Expr, fn string, depth int) {
-	r.insert(a.Pos(), rt+"."+fn+"(", depth)
+	r.insert(a.Pos(), r.qual(langPath, fn)+"(", depth)
 	r.replace(a.End(), b.Pos(), ", ")
 	r.insert(b.End(), ")", -depth)
-}
-
-// selector rewrites references to the replaced names of sync, sync/atomic,
-// runtime and time.
-func (r *fileRewriter) selector(s *ast.SelectorExpr) {
-	id, ok := s.X.(*ast.Ident)
-	if !ok {
-		return
-	}
-	pn, ok := r.info.Uses[id].(*types.PkgName)
-	if !ok {
-		return
-	}
-	path := pn.Imported().Path()
-	name, ok := replacements[path+"."+s.Sel.Name]
-	if !ok {
-		if gen, isRand := randFuncs[path]; isRand {
-			if _, isFunc := r.info.Uses[s.Sel].(*types.Func); isFunc && s.Sel.Name != "New" && !strings.HasPrefix(s.Sel.Name, "New") {
-				r.replace(s.X.Pos(), s.X.End(), rt+"."+gen+"()")
-				r.used[path] = true
-			}
-		}
-		return
-	}
-	r.replace(s.Pos(), s.End(), rt+"."+name)
-	r.used[path] = true
 }
 
 // funcDecl wraps the body of a test function in CheckTest and the body of
@@ -401,7 +290,7 @@ func (r *fileRewriter) funcDecl(fd *ast.FuncDecl) {
 		return
 	}
 	if r.isMain && fd.Name.Name == "main" && len(fd.Type.Params.List) == 0 {
-		r.insert(fd.Body.Lbrace+1, " "+rt+".Run(func() {", 0)
+		r.insert(fd.Body.Lbrace+1, " "+r.qual(sthreadPath, "Run")+"(func() {", 0)
 		r.insert(fd.Body.Rbrace, "});", 0)
 		return
 	}
@@ -426,7 +315,7 @@ func (r *fileRewriter) funcDecl(fd *ast.FuncDecl) {
 		name = "stdbgT"
 		r.insert(ps[0].Type.Pos(), name+" ", 0)
 	}
-	r.insert(fd.Body.Lbrace+1, " "+rt+".CheckTest("+name+", func() {", 0)
+	r.insert(fd.Body.Lbrace+1, " "+r.qual(langPath, "CheckTest")+"("+name+", func() {", 0)
 	r.insert(fd.Body.Rbrace, "});", 0)
 }
 
@@ -440,7 +329,7 @@ func (r *fileRewriter) goStmt(g *ast.GoStmt, depth int) {
 	if lit, ok := fun.(*ast.FuncLit); ok && len(call.Args) == 0 && lit.Type.Results == nil &&
 		(lit.Type.Params == nil || len(lit.Type.Params.List) == 0) {
 		// go func() { ... }()
-		r.replace(g.Go, goEnd, rt+".Go(")
+		r.replace(g.Go, goEnd, r.qual(sthreadPath, "Go")+"(")
 		r.replace(call.Lparen, call.Rparen+1, ")")
 		return
 	}
@@ -468,15 +357,15 @@ func (r *fileRewriter) goStmt(g *ast.GoStmt, depth int) {
 	funName := b
 	switch {
 	case b == "close":
-		funName = rt + ".ChanClose"
+		funName = r.qual(langPath, "ChanClose")
 	case b == "len" && len(call.Args) == 1 && r.isChan(call.Args[0]):
-		funName = rt + ".ChanLen"
+		funName = r.qual(langPath, "ChanLen")
 	case b == "":
 		funName = types.ExprString(fun)
 	}
 	if !hoisted {
 		// Nothing to evaluate first: go f(1) is Go(func() { f(1) }).
-		r.replace(g.Go, goEnd, rt+".Go(func() {")
+		r.replace(g.Go, goEnd, r.qual(sthreadPath, "Go")+"(func() {")
 		if b != "" {
 			r.replace(call.Fun.Pos(), call.Fun.End(), funName)
 		}
@@ -502,7 +391,7 @@ func (r *fileRewriter) goStmt(g *ast.GoStmt, depth int) {
 	}
 	// The values are bound in a function called on the go statement's
 	// line, so that the Go call, and the trace, shows that line.
-	r.replace(g.Go, fun.Pos(), rt+".Go(func() func() { "+strings.Join(lhs, ", ")+" := ")
+	r.replace(g.Go, fun.Pos(), r.qual(sthreadPath, "Go")+"(func() func() { "+strings.Join(lhs, ", ")+" := ")
 	if call.Fun != fun {
 		// Parentheses around the function.
 		r.replace(call.Fun.Pos(), fun.Pos(), "")
@@ -615,15 +504,15 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 				return
 			}
 		}
-		maker := fmt.Sprintf("%s.RecvCaseOf(%s)", rt, r.moved(ch))
+		maker := fmt.Sprintf("%s(%s)", r.qual(langPath, "RecvCaseOf"), r.moved(ch))
 		if val != nil {
-			maker = fmt.Sprintf("%s.SendCaseOf(%s, %s)", rt, r.moved(ch), r.moved(val))
+			maker = fmt.Sprintf("%s(%s, %s)", r.qual(langPath, "SendCaseOf"), r.moved(ch), r.moved(val))
 		}
 		names = append(names, name)
 		makers = append(makers, maker)
 		heads = append(heads, header{cc, head})
 	}
-	sel := fmt.Sprintf("%s.SelectOf(%v", rt, hasDefault)
+	sel := fmt.Sprintf("%s(%v", r.qual(langPath, "SelectOf"), hasDefault)
 	for _, n := range names {
 		sel += ", " + n
 	}
@@ -694,35 +583,4 @@ func (r *fileRewriter) movable(e ast.Expr) bool {
 		return ok
 	})
 	return ok
-}
-
-// imports adds the import of sthread on the package clause's line, and
-// keeps used the imports whose uses were all rewritten.
-func (r *fileRewriter) imports() {
-	r.insert(r.file.Name.End(), fmt.Sprintf("; import %s %q", rt, sthreadPath), 0)
-	var keep []string
-	for _, spec := range r.file.Imports {
-		path := strings.Trim(spec.Path.Value, `"`)
-		fn, ok := keepAlive[path]
-		if !ok || !r.used[path] {
-			continue
-		}
-		name := path[strings.LastIndexByte(path, '/')+1:]
-		if spec.Name != nil {
-			name = spec.Name.Name
-		}
-		if name == "_" || name == "." {
-			continue
-		}
-		keep = append(keep, fmt.Sprintf("var _ = %s.%s", name, fn))
-	}
-	if len(keep) > 0 {
-		// Appended after the user's last line.
-		end := r.off(r.file.FileEnd)
-		text := strings.Join(keep, "; ")
-		if end > 0 && r.src[end-1] != '\n' {
-			text = ";" + text
-		}
-		r.ed.insert(end, text, 1000)
-	}
 }

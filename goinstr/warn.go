@@ -49,7 +49,7 @@ func uncovered(r *fileRewriter) []string {
 		}
 		path := pn.Imported().Path()
 		full := path + "." + s.Sel.Name
-		if _, ok := replacements[full]; ok {
+		if _, ok := mirrored(path, s.Sel.Name); ok {
 			return true
 		}
 		why, ok := unchecked[full]

@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // IsGoTarget reports whether arg names a Go package: a directory holding
@@ -93,9 +95,10 @@ func buildGoFiles(pkg string, test, race, debug bool) (exe string, warnings, unm
 	}
 	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
 	out := filepath.Join(outDir, name)
-	// sthread's calls are not inlined into the user's code: a call site
-	// then keeps the user's file and line in the binary's line table.
-	noInline := "-gcflags=github.com/stdbg/stdbg/sthread=-l"
+	// The calls of sthread and its packages are not inlined into the
+	// user's code: a call site then keeps the user's file and line in the
+	// binary's line table.
+	noInline := "-gcflags=github.com/stdbg/stdbg/sthread/...=-l"
 	if debug {
 		noInline = "-gcflags=all=-N -l"
 	}
@@ -180,8 +183,9 @@ func raceSupported(dir string) bool {
 }
 
 // usesSthread reports whether the Go package in dir (or its tests)
-// imports package sthread: such a package is built as it is, and any other
-// is instrumented by package goinstr.
+// imports package sthread or one of its packages (sthread/sync/atomic,
+// ...): such a package is built as it is, and any other is instrumented by
+// package goinstr.
 func usesSthread(dir string) bool {
 	matches, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	fset := token.NewFileSet()
@@ -191,7 +195,7 @@ func usesSthread(dir string) bool {
 			continue
 		}
 		for _, imp := range f.Imports {
-			if imp.Path.Value == `"github.com/stdbg/stdbg/sthread"` {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == rtnames.Package || strings.HasPrefix(p, rtnames.Package+"/") {
 				return true
 			}
 		}

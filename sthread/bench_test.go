@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/sthread/sync/atomic"
 )
 
 // Pass-through cost: sthread primitives outside Check against the real
@@ -65,7 +66,7 @@ func BenchmarkWaitGroupSthread(b *testing.B) {
 }
 
 func BenchmarkAtomicSthread(b *testing.B) {
-	var n sthread.AtomicInt64
+	var n atomic.Int64
 	for b.Loop() {
 		n.Add(1)
 	}

@@ -6,161 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
-
-// ReplayEnv names the environment variable that makes Check run one
-// schedule instead of searching: the schedule printed with a bug, e.g.
-//
-//	STDBG_REPLAY_SCHEDULE='1;1;2' go test -run '^TestTransfer$' ./bank
-//
-// A program whose main calls Run replays it the same way. A replay
-// publishes each step for a debugger (see stdbg replay --dlv).
-const ReplayEnv = rtnames.ReplayEnv
-
-// Defaults of the options.
-const (
-	DefaultMaxDepth = 1000
-	DefaultTimeout  = 5 * time.Second
-)
-
-// An Option tunes Check, Explore, Replay and RunSchedule.
-type Option func(*config)
-
-type config struct {
-	// shown is the function whose first line shows the checked function's
-	// return (the test's body for CheckTest); nil: the checked function.
-	shown         func()
-	maxDepth      int
-	all           bool
-	timeout       time.Duration
-	schedule      string
-	hasSchedule   bool
-	maxExecutions int64
-	noSave        bool
-	noMinimise    bool
-	strategy      search.Strategy
-	noReduction   bool
-	budget        time.Duration
-
-	visited  bool   // stateful search
-	livelock bool   // report fair non-progress cycles
-	ltl      string // an LTL formula to check
-}
-
-//go:norace
-func newConfig(opts []Option) *config {
-	c := &config{maxDepth: DefaultMaxDepth, timeout: DefaultTimeout}
-	for _, o := range opts {
-		if o != nil {
-			o(c)
-		}
-	}
-	return c
-}
-
-// MaxDepth bounds the number of transitions of one execution (default
-// DefaultMaxDepth); an execution that reaches it is cut, which is not a
-// bug. n <= 0 removes the bound: the search then only ends if every
-// execution does.
-//
-//go:norace
-func MaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
-
-// All keeps exploring after the first bug and reports every distinct bug
-// (by kind and place) once, with the first schedule that showed it.
-//
-//go:norace
-func All() Option { return func(c *config) { c.all = true } }
-
-// Timeout sets the transition timeout (default DefaultTimeout): the longest
-// a goroutine may run between two sthread calls. A goroutine that takes
-// longer (it spins without Yield, or blocks in something sthread does not
-// control) is reported as a transition timeout. It cannot be stopped: it
-// keeps running in the background, and its next sthread call unwinds it.
-// d <= 0 keeps the default.
-//
-//go:norace
-func Timeout(d time.Duration) Option {
-	return func(c *config) {
-		if d > 0 {
-			c.timeout = d
-		}
-	}
-}
-
-// Schedule makes Check run the given schedule (as printed in a report,
-// "1;1;2", or "Path = 1;1;2") once instead of searching, like setting
-// ReplayEnv. After the schedule the execution goes on with the default
-// policy (the running goroutine keeps going, else the lowest id).
-//
-//go:norace
-func Schedule(s string) Option {
-	return func(c *config) { c.schedule, c.hasSchedule = s, true }
-}
-
-// MaxExecutions stops the search after n executions (0, the default: no
-// limit).
-//
-//go:norace
-func MaxExecutions(n int64) Option { return func(c *config) { c.maxExecutions = max(n, 0) } }
-
-// Strategy makes Check and Explore search with st instead of the
-// exhaustive depth-first search: search.NewRandom, search.NewPCT or
-// search.NewPreemptionBounding, for functions with too many schedules to
-// explore them all. Sampling strategies never run out: bound them with
-// MaxExecutions or Budget. A strategy value serves one search at a time.
-func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy = st } }
-
-// Budget bounds the wall time of Check and Explore (0, the default: no
-// limit): the search gets four fifths of it, the minimisation of the bugs
-// found what is left (all of it with NoMinimise). A search stopped by its
-// budget is not an error: Check passes if it found no bug, and Explore's
-// Result is not Complete.
-func Budget(d time.Duration) Option { return func(c *config) { c.budget = max(d, 0) } }
-
-// NoMinimise reports each bug with the schedule the search found, instead
-// of shrinking it first to the shortest schedule of the bug, with the
-// fewest preemptions (stdbg find's --no-minimise).
-func NoMinimise() Option { return func(c *config) { c.noMinimise = true } }
-
-// NoReduction makes the search run every schedule (stdbg find's
-// --reduction none). By default it runs one schedule per class of
-// schedules that differ only in the order of independent operations
-// (dynamic partial-order reduction), which finds the same bugs in far
-// fewer executions.
-func NoReduction() Option { return func(c *config) { c.noReduction = true } }
-
-// search returns the search strategy the options select: the one given
-// with Strategy, else DPOR, or the plain depth-first search with
-// NoReduction or a stateful search (a visited set or a state graph needs
-// every schedule: DPOR's reduction is not sound with them).
-func (c *config) search() search.Strategy {
-	switch {
-	case c.strategy != nil:
-		return c.strategy
-	case c.noReduction || c.stateful():
-		return search.NewDFS()
-	}
-	return search.NewDPOR()
-}
-
-// reduction names the reduction the options select, as stdbg find does.
-func (c *config) reduction() string {
-	if c.strategy != nil || c.noReduction || c.stateful() {
-		return "none"
-	}
-	return "dpor"
-}
 
 // Result is what Explore found.
 type Result struct {
@@ -244,11 +97,11 @@ func (b *Bug) String() string {
 func Check(t testing.TB, f func(), opts ...Option) {
 	t.Helper()
 	cfg := newConfig(opts)
-	if searching() {
+	if rt.Searching() {
 		// Started by stdbg find to search in process.
 		os.Exit(serveSearchOrDie(f, cfg))
 	}
-	if remote() {
+	if rt.Remote() {
 		// Started by stdbg find: this process is one execution.
 		os.Exit(runRemoteOrDie(f, cfg))
 	}
@@ -378,19 +231,18 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 //
 //go:norace
 func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Report, *search.ReplayResult, error) {
-	r := newRunner(f, cfg, reportDepth)
-	r.replay = logs
+	rc := cfg.runtime(rt.ReportDepth, false)
+	rc.Logs = logs
 	// A user stopped in a debugger is not a transition that runs for
 	// ever.
-	r.noWatch = logs && traced()
-	r.start()
-	defer r.stop()
-	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
+	rc.NoWatch = logs && traced()
+	r, chk := rt.Start(f, rc)
+	defer r.Stop()
 	e, err := chk.Begin()
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting %s: %w", funcName(f), err)
+		return nil, nil, fmt.Errorf("starting %s: %w", rt.FuncName(f), err)
 	}
-	ex := r.begun
+	ex := r.Begun()
 	defer e.Close()
 	var run search.Execution = e
 	var dbg *debugExec
@@ -400,7 +252,7 @@ func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Re
 	}
 	rr, err := search.Replay(run, s, cfg.maxDepth)
 	if err != nil {
-		return nil, nil, fmt.Errorf("running %s: %w", funcName(f), err)
+		return nil, nil, fmt.Errorf("running %s: %w", rt.FuncName(f), err)
 	}
 	if dbg != nil {
 		outcome := ""
@@ -409,85 +261,11 @@ func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Re
 		}
 		dbg.finish(outcome)
 	}
-	syms := newSymbols(r, ex, e.Trace(), e.BlockedThreads())
-	rep := report.Build(e, rr.Outcome, syms)
+	rep := ex.Report(e, rr.Outcome)
 	if rr.Outcome != nil && rr.Outcome.Kind != search.Diverged && !rr.Executed.Equal(s) {
 		rep.Executed = rr.Executed.String()
 	}
-	decorate(rep, ex, syms)
-	if len(ex.stuck) > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("thread %d was running %s", ex.stuckTid, strings.Join(ex.stuck, ", called from ")))
-	}
 	return rep, rr, nil
-}
-
-// decorate adds to a report what is particular to Go: the function each
-// goroutine runs, in front of each step and wait, and names instead of ids
-// in the message.
-//
-//go:norace
-func decorate(rep *report.Report, ex *execution, syms *goSymbols) {
-	names := make(map[int]string)
-	width := 0
-	for _, th := range ex.threads {
-		n := shortFunc(runtime.FuncForPC(th.fn))
-		names[th.tid] = n
-		width = max(width, len(n))
-	}
-	stepped := make(map[int]bool)
-	for i := range rep.Steps {
-		s := &rep.Steps[i]
-		s.Call = fmt.Sprintf("%-*s  %s", width, names[s.Thread], s.Call)
-		stepped[s.Thread] = true
-	}
-	for i := range rep.Waits {
-		if w := &rep.Waits[i]; !stepped[w.Thread] {
-			w.Text = fmt.Sprintf("(%s) %s", names[w.Thread], w.Text)
-		}
-	}
-	rep.Message = syms.nameIDs(rep.Message)
-}
-
-// shortFunc is a function's name without its package path.
-//
-//go:norace
-func shortFunc(fn *runtime.Func) string {
-	if fn == nil {
-		return "?"
-	}
-	return shortName(fn.Name())
-}
-
-// shortName drops the package path from a qualified Go name:
-// "example.com/m/pkg.TestX.func1" is "TestX.func1".
-//
-//go:norace
-func shortName(name string) string {
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	if i := strings.IndexByte(name, '.'); i >= 0 {
-		name = name[i+1:]
-	}
-	return name
-}
-
-// funcName names f for error messages.
-//
-//go:norace
-func funcName(f func()) string {
-	return shortFunc(runtime.FuncForPC(funcPC(f)))
-}
-
-// locate is the checker's Locator: "file.go:12".
-//
-//go:norace
-func locate(pc uint64) string {
-	fr := userFrame(uintptr(pc))
-	if fr.File == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d", filepath.Base(fr.File), fr.Line)
 }
 
 // replayCommand is the command line that replays sched in the test t.

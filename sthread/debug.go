@@ -7,6 +7,7 @@ import (
 	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
 // Debugger support. When sthread replays one schedule in process (ReplayEnv,
@@ -74,13 +75,13 @@ func stepHook() {
 // debugExec is a replayed execution that publishes its steps.
 type debugExec struct {
 	search.Execution
-	ex    *execution
+	ex    *rt.Execution
 	steps int
 	k     int
 }
 
 // newDebugExec wraps e, the execution ex of a replay of s.
-func newDebugExec(e search.Execution, ex *execution, s schedule.Schedule) *debugExec {
+func newDebugExec(e search.Execution, ex *rt.Execution, s schedule.Schedule) *debugExec {
 	debugState = debugInfo{Steps: len(s), Goroutines: debugState.Goroutines[:0], Hits: debugState.Hits}
 	return &debugExec{Execution: e, ex: ex, steps: len(s)}
 }
@@ -104,10 +105,11 @@ func (d *debugExec) publish(k, tid, choice int, over bool, outcome string) {
 	s.Step, s.Steps, s.Thread, s.Choice, s.Over, s.Outcome = k, d.steps, tid, choice, over, outcome
 	s.Entry = 0
 	s.Goroutines = s.Goroutines[:0]
-	for _, th := range d.ex.threads {
-		s.Goroutines = append(s.Goroutines, int64(th.goid.Load()))
-		if th.tid == tid {
-			s.Entry = uint64(th.fn)
+	for t := 1; t <= d.ex.Threads(); t++ {
+		g, entry := d.ex.Thread(t)
+		s.Goroutines = append(s.Goroutines, g)
+		if t == tid {
+			s.Entry = uint64(entry)
 		}
 	}
 }

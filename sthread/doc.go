@@ -1,11 +1,16 @@
 // Package sthread makes Go programs checkable by stdbg: it offers drop-in
 // equivalents of Go's concurrency API — Go for the go statement, Mutex,
 // RWMutex, WaitGroup, Cond, Once, typed channels (Chan, MakeChan) with
-// Select, atomic types and functions, plus Yield, Sleep, Choose, Assert,
-// Read and Write —
-// and Check, which explores the schedules of a function inside the test
-// process and reports its concurrency bugs with the schedule that causes
-// them.
+// Select, plus Yield, Sleep, Choose, Assert, Read and Write — and Check,
+// which explores the schedules of a function inside the test process and
+// reports its concurrency bugs with the schedule that causes them.
+//
+// The packages under sthread mirror the standard library's, with its paths
+// and names: sthread/sync (whose types this package re-exports),
+// sthread/sync/atomic, sthread/time, sthread/context, sthread/runtime,
+// sthread/math/rand and sthread/math/rand/v2. A program written for stdbg
+// imports them instead of the standard packages (the atomics of
+// sthread/sync/atomic, for one); stdbg find rewrites plain Go onto them.
 //
 // # Outside Check
 //
@@ -35,7 +40,9 @@
 //		})
 //	}
 //
-// Check runs the function many times, once per schedule, depth first. Its
+// Check runs the function many times, once per schedule it explores (by
+// default one per class of schedules that only reorder independent
+// operations, as the search's reduction finds them). Its
 // goroutine is thread 1 and the goroutines it starts with Go are threads
 // 2, 3, ... in creation order. Only one of them runs at a time: each sthread
 // call is a scheduling point where the goroutine stops and the search
@@ -94,16 +101,17 @@
 // # Plain Go
 //
 // stdbg find checks Go that does not import sthread by rewriting it at
-// build time (package goinstr) onto the rest of this package's API: the
-// functions on real channels (ChanSend, ChanRecv, ChanRecv2, ChanClose,
-// ChanLen, ChanRange, SelectOf with RecvCaseOf and SendCaseOf), CheckTest
-// for test functions, virtual time (TimeSleep, After, Tick, NewTimer,
-// NewTicker, AfterFunc, Now, Since, Until: under Check a clock of the
-// execution that starts at Epoch and moves only when a sleeper or a timer
-// wakes), contexts (ContextWithCancel, ContextWithTimeout, ...), and
-// seeded randomness (Rand, Rand2, RandN; see RandSeedEnv). Built with the
-// race detector, sthread reports the program's data races in every
-// explored schedule (see race.go).
+// build time (package goinstr) onto this package and its packages: go
+// statements onto Go, main's body into Run, the uses of the standard
+// library's concurrency (sync, sync/atomic, runtime.Gosched, time's sleeps,
+// timers, tickers and clock, context's cancelable contexts, math/rand's
+// top-level functions) onto the same names of the mirrors, and the
+// language's channel operations, select statements and test functions onto
+// package sthread/lang. Under Check, time is a clock of the execution that
+// starts at the Epoch of sthread/time and moves only when a sleeper or a
+// timer wakes, and the random numbers come from a generator of the
+// execution (see RandSeedEnv). Built with the race detector, sthread
+// reports the program's data races in every explored schedule.
 //
 // # Rules for checked code
 //
@@ -111,8 +119,8 @@
 // it must set up the state it checks on each run and must not depend on
 // time, randomness or input between sthread calls. Shared memory accessed
 // without sthread primitives is not a scheduling point: annotate it with
-// Read and Write (or use the atomic types) to let the search interleave
-// around it, and put a Yield in polling loops.
+// Read and Write (or use the atomics of sthread/sync/atomic) to let the
+// search interleave around it, and put a Yield in polling loops.
 //
 // Every goroutine that touches the checked function's sthread objects must
 // be started with Go; a goroutine started with a go statement that does so

@@ -290,17 +290,21 @@ func ExampleUnderStdbg() {
 	// Output: skipped: run stdbg find -run TestEmbrace ./examples/go/embrace-test
 }
 
-// Map replaces sync.Map: under Check each method is a scheduling point, so
-// that a Store can run before or after another goroutine's Load or Range;
-// outside Check it is a sync.Map.
-func ExampleMap() {
-	var m sthread.Map
-	m.Store("a", 1)
-	if _, loaded := m.LoadOrStore("a", 2); loaded {
-		m.Store("b", 3)
+// Sleep waits on the execution's virtual clock: the worker's 50ms and the
+// watchdog's 100ms pass at once, and a wake races with everything else, so
+// the search finds the schedule where the watchdog sends before the worker
+// woken earlier does.
+func ExampleSleep() {
+	res, err := sthread.Explore(func() {
+		first := sthread.MakeChan[string](2)
+		sthread.Go(func() { sthread.Sleep(50 * time.Millisecond); first.Send("worker") })
+		sthread.Go(func() { sthread.Sleep(100 * time.Millisecond); first.Send("watchdog") })
+		sthread.Assert(first.Recv() == "worker", "the watchdog came first")
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	sum := 0
-	m.Range(func(_, v any) bool { sum += v.(int); return true })
-	fmt.Println(sum)
-	// Output: 4
+	fmt.Println(res.Bugs[0].Message)
+	// Output: assertion failed: the watchdog came first
 }

@@ -1,8 +1,8 @@
 package sthread
 
 import (
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
 // Executor returns a search.Executor of f, for programs that drive a search
@@ -14,9 +14,6 @@ import (
 func Executor(f func(), opts ...Option) (ex search.Executor, release func()) {
 	cfg := newConfig(opts)
 	checkMu.Lock()
-	r := newRunner(f, cfg, 1)
-	r.state = cfg.stateful()
-	r.start()
-	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
-	return chk, func() { r.stop(); checkMu.Unlock() }
+	r, chk := rt.Start(f, cfg.runtime(1, cfg.stateful()))
+	return chk, func() { r.Stop(); checkMu.Unlock() }
 }

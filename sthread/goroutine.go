@@ -3,11 +3,11 @@ package sthread
 import (
 	"fmt"
 	"reflect"
-	"runtime"
 	"time"
 
+	"github.com/stdbg/stdbg/sthread/internal/rt"
+	stime "github.com/stdbg/stdbg/sthread/time"
 	"github.com/stdbg/stdbg/syncmodel"
-	"github.com/stdbg/stdbg/wire"
 )
 
 // Go runs f in a new goroutine, like the statement go f(). Under Check the
@@ -15,15 +15,7 @@ import (
 // its first sthread call as part of the step that creates it.
 //
 //go:norace
-func Go(f func()) {
-	if hooked.Load() {
-		if th, ok := enterFree(); ok {
-			th.spawnAs(f, f)
-			return
-		}
-	}
-	go f()
-}
+func Go(f func()) { rt.Go(f) }
 
 // Yield is a scheduling point: under Check, any other goroutine may run
 // here. Put one in every loop that waits for another goroutine by polling
@@ -31,29 +23,16 @@ func Go(f func()) {
 // it calls runtime.Gosched.
 //
 //go:norace
-func Yield() {
-	if hooked.Load() {
-		if th, ok := enterFree(); ok {
-			th.point(syncmodel.Op{Kind: syncmodel.Yield, API: syncmodel.APIGoYield})
-			return
-		}
-	}
-	runtime.Gosched()
-}
+func Yield() { rt.Yield() }
 
-// Sleep pauses the goroutine for d. Under Check it does not sleep: it is a
-// scheduling point, and time does not pass.
+// Sleep pauses the goroutine for at least d, like time.Sleep: it is
+// Sleep of package sthread/time. Under Check it waits on the execution's
+// virtual clock, which moves only when a sleeping goroutine or a timer
+// wakes: a scheduling point that lets every other goroutine run meanwhile,
+// after which the clock has moved by d, without waiting for real time.
 //
 //go:norace
-func Sleep(d time.Duration) {
-	if hooked.Load() {
-		if th, ok := enterFree(); ok {
-			th.point(syncmodel.Op{Kind: syncmodel.Sleep, API: syncmodel.APIGoSleep, Arg: int64(d)})
-			return
-		}
-	}
-	time.Sleep(d)
-}
+func Sleep(d time.Duration) { stime.Sleep(d) }
 
 // Choose returns a value in 0..n-1. Under Check the search tries every
 // value, in different executions; outside Check it returns 0. It panics if
@@ -64,9 +43,9 @@ func Choose(n int) int {
 	if n < 1 {
 		panic(fmt.Sprintf("sthread.Choose(%d): n must be at least 1", n))
 	}
-	if hooked.Load() {
-		if th, ok := enterFree(); ok {
-			return int(th.point(syncmodel.Op{Kind: syncmodel.Choose, API: syncmodel.APIGoChoose, Arg: int64(n)}))
+	if rt.Hooked() {
+		if th, ok := rt.EnterFree(); ok {
+			return int(th.Point(syncmodel.Op{Kind: syncmodel.Choose, API: syncmodel.APIGoChoose, Arg: int64(n)}))
 		}
 	}
 	return 0
@@ -81,44 +60,12 @@ func Assert(cond bool, msg string) {
 	if cond {
 		return
 	}
-	if hooked.Load() {
-		if th, ok := enterFree(); ok {
-			th.failUser(msg)
+	if rt.Hooked() {
+		if th, ok := rt.EnterFree(); ok {
+			th.FailUser(msg)
 		}
 	}
 	panic("sthread: assertion failed: " + msg)
-}
-
-// failUser reports a failed property of the program at the user's call of
-// the sthread function under way, and waits to be unwound.
-//
-//go:norace
-func (th *thread) failUser(msg string) {
-	th.failWith(wire.FailUser, msg, "")
-}
-
-// failWith reports a failure of kind at the caller's place; call names
-// the misused call (FailMisuse).
-//
-//go:norace
-func (th *thread) failWith(kind wire.FailureKind, msg, call string) {
-	var buf [failureCap]uintptr
-	pcs := buf[:callers(buf[:])]
-	for len(pcs) > 0 && inSthread(pcs[0]) {
-		pcs = pcs[1:]
-	}
-	pcs = trimStack(pcs)
-	f := wire.Failure{Tid: th.tid, Kind: kind, Message: msg}
-	if len(pcs) > 0 {
-		fr := userFrame(pcs[0])
-		f.File, f.Line, f.Func = fr.File, fr.Line, shortName(fr.Function)
-	}
-	if call != "" {
-		f.Func = call
-	}
-	th.ex.fail(th, f, pcs)
-	th.park()
-	panic(abortSignal{})
 }
 
 // Read is a scheduling point that names the shared memory at p (a pointer)
@@ -128,7 +75,7 @@ func (th *thread) failWith(kind wire.FailureKind, msg, call string) {
 //
 //go:norace
 func Read(p any) {
-	if hooked.Load() {
+	if rt.Hooked() {
 		memAccess(syncmodel.Read, syncmodel.APIGoRead, p)
 	}
 }
@@ -137,14 +84,14 @@ func Read(p any) {
 //
 //go:norace
 func Write(p any) {
-	if hooked.Load() {
+	if rt.Hooked() {
 		memAccess(syncmodel.Write, syncmodel.APIGoWrite, p)
 	}
 }
 
 //go:norace
 func memAccess(k syncmodel.Kind, api syncmodel.API, p any) {
-	th, ok := enterFree()
+	th, ok := rt.EnterFree()
 	if !ok {
 		return
 	}
@@ -152,5 +99,5 @@ func memAccess(k syncmodel.Kind, api syncmodel.API, p any) {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		panic(fmt.Sprintf("sthread.%s: want a non-nil pointer, got %T", map[syncmodel.Kind]string{syncmodel.Read: "Read", syncmodel.Write: "Write"}[k], p))
 	}
-	th.point(syncmodel.Op{Kind: k, API: api, Obj: uint64(v.Pointer()), Arg: int64(v.Type().Elem().Size())})
+	th.Point(syncmodel.Op{Kind: k, API: api, Obj: uint64(v.Pointer()), Arg: int64(v.Type().Elem().Size())})
 }

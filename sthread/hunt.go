@@ -8,8 +8,8 @@ import (
 
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
 // This file runs a check through the pipeline every front end shares
@@ -61,7 +61,7 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 		return res, fmt.Errorf("checking %s: the exploration is incomplete: the formula cannot be checked", cfg.ltl)
 	}
 	if err != nil {
-		return res, fmt.Errorf("exploring %s: %w", funcName(f), err)
+		return res, fmt.Errorf("exploring %s: %w", rt.FuncName(f), err)
 	}
 	return res, nil
 }
@@ -85,17 +85,16 @@ func newBug(fd *hunt.Finding) *Bug {
 type inProcess struct {
 	f   func()
 	cfg *config
-	r   *runner
+	r   *rt.Runner
 	chk *checker.Checker
 }
 
+// Start implements search.Executor.
+//
 //go:norace
 func (p *inProcess) Start() (search.Execution, error) {
 	if p.r == nil {
-		p.r = newRunner(p.f, p.cfg, 1)
-		p.r.state = p.cfg.stateful()
-		p.r.start()
-		p.chk = checker.New(p.r, checker.Options{FastExit: true, Locate: locate})
+		p.r, p.chk = rt.Start(p.f, p.cfg.runtime(1, p.cfg.stateful()))
 	}
 	return p.chk.Start()
 }
@@ -105,7 +104,7 @@ func (p *inProcess) Start() (search.Execution, error) {
 //go:norace
 func (p *inProcess) pause() {
 	if p.r != nil {
-		p.r.stop()
+		p.r.Stop()
 		p.r, p.chk = nil, nil
 	}
 }
@@ -123,23 +122,18 @@ func explainBug(f func(), cfg *config, b search.Bug) *hunt.Explanation {
 		}
 		return &hunt.Explanation{Report: rep, Outcome: rr.Outcome}
 	}
-	r := newRunner(f, cfg, reportDepth)
-	r.state = true
-	r.start()
-	defer r.stop()
-	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
+	r, chk := rt.Start(f, cfg.runtime(rt.ReportDepth, true))
+	defer r.Stop()
 	e, err := chk.Begin()
 	if err != nil {
 		return &hunt.Explanation{}
 	}
-	ex := r.begun
+	ex := r.Begun()
 	defer e.Close()
 	lr, err := search.ReplayLasso(e, b.Schedule, b.Cycle, 1)
 	if err != nil {
 		return &hunt.Explanation{}
 	}
-	syms := newSymbols(r, ex, e.Trace(), e.BlockedThreads())
-	rep := report.Build(e, lr.Result.Outcome, syms)
-	decorate(rep, ex, syms)
+	rep := ex.Report(e, lr.Result.Outcome)
 	return &hunt.Explanation{Report: rep, Outcome: lr.Result.Outcome, Lasso: lr}
 }

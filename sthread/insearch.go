@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/insearch"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
 // The search inside the target. `stdbg find` starts a Go program or test
@@ -23,15 +23,7 @@ import (
 //go:norace
 func UnderStdbg() bool {
 	_, replaying := os.LookupEnv(ReplayEnv)
-	return searching() || remote() || replaying
-}
-
-// searching reports whether stdbg started this process to search in it.
-//
-//go:norace
-func searching() bool {
-	_, ok := os.LookupEnv(insearch.SpecEnv)
-	return ok
+	return rt.Searching() || rt.Remote() || replaying
 }
 
 // serveSearchOrDie runs the search stdbg asked for on f and returns the
@@ -95,13 +87,8 @@ func serveSearch(f func(), cfg *config) error {
 	if spec.TransitionTimeout > 0 {
 		cfg.timeout = spec.TransitionTimeout
 	}
-	if raceOn {
-		raceHide = true
-		tapStderr()
-	}
-	r := newRunner(f, cfg, 1)
-	r.start()
-	defer r.stop()
-	chk := checker.New(r, checker.Options{FastExit: true, Locate: locate})
+	rt.HideRaces()
+	r, chk := rt.Start(f, cfg.runtime(1, false))
+	defer r.Stop()
 	return insearch.Serve(chk, spec, stream, tr, stop)
 }

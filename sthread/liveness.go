@@ -2,10 +2,9 @@ package sthread
 
 import (
 	"fmt"
-	"hash/fnv"
 
 	"github.com/stdbg/stdbg/ltl"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
 // State declares part of the program's state under the given name, for
@@ -24,11 +23,8 @@ import (
 // paused and must not use sthread objects. Outside a check State does
 // nothing.
 func State(name string, f func() any) {
-	if !hooked.Load() || f == nil {
-		return
-	}
-	if th, ok := enterFree(); ok {
-		th.ex.declare(name, f, nil)
+	if f != nil {
+		rt.Declare(name, f, nil)
 	}
 }
 
@@ -38,64 +34,15 @@ func State(name string, f func() any) {
 // objects, and Prop does nothing outside a check. A proposition is part of
 // the state.
 func Prop(name string, f func() bool) {
-	if !hooked.Load() || f == nil {
-		return
-	}
-	if th, ok := enterFree(); ok {
-		th.ex.declare(name, nil, f)
+	if f != nil {
+		rt.Declare(name, nil, f)
 	}
 }
 
 // Progress marks progress: a livelock (the Livelock option, stdbg find
 // --livelock) is a cycle of states in which no goroutine calls Progress.
 // Outside a check it does nothing.
-func Progress() {
-	if !hooked.Load() {
-		return
-	}
-	if th, ok := enterFree(); ok {
-		th.ex.progress = true
-	}
-}
-
-// declared is a piece of state or a proposition declared by the program.
-type declared struct {
-	name  string
-	state func() any
-	prop  func() bool
-}
-
-func (ex *execution) declare(name string, state func() any, prop func() bool) {
-	for i := range ex.declared {
-		d := &ex.declared[i]
-		if d.name == name && (d.prop == nil) == (prop == nil) {
-			d.state, d.prop = state, prop
-			return
-		}
-	}
-	ex.declared = append(ex.declared, declared{name: name, state: state, prop: prop})
-}
-
-// stateEvent describes the program state at the end of a transition.
-func (ex *execution) stateEvent() wire.State {
-	h := fnv.New64a()
-	st := wire.State{Progress: ex.progress}
-	ex.progress = false
-	for _, d := range ex.declared {
-		if d.prop != nil {
-			v := int64(0)
-			if d.prop() {
-				v = 1
-			}
-			st.Props = append(st.Props, wire.Prop{Name: d.name, Value: v})
-			fmt.Fprintf(h, "p%s=%d;", d.name, v)
-			continue
-		}
-		fmt.Fprintf(h, "s%s=%#v;", d.name, d.state())
-	}
-	st.Hash = h.Sum64()
-	return st
-}
+func Progress() { rt.Progress() }
 
 // Visited makes the search stateful: an execution that reaches a state
 // already explored stops there, so that loops that come back to where they

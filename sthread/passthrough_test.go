@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/sthread/sync/atomic"
 )
 
 // Outside Check every primitive behaves as the real one.
@@ -134,10 +135,10 @@ func TestPassThroughChannels(t *testing.T) {
 }
 
 func TestPassThroughMisc(t *testing.T) {
-	var n sthread.AtomicInt64
-	var m sthread.AtomicInt32
-	var bl sthread.AtomicBool
-	var p sthread.AtomicPointer[int]
+	var n atomic.Int64
+	var m atomic.Int32
+	var bl atomic.Bool
+	var p atomic.Pointer[int]
 	x := 5
 	n.Store(n.Add(2) + n.Swap(1) + n.Load())
 	if !n.CompareAndSwap(5, 6) || n.Load() != 6 {

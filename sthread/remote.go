@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -22,20 +22,6 @@ import (
 // reports. The process greets the checker, receives FORK, and then pumps:
 // it hands the checker the events of each transition and runs the thread
 // the checker names, with the in-process runtime (runner) doing the work.
-
-// Environment variables through which stdbg hands a target its channels.
-const (
-	envCtl     = "STDBG_CTL"
-	envMailbox = "STDBG_MAILBOX"
-	envChecker = "STDBG_CHECKER_PID"
-)
-
-// remote reports whether this process was started by stdbg find.
-//
-//go:norace
-func remote() bool {
-	return os.Getenv(envCtl) != "" && os.Getenv(envMailbox) != ""
-}
 
 // Run runs f as a checked program. Under stdbg find it runs one execution
 // of f under the stdbg checker and then ends the process. With ReplayEnv
@@ -49,10 +35,10 @@ func remote() bool {
 //
 //go:norace
 func Run(f func()) {
-	if searching() {
+	if rt.Searching() {
 		os.Exit(serveSearchOrDie(f, newConfig(nil)))
 	}
-	if remote() {
+	if rt.Remote() {
 		os.Exit(runRemoteOrDie(f, newConfig(nil)))
 	}
 	if s, ok := os.LookupEnv(ReplayEnv); ok {
@@ -102,85 +88,109 @@ func envFD(name string) (int, error) {
 //
 //go:norace
 func runRemote(f func(), cfg *config) error {
-	ctlFD, err := envFD(envCtl)
-	if err != nil {
+	link, err := connect()
+	if err != nil || link == nil {
 		return err
 	}
-	mbFD, err := envFD(envMailbox)
-	if err != nil {
-		return err
-	}
-	checkerPid, _ := strconv.Atoi(os.Getenv(envChecker))
-	for _, k := range []string{envCtl, envMailbox, envChecker} {
-		os.Unsetenv(k)
-	}
-	ctl := os.NewFile(uintptr(ctlFD), "stdbg-ctl")
-	mb, err := wire.OpenMailbox(mbFD)
-	if err != nil {
-		return err
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("finding the executable: %w", err)
-	}
-	hello := wire.Hello{Version: wire.Version, Pid: os.Getpid(), Modules: selfModules(exe)}
-	if _, err := ctl.Write(wire.EncodeHello(hello)); err != nil {
-		return fmt.Errorf("greeting the checker: %w", err)
-	}
-	buf := make([]byte, 64)
-	n, err := ctl.Read(buf)
-	if err != nil {
-		return fmt.Errorf("waiting for the checker: %w", err)
-	}
-	if wire.IsQuit(buf[:n]) {
-		return nil
-	}
-	gen, flags, err := wire.DecodeFork(buf[:n])
-	if err != nil {
-		return err
-	}
-	slot := mb.Slot(gen)
-	slot.SetPid(os.Getpid())
-
 	// One goroutine runs at a time, as in Check; the runner relies on it.
 	runtime.GOMAXPROCS(1)
 	// The checker enforces transition timeouts; the local watchdog only
 	// backs it up.
 	cfg.timeout = time.Hour
 	depth := 1
-	if flags&wire.FlagStacks != 0 {
-		depth = framesCap
+	if link.flags&wire.FlagStacks != 0 {
+		depth = rt.FramesCap
 	}
-	if raceOn {
-		raceHide = true
-		tapStderr()
+	rt.HideRaces()
+	r, _ := rt.Start(f, cfg.runtime(depth, link.flags&wire.FlagState != 0))
+	defer r.Stop()
+	return link.pump(r)
+}
+
+// checkerLink is this process's channel to the checker of stdbg find:
+// the mailbox slot it exchanges messages through, the flags of the FORK
+// it received, and the checker's process id.
+type checkerLink struct {
+	slot       *wire.Slot
+	flags      uint32
+	checkerPid int
+}
+
+// connect takes the channels stdbg find handed the process (their
+// environment variables are removed), greets the checker with the
+// executable's mapping and waits for FORK. It returns nil if the checker
+// said QUIT instead.
+//
+//go:norace
+func connect() (*checkerLink, error) {
+	ctlFD, err := envFD(rt.EnvCtl)
+	if err != nil {
+		return nil, err
 	}
-	r := newRunner(f, cfg, depth)
-	r.state = flags&wire.FlagState != 0
-	r.start()
-	defer r.stop()
+	mbFD, err := envFD(rt.EnvMailbox)
+	if err != nil {
+		return nil, err
+	}
+	checkerPid, _ := strconv.Atoi(os.Getenv(rt.EnvChecker))
+	for _, k := range []string{rt.EnvCtl, rt.EnvMailbox, rt.EnvChecker} {
+		os.Unsetenv(k)
+	}
+	ctl := os.NewFile(uintptr(ctlFD), "stdbg-ctl")
+	mb, err := wire.OpenMailbox(mbFD)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the executable: %w", err)
+	}
+	hello := wire.Hello{Version: wire.Version, Pid: os.Getpid(), Modules: selfModules(exe)}
+	if _, err := ctl.Write(wire.EncodeHello(hello)); err != nil {
+		return nil, fmt.Errorf("greeting the checker: %w", err)
+	}
+	buf := make([]byte, 64)
+	n, err := ctl.Read(buf)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the checker: %w", err)
+	}
+	if wire.IsQuit(buf[:n]) {
+		return nil, nil
+	}
+	gen, flags, err := wire.DecodeFork(buf[:n])
+	if err != nil {
+		return nil, err
+	}
+	slot := mb.Slot(gen)
+	slot.SetPid(os.Getpid())
+	return &checkerLink{slot: slot, flags: flags, checkerPid: checkerPid}, nil
+}
+
+// pump runs executions of r for the checker: it hands the checker the
+// events of each transition and runs the thread the checker names. With
+// FlagReuse the process serves execution after execution: the checker ends
+// each one with RESET (after a failure too), and the runner starts the
+// checked function afresh, as Explore does in process.
+//
+//go:norace
+func (l *checkerLink) pump(r *rt.Runner) error {
 	evs, err := r.Begin()
 	if err != nil {
 		return err
 	}
-	// With FlagReuse the process serves execution after execution: the
-	// checker ends each one with RESET (after a failure too), and the
-	// runner starts the checked function afresh, as Explore does in
-	// process.
-	reuse := flags&wire.FlagReuse != 0
+	reuse := l.flags&wire.FlagReuse != 0
 	for {
 		msg, over, err := encodeEvents(evs)
 		if err != nil {
 			return err
 		}
-		last := slot.DownSeq()
-		if err := slot.Send(msg); err != nil {
+		last := l.slot.DownSeq()
+		if err := l.slot.Send(msg); err != nil {
 			return err
 		}
 		if over && !reuse {
 			return nil
 		}
-		answer, err := waitChecker(slot, last, checkerPid)
+		answer, err := waitChecker(l.slot, last, l.checkerPid)
 		if err != nil {
 			return err
 		}
@@ -230,7 +240,7 @@ func waitChecker(slot *wire.Slot, last uint32, checkerPid int) ([]byte, error) {
 // an event after which the execution cannot go on.
 //
 //go:norace
-func encodeEvents(evs []any) (msg []byte, over bool, err error) {
+func encodeEvents(evs []wire.Event) (msg []byte, over bool, err error) {
 	for _, ev := range evs {
 		switch v := ev.(type) {
 		case wire.Pending:
@@ -242,7 +252,7 @@ func encodeEvents(evs []any) (msg []byte, over bool, err error) {
 			msg = wire.EncodeDone(msg, v)
 		case wire.State:
 			msg = wire.EncodeState(msg, v)
-		case checker.TimedOut:
+		case wire.TimedOut:
 			msg = wire.EncodeFailure(msg, wire.Failure{Tid: v.Tid, Kind: wire.FailRuntime, Frames: v.Frames,
 				Message: "a goroutine ran for an hour without reaching a scheduling point"})
 			over = true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
+	satomic "github.com/stdbg/stdbg/sthread/sync/atomic"
 )
 
 // everything calls every sthread operation once, so that the test can
@@ -18,8 +19,8 @@ func everything() {
 	var rw sthread.RWMutex
 	var wg sthread.WaitGroup
 	var once sthread.Once
-	var n sthread.AtomicInt64
-	var b sthread.AtomicBool
+	var n satomic.Int64
+	var b satomic.Bool
 	c := sthread.NewCond(&mu)
 	ch := sthread.MakeChan[int](2)
 	x := 0
@@ -118,7 +119,7 @@ func TestCallSites(t *testing.T) {
 		"RWMutex.RUnlock", "RWMutex.Lock", "RWMutex.TryLock", "RWMutex.Unlock", "WaitGroup.Add", "WaitGroup.Done",
 		"WaitGroup.Wait", "go", "Once.Do", "Chan.Send", "Chan.Recv", "Chan.Recv2", "Chan.Len", "Select", "Chan.Close",
 		"range Chan.All", "atomic.Load", "atomic.Store", "atomic.Add", "atomic.Swap", "atomic.CompareAndSwap",
-		"sthread.Read", "sthread.Write", "sthread.Yield", "sthread.Sleep", "sthread.Choose", "Cond.Wait",
+		"sthread.Read", "sthread.Write", "sthread.Yield", "time.Sleep", "sthread.Choose", "Cond.Wait",
 		"Cond.Signal", "Cond.Broadcast"} {
 		if !seen(want) {
 			t.Errorf("no step shows %s", want)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
 // TB wraps t for use inside a checked function. Under Check, its Error,
@@ -30,14 +30,14 @@ type checkedTB struct{ testing.TB }
 //
 //go:norace
 func (c *checkedTB) fail(msg string) bool {
-	if !hooked.Load() {
+	if !rt.Hooked() {
 		return false
 	}
-	th, ok := enterFree()
+	th, ok := rt.EnterFree()
 	if !ok {
 		return false
 	}
-	th.failUser(msg)
+	th.FailUser(msg)
 	return true
 }
 
@@ -46,7 +46,7 @@ func sprintln(args []any) string { return strings.TrimSuffix(fmt.Sprintln(args..
 
 //go:norace
 func (c *checkedTB) Error(args ...any) {
-	lateCall(c.TB, "Error")
+	rt.LateTestCall(c.TB, "Error")
 	if !c.fail(sprintln(args)) {
 		c.TB.Helper()
 		c.TB.Error(args...)
@@ -55,7 +55,7 @@ func (c *checkedTB) Error(args ...any) {
 
 //go:norace
 func (c *checkedTB) Errorf(format string, args ...any) {
-	lateCall(c.TB, "Errorf")
+	rt.LateTestCall(c.TB, "Errorf")
 	if !c.fail(fmt.Sprintf(format, args...)) {
 		c.TB.Helper()
 		c.TB.Errorf(format, args...)
@@ -64,7 +64,7 @@ func (c *checkedTB) Errorf(format string, args ...any) {
 
 //go:norace
 func (c *checkedTB) Fatal(args ...any) {
-	lateCall(c.TB, "Fatal")
+	rt.LateTestCall(c.TB, "Fatal")
 	if !c.fail(sprintln(args)) {
 		c.TB.Helper()
 		c.TB.Fatal(args...)
@@ -73,7 +73,7 @@ func (c *checkedTB) Fatal(args ...any) {
 
 //go:norace
 func (c *checkedTB) Fatalf(format string, args ...any) {
-	lateCall(c.TB, "Fatalf")
+	rt.LateTestCall(c.TB, "Fatalf")
 	if !c.fail(fmt.Sprintf(format, args...)) {
 		c.TB.Helper()
 		c.TB.Fatalf(format, args...)
@@ -82,7 +82,7 @@ func (c *checkedTB) Fatalf(format string, args ...any) {
 
 //go:norace
 func (c *checkedTB) Fail() {
-	lateCall(c.TB, "Fail")
+	rt.LateTestCall(c.TB, "Fail")
 	if !c.fail("Fail called") {
 		c.TB.Fail()
 	}
@@ -90,28 +90,16 @@ func (c *checkedTB) Fail() {
 
 //go:norace
 func (c *checkedTB) FailNow() {
-	lateCall(c.TB, "FailNow")
+	rt.LateTestCall(c.TB, "FailNow")
 	if !c.fail("FailNow called") {
 		c.TB.FailNow()
 	}
 }
 
-// logging reports whether a log line goes to the test: always outside
-// Check, only when replaying a schedule under it.
-//
-//go:norace
-func logging() bool {
-	if !hooked.Load() {
-		return true
-	}
-	r := checking.Load()
-	return r == nil || r.replay
-}
-
 //go:norace
 func (c *checkedTB) Log(args ...any) {
-	lateCall(c.TB, "Log")
-	if logging() {
+	rt.LateTestCall(c.TB, "Log")
+	if rt.Logging() {
 		c.TB.Helper()
 		c.TB.Log(args...)
 	}
@@ -119,54 +107,9 @@ func (c *checkedTB) Log(args ...any) {
 
 //go:norace
 func (c *checkedTB) Logf(format string, args ...any) {
-	lateCall(c.TB, "Logf")
-	if logging() {
+	rt.LateTestCall(c.TB, "Logf")
+	if rt.Logging() {
 		c.TB.Helper()
 		c.TB.Logf(format, args...)
 	}
-}
-
-// TestCall returns t, or under a check TB(t). Instrumented plain Go tests
-// call it before each method of a *testing.T that logs, fails or skips:
-// stdbg rewrites t.Logf(...) into sthread.TestCall(t, "Logf").Logf(...).
-// Under stdbg, a t.Fatalf of the test is then the execution's assertion
-// failure, with its message and line, and a goroutine that calls such a
-// method after the checked test function returned ends the execution with
-// a misuse, told with its schedule: go test panics ("Log in goroutine
-// after TestX has completed") when that happens in a real run. Elsewhere
-// it returns t.
-//
-//go:norace
-func TestCall(t testing.TB, method string) testing.TB {
-	lateCall(t, method)
-	if hooked.Load() {
-		// Under the checker, t behaves as TB(t): a failure of the
-		// checked function is the execution's assertion failure, with
-		// its message and line, and logs are kept for replays.
-		return &checkedTB{TB: t}
-	}
-	return t
-}
-
-// lateCall reports the misuse of calling t's method from a goroutine of
-// the checked function once that function returned.
-//
-//go:norace
-func lateCall(t testing.TB, method string) {
-	if !hooked.Load() {
-		return
-	}
-	th, ok := enterFree()
-	if !ok || th.tid == 1 || !th.ex.over {
-		return
-	}
-	what := "Log"
-	switch {
-	case strings.HasPrefix(method, "Error"), strings.HasPrefix(method, "Fail"), strings.HasPrefix(method, "Fatal"):
-		what = "Fail"
-	case strings.HasPrefix(method, "Skip"):
-		what = "Skip"
-	}
-	th.failWith(wire.FailMisuse, fmt.Sprintf("t.%s called by goroutine %d after %s returned: go test panics (%s in goroutine after %s has completed)",
-		method, th.tid, t.Name(), what, t.Name()), "t."+method)
 }

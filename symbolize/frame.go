@@ -5,6 +5,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // Frame is the symbolic description of one code address.
@@ -105,7 +107,8 @@ var systemModulePrefixes = []string{
 // or is a bits/ or c++/ header, when no source file is known at all, and
 // for Go code that is not the user's: the Go runtime and standard library
 // (functions without a module path, such as runtime.gopark or sync.(*Mutex).Lock,
-// in files under GOROOT) and stdbg's own runtime package sthread.
+// in files under GOROOT) and stdbg's own runtime, package sthread and the
+// packages under it.
 func IsSystem(f Frame) bool {
 	if isGoSystemFunc(f.Func) {
 		return true
@@ -138,12 +141,10 @@ func IsSystem(f Frame) bool {
 	return false
 }
 
-// sthreadPkg is the import path of stdbg's Go runtime package.
-const sthreadPkg = "github.com/stdbg/stdbg/sthread."
-
 // isGoSystemFunc reports whether a Go function name belongs to stdbg's
-// sthread package or to the Go runtime (runtime., internal/...).
+// sthread package and its packages or to the Go runtime (runtime.,
+// internal/...).
 func isGoSystemFunc(name string) bool {
-	return strings.HasPrefix(name, sthreadPkg) || strings.HasPrefix(name, "runtime.") ||
+	return rtnames.IsRuntimeFunc(name) || strings.HasPrefix(name, "runtime.") ||
 		strings.HasPrefix(name, "internal/") || strings.HasPrefix(name, "testing.")
 }

@@ -114,7 +114,7 @@ func mayWait(k Kind) bool { return infoOf(k).mayWait }
 // mayWait), or finishes.
 func (w *World) heat(tid int, op Op, res Result) {
 	th := &w.threads[tid-1]
-	if op.Kind == TimerWait {
+	if noProgress(op.Kind) {
 		w.waits++
 		th.waited = w.waits
 	}
@@ -141,24 +141,43 @@ func (w *World) heat(tid int, op Op, res Result) {
 	}
 }
 
-// earliestTimer reports whether time may pass to at for thread tid's
+// earliestTimer reports whether thread tid's TimerWait for at may run:
+// time may pass to at (timeMayPass), and fairness does not hold the
+// thread back (see fairWait).
+func (w *World) earliestTimer(tid int, at int64) bool {
+	if !w.timeMayPass(tid, at) {
+		return false
+	}
+	me := &w.threads[tid-1]
+	if me.waited == 0 {
+		return true
+	}
+	for i := range w.threads {
+		if i+1 != tid && w.fairWait(me, i+1, &w.threads[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// timeMayPass reports whether time may pass to at for thread tid's
 // TimerWait: no other live thread has a pending TimerWait earlier than at,
 // nor a timer that fired and has still to deliver its time (a pending
 // Select of API APITimerFire: the time is there in the instant the timer
-// fires), nor a Stop or Reset under way (a Select of API APITimerStop or
+// fires), nor a Stop or Reset about to begin or under way (a Select of
+// API APITimerHalt: the step exists to order Stops and Resets, and adds
+// no instant at which time could pass; a Select of API APITimerStop or
 // its wake), nor is a thread that time woke still running at that instant
 // (thread.hot: a goroutine wakes from a sleep, or a timer's time, at that
-// time; however slow the other goroutines are, it is not), nor does
-// fairness hold the thread back (see fairWait).
-func (w *World) earliestTimer(tid int, at int64) bool {
-	me := &w.threads[tid-1]
+// time; however slow the other goroutines are, it is not).
+func (w *World) timeMayPass(tid int, at int64) bool {
 	for i := range w.threads {
 		th := &w.threads[i]
 		if i+1 == tid || th.finished || !th.hasPending {
 			continue
 		}
 		p := &th.pending
-		if p.Kind == TimerWait && p.Arg < at || p.Kind == Select && p.API == APITimerFire {
+		if p.Kind == TimerWait && p.Arg < at || p.Kind == Select && (p.API == APITimerFire || p.API == APITimerHalt) {
 			return false
 		}
 		if p.API == APITimerStop && (p.Kind == Select || p.Kind == ChanWake) {
@@ -166,27 +185,11 @@ func (w *World) earliestTimer(tid int, at int64) bool {
 			// which its ticker does not tick again.
 			return false
 		}
-		if th.hot && w.enabled(i+1, p) || w.timeReady(th) || w.fairWait(me, i+1, th) {
+		if th.hot && w.enabled(i+1, p) || w.timeReady(th) {
 			return false
 		}
 	}
 	return true
-}
-
-// fairWait reports whether thread me, waiting for time again, must first
-// let thread th (thread tid) run: th has not run since me's last TimerWait and can run
-// now. A ticker's goroutine, or a goroutine that sleeps in a loop, thus
-// does not wait for time twice while a goroutine that could run all along
-// never did: such a schedule starves a runnable goroutine for a whole
-// period, which no Go scheduler does, and without this rule a ticker (or
-// a polling loop that sleeps) ticks for ever in every schedule that
-// leaves another goroutine waiting for its turn, up to the depth bound.
-// Only a thread's second and later TimerWaits are held back (the first
-// races with everything), and only by threads that can run now (a thread
-// that waits for the ticker's time does not hold it back). th's pending
-// TimerWait never holds me back: time orders the two.
-func (w *World) fairWait(me *thread, tid int, th *thread) bool {
-	return me.waited != 0 && th.ran < me.waited && th.pending.Kind != TimerWait && w.enabled(tid, &th.pending)
 }
 
 // timeReady reports whether thread th can take a timer's time now: its

@@ -276,7 +276,8 @@ func (g *gen) choice(k int) {
 	g.emit(k, Op{Code: "choose", Val: n, Reg: r}, Op{Code: "if", Reg: r, Val: 1, Body: g.memOp(k, g.variable())})
 }
 
-// pause: a yield or a sleep.
+// pause: a yield or a sleep (in Go also a sleep of no time, a plain
+// scheduling point).
 func (g *gen) pause(k int) {
 	switch g.rng.IntN(3) {
 	case 0:
@@ -285,7 +286,7 @@ func (g *gen) pause(k int) {
 		g.emit(k, Op{Code: "sleep", Val: int64(1 + g.rng.IntN(3)), Reg: -1})
 	default:
 		if g.lang == Go {
-			g.emit(k, Op{Code: "gosleep", Val: 1, Reg: -1})
+			g.emit(k, Op{Code: "sleep", Val: 0, Reg: -1})
 		} else {
 			g.emit(k, Op{Code: "syield", Reg: -1})
 		}

@@ -18,13 +18,14 @@ func GoTest(p *Program, pkg, fn, comment string) (string, error) {
 	}
 	e := &goEmitter{p: p}
 	var b strings.Builder
-	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"context\"\n\t\"testing\"\n\t\"time\"\n\n\t\"github.com/stdbg/stdbg/sthread\"\n)\n\n", pkg)
+	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"context\"\n\t\"testing\"\n\t\"time\"\n\n%s)\n\n", pkg, goImports)
 	for _, l := range strings.Split(strings.TrimRight(comment, "\n"), "\n") {
 		b.WriteString(strings.TrimRight("// "+l, " ") + "\n")
 	}
 	fmt.Fprintf(&b, "func %s(t *testing.T) {\n\tsthread.Check(t, func() {\n", fn)
 	b.WriteString("\t\tb2i := func(b bool) int64 {\n\t\t\tif b {\n\t\t\t\treturn 1\n\t\t\t}\n\t\t\treturn 0\n\t\t}\n")
 	b.WriteString("\t\t_, _, _ = b2i, context.Background, time.Millisecond\n")
+	b.WriteString("\t\t_, _, _, _ = lang.SelectOf, stime.Now, scontext.Cause, atomic.LoadInt64\n")
 	e.objects(&b)
 	if len(p.Threads) > 1 {
 		var names []string
@@ -43,6 +44,15 @@ func GoTest(p *Program, pkg, fn, comment string) (string, error) {
 	return b.String(), nil
 }
 
+// goImports are the imports of stdbg's packages in the test file: sthread,
+// and its packages that plain Go is rewritten onto, which the interpreter
+// runs the program with.
+const goImports = "\t\"github.com/stdbg/stdbg/sthread\"\n" +
+	"\tscontext \"github.com/stdbg/stdbg/sthread/context\"\n" +
+	"\t\"github.com/stdbg/stdbg/sthread/lang\"\n" +
+	"\t\"github.com/stdbg/stdbg/sthread/sync/atomic\"\n" +
+	"\tstime \"github.com/stdbg/stdbg/sthread/time\"\n"
+
 type goEmitter struct{ p *Program }
 
 func (e *goEmitter) objects(b *strings.Builder) {
@@ -52,7 +62,7 @@ func (e *goEmitter) objects(b *strings.Builder) {
 		case "var":
 			fmt.Fprintf(b, "\t\tvar %s int64\n", n)
 		case "atomic":
-			fmt.Fprintf(b, "\t\tvar %s sthread.AtomicInt64\n", n)
+			fmt.Fprintf(b, "\t\tvar %s atomic.Int64\n", n)
 		case "mutex":
 			fmt.Fprintf(b, "\t\tvar %s sthread.Mutex\n", n)
 		case "rwmutex":
@@ -71,7 +81,7 @@ func (e *goEmitter) objects(b *strings.Builder) {
 		case "chan":
 			fmt.Fprintf(b, "\t\t%s := make(chan int, %d)\n", n, o.Arg)
 		case "timer":
-			fmt.Fprintf(b, "\t\tvar %s *sthread.Timer\n\t\tvar %sTicker *sthread.Ticker\n\t\t_, _ = %s, %sTicker\n", n, n, n, n)
+			fmt.Fprintf(b, "\t\tvar %s *stime.Timer\n\t\tvar %sTicker *stime.Ticker\n\t\t_, _ = %s, %sTicker\n", n, n, n, n)
 			continue
 		case "ctx":
 			fmt.Fprintf(b, "\t\tvar %s context.Context\n\t\tvar %sCancel context.CancelFunc\n\t\t_, _ = %s, %sCancel\n", n, n, n, n)
@@ -117,9 +127,7 @@ func (e *goEmitter) ops(b *strings.Builder, ops []Op, depth int) {
 		case "yield":
 			w("sthread.Yield()")
 		case "sleep":
-			w("sthread.TimeSleep(%d * time.Millisecond)", op.Val)
-		case "gosleep":
-			w("sthread.Sleep(%d * time.Millisecond)", op.Val)
+			w("stime.Sleep(%d * time.Millisecond)", op.Val)
 		case "choose":
 			set(fmt.Sprintf("int64(sthread.Choose(%d))", op.Val))
 		case "read":
@@ -178,11 +186,11 @@ func (e *goEmitter) ops(b *strings.Builder, ops []Op, depth int) {
 		case "wgwait":
 			w("%s.Wait()", o)
 		case "send":
-			w("sthread.ChanSend(%s, %d)", o, op.Val)
+			w("lang.ChanSend(%s, %d)", o, op.Val)
 		case "recv":
-			set(fmt.Sprintf("int64(sthread.ChanRecv(%s))", o))
+			set(fmt.Sprintf("int64(lang.ChanRecv(%s))", o))
 		case "recvok":
-			w("{\n%s\t_, ok := sthread.ChanRecv2(%s)", ind, o)
+			w("{\n%s\t_, ok := lang.ChanRecv2(%s)", ind, o)
 			if op.Reg >= 0 {
 				w("\t%s = b2i(ok)", r)
 			} else {
@@ -190,19 +198,19 @@ func (e *goEmitter) ops(b *strings.Builder, ops []Op, depth int) {
 			}
 			w("}")
 		case "close":
-			w("sthread.ChanClose(%s)", o)
+			w("lang.ChanClose(%s)", o)
 		case "len":
-			set(fmt.Sprintf("int64(sthread.ChanLen(%s))", o))
+			set(fmt.Sprintf("int64(lang.ChanLen(%s))", o))
 		case "select":
 			e.sel(b, op, depth)
 		case "timer":
-			w("%s, %sTicker = sthread.NewTimer(%d*time.Millisecond), nil", o, o, op.Val)
+			w("%s, %sTicker = stime.NewTimer(%d*time.Millisecond), nil", o, o, op.Val)
 		case "afterfunc":
-			w("%s, %sTicker = sthread.AfterFunc(%d*time.Millisecond, thread%d), nil", o, o, op.Val, op.Thread)
+			w("%s, %sTicker = stime.AfterFunc(%d*time.Millisecond, thread%d), nil", o, o, op.Val, op.Thread)
 		case "ticker":
-			w("%s, %sTicker = nil, sthread.NewTicker(%d*time.Millisecond)", o, o, op.Val)
+			w("%s, %sTicker = nil, stime.NewTicker(%d*time.Millisecond)", o, o, op.Val)
 		case "tick":
-			w("if %s != nil {\n%s\tsthread.ChanRecv(%s.C)\n%s} else if %sTicker != nil {\n%s\tsthread.ChanRecv(%sTicker.C)\n%s}", o, ind, o, ind, o, ind, o, ind)
+			w("if %s != nil {\n%s\tlang.ChanRecv(%s.C)\n%s} else if %sTicker != nil {\n%s\tlang.ChanRecv(%sTicker.C)\n%s}", o, ind, o, ind, o, ind, o, ind)
 		case "stop":
 			w("if %s != nil {", o)
 			w("\t%s = b2i(%s.Stop())", orBlank(r), o)
@@ -229,16 +237,16 @@ func (e *goEmitter) ops(b *strings.Builder, ops []Op, depth int) {
 				parent = "parent"
 			}
 			if op.Val > 0 {
-				w("%s, %sCancel = sthread.ContextWithTimeout(%s, %d*time.Millisecond)", o, o, parent, op.Val)
+				w("%s, %sCancel = scontext.WithTimeout(%s, %d*time.Millisecond)", o, o, parent, op.Val)
 			} else {
-				w("%s, %sCancel = sthread.ContextWithCancel(%s)", o, o, parent)
+				w("%s, %sCancel = scontext.WithCancel(%s)", o, o, parent)
 			}
 		case "cancel":
 			w("if %sCancel != nil {\n%s\t%sCancel()\n%s}", o, ind, o, ind)
 		case "ctxerr":
 			w("if %s != nil {\n%s\t%s = b2i(%s.Err() != nil)\n%s}", o, ind, orBlank(r), o, ind)
 		case "ctxdone":
-			w("if %s != nil {\n%s\tsthread.ChanRecv(%s.Done())\n%s}", o, ind, o, ind)
+			w("if %s != nil {\n%s\tlang.ChanRecv(%s.Done())\n%s}", o, ind, o, ind)
 		}
 	}
 }
@@ -259,23 +267,23 @@ func (e *goEmitter) sel(b *strings.Builder, op *Op, depth int) {
 	for i, c := range op.Cases {
 		switch c.Kind {
 		case "recv":
-			w("\tc%d := sthread.RecvCaseOf(%s)", i, c.Obj)
+			w("\tc%d := lang.RecvCaseOf(%s)", i, c.Obj)
 		case "send":
-			w("\tc%d := sthread.SendCaseOf(%s, %d)", i, c.Obj, c.Val)
+			w("\tc%d := lang.SendCaseOf(%s, %d)", i, c.Obj, c.Val)
 		case "timer":
 			w("\tvar tc%d <-chan time.Time", i)
 			w("\tif %s != nil {\n%s\t\ttc%d = %s.C\n%s\t} else if %sTicker != nil {\n%s\t\ttc%d = %sTicker.C\n%s\t}", c.Obj, ind, i, c.Obj, ind, c.Obj, ind, i, c.Obj, ind)
-			w("\tc%d := sthread.RecvCaseOf(tc%d)", i, i)
+			w("\tc%d := lang.RecvCaseOf(tc%d)", i, i)
 		case "after":
-			w("\tc%d := sthread.RecvCaseOf(sthread.After(%d * time.Millisecond))", i, c.Val)
+			w("\tc%d := lang.RecvCaseOf(stime.After(%d * time.Millisecond))", i, c.Val)
 		case "done":
 			w("\tvar dc%d <-chan struct{}", i)
 			w("\tif %s != nil {\n%s\t\tdc%d = %s.Done()\n%s\t}", c.Obj, ind, i, c.Obj, ind)
-			w("\tc%d := sthread.RecvCaseOf(dc%d)", i, i)
+			w("\tc%d := lang.RecvCaseOf(dc%d)", i, i)
 		}
 		cases = append(cases, fmt.Sprintf("c%d", i))
 	}
-	w("\ti := sthread.SelectOf(%v%s)", op.Default, prefixAll(", ", cases))
+	w("\ti := lang.SelectOf(%v%s)", op.Default, prefixAll(", ", cases))
 	for i, c := range op.Cases {
 		if c.Kind == "recv" && c.Reg >= 0 {
 			w("\tif i == %d {\n%s\t\t%s = int64(c%d.Val())\n%s\t}", i, ind, regName(c.Reg), i, ind)

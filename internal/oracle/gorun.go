@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/sthread"
+	scontext "github.com/stdbg/stdbg/sthread/context"
+	"github.com/stdbg/stdbg/sthread/lang"
+	"github.com/stdbg/stdbg/sthread/sync/atomic"
+	stime "github.com/stdbg/stdbg/sthread/time"
 )
 
 // The Go interpreter runs a Program under package sthread, in process: the
@@ -147,15 +151,15 @@ type goRun struct {
 	pos [][]int
 
 	vars    []int64
-	atomics []sthread.AtomicInt64
+	atomics []atomic.Int64
 	mutexes []sthread.Mutex
 	rws     []sthread.RWMutex
 	conds   []*sthread.Cond
 	wgs     []sthread.WaitGroup
 	onces   []sthread.Once
 	chans   []chan int
-	timers  []*sthread.Timer
-	tickers []*sthread.Ticker
+	timers  []*stime.Timer
+	tickers []*stime.Ticker
 	ctxs    []context.Context
 	cancels []context.CancelFunc
 	// chanLog records, per channel, the values whose sends returned and
@@ -211,11 +215,11 @@ func (g *goProg) main(stateful bool) func() {
 func (g *goProg) newRun() *goRun {
 	n := len(g.threads)
 	r := &goRun{g: g, regs: make([][NumRegs]int64, n), pos: make([][]int, n),
-		vars: make([]int64, g.nvar), atomics: make([]sthread.AtomicInt64, g.natomic),
+		vars: make([]int64, g.nvar), atomics: make([]atomic.Int64, g.natomic),
 		mutexes: make([]sthread.Mutex, g.nmutex), rws: make([]sthread.RWMutex, g.nrw),
 		conds: make([]*sthread.Cond, g.ncond), wgs: make([]sthread.WaitGroup, g.nwg),
 		onces: make([]sthread.Once, g.nonce), chans: make([]chan int, g.nchan),
-		timers: make([]*sthread.Timer, g.ntimer), tickers: make([]*sthread.Ticker, g.ntimer),
+		timers: make([]*stime.Timer, g.ntimer), tickers: make([]*stime.Ticker, g.ntimer),
 		ctxs: make([]context.Context, g.nctx), cancels: make([]context.CancelFunc, g.nctx),
 		chanLog: make([][]int64, g.nchan), atomVals: make([]int64, g.natomic)}
 	for i, c := range g.conds {
@@ -265,9 +269,7 @@ func (r *goRun) exec(k, run int, ops []gop) {
 		case "yield":
 			sthread.Yield()
 		case "sleep":
-			sthread.TimeSleep(ms(op.Val))
-		case "gosleep":
-			sthread.Sleep(ms(op.Val))
+			stime.Sleep(ms(op.Val))
 		case "choose":
 			set(op.Reg, int64(sthread.Choose(int(op.Val))))
 		case "read":
@@ -344,31 +346,31 @@ func (r *goRun) exec(k, run int, ops []gop) {
 		case "wgwait":
 			r.wgs[op.obj].Wait()
 		case "send":
-			sthread.ChanSend(r.chans[op.obj], int(op.Val))
+			lang.ChanSend(r.chans[op.obj], int(op.Val))
 			r.chanLog[op.obj] = append(r.chanLog[op.obj], op.Val)
 		case "recv":
-			v := sthread.ChanRecv(r.chans[op.obj])
+			v := lang.ChanRecv(r.chans[op.obj])
 			r.chanLog[op.obj] = append(r.chanLog[op.obj], -1-int64(v))
 			set(op.Reg, int64(v))
 		case "recvok":
-			v, ok := sthread.ChanRecv2(r.chans[op.obj])
+			v, ok := lang.ChanRecv2(r.chans[op.obj])
 			r.chanLog[op.obj] = append(r.chanLog[op.obj], -1-int64(v))
 			set(op.Reg, b2i(ok))
 		case "close":
-			sthread.ChanClose(r.chans[op.obj])
+			lang.ChanClose(r.chans[op.obj])
 		case "len":
-			set(op.Reg, int64(sthread.ChanLen(r.chans[op.obj])))
+			set(op.Reg, int64(lang.ChanLen(r.chans[op.obj])))
 		case "select":
 			set(op.Reg, r.sel(k, op))
 		case "timer":
-			r.timers[op.obj], r.tickers[op.obj] = sthread.NewTimer(ms(op.Val)), nil
+			r.timers[op.obj], r.tickers[op.obj] = stime.NewTimer(ms(op.Val)), nil
 		case "afterfunc":
-			r.timers[op.obj], r.tickers[op.obj] = sthread.AfterFunc(ms(op.Val), threadFns[op.Thread]), nil
+			r.timers[op.obj], r.tickers[op.obj] = stime.AfterFunc(ms(op.Val), threadFns[op.Thread]), nil
 		case "ticker":
-			r.timers[op.obj], r.tickers[op.obj] = nil, sthread.NewTicker(ms(op.Val))
+			r.timers[op.obj], r.tickers[op.obj] = nil, stime.NewTicker(ms(op.Val))
 		case "tick":
 			if c := r.timerChan(op.obj); c != nil {
-				sthread.ChanRecv(c)
+				lang.ChanRecv(c)
 			}
 		case "stop":
 			switch {
@@ -392,9 +394,9 @@ func (r *goRun) exec(k, run int, ops []gop) {
 				parent = r.ctxs[i]
 			}
 			if op.Val > 0 {
-				r.ctxs[op.obj], r.cancels[op.obj] = sthread.ContextWithTimeout(parent, ms(op.Val))
+				r.ctxs[op.obj], r.cancels[op.obj] = scontext.WithTimeout(parent, ms(op.Val))
 			} else {
-				r.ctxs[op.obj], r.cancels[op.obj] = sthread.ContextWithCancel(parent)
+				r.ctxs[op.obj], r.cancels[op.obj] = scontext.WithCancel(parent)
 			}
 		case "cancel":
 			if c := r.cancels[op.obj]; c != nil {
@@ -406,7 +408,7 @@ func (r *goRun) exec(k, run int, ops []gop) {
 			}
 		case "ctxdone":
 			if c := r.ctxs[op.obj]; c != nil {
-				sthread.ChanRecv(c.Done())
+				lang.ChanRecv(c.Done())
 			}
 		default:
 			panic("oracle: the Go interpreter has no operation " + op.Code)
@@ -428,28 +430,28 @@ func (r *goRun) timerChan(i int) <-chan time.Time {
 // sel runs a select and returns the index of the case that proceeded, -1
 // for the default case.
 func (r *goRun) sel(k int, op *gop) int64 {
-	cases := make([]sthread.PlainCase, len(op.cases))
-	recvs := make([]*sthread.RecvCase[int], len(op.cases))
+	cases := make([]lang.PlainCase, len(op.cases))
+	recvs := make([]*lang.RecvCase[int], len(op.cases))
 	for i, c := range op.cases {
 		switch c.Kind {
 		case "recv":
-			rc := sthread.RecvCaseOf(r.chans[c.obj])
+			rc := lang.RecvCaseOf(r.chans[c.obj])
 			recvs[i], cases[i] = rc, rc
 		case "send":
-			cases[i] = sthread.SendCaseOf(r.chans[c.obj], int(c.Val))
+			cases[i] = lang.SendCaseOf(r.chans[c.obj], int(c.Val))
 		case "timer":
-			cases[i] = sthread.RecvCaseOf(r.timerChan(c.obj))
+			cases[i] = lang.RecvCaseOf(r.timerChan(c.obj))
 		case "after":
-			cases[i] = sthread.RecvCaseOf(sthread.After(ms(c.Val)))
+			cases[i] = lang.RecvCaseOf(stime.After(ms(c.Val)))
 		case "done":
 			var done <-chan struct{}
 			if x := r.ctxs[c.obj]; x != nil {
 				done = x.Done()
 			}
-			cases[i] = sthread.RecvCaseOf(done)
+			cases[i] = lang.RecvCaseOf(done)
 		}
 	}
-	i := sthread.SelectOf(op.Default, cases...)
+	i := lang.SelectOf(op.Default, cases...)
 	if i < 0 {
 		return -1
 	}

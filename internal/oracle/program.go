@@ -114,7 +114,6 @@ var opCodes = map[string]signature{
 	"yield":    {"", "gc"},   // Go: sthread.Yield; C: sched_yield
 	"syield":   {"", "c"},    // C: stdbg_yield
 	"sleep":    {"v", "gc"},  // Go: time.Sleep(v ms) on the virtual clock; C: usleep
-	"gosleep":  {"v", "g"},   // Go: sthread.Sleep, a scheduling point where no time passes
 	"choose":   {"vr", "gc"}, // r = choose(v)
 	// Plain shared memory, annotated.
 	"read":  {"or", "gc"},

@@ -101,7 +101,7 @@ func candidates(p *Program) []*Program {
 // lowerable codes have a duration or a count in Val that may be lowered.
 func lowerable(code string) bool {
 	switch code {
-	case "sleep", "gosleep", "timer", "afterfunc", "reset", "repeat", "ctx":
+	case "sleep", "timer", "afterfunc", "reset", "repeat", "ctx":
 		return true
 	}
 	return false

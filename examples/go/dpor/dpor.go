@@ -7,7 +7,10 @@
 // executions it needs is what the benchmarks compare.
 package dpor
 
-import "github.com/stdbg/stdbg/sthread"
+import (
+	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/sthread/sync/atomic"
+)
 
 // LastZero is lastzero(n): goroutine 1 scans an array of n+1 zeros from
 // the end for the first zero; goroutines 1..n each set a[i] = a[i-1]+1.
@@ -41,7 +44,7 @@ func LastZero(n int) func() {
 func Indexer(n int) func() {
 	const size, perThread = 128, 4
 	return func() {
-		var table [size]sthread.AtomicInt64
+		var table [size]atomic.Int64
 		var wg sthread.WaitGroup
 		for tid := 1; tid <= n; tid++ {
 			wg.Go(func() {

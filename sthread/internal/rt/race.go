@@ -1,0 +1,311 @@
+package rt
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// Data races. In a build with the race detector (go build -race), the
+// hand-overs between checked goroutines (channels and atomics of the
+// runtime) would order every access of one transition before those of the
+// next: the detector would see no race at all. So sthread hides them — a
+// goroutine ignores synchronisation events (runtime.RaceDisable) from the
+// moment it enters a scheduling point until it returns to the program,
+// and sthread's own code is not instrumented (//go:norace) — and tells the
+// detector instead what the program's operations synchronise: every
+// operation on an object acquires and releases that object (a conservative
+// order: operations on one mutex, channel or wait group are totally
+// ordered), and a go statement releases to the goroutine it starts. Two
+// accesses of the program in different goroutines that nothing of that
+// orders are then reported by the detector, in whatever schedule the
+// search explores.
+//
+// This is done under stdbg find only (see raceHide). There the detector's
+// report (which it writes to standard error) is caught: standard error goes
+// through a pipe that sthread reads, and the transition in which a report
+// appeared ends the execution with a data-race failure carrying the
+// report, with both stacks.
+
+// raceHide turns the hiding on: in a process started by stdbg find, which
+// runs one execution and nothing else. In process (Check, Explore) the
+// checker shares the process with the program, and the detector sees the
+// hand-overs as they are, as it always did.
+var raceHide bool
+
+// HideRaces hides the runtime's hand-overs from the race detector, in a
+// race build, and catches its reports on standard error (see race.go): for
+// a process that stdbg find started to search or run executions in, which
+// checks and does nothing else.
+//
+//go:norace
+func HideRaces() {
+	if raceOn {
+		raceHide = true
+		tapStderr()
+	}
+}
+
+// raceVar returns the synchronisation variable that stands for the object
+// or event key in execution ex.
+//
+//go:norace
+func (ex *Execution) raceVar(key uint64) unsafe.Pointer {
+	if v := ex.raceVars.get(key); v != nil {
+		return v
+	}
+	v := unsafe.Pointer(new(uint64))
+	ex.raceVars.put(key, v, nil)
+	return v
+}
+
+// raceSync tells the detector what op, just performed by the calling
+// goroutine with result code, synchronises. The goroutine is back in the
+// program's code (synchronisation events enabled).
+//
+// Channel operations follow Go's memory model where an edge the program
+// does not have would hide a race: a close only releases, a receive that
+// found the channel closed only acquires, a select that ran its default
+// case synchronises nothing, and a select synchronises through the case
+// that proceeded only. A send or receive that exchanged a value acquires
+// and releases its channel (as an unbuffered exchange does both ways; for
+// a buffered channel an order the program has only with a lag).
+//
+// An operation that parked has not happened yet, but what its goroutine
+// did before it is what the partner that completes it synchronises with:
+// the goroutine releases it into a variable of its own (racePark),
+// which a receive that takes its value acquires, and so does a send that
+// hands its value to it through an unbuffered channel (the receive is
+// synchronised before the send completes). A receive that frees a slot of
+// a full buffer moves the value of the oldest parked sender into it: the
+// receive that later takes that value acquires the sender's variable.
+// Without these edges the detector reported a race between a write of a
+// goroutine before its send and a read of the receiver after its receive
+// whenever the sender parked first.
+//
+// Other operations acquire and release their object.
+//
+//go:norace
+func (ex *Execution) raceSync(th *Thread, op syncmodel.Op, code int64) {
+	switch op.Kind {
+	case syncmodel.Read, syncmodel.Write:
+		return
+	case syncmodel.ChanClose:
+		if op.Obj != 0 {
+			raceReleaseMerge(ex.raceVar(op.Obj))
+		}
+		return
+	case syncmodel.ChanSend, syncmodel.ChanRecv, syncmodel.Select, syncmodel.ChanWake:
+		ex.raceChan(th, op, syncmodel.DecodeChanResult(code))
+		return
+	}
+	ex.raceSyncObj(op.Obj)
+	if op.Kind == syncmodel.GoCondWait || op.Kind == syncmodel.GoCondWake {
+		ex.raceSyncObj(op.Obj2) // the mutex a Go condition wait releases or retakes
+	}
+}
+
+// raceChan tells the detector what channel operation op of thread th,
+// with result r, synchronises (see raceSync).
+//
+//go:norace
+func (ex *Execution) raceChan(th *Thread, op syncmodel.Op, r syncmodel.ChanResult) {
+	switch r.Via {
+	case syncmodel.ViaDefault:
+		return
+	case syncmodel.ViaParked:
+		raceReleaseMerge(ex.racePark(th.tid))
+		return
+	}
+	ch, capacity := op.Obj, op.Arg
+	if op.Cases != nil {
+		if r.Case < 0 || r.Case >= len(op.Cases) {
+			return
+		}
+		ch, capacity = op.Cases[r.Case].Chan, op.Cases[r.Case].Cap
+	}
+	if ch == 0 {
+		return
+	}
+	send := isSend(op, r)
+	switch {
+	case r.Via == syncmodel.ViaPartner && (!send || capacity == 0):
+		// The value came from a parked sender, or went to a parked
+		// receiver of an unbuffered channel.
+		raceAcquire(ex.raceParked(r.Partner))
+	case r.Via == syncmodel.ViaBuffer && send:
+		ex.raceBuffer(ch).push(nil)
+	case r.Via == syncmodel.ViaBuffer:
+		q := ex.raceBuffer(ch)
+		if v := q.pop(); v != nil {
+			raceAcquire(v) // the value a receive moved from a parked sender
+		}
+		if r.Partner != 0 {
+			q.push(ex.raceParked(r.Partner))
+		}
+	}
+	v := ex.raceVar(ch)
+	raceAcquire(v)
+	if r.Via != syncmodel.ViaClosed && (r.Via != syncmodel.ViaWoken || r.OK || send) {
+		raceReleaseMerge(v)
+	}
+}
+
+// The keys, in an execution's raceVars, of the variable of thread tid's
+// latest park on channels, and of the raceBuffer of channel ch. (Not Go
+// maps: the runtime reports the accesses to a map, even from sthread's
+// code, and each report fails the test under way.)
+//
+//go:norace
+func raceParkKey(tid int) uint64 { return 1<<61 | uint64(tid) }
+
+//go:norace
+func raceBufferKey(ch uint64) uint64 { return 1<<60 | ch }
+
+// racePark returns a fresh variable for the park of thread tid under way,
+// for the thread to release into.
+//
+//go:norace
+func (ex *Execution) racePark(tid int) unsafe.Pointer {
+	v := unsafe.Pointer(new(uint64))
+	ex.raceVars.put(raceParkKey(tid), v, nil)
+	return v
+}
+
+// raceParked returns the variable of thread tid's latest park (a fresh one,
+// which orders nothing, if it never parked).
+//
+//go:norace
+func (ex *Execution) raceParked(tid int) unsafe.Pointer {
+	if v := ex.raceVars.get(raceParkKey(tid)); v != nil {
+		return v
+	}
+	return ex.racePark(tid)
+}
+
+// raceBuffer says where the values in a channel's buffer came from: one
+// entry per value, oldest first, the variable of the parked sender whose
+// value a receive moved into the buffer, or nil for a value a running send
+// put there (the channel's variable orders that one).
+type raceBuffer struct{ vars []unsafe.Pointer }
+
+// raceBuffer returns the raceBuffer of channel ch in ex.
+//
+//go:norace
+func (ex *Execution) raceBuffer(ch uint64) *raceBuffer {
+	if p := ex.raceVars.get(raceBufferKey(ch)); p != nil {
+		return (*raceBuffer)(p)
+	}
+	q := &raceBuffer{}
+	ex.raceVars.put(raceBufferKey(ch), unsafe.Pointer(q), q)
+	return q
+}
+
+//go:norace
+func (q *raceBuffer) push(v unsafe.Pointer) { q.vars = append(q.vars, v) }
+
+//go:norace
+func (q *raceBuffer) pop() unsafe.Pointer {
+	if len(q.vars) == 0 {
+		return nil // cannot happen: the model and the buffer agree
+	}
+	v := q.vars[0]
+	q.vars = q.vars[1:]
+	return v
+}
+
+// raceSyncObj acquires and releases the detector's variable of object obj
+// (none for 0).
+//
+//go:norace
+func (ex *Execution) raceSyncObj(obj uint64) {
+	if obj != 0 {
+		v := ex.raceVar(obj)
+		raceAcquire(v)
+		raceReleaseMerge(v)
+	}
+}
+
+// isSend reports whether the channel operation op, with result r, was a
+// send (which a close does not end with OK false as it ends a receive).
+//
+//go:norace
+func isSend(op syncmodel.Op, r syncmodel.ChanResult) bool {
+	if op.Cases != nil {
+		return r.Case >= 0 && r.Case < len(op.Cases) && op.Cases[r.Case].Send
+	}
+	return op.Kind == syncmodel.ChanSend
+}
+
+// quietLoad and quietStore access a word that sthread shares between
+// checked goroutines in their own code, before a scheduling point hides
+// their synchronisation (raceEnter): atomically, except in a race build
+// that hides sthread's hand-overs, where the detector would take the
+// atomic for a synchronisation of the program and order the goroutines,
+// hiding the races between them. Checked goroutines run one at a time.
+//
+//go:norace
+func quietLoad(p *atomic.Uint64) uint64 {
+	if raceOn && raceHide {
+		return *(*uint64)(unsafe.Pointer(p))
+	}
+	return p.Load()
+}
+
+//go:norace
+func quietStore(p *atomic.Uint64, v uint64) {
+	if raceOn && raceHide {
+		*(*uint64)(unsafe.Pointer(p)) = v
+		return
+	}
+	p.Store(v)
+}
+
+// raceEnter is the start of a scheduling point of th in a race build: the
+// goroutine stops reporting synchronisation events, and a race report that
+// appeared during the transition ends the execution.
+//
+//go:norace
+func (th *Thread) raceEnter() {
+	raceDisable()
+	th.raceOff = true
+	if tap == nil {
+		return
+	}
+	if rep := tap.takeRace(); rep != "" {
+		th.ex.fail(th, raceFailure(th, rep), nil)
+		th.park()
+		panic(abortSignal{})
+	}
+}
+
+// racePending returns the failure of the data race that the detector
+// reported in the transition of th under way, if it reported one. A
+// failure the transition then ran into (a test that found itself failed:
+// the testing package fails a test in which the detector reported a race)
+// gives way to it: the race came first, and is reported with both stacks.
+//
+//go:norace
+func (th *Thread) racePending() (wire.Failure, bool) {
+	if tap == nil {
+		return wire.Failure{}, false
+	}
+	rep := tap.takeRace()
+	if rep == "" {
+		return wire.Failure{}, false
+	}
+	return raceFailure(th, rep), true
+}
+
+// raceStart is released by the scheduler when a check starts and acquired
+// by every thread: what the process did before the check happens before
+// the threads.
+var raceStart uint64
+
+// raceThreadKey is the key of the variable through which a go statement
+// releases to the goroutine it starts.
+//
+//go:norace
+func raceThreadKey(tid int) uint64 { return 1<<62 | uint64(tid) }

@@ -1,0 +1,16 @@
+//go:build race
+
+package rt
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// raceOn reports a build with the race detector: see race.go.
+const raceOn = true
+
+func raceDisable()                      { runtime.RaceDisable() }
+func raceEnable()                       { runtime.RaceEnable() }
+func raceAcquire(p unsafe.Pointer)      { runtime.RaceAcquire(p) }
+func raceReleaseMerge(p unsafe.Pointer) { runtime.RaceReleaseMerge(p) }

@@ -1,0 +1,156 @@
+package rt
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/stdbg/stdbg/wire"
+)
+
+// The race detector's reports. Under stdbg find a race build writes its
+// reports to standard error, which sthread puts through a pipe it reads
+// (see race.go): the transition in which a report appears ends the
+// execution with a data-race failure carrying the report.
+
+// stderrTap is the pipe through which standard error passes in a race
+// build under stdbg find. A checked goroutine drains it at each of its
+// scheduling points: the detector writes its report in the goroutine that
+// made the racy access, before that goroutine goes on, so the report is
+// found at the end of the very transition that raced, in every replay.
+type stderrTap struct {
+	r, out int    // the pipe's read end and the real standard error
+	data   []byte // what was read and not yet looked at
+	buf    []byte
+}
+
+var tap *stderrTap
+
+// tapStderr puts standard error through a pipe (of 1 MiB: a transition
+// that writes more to standard error than that blocks).
+//
+//go:norace
+func tapStderr() {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		return
+	}
+	syscall.Syscall(syscall.SYS_FCNTL, uintptr(p[1]), 1031 /* F_SETPIPE_SZ */, 1<<20)
+	orig, err := syscall.Dup(2)
+	if err != nil {
+		return
+	}
+	if err := syscall.Dup3(p[1], 2, 0); err != nil {
+		return
+	}
+	syscall.Close(p[1])
+	if err := syscall.SetNonblock(p[0], true); err != nil {
+		return
+	}
+	tap = &stderrTap{r: p[0], out: orig, buf: make([]byte, 64<<10)}
+}
+
+// drain copies what is in the pipe to the real standard error, keeping it.
+// It uses raw system calls: those of package syscall tell the detector
+// about their buffers and order.
+//
+//go:norace
+func (t *stderrTap) drain() {
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.r), uintptr(unsafe.Pointer(&t.buf[0])), uintptr(len(t.buf)))
+		if e != 0 || int(n) <= 0 {
+			return
+		}
+		for off := 0; off < int(n); {
+			w, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(t.out), uintptr(unsafe.Pointer(&t.buf[off])), uintptr(int(n)-off))
+			if e != 0 {
+				break
+			}
+			off += int(w)
+		}
+		t.data = append(t.data, t.buf[:n]...)
+	}
+}
+
+var raceSep = []byte("==================\n")
+
+// takeRace returns the first complete race report written to standard
+// error since the last call, or "".
+//
+//go:norace
+func (t *stderrTap) takeRace() string {
+	t.drain()
+	for {
+		b := t.data
+		i := bytes.Index(b, []byte("WARNING: DATA RACE"))
+		if i < 0 {
+			if len(b) > 1<<16 {
+				t.data = t.data[:0]
+			}
+			return ""
+		}
+		j := bytes.Index(b[i:], raceSep)
+		if j < 0 {
+			return ""
+		}
+		rep := string(b[i : i+j])
+		t.data = t.data[:copy(t.data, b[i+j+len(raceSep):])]
+		// A report whose access is in sthread's own code (its maps, which
+		// the Go runtime reports whoever calls it) is not the program's.
+		if internalRace(rep) {
+			continue
+		}
+		return rep
+	}
+}
+
+// raceFrame matches a frame of a race report: its function and position.
+var raceFrame = regexp.MustCompile(`(?m)^  (\S+)\(\)\n      (/\S+\.go):(\d+)`)
+
+// isRuntimeFrame reports whether a frame of a race report is the Go
+// runtime's.
+func isRuntimeFrame(fn, file string) bool {
+	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/") ||
+		strings.Contains(file, "/src/runtime/") || strings.Contains(file, "/src/internal/runtime/")
+}
+
+// firstFrame returns the first frame of stack text that is not the
+// runtime's.
+func firstFrame(stack string) (file string, line int) {
+	for _, m := range raceFrame.FindAllStringSubmatch(stack, -1) {
+		if isRuntimeFrame(m[1], m[2]) {
+			continue
+		}
+		line, _ = strconv.Atoi(m[3])
+		return m[2], line
+	}
+	return "", 0
+}
+
+// internalRace reports whether either access of race report rep is made
+// by sthread's own code.
+func internalRace(rep string) bool {
+	first, second, _ := strings.Cut(rep, "\nPrevious ")
+	if i := strings.Index(second, "\nGoroutine "); i >= 0 {
+		second = second[:i]
+	}
+	for _, st := range []string{first, second} {
+		if f, _ := firstFrame(st); f != "" && isSthreadFile(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// raceFailure is the failure of a data race report rep, found when thread
+// th reached a scheduling point.
+//
+//go:norace
+func raceFailure(th *Thread, rep string) wire.Failure {
+	f := wire.Failure{Tid: th.tid, Kind: wire.FailRace, Message: rep, Frames: th.last}
+	f.File, f.Line = firstFrame(rep)
+	return f
+}

@@ -1,0 +1,345 @@
+// Package rt is the runtime of package sthread and of its mirrors of the
+// standard library (sthread/sync, sthread/time, ...): it runs the
+// goroutines of a checked function one at a time, as a checker.Runtime of
+// package checker, and gives every primitive its scheduling points.
+//
+// Hand-over. Exactly one goroutine runs at a time: the scheduler (the
+// goroutine running the search, which calls Begin, Resume and End) or one
+// checked thread. Each thread has its own wake channel; the scheduler has
+// one too (Runner.sched). A thread that reaches a scheduling point records
+// its pending operation, hands control back (to the scheduler, or to the
+// thread that created it while that one waits for its first scheduling
+// point) and blocks on its wake channel until Resume sends on it.
+//
+// States. A thread is running, parked (blocked on its wake channel), done
+// (its goroutine has ended) or stale (it ran past the transition timeout).
+// Parking and going stale are compare-and-swaps from running, so that a
+// thread that reaches its next scheduling point just as the scheduler gives
+// up on it either parks (and the scheduler takes its report) or finds
+// itself stale (and unwinds without touching the execution).
+//
+// Unwinding. End resumes every parked thread with its abort flag set: the
+// sthread call it is parked in panics with abortSignal, which the thread's
+// trampoline recovers, so that the goroutine's deferred calls run and its
+// function ends before the next execution starts.
+//
+// Workers. A thread's goroutine outlives its execution: once the thread's
+// function has ended, the goroutine waits on its wake channel to run the
+// function of a thread of a later execution, which spares a goroutine
+// creation and the growth of a fresh stack per thread and execution. The
+// runner retires its idle workers when the check ends. A stale goroutine
+// cannot be stopped: its next sthread call panics with abortSignal, and
+// until it ends sthread stays hooked so that it can find out.
+//
+// Every function of the package that runs while checked goroutines hand
+// control over is //go:norace: see race.go.
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/wire"
+)
+
+// Config is what a runner needs to know of the check it serves.
+type Config struct {
+	// Depth is the number of frames recorded per scheduling point: 1 for
+	// a search, ReportDepth for a report, FramesCap at most.
+	Depth int
+	// Timeout is the transition timeout.
+	Timeout time.Duration
+	// Logs makes the logs of TB go to the test (a replay of one schedule).
+	Logs bool
+	// NoWatch turns the transition watchdog off (under a debugger).
+	NoWatch bool
+	// State reports the program state with every hand-over (stateful
+	// search).
+	State bool
+}
+
+// Frames captured: at a scheduling point (the user's call and, when a report
+// is built, its callers), and for a failure.
+const (
+	// FramesCap is the most frames a scheduling point records.
+	FramesCap = 24
+	// ReportDepth is the frames recorded per scheduling point for a
+	// report.
+	ReportDepth = 16
+	failureCap  = 64
+)
+
+// genCounter numbers executions across all checks of the process, so that
+// an object registered in one execution is never taken as registered in
+// another.
+var genCounter atomic.Uint32
+
+// A Runner runs the executions of one checked function: it implements
+// checker.Runtime.
+type Runner struct {
+	f     func()
+	cfg   Config
+	procs int           // GOMAXPROCS before the check
+	sched chan struct{} // the scheduler's handoff channel
+	seq   atomic.Uint64 // odd while the scheduler waits for a transition
+	alarm atomic.Bool   // the watchdog made the running thread stale
+	done  chan struct{} // closed when the check ends
+	ex    atomic.Pointer[Execution]
+	free  []*Thread  // idle workers: threads of ended executions
+	last  *Execution // the last execution that ended
+	begun *Execution // the last execution begun
+	fatal error      // the program cannot be checked: Begin fails
+
+	mu      sync.Mutex // guards foreign
+	foreign string     // a goroutine not started with Go touched the program's objects
+
+	known sync.Map // uint64 pc -> symbolize.Frame resolved in its stack, for failures
+}
+
+// Start makes a runner of f, hooks sthread to it, runs the process on one
+// processor and starts the watchdog; it returns the runner and the checker
+// that drives it. Stop undoes it. One goroutine runs at a time anyway, and
+// on one processor a handoff does not wake an idle processor, a system call
+// on the critical path of every transition: checking is about 1.5 times
+// faster. One runner runs at a time in a process.
+//
+//go:norace
+func Start(f func(), cfg Config) (*Runner, *checker.Checker) {
+	r := &Runner{f: f, cfg: cfg, sched: make(chan struct{}, 1), done: make(chan struct{})}
+	r.procs = runtime.GOMAXPROCS(1)
+	if raceOn && raceHide {
+		// What happened before the check happens before every thread;
+		// the scheduler's hand-overs order nothing of the program.
+		raceReleaseMerge(unsafe.Pointer(&raceStart))
+		raceDisable()
+	}
+	regMu.Lock()
+	checking.Store(r)
+	rehook()
+	regMu.Unlock()
+	if !cfg.NoWatch {
+		go r.watch()
+	}
+	return r, checker.New(r, checker.Options{FastExit: true, Locate: Locate})
+}
+
+// Stop ends the check of r: it retires its idle workers and unhooks
+// sthread.
+//
+//go:norace
+func (r *Runner) Stop() {
+	for _, th := range r.free {
+		th.retire()
+	}
+	r.free = nil
+	close(r.done)
+	regMu.Lock()
+	checking.Store(nil)
+	rehook()
+	regMu.Unlock()
+	runtime.GOMAXPROCS(r.procs)
+	if raceOn && raceHide {
+		raceEnable()
+	}
+}
+
+// watch raises an alarm when one transition (seq odd and unchanged) lasts
+// longer than the timeout. It checks eight times per timeout. The alarm
+// makes the running thread stale, if it is still running that transition,
+// and wakes the scheduler in its place.
+//
+//go:norace
+func (r *Runner) watch() {
+	tick := max(r.cfg.Timeout/8, time.Millisecond)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	var last uint64
+	n := 0
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-t.C:
+		}
+		seq := r.seq.Load()
+		if seq&1 == 0 || seq != last {
+			last, n = seq, 0
+			continue
+		}
+		if n++; n < 8 {
+			continue
+		}
+		n = 0
+		ex := r.ex.Load()
+		if ex == nil {
+			continue
+		}
+		th := ex.running.Load()
+		if th == nil {
+			continue
+		}
+		w := th.state.Load()
+		if w>>stateBits == seq && w&stateMask == stRunning && th.state.CompareAndSwap(w, w&^stateMask|stStale) {
+			r.alarm.Store(true)
+			r.sched <- struct{}{}
+		}
+	}
+}
+
+// Begun returns the last execution begun.
+//
+//go:norace
+func (r *Runner) Begun() *Execution { return r.begun }
+
+// Begin implements checker.Runtime: it starts the checked function as
+// thread 1 and returns the events up to its first scheduling point.
+//
+//go:norace
+func (r *Runner) Begin() ([]wire.Event, error) {
+	if r.fatal != nil {
+		return nil, r.fatal
+	}
+	ex := r.newExecution()
+	th := ex.newThread(1, r.f)
+	r.begun = ex
+	r.ex.Store(ex)
+	ex.running.Store(th)
+	th.running(r.seq.Add(1))
+	th.start()
+	ok := r.await()
+	r.seq.Add(1)
+	return ex.collect(ok), nil
+}
+
+// Resume implements checker.Runtime.
+//
+//go:norace
+func (r *Runner) Resume(tid int, code int64) ([]wire.Event, error) {
+	ex := r.ex.Load()
+	if ex == nil || tid < 1 || tid > len(ex.threads) {
+		return nil, fmt.Errorf("sthread: resume of unknown thread %d", tid)
+	}
+	th := ex.threads[tid-1]
+	if th.status() != stParked {
+		return nil, fmt.Errorf("sthread: resume of thread %d, which is not at a scheduling point", tid)
+	}
+	ex.events = ex.events[:0]
+	th.code = code
+	r.wakeUp(ex, th)
+	ok := r.await()
+	r.seq.Add(1)
+	return ex.collect(ok), nil
+}
+
+// wakeUp lets parked thread th run, as the scheduler.
+//
+//go:norace
+func (r *Runner) wakeUp(ex *Execution, th *Thread) {
+	th.back = nil
+	th.running(r.seq.Add(1))
+	ex.running.Store(th)
+	th.wake <- struct{}{}
+}
+
+// End implements checker.Runtime: it unwinds every parked thread, one at a
+// time, and waits for its goroutine to end.
+//
+//go:norace
+func (r *Runner) End(clean bool) {
+	ex := r.ex.Load()
+	if ex == nil {
+		return
+	}
+	for _, th := range ex.threads {
+		if th.status() != stParked {
+			continue
+		}
+		th.abort.Store(true)
+		r.wakeUp(ex, th)
+		r.await()
+		r.seq.Add(1)
+	}
+	ex.running.Store(nil)
+	r.ex.Store(nil)
+	r.last = ex
+	for _, th := range ex.threads {
+		switch {
+		case th.status() != stDone:
+		case ex.stale:
+			// Its records may still be used by the stale goroutines.
+			th.retire()
+		default:
+			r.free = append(r.free, th)
+		}
+	}
+}
+
+// await waits for the running thread to hand control back. It reports false
+// when the transition timed out: the running thread is then stale.
+//
+//go:norace
+func (r *Runner) await() bool {
+	<-r.sched
+	if !r.alarm.Swap(false) {
+		return true
+	}
+	ex := r.ex.Load()
+	th := ex.running.Load()
+	th.abort.Store(true)
+	ex.stale = true
+	regMu.Lock()
+	stale = append(stale, th)
+	rehook()
+	regMu.Unlock()
+	ex.timedOut(th)
+	return false
+}
+
+// collect returns the events of the transition that just ended, with a
+// TimedOut event if it did not end, and the report of a goroutine that
+// sthread does not control.
+//
+//go:norace
+func (ex *Execution) collect(ok bool) []wire.Event {
+	r := ex.r
+	if r.cfg.State && ok && !ex.failed {
+		ex.events = append(ex.events, ex.stateEvent())
+	}
+	r.mu.Lock()
+	msg := r.foreign
+	r.mu.Unlock()
+	if msg != "" && r.fatal == nil {
+		r.fatal = errors.New(msg)
+		evs := []wire.Event{wire.Failure{Tid: 1, Kind: wire.FailRuntime, Message: msg}}
+		return append(evs, ex.events...)
+	}
+	return ex.events
+}
+
+// timedOut records the TimedOut event of stale thread th, and where its
+// goroutine is.
+//
+//go:norace
+func (ex *Execution) timedOut(th *Thread) {
+	frames := th.last
+	if frames == nil {
+		frames = []uint64{uint64(funcLine(th.fn))}
+	}
+	ex.stuck = goroutineStack(th.goid.Load())
+	ex.stuckTid = th.tid
+	ex.events = append(ex.events, wire.TimedOut{Tid: th.tid, Frames: frames, After: ex.r.cfg.Timeout.String()})
+}
+
+// FuncName names f for error messages: its name without its package path.
+//
+//go:norace
+func FuncName(f func()) string {
+	return shortFunc(runtime.FuncForPC(reflect.ValueOf(f).Pointer()))
+}

@@ -1,0 +1,172 @@
+package sthread
+
+import (
+	"sync"
+	"time"
+
+	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
+)
+
+// ReplayEnv names the environment variable that makes Check run one
+// schedule instead of searching: the schedule printed with a bug, e.g.
+//
+//	STDBG_REPLAY_SCHEDULE='1;1;2' go test -run '^TestTransfer$' ./bank
+//
+// A program whose main calls Run replays it the same way. A replay
+// publishes each step for a debugger (see stdbg replay --dlv).
+const ReplayEnv = rtnames.ReplayEnv
+
+// RandSeedEnv names the environment variable that sets the seed of the
+// random numbers of executions under Check (default 1): the top-level
+// functions of sthread/math/rand and sthread/math/rand/v2 (those of
+// math/rand and math/rand/v2 in plain Go) draw from a generator of the
+// execution, seeded with it in every execution, so that a schedule replays
+// with the same values.
+const RandSeedEnv = rtnames.RandSeedEnv
+
+// Defaults of the options.
+const (
+	DefaultMaxDepth = 1000
+	DefaultTimeout  = 5 * time.Second
+)
+
+// An Option tunes Check, Explore, Replay and RunSchedule.
+type Option func(*config)
+
+type config struct {
+	maxDepth      int
+	all           bool
+	timeout       time.Duration
+	schedule      string
+	hasSchedule   bool
+	maxExecutions int64
+	noSave        bool
+	noMinimise    bool
+	strategy      search.Strategy
+	noReduction   bool
+	budget        time.Duration
+
+	visited  bool   // stateful search
+	livelock bool   // report fair non-progress cycles
+	ltl      string // an LTL formula to check
+}
+
+//go:norace
+func newConfig(opts []Option) *config {
+	c := &config{maxDepth: DefaultMaxDepth, timeout: DefaultTimeout}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	return c
+}
+
+// MaxDepth bounds the number of transitions of one execution (default
+// DefaultMaxDepth); an execution that reaches it is cut, which is not a
+// bug. n <= 0 removes the bound: the search then only ends if every
+// execution does.
+//
+//go:norace
+func MaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
+
+// All keeps exploring after the first bug and reports every distinct bug
+// (by kind and place) once, with the first schedule that showed it.
+//
+//go:norace
+func All() Option { return func(c *config) { c.all = true } }
+
+// Timeout sets the transition timeout (default DefaultTimeout): the longest
+// a goroutine may run between two sthread calls. A goroutine that takes
+// longer (it spins without Yield, or blocks in something sthread does not
+// control) is reported as a transition timeout. It cannot be stopped: it
+// keeps running in the background, and its next sthread call unwinds it.
+// d <= 0 keeps the default.
+//
+//go:norace
+func Timeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// Schedule makes Check run the given schedule (as printed in a report,
+// "1;1;2", or "Path = 1;1;2") once instead of searching, like setting
+// ReplayEnv. After the schedule the execution goes on with the default
+// policy (the running goroutine keeps going, else the lowest id).
+//
+//go:norace
+func Schedule(s string) Option {
+	return func(c *config) { c.schedule, c.hasSchedule = s, true }
+}
+
+// MaxExecutions stops the search after n executions (0, the default: no
+// limit).
+//
+//go:norace
+func MaxExecutions(n int64) Option { return func(c *config) { c.maxExecutions = max(n, 0) } }
+
+// Strategy makes Check and Explore search with st instead of the
+// exhaustive depth-first search: search.NewRandom, search.NewPCT or
+// search.NewPreemptionBounding, for functions with too many schedules to
+// explore them all. Sampling strategies never run out: bound them with
+// MaxExecutions or Budget. A strategy value serves one search at a time.
+func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy = st } }
+
+// Budget bounds the wall time of Check and Explore (0, the default: no
+// limit): the search gets four fifths of it, the minimisation of the bugs
+// found what is left (all of it with NoMinimise). A search stopped by its
+// budget is not an error: Check passes if it found no bug, and Explore's
+// Result is not Complete.
+func Budget(d time.Duration) Option { return func(c *config) { c.budget = max(d, 0) } }
+
+// NoMinimise reports each bug with the schedule the search found, instead
+// of shrinking it first to the shortest schedule of the bug, with the
+// fewest preemptions (stdbg find's --no-minimise).
+func NoMinimise() Option { return func(c *config) { c.noMinimise = true } }
+
+// NoReduction makes the search run every schedule (stdbg find's
+// --reduction none). By default it runs one schedule per class of
+// schedules that differ only in the order of independent operations
+// (dynamic partial-order reduction), which finds the same bugs in far
+// fewer executions.
+func NoReduction() Option { return func(c *config) { c.noReduction = true } }
+
+// search returns the search strategy the options select: the one given
+// with Strategy, else DPOR, or the plain depth-first search with
+// NoReduction or a stateful search (a visited set or a state graph needs
+// every schedule: DPOR's reduction is not sound with them).
+func (c *config) search() search.Strategy {
+	switch {
+	case c.strategy != nil:
+		return c.strategy
+	case c.noReduction || c.stateful():
+		return search.NewDFS()
+	}
+	return search.NewDPOR()
+}
+
+// reduction names the reduction the options select, as stdbg find does.
+func (c *config) reduction() string {
+	if c.strategy != nil || c.noReduction || c.stateful() {
+		return "none"
+	}
+	return "dpor"
+}
+
+// runtime is the configuration of a runner of a check with cfg, recording
+// depth frames per scheduling point and, with state, the program's state
+// with every hand-over.
+//
+//go:norace
+func (c *config) runtime(depth int, state bool) rt.Config {
+	return rt.Config{Depth: depth, Timeout: c.timeout, State: state}
+}
+
+// checkMu serialises the checks of the process: a process checks one
+// program at a time, with one runner at a time.
+var checkMu sync.Mutex

@@ -1,0 +1,108 @@
+package sync
+
+import (
+	stdsync "sync"
+	"unsafe"
+
+	"github.com/stdbg/stdbg/sthread/internal/rt"
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// Cond is a condition variable, a drop-in replacement for sync.Cond, on
+// which goroutines wait for an event. Make one with NewCond; it must not be
+// copied after first use. Under a check, Wait is four scheduling points: the
+// goroutine registers as a waiter, unlocks L, waits to be signalled and
+// locks L again, as sync.Cond does; Signal wakes the oldest waiter.
+type Cond struct {
+	// L is held while observing or changing the condition.
+	L Locker
+
+	c    stdsync.Cond
+	ref  rt.ObjRef
+	init stdsync.Once // gives c its locker when the Cond was not made by NewCond
+}
+
+// NewCond returns a new Cond with Locker l.
+//
+//go:norace
+func NewCond(l Locker) *Cond {
+	c := &Cond{L: l}
+	c.c.L = condLocker{c}
+	return c
+}
+
+// condLocker makes the pass-through sync.Cond use the current c.L.
+type condLocker struct{ c *Cond }
+
+//go:norace
+func (l condLocker) Lock() { l.c.L.Lock() }
+
+//go:norace
+func (l condLocker) Unlock() { l.c.L.Unlock() }
+
+// Wait atomically unlocks c.L and suspends the goroutine until it is woken
+// by Signal or Broadcast; it locks c.L again before returning. As with
+// sync.Cond, call it in a loop that checks the condition.
+//
+//go:norace
+func (c *Cond) Wait() {
+	if rt.Hooked() && c.waitChecked() {
+		return
+	}
+	// A Cond{L: l} literal (plain Go's sync.Cond{L: l}, rewritten) has no
+	// locker for the real sync.Cond yet.
+	c.init.Do(func() {
+		if c.c.L == nil {
+			c.c.L = condLocker{c}
+		}
+	})
+	c.c.Wait()
+}
+
+// Signal wakes one goroutine waiting on c, if there is any.
+//
+//go:norace
+func (c *Cond) Signal() {
+	if rt.Hooked() && c.checked(syncmodel.CondSignal, syncmodel.APIGoCondSignal) {
+		return
+	}
+	c.c.Signal()
+}
+
+// Broadcast wakes all goroutines waiting on c.
+//
+//go:norace
+func (c *Cond) Broadcast() {
+	if rt.Hooked() && c.checked(syncmodel.CondBroadcast, syncmodel.APIGoCondBroadcast) {
+		return
+	}
+	c.c.Broadcast()
+}
+
+//go:norace
+func (c *Cond) checked(k syncmodel.Kind, api syncmodel.API) bool {
+	return point(&c.ref, rt.FamCond, unsafe.Pointer(c), k, api, nil) >= 0
+}
+
+//go:norace
+func (c *Cond) waitChecked() bool {
+	th, id, ok := rt.Enter(&c.ref, rt.FamCond, unsafe.Pointer(c))
+	if !ok {
+		return false
+	}
+	var buf [rt.FramesCap]uintptr
+	pcs := th.Capture(buf[:])
+	if m, ok := c.L.(*Mutex); ok && m != nil {
+		// A Mutex the model knows: the wait releases and retakes it in
+		// its own two events, as a C wait does (see syncmodel.GoCondWait).
+		mid := m.ref.ID(th, rt.FamMutex, unsafe.Pointer(m))
+		th.PointAt(syncmodel.Op{Kind: syncmodel.GoCondWait, API: syncmodel.APIGoCondWait, Obj: id, Obj2: mid}, pcs)
+		th.PointAt(syncmodel.Op{Kind: syncmodel.GoCondWake, API: syncmodel.APIGoCondWait, Obj: id, Obj2: mid}, pcs)
+		return true
+	}
+	th.PointAt(syncmodel.Op{Kind: syncmodel.GoCondWait, API: syncmodel.APIGoCondWait, Obj: id}, pcs)
+	unlockAt(c.L, pcs)
+	th.PointAt(syncmodel.Op{Kind: syncmodel.GoCondWake, API: syncmodel.APIGoCondWait, Obj: id}, pcs)
+	lockAt(c.L, pcs)
+	return true
+}

@@ -1,0 +1,98 @@
+package time
+
+import (
+	"time"
+
+	"github.com/stdbg/stdbg/sthread/internal/rt"
+	"github.com/stdbg/stdbg/syncmodel"
+)
+
+// Sleep pauses the calling goroutine for at least d, like time.Sleep. Under
+// a check it waits until the virtual clock reaches now+d: a scheduling
+// point that lets every earlier timer fire first and every other goroutine
+// run meanwhile, after which the clock reads now+d. A d <= 0 is a plain
+// scheduling point, where no time passes.
+//
+//go:norace
+func Sleep(d time.Duration) {
+	if th, ok := rt.Current(); ok {
+		if d <= 0 {
+			th.Point(syncmodel.Op{Kind: syncmodel.Yield, API: syncmodel.APITimeSleep})
+			return
+		}
+		var buf [rt.FramesCap]uintptr
+		th.SleepUntil(th.Now()+int64(d), 0, syncmodel.APITimeSleep, th.Capture(buf[:]))
+		return
+	}
+	time.Sleep(d)
+}
+
+// Timer is time.Timer.
+type Timer struct {
+	// C is the channel on which the time is sent when the timer fires
+	// (nil for AfterFunc).
+	C    <-chan time.Time
+	real *time.Timer
+	t    *timer
+}
+
+// NewTimer is time.NewTimer.
+//
+//go:norace
+func NewTimer(d time.Duration) *Timer {
+	if th, ok := rt.Current(); ok {
+		t := newTimer(th, d, 0, nil)
+		return &Timer{C: t.c, t: t}
+	}
+	r := time.NewTimer(d)
+	return &Timer{C: r.C, real: r}
+}
+
+// After is time.After.
+//
+//go:norace
+func After(d time.Duration) <-chan time.Time { return NewTimer(d).C }
+
+// AfterFunc is time.AfterFunc: f runs in its own goroutine when the timer
+// fires.
+//
+//go:norace
+func AfterFunc(d time.Duration, f func()) *Timer {
+	if th, ok := rt.Current(); ok {
+		return &Timer{t: newTimer(th, d, 0, f)}
+	}
+	return &Timer{real: time.AfterFunc(d, f)}
+}
+
+// Stop is time.Timer.Stop: it reports whether it stopped the timer before
+// it fired (with synchronous channels, since Go 1.23: before its time was
+// received).
+//
+//go:norace
+func (t *Timer) Stop() bool {
+	if t.t == nil {
+		return t.real.Stop()
+	}
+	th, ok := rt.Current()
+	if !ok {
+		return false
+	}
+	return t.t.halt(th)
+}
+
+// Reset is time.Timer.Reset: the timer fires again after d. It reports
+// what Stop would have.
+//
+//go:norace
+func (t *Timer) Reset(d time.Duration) bool {
+	if t.t == nil {
+		return t.real.Reset(d)
+	}
+	th, ok := rt.Current()
+	if !ok {
+		return false
+	}
+	was := t.t.halt(th)
+	t.t.arm(th, th.Now()+max(int64(d), 0))
+	return was
+}
