@@ -68,6 +68,7 @@ type Portfolio struct {
 
 	cur       int  // the member of the execution under way
 	inTurn    bool // cur's turn has begun
+	leading   bool // cur's turn is the lead
 	done      bool
 	exhausted bool
 	total     int64     // the cost of every member's executions
@@ -103,7 +104,7 @@ const (
 	// PortfolioLeadTime is what the deciding member runs alone first: a
 	// C program's bundled examples (examples/c) are exhausted, or show
 	// their first bug, well within it.
-	PortfolioLeadTime = 500 * time.Millisecond
+	PortfolioLeadTime = 250 * time.Millisecond
 	// PortfolioSliceTime is the turn of a member of share 1.
 	PortfolioSliceTime = 25 * time.Millisecond
 	// PortfolioDecayTime is when the deciding member's turns begin to
@@ -180,12 +181,12 @@ func (p *Portfolio) String() string { return "portfolio of " + strings.Join(p.Me
 // member's lead begins.
 func (p *Portfolio) Init(c Config) {
 	p.done, p.exhausted, p.total = false, false, 0
-	p.cur, p.inTurn = 0, false
+	p.cur, p.inTurn, p.leading = 0, false, false
 	for i, m := range p.members {
 		m.Strategy.Init(c)
 		m.credit, m.executions, m.transitions, m.cost, m.out = 0, 0, 0, 0, false
 		if m.Decides && !p.inTurn && p.Lead > 0 {
-			p.cur, p.inTurn = i, true
+			p.cur, p.inTurn, p.leading = i, true, true
 			m.credit = p.Lead
 		}
 	}
@@ -201,7 +202,7 @@ func (p *Portfolio) turn(i int) {
 	share := int64(m.Share)
 	switch {
 	case m.Decides && p.nearlyDone(m):
-		share *= 19
+		share *= nearlyDoneBoost
 	case m.Decides && p.Decay > 0:
 		for at := p.Decay; p.total >= at && share < 8*int64(m.Share); at *= 4 {
 			share *= 2
@@ -230,25 +231,45 @@ func (p *Portfolio) sizeEstimate() (*Estimate, bool) {
 	return nil, false
 }
 
+// What a deciding member estimated to finish soon gets (nearlyDone).
+const (
+	// nearlyDoneWithin is how many times what the search has spent the
+	// deciding member's time left may be at most.
+	nearlyDoneWithin = 32
+	// nearlyDoneBoost multiplies its share: 49 times DPOR's 4 out of the
+	// portfolio's 8 shares is 98% of the time.
+	nearlyDoneBoost = 49
+)
+
 // nearlyDone reports that the deciding member d is estimated to finish
-// soon: within eight times what the search has spent so far, even if its
-// tree is as large as the estimate plus two standard errors. It then gets
-// nineteen times its share: a search about to be exhaustive costs little
-// more than the deciding member alone, and its others could only find
-// sooner what it is about to find anyway.
+// soon: within nearlyDoneWithin times what the search has spent so far,
+// at its pace so far, even if its tree is as large as the walks' estimate
+// plus two standard errors; once d has passed that estimate (or when
+// there is none), by its own estimate of the fraction it explored. It
+// then gets nearlyDoneBoost times its share: a search about to be
+// exhaustive costs little more than the deciding member alone, and its
+// others could only find sooner what it is about to find anyway. The
+// estimates are asked again at each of its turns, so an estimate that
+// proves too low costs the others one turn.
 func (p *Portfolio) nearlyDone(d *portfolioMember) bool {
-	e, ok := p.sizeEstimate()
-	if !ok || d.executions == 0 {
+	if d.executions == 0 || d.cost <= 0 {
 		return false
 	}
-	hi := e.Executions * (1 + 2*e.RelError)
-	left := hi - float64(d.executions)
-	if left <= 0 || math.IsInf(hi, 0) {
-		// Past the estimate: it was too low, and is no guide.
+	var left float64 // the deciding member's time left
+	if e, ok := p.sizeEstimate(); ok && e.Executions*(1+2*e.RelError) > float64(d.executions) && !math.IsInf(e.Executions, 0) {
+		hi := e.Executions * (1 + 2*e.RelError)
+		left = (hi - float64(d.executions)) * float64(d.cost) / float64(d.executions)
+	} else if pr, ok := d.Strategy.(Progressive); ok && pr.Explored() > 0 && pr.Explored() < 1 {
+		// No walk's estimate, or one the member has passed (too low:
+		// Knuth's estimator is unbiased, but its typical value falls
+		// short of a tree whose few heavy subtrees the walks rarely
+		// reach): the member's own, along its path, at its pace so far.
+		f := pr.Explored()
+		left = float64(d.cost) * (1 - f) / f
+	} else {
 		return false
 	}
-	perExecution := float64(d.cost) / float64(d.executions)
-	return left*perExecution <= 8*float64(p.total)
+	return left <= nearlyDoneWithin*float64(p.total)
 }
 
 // Begin implements Strategy: the member whose turn it is begins its next
@@ -263,6 +284,15 @@ func (p *Portfolio) Begin() (schedule.Schedule, bool) {
 		if m.out || m.credit <= 0 {
 			if p.allOut() {
 				break
+			}
+			if lead := p.leading; lead {
+				p.leading = false
+				if !m.out && p.nearlyDone(m) {
+					// The lead ends with the deciding member
+					// about to finish: it goes on, boosted.
+					p.turn(p.cur)
+					continue
+				}
 			}
 			p.turn((p.cur + 1) % len(p.members))
 			tries++

@@ -207,7 +207,7 @@ func TestPortfolioVerdict(t *testing.T) {
 // go on for ever; its members that run out leave the others the time.
 func TestPortfolioEnds(t *testing.T) {
 	db := NewDelayBounding(1)
-	p := NewPortfolio(Member{Name: "DFS", Strategy: NewDFS(), Decides: true},
+	p := NewPortfolio(Member{Name: "DFS", Strategy: unsure{NewDFS()}, Decides: true},
 		Member{Name: "delays", Strategy: db}, Member{Name: "random", Strategy: NewRandom(1)})
 	p.Lead, p.Slice = 0, 5
 	res, err := Explore(context.Background(), lockers(4), p, Options{})
@@ -251,7 +251,7 @@ func TestPortfolioShares(t *testing.T) {
 // The decay gives the deciding member more of a long search.
 func TestPortfolioDecay(t *testing.T) {
 	run := func(decay int64) []MemberStats {
-		p := NewPortfolio(Member{Name: "DPOR", Strategy: NewDPOR(), Share: 1, Decides: true},
+		p := NewPortfolio(Member{Name: "DPOR", Strategy: unsure{NewDPOR()}, Share: 1, Decides: true},
 			Member{Name: "random", Strategy: NewRandom(1), Share: 1})
 		p.Lead, p.Slice, p.Decay = 0, 100, decay
 		if _, err := Explore(context.Background(), lockers(8), p, Options{MaxExecutions: 3000}); err != nil {
@@ -322,7 +322,7 @@ func TestPortfolioTimed(t *testing.T) {
 	ex := lockers(6)
 	ex.onStep = func() { now = now.Add(time.Microsecond) }
 	ex.vary = func(*fakeExecution) { now = now.Add(10 * time.Microsecond) }
-	p := NewPortfolio(Member{Name: "DPOR", Strategy: NewDPOR(), Share: 2, Decides: true},
+	p := NewPortfolio(Member{Name: "DPOR", Strategy: unsure{NewDPOR()}, Share: 2, Decides: true},
 		Member{Name: "random", Strategy: NewRandom(1), Share: 1}).Timed(clock)
 	if p.Lead != int64(PortfolioLeadTime) || p.Slice != int64(PortfolioSliceTime) {
 		t.Fatalf("lead %d, slice %d", p.Lead, p.Slice)
@@ -364,17 +364,27 @@ func TestEstimatingWalkIsTheRandomWalk(t *testing.T) {
 	}
 }
 
-// Once the walks show that the deciding member is about to finish, it
-// gets most of the search: the others run far fewer executions than in a
-// portfolio that cannot tell, and the estimate of the share explored is
-// the deciding member's executions out of the estimate.
+// unsure hides a strategy's own estimate of the share of its tree it
+// explored (Progressive): a deciding member that cannot tell how much is
+// left, for the tests of shares.
+type unsure struct{ Strategy }
+
+// Once the walks, or the deciding member's own estimate along its path,
+// show that it is about to finish, it gets most of the search: the others
+// run far fewer executions than in a portfolio that cannot tell, and the
+// estimate of the share explored is the deciding member's executions out
+// of the walks' estimate.
 func TestPortfolioNearlyDone(t *testing.T) {
-	run := func(estimating bool) (*Portfolio, []MemberStats) {
+	run := func(walkEstimates, ownEstimate bool) (*Portfolio, []MemberStats) {
 		var walk Strategy = NewRandom(3)
-		if estimating {
+		if walkEstimates {
 			walk = newEstimatingWalk(3, true)
 		}
-		p := NewPortfolio(Member{Name: "DPOR", Strategy: NewDPOR(), Share: 1, Decides: true},
+		var dpor Strategy = NewDPOR()
+		if !ownEstimate {
+			dpor = unsure{dpor}
+		}
+		p := NewPortfolio(Member{Name: "DPOR", Strategy: dpor, Share: 1, Decides: true},
 			Member{Name: "random", Strategy: walk, Share: 1})
 		p.Lead, p.Slice, p.Decay = 0, 50, 0
 		res, err := Explore(context.Background(), lockers(6), p, Options{})
@@ -383,15 +393,57 @@ func TestPortfolioNearlyDone(t *testing.T) {
 		}
 		return p, p.Account()
 	}
-	_, blind := run(false)
-	p, told := run(true)
-	if blind[0].Executions != 720 || told[0].Executions != 720 {
-		t.Fatalf("DPOR ran %d and %d executions, want 720", blind[0].Executions, told[0].Executions)
+	_, blind := run(false, false)
+	if blind[0].Executions != 720 {
+		t.Fatalf("DPOR ran %d executions, want 720", blind[0].Executions)
 	}
-	if told[1].Executions*3 > blind[1].Executions {
-		t.Errorf("the walk ran %d executions beside a DPOR about to finish, %d beside one that could not tell", told[1].Executions, blind[1].Executions)
+	for _, tc := range []struct {
+		name               string
+		walk, own, explore bool
+	}{
+		{"the walks' estimate", true, false, true},
+		{"DPOR's own estimate", false, true, false},
+		{"both", true, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, told := run(tc.walk, tc.own)
+			if told[0].Executions != 720 {
+				t.Fatalf("DPOR ran %d executions, want 720", told[0].Executions)
+			}
+			if told[1].Executions*3 > blind[1].Executions {
+				t.Errorf("the walk ran %d executions beside a DPOR about to finish, %d beside one that could not tell", told[1].Executions, blind[1].Executions)
+			}
+			if tc.explore && p.Explored() != 1 {
+				t.Errorf("explored %v at the end", p.Explored())
+			}
+		})
 	}
-	if p.Explored() != 1 {
-		t.Errorf("explored %v at the end", p.Explored())
+}
+
+// A lead that ends with the deciding member about to finish goes on: a
+// search just longer than the lead is the deciding member's alone.
+func TestPortfolioLeadGoesOn(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		dpor  Strategy
+		alone bool
+	}{
+		{"DPOR can tell", NewDPOR(), true},
+		{"DPOR cannot tell", unsure{NewDPOR()}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewPortfolio(Member{Name: "DPOR", Strategy: tc.dpor, Share: 1, Decides: true},
+				Member{Name: "random", Strategy: NewRandom(3), Share: 1})
+			// lockers(6): 720 executions of 12 transitions (20 with the
+			// cost of a start); the lead is 600 of them.
+			p.Lead, p.Slice, p.Decay = 600*20, 50, 0
+			res, err := Explore(context.Background(), lockers(6), p, Options{})
+			if err != nil || !res.Complete {
+				t.Fatalf("complete %v, %v", res.Complete, err)
+			}
+			if acc := p.Account(); (acc[1].Executions == 0) != tc.alone {
+				t.Errorf("account %+v: want the random walk to run: %v", acc, !tc.alone)
+			}
+		})
 	}
 }
