@@ -47,7 +47,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-4"
+const version = "goinstr-5"
 
 // Config says what to instrument.
 type Config struct {

@@ -3,6 +3,7 @@ package goinstr
 import (
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	goversion "go/version"
@@ -111,7 +112,7 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 		case *ast.SelectStmt:
 			r.selectStmt(n, skip)
 		case *ast.SendStmt:
-			r.wrap(n.Chan, n.Value, "ChanSend", depth)
+			r.send(n, depth)
 		case *ast.AssignStmt:
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				if u, ok := ast.Unparen(n.Rhs[0]).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
@@ -276,11 +277,20 @@ func (r *fileRewriter) recv(u *ast.UnaryExpr, fn string, depth int) {
 	r.insert(u.X.End(), ")", -depth)
 }
 
-// wrap rewrites "a <op> b" into fn(a, b), the operator being between them.
-func (r *fileRewriter) wrap(a, b ast.Expr, fn string, depth int) {
-	r.insert(a.Pos(), r.qual(langPath, fn)+"(", depth)
-	r.replace(a.End(), b.Pos(), ", ")
-	r.insert(b.End(), ")", -depth)
+// send rewrites the statement c <- v into lang.SendTo(c).Send(v): the
+// value is passed as the channel's element type, so that it converts as
+// the send converts it (a *T sent on a chan I).
+func (r *fileRewriter) send(n *ast.SendStmt, depth int) {
+	r.insert(n.Chan.Pos(), r.qual(langPath, "SendTo")+"(", depth)
+	r.replace(n.Chan.End(), n.Value.Pos(), ").Send("+r.newlines(n.Chan.End(), n.Value.Pos()))
+	r.insert(n.Value.End(), ")", -depth)
+}
+
+// newlines returns the newlines of the source between from and to, which
+// a replacement of that text gives back so that every line keeps its
+// number.
+func (r *fileRewriter) newlines(from, to token.Pos) string {
+	return strings.Repeat("\n", strings.Count(string(r.src[r.off(from):r.off(to)]), "\n"))
 }
 
 // funcDecl wraps the body of a test function in CheckTest and the body of
@@ -469,10 +479,6 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 	}
 	for _, st := range s.Body.List {
 		cc := st.(*ast.CommClause)
-		if r.line(cc.Case) != r.line(cc.Colon) {
-			bail(cc.Case, "select not instrumented: a case spans several lines")
-			return
-		}
 		if cc.Comm == nil {
 			hasDefault = true
 			continue
@@ -490,7 +496,12 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 			ch = ast.Unparen(c.Rhs[0]).(*ast.UnaryExpr).X
 			lhs := make([]string, len(c.Lhs))
 			for i, e := range c.Lhs {
-				lhs[i] = r.text(e)
+				text, err := oneLine(r.text(e))
+				if err != nil {
+					bail(e.Pos(), "select not instrumented: "+err.Error())
+					return
+				}
+				lhs[i] = text
 			}
 			get := ".Val()"
 			if len(lhs) == 2 {
@@ -498,15 +509,25 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 			}
 			head += fmt.Sprintf(" %s %s %s%s;", strings.Join(lhs, ", "), c.Tok, name, get)
 		}
-		for _, e := range []ast.Expr{ch, val} {
-			if e != nil && !r.movable(e) {
-				bail(e.Pos(), "select not instrumented: a case's expression spans lines or holds a receive")
+		var moved [2]string
+		for i, e := range []ast.Expr{ch, val} {
+			if e == nil {
+				continue
+			}
+			if !r.movable(e) {
+				bail(e.Pos(), "select not instrumented: a case's expression holds a receive")
 				return
 			}
+			text, err := oneLine(r.moved(e))
+			if err != nil {
+				bail(e.Pos(), "select not instrumented: "+err.Error())
+				return
+			}
+			moved[i] = text
 		}
-		maker := fmt.Sprintf("%s(%s)", r.qual(langPath, "RecvCaseOf"), r.moved(ch))
+		maker := fmt.Sprintf("%s(%s)", r.qual(langPath, "RecvCaseOf"), moved[0])
 		if val != nil {
-			maker = fmt.Sprintf("%s(%s, %s)", r.qual(langPath, "SendCaseOf"), r.moved(ch), r.moved(val))
+			maker = fmt.Sprintf("%s(%s).Case(%s)", r.qual(langPath, "SendTo"), moved[0], moved[1])
 		}
 		names = append(names, name)
 		makers = append(makers, maker)
@@ -523,7 +544,8 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 	}
 	r.replace(s.Select, s.Select+token.Pos(len("select")), sw)
 	for _, h := range heads {
-		r.replace(h.cc.Case, h.cc.Colon+1, h.text)
+		// A case that spans lines gives them back after its new text.
+		r.replace(h.cc.Case, h.cc.Colon+1, h.text+r.newlines(h.cc.Case, h.cc.Colon))
 		// The case's expressions were moved: nothing inside is rewritten.
 		ast.Inspect(h.cc.Comm, func(n ast.Node) bool {
 			if n != nil {
@@ -560,12 +582,10 @@ func (r *fileRewriter) moved(e ast.Expr) string {
 }
 
 // movable reports whether a case expression can be moved to the select's
-// line: one line, no receive and no close or len outside a function
-// literal (their rewriting is the case's own).
+// line: no receive and no close or len outside a function literal (their
+// rewriting is the case's own). One that spans lines is joined into one
+// (oneLine).
 func (r *fileRewriter) movable(e ast.Expr) bool {
-	if r.line(e.Pos()) != r.line(e.End()) {
-		return false
-	}
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -583,4 +603,57 @@ func (r *fileRewriter) movable(e ast.Expr) bool {
 		return ok
 	})
 	return ok
+}
+
+// oneLine joins the lines of expression text src into one, to be moved to
+// a select's line: each run of spaces, newlines and comments between two
+// tokens becomes one space, and a newline where Go inserts a semicolon
+// (between the statements of a function literal) a semicolon. One that
+// holds a raw string of several lines cannot be joined.
+func oneLine(src string) (string, error) {
+	if !strings.Contains(src, "\n") {
+		return src, nil
+	}
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	failed := false
+	sc.Init(file, []byte(src), func(token.Position, string) { failed = true }, scanner.ScanComments)
+	var out strings.Builder
+	end := 0
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.COMMENT {
+			continue
+		}
+		off := file.Offset(pos)
+		n := len(lit)
+		if lit == "" {
+			n = len(tok.String())
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			if off >= len(src) || strings.TrimSpace(src[off:]) == "" {
+				break // the end of the expression
+			}
+			out.WriteByte(';')
+			end = off
+			continue
+		}
+		text := src[off:min(off+n, len(src))]
+		if strings.ContainsAny(text, "\r\n") {
+			return "", fmt.Errorf("a case's expression holds a raw string of several lines")
+		}
+		if off > end && out.Len() > 0 {
+			out.WriteByte(' ')
+		}
+		out.WriteString(text)
+		end = off + n
+	}
+	if failed {
+		return "", fmt.Errorf("a case's expression could not be read")
+	}
+	return out.String(), nil
 }
