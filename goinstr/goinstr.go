@@ -7,7 +7,8 @@
 // top-level functions of math/rand and math/rand/v2 onto the same names in
 // sthread's mirrors of those packages (time.Sleep becomes Sleep of
 // github.com/stdbg/stdbg/sthread/time, imported under a name of its own);
-// channel send, receive, close, len, range and select onto package
+// channel send, receive, close, len, range and select, and ranges over
+// maps (whose order a schedule then determines), onto package
 // sthread/lang — wraps main in sthread.Run and each test function's body in
 // lang.CheckTest, and writes the rewritten files where the go command's
 // -overlay flag substitutes them for the user's, which it never touches.
@@ -357,7 +358,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				continue
 			}
 			r := &fileRewriter{
-				fset: p.Fset, file: f, tf: p.Fset.File(f.Pos()), src: src, info: p.TypesInfo,
+				fset: p.Fset, file: f, tf: p.Fset.File(f.Pos()), src: src, info: p.TypesInfo, types: p.Types,
 				isTest: strings.HasSuffix(name, "_test.go"),
 				isMain: p.Name == "main",
 				dir:    cfg.Dir,
@@ -366,6 +367,10 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 			r.warn = func(pos token.Pos, format string, args ...any) {
 				where := p.Fset.Position(pos)
 				warnf("%s:%d: %s", rel(cfg.Dir, where.Filename), where.Line, fmt.Sprintf(format, args...))
+			}
+			r.notInstrumented = func(pos token.Pos, format string, args ...any) {
+				where := p.Fset.Position(pos)
+				unmodelled("%s:%d: not instrumented: %s", rel(cfg.Dir, where.Filename), where.Line, fmt.Sprintf(format, args...))
 			}
 			for _, w := range uncovered(r) {
 				unmodelled("%s", w)
@@ -378,7 +383,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				out, err = withLang(out, name)
 			}
 			if err != nil {
-				warnf("not instrumented: %s: %v", rel(cfg.Dir, name), err)
+				unmodelled("not instrumented: %s: %v", rel(cfg.Dir, name), err)
 				continue
 			}
 			if out != nil {

@@ -17,17 +17,21 @@ type fileRewriter struct {
 	tf     *token.File
 	src    []byte
 	info   *types.Info
-	isTest bool // a _test.go file
-	isMain bool // package main of a program
+	types  *types.Package // the file's package
+	isTest bool           // a _test.go file
+	isMain bool           // package main of a program
 	ed     edits
 	n      int             // counter for fresh names
 	used   map[string]bool // import paths whose uses were rewritten
 	// imported are the sthread packages the rewritten file uses.
 	imported map[string]bool
 	warn     func(pos token.Pos, format string, args ...any)
-	changed  bool
-	dir      string // the directory warnings are relative to
-	lang     string // the language version of the file's module, go1.N
+	// notInstrumented tells of a construct left as written, whose
+	// behaviour a search does not explore (Result.Unmodelled).
+	notInstrumented func(pos token.Pos, format string, args ...any)
+	changed         bool
+	dir             string // the directory warnings are relative to
+	lang            string // the language version of the file's module, go1.N
 }
 
 func (r *fileRewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -134,6 +138,8 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 		case *ast.RangeStmt:
 			if r.isChan(n.X) {
 				r.rangeChan(n, depth)
+			} else if m := coreMap(r.info.TypeOf(n.X)); m != nil {
+				r.rangeMap(n, m, depth)
 			}
 		case *ast.CallExpr:
 			r.testCall(n, depth)
@@ -465,7 +471,7 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 	// receives must stay Go's (a case must be a send or a receive), while
 	// what they contain (a function literal's body) is still rewritten.
 	bail := func(pos token.Pos, msg string) {
-		r.warn(pos, "%s", msg)
+		r.notInstrumented(pos, "a select: %s", msg)
 		for _, st := range s.Body.List {
 			switch c := st.(*ast.CommClause).Comm.(type) {
 			case *ast.SendStmt:
@@ -498,7 +504,7 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 			for i, e := range c.Lhs {
 				text, err := oneLine(r.text(e))
 				if err != nil {
-					bail(e.Pos(), "select not instrumented: "+err.Error())
+					bail(e.Pos(), err.Error())
 					return
 				}
 				lhs[i] = text
@@ -515,12 +521,12 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 				continue
 			}
 			if !r.movable(e) {
-				bail(e.Pos(), "select not instrumented: a case's expression holds a receive")
+				bail(e.Pos(), "a case's expression holds a receive")
 				return
 			}
 			text, err := oneLine(r.moved(e))
 			if err != nil {
-				bail(e.Pos(), "select not instrumented: "+err.Error())
+				bail(e.Pos(), err.Error())
 				return
 			}
 			moved[i] = text

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/stdbg/stdbg/corpus"
@@ -191,6 +192,19 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 		t.Arg, t.Binary = exe, exe
 	}
 	return t, nil
+}
+
+// Notices are the warnings that the verdict of a search does not say:
+// those not among Unmodelled, which a front end lists with the verdict, so
+// that each construct not instrumented is listed once.
+func (t *Target) Notices() []string {
+	var out []string
+	for _, w := range t.Warnings {
+		if !slices.Contains(t.Unmodelled, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // SeedRand makes the executions of a Go target draw their random numbers

@@ -35,8 +35,7 @@ func main() {
 		}(),
 	}:
 		fmt.Println("sent", (<-out2).text)
-	case v := <-
-		in:
+	case v := <-in:
 		fmt.Println("unexpected", v)
 	}
 	done := make(chan struct{})

@@ -39,6 +39,9 @@ type Execution struct {
 	// rand and rand2 are the execution's generators (see clock.go).
 	rand  *rand.Rand
 	rand2 *randv2.Rand
+	// mapOrder chooses the order of the execution's ranges over maps
+	// (see clock.go).
+	mapOrder *randv2.Rand
 	// raceVars are the race detector's variables of the objects (see
 	// race.go).
 	raceVars table
