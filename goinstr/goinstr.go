@@ -58,7 +58,14 @@ type Config struct {
 	Tests bool
 	// Cache is the directory where rewritten files and overlays are kept.
 	Cache string
+	// Tags are the build tags (go build's -tags: a comma-separated list).
+	Tags string
 }
+
+// ErrNothing is the error of Instrument when no package of the main module
+// in the build uses goroutines, sync, channels or what the rewriting
+// covers: the package runs as it is.
+var ErrNothing = errors.New("nothing to instrument: no package of the main module in the build uses goroutines, sync or channels")
 
 // Result is an instrumented build's overlay.
 type Result struct {
@@ -193,6 +200,9 @@ func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
 	if cfg.Tests {
 		args = append(args, "-test")
 	}
+	if cfg.Tags != "" {
+		args = append(args, "-tags="+cfg.Tags)
+	}
 	args = append(args, ".")
 	cmd := exec.Command("go", args...)
 	cmd.Dir = cfg.Dir
@@ -203,7 +213,7 @@ func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
 		return "", nil, nil, fmt.Errorf("listing the packages of %s: %v: %s", cfg.Dir, err, strings.TrimSpace(stderr.String()))
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\n", version, cfg.Dir, cfg.Tests, selfStamp())
+	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\x00%s\n", version, cfg.Dir, cfg.Tests, selfStamp(), cfg.Tags)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
 		parts := strings.Split(line, "|")
@@ -288,6 +298,9 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
 		Dir:   cfg.Dir,
 		Tests: cfg.Tests,
+	}
+	if cfg.Tags != "" {
+		pcfg.BuildFlags = []string{"-tags=" + cfg.Tags}
 	}
 	if len(pkgs) == 0 {
 		pkgs = []string{"."}
@@ -396,7 +409,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		unmodelled("not instrumented: packages outside the main module (their goroutines, locks and channels run unchecked): %s", strings.Join(mods, ", "))
 	}
 	if len(files) == 0 {
-		return nil, nil, errors.New("nothing to instrument: no package of the main module in the build uses goroutines, sync or channels")
+		return nil, nil, ErrNothing
 	}
 	return res, files, nil
 }

@@ -291,7 +291,7 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*i
 	spec := p.spec()
 	spec.TransitionTimeout = s.opts.TransitionTimeout
 	found, err := insearch.Run(ctx, insearch.Config{
-		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)),
+		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)), Dir: t.Dir,
 		Spec: spec, Jobs: jobs,
 		Replay:   func(sched schedule.Schedule) (*search.Outcome, error) { return s.ReplayFresh(sched, p.MaxDepth) },
 		Progress: hooks.Progress, Minimising: hooks.Minimising, OnBug: hooks.OnBug,
