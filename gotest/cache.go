@@ -53,8 +53,8 @@ type listed struct {
 		Replace              *struct{ Path, Version, Dir string }
 	}
 	GoFiles, CgoFiles, CFiles, CXXFiles, HFiles, SFiles, SysoFiles []string
-	EmbedFiles, TestGoFiles, XTestGoFiles                         []string
-	TestEmbedFiles, XTestEmbedFiles                               []string
+	EmbedFiles, TestGoFiles, XTestGoFiles                          []string
+	TestEmbedFiles, XTestEmbedFiles                                []string
 }
 
 // cacheKeys returns the cache key of each test of the package, none when

@@ -114,7 +114,7 @@ type Summary struct {
 	Packages, FailedPackages, BuildFailed int
 	// Tests counts the tests run, by status.
 	Tests, OK, Bugs, Incomplete, Skipped, Failed, Errors, Cached int
-	Elapsed                                                   time.Duration
+	Elapsed                                                      time.Duration
 }
 
 // Failing reports whether anything failed: a bug, a test that fails or
