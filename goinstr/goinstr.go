@@ -48,7 +48,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-5"
+const version = "goinstr-6"
 
 // Config says what to instrument.
 type Config struct {

@@ -261,16 +261,37 @@ var testMethods = map[string]bool{
 	"Fail": true, "FailNow": true, "Skip": true, "Skipf": true, "SkipNow": true,
 }
 
+// testRunners are the methods of testing.T that run code on goroutines of
+// package testing, and the functions of package lang that stand for them
+// (a subtest, the test's cleanups; Parallel makes the test wait for
+// others): under a check, what they run must run on the checked
+// goroutines, in the execution. Cleanup is testing.TB's too.
+var testRunners = map[string]string{"Run": "Run", "Parallel": "Parallel", "Cleanup": "Cleanup"}
+
 // testCall rewrites t.M(args), t a *testing.T or a testing.TB and M a
 // method that logs, fails or skips, into lang.TestCall(t, "M").M(args):
 // the goroutines of a test may not call them after it returned.
 func (r *fileRewriter) testCall(c *ast.CallExpr, depth int) {
 	sel, ok := c.Fun.(*ast.SelectorExpr)
-	if !ok || !testMethods[sel.Sel.Name] {
+	if !ok {
 		return
 	}
 	t := r.info.TypeOf(sel.X)
 	if t == nil || (t.String() != "*testing.T" && t.String() != "testing.TB") {
+		return
+	}
+	if fn, ok := testRunners[sel.Sel.Name]; ok && (t.String() == "*testing.T" || fn == "Cleanup") {
+		// t.Run(name, f) -> lang.Run(t, name, f); t.Parallel() ->
+		// lang.Parallel(t).
+		r.insert(sel.X.Pos(), r.qual(langPath, fn)+"(", depth)
+		sep := ", "
+		if len(c.Args) == 0 {
+			sep = ""
+		}
+		r.replace(sel.X.End(), c.Lparen+1, sep+r.newlines(sel.X.End(), c.Lparen))
+		return
+	}
+	if !testMethods[sel.Sel.Name] {
 		return
 	}
 	r.insert(sel.X.Pos(), r.qual(langPath, "TestCall")+"(", depth)

@@ -19,11 +19,13 @@
 package gotest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -63,7 +65,7 @@ type Config struct {
 	// Race builds the instrumented tests with Go's race detector.
 	Race bool
 	// RandSeed is the seed of the tests' random numbers
-	// (session.Target.SeedRand).
+	// (session.Target.SeedRand; 0: session.DefaultRandSeed).
 	RandSeed int64
 	// Options start the processes of the tests.
 	Options session.Options
@@ -361,9 +363,13 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 				var err error
 				t, err = session.Resolve([]string{pk.arg}, session.Build{Run: ".", Race: cfg.Race, Tags: cfg.Tags})
 				if err != nil {
-					return results, append([]string{"# " + pk.p.ImportPath}, strings.Split(strings.TrimSpace(err.Error()), "\n")...), true
+					return results, pk.buildFailure(ctx, err), true
 				}
-				t.SeedRand(cfg.RandSeed)
+				seed := cfg.RandSeed
+				if seed == 0 {
+					seed = session.DefaultRandSeed
+				}
+				t.SeedRand(seed)
 			}
 			res = pk.test(ctx, t, n)
 			pk.store(keys, res)
@@ -373,6 +379,23 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 		results = append(results, res)
 	}
 	return results, nil, false
+}
+
+// buildFailure says why the package's instrumented test binary did not
+// build: as go test says it when the package does not build as it is, else
+// (stdbg could not instrument it) with stdbg's error.
+func (pk *pkgRun) buildFailure(ctx context.Context, err error) []string {
+	args := []string{"test", "-c", "-o", os.DevNull}
+	if pk.r.cfg.Tags != "" {
+		args = append(args, "-tags="+pk.r.cfg.Tags)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, pk.p.ImportPath)...)
+	cmd.Dir = pk.r.cfg.Dir
+	if out, goErr := cmd.CombinedOutput(); goErr != nil && len(bytes.TrimSpace(out)) > 0 {
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	lines := []string{"# " + pk.p.ImportPath + " (builds with go test, but stdbg could not instrument or build it)"}
+	return append(lines, strings.Split(strings.TrimSpace(err.Error()), "\n")...)
 }
 
 // relArg names dir for a command line: relative to the current directory

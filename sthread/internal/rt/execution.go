@@ -42,6 +42,9 @@ type Execution struct {
 	// mapOrder chooses the order of the execution's ranges over maps
 	// (see clock.go).
 	mapOrder *randv2.Rand
+	// cleanups are the cleanups of the checked test and its subtests,
+	// by their *testing.T (see subtest.go).
+	cleanups map[any][]func()
 	// raceVars are the race detector's variables of the objects (see
 	// race.go).
 	raceVars table
