@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goTestModule writes a module of plain Go tests: a package whose test
+// deadlocks in some schedules, and one whose tests are correct.
+func goTestModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/shop\n\ngo 1.22\n",
+		"locks/locks_test.go": `package locks
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestOrder(t *testing.T) {
+	var a, b sync.Mutex
+	done := make(chan bool)
+	go func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); done <- true }()
+	b.Lock()
+	a.Lock()
+	a.Unlock()
+	b.Unlock()
+	<-done
+}
+`,
+		"count/count_test.go": `package count
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestCount(t *testing.T) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	n := 0
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); mu.Lock(); n++; mu.Unlock() }()
+	}
+	wg.Wait()
+	if n != 2 {
+		t.Fatalf("n = %d", n)
+	}
+}
+
+func TestShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+}
+`,
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// stdbg test takes go test's flags with one dash, says a bug with its
+// schedule and the command that replays it, exits 1 on a bug, 0 without,
+// 2 on bad usage; stdbg find points a package of tests at it.
+func TestGoTestCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := goTestModule(t)
+	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"bug", []string{"test", "-race=false", "./..."}, exitBug, []string{
+			"BUG        TestOrder (", "*** DEADLOCK DETECTED ***", "Path = ", "Replay: stdbg replay --schedule", "FAIL\texample.com/shop/locks\t",
+			"ok         TestCount (", "ok  \texample.com/shop/count\t", "stdbg test: 3 tests in 2 packages: 2 ok, 1 BUG"}},
+		{"run and short", []string{"test", "--races=false", "-run", "Count|Short", "-short", "-count=1", "./count"}, exitClean, []string{
+			"ok         TestCount (", "SKIP       TestShort (", "count_test.go:24: short"}},
+		{"verbose", []string{"test", "--races=false", "-v", "-run=Count", "-count", "1", "./count"}, exitClean, []string{
+			"=== RUN   TestCount", "Search: exhaustive (DFS with DPOR)", "Executions = "}},
+		{"bad pattern", []string{"test", "./nothere"}, exitUsage, nil},
+		{"bad count", []string{"test", "-count=-1", "./count"}, exitUsage, nil},
+		{"find ./...", []string{"find", "./..."}, exitUsage, nil},
+		{"find a package of tests", []string{"find", "./count"}, exitUsage, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := stdbg(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("stdbg %s: exit %d, want %d\n%s\n%s", strings.Join(tt.args, " "), code, tt.code, out, errs)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if tt.code == exitUsage && strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+				t.Errorf("not one line:\n%s", errs)
+			}
+			if strings.HasPrefix(tt.name, "find") && !strings.Contains(errs, "stdbg test") {
+				t.Errorf("find does not point at stdbg test: %s", errs)
+			}
+		})
+	}
+	out, errs, code := stdbg(t, "test", "--races=false", "-json", "./count")
+	if code != exitClean {
+		t.Fatalf("-json: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil || e["Action"] == nil {
+			t.Errorf("not an event: %q", line)
+		}
+	}
+}
