@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // A nativeRun is a test run once as go test runs it: its goroutines run
@@ -36,7 +38,8 @@ func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env [
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	// A race-enabled binary would sleep a second at its exit.
+	cmd.Env = rtnames.WithQuickRaceExit(append(os.Environ(), env...))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
