@@ -68,7 +68,7 @@ func (pk *pkgRun) cacheKeys(ctx context.Context) map[string]string {
 	keys := map[string]string{}
 	for _, n := range pk.names {
 		h := sha256.New()
-		fmt.Fprintf(h, "%s\x00%s\x00run=%s\x00skip=%s\x00short=%v\x00timeout=%s\x00", base, n, pk.r.run.rest, cfg.Skip, cfg.Short, cfg.Timeout)
+		fmt.Fprintf(h, "%s\x00%s\x00run=%s\x00skip=%s\x00short=%v\x00timeout=%s\x00v=%v\x00", base, n, pk.r.run.rest, cfg.Skip, cfg.Short, cfg.Timeout, cfg.Verbose)
 		keys[n] = hex.EncodeToString(h.Sum(nil))
 	}
 	return keys

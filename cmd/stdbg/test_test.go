@@ -60,6 +60,24 @@ func TestShort(t *testing.T) {
 	}
 }
 `,
+		// A package-level variable: the search says why every execution
+		// runs in a fresh process.
+		"state/state_test.go": `package state
+
+import (
+	"sync"
+	"testing"
+)
+
+var hits int
+
+func TestHits(t *testing.T) {
+	var mu sync.Mutex
+	done := make(chan bool)
+	go func() { mu.Lock(); hits++; mu.Unlock(); done <- true }()
+	<-done
+}
+`,
 	}
 	for name, text := range files {
 		path := filepath.Join(dir, name)
@@ -95,11 +113,13 @@ func TestGoTestCommand(t *testing.T) {
 	}{
 		{"bug", []string{"test", "-race=false", "./..."}, exitBug, []string{
 			"BUG        TestOrder (", "*** DEADLOCK DETECTED ***", "Path = ", "Replay: stdbg replay --schedule", "FAIL\texample.com/shop/locks\t",
-			"ok         TestCount (", "ok  \texample.com/shop/count\t", "stdbg test: 3 tests in 2 packages: 2 ok, 1 BUG"}},
+			"ok         TestCount (", "ok  \texample.com/shop/count\t", "stdbg test: 4 tests in 3 packages: 3 ok, 1 BUG"}},
 		{"run and short", []string{"test", "--races=false", "-run", "Count|Short", "-short", "-count=1", "./count"}, exitClean, []string{
 			"ok         TestCount (", "SKIP       TestShort (", "count_test.go:24: short"}},
 		{"verbose", []string{"test", "--races=false", "-v", "-run=Count", "-count", "1", "./count"}, exitClean, []string{
 			"=== RUN   TestCount", "Search: exhaustive (DFS with DPOR)", "Executions = "}},
+		{"state", []string{"test", "--races=false", "-v", "-count=1", "./state"}, exitClean, []string{
+			"ok         TestHits (", "Note: each execution runs in a fresh process", "package-level variables: hits (state_test.go:8)"}},
 		{"bad pattern", []string{"test", "./nothere"}, exitUsage, nil},
 		{"bad count", []string{"test", "-count=-1", "./count"}, exitUsage, nil},
 		{"find ./...", []string{"find", "./..."}, exitUsage, nil},
