@@ -64,6 +64,11 @@ type Config struct {
 	Parallel int
 	// Race builds the instrumented tests with Go's race detector.
 	Race bool
+	// Shard and Shards select part Shard of Shards of the tests (0 <= Shard
+	// < Shards; Shards < 2: all), so that Shards machines (CI jobs, the
+	// pods of an indexed job) share a suite: the tests of all the packages,
+	// in go list's order, are dealt to the shards in turn.
+	Shard, Shards int
 	// RandSeed is the seed of the tests' random numbers
 	// (session.Target.SeedRand; 0: session.DefaultRandSeed).
 	RandSeed int64
@@ -173,8 +178,15 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if par < 1 {
 		par = max(1, runtime.NumCPU()/2)
 	}
+	if cfg.Shards < 1 {
+		cfg.Shard, cfg.Shards = 0, 1
+	}
+	if cfg.Shard < 0 || cfg.Shard >= cfg.Shards {
+		return nil, &UsageError{Err: fmt.Errorf("shard %d of %d: want 0 <= I < N", cfg.Shard, cfg.Shards)}
+	}
 	r := &runner{cfg: &cfg, run: run, skip: skip, pr: newPrinter(cfg.Stdout, cfg.JSON, cfg.Verbose),
-		jobs: max(1, session.JobsFor(0)/par), sum: &Summary{Packages: len(pkgs)}}
+		jobs: max(1, session.JobsFor(0)/par), sum: &Summary{}}
+	r.selectTests(pkgs)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(par, len(pkgs)) {
@@ -232,7 +244,8 @@ type runner struct {
 	cfg       *Config
 	run, skip *selector
 	pr        *printer
-	jobs      int // Test.Jobs
+	jobs      int         // Test.Jobs
+	selected  []selection // by package
 
 	mu  sync.Mutex
 	sum *Summary
@@ -265,6 +278,13 @@ func (r *runner) count(res *result) {
 
 // pkg runs the selected tests of package i.
 func (r *runner) pkg(ctx context.Context, i int, p *pkg) {
+	if !r.selected[i].here {
+		r.pr.finish(i) // another shard's
+		return
+	}
+	r.mu.Lock()
+	r.sum.Packages++
+	r.mu.Unlock()
 	start := time.Now()
 	out := &pkgOut{p: r.pr, index: i, path: p.ImportPath}
 	out.start()
@@ -288,21 +308,16 @@ func (r *runner) pkg(ctx context.Context, i int, p *pkg) {
 		out.end("skip", fmt.Sprintf("?   \t%s\t[no test files]", p.ImportPath), 0, false)
 		return
 	}
+	sel := r.selected[i]
+	if sel.err != nil {
+		failPkg([]string{"# " + p.ImportPath, sel.err.Error()}, true)
+		return
+	}
 	if msg := p.buildError(); msg != "" {
 		failPkg(append([]string{"# " + p.ImportPath}, strings.Split(msg, "\n")...), true)
 		return
 	}
-	names, err := testNames(p)
-	if err != nil {
-		failPkg([]string{"# " + p.ImportPath, err.Error()}, true)
-		return
-	}
-	var selected []string
-	for _, n := range names {
-		if r.run.matches(n) && !(r.skip.top != nil && r.skip.rest == "" && r.skip.matches(n)) {
-			selected = append(selected, n)
-		}
-	}
+	selected := sel.names
 	if len(selected) == 0 {
 		out.end("pass", fmt.Sprintf("ok  \t%s\t%.3fs [no tests to run]", p.ImportPath, time.Since(start).Seconds()), time.Since(start), false)
 		return
@@ -324,6 +339,48 @@ func (r *runner) pkg(ctx context.Context, i int, p *pkg) {
 		out.end("pass", fmt.Sprintf("ok  \t%s\t(cached)", p.ImportPath), time.Since(start), false)
 	default:
 		out.end("pass", fmt.Sprintf("ok  \t%s\t%.3fs", p.ImportPath, time.Since(start).Seconds()), time.Since(start), false)
+	}
+}
+
+// selection is the tests of a package that a run runs.
+type selection struct {
+	names []string // the tests selected, of this shard
+	err   error    // the test files could not be read
+	here  bool     // the package is this shard's to report
+}
+
+// selectTests finds the tests of every package that -run, -skip and the
+// shard select. The tests of all the packages, in order, are dealt to the
+// shards in turn, so that every shard gets as many; a package is reported
+// by the shards that run some of its tests, or when it has none to run by
+// shard 0.
+func (r *runner) selectTests(pkgs []*pkg) {
+	cfg := r.cfg
+	r.selected = make([]selection, len(pkgs))
+	n := 0
+	for i, p := range pkgs {
+		sel := &r.selected[i]
+		if !p.hasTests() {
+			sel.here = cfg.Shard == 0
+			continue
+		}
+		names, err := testNames(p)
+		if err != nil {
+			sel.err, sel.here = err, cfg.Shard == 0
+			continue
+		}
+		matched := false
+		for _, name := range names {
+			if !r.run.matches(name) || r.skip.top != nil && r.skip.rest == "" && r.skip.matches(name) {
+				continue
+			}
+			matched = true
+			if n%cfg.Shards == cfg.Shard {
+				sel.names = append(sel.names, name)
+			}
+			n++
+		}
+		sel.here = len(sel.names) > 0 || !matched && cfg.Shard == 0
 	}
 }
 

@@ -74,6 +74,8 @@ usage.`,
 	f.BoolVarP(&tf.verbose, "verbose", "v", false, "show every test's output and the statistics of its search (go test -v)")
 	f.IntVarP(&tf.parallel, "parallel-packages", "p", 0, "packages built and explored at once (go test -p; 0: one per two CPUs)")
 	f.IntVar(&tf.count, "count", 0, "explore each test n times, ignoring the cache (go test -count; 1 is the way to skip the cache)")
+	// The shard setting, here over the tests rather than inside a search.
+	f.String("shard", "", "run only part I of N of the tests (I/N, 0 <= I < N): the tests of all the packages are dealt to the N parts in turn, so that N CI jobs share a suite; join their corpora with stdbg corpus merge")
 	f.DurationVar(&tf.timeout, "timeout", 10*time.Minute, "longest a test may run once as go test runs it; a test that hangs is ended with its goroutines' stacks (go test -timeout)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions", "budget",
@@ -88,6 +90,13 @@ func (a *app) test(args []string, tf testFlags) error {
 	if tf.timeout <= 0 {
 		return usageErr("-timeout must be a positive duration such as 10m, not %s", tf.timeout)
 	}
+	// --shard divides the suite's tests: each test's search is whole,
+	// whatever its strategy.
+	shard, shards, err := parseShard(a.v.GetString("shard"))
+	if err != nil {
+		return err
+	}
+	a.v.Set("shard", "")
 	p, err := a.plan()
 	if err != nil {
 		return err
@@ -100,7 +109,7 @@ func (a *app) test(args []string, tf testFlags) error {
 	a.searching = true
 	cfg := gotest.Config{
 		Patterns: args, Tags: tf.tags, Run: tf.run, Skip: tf.skip, Short: tf.short, Timeout: tf.timeout, Count: tf.count,
-		Verbose: tf.verbose, JSON: a.v.GetBool("json"), Parallel: tf.parallel, Race: a.v.GetBool("races"),
+		Verbose: tf.verbose, JSON: a.v.GetBool("json"), Parallel: tf.parallel, Race: a.v.GetBool("races"), Shard: shard, Shards: shards,
 		RandSeed: a.v.GetInt64("rand-seed"),
 		Options: session.Options{Stdout: nil, Stderr: nil, FastExit: true,
 			TransitionTimeout: a.v.GetDuration("transition-timeout"), StartTimeout: a.v.GetDuration("start-timeout"),

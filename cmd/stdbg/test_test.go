@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +26,24 @@ import (
 
 func TestOrder(t *testing.T) {
 	var a, b sync.Mutex
+	done := make(chan bool)
+	go func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); done <- true }()
+	b.Lock()
+	a.Lock()
+	a.Unlock()
+	b.Unlock()
+	<-done
+}
+`,
+		"locks/more_test.go": `package locks
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestOrderAgain(t *testing.T) {
+	var a, b sync.RWMutex
 	done := make(chan bool)
 	go func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); done <- true }()
 	b.Lock()
@@ -100,11 +120,7 @@ func TestGoTestCommand(t *testing.T) {
 	}
 	dir := goTestModule(t)
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
-	wd, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
+	t.Chdir(dir) // stdbg test's patterns are relative to it
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -113,7 +129,7 @@ func TestGoTestCommand(t *testing.T) {
 	}{
 		{"bug", []string{"test", "-race=false", "./..."}, exitBug, []string{
 			"BUG        TestOrder (", "*** DEADLOCK DETECTED ***", "Path = ", "Replay: stdbg replay --schedule", "FAIL\texample.com/shop/locks\t",
-			"ok         TestCount (", "ok  \texample.com/shop/count\t", "stdbg test: 4 tests in 3 packages: 3 ok, 1 BUG"}},
+			"ok         TestCount (", "ok  \texample.com/shop/count\t", "stdbg test: 5 tests in 3 packages: 3 ok, 2 BUG"}},
 		{"run and short", []string{"test", "--races=false", "-run", "Count|Short", "-short", "-count=1", "./count"}, exitClean, []string{
 			"ok         TestCount (", "SKIP       TestShort (", "count_test.go:24: short"}},
 		{"verbose", []string{"test", "--races=false", "-v", "-run=Count", "-count", "1", "./count"}, exitClean, []string{
@@ -152,5 +168,57 @@ func TestGoTestCommand(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &e); err != nil || e["Action"] == nil {
 			t.Errorf("not an event: %q", line)
 		}
+	}
+}
+
+// --shard I/N deals a suite's tests to N parts: N processes run each test
+// once between them, each saving its bugs in its own corpus, and stdbg
+// corpus merge joins the corpora.
+func TestGoTestShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := goTestModule(t)
+	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
+	t.Chdir(dir) // stdbg test's patterns are relative to it
+	ran := map[string]int{}
+	var corpora []string
+	for i := range 2 {
+		c := filepath.Join(t.TempDir(), "corpus")
+		corpora = append(corpora, c)
+		out, errs, code := stdbg(t, "test", "--races=false", "--no-save=false", "--corpus", c, "--shard", fmt.Sprintf("%d/2", i), "-json", "./...")
+		if code != exitBug {
+			t.Fatalf("shard %d/2: exit %d\n%s\n%s", i, code, out, errs)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var e struct{ Action, Package, Test string }
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("shard %d/2: %q: %v", i, line, err)
+			}
+			if e.Test != "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+				ran[e.Package+"."+e.Test]++
+			}
+		}
+	}
+	for _, test := range []string{"example.com/shop/count.TestCount", "example.com/shop/count.TestShort", "example.com/shop/locks.TestOrder",
+		"example.com/shop/locks.TestOrderAgain", "example.com/shop/state.TestHits"} {
+		if ran[test] != 1 {
+			t.Errorf("%s ran %d times in the shards, want once: %v", test, ran[test], ran)
+		}
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	out, errs, code := stdbg(t, append(append([]string{"corpus", "merge"}, corpora...), "-o", merged)...)
+	if code != exitClean {
+		t.Fatalf("corpus merge: exit %d\n%s\n%s", code, out, errs)
+	}
+	var entries []string
+	filepath.WalkDir(merged, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".json") {
+			entries = append(entries, strings.TrimPrefix(path, merged))
+		}
+		return nil
+	})
+	if len(entries) != 2 || !strings.Contains(strings.Join(entries, " "), "/locks/TestOrderAgain/deadlock-") {
+		t.Errorf("merged corpus holds %v, want the two shards' bugs\n%s", entries, out)
 	}
 }
