@@ -39,10 +39,6 @@ func (a *app) startSession(t *session.Target, out, errw io.Writer, fast bool, en
 	return s, nil
 }
 
-// jobs is the number of executions to run at once (-j; 0: one per two
-// CPUs).
-func (a *app) jobs() int { return session.JobsFor(a.v.GetInt("jobs")) }
-
 // maxDepth is the depth bound of a search or replay of t: the setting, or
 // for a Go target whose setting was left at its default,
 // session.GoMaxDepth.
