@@ -122,6 +122,41 @@ type Summary struct {
 	// Tests counts the tests run, by status.
 	Tests, OK, Bugs, Incomplete, Skipped, Failed, Errors, Cached int
 	Elapsed                                                      time.Duration
+	// Results are the tests' results, package by package in the order of
+	// the patterns; Broken the packages that did not build.
+	Results []*TestResult
+	Broken  []*Broken
+}
+
+// TestResult is what became of one test, for the reports that cover a
+// whole run (JUnit, SARIF).
+type TestResult struct {
+	// Package is the import path of the test's package, Test its name.
+	Package, Test string
+	// Status is ok, BUG, incomplete, SKIP, FAIL or ERROR (docs/go-test.md).
+	Status  string
+	Elapsed time.Duration
+	// Cached: the result of an earlier run with the same inputs.
+	Cached bool
+	// Detail is the rest of the test's status line; Output the lines
+	// below it (a bug's report, a failure's output).
+	Detail string
+	Output []string
+	// Bugs are the reports of a BUG.
+	Bugs []*report.Report
+}
+
+// Failed reports whether the result fails its package: a bug, a test that
+// fails or could not be searched.
+func (r *TestResult) Failed() bool {
+	return r.Status == statusBug || r.Status == statusFail || r.Status == statusError
+}
+
+// Broken is a package whose tests did not build: what the go command (or
+// stdbg's instrumentation) said.
+type Broken struct {
+	Package string
+	Output  []string
 }
 
 // Failing reports whether anything failed: a bug, a test that fails or
@@ -187,6 +222,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	r := &runner{cfg: &cfg, run: run, skip: skip, pr: newPrinter(cfg.Stdout, cfg.JSON, cfg.Verbose),
 		jobs: max(1, session.JobsFor(0)/par), sum: &Summary{}}
 	r.selectTests(pkgs)
+	r.results, r.broken = make([][]*TestResult, len(pkgs)), make([]*Broken, len(pkgs))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(par, len(pkgs)) {
@@ -204,6 +240,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	close(work)
 	wg.Wait()
 	r.sum.Elapsed = time.Since(start)
+	for i := range pkgs {
+		r.sum.Results = append(r.sum.Results, r.results[i]...)
+		if r.broken[i] != nil {
+			r.sum.Broken = append(r.sum.Broken, r.broken[i])
+		}
+	}
 	if !cfg.JSON {
 		fmt.Fprintln(cfg.Stdout, r.sum.String())
 	}
@@ -246,6 +288,10 @@ type runner struct {
 	pr        *printer
 	jobs      int         // Test.Jobs
 	selected  []selection // by package
+
+	// results and broken are the packages' results, by package.
+	results [][]*TestResult
+	broken  []*Broken
 
 	mu  sync.Mutex
 	sum *Summary
@@ -294,6 +340,9 @@ func (r *runner) pkg(ctx context.Context, i int, p *pkg) {
 		if build {
 			r.sum.BuildFailed++
 		}
+		if build {
+			r.broken[i] = &Broken{Package: p.ImportPath, Output: lines}
+		}
 		r.mu.Unlock()
 		for _, l := range lines {
 			out.line("", l, false)
@@ -324,6 +373,10 @@ func (r *runner) pkg(ctx context.Context, i int, p *pkg) {
 	}
 	pk := &pkgRun{r: r, p: p, out: out, names: selected}
 	results, lines, build := pk.tests(ctx)
+	for _, res := range results {
+		r.results[i] = append(r.results[i], &TestResult{Package: p.ImportPath, Test: res.Name, Status: res.Status, Elapsed: res.Elapsed,
+			Cached: res.Cached, Detail: res.Detail, Output: res.Lines, Bugs: res.bugs})
+	}
 	failed := false
 	cached := len(results) > 0
 	for _, res := range results {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/stdbg/stdbg/report"
 )
 
 // This file writes what a run found, as go test writes it: a line per
@@ -51,6 +53,8 @@ type result struct {
 	Lines  []string
 	// Cached: the result of an earlier run with the same inputs.
 	Cached bool `json:"-"`
+	// bugs are the reports of a BUG.
+	bugs []*report.Report
 }
 
 // failed reports whether the result fails its package.

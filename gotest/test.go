@@ -49,7 +49,7 @@ func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *
 		}
 	}
 	if len(found.Bugs) > 0 {
-		res.Status, res.Detail = statusBug, found.Bugs[0].Banner
+		res.Status, res.Detail, res.bugs = statusBug, found.Bugs[0].Banner, found.Bugs
 		for i, b := range found.Bugs {
 			res.Lines = append(res.Lines, bugLines(b, i > 0)...)
 		}

@@ -22,6 +22,7 @@ import (
 // testFlags are go test's flags that stdbg test takes.
 type testFlags struct {
 	run, skip, tags string
+	junit, sarif    string
 	short, verbose  bool
 	parallel, count int
 	timeout         time.Duration
@@ -53,6 +54,8 @@ FAIL; each package a line as go test writes it; then a summary. With -json,
 the event stream of go test -json instead (for gotestsum, go-junit-report,
 CI annotations). A test whose inputs did not change since a complete search
 found nothing is not explored again ("(cached)"); -count=1 explores it again.
+--junit and --sarif write the whole run for CI; --shard I/N runs part I of N
+of the tests, for N CI jobs.
 The cache is kept under the user's cache directory (STDBG_TEST_CACHE to put
 it elsewhere). See docs/go-test.md.
 
@@ -74,6 +77,8 @@ usage.`,
 	f.BoolVarP(&tf.verbose, "verbose", "v", false, "show every test's output and the statistics of its search (go test -v)")
 	f.IntVarP(&tf.parallel, "parallel-packages", "p", 0, "packages built and explored at once (go test -p; 0: one per two CPUs)")
 	f.IntVar(&tf.count, "count", 0, "explore each test n times, ignoring the cache (go test -count; 1 is the way to skip the cache)")
+	f.StringVar(&tf.junit, "junit", "", "also write the whole run as JUnit XML to this file: a test suite per package, a BUG or FAIL as a failure, an ERROR or a package that did not build as an error")
+	f.StringVar(&tf.sarif, "sarif", "", "also write the bugs of the whole run as a SARIF 2.1.0 log to this file (tests that failed otherwise and packages that did not build as notifications)")
 	// The shard setting, here over the tests rather than inside a search.
 	f.String("shard", "", "run only part I of N of the tests (I/N, 0 <= I < N): the tests of all the packages are dealt to the N parts in turn, so that N CI jobs share a suite; join their corpora with stdbg corpus merge")
 	f.DurationVar(&tf.timeout, "timeout", 10*time.Minute, "longest a test may run once as go test runs it; a test that hangs is ended with its goroutines' stacks (go test -timeout)")
@@ -89,6 +94,11 @@ func (a *app) test(args []string, tf testFlags) error {
 	}
 	if tf.timeout <= 0 {
 		return usageErr("-timeout must be a positive duration such as 10m, not %s", tf.timeout)
+	}
+	for _, o := range []struct{ flag, path string }{{"junit", tf.junit}, {"sarif", tf.sarif}} {
+		if err := checkOutput(o.flag, o.path); err != nil {
+			return err
+		}
 	}
 	// --shard divides the suite's tests: each test's search is whole,
 	// whatever its strategy.
@@ -124,6 +134,27 @@ func (a *app) test(args []string, tf testFlags) error {
 	sum, err := gotest.Run(stopper.ctx, cfg)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if tf.junit != "" {
+		if err := writeTestJUnit(tf.junit, sum); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	if tf.sarif != "" {
+		var reports []*report.Report
+		var problems []string
+		for _, r := range sum.Results {
+			reports = append(reports, r.Bugs...)
+			if r.Status == "FAIL" || r.Status == "ERROR" {
+				problems = append(problems, fmt.Sprintf("%s %s: %s", r.Package, r.Test, r.Detail))
+			}
+		}
+		for _, b := range sum.Broken {
+			problems = append(problems, b.Package+": did not build")
+		}
+		if err := writeSARIF(tf.sarif, reports, problems); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 	}
 	switch {
 	case sum.Failing():

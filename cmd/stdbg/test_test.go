@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"io/fs"
 	"os"
@@ -159,6 +160,38 @@ func TestGoTestCommand(t *testing.T) {
 			}
 		})
 	}
+	// --junit and --sarif cover the whole run.
+	junit, sarifLog := filepath.Join(t.TempDir(), "junit.xml"), filepath.Join(t.TempDir(), "run.sarif")
+	if out, errs, code := stdbg(t, "test", "--races=false", "--junit", junit, "--sarif", sarifLog, "./..."); code != exitBug {
+		t.Fatalf("--junit --sarif: exit %d\n%s\n%s", code, out, errs)
+	}
+	var suites struct {
+		Suites []struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Skipped  int    `xml:"skipped,attr"`
+		} `xml:"testsuite"`
+	}
+	if b, err := os.ReadFile(junit); err != nil || xml.Unmarshal(b, &suites) != nil {
+		t.Fatalf("junit: %v\n%s", err, b)
+	}
+	got := map[string]string{}
+	for _, s := range suites.Suites {
+		got[s.Name] = fmt.Sprintf("%d tests, %d failures, %d skipped", s.Tests, s.Failures, s.Skipped)
+	}
+	if got["example.com/shop/locks"] != "2 tests, 2 failures, 0 skipped" || got["example.com/shop/count"] != "2 tests, 0 failures, 0 skipped" {
+		t.Errorf("junit suites: %v", got)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct{ RuleID string } `json:"results"`
+		} `json:"runs"`
+	}
+	if b, err := os.ReadFile(sarifLog); err != nil || json.Unmarshal(b, &log) != nil || len(log.Runs) != 1 || len(log.Runs[0].Results) != 2 {
+		t.Errorf("sarif: %v, %+v", err, log)
+	}
+
 	out, errs, code := stdbg(t, "test", "--races=false", "-json", "./count")
 	if code != exitClean {
 		t.Fatalf("-json: exit %d\n%s\n%s", code, out, errs)
