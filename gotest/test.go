@@ -58,6 +58,11 @@ func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *
 		}
 		return res
 	}
+	if ctx.Err() != nil {
+		// Stopped (a signal): what was searched is said, nothing more runs.
+		res.Status, res.Detail = statusIncomplete, covered(found)+" (interrupted)"
+		return res
+	}
 	native := runNative(ctx, t.Binary, t.Dir, name, pattern, extra, t.Env, cfg.Timeout)
 	pk.out.output(name, native.testOutput(name))
 	switch {
