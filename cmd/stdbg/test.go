@@ -85,6 +85,9 @@ usage.`,
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions", "budget",
 		"in-target", "races", "rand-seed")
+	// What the shared settings mean here.
+	f.Lookup("json").Usage = "write go test -json's event stream (test2json's TestEvent objects) instead of text"
+	f.Lookup("corpus").Usage = "directory where the bugs are saved, under <import path>/<TestName> (default: testdata/stdbg/<TestName> in each test's package)"
 	return cmd
 }
 
