@@ -116,8 +116,10 @@ type Searched struct {
 
 // Summary counts what a Run found.
 type Summary struct {
-	// Packages counts the packages matched; Failed those that failed
-	// (a bug, a test that fails, or a build that failed).
+	// Packages counts the packages reported (with --shard, those this
+	// part reports); FailedPackages those that failed (a bug, a test that
+	// fails, or a build that failed), BuildFailed those that did not
+	// build.
 	Packages, FailedPackages, BuildFailed int
 	// Tests counts the tests run, by status.
 	Tests, OK, Bugs, Incomplete, Skipped, Failed, Errors, Cached int
