@@ -22,7 +22,7 @@ type counterRuntime struct {
 	main, worker    []syncmodel.Op
 	pos             []int // per thread id
 	pend            []wire.Pending
-	evs             []any
+	evs             []wire.Event
 	frames          []uint64
 }
 
@@ -59,14 +59,14 @@ func (r *counterRuntime) report(tid int) {
 	r.evs = append(r.evs, p)
 }
 
-func (r *counterRuntime) Begin() ([]any, error) {
+func (r *counterRuntime) Begin() ([]wire.Event, error) {
 	clear(r.pos)
 	r.evs = r.evs[:0]
 	r.report(1)
 	return r.evs, nil
 }
 
-func (r *counterRuntime) Resume(tid int, code int64) ([]any, error) {
+func (r *counterRuntime) Resume(tid int, code int64) ([]wire.Event, error) {
 	r.evs = r.evs[:0]
 	op := r.script(tid)[r.pos[tid]]
 	r.pos[tid]++
@@ -76,7 +76,7 @@ func (r *counterRuntime) Resume(tid int, code int64) ([]any, error) {
 	case syncmodel.ThreadExit:
 		return r.evs, nil
 	case syncmodel.Exit:
-		return append(r.evs, checker.Died{Description: "exited with status 0"}), nil
+		return append(r.evs, wire.Died{Description: "exited with status 0"}), nil
 	}
 	r.report(tid)
 	return r.evs, nil

@@ -21,34 +21,15 @@ import (
 	"github.com/stdbg/stdbg/wire"
 )
 
-// Died is the event of a target that ended without reporting why.
-type Died struct {
-	// Description says how, e.g. "killed by signal 9" or "exited with status 3".
-	Description string
-	// Signal is the signal that ended it, 0 if it exited.
-	Signal int
-}
-
-// TimedOut is the event of a transition that did not reach its next
-// scheduling point within the transition timeout.
-type TimedOut struct {
-	Tid int
-	// Frames is where the thread was when it was asked (may be empty).
-	Frames []uint64
-	// After is how long the checker waited.
-	After string
-}
-
-// Runtime runs the threads of one target. Events are wire.Pending (or
-// *wire.Pending), wire.Done, wire.Failure, Died and TimedOut values, in
-// the order they happened.
+// Runtime runs the threads of one target and reports what they do as
+// events (wire.Event), in the order they happened.
 type Runtime interface {
 	// Begin starts a fresh execution and returns the events up to the
 	// first scheduling point.
-	Begin() ([]any, error)
+	Begin() ([]wire.Event, error)
 	// Resume lets thread tid perform its pending operation with result
 	// code and returns the events of the transition.
-	Resume(tid int, code int64) ([]any, error)
+	Resume(tid int, code int64) ([]wire.Event, error)
 	// End ends the current execution. With clean set (the program is
 	// leaving normally) the runtime may let it finish on its own.
 	End(clean bool)
@@ -207,7 +188,7 @@ type Execution struct {
 	trace   []Step
 	outcome *search.Outcome
 	failure *wire.Failure
-	timeout *TimedOut
+	timeout *wire.TimedOut
 	blocked []Blocked
 	threads []search.Thread
 	closed  bool
@@ -244,7 +225,7 @@ func (e *Execution) Trace() []Step { return e.trace }
 func (e *Execution) Failure() *wire.Failure { return e.failure }
 
 // TimedOut returns the timeout event, if the execution ended with one.
-func (e *Execution) TimedOut() *TimedOut { return e.timeout }
+func (e *Execution) TimedOut() *wire.TimedOut { return e.timeout }
 
 // BlockedThreads returns the threads that could not go on when the
 // execution ended in a deadlock or leak.
@@ -370,7 +351,7 @@ func (e *Execution) Step(st schedule.Step) error {
 		// reports on the way out (an atexit handler crashing) is not.
 		kept := evs[:0]
 		for _, ev := range evs {
-			if _, ok := ev.(Died); !ok {
+			if _, ok := ev.(wire.Died); !ok {
 				kept = append(kept, ev)
 			}
 		}
@@ -414,7 +395,7 @@ func (e *Execution) absorbPending(v *wire.Pending) error {
 }
 
 // absorb applies runtime events.
-func (e *Execution) absorb(evs []any) error {
+func (e *Execution) absorb(evs []wire.Event) error {
 	for _, ev := range evs {
 		if e.outcome != nil {
 			break
@@ -436,7 +417,7 @@ func (e *Execution) absorb(evs []any) error {
 				break
 			}
 			e.finish(failureOutcome(e, &f), false)
-		case TimedOut:
+		case wire.TimedOut:
 			t := v
 			e.timeout = &t
 			where := "thread " + fmt.Sprint(t.Tid)
@@ -446,7 +427,7 @@ func (e *Execution) absorb(evs []any) error {
 			e.finish(&search.Outcome{Kind: search.Timeout,
 				Message: fmt.Sprintf("thread %d did not reach its next scheduling point within %s", t.Tid, t.After),
 				Where:   where}, false)
-		case Died:
+		case wire.Died:
 			e.finish(&search.Outcome{Kind: search.Crash, Message: "the program " + v.Description +
 				" without reporting why", Where: v.Description}, false)
 		case wire.State:

@@ -84,7 +84,7 @@ func TestOutcomes(t *testing.T) {
 		{"silent death", func() *ct.Runtime {
 			return &ct.Runtime{Main: []ct.Step{
 				ct.Op(syncmodel.Yield, syncmodel.APISchedYield, 0, 0x100),
-				{Die: &checker.Died{Description: "exited with status 3"}},
+				{Die: &wire.Died{Description: "exited with status 3"}},
 			}}
 		}, "1", search.Crash, "exited with status 3 without reporting why", 0},
 		{"timeout", func() *ct.Runtime {

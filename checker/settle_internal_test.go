@@ -18,15 +18,15 @@ type scripted struct {
 	pos     map[int]int
 }
 
-func (r *scripted) report(tid int) []any {
+func (r *scripted) report(tid int) []wire.Event {
 	sc := r.scripts[tid]
 	if r.pos[tid] >= len(sc) {
 		return nil
 	}
-	return []any{wire.Pending{Tid: tid, Op: sc[r.pos[tid]], Frames: []uint64{uint64(0x100 + tid)}}}
+	return []wire.Event{wire.Pending{Tid: tid, Op: sc[r.pos[tid]], Frames: []uint64{uint64(0x100 + tid)}}}
 }
 
-func (r *scripted) Begin() ([]any, error) {
+func (r *scripted) Begin() ([]wire.Event, error) {
 	lock := syncmodel.Op{Kind: syncmodel.MutexLock, Obj: 1}
 	unlock := syncmodel.Op{Kind: syncmodel.MutexUnlock, Obj: 1}
 	worker := func(sem syncmodel.Kind) []syncmodel.Op {
@@ -42,10 +42,10 @@ func (r *scripted) Begin() ([]any, error) {
 	return r.report(1), nil
 }
 
-func (r *scripted) Resume(tid int, code int64) ([]any, error) {
+func (r *scripted) Resume(tid int, code int64) ([]wire.Event, error) {
 	op := r.scripts[tid][r.pos[tid]]
 	r.pos[tid]++
-	var evs []any
+	var evs []wire.Event
 	if op.Kind == syncmodel.ThreadCreate {
 		evs = append(evs, r.report(int(code))...)
 	}

@@ -49,7 +49,7 @@ func (p *Process) Batched() int64 { return p.batched }
 
 // resumeBatched is Resume for a step of the plan: ok is false when the step
 // is not one (or is best taken alone) and Resume goes on as usual.
-func (p *Process) resumeBatched(tid int, code int64) (evs []any, ok bool, err error) {
+func (p *Process) resumeBatched(tid int, code int64) (evs []wire.Event, ok bool, err error) {
 	b := &p.batch
 	if b.next >= len(b.plan) {
 		return nil, false, nil
@@ -88,7 +88,7 @@ func (p *Process) resumeBatched(tid int, code int64) (evs []any, ok bool, err er
 // way and decodes them. Messages published without a STEP mark end the
 // batch: the child handed the mailbox over (its last step, a full
 // mailbox, a failure) and waits for an answer, or died.
-func (p *Process) collectStep(running int) ([]any, error) {
+func (p *Process) collectStep(running int) ([]wire.Event, error) {
 	b := &p.batch
 	var since time.Time // set by the first wait that needs the clock
 	for {

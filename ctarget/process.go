@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -138,7 +137,7 @@ type Process struct {
 	// batched counts the steps run in batches.
 	batch   batchState
 	batched int64
-	evbuf   []any        // received's events
+	evbuf   []wire.Event // received's events
 	dec     wire.Decoder // and their decoder
 
 	// Placement (Pin): where the executions and the checker's thread run.
@@ -347,7 +346,7 @@ func (p *Process) ChildPid() int {
 }
 
 // Begin implements checker.Runtime.
-func (p *Process) Begin() ([]any, error) {
+func (p *Process) Begin() ([]wire.Event, error) {
 	if p.alive {
 		p.End(false)
 	}
@@ -420,7 +419,7 @@ func (p *Process) serverGone(err error) error {
 }
 
 // Resume implements checker.Runtime.
-func (p *Process) Resume(tid int, code int64) ([]any, error) {
+func (p *Process) Resume(tid int, code int64) ([]wire.Event, error) {
 	if !p.alive {
 		return nil, errors.New("no execution is running")
 	}
@@ -435,7 +434,7 @@ func (p *Process) Resume(tid int, code int64) ([]any, error) {
 }
 
 // collect waits for the runtime's hand-over and decodes it.
-func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
+func (p *Process) collect(running int, timeout time.Duration) ([]wire.Event, error) {
 	var since time.Time // set by the first wait that needs the clock
 	for {
 		if err := p.slot.WaitFor(p.last, &since, timeout); err != nil {
@@ -461,7 +460,7 @@ func (p *Process) collect(running int, timeout time.Duration) ([]any, error) {
 // received decodes the messages of a hand-over (or of one step of a batch)
 // and notes what they say about the child: its threads' kernel ids, a
 // failure it does not survive, its death.
-func (p *Process) received(buf []byte) ([]any, error) {
+func (p *Process) received(buf []byte) ([]wire.Event, error) {
 	// The events are the checker's until its next call: one slice and
 	// one block of messages serve every hand-over.
 	p.dec.Reuse()
@@ -475,7 +474,7 @@ func (p *Process) received(buf []byte) ([]any, error) {
 
 // noted notes what decoded events say about the child (received) and
 // returns them, with its death if it died.
-func (p *Process) noted(evs []any) []any {
+func (p *Process) noted(evs []wire.Event) []wire.Event {
 	for _, ev := range evs {
 		if pe, ok := ev.(*wire.Pending); ok && pe.OSTid != 0 && p.ostids[pe.Tid] != pe.OSTid {
 			p.ostids[pe.Tid] = pe.OSTid
@@ -494,7 +493,7 @@ func (p *Process) noted(evs []any) []any {
 			}
 		}
 		if !failed {
-			d := checker.Died{Description: describeStatus(ws)}
+			d := wire.Died{Description: describeStatus(ws)}
 			if ws.Signaled() {
 				d.Signal = int(ws.Signal())
 			}
@@ -505,11 +504,11 @@ func (p *Process) noted(evs []any) []any {
 }
 
 // timedOut asks the running thread where it is, then ends the execution.
-func (p *Process) timedOut(tid int, waited time.Duration) ([]any, error) {
-	ev := checker.TimedOut{Tid: tid, After: waited.String()}
+func (p *Process) timedOut(tid int, waited time.Duration) ([]wire.Event, error) {
+	ev := wire.TimedOut{Tid: tid, After: waited.String()}
 	if ws, dead := p.slot.Dead(p.gen); dead {
 		p.alive = false
-		return []any{checker.Died{Description: describeStatus(ws)}}, nil
+		return []wire.Event{wire.Died{Description: describeStatus(ws)}}, nil
 	}
 	pid := p.slot.Pid()
 	if os := p.ostids[tid]; os != 0 && pid != 0 {
@@ -527,7 +526,7 @@ func (p *Process) timedOut(tid int, waited time.Duration) ([]any, error) {
 	}
 	p.killChild()
 	p.alive = false
-	return []any{ev}, nil
+	return []wire.Event{ev}, nil
 }
 
 func (p *Process) killChild() {

@@ -126,7 +126,7 @@ const reuseStartTimeout = 5 * time.Second
 // to reset by End. It reports false when the child could not reset (it
 // refused and left, or died, or did not report in time): the caller then
 // forks a fresh one.
-func (p *Process) beginReused() ([]any, bool) {
+func (p *Process) beginReused() ([]wire.Event, bool) {
 	p.ostids = make(map[int]int)
 	p.alive = true
 	evs, err := p.collect(1, min(p.cfg.StartTimeout, reuseStartTimeout))

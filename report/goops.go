@@ -235,6 +235,10 @@ func (b *builder) timerCall(op syncmodel.Op, res syncmodel.Result) (string, bool
 		return "timer's goroutine ends", true
 	case op.Kind == syncmodel.ChanClose && op.API == syncmodel.APITimerFire:
 		return "timer done", true
+	case op.API == syncmodel.APITimerHalt:
+		return "Stop or Reset looks at the timer", true
+	case op.API == syncmodel.APITimerFire && op.Kind == syncmodel.Select && len(op.Cases) == 1 && !op.Cases[0].Send:
+		return "timer records that its time was taken", true
 	case op.API == syncmodel.APITimerFire && (op.Kind == syncmodel.Select || op.Kind == syncmodel.ChanWake) && len(op.Cases) > 0:
 		c := b.chanName(op.Cases[0].Chan)
 		switch {

@@ -40,7 +40,9 @@
 //		})
 //	}
 //
-// Check runs the function many times, once per schedule, depth first. Its
+// Check runs the function many times, once per schedule it explores (by
+// default one per class of schedules that only reorder independent
+// operations, as the search's reduction finds them). Its
 // goroutine is thread 1 and the goroutines it starts with Go are threads
 // 2, 3, ... in creation order. Only one of them runs at a time: each sthread
 // call is a scheduling point where the goroutine stops and the search

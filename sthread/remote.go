@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -241,7 +240,7 @@ func waitChecker(slot *wire.Slot, last uint32, checkerPid int) ([]byte, error) {
 // an event after which the execution cannot go on.
 //
 //go:norace
-func encodeEvents(evs []any) (msg []byte, over bool, err error) {
+func encodeEvents(evs []wire.Event) (msg []byte, over bool, err error) {
 	for _, ev := range evs {
 		switch v := ev.(type) {
 		case wire.Pending:
@@ -253,7 +252,7 @@ func encodeEvents(evs []any) (msg []byte, over bool, err error) {
 			msg = wire.EncodeDone(msg, v)
 		case wire.State:
 			msg = wire.EncodeState(msg, v)
-		case checker.TimedOut:
+		case wire.TimedOut:
 			msg = wire.EncodeFailure(msg, wire.Failure{Tid: v.Tid, Kind: wire.FailRuntime, Frames: v.Frames,
 				Message: "a goroutine ran for an hour without reaching a scheduling point"})
 			over = true

@@ -153,6 +153,7 @@ const (
 	APITestSkip          // the checked test skipped itself (t.Skip): a ThreadExit of thread 1, which ends the check as its return does
 	APITimerStop         // Timer.Stop or Reset (or Ticker's) taking back a time offered: a Select
 	APITimerNew          // a timer made (time.NewTimer, After, AfterFunc, NewTicker): the ThreadCreate of its goroutine
+	APITimerHalt         // Timer.Stop or Reset (or Ticker's) begins: a Select with default on a channel of the timer's own, which orders it against the timer's other Stops and Resets and its goroutine
 	apiCount
 )
 
@@ -238,6 +239,7 @@ var apiNames = [...]string{
 	APITestSkip:          "test skips itself (t.Skip)",
 	APITimerStop:         "Timer.Stop",
 	APITimerNew:          "timer made",
+	APITimerHalt:         "Timer.Stop",
 	APIStdbgChoose:       "stdbg_choose",
 	APIThrdCreate:        "thrd_create",
 	APIThrdJoin:          "thrd_join",

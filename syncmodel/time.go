@@ -164,7 +164,9 @@ func (w *World) earliestTimer(tid int, at int64) bool {
 // TimerWait: no other live thread has a pending TimerWait earlier than at,
 // nor a timer that fired and has still to deliver its time (a pending
 // Select of API APITimerFire: the time is there in the instant the timer
-// fires), nor a Stop or Reset under way (a Select of API APITimerStop or
+// fires), nor a Stop or Reset about to begin or under way (a Select of
+// API APITimerHalt: the step exists to order Stops and Resets, and adds
+// no instant at which time could pass; a Select of API APITimerStop or
 // its wake), nor is a thread that time woke still running at that instant
 // (thread.hot: a goroutine wakes from a sleep, or a timer's time, at that
 // time; however slow the other goroutines are, it is not).
@@ -175,7 +177,7 @@ func (w *World) timeMayPass(tid int, at int64) bool {
 			continue
 		}
 		p := &th.pending
-		if p.Kind == TimerWait && p.Arg < at || p.Kind == Select && p.API == APITimerFire {
+		if p.Kind == TimerWait && p.Arg < at || p.Kind == Select && (p.API == APITimerFire || p.API == APITimerHalt) {
 			return false
 		}
 		if p.API == APITimerStop && (p.Kind == Select || p.Kind == ChanWake) {

@@ -145,11 +145,11 @@ var ErrShort = errors.New("truncated message")
 
 // Decode parses a sequence of runtime messages (the up buffer of a slot)
 // into values of type Pending, Failure, Stack, Note, Done or State.
-func Decode(buf []byte) ([]any, error) { return DecodeAppend(nil, buf) }
+func Decode(buf []byte) ([]Event, error) { return DecodeAppend(nil, buf) }
 
 // DecodeAppend is Decode appending the messages to out, so that a caller
 // can reuse one slice for every hand-over.
-func DecodeAppend(out []any, buf []byte) ([]any, error) { return (*Decoder)(nil).Append(out, buf) }
+func DecodeAppend(out []Event, buf []byte) ([]Event, error) { return (*Decoder)(nil).Append(out, buf) }
 
 // A Decoder decodes runtime messages as DecodeAppend does, but hands each
 // PENDING message as a *Pending, and takes the messages and their stack
@@ -209,7 +209,7 @@ func (d *Decoder) framesFor(n int) []uint64 {
 
 // Append decodes the messages in buf and appends them to out (a batch's
 // STEP marks are no messages: they are left out).
-func (d *Decoder) Append(out []any, buf []byte) ([]any, error) {
+func (d *Decoder) Append(out []Event, buf []byte) ([]Event, error) {
 	out, _, _, err := d.decode(out, buf, false)
 	return out, err
 }
@@ -218,11 +218,11 @@ func (d *Decoder) Append(out []any, buf []byte) ([]any, error) {
 // to the first STEP mark, appended to out. used is how many bytes of buf
 // that took, the mark included; marked is false when buf holds no mark,
 // and then all of buf was decoded.
-func (d *Decoder) AppendStep(out []any, buf []byte) (evs []any, used int, marked bool, err error) {
+func (d *Decoder) AppendStep(out []Event, buf []byte) (evs []Event, used int, marked bool, err error) {
 	return d.decode(out, buf, true)
 }
 
-func (d *Decoder) decode(out []any, buf []byte, toMark bool) ([]any, int, bool, error) {
+func (d *Decoder) decode(out []Event, buf []byte, toMark bool) ([]Event, int, bool, error) {
 	all := len(buf)
 	for len(buf) > 0 {
 		if len(buf) < msgHdr {
@@ -235,7 +235,7 @@ func (d *Decoder) decode(out []any, buf []byte, toMark bool) ([]any, int, bool, 
 		}
 		p := buf[msgHdr : msgHdr+n]
 		buf = buf[msgHdr+n:]
-		var v any
+		var v Event
 		var err error
 		switch typ {
 		case MsgPending:

@@ -11,7 +11,7 @@ import (
 )
 
 func TestRoundTrip(t *testing.T) {
-	msgs := []any{
+	msgs := []Event{
 		Pending{Tid: 2, OSTid: 1234, Op: syncmodel.Op{Kind: syncmodel.CondWait, API: syncmodel.APICondWait, Obj: 0x10, Obj2: 0x20, Arg: -3}, Frames: []uint64{0x401000, 0x402000}},
 		Failure{Tid: 1, Kind: FailAssert, Signal: 6, Line: 42, Addr: 0, Frames: []uint64{1, 2, 3}, Message: "x > 0", File: "a.c", Func: "main"},
 		Pending{Tid: 1, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{}},

@@ -20,7 +20,7 @@ type Step struct {
 	Op   syncmodel.Op
 	PC   uint64 // reported as the call's return address
 	Fail *wire.Failure
-	Die  *checker.Died
+	Die  *wire.Died
 	Hang bool // the thread never reaches its next operation
 }
 
@@ -39,7 +39,7 @@ type Runtime struct {
 	finished map[int]bool
 }
 
-func (r *Runtime) report(tid int) []any {
+func (r *Runtime) report(tid int) []wire.Event {
 	sc := r.scripts[tid]
 	i := r.pos[tid]
 	if i >= len(sc) {
@@ -51,17 +51,17 @@ func (r *Runtime) report(tid int) []any {
 	case st.Fail != nil:
 		f := *st.Fail
 		f.Tid = tid
-		return []any{f}
+		return []wire.Event{f}
 	case st.Die != nil:
-		return []any{*st.Die}
+		return []wire.Event{*st.Die}
 	case st.Hang:
-		return []any{checker.TimedOut{Tid: tid, After: "1s", Frames: []uint64{st.PC}}}
+		return []wire.Event{wire.TimedOut{Tid: tid, After: "1s", Frames: []uint64{st.PC}}}
 	}
-	return []any{wire.Pending{Tid: tid, Op: st.Op, Frames: []uint64{st.PC}}}
+	return []wire.Event{wire.Pending{Tid: tid, Op: st.Op, Frames: []uint64{st.PC}}}
 }
 
 // Begin implements checker.Runtime.
-func (r *Runtime) Begin() ([]any, error) {
+func (r *Runtime) Begin() ([]wire.Event, error) {
 	r.scripts = map[int][]Step{1: r.Main}
 	r.pos = map[int]int{1: 0}
 	r.finished = map[int]bool{}
@@ -70,14 +70,14 @@ func (r *Runtime) Begin() ([]any, error) {
 }
 
 // Resume implements checker.Runtime.
-func (r *Runtime) Resume(tid int, code int64) ([]any, error) {
+func (r *Runtime) Resume(tid int, code int64) ([]wire.Event, error) {
 	sc, ok := r.scripts[tid]
 	if !ok || r.pos[tid] >= len(sc) {
 		return nil, fmt.Errorf("fake: thread %d has nothing to run", tid)
 	}
 	op := sc[r.pos[tid]].Op
 	r.pos[tid]++
-	var evs []any
+	var evs []wire.Event
 	if op.Kind == syncmodel.ThreadCreate {
 		if r.creates >= len(r.Children) {
 			return nil, fmt.Errorf("fake: no script for create #%d", r.creates+1)
@@ -92,7 +92,7 @@ func (r *Runtime) Resume(tid int, code int64) ([]any, error) {
 		return evs, nil
 	}
 	if op.Kind == syncmodel.Exit {
-		return append(evs, checker.Died{Description: "exited with status 0"}), nil
+		return append(evs, wire.Died{Description: "exited with status 0"}), nil
 	}
 	return append(evs, r.report(tid)...), nil
 }

@@ -63,10 +63,7 @@ func TestInterrupt(t *testing.T) {
 
 func testInterrupt(t *testing.T, stdbgExe string, sig os.Signal) {
 	dir := t.TempDir()
-	prog, err := ctarget.Build(example("deadly-embrace.c"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := ownBuild(t, "deadly-embrace.c")
 	master, slave := openPTY(t)
 	defer master.Close()
 	corpusDir := filepath.Join(dir, "corpus")
@@ -97,7 +94,7 @@ func testInterrupt(t *testing.T, stdbgExe string, sig os.Signal) {
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if left := processesOf(t, prog); len(left) > 0 {
 		t.Errorf("target processes left behind: %v", left)
 	}
@@ -172,16 +169,36 @@ func processesOf(t *testing.T, exe string) []string {
 	return pids
 }
 
+// ownBuild builds the bundled example name as a program of the test's own
+// (the example with a comment of its own: the build cache keys
+// executables by their source), so that the processes a test looks for
+// are not those of another test, or of another run of the tests,
+// searching the example at the same time.
+func ownBuild(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(example(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(t.TempDir(), name)
+	src = append(src, fmt.Sprintf("/* %s %d */\n", t.Name(), time.Now().UnixNano())...)
+	if err := os.WriteFile(own, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := ctarget.Build(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
+
 // A search stopped by SIGTERM before it found anything exits 143, as a
 // process killed by SIGTERM would, and says it was interrupted: a C search
 // driven from stdbg, and a Go search running inside the target.
 func TestInterruptWithoutBug(t *testing.T) {
 	t.Parallel()
 	stdbgExe := stdbgBinary(t)
-	prog, err := ctarget.Build(example("correct-counter.c"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := ownBuild(t, "correct-counter.c")
 	// The Go target is built into a cache of the test's own, where its
 	// processes are found.
 	goCache := t.TempDir()
@@ -221,7 +238,7 @@ func TestInterruptWithoutBug(t *testing.T) {
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 143 {
 				t.Fatalf("exit: %v, want status 143\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())

@@ -218,6 +218,7 @@
 #define A_TEST_SKIPS_ITSELF__T_SKIP_ 139
 #define A_TIMER_STOP 140
 #define A_TIMER_MADE 141
+#define A_TIMER_STOP 142
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {

@@ -18,8 +18,12 @@ var known = []knownEntry{
 	// operation before every end would multiply the executions for no
 	// bug; a bug missed that way is still "missed-at-end", a failure.
 	{finding: "end", strategy: "dpor", what: "trace-missed-at-end"},
-	// F2: a timer's Stop and Reset change it without a visible
-	// operation, so DPOR does not see them race with the timer's send.
+	// F2 (trace level): a Stop that took back a timer's offer wakes
+	// after the timer's goroutine closes the arming's taken channel, or
+	// before; DPOR runs one of the two orders, which commute (the wake
+	// was by the Stop's rendezvous, not by the close), and the trace keys
+	// keep them apart. No bug missed: the bug-level F2 is fixed (see
+	// fixed).
 	{finding: "F2", strategy: "dpor", what: "trace-missed", uses: []string{"stop", "reset"}},
 	// F4: a select that takes its default case has no effect annotation,
 	// so the trace keys keep apart two orders DPOR rightly merges (a
@@ -155,6 +159,21 @@ thread 0
   stop t0 r0
 thread 1
   stop t0 r0
+`,
+	// F2 (bug level): a Stop of a timer that was armed or idle was no
+	// step of its own, so two Stops of one timer, each in the transition
+	// of what its goroutine did before, looked independent: DPOR never
+	// ran the goroutine's Stop first, the only order in which it stops
+	// the timer (long mode, seed go-515).
+	"F2/two-stops": `lang go
+obj t0 timer
+thread 0
+  timer t0 0
+  go 1
+  stop t0 r0
+thread 1
+  stop t0 r0
+  crashif r0 == 1 #2
 `,
 	"F6/ticker": `lang go
 obj t0 timer

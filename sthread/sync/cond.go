@@ -81,12 +81,7 @@ func (c *Cond) Broadcast() {
 
 //go:norace
 func (c *Cond) checked(k syncmodel.Kind, api syncmodel.API) bool {
-	th, id, ok := rt.Enter(&c.ref, rt.FamCond, unsafe.Pointer(c))
-	if !ok {
-		return false
-	}
-	th.Point(syncmodel.Op{Kind: k, API: api, Obj: id})
-	return true
+	return point(&c.ref, rt.FamCond, unsafe.Pointer(c), k, api, nil) >= 0
 }
 
 //go:norace

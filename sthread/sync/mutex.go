@@ -60,7 +60,17 @@ func (m *Mutex) Unlock() {
 //
 //go:norace
 func (m *Mutex) checked(k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
-	th, id, ok := rt.Enter(&m.ref, rt.FamMutex, unsafe.Pointer(m))
+	return point(&m.ref, rt.FamMutex, unsafe.Pointer(m), k, api, pcs)
+}
+
+// point performs operation k (called api) on the object at addr, of
+// family fam, under the checker and returns its result, or -1 when it
+// passes through. pcs, if not nil, are the frames to report; else the
+// user's code that called the sthread function under way is.
+//
+//go:norace
+func point(ref *rt.ObjRef, fam rt.Family, addr unsafe.Pointer, k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
+	th, id, ok := rt.Enter(ref, fam, addr)
 	if !ok {
 		return -1
 	}
@@ -163,15 +173,7 @@ func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }
 
 //go:norace
 func (rw *RWMutex) checked(k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
-	th, id, ok := rt.Enter(&rw.ref, rt.FamRWMutex, unsafe.Pointer(rw))
-	if !ok {
-		return -1
-	}
-	op := syncmodel.Op{Kind: k, API: api, Obj: id}
-	if pcs != nil {
-		return th.PointAt(op, pcs)
-	}
-	return th.Point(op)
+	return point(&rw.ref, rt.FamRWMutex, unsafe.Pointer(rw), k, api, pcs)
 }
 
 // lockChecked is Lock under the checker: the announcement, then the wait

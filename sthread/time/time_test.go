@@ -249,3 +249,44 @@ func TestPollingWithSleepsIsFinite(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryStopIsOrdered: the default search (DPOR) runs every order of
+// the Stops and Resets of one timer, including those in which a Stop
+// finds the timer armed or idle. When a Stop was no step of its own, the
+// goroutine's Stop below happened in the transition of its start,
+// independent of main's, and the search ended "complete, no bug" without
+// running the order in which the goroutine's Stop comes first and stops
+// the timer (the first and last cases failed so; the Reset's new arming
+// is a step, which ordered it already).
+func TestEveryStopIsOrdered(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func()
+	}{
+		{"two Stops of a zero timer", func() {
+			tm := stime.NewTimer(0)
+			sthread.Go(func() { sthread.Assert(!tm.Stop(), "the goroutine stopped the timer") })
+			tm.Stop()
+		}},
+		{"a goroutine's Reset against main's Stop", func() {
+			tm := stime.NewTimer(0)
+			sthread.Go(func() { sthread.Assert(!tm.Reset(time.Hour), "the goroutine's Reset stopped the timer") })
+			tm.Stop()
+		}},
+		{"two Stops of an AfterFunc", func() {
+			tm := stime.AfterFunc(0, func() {})
+			sthread.Go(func() { sthread.Assert(!tm.Stop(), "the goroutine stopped the timer") })
+			tm.Stop()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := sthread.Explore(tc.f, sthread.MaxExecutions(20000), sthread.NoSave())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Bugs) == 0 {
+				t.Errorf("no bug in %d executions (complete %v), want the assertion that only the goroutine's Stop first fails", res.Stats.Executions, res.Complete)
+			}
+		})
+	}
+}

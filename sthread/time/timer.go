@@ -26,12 +26,12 @@ import (
 // time was put there at once, or dropped if the buffer was full, and Stop
 // and Reset left it there.
 //
-// Stop and Reset decide what they report in the transition where they are
-// called: a timer not fired yet is stopped there (its goroutine finds a
-// newer generation when it fires, and ends), in an order the search
-// explores both ways since a TimerWait depends on every operation; a timer
-// offering its time is asked to stop with a rendezvous that the receiver's
-// rendezvous excludes.
+// Every Stop and Reset begins with a step of its own (see mark), in which
+// it reads the timer's state: a timer not fired yet is stopped there (its
+// goroutine finds a newer generation when it fires, and ends), in an order
+// the search explores both ways since a TimerWait depends on every
+// operation; a timer offering its time is asked to stop with a rendezvous
+// that the receiver's rendezvous excludes.
 type timer struct {
 	c      chan time.Time
 	fn     func() // AfterFunc's function
@@ -45,6 +45,16 @@ type timer struct {
 	// way: Stop sends on stop to take back the time offered; the
 	// goroutine closes taken once a receiver took the time it offered.
 	stop, taken chan struct{}
+	// mark is the timer's own channel, on which nothing is ever sent:
+	// every step that reads or writes the timer's state outside a
+	// TimerWait (which depends on every operation anyway) is a select
+	// with default that receives from it (see touch), so that the search
+	// orders those steps against one another. Without it a Stop of a
+	// timer that is armed, or idle, was no step at all: it happened in
+	// the transition of whatever the goroutine did before, which may be
+	// independent of another goroutine's Stop, and the search missed the
+	// schedules in which the two Stops ran in the other order.
+	mark chan struct{}
 }
 
 // timerState is where a timer is in its arming.
@@ -116,6 +126,10 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 			t.closeTaken(th, taken)
 			return
 		}
+		// The time was delivered: the timer's state changes in a step
+		// ordered against Stop and Reset (when this select parked, its
+		// wake is not).
+		t.touch(th, syncmodel.APITimerFire, t.pcs)
 		if t.gen == gen {
 			// A timer is done once its time was delivered; a ticker
 			// waits for its next tick.
@@ -141,6 +155,20 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 			}
 		}
 	}
+}
+
+// touch is a step of thread th that reads or writes t's state: a select
+// with default receiving from t.mark, which never proceeds but depends on
+// every other touch of t. It adds no instant at which time could pass:
+// no time passes while a thread is about to touch a timer (a Select of
+// API APITimerFire or APITimerHalt, see syncmodel's timeMayPass), so that
+// a Stop happens in the instant of the code before it, as if the step
+// were not there, and a timer's goroutine records that its time was taken
+// in the instant it was.
+//
+//go:norace
+func (t *timer) touch(th *rt.Thread, api syncmodel.API, pcs []uintptr) {
+	th.SelectAt([]rt.Case{rt.CheckedChan(t.mark).RecvCase(nil, nil), rt.Default()}, syncmodel.Op{Kind: syncmodel.Select, API: api}, pcs)
 }
 
 // closeTaken closes an arming's taken channel, from its goroutine th: a
@@ -171,6 +199,8 @@ func (t *timer) chanID(th *rt.Thread) uint64 {
 //
 //go:norace
 func (t *timer) halt(th *rt.Thread) bool {
+	var buf [rt.FramesCap]uintptr
+	t.touch(th, syncmodel.APITimerHalt, th.Capture(buf[:]))
 	for {
 		switch t.state {
 		case timerArmed:
@@ -186,7 +216,6 @@ func (t *timer) halt(th *rt.Thread) bool {
 			// returns, in its own transition, it is read again (a
 			// ticker may have fired again meanwhile).
 			stop, taken := t.stop, t.taken
-			var buf [rt.FramesCap]uintptr
 			sc := []rt.Case{rt.CheckedChan(stop).SendCase(struct{}{}), rt.CheckedChan(taken).RecvCase(nil, nil)}
 			if t.async && t.period == 0 {
 				sc = sc[1:]
@@ -210,7 +239,7 @@ func (t *timer) halt(th *rt.Thread) bool {
 //go:norace
 func newTimer(th *rt.Thread, d time.Duration, period time.Duration, fn func()) *timer {
 	var buf [rt.FramesCap]uintptr
-	t := &timer{fn: fn, period: int64(period), async: asyncTimers()}
+	t := &timer{fn: fn, period: int64(period), async: asyncTimers(), mark: make(chan struct{})}
 	if fn == nil {
 		if t.async {
 			t.c = make(chan time.Time, 1)

@@ -5,6 +5,8 @@ import (
 	randv2 "math/rand/v2"
 	"reflect"
 	"sync/atomic"
+
+	"github.com/stdbg/stdbg/wire"
 )
 
 // An Execution is one run of the checked function.
@@ -13,7 +15,7 @@ type Execution struct {
 	gen     uint32
 	threads []*Thread // threads[i] is thread i+1
 	running atomic.Pointer[Thread]
-	events  []any
+	events  []wire.Event
 	arena   []uint64 // frames of this execution's scheduling points
 	objs    []object // registered objects; object i has id idBase+i+1
 	failed  bool     // a failure was reported: nothing more runs

@@ -202,7 +202,7 @@ func (r *Runner) Begun() *Execution { return r.begun }
 // thread 1 and returns the events up to its first scheduling point.
 //
 //go:norace
-func (r *Runner) Begin() ([]any, error) {
+func (r *Runner) Begin() ([]wire.Event, error) {
 	if r.fatal != nil {
 		return nil, r.fatal
 	}
@@ -221,7 +221,7 @@ func (r *Runner) Begin() ([]any, error) {
 // Resume implements checker.Runtime.
 //
 //go:norace
-func (r *Runner) Resume(tid int, code int64) ([]any, error) {
+func (r *Runner) Resume(tid int, code int64) ([]wire.Event, error) {
 	ex := r.ex.Load()
 	if ex == nil || tid < 1 || tid > len(ex.threads) {
 		return nil, fmt.Errorf("sthread: resume of unknown thread %d", tid)
@@ -307,7 +307,7 @@ func (r *Runner) await() bool {
 // sthread does not control.
 //
 //go:norace
-func (ex *Execution) collect(ok bool) []any {
+func (ex *Execution) collect(ok bool) []wire.Event {
 	r := ex.r
 	if r.cfg.State && ok && !ex.failed {
 		ex.events = append(ex.events, ex.stateEvent())
@@ -317,7 +317,7 @@ func (ex *Execution) collect(ok bool) []any {
 	r.mu.Unlock()
 	if msg != "" && r.fatal == nil {
 		r.fatal = errors.New(msg)
-		evs := []any{wire.Failure{Tid: 1, Kind: wire.FailRuntime, Message: msg}}
+		evs := []wire.Event{wire.Failure{Tid: 1, Kind: wire.FailRuntime, Message: msg}}
 		return append(evs, ex.events...)
 	}
 	return ex.events
@@ -334,7 +334,7 @@ func (ex *Execution) timedOut(th *Thread) {
 	}
 	ex.stuck = goroutineStack(th.goid.Load())
 	ex.stuckTid = th.tid
-	ex.events = append(ex.events, checker.TimedOut{Tid: th.tid, Frames: frames, After: ex.r.cfg.Timeout.String()})
+	ex.events = append(ex.events, wire.TimedOut{Tid: th.tid, Frames: frames, After: ex.r.cfg.Timeout.String()})
 }
 
 // FuncName names f for error messages: its name without its package path.
