@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/stdbg/stdbg/hunt"
@@ -116,6 +117,9 @@ func (s *Session) Explorer(stop context.Context, p *Plan, ex search.Executor, ho
 
 func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor, hooks Hooks, opts search.Options, inTarget *bool) (*hunt.Explored, error) {
 	t := s.Target
+	if t.Go && p.InTarget && t.KeepsState() {
+		hooks.note(StateNote(t.State()))
+	}
 	if s.searchesInTarget(p) {
 		found, err := s.exploreInTarget(stop, p, hooks)
 		switch {
@@ -310,7 +314,7 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*i
 	spec := p.spec()
 	spec.TransitionTimeout = s.opts.TransitionTimeout
 	found, err := insearch.Run(ctx, insearch.Config{
-		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)),
+		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)), Dir: t.Dir,
 		Spec: spec, Jobs: jobs,
 		Replay:   func(sched schedule.Schedule) (*search.Outcome, error) { return s.ReplayFresh(sched, p.MaxDepth) },
 		Progress: hooks.Progress, Minimising: hooks.Minimising, OnBug: hooks.OnBug,
@@ -347,6 +351,19 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*i
 		b.Outcome = *o
 	}
 	return found, nil
+}
+
+// StateNote says why the search of a Go target runs each execution in a
+// fresh process, naming the package-level variables that keep state from
+// one execution to the next (goinstr.PackageState: "name (file:line)").
+func StateNote(vars []string) string {
+	const shown = 5
+	list := strings.Join(vars[:min(len(vars), shown)], ", ")
+	if len(vars) > shown {
+		list += fmt.Sprintf(" and %d more", len(vars)-shown)
+	}
+	return "each execution runs in a fresh process, slower than a search inside one: the program may keep state from one execution " +
+		"to the next in its package-level variables: " + list
 }
 
 // inTargetFallback says why the search runs out of process after all.

@@ -77,6 +77,7 @@ func Start(t *Target, o Options) (*Session, error) {
 	p, err := ctarget.Start(ctarget.Config{
 		Binary:            t.Binary,
 		Args:              t.RunArgs(),
+		Dir:               t.Dir,
 		Respawn:           t.Go,
 		NoPreload:         t.Go,
 		Env:               envWith(env),

@@ -165,7 +165,8 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range t.Warnings {
+	// What the search does not model is said with its verdict.
+	for _, w := range t.Notices() {
 		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
 	}
 	a.searching = true

@@ -32,6 +32,9 @@ type finder struct {
 	prog     *progressLine
 	prof     *schedprof.Recorder
 	graph    *stategraph.Recorder
+	// corpusDir, if set, is where the bugs are saved unless --corpus
+	// says otherwise (stdbg test: the test's own directory).
+	corpusDir string
 }
 
 // watch wraps the session's executor in the recorders asked for, for the
@@ -85,7 +88,10 @@ func (f *finder) find() *session.Find {
 	}
 	if !a.v.GetBool("no-save") {
 		dir := a.v.GetString("corpus")
-		if dir == "" {
+		switch {
+		case f.corpusDir != "":
+			dir = f.corpusDir
+		case dir == "":
 			dir = corpus.DefaultDir(t.Arg)
 		}
 		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
