@@ -134,7 +134,7 @@ func TestGoTestCommand(t *testing.T) {
 		{"run and short", []string{"test", "--races=false", "-run", "Count|Short", "-short", "-count=1", "./count"}, exitClean, []string{
 			"ok         TestCount (", "SKIP       TestShort (", "count_test.go:24: short"}},
 		{"verbose", []string{"test", "--races=false", "-v", "-run=Count", "-count", "1", "./count"}, exitClean, []string{
-			"=== RUN   TestCount", "Search: exhaustive (DFS with DPOR)", "Executions = "}},
+			"=== RUN   TestCount", "Search: exhaustive (", "Executions = "}},
 		{"state", []string{"test", "--races=false", "-v", "-count=1", "./state"}, exitClean, []string{
 			"ok         TestHits (", "Note: each execution runs in a fresh process", "package-level variables: hits (state_test.go:8)"}},
 		{"bad pattern", []string{"test", "./nothere"}, exitUsage, nil},
