@@ -7,7 +7,8 @@
 // top-level functions of math/rand and math/rand/v2 onto the same names in
 // sthread's mirrors of those packages (time.Sleep becomes Sleep of
 // github.com/stdbg/stdbg/sthread/time, imported under a name of its own);
-// channel send, receive, close, len, range and select onto package
+// channel send, receive, close, len, range and select, and ranges over
+// maps (whose order a schedule then determines), onto package
 // sthread/lang — wraps main in sthread.Run and each test function's body in
 // lang.CheckTest, and writes the rewritten files where the go command's
 // -overlay flag substitutes them for the user's, which it never touches.
@@ -47,7 +48,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-4"
+const version = "goinstr-6"
 
 // Config says what to instrument.
 type Config struct {
@@ -57,7 +58,14 @@ type Config struct {
 	Tests bool
 	// Cache is the directory where rewritten files and overlays are kept.
 	Cache string
+	// Tags are the build tags (go build's -tags: a comma-separated list).
+	Tags string
 }
+
+// ErrNothing is the error of Instrument when no package of the main module
+// in the build uses goroutines, sync, channels or what the rewriting
+// covers: the package runs as it is.
+var ErrNothing = errors.New("nothing to instrument: no package of the main module in the build uses goroutines, sync or channels")
 
 // Result is an instrumented build's overlay.
 type Result struct {
@@ -192,6 +200,9 @@ func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
 	if cfg.Tests {
 		args = append(args, "-test")
 	}
+	if cfg.Tags != "" {
+		args = append(args, "-tags="+cfg.Tags)
+	}
 	args = append(args, ".")
 	cmd := exec.Command("go", args...)
 	cmd.Dir = cfg.Dir
@@ -202,7 +213,7 @@ func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
 		return "", nil, nil, fmt.Errorf("listing the packages of %s: %v: %s", cfg.Dir, err, strings.TrimSpace(stderr.String()))
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\n", version, cfg.Dir, cfg.Tests, selfStamp())
+	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\x00%s\n", version, cfg.Dir, cfg.Tests, selfStamp(), cfg.Tags)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
 		parts := strings.Split(line, "|")
@@ -288,6 +299,9 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		Dir:   cfg.Dir,
 		Tests: cfg.Tests,
 	}
+	if cfg.Tags != "" {
+		pcfg.BuildFlags = []string{"-tags=" + cfg.Tags}
+	}
 	if len(pkgs) == 0 {
 		pkgs = []string{"."}
 	}
@@ -357,7 +371,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				continue
 			}
 			r := &fileRewriter{
-				fset: p.Fset, file: f, tf: p.Fset.File(f.Pos()), src: src, info: p.TypesInfo,
+				fset: p.Fset, file: f, tf: p.Fset.File(f.Pos()), src: src, info: p.TypesInfo, types: p.Types,
 				isTest: strings.HasSuffix(name, "_test.go"),
 				isMain: p.Name == "main",
 				dir:    cfg.Dir,
@@ -366,6 +380,10 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 			r.warn = func(pos token.Pos, format string, args ...any) {
 				where := p.Fset.Position(pos)
 				warnf("%s:%d: %s", rel(cfg.Dir, where.Filename), where.Line, fmt.Sprintf(format, args...))
+			}
+			r.notInstrumented = func(pos token.Pos, format string, args ...any) {
+				where := p.Fset.Position(pos)
+				unmodelled("%s:%d: not instrumented: %s", rel(cfg.Dir, where.Filename), where.Line, fmt.Sprintf(format, args...))
 			}
 			for _, w := range uncovered(r) {
 				unmodelled("%s", w)
@@ -378,7 +396,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				out, err = withLang(out, name)
 			}
 			if err != nil {
-				warnf("not instrumented: %s: %v", rel(cfg.Dir, name), err)
+				unmodelled("not instrumented: %s: %v", rel(cfg.Dir, name), err)
 				continue
 			}
 			if out != nil {
@@ -391,7 +409,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		unmodelled("not instrumented: packages outside the main module (their goroutines, locks and channels run unchecked): %s", strings.Join(mods, ", "))
 	}
 	if len(files) == 0 {
-		return nil, nil, errors.New("nothing to instrument: no package of the main module in the build uses goroutines, sync or channels")
+		return nil, nil, ErrNothing
 	}
 	return res, files, nil
 }

@@ -67,7 +67,7 @@ func TestInstrumentKeepsLinesAndBehaviour(t *testing.T) {
 		}
 		switch filepath.Base(orig) {
 		case "main.go":
-			if !strings.Contains(string(b), "stdbglang.ChanSend(") || !strings.Contains(string(b), "stdbglang.SelectOf(") ||
+			if !strings.Contains(string(b), "stdbglang.SendTo(") || !strings.Contains(string(b), "stdbglang.SelectOf(") ||
 				!strings.Contains(string(b), "var seen stdbgsync.Map") {
 				t.Errorf("rewritten file lacks channel operations:\n%s", b)
 			}

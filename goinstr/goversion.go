@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/build/constraint"
 	goversion "go/version"
+	"slices"
 )
 
 // minLang is the language version that rewritten code needs: the calls of
@@ -33,8 +34,10 @@ func needsLang(lang string) bool {
 // withLang returns src, the source of file filename, with a build
 // constraint that sets its language version to at least minLang: its
 // //go:build line and'ed with go1.21, or when it has none a new one, made
-// of its // +build lines (which it replaces) and go1.21, before a //line
-// directive that gives every line of the file its number back.
+// of its // +build lines and go1.21, before a //line directive that gives
+// every line of the file its number back. Its // +build lines become empty
+// comments (the line count stays): once the //go:build line changed they
+// no longer match it, which go vet, and so go test, refuses.
 func withLang(src []byte, filename string) ([]byte, error) {
 	h, err := scanHeader(src)
 	if err != nil {
@@ -46,9 +49,7 @@ func withLang(src []byte, filename string) ([]byte, error) {
 			return src, nil
 		}
 		line := "//go:build " + (&constraint.AndExpr{X: h.goBuild.expr, Y: tag}).String()
-		out := append([]byte(nil), src[:h.goBuild.start]...)
-		out = append(out, line...)
-		return append(out, src[h.goBuild.end:]...), nil
+		return replaceLines(src, append([]constraintLine{{start: h.goBuild.start, end: h.goBuild.end, text: line}}, blanked(h.plusBuild)...)), nil
 	}
 	var expr constraint.Expr = tag
 	if len(h.plusBuild) > 0 {
@@ -63,8 +64,30 @@ func withLang(src []byte, filename string) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "//go:build %s\n\n//line %s:1:1\n", expr, filename)
-	out.Write(src)
+	out.Write(replaceLines(src, blanked(h.plusBuild)))
 	return out.Bytes(), nil
+}
+
+// blanked returns edits that make lines empty comments.
+func blanked(lines []constraintLine) []constraintLine {
+	out := make([]constraintLine, len(lines))
+	for i, l := range lines {
+		out[i] = constraintLine{start: l.start, end: l.end, text: "//"}
+	}
+	return out
+}
+
+// replaceLines returns src with each line of edits (in any order, none
+// overlapping) replaced by its text.
+func replaceLines(src []byte, edits []constraintLine) []byte {
+	slices.SortFunc(edits, func(a, b constraintLine) int { return a.start - b.start })
+	var out []byte
+	at := 0
+	for _, e := range edits {
+		out = append(append(out, src[at:e.start]...), e.text...)
+		at = e.end
+	}
+	return append(out, src[at:]...)
 }
 
 // constraintLine is a build constraint line of a file's header: its
@@ -72,6 +95,7 @@ func withLang(src []byte, filename string) ([]byte, error) {
 type constraintLine struct {
 	expr       constraint.Expr
 	start, end int
+	text       string // an edit's new text (replaceLines)
 }
 
 // header is what a file's header holds of build constraints, as the go

@@ -27,7 +27,11 @@ func TestWithLang(t *testing.T) {
 		{"older version", "//go:build go1.18\n\npackage a\n", "//go:build go1.18 && go1.21\n\npackage a\n"},
 		{"new enough", "//go:build go1.22 && linux\n\npackage a\n", "//go:build go1.22 && linux\n\npackage a\n"},
 		{"plus build lines", "// +build linux darwin\n// +build amd64\n\npackage a\n",
-			"//go:build (linux || darwin) && amd64 && go1.21\n\n//line /src/m/a.go:1:1\n// +build linux darwin\n// +build amd64\n\npackage a\n"},
+			"//go:build (linux || darwin) && amd64 && go1.21\n\n//line /src/m/a.go:1:1\n//\n//\n\npackage a\n"},
+		// go vet refuses // +build lines that do not match the //go:build
+		// line (go test runs it): they become empty comments.
+		{"go:build and plus build lines", "//go:build !windows\n// +build !windows\n\npackage a\n",
+			"//go:build !windows && go1.21\n//\n\npackage a\n"},
 		// No blank line after it: go/build ignores the line.
 		{"plus build line in a doc comment", "// +build linux\npackage a\n", prefix + "// +build linux\npackage a\n"},
 		{"plus build lines new enough", "// +build go1.21\n\npackage a\n", "// +build go1.21\n\npackage a\n"},

@@ -3,6 +3,7 @@ package goinstr
 import (
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	goversion "go/version"
@@ -16,17 +17,21 @@ type fileRewriter struct {
 	tf     *token.File
 	src    []byte
 	info   *types.Info
-	isTest bool // a _test.go file
-	isMain bool // package main of a program
+	types  *types.Package // the file's package
+	isTest bool           // a _test.go file
+	isMain bool           // package main of a program
 	ed     edits
 	n      int             // counter for fresh names
 	used   map[string]bool // import paths whose uses were rewritten
 	// imported are the sthread packages the rewritten file uses.
 	imported map[string]bool
 	warn     func(pos token.Pos, format string, args ...any)
-	changed  bool
-	dir      string // the directory warnings are relative to
-	lang     string // the language version of the file's module, go1.N
+	// notInstrumented tells of a construct left as written, whose
+	// behaviour a search does not explore (Result.Unmodelled).
+	notInstrumented func(pos token.Pos, format string, args ...any)
+	changed         bool
+	dir             string // the directory warnings are relative to
+	lang            string // the language version of the file's module, go1.N
 }
 
 func (r *fileRewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -111,7 +116,7 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 		case *ast.SelectStmt:
 			r.selectStmt(n, skip)
 		case *ast.SendStmt:
-			r.wrap(n.Chan, n.Value, "ChanSend", depth)
+			r.send(n, depth)
 		case *ast.AssignStmt:
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				if u, ok := ast.Unparen(n.Rhs[0]).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
@@ -133,6 +138,8 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 		case *ast.RangeStmt:
 			if r.isChan(n.X) {
 				r.rangeChan(n, depth)
+			} else if m := coreMap(r.info.TypeOf(n.X)); m != nil {
+				r.rangeMap(n, m, depth)
 			}
 		case *ast.CallExpr:
 			r.testCall(n, depth)
@@ -254,16 +261,37 @@ var testMethods = map[string]bool{
 	"Fail": true, "FailNow": true, "Skip": true, "Skipf": true, "SkipNow": true,
 }
 
+// testRunners are the methods of testing.T that run code on goroutines of
+// package testing, and the functions of package lang that stand for them
+// (a subtest, the test's cleanups; Parallel makes the test wait for
+// others): under a check, what they run must run on the checked
+// goroutines, in the execution. Cleanup is testing.TB's too.
+var testRunners = map[string]string{"Run": "Run", "Parallel": "Parallel", "Cleanup": "Cleanup"}
+
 // testCall rewrites t.M(args), t a *testing.T or a testing.TB and M a
 // method that logs, fails or skips, into lang.TestCall(t, "M").M(args):
 // the goroutines of a test may not call them after it returned.
 func (r *fileRewriter) testCall(c *ast.CallExpr, depth int) {
 	sel, ok := c.Fun.(*ast.SelectorExpr)
-	if !ok || !testMethods[sel.Sel.Name] {
+	if !ok {
 		return
 	}
 	t := r.info.TypeOf(sel.X)
 	if t == nil || (t.String() != "*testing.T" && t.String() != "testing.TB") {
+		return
+	}
+	if fn, ok := testRunners[sel.Sel.Name]; ok && (t.String() == "*testing.T" || fn == "Cleanup") {
+		// t.Run(name, f) -> lang.Run(t, name, f); t.Parallel() ->
+		// lang.Parallel(t).
+		r.insert(sel.X.Pos(), r.qual(langPath, fn)+"(", depth)
+		sep := ", "
+		if len(c.Args) == 0 {
+			sep = ""
+		}
+		r.replace(sel.X.End(), c.Lparen+1, sep+r.newlines(sel.X.End(), c.Lparen))
+		return
+	}
+	if !testMethods[sel.Sel.Name] {
 		return
 	}
 	r.insert(sel.X.Pos(), r.qual(langPath, "TestCall")+"(", depth)
@@ -276,11 +304,20 @@ func (r *fileRewriter) recv(u *ast.UnaryExpr, fn string, depth int) {
 	r.insert(u.X.End(), ")", -depth)
 }
 
-// wrap rewrites "a <op> b" into fn(a, b), the operator being between them.
-func (r *fileRewriter) wrap(a, b ast.Expr, fn string, depth int) {
-	r.insert(a.Pos(), r.qual(langPath, fn)+"(", depth)
-	r.replace(a.End(), b.Pos(), ", ")
-	r.insert(b.End(), ")", -depth)
+// send rewrites the statement c <- v into lang.SendTo(c).Send(v): the
+// value is passed as the channel's element type, so that it converts as
+// the send converts it (a *T sent on a chan I).
+func (r *fileRewriter) send(n *ast.SendStmt, depth int) {
+	r.insert(n.Chan.Pos(), r.qual(langPath, "SendTo")+"(", depth)
+	r.replace(n.Chan.End(), n.Value.Pos(), ").Send("+r.newlines(n.Chan.End(), n.Value.Pos()))
+	r.insert(n.Value.End(), ")", -depth)
+}
+
+// newlines returns the newlines of the source between from and to, which
+// a replacement of that text gives back so that every line keeps its
+// number.
+func (r *fileRewriter) newlines(from, to token.Pos) string {
+	return strings.Repeat("\n", strings.Count(string(r.src[r.off(from):r.off(to)]), "\n"))
 }
 
 // funcDecl wraps the body of a test function in CheckTest and the body of
@@ -455,7 +492,7 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 	// receives must stay Go's (a case must be a send or a receive), while
 	// what they contain (a function literal's body) is still rewritten.
 	bail := func(pos token.Pos, msg string) {
-		r.warn(pos, "%s", msg)
+		r.notInstrumented(pos, "a select: %s", msg)
 		for _, st := range s.Body.List {
 			switch c := st.(*ast.CommClause).Comm.(type) {
 			case *ast.SendStmt:
@@ -469,10 +506,6 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 	}
 	for _, st := range s.Body.List {
 		cc := st.(*ast.CommClause)
-		if r.line(cc.Case) != r.line(cc.Colon) {
-			bail(cc.Case, "select not instrumented: a case spans several lines")
-			return
-		}
 		if cc.Comm == nil {
 			hasDefault = true
 			continue
@@ -490,7 +523,12 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 			ch = ast.Unparen(c.Rhs[0]).(*ast.UnaryExpr).X
 			lhs := make([]string, len(c.Lhs))
 			for i, e := range c.Lhs {
-				lhs[i] = r.text(e)
+				text, err := oneLine(r.text(e))
+				if err != nil {
+					bail(e.Pos(), err.Error())
+					return
+				}
+				lhs[i] = text
 			}
 			get := ".Val()"
 			if len(lhs) == 2 {
@@ -498,15 +536,25 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 			}
 			head += fmt.Sprintf(" %s %s %s%s;", strings.Join(lhs, ", "), c.Tok, name, get)
 		}
-		for _, e := range []ast.Expr{ch, val} {
-			if e != nil && !r.movable(e) {
-				bail(e.Pos(), "select not instrumented: a case's expression spans lines or holds a receive")
+		var moved [2]string
+		for i, e := range []ast.Expr{ch, val} {
+			if e == nil {
+				continue
+			}
+			if !r.movable(e) {
+				bail(e.Pos(), "a case's expression holds a receive")
 				return
 			}
+			text, err := oneLine(r.moved(e))
+			if err != nil {
+				bail(e.Pos(), err.Error())
+				return
+			}
+			moved[i] = text
 		}
-		maker := fmt.Sprintf("%s(%s)", r.qual(langPath, "RecvCaseOf"), r.moved(ch))
+		maker := fmt.Sprintf("%s(%s)", r.qual(langPath, "RecvCaseOf"), moved[0])
 		if val != nil {
-			maker = fmt.Sprintf("%s(%s, %s)", r.qual(langPath, "SendCaseOf"), r.moved(ch), r.moved(val))
+			maker = fmt.Sprintf("%s(%s).Case(%s)", r.qual(langPath, "SendTo"), moved[0], moved[1])
 		}
 		names = append(names, name)
 		makers = append(makers, maker)
@@ -523,7 +571,8 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt, skip map[ast.Node]bool) {
 	}
 	r.replace(s.Select, s.Select+token.Pos(len("select")), sw)
 	for _, h := range heads {
-		r.replace(h.cc.Case, h.cc.Colon+1, h.text)
+		// A case that spans lines gives them back after its new text.
+		r.replace(h.cc.Case, h.cc.Colon+1, h.text+r.newlines(h.cc.Case, h.cc.Colon))
 		// The case's expressions were moved: nothing inside is rewritten.
 		ast.Inspect(h.cc.Comm, func(n ast.Node) bool {
 			if n != nil {
@@ -560,12 +609,10 @@ func (r *fileRewriter) moved(e ast.Expr) string {
 }
 
 // movable reports whether a case expression can be moved to the select's
-// line: one line, no receive and no close or len outside a function
-// literal (their rewriting is the case's own).
+// line: no receive and no close or len outside a function literal (their
+// rewriting is the case's own). One that spans lines is joined into one
+// (oneLine).
 func (r *fileRewriter) movable(e ast.Expr) bool {
-	if r.line(e.Pos()) != r.line(e.End()) {
-		return false
-	}
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -583,4 +630,57 @@ func (r *fileRewriter) movable(e ast.Expr) bool {
 		return ok
 	})
 	return ok
+}
+
+// oneLine joins the lines of expression text src into one, to be moved to
+// a select's line: each run of spaces, newlines and comments between two
+// tokens becomes one space, and a newline where Go inserts a semicolon
+// (between the statements of a function literal) a semicolon. One that
+// holds a raw string of several lines cannot be joined.
+func oneLine(src string) (string, error) {
+	if !strings.Contains(src, "\n") {
+		return src, nil
+	}
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	failed := false
+	sc.Init(file, []byte(src), func(token.Position, string) { failed = true }, scanner.ScanComments)
+	var out strings.Builder
+	end := 0
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.COMMENT {
+			continue
+		}
+		off := file.Offset(pos)
+		n := len(lit)
+		if lit == "" {
+			n = len(tok.String())
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			if off >= len(src) || strings.TrimSpace(src[off:]) == "" {
+				break // the end of the expression
+			}
+			out.WriteByte(';')
+			end = off
+			continue
+		}
+		text := src[off:min(off+n, len(src))]
+		if strings.ContainsAny(text, "\r\n") {
+			return "", fmt.Errorf("a case's expression holds a raw string of several lines")
+		}
+		if off > end && out.Len() > 0 {
+			out.WriteByte(' ')
+		}
+		out.WriteString(text)
+		end = off + n
+	}
+	if failed {
+		return "", fmt.Errorf("a case's expression could not be read")
+	}
+	return out.String(), nil
 }

@@ -113,7 +113,7 @@ type Finding struct {
 	// Minimised is its minimisation (nil: not minimised).
 	Minimised *search.Minimised
 	// Report is its report (nil without Config.Explain, or when the front
-	// end could not build one); its Replay, Minimised, Saved and
+	// end could not build one); its Replay, FoundBy, Minimised, Saved and
 	// AlreadySaved are filled in.
 	Report *report.Report
 	// Saved is the corpus entry holding the bug, AlreadySaved set when it
@@ -330,6 +330,7 @@ func explain(cfg *Config, f *Finding) error {
 	if cfg.ReplayCommand != nil {
 		r.Replay = cfg.ReplayCommand(search.LassoString(bug.Schedule, bug.Cycle))
 	}
+	r.FoundBy = bug.By
 	if m := f.Minimised; m != nil {
 		r.Minimised = &report.Minimisation{FromLength: m.OriginalLength, FromPreemptions: m.OriginalPreemptions,
 			Length: m.Length, Preemptions: m.Preemptions, Proven: m.Proven, Executions: m.Stats.Executions,

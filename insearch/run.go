@@ -87,7 +87,10 @@ type Found struct {
 func Run(ctx context.Context, cfg Config) (*Found, error) {
 	jobs := max(cfg.Jobs, 1)
 	spec := cfg.Spec
-	if !spec.Splittable() || jobs == 1 {
+	// A portfolio divided among processes: its exhaustive member among all
+	// but the last, which runs the others (search.ExplorePortfolio).
+	portfolio := spec.Search.Portfolio() && jobs > 1 && spec.Shards <= 1
+	if !portfolio && (!spec.Splittable() || jobs == 1) {
 		jobs = 1
 	}
 	shards := max(spec.Shards, 1)
@@ -107,9 +110,28 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 	results := make([]*Found, jobs)
 	errs := make([]error, jobs)
 	var wg sync.WaitGroup
+	// The processes of the exhaustive search still running: when none
+	// is, a divided portfolio's sampling process is stopped.
+	var left sync.WaitGroup
 	for w := range jobs {
 		s := spec
-		if jobs > 1 {
+		switch {
+		case portfolio && w < jobs-1:
+			s.Search = spec.Search.Exhaustive()
+			s.Shard, s.Shards = w, jobs-1
+			if spec.MaxExecutions > 0 {
+				s.MaxExecutions = max(1, spec.MaxExecutions/int64(jobs))
+				if w == 0 {
+					s.MaxExecutions = max(1, spec.MaxExecutions-int64(jobs-1)*s.MaxExecutions)
+				}
+			}
+			left.Add(1)
+		case portfolio:
+			s.Search = spec.Search.WithoutExhaustive()
+			if spec.MaxExecutions > 0 {
+				s.MaxExecutions = max(1, spec.MaxExecutions/int64(jobs))
+			}
+		case jobs > 1:
 			// Part i of the whole belongs to user shard i mod shards; among
 			// the processes of that shard, to process (i div shards) mod
 			// jobs.
@@ -125,6 +147,9 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if portfolio && w < jobs-1 {
+				defer left.Done()
+			}
 			results[w], errs[w] = m.runOne(wctx[w], w, s, func() {
 				if !spec.All {
 					// The first bug ends the search.
@@ -140,6 +165,12 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 			})
 		}()
 	}
+	if portfolio {
+		go func() {
+			left.Wait()
+			wcancel[jobs-1]() // the exhaustive search is over
+		}()
+	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -148,9 +179,13 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 	}
 	out := &Found{Result: search.Result{Complete: true}}
 	seen := map[string]bool{}
-	for _, r := range results {
+	for w, r := range results {
 		out.Stats = search.Stats.Add(out.Stats, r.Stats)
-		out.Complete = out.Complete && r.Complete
+		if !portfolio || w < jobs-1 {
+			// (A portfolio's sampling process never completes: the
+			// exhaustive processes decide.)
+			out.Complete = out.Complete && r.Complete
+		}
 		out.DepthLimited = out.DepthLimited || r.DepthLimited
 		out.Cut = max(out.Cut, r.Cut)
 		out.Stopped = out.Stopped || r.Stopped

@@ -120,7 +120,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 	for i, f := range found.Findings {
 		// Each as found (the hunt's findings follow the search's bugs),
 		// with its minimisation.
-		sb := FromBug(search.Bug{Schedule: f.Found, Outcome: f.Bug.Outcome, Cycle: f.Bug.Cycle})
+		sb := FromBug(search.Bug{Schedule: f.Found, Outcome: f.Bug.Outcome, Cycle: f.Bug.Cycle, By: f.Bug.By})
 		if i < len(res.Bugs) {
 			sb = FromBug(res.Bugs[i])
 		}

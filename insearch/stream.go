@@ -29,6 +29,8 @@ type Bug struct {
 	Schedule string         `json:"schedule"`
 	Cycle    string         `json:"cycle,omitempty"`
 	Outcome  search.Outcome `json:"outcome"`
+	// By names the strategy that found it, in a portfolio (search.Bug.By).
+	By string `json:"by,omitempty"`
 	// Minimised is its minimisation, in a Result.
 	Minimised *Minimised `json:"minimised,omitempty"`
 }
@@ -69,7 +71,7 @@ type Result struct {
 
 // FromBug converts a search.Bug for the stream.
 func FromBug(b search.Bug) Bug {
-	out := Bug{Schedule: b.Schedule.String(), Outcome: b.Outcome}
+	out := Bug{Schedule: b.Schedule.String(), Outcome: b.Outcome, By: b.By}
 	if b.Cycle != nil {
 		out.Cycle = b.Cycle.String()
 	}
@@ -82,7 +84,7 @@ func (b *Bug) SearchBug() (search.Bug, error) {
 	if err != nil {
 		return search.Bug{}, fmt.Errorf("bug schedule %q: %w", b.Schedule, err)
 	}
-	out := search.Bug{Schedule: s, Outcome: b.Outcome}
+	out := search.Bug{Schedule: s, Outcome: b.Outcome, By: b.By}
 	if b.Cycle != "" {
 		if out.Cycle, err = schedule.Parse(b.Cycle); err != nil {
 			return search.Bug{}, fmt.Errorf("bug cycle %q: %w", b.Cycle, err)

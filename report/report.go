@@ -119,6 +119,9 @@ type Report struct {
 	// forever. Its steps are the last ones of Steps, from step CycleStart.
 	Cycle      string `json:"cycle,omitempty"`
 	CycleStart int    `json:"cycle_start,omitempty"`
+	// FoundBy names the strategy that found the bug, when the search had
+	// several (the portfolio's members): "PCT (depth 3, seed 7)".
+	FoundBy string `json:"found_by,omitempty"`
 }
 
 // Minimisation records how a bug's schedule was shrunk.

@@ -22,6 +22,7 @@ type dfs struct {
 	nodes   []dfsNode         // the scheduling points of the current path
 	path    schedule.Schedule // path[i] is the step taken at nodes[i]
 	started bool
+	over    bool // Begin returned false
 }
 
 // dfsNode is a scheduling point of the current path with its alternatives:
@@ -60,7 +61,7 @@ func (n *dfsNode) advance() bool {
 func (d *dfs) Init(Config) {
 	d.nodes = d.nodes[:0]
 	d.path = d.path[:0]
-	d.started = false
+	d.started, d.over = false, false
 }
 
 func (d *dfs) Begin() (schedule.Schedule, bool) {
@@ -77,6 +78,7 @@ func (d *dfs) Begin() (schedule.Schedule, bool) {
 		d.nodes = d.nodes[:top]
 	}
 	d.path = d.path[:0]
+	d.over = true
 	return nil, false
 }
 

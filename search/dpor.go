@@ -70,6 +70,7 @@ type dporNode struct {
 	sleep   []dporEvent // events explored from here or an ancestor, not to start again
 	wut     []*wakeNode // planned: the wakeup tree's children still to run
 	pick    *wakeNode   // chosen by Begin for the next execution
+	done    int         // children explored from here (for Explored)
 }
 
 type dpor struct {
@@ -77,7 +78,8 @@ type dpor struct {
 	sub     []*wakeNode // the planned continuation below the node just taken
 	prefix  schedule.Schedule
 	started bool
-	div     int // depth of the first step the current execution chose anew
+	over    bool // Begin returned false
+	div     int  // depth of the first step the current execution chose anew
 	// cut reports that an execution of this search was cut by the depth
 	// bound (see weakInitial).
 	cut bool
@@ -166,7 +168,7 @@ func (d *dpor) Init(c Config) {
 	}
 	d.nodes = d.nodes[:0]
 	d.sub = nil
-	d.started = false
+	d.started, d.over = false, false
 	d.div = 0
 	d.counts = d.counts[:0]
 	d.nextGen()
@@ -185,6 +187,7 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 		if n.taken {
 			n.sleep = append(n.sleep, n.ev)
 			n.taken = false
+			n.done++
 		}
 		for len(n.wut) > 0 {
 			c := n.wut[0]
@@ -202,6 +205,7 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 		}
 	}
 	d.nodes = d.nodes[:0]
+	d.over = true
 	return nil, false
 }
 

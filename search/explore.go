@@ -103,6 +103,7 @@ func Explore(ctx context.Context, ex Executor, st Strategy, opts Options) (*Resu
 	}
 	err := x.run(ctx)
 	x.res.Stats.Elapsed = time.Since(x.start)
+	x.estimate()
 	if opts.Progress != nil {
 		opts.Progress(x.res.Stats)
 	}
@@ -331,7 +332,11 @@ func (x *explorer) bug(o *Outcome, trace []Event) bool {
 	for i := range trace {
 		s[i] = trace[i].Step
 	}
-	x.res.Bugs = append(x.res.Bugs, Bug{Schedule: s, Outcome: *o})
+	b := Bug{Schedule: s, Outcome: *o}
+	if a, ok := x.st.(Attributed); ok {
+		b.By = a.By()
+	}
+	x.res.Bugs = append(x.res.Bugs, b)
 	x.res.Stats.Bugs = len(x.res.Bugs)
 	if x.opts.OnBug != nil {
 		x.opts.OnBug(x.res.Bugs[len(x.res.Bugs)-1])
@@ -350,5 +355,14 @@ func (x *explorer) progress() {
 	}
 	x.lastProgress = now
 	x.res.Stats.Elapsed = now.Sub(x.start)
+	x.estimate()
 	x.opts.Progress(x.res.Stats)
+}
+
+// estimate puts the strategy's estimate of the search done in the
+// statistics.
+func (x *explorer) estimate() {
+	if pr, ok := x.st.(Progressive); ok {
+		x.res.Stats.Explored = pr.Explored()
+	}
 }

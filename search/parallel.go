@@ -384,7 +384,31 @@ func (sx *splitter) sumLocked() Stats {
 		rs.Bugs, rs.Elapsed = len(r.Bugs), 0
 		s = s.Add(rs)
 	}
+	s.Explored = sx.exploredLocked()
 	return s
+}
+
+// exploredLocked estimates the fraction of this shard's parts explored,
+// taking the parts to be of one size: those done count whole, those under
+// way by their own estimate.
+func (sx *splitter) exploredLocked() float64 {
+	n, done := 0, 0.0
+	for i := range sx.parts {
+		if i%sx.shards != sx.shard {
+			continue
+		}
+		n++
+		switch r := sx.results[i]; {
+		case sx.parts[i].done || r != nil && r.Complete:
+			done++
+		case r != nil:
+			done += r.Stats.Explored
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return done / float64(n)
 }
 
 // stopped reports that a bug ends the exploration (without All).

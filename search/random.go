@@ -20,6 +20,7 @@ func NewRandom(seed uint64) Strategy { return &randomWalk{seed: seed} }
 type randomWalk struct {
 	seed uint64
 	rng  *rand.Rand
+	est  *walkEstimator // if not nil, the walks are Knuth's probes
 }
 
 // newRand returns the generator of a seeded strategy: PCG, whose stream
@@ -28,9 +29,19 @@ func newRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
-func (r *randomWalk) Init(Config) { r.rng = newRand(r.seed) }
+func (r *randomWalk) Init(Config) {
+	r.rng = newRand(r.seed)
+	if r.est != nil {
+		r.est.init()
+	}
+}
 
-func (r *randomWalk) Begin() (schedule.Schedule, bool) { return nil, true }
+func (r *randomWalk) Begin() (schedule.Schedule, bool) {
+	if r.est != nil {
+		r.est.begin()
+	}
+	return nil, true
+}
 
 func (r *randomWalk) Next(p Point) (schedule.Step, bool) {
 	n := 0
@@ -49,6 +60,9 @@ func (r *randomWalk) Next(p Point) (schedule.Step, bool) {
 			continue
 		}
 		if k == 0 {
+			if r.est != nil {
+				r.est.point(p, n*max(t.Choices(), 1))
+			}
 			return randomValue(r.rng, t), true
 		}
 		k--
@@ -65,6 +79,18 @@ func randomValue(rng *rand.Rand, t *Thread) schedule.Step {
 	return schedule.Step{Thread: t.ID, Choice: schedule.NoChoice}
 }
 
-func (r *randomWalk) End(*Report) {}
+func (r *randomWalk) End(rep *Report) {
+	if r.est != nil {
+		r.est.end(rep)
+	}
+}
+
+// treeSize implements treeSizer for an estimating walk.
+func (r *randomWalk) treeSize() (*Estimate, bool) {
+	if r.est == nil {
+		return nil, false
+	}
+	return r.est.estimate(), true
+}
 
 func (r *randomWalk) Exhausted() bool { return false }

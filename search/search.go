@@ -167,6 +167,10 @@ type Stats struct {
 	Bugs        int           // bugs recorded so far
 	Visited     int64         // stateful search: distinct program states explored
 	Revisits    int64         // stateful search: executions abandoned at a state already explored
+	// Explored is the estimated fraction of the exhaustive search done
+	// (Progressive), in [0, 1]; 0 when there is no estimate (a sampled
+	// search, or before the first backtrack).
+	Explored float64 `json:",omitempty"`
 }
 
 // Add returns s with the work of o added: its counts summed, Depth and
@@ -183,6 +187,9 @@ func (s Stats) Add(o Stats) Stats {
 	s.Revisits += o.Revisits
 	s.Depth = max(s.Depth, o.Depth)
 	s.Elapsed = max(s.Elapsed, o.Elapsed)
+	if s.Explored == 0 {
+		s.Explored = o.Explored // s has no estimate of its own
+	}
 	return s
 }
 
@@ -194,4 +201,8 @@ type Bug struct {
 	// of the lasso: Schedule leads to a state from which Cycle returns to
 	// it, forever. Nil for other bugs.
 	Cycle schedule.Schedule
+	// By names the strategy that found the bug, when the search had
+	// several (a portfolio's member, Attributed): "PCT (depth 3, seed
+	// 7)"; "" otherwise.
+	By string
 }

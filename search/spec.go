@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"time"
 )
 
 // Spec names a search in the one vocabulary every front end speaks: stdbg
@@ -9,16 +10,20 @@ import (
 // target runs in process, a corpus entry. New builds its strategy; Check
 // refuses what cannot be combined, with the reason.
 //
-// The zero Spec is the default search: the exhaustive depth-first search
-// with dynamic partial-order reduction.
+// The zero Spec is the default search: the portfolio (Portfolio), in which
+// the exhaustive depth-first search with dynamic partial-order reduction
+// shares the search with PCT, delay bounding and a random walk, and which
+// is exhaustive when the first is.
 type Spec struct {
-	// Strategy is "dfs" (exhaustive, depth first; "" means dfs),
-	// "random" (a random walk) or "pct" (probabilistic concurrency
-	// testing, after Burckhardt et al.).
+	// Strategy is "portfolio" (the default: "" means portfolio, unless
+	// Reduction, BoundBy or Stateful name a dfs), "dfs" (exhaustive,
+	// depth first), "random" (a random walk) or "pct" (probabilistic
+	// concurrency testing, after Burckhardt et al.).
 	Strategy string `json:"strategy,omitempty" yaml:"strategy,omitempty"`
-	// Reduction is dfs's: "dpor" (one execution per class of schedules
-	// that differ only in the order of independent operations; "" means
-	// dpor) or "none" (every schedule).
+	// Reduction is dfs's, and that of the portfolio's exhaustive member:
+	// "dpor" (one execution per class of schedules that differ only in
+	// the order of independent operations; "" means dpor) or "none"
+	// (every schedule).
 	Reduction string `json:"reduction,omitempty" yaml:"reduction,omitempty"`
 	// BoundBy, if not "", bounds dfs: "preemptions" explores the schedules
 	// with 0 preemptions, then 1, ... up to Bound; "delays" does the same
@@ -26,20 +31,26 @@ type Spec struct {
 	BoundBy string `json:"bound_by,omitempty" yaml:"bound_by,omitempty"`
 	Bound   int    `json:"bound,omitempty" yaml:"bound,omitempty"`
 	// PCTDepth is pct's bug depth d (d-1 priority change points per
-	// execution; 0 means 3).
+	// execution; 0 means 3), and that of the portfolio's PCT.
 	PCTDepth int `json:"pct_depth,omitempty" yaml:"pct_depth,omitempty"`
-	// Seed seeds random and pct (the same seed repeats the same search).
+	// Seed seeds random and pct, and the portfolio's PCT (Seed) and random
+	// walk (Seed+1): the same seed repeats the same search.
 	Seed uint64 `json:"seed,omitempty" yaml:"seed,omitempty"`
 	// Stateful cuts executions at program states already explored (a
 	// visited set, Options.Visited): dfs only, and without DPOR.
 	Stateful bool `json:"stateful,omitempty" yaml:"stateful,omitempty"`
+	// Sampling, for a portfolio, leaves its exhaustive member out: the
+	// part of a portfolio divided among processes that runs beside the
+	// exhaustive member's parts (ExplorePortfolio); it never ends.
+	Sampling bool `json:"sampling,omitempty" yaml:"sampling,omitempty"`
 }
 
 // The strategies and reductions a Spec names.
 const (
-	StrategyDFS    = "dfs"
-	StrategyRandom = "random"
-	StrategyPCT    = "pct"
+	StrategyPortfolio = "portfolio"
+	StrategyDFS       = "dfs"
+	StrategyRandom    = "random"
+	StrategyPCT       = "pct"
 
 	ReductionDPOR = "dpor"
 	ReductionNone = "none"
@@ -51,6 +62,12 @@ const (
 // DefaultPCTDepth is pct's bug depth when Spec.PCTDepth is 0.
 const DefaultPCTDepth = 3
 
+// PortfolioDelays is the bound of the portfolio's delay bounding: its
+// rounds of 0, 1 and 2 delays, after which it leaves the others the time.
+// (A third round keeps a root per step of every execution of the second:
+// too many to hold for long executions.)
+const PortfolioDelays = 2
+
 // Normal returns s with its defaults made explicit, and notes for what it
 // asked that the search does otherwise (DPOR asked with a bound or a
 // visited set runs every schedule: the reduction is not sound with them),
@@ -58,7 +75,12 @@ const DefaultPCTDepth = 3
 func (s Spec) Normal() (Spec, []string, error) {
 	var notes []string
 	if s.Strategy == "" {
-		s.Strategy = StrategyDFS
+		s.Strategy = StrategyPortfolio
+		if s.Reduction != "" || s.BoundBy != "" || s.Stateful {
+			// A reduction, a bound or a visited set is dfs's: asking for
+			// one names the dfs.
+			s.Strategy = StrategyDFS
+		}
 	}
 	switch s.BoundBy {
 	case "", BoundPreemptions, BoundDelays:
@@ -67,6 +89,9 @@ func (s Spec) Normal() (Spec, []string, error) {
 	}
 	if s.BoundBy != "" && s.Bound < 0 {
 		return s, nil, fmt.Errorf("a bound of %d %s: it must be at least 0", s.Bound, s.BoundBy)
+	}
+	if s.Sampling && s.Strategy != StrategyPortfolio {
+		return s, nil, fmt.Errorf("only a portfolio can leave its exhaustive member out, not %s", s.Strategy)
 	}
 	if s.BoundBy != "" && s.Stateful {
 		return s, nil, fmt.Errorf("a stateful search cannot be bounded by %s: a state reached with fewer %s is not the same search node", s.BoundBy, s.BoundBy)
@@ -95,6 +120,26 @@ func (s Spec) Normal() (Spec, []string, error) {
 				notes = append(notes, "stateful search: running every schedule (reduction none); DPOR is not sound with a visited set")
 			}
 		}
+	case StrategyPortfolio:
+		switch {
+		case s.BoundBy != "":
+			return s, nil, fmt.Errorf("a bound of %s bounds the dfs strategy, not the portfolio (use --strategy dfs)", s.BoundBy)
+		case s.Stateful:
+			return s, nil, fmt.Errorf("a stateful search is dfs's, not the portfolio's (use --strategy dfs)")
+		}
+		switch s.Reduction {
+		case "":
+			s.Reduction = ReductionDPOR
+		case ReductionDPOR, ReductionNone:
+		default:
+			return s, nil, fmt.Errorf("unknown reduction %q: use dpor or none", s.Reduction)
+		}
+		if s.PCTDepth == 0 {
+			s.PCTDepth = DefaultPCTDepth
+		}
+		if s.PCTDepth < 0 {
+			return s, nil, fmt.Errorf("pct's bug depth must be at least 1, not %d", s.PCTDepth)
+		}
 	case StrategyRandom, StrategyPCT:
 		switch {
 		case s.BoundBy != "":
@@ -112,7 +157,7 @@ func (s Spec) Normal() (Spec, []string, error) {
 			return s, nil, fmt.Errorf("pct's bug depth must be at least 1, not %d", s.PCTDepth)
 		}
 	default:
-		return s, nil, fmt.Errorf("unknown strategy %q: use dfs, random or pct", s.Strategy)
+		return s, nil, fmt.Errorf("unknown strategy %q: use portfolio, dfs, random or pct", s.Strategy)
 	}
 	return s, notes, nil
 }
@@ -131,6 +176,25 @@ func (s Spec) New() (Strategy, error) {
 		return nil, err
 	}
 	switch {
+	case n.Strategy == StrategyPortfolio:
+		members := n.Members()
+		if n.Sampling {
+			members = members[1:]
+		}
+		var ms []Member
+		for _, m := range members {
+			st, err := m.Spec.New()
+			if err != nil {
+				return nil, err
+			}
+			if m.Spec.Strategy == StrategyRandom {
+				// The same walk, that also estimates the exhaustive
+				// member's tree (Portfolio).
+				st = newEstimatingWalk(m.Spec.Seed, n.Reduction == ReductionDPOR)
+			}
+			ms = append(ms, Member{Name: m.Name, Strategy: st, Share: m.Share, Decides: m.Decides})
+		}
+		return NewPortfolio(ms...).Timed(time.Now), nil
 	case n.Strategy == StrategyRandom:
 		return NewRandom(n.Seed), nil
 	case n.Strategy == StrategyPCT:
@@ -145,26 +209,97 @@ func (s Spec) New() (Strategy, error) {
 	return NewDFS(), nil
 }
 
-// Sampled reports a search that samples schedules (random, pct): it never
-// says exhaustive, and never runs out.
-func (s Spec) Sampled() bool { return s.Strategy == StrategyRandom || s.Strategy == StrategyPCT }
+// Sampled reports a search that samples schedules (random, pct, a
+// portfolio without its exhaustive member): it never says exhaustive, and
+// never runs out.
+func (s Spec) Sampled() bool {
+	return s.Strategy == StrategyRandom || s.Strategy == StrategyPCT || s.Strategy == StrategyPortfolio && s.Sampling
+}
+
+// Portfolio reports the portfolio, whole (with its exhaustive member): s
+// is normal (Normal) or its strategy is named.
+func (s Spec) Portfolio() bool { return s.Strategy == StrategyPortfolio && !s.Sampling }
 
 // Bounded reports a dfs bounded by preemptions or delays.
 func (s Spec) Bounded() bool { return !s.Sampled() && s.BoundBy != "" }
 
 // Splittable reports whether the search may be divided among workers and
 // shards (search.ExploreSplit): the exhaustive dfs, without a bound or a
-// visited set.
-func (s Spec) Splittable() bool { return !s.Sampled() && !s.Bounded() && !s.Stateful }
+// visited set. (A portfolio is divided by ExplorePortfolio: its exhaustive
+// member among workers and shards, its others beside.)
+func (s Spec) Splittable() bool {
+	return !s.Sampled() && !s.Portfolio() && !s.Bounded() && !s.Stateful
+}
 
-// Describe names the search as a coverage line does: "DFS with DPOR",
-// "DFS bounded to 2 preemptions", "PCT with bug depth 3, seed 7".
+// MemberSpec is a member of the portfolio, as a Spec.
+type MemberSpec struct {
+	Name  string
+	Spec  Spec
+	Share int
+	// Decides marks the exhaustive member (Member.Decides).
+	Decides bool
+}
+
+// Members returns the members of a portfolio spec, normal: the
+// exhaustive dfs (with the spec's reduction, DPOR by default), which
+// decides and takes half of the time once its lead is over; PCT
+// with the spec's depth and seed (a quarter); delay bounding up to
+// PortfolioDelays delays and a random walk seeded with Seed+1 (an eighth
+// each). Nil for a spec that is not a portfolio.
+func (s Spec) Members() []MemberSpec {
+	n, _, err := s.Normal()
+	if err != nil || n.Strategy != StrategyPortfolio {
+		return nil
+	}
+	specs := []MemberSpec{
+		{Spec: n.Exhaustive(), Share: 4, Decides: true},
+		{Spec: Spec{Strategy: StrategyPCT, PCTDepth: n.PCTDepth, Seed: n.Seed, Reduction: ReductionNone}, Share: 2},
+		{Spec: Spec{Strategy: StrategyDFS, Reduction: ReductionNone, BoundBy: BoundDelays, Bound: PortfolioDelays}, Share: 1},
+		{Spec: Spec{Strategy: StrategyRandom, Seed: n.Seed + 1, Reduction: ReductionNone}, Share: 1},
+	}
+	for i := range specs {
+		specs[i].Name = memberName(specs[i].Spec)
+	}
+	return specs
+}
+
+// Exhaustive returns the exhaustive search of s: s itself for a dfs, the
+// exhaustive member of a portfolio (the dfs with its reduction).
+func (s Spec) Exhaustive() Spec {
+	n, _, err := s.Normal()
+	if err != nil || n.Strategy != StrategyPortfolio {
+		return n
+	}
+	return Spec{Strategy: StrategyDFS, Reduction: n.Reduction}
+}
+
+// WithoutExhaustive returns the portfolio s without its exhaustive member
+// (Sampling set): what a divided portfolio runs beside the divided
+// exhaustive member (ExplorePortfolio).
+func (s Spec) WithoutExhaustive() Spec {
+	s.Sampling = true
+	return s
+}
+
+// Describe names the search as a coverage line does: "portfolio of DPOR,
+// PCT (depth 3), ...", "DFS with DPOR", "DFS bounded to 2 preemptions",
+// "PCT with bug depth 3, seed 7".
 func (s Spec) Describe() string {
 	n, _, err := s.Normal()
 	if err != nil {
 		return s.Strategy
 	}
 	switch {
+	case n.Strategy == StrategyPortfolio && n.Sampling:
+		return fmt.Sprintf("portfolio without its exhaustive member: PCT (depth %d), delay bounding (at most %d delays) and a random walk, seed %d",
+			n.PCTDepth, PortfolioDelays, n.Seed)
+	case n.Portfolio():
+		dfs := "DPOR"
+		if n.Reduction == ReductionNone {
+			dfs = "DFS"
+		}
+		return fmt.Sprintf("portfolio of %s, PCT (depth %d), delay bounding (at most %d delays) and a random walk, seed %d",
+			dfs, n.PCTDepth, PortfolioDelays, n.Seed)
 	case n.Strategy == StrategyRandom:
 		return fmt.Sprintf("random walk, seed %d", n.Seed)
 	case n.Strategy == StrategyPCT:
@@ -184,8 +319,8 @@ func (s Spec) Describe() string {
 	return "DFS"
 }
 
-// Name is the search as a corpus entry records it: "dfs", "random",
-// "pct (depth 3)", "dfs (at most 2 preemptions)".
+// Name is the search as a corpus entry records it: "portfolio", "dfs",
+// "random", "pct (depth 3)", "dfs (at most 2 preemptions)".
 func (s Spec) Name() string {
 	n, _, err := s.Normal()
 	if err != nil {

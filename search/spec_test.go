@@ -18,7 +18,14 @@ func TestSpec(t *testing.T) {
 		splits    bool
 		note, err string
 	}{
-		{spec: search.Spec{}, strategy: "*search.dpor", describe: "DFS with DPOR", name: "dfs", splits: true},
+		{spec: search.Spec{}, strategy: "*search.Portfolio",
+			describe: "portfolio of DPOR, PCT (depth 3), delay bounding (at most 2 delays) and a random walk, seed 0", name: "portfolio"},
+		{spec: search.Spec{Strategy: "portfolio", Reduction: "none", PCTDepth: 2, Seed: 5}, strategy: "*search.Portfolio",
+			describe: "portfolio of DFS, PCT (depth 2), delay bounding (at most 2 delays) and a random walk, seed 5", name: "portfolio"},
+		{spec: search.Spec{Strategy: "portfolio", Sampling: true, Seed: 5}, strategy: "*search.Portfolio",
+			describe: "portfolio without its exhaustive member: PCT (depth 3), delay bounding (at most 2 delays) and a random walk, seed 5", name: "portfolio"},
+		{spec: search.Spec{Strategy: "dfs"}, strategy: "*search.dpor", describe: "DFS with DPOR", name: "dfs", splits: true},
+		{spec: search.Spec{Reduction: "dpor"}, strategy: "*search.dpor", describe: "DFS with DPOR", name: "dfs", splits: true},
 		{spec: search.Spec{Reduction: "none"}, strategy: "*search.dfs", describe: "DFS", name: "dfs", splits: true},
 		{spec: search.Spec{BoundBy: "preemptions", Bound: 2}, strategy: "*search.PreemptionBounding",
 			describe: "DFS bounded to 2 preemptions", name: "dfs (at most 2 preemptions)"},
@@ -38,6 +45,11 @@ func TestSpec(t *testing.T) {
 		{spec: search.Spec{Strategy: "random", Stateful: true}, err: "a stateful search is dfs's"},
 		{spec: search.Spec{Strategy: "pct", PCTDepth: -2}, err: "at least 1"},
 		{spec: search.Spec{Stateful: true, BoundBy: "delays"}, err: "a stateful search cannot be bounded by delays"},
+		{spec: search.Spec{Strategy: "portfolio", BoundBy: "delays", Bound: 2}, err: "bounds the dfs strategy, not the portfolio"},
+		{spec: search.Spec{Strategy: "portfolio", Stateful: true}, err: "not the portfolio's"},
+		{spec: search.Spec{Strategy: "portfolio", Reduction: "sleep"}, err: `unknown reduction "sleep"`},
+		{spec: search.Spec{Strategy: "portfolio", PCTDepth: -1}, err: "at least 1"},
+		{spec: search.Spec{Strategy: "pct", Sampling: true}, err: "only a portfolio can leave its exhaustive member out"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%+v", tt.spec), func(t *testing.T) {
@@ -82,6 +94,7 @@ func TestSpec(t *testing.T) {
 func ExampleSpec() {
 	for _, s := range []search.Spec{
 		{},
+		{Strategy: search.StrategyDFS},
 		{BoundBy: search.BoundPreemptions, Bound: 2},
 		{Strategy: search.StrategyPCT, Seed: 42},
 		{Strategy: search.StrategyRandom, Stateful: true},
@@ -93,8 +106,38 @@ func ExampleSpec() {
 		fmt.Println(s.Describe())
 	}
 	// Output:
+	// portfolio of DPOR, PCT (depth 3), delay bounding (at most 2 delays) and a random walk, seed 0
 	// DFS with DPOR
 	// DFS bounded to 2 preemptions
 	// PCT with bug depth 3, seed 42
 	// refused: a stateful search is dfs's, not random's
+}
+
+// The portfolio's members, and what its parts run when it is divided.
+func TestSpecMembers(t *testing.T) {
+	spec := search.Spec{Seed: 7}
+	var names []string
+	for _, m := range spec.Members() {
+		names = append(names, m.Name)
+	}
+	want := "DPOR, PCT (depth 3, seed 7), delay bounding (at most 2 delays), random walk (seed 8)"
+	if got := strings.Join(names, ", "); got != want {
+		t.Errorf("members %s, want %s", got, want)
+	}
+	if ms := spec.Members(); !ms[0].Decides || ms[1].Decides || ms[0].Share != ms[1].Share*2 {
+		t.Errorf("members %+v", ms)
+	}
+	if x := spec.Exhaustive(); x.Describe() != "DFS with DPOR" || !x.Splittable() {
+		t.Errorf("exhaustive member %+v", x)
+	}
+	st, err := spec.WithoutExhaustive().New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(st.(*search.Portfolio).Members(), ", "); got != "PCT (depth 3, seed 7), delay bounding (at most 2 delays), random walk (seed 8)" {
+		t.Errorf("without its exhaustive member: %s", got)
+	}
+	if (search.Spec{Strategy: "dfs"}).Members() != nil {
+		t.Error("a dfs has members")
+	}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"debug/buildinfo"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/stdbg/stdbg/hunt"
@@ -64,8 +66,19 @@ func (p *Plan) jobs() int {
 func JobsFor(jobs int) int { return (&Plan{Jobs: jobs}).jobs() }
 
 // split reports whether the search may be divided among copies of the
-// program and shards.
-func (p *Plan) split() bool { return p.Spec.Splittable() && !p.Watched }
+// program and shards: an exhaustive search (ExploreSplit) or the
+// portfolio (ExplorePortfolio).
+func (p *Plan) split() bool { return (p.Spec.Splittable() || p.Spec.Portfolio()) && !p.Watched }
+
+// search is the search the plan runs: its Spec, but for a part of a
+// divided search (--shard), which is a part of the exhaustive search
+// alone (a portfolio's exhaustive member).
+func (p *Plan) search() search.Spec {
+	if p.Shards > 1 && p.Spec.Portfolio() {
+		return p.Spec.Exhaustive()
+	}
+	return p.Spec
+}
 
 // Hooks are what a front end is told while a search runs.
 type Hooks struct {
@@ -105,6 +118,9 @@ func (s *Session) Explorer(stop context.Context, p *Plan, ex search.Executor, ho
 
 func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor, hooks Hooks, opts search.Options, inTarget *bool) (*hunt.Explored, error) {
 	t := s.Target
+	if t.Go && p.InTarget && t.KeepsState() {
+		hooks.note(StateNote(t.State()))
+	}
 	if s.searchesInTarget(p) {
 		found, err := s.exploreInTarget(stop, p, hooks)
 		switch {
@@ -160,10 +176,11 @@ const ContextsFallback = "the program does not behave the same with its threads 
 // search, divided among copies of the program and shards.
 func (s *Session) exploreHere(ctx context.Context, p *Plan, ex search.Executor, opts search.Options) (*search.Result, error) {
 	jobs := p.jobs()
+	spec := p.search()
 	st := p.Strategy
-	if st == nil {
+	if st == nil || p.Shards > 1 {
 		var err error
-		if st, err = p.Spec.New(); err != nil {
+		if st, err = spec.New(); err != nil {
 			return nil, err
 		}
 	}
@@ -214,10 +231,17 @@ func (s *Session) exploreHere(ctx context.Context, p *Plan, ex search.Executor, 
 		return ws.Checker, func() { ws.Close(); runtime.UnlockOSThread() }, nil
 	}
 	newStrategy := func() search.Strategy {
-		st, _ := p.Spec.New() // checked above
+		st, _ := spec.New() // checked above
 		return st
 	}
-	res, err := search.ExploreSplit(ctx, newEx, newStrategy, opts, search.Split{Workers: jobs, Shard: p.Shard, Shards: p.Shards})
+	split := search.Split{Workers: jobs, Shard: p.Shard, Shards: p.Shards}
+	var res *search.Result
+	var err error
+	if spec.Portfolio() {
+		res, err = search.ExplorePortfolio(ctx, newEx, spec, opts, split)
+	} else {
+		res, err = search.ExploreSplit(ctx, newEx, newStrategy, opts, split)
+	}
 	s.place(s, 0, 1) // back to one worker, for minimising
 	if trial != nil && res != nil {
 		// The divided search starts over; the trial's work counts.
@@ -265,7 +289,7 @@ func raceBuilt(exe string) bool {
 
 // spec is the search of the plan as a target runs it.
 func (p *Plan) spec() insearch.Spec {
-	sp := insearch.Spec{Search: p.Spec, MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
+	sp := insearch.Spec{Search: p.search(), MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
 		Shard: p.Shard, Shards: p.Shards, Minimise: p.Minimise, MinimiseExecutions: p.MinimiseExecutions}
 	if p.Budget > 0 {
 		searchUntil, until := hunt.Deadlines(time.Now(), p.Budget, sp.Minimise)
@@ -292,7 +316,7 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*i
 	spec.TransitionTimeout = s.opts.TransitionTimeout
 	found, err := insearch.Run(ctx, insearch.Config{
 		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)),
-		Dir: s.opts.Dir, Wrap: s.opts.Wrap,
+		Dir: cmp.Or(s.opts.Dir, t.Dir), Wrap: s.opts.Wrap,
 		Spec: spec, Jobs: jobs,
 		Replay:   func(sched schedule.Schedule) (*search.Outcome, error) { return s.ReplayFresh(sched, p.MaxDepth) },
 		Progress: hooks.Progress, Minimising: hooks.Minimising, OnBug: hooks.OnBug,
@@ -329,6 +353,19 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*i
 		b.Outcome = *o
 	}
 	return found, nil
+}
+
+// StateNote says why the search of a Go target runs each execution in a
+// fresh process, naming the package-level variables that keep state from
+// one execution to the next (goinstr.PackageState: "name (file:line)").
+func StateNote(vars []string) string {
+	const shown = 5
+	list := strings.Join(vars[:min(len(vars), shown)], ", ")
+	if len(vars) > shown {
+		list += fmt.Sprintf(" and %d more", len(vars)-shown)
+	}
+	return "each execution runs in a fresh process, slower than a search inside one: the program may keep state from one execution " +
+		"to the next in its package-level variables: " + list
 }
 
 // inTargetFallback says why the search runs out of process after all.

@@ -42,7 +42,7 @@ func IsGoTarget(arg string) bool {
 //
 // race builds a plain package with the race detector.
 func buildGo(pkg string, test, race bool) (goBuilt, error) {
-	return buildGoMode(pkg, test, race, false)
+	return buildGoMode(pkg, test, race, false, "")
 }
 
 // goBuilt is a Go target built: its executable, what could not be
@@ -57,16 +57,18 @@ type goBuilt struct {
 // off in every package (-gcflags=all=-N -l), so that Delve shows every
 // variable and every call. Plain Go is built without the race detector.
 func BuildGoDebug(pkg string, test bool) (string, error) {
-	b, err := buildGoMode(pkg, test, false, true)
+	b, err := buildGoMode(pkg, test, false, true, "")
 	return b.exe, err
 }
 
-func buildGoMode(pkg string, test, race, debug bool) (goBuilt, error) {
-	exe, warnings, unmodelled, err := buildGoFiles(pkg, test, race, debug)
+// buildGoMode is buildGo with the debugger's build (debug) and the build
+// tags of go build's -tags flag (a comma-separated list, "" for none).
+func buildGoMode(pkg string, test, race, debug bool, tags string) (goBuilt, error) {
+	exe, warnings, unmodelled, err := buildGoFiles(pkg, test, race, debug, tags)
 	return goBuilt{exe, warnings, unmodelled}, err
 }
 
-func buildGoFiles(pkg string, test, race, debug bool) (exe string, warnings, unmodelled []string, err error) {
+func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, warnings, unmodelled []string, err error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("building %s: the go command is not on PATH", pkg)
@@ -88,6 +90,9 @@ func buildGoFiles(pkg string, test, race, debug bool) (exe string, warnings, unm
 	if debug {
 		key += "\x00debug"
 	}
+	if tags != "" {
+		key += "\x00tags=" + tags
+	}
 	sum := sha256.Sum256([]byte(key))
 	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -107,6 +112,9 @@ func buildGoFiles(pkg string, test, race, debug bool) (exe string, warnings, unm
 		out += ".test"
 		args = []string{"test", "-c", noInline, "-o", out, target}
 	}
+	if tags != "" {
+		args = append(args[:len(args)-1:len(args)-1], "-tags="+tags, target)
+	}
 	if !test && !strings.HasSuffix(abs, ".go") && usesSthread(dir) {
 		// A program written with sthread whose main does not call
 		// sthread.Run: run main's body inside it.
@@ -122,7 +130,7 @@ func buildGoFiles(pkg string, test, race, debug bool) (exe string, warnings, unm
 	var env []string
 	if !strings.HasSuffix(abs, ".go") && !usesSthread(dir) {
 		// Plain Go: instrument it into an overlay.
-		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base})
+		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base, Tags: tags})
 		if err != nil {
 			return "", nil, nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
@@ -180,6 +188,26 @@ func raceSupported(dir string) bool {
 	}
 	_, err = exec.LookPath(cc[0])
 	return err == nil
+}
+
+// goPackage returns the name of the Go package in dir (its files that are
+// not tests) and whether it has test files: "" when it has only tests.
+func goPackage(dir string) (name string, tests bool) {
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	fset := token.NewFileSet()
+	for _, m := range matches {
+		if strings.HasSuffix(m, "_test.go") {
+			tests = true
+			continue
+		}
+		if name != "" {
+			continue
+		}
+		if f, err := parser.ParseFile(fset, m, nil, parser.PackageClauseOnly); err == nil {
+			name = f.Name.Name
+		}
+	}
+	return name, tests
 }
 
 // usesSthread reports whether the Go package in dir (or its tests)

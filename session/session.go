@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +41,7 @@ type Options struct {
 	// Stacks and State ask the runtime for full stacks and state reports
 	// at every step (a replay that explains, a stateful search).
 	Stacks, State bool
-	// Dir is the program's working directory ("" the current one); Wrap,
+	// Dir is the program's working directory ("": the target's, Target.Dir); Wrap,
 	// if not empty, a command that runs it in the same process, limits
 	// applied (ctarget.Config.Wrap); Library, the C interposition library
 	// to preload ("" the one stdbg builds). A grader confines a
@@ -85,10 +86,10 @@ func Start(t *Target, o Options) (*Session, error) {
 	p, err := ctarget.Start(ctarget.Config{
 		Binary:            t.Binary,
 		Args:              t.RunArgs(),
+		Dir:               cmp.Or(o.Dir, t.Dir),
 		Respawn:           t.Go,
 		NoPreload:         t.Go,
 		Env:               envWith(env),
-		Dir:               o.Dir,
 		Wrap:              o.Wrap,
 		Library:           o.Library,
 		Stdout:            o.Stdout,

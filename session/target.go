@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/stdbg/stdbg/corpus"
@@ -33,6 +34,9 @@ type Target struct {
 	Args   []string // program arguments
 	Go     bool     // a Go program or test (no preload; executions may share a process)
 	Run    string   // Go tests: the -run pattern
+	// Dir is the working directory of the program's processes ("": stdbg's
+	// own): a Go test's package directory, where go test runs it.
+	Dir string
 	// Warnings are what could not be instrumented; Unmodelled, among
 	// them, the constructs a search does not explore (a search of the
 	// program is exhaustive over the modelled operations only).
@@ -64,6 +68,9 @@ type Build struct {
 	Race bool
 	// Memory compiles a C or C++ source with the memory instrumentation.
 	Memory bool
+	// Tags are the build tags of a Go package (go build's -tags: a
+	// comma-separated list).
+	Tags string
 }
 
 // UsageError is an error of what the user gave (a file that does not
@@ -85,10 +92,23 @@ func Resolve(args []string, b Build) (*Target, error) {
 		return nil, usage("missing program: give a C/C++ source file, an executable or a Go package")
 	}
 	t := &Target{Arg: args[0], Args: args[1:], Run: b.Run}
+	if strings.HasSuffix(t.Arg, "/...") || t.Arg == "..." {
+		return nil, usage("%s names many packages: stdbg find explores one program or test; stdbg test %s runs every test of every package", t.Arg, t.Arg)
+	}
 	if IsGoTarget(t.Arg) {
+		if b.Run == "" && !strings.HasSuffix(t.Arg, ".go") {
+			if name, tests := goPackage(t.Arg); name != "main" && tests {
+				return nil, usage("%s is a package with tests and no main: stdbg test %s runs its tests (stdbg find --run TestName %s, one of them)",
+					t.Arg, t.Arg, t.Arg)
+			}
+		}
 		t.Source = t.Arg
+		if b.Run != "" {
+			// go test runs a package's tests in its directory.
+			t.Dir = strings.TrimSuffix(t.Arg, string(filepath.Separator))
+		}
 		t.askState()
-		built, err := buildGo(t.Arg, b.Run != "", b.Race)
+		built, err := buildGoMode(t.Arg, b.Run != "", b.Race, false, b.Tags)
 		if err != nil {
 			return nil, &UsageError{err}
 		}
@@ -162,6 +182,7 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 			run = TestPattern(e.Target.Test)
 		}
 		t.Arg, t.Source, t.Binary, t.Go, t.Run, t.Unmodelled = src, src, b.exe, true, run, b.unmodelled
+		t.Dir = src
 	case "go-program":
 		b, err := buildGo(src, false, true)
 		if err != nil {
@@ -191,6 +212,31 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 		t.Arg, t.Binary = exe, exe
 	}
 	return t, nil
+}
+
+// WithRun returns the Go test target t (a test binary) running the tests
+// that run selects instead of t's: the same binary, built once for all the
+// tests of its package.
+func (t *Target) WithRun(run string) *Target {
+	t.KeepsState() // found once, for every copy
+	c := *t
+	c.Run = run
+	c.Args = append([]string(nil), t.Args...)
+	c.Env = append([]string(nil), t.Env...)
+	return &c
+}
+
+// Notices are the warnings that the verdict of a search does not say:
+// those not among Unmodelled, which a front end lists with the verdict, so
+// that each construct not instrumented is listed once.
+func (t *Target) Notices() []string {
+	var out []string
+	for _, w := range t.Warnings {
+		if !slices.Contains(t.Unmodelled, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // SeedRand makes the executions of a Go target draw their random numbers

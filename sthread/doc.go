@@ -109,8 +109,9 @@
 // language's channel operations, select statements and test functions onto
 // package sthread/lang. Under Check, time is a clock of the execution that
 // starts at the Epoch of sthread/time and moves only when a sleeper or a
-// timer wakes, and the random numbers come from a generator of the
-// execution (see RandSeedEnv). Built with the race detector, sthread
+// timer wakes, and the random numbers, and the order of ranges over maps
+// (lang.MapRangeLoop), come from generators of the execution (see
+// RandSeedEnv). Built with the race detector, sthread
 // reports the program's data races in every explored schedule.
 //
 // # Rules for checked code

@@ -12,24 +12,33 @@ import (
 
 func (a *app) findCmd() *cobra.Command {
 	var run string
+	var estimate bool
 	var outs findOutputs
 	cmd := &cobra.Command{
 		Use:   "find [flags] PROGRAM [-- ARGS...]",
 		Short: "explore the schedules of a program and report the bugs found",
-		Long: `Explore the thread schedules of PROGRAM, depth first, trying first to keep the
-running thread going so that the first bug found needs few context switches.
-Stop at the first bug (or, with --all, report each distinct bug once).
+		Long: `Explore the thread schedules of PROGRAM and report the bugs found. Stop at
+the first bug (or, with --all, report each distinct bug once).
 
-By default (--reduction dpor) schedules that differ only in the order of
-independent operations (on different objects, or reads of the same memory)
-are explored once: the search finds the same bugs as --reduction none,
-which runs every schedule, in far fewer executions. With -j N the search is
-divided among N copies of the program (default: one per two CPUs); --shard I/N
-runs part I of N of it, so that N machines share one search (see
-docs/parallel.md). DPOR and -j apply to the exhaustive search (--strategy dfs
-without --preemptions, not stateful); other searches run every schedule they
-choose, in one copy of the program.
+By default (--strategy portfolio) four searches share the time: the
+exhaustive depth-first search with DPOR (--reduction dpor: schedules that
+differ only in the order of independent operations are explored once; it
+finds the same bugs as --reduction none, which runs every schedule, in far
+fewer executions) runs alone for its first half second, then takes half
+of the time, and PCT, delay bounding (up to 2 delays) and a random walk
+the rest. The first bug from any ends the search, and the report says which
+found it; the search is exhaustive only when DPOR finished. --seed repeats
+the sampling searches' choices. --strategy dfs runs DPOR alone (as does
+naming --reduction). The progress line estimates how much of DPOR's tree is
+explored and the time left; --estimate runs only random probes and prints
+the expected executions and time of an exhaustive search (Knuth's
+estimator; docs/estimate.md).
 
+With -j N the search is divided among N copies of the program (default: one
+per two CPUs): the portfolio's DPOR among N-1, the others on the last;
+--shard I/N runs part I of N of DPOR's search, so that N machines share one
+search (see docs/parallel.md). Bounded and sampled searches run in one copy
+of the program.
 
 For programs too big to explore exhaustively: --preemptions K explores the
 schedules with no preemption (a switch away from a thread that could go on),
@@ -75,6 +84,8 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
   stdbg find --all --json examples/c/dining-philosophers.c
   stdbg find --run TestTransfer ./bank
   stdbg find --strategy pct --pct-depth 2 --budget 30s ./myprog
+  stdbg find --strategy dfs --reduction dpor ./myprog
+  stdbg find --estimate examples/c/bench/prodcons.c -- 2 2
   stdbg find --preemptions 2 --profile explore.pprof ./myprog
   stdbg find --delays 2 ./many-threads
   stdbg find --all --sarif stdbg.sarif examples/c/dining-philosophers.c
@@ -82,10 +93,21 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
   stdbg find --all --visited --graph embrace.dot examples/c/deadly-embrace.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if estimate {
+				p, err := a.plan()
+				if err != nil {
+					return err
+				}
+				if err := a.checkEstimate(p, outs); err != nil {
+					return err
+				}
+				return a.estimate(args, run, p)
+			}
 			return a.find(args, run, outs)
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
+	cmd.Flags().BoolVar(&estimate, "estimate", false, fmt.Sprintf("search nothing: estimate the executions and the time of an exhaustive search (DPOR, or --reduction none's) from random probes (Knuth's estimator; %d probes or %s unless --executions or --budget say otherwise)", estimateProbes, estimateBudget))
 	cmd.Flags().StringVar(&outs.html, "html", "", "also write the bugs found as one self-contained HTML page to this file: threads as lanes, source on hover, who waits for whom")
 	cmd.Flags().StringVar(&outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug)", graphLimit))
 	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
@@ -143,7 +165,8 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range t.Warnings {
+	// What the search does not model is said with its verdict.
+	for _, w := range t.Notices() {
 		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
 	}
 	a.searching = true

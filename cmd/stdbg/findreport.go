@@ -24,7 +24,8 @@ type findResult struct {
 	Complete     bool             `json:"complete"`
 	DepthLimited bool             `json:"depth_limited"`
 	Interrupted  bool             `json:"interrupted,omitempty"`
-	// Strategy is dfs, random or pct; Seed is the seed of random and pct.
+	// Strategy is portfolio, dfs, random or pct; Seed is the seed of
+	// random, pct and the portfolio's.
 	Strategy string `json:"strategy"`
 	Seed     uint64 `json:"seed,omitempty"`
 	// Sampled reports a random or PCT search: never exhaustive.
@@ -89,6 +90,9 @@ func (a *app) printFind(out *findResult) {
 			fmt.Fprintln(w)
 		}
 		r.WriteStyled(w, a.colour())
+		if r.FoundBy != "" {
+			fmt.Fprintf(w, "Found by %s, in the portfolio.\n", r.FoundBy)
+		}
 		if m := r.Minimised; m != nil {
 			fmt.Fprintln(w, m)
 		}
@@ -124,7 +128,8 @@ func (a *app) printSearch(out *findResult) {
 	if out.Complete && out.scopeNote != "" {
 		fmt.Fprintln(w, out.scopeNote)
 	}
-	if out.Sampled {
+	if out.Seed != 0 && !out.Complete {
+		// (A complete search's verdict owes nothing to its seed.)
 		fmt.Fprintf(w, "Seed = %d (repeat with --seed %d)\n", out.Seed, out.Seed)
 	}
 	fmt.Fprintln(w, report.FormatStats(out.Stats))

@@ -32,6 +32,9 @@ type finder struct {
 	prog     *progressLine
 	prof     *schedprof.Recorder
 	graph    *stategraph.Recorder
+	// corpusDir, if set, is where the bugs are saved unless --corpus
+	// says otherwise (stdbg test: the test's own directory).
+	corpusDir string
 }
 
 // watch wraps the session's executor in the recorders asked for, for the
@@ -85,13 +88,16 @@ func (f *finder) find() *session.Find {
 	}
 	if !a.v.GetBool("no-save") {
 		dir := a.v.GetString("corpus")
-		if dir == "" {
+		switch {
+		case f.corpusDir != "":
+			dir = f.corpusDir
+		case dir == "":
 			dir = corpus.DefaultDir(t.Arg)
 		}
 		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
 			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
 			ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
-		if f.p.sampled() {
+		if f.p.seeded() {
 			c.Search.Seed = int64(f.p.spec.Seed)
 		}
 		c.BinarySHA256, _ = corpus.FileSHA256(t.Binary)
@@ -144,7 +150,7 @@ func (f *finder) result(found *session.Found) *findResult {
 	if t.Memory {
 		out.Scope, out.MemoryPoints = "thread operations and global and heap memory", true
 	}
-	if p.sampled() {
+	if p.seeded() {
 		out.Seed = p.spec.Seed
 	}
 	if p.pb != nil {

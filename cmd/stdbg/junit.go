@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/xml"
+	"strings"
 
+	"github.com/stdbg/stdbg/gotest"
 	"github.com/stdbg/stdbg/internal/atomicfile"
 )
 
-// This file writes corpus run results as JUnit XML.
+// This file writes corpus run results, and stdbg test's, as JUnit XML.
 
 // JUnit XML, as read by CI systems.
 type junitSuites struct {
@@ -62,4 +64,47 @@ func writeJUnit(path string, results []rerun) error {
 		return err
 	}
 	return atomicfile.Write(path, append([]byte(xml.Header), append(b, '\n')...))
+}
+
+// writeTestJUnit writes a run of stdbg test as JUnit XML: a test suite per
+// package, a test case per test (a BUG or FAIL a failure, an ERROR an
+// error, SKIP skipped), and a package that did not build as a suite with
+// one error.
+func writeTestJUnit(path string, sum *gotest.Summary) error {
+	var suites junitSuites
+	index := map[string]int{}
+	for _, r := range sum.Results {
+		i, ok := index[r.Package]
+		if !ok {
+			i = len(suites.Suites)
+			index[r.Package] = i
+			suites.Suites = append(suites.Suites, junitSuite{Name: r.Package})
+		}
+		s := &suites.Suites[i]
+		c := junitCase{Name: r.Test, Classname: r.Package, Time: r.Elapsed.Seconds(), SystemOut: r.Status + ": " + r.Detail}
+		text := strings.Join(r.Output, "\n")
+		switch r.Status {
+		case "BUG", "FAIL":
+			c.Failure = &junitMessage{Message: r.Status + ": " + r.Detail, Text: text}
+			s.Failures++
+		case "ERROR":
+			c.Error = &junitMessage{Message: r.Detail, Text: text}
+			s.Errors++
+		case "SKIP":
+			c.Skipped = &junitMessage{Message: r.Detail}
+			s.Skipped++
+		}
+		s.Tests++
+		s.Time += c.Time
+		s.Cases = append(s.Cases, c)
+	}
+	for _, b := range sum.Broken {
+		suites.Suites = append(suites.Suites, junitSuite{Name: b.Package, Tests: 1, Errors: 1, Cases: []junitCase{{
+			Name: "[build failed]", Classname: b.Package, Error: &junitMessage{Message: "build failed", Text: strings.Join(b.Output, "\n")}}}})
+	}
+	out, err := xml.MarshalIndent(suites, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append([]byte(xml.Header), append(out, '\n')...))
 }

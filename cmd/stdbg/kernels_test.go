@@ -53,6 +53,7 @@ func TestGoKernels(t *testing.T) {
 		{"TestRetryLogsAfterTheTest", "*** MISUSE OF THE THREAD API ***", "t.Logf called by goroutine 2 after TestRetryLogsAfterTheTest returned"},
 		{"TestTimerLogsAfterTheTest", "*** MISUSE OF THE THREAD API ***", "t.Log called by goroutine 2 after TestTimerLogsAfterTheTest returned"},
 		{"TestCancelBeforeTheWorkerStarts", "*** THREADS LEAKED", `result <- "done"`},
+		{"TestPollGivesUpEarly", "*** THREADS LEAKED", "<-ack"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.run, func(t *testing.T) {

@@ -86,11 +86,17 @@ func oneLine(s string) string {
 // paper keep working.
 func translateCfg(args []string) []string {
 	out := make([]string, 0, len(args))
+	goTest := len(args) > 0 && args[0] == "test"
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
 			out = append(out, args[i:]...)
 			break
+		}
+		if goTest && len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.HasPrefix(a, "-v=") && !strings.HasPrefix(a, "-p=") && !strings.HasPrefix(a, "-j=") {
+			// go test's spelling, one dash: -run=x, -count 1, -json.
+			out = append(out, "-"+a)
+			continue
 		}
 		if a == "-run" {
 			// go test's spelling of the test selection.

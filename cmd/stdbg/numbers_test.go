@@ -23,7 +23,7 @@ func TestOnePathPerBug(t *testing.T) {
 	if len(paths) != 1 {
 		t.Fatalf("%d Paths printed, want 1:\nstdout:\n%s\nstderr:\n%s", len(paths), out, errs)
 	}
-	if !strings.Contains(errs, "bug found (deadlock)") || !strings.Contains(out, "Minimised from 8 steps") {
+	if !strings.Contains(errs, "bug found by DPOR (deadlock)") || !strings.Contains(out, "Minimised from 8 steps") {
 		t.Errorf("no announcement on stderr, or not minimised:\n%s\n%s", out, errs)
 	}
 	js, _, _ := stdbg(t, "find", "--json", "--no-save", example("deadly-embrace.c"))

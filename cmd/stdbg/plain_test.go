@@ -56,7 +56,7 @@ var zoo = []zooCase{
 		"waits in WaitGroup.Wait for wg (counter 2)", "main.go:19  results <- i * i"}},
 	{dir: "wgchanok"},
 	// A sync.Pool is not modelled: no "exhaustive".
-	{dir: "bufpool", want: []string{"Search: complete over the modelled operations (DFS with DPOR)",
+	{dir: "bufpool", want: []string{"Search: complete over the modelled operations (the portfolio's DFS with DPOR finished)",
 		"not exhaustive: 1 construct is not modelled", "Not modelled: main.go:14: sync.Pool (a pool's Get and Put"}},
 	{dir: "condsignal", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"thread 1 waits in Cond.Wait for cond (not signalled)", "main.go:23"}},

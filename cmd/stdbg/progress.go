@@ -139,8 +139,59 @@ func (p *progressLine) text(elapsed time.Duration, terminal bool) string {
 	if sec := s.Elapsed.Seconds(); sec > 0 {
 		rate = float64(s.Executions) / sec
 	}
-	return fmt.Sprintf("stdbg: %d executions  %d transitions  depth %d  %.0f exec/s  %s  bugs %d%s",
-		s.Executions, s.Transitions, s.Depth, rate, elapsed.Round(time.Second), s.Bugs, hint)
+	return fmt.Sprintf("stdbg: %d executions  %d transitions  depth %d  %.0f exec/s  %s  bugs %d%s%s",
+		s.Executions, s.Transitions, s.Depth, rate, elapsed.Round(time.Second), s.Bugs, left(s), hint)
+}
+
+// left says how much of an exhaustive search is done and how long the
+// rest may take, from the search's estimate of its tree (Stats.Explored)
+// and the time so far: "  ~12% explored, ~1m10s left" ("" without an
+// estimate).
+func left(s search.Stats) string {
+	f := s.Explored
+	if f <= 0 || f >= 1 || s.Elapsed <= 0 {
+		return ""
+	}
+	pct := fmt.Sprintf("%.0f%%", 100*f)
+	if f < 0.01 {
+		pct = fmt.Sprintf("%.2g%%", 100*f)
+	}
+	rest := float64(s.Elapsed) * (1 - f) / f
+	when := "over 100 years"
+	if rest < float64(100*365*24*time.Hour) {
+		when = roughDuration(time.Duration(rest))
+	}
+	return fmt.Sprintf("  ~%s explored, ~%s left", pct, when)
+}
+
+// roughDuration renders an estimated duration to two units at most:
+// "40s", "3m10s", "5h20m", "12 days", "over 100 years".
+func roughDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	case d < time.Hour:
+		d = d.Round(10 * time.Second)
+		m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
+		if s == 0 {
+			return fmt.Sprintf("%dm", m)
+		}
+		return fmt.Sprintf("%dm%ds", m, s)
+	case d < 48*time.Hour:
+		d = d.Round(time.Minute)
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh%dm", h, m)
+	case d < 100*365*24*time.Hour:
+		days := d.Hours() / 24
+		if days < 730 {
+			return fmt.Sprintf("%.0f days", days)
+		}
+		return fmt.Sprintf("%.0f years", days/365)
+	}
+	return "over 100 years"
 }
 
 // draw writes line over the previous one.
@@ -182,20 +233,24 @@ func (a *app) announcer(t *session.Target, prog *progressLine) func(search.Bug) 
 		}
 		said[b.Outcome.Key()] = true
 		prog.clear()
+		found := "bug found"
+		if b.By != "" {
+			found = "bug found by " + b.By
+		}
 		if !a.v.GetBool("no-minimise") && b.Cycle == nil {
 			// One Path per bug: the report gives the minimised one (and
 			// the JSON the one found).
-			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; minimising its schedule of %s\n", b.Outcome.Kind,
+			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; minimising its schedule of %s\n", found, b.Outcome.Kind,
 				report.Summary(b.Outcome.Message), plural(len(b.Schedule), "step"))
 			return
 		}
 		sched := search.LassoString(b.Schedule, b.Cycle)
 		if len(b.Schedule) > 40 { // the path once, in the command that replays it
-			fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; %d steps (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message),
+			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; %d steps (replay: %s)\n", found, b.Outcome.Kind, report.Summary(b.Outcome.Message),
 				len(b.Schedule), t.ReplayCommand(sched))
 			return
 		}
-		fmt.Fprintf(a.stderr, "stdbg: bug found (%s): %s; Path = %s (replay: %s)\n", b.Outcome.Kind, report.Summary(b.Outcome.Message), sched,
+		fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; Path = %s (replay: %s)\n", found, b.Outcome.Kind, report.Summary(b.Outcome.Message), sched,
 			t.ReplayCommand(sched))
 	}
 }

@@ -90,6 +90,6 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr("%v (see stdbg %s --help)", err, cmd.Name())
 	})
-	root.AddCommand(a.findCmd(), a.replayCmd(), a.corpusCmd(), a.gradeCmd(), a.ccCmd(), a.configCmd(), a.versionCmd())
+	root.AddCommand(a.findCmd(), a.testCmd(), a.replayCmd(), a.corpusCmd(), a.gradeCmd(), a.ccCmd(), a.configCmd(), a.versionCmd())
 	return root
 }

@@ -47,9 +47,9 @@ var settings = []setting{
 	{"corpus", "", "directory where find saves the bugs it finds (default: testdata/stdbg/<target> next to the target)"},
 	{"no-save", false, "do not save the bugs found in the corpus"},
 	// Search strategy and limits.
-	{"strategy", "dfs", "search strategy: dfs (exhaustive, depth first), random (random walk) or pct (probabilistic concurrency testing)"},
-	{"pct-depth", 3, "pct: the bug depth d, i.e. d-1 priority change points per execution"},
-	{"seed", 0, "random and pct: the seed; the same seed repeats the same search (0: pick one and print it)"},
+	{"strategy", "portfolio", "search strategy: portfolio (DPOR sharing the search with pct, delay bounding and a random walk; exhaustive when DPOR finishes; the default, unless --reduction, --preemptions, --delays or a stateful search name dfs), dfs (exhaustive, depth first, alone), random (random walk) or pct (probabilistic concurrency testing)"},
+	{"pct-depth", 3, "pct and the portfolio's pct: the bug depth d, i.e. d-1 priority change points per execution"},
+	{"seed", 0, "random, pct and the portfolio: the seed; the same seed repeats the same search (0: pick one and print it)"},
 	{"preemptions", -1, "dfs: explore the schedules with 0 preemptions, then 1, ... up to this many (-1: no bound)"},
 	{"delays", -1, "dfs: explore the schedules that deviate 0 times from a round-robin scheduler, then 1, ... up to this many (-1: no bound); scales to many threads"},
 	{"executions", 0, "stop after this many executions (0: no limit; random and pct stop at 10000 unless --budget is given)"},

@@ -210,7 +210,7 @@ func TestRenderSettings(t *testing.T) {
 			t.Errorf("commandsOf missed %s (found %v)", want, names)
 		}
 	}
-	if !strings.Contains(page, "| `--jobs`, `-j` | `0` | `STDBG_JOBS` | find |") {
+	if !strings.Contains(page, "| `--jobs`, `-j` | `0` | `STDBG_JOBS` | find, test |") {
 		t.Errorf("the row of --jobs is not as expected:\n%s", page)
 	}
 }

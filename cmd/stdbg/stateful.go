@@ -35,7 +35,7 @@ func (a *app) validateStateful() error {
 	if !a.stateful() {
 		return nil
 	}
-	if s := a.v.GetString("strategy"); s != "dfs" {
+	if s := a.v.GetString("strategy"); s != search.StrategyDFS && (a.explicit("strategy") || s != search.StrategyPortfolio) {
 		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --strategy %s (use --strategy dfs)", s)
 	}
 	_, err := a.searchSpec()

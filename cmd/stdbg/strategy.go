@@ -33,8 +33,13 @@ type plan struct {
 }
 
 // searchSpec is the search the settings name (its seed not yet chosen).
+// Without a strategy named, it is the portfolio, unless a reduction, a
+// bound or a stateful search names the dfs (search.Spec.Normal).
 func (a *app) searchSpec() (search.Spec, error) {
-	spec := search.Spec{Strategy: a.v.GetString("strategy"), PCTDepth: a.v.GetInt("pct-depth"), Stateful: a.stateful()}
+	spec := search.Spec{PCTDepth: a.v.GetInt("pct-depth"), Stateful: a.stateful()}
+	if s := a.v.GetString("strategy"); a.explicit("strategy") || s != search.StrategyPortfolio {
+		spec.Strategy = s
+	}
 	if a.explicit("reduction") || a.v.GetString("reduction") != search.ReductionDPOR {
 		spec.Reduction = a.v.GetString("reduction")
 	}
@@ -60,7 +65,7 @@ func (a *app) plan() (*plan, error) {
 		return nil, err
 	}
 	p := &plan{executions: int64(a.v.GetInt("executions")), budget: a.v.GetDuration("budget")}
-	if spec.Sampled() {
+	if n, _, err := spec.Normal(); err == nil && (n.Sampled() || n.Portfolio()) {
 		if s := a.v.GetInt64("seed"); s != 0 {
 			spec.Seed = uint64(s)
 		} else {
@@ -71,7 +76,7 @@ func (a *app) plan() (*plan, error) {
 			// Keep it positive as an int64, so that --seed takes it back.
 			spec.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1
 		}
-		if p.executions == 0 && p.budget == 0 {
+		if p.executions == 0 && p.budget == 0 && n.Sampled() {
 			p.executions = defaultSampleExecutions
 		}
 	}
@@ -82,7 +87,7 @@ func (a *app) plan() (*plan, error) {
 		return nil, usageErr("%v", err)
 	}
 	p.pb, _ = p.st.(*search.PreemptionBounding)
-	p.split = p.spec.Splittable() && a.v.GetString("profile") == ""
+	p.split = (p.spec.Splittable() || p.spec.Portfolio()) && a.v.GetString("profile") == ""
 	p.shard, p.shards, _ = parseShard(a.v.GetString("shard"))
 	switch {
 	case p.shards > 1 && p.spec.Sampled():
@@ -104,11 +109,20 @@ func flagWords(msg string) string {
 	return r.Replace(msg)
 }
 
-// describe is the strategy as shown in the coverage line.
-func (p *plan) describe() string { return p.spec.Describe() }
+// describe is the strategy as shown in the coverage line: a part of a
+// divided portfolio is a part of its exhaustive member's search.
+func (p *plan) describe() string {
+	if p.shards > 1 {
+		return p.spec.Exhaustive().Describe()
+	}
+	return p.spec.Describe()
+}
 
 // sampled reports a random or PCT search.
 func (p *plan) sampled() bool { return p.spec.Sampled() }
+
+// seeded reports a search with a seed: random, PCT, the portfolio.
+func (p *plan) seeded() bool { return p.spec.Sampled() || p.spec.Portfolio() && p.shards <= 1 }
 
 // unit is what bounds a bounded search: "preemption" or "delay".
 func (p *plan) unit() string { return strings.TrimSuffix(p.spec.BoundBy, "s") }
@@ -123,9 +137,27 @@ func (p *plan) why(res *search.Result, stop stopReason) string {
 	case p.executions > 0 && res.Stats.Executions >= p.executions:
 		return fmt.Sprintf("execution limit of %d reached", p.executions)
 	case res.Stats.Bugs > 0:
+		if len(res.Bugs) > 0 && res.Bugs[0].By != "" {
+			return fmt.Sprintf("stopped at the first bug, found by %s (--all goes on)", res.Bugs[0].By)
+		}
 		return "stopped at the first bug (--all goes on)"
 	}
 	return "stopped"
+}
+
+// explored says how much of an exhaustive search an incomplete one did,
+// as estimated ("" without an estimate, or when it stopped at a bug).
+func explored(res *search.Result) string {
+	f := res.Stats.Explored
+	switch {
+	case f <= 0 || res.Complete || len(res.Bugs) > 0:
+		return ""
+	case f < 0.001:
+		return "; under 0.1% of its tree explored (estimated)"
+	case f < 0.01:
+		return fmt.Sprintf("; about %.1f%% of its tree explored (estimated)", 100*f)
+	}
+	return fmt.Sprintf("; about %.0f%% of its tree explored (estimated)", 100*f)
 }
 
 // cutShort says that the execution under way was cut after n transitions
@@ -162,16 +194,23 @@ func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) strin
 	case res.Complete && p.shards > 1:
 		return fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of an exhaustive search (%s): every schedule%s of this part explored; "+
 			"the other parts are explored by the other shards.", p.shard+1, p.shards, p.shard, p.shards, p.describe(), depth)
+	case res.Complete && p.spec.Portfolio():
+		// The verdict is the exhaustive member's.
+		how := "every schedule" + depth + " explored, up to the order of independent operations"
+		if p.spec.Reduction == search.ReductionNone {
+			how = "every schedule" + depth + " explored"
+		}
+		return fmt.Sprintf("Search: exhaustive (the portfolio's %s finished): %s.", p.spec.Exhaustive().Describe(), how)
 	case res.Complete && p.spec.Reduction == search.ReductionDPOR:
 		return fmt.Sprintf("Search: exhaustive (DFS with DPOR): every schedule%s explored, up to the order of independent operations.", depth)
 	case res.Complete:
 		return fmt.Sprintf("Search: exhaustive (DFS): every schedule%s explored.", depth)
 	}
 	if p.shards > 1 {
-		return fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of a %s search, incomplete: %s.", p.shard+1, p.shards, p.shard, p.shards,
-			p.describe(), p.why(res, stop))
+		return fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of a %s search, incomplete: %s%s.", p.shard+1, p.shards, p.shard, p.shards,
+			p.describe(), p.why(res, stop), explored(res))
 	}
-	return fmt.Sprintf("Search: %s, incomplete: %s.", p.describe(), p.why(res, stop))
+	return fmt.Sprintf("Search: %s, incomplete: %s%s.", p.describe(), p.why(res, stop), explored(res))
 }
 
 // boundedCoverage says which preemption (or delay) bounds were finished.

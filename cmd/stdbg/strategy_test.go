@@ -46,10 +46,27 @@ func TestFindStrategies(t *testing.T) {
 			[]string{"Search: exhaustive (DFS by preemptions): every schedule explored, none needs more than"}},
 		{"exhaustive", []string{"--reduction", "none", example("once-init.c")}, exitClean,
 			[]string{"Search: exhaustive (DFS): every schedule explored."}},
-		{"exhaustive with DPOR", []string{example("once-init.c")}, exitClean,
+		{"exhaustive by default", []string{example("once-init.c")}, exitClean,
+			[]string{"Search: exhaustive (the portfolio's DFS with DPOR finished): every schedule explored, up to the order of independent operations."}},
+		{"exhaustive with DPOR alone", []string{"--strategy", "dfs", example("once-init.c")}, exitClean,
 			[]string{"Search: exhaustive (DFS with DPOR): every schedule explored, up to the order of independent operations."}},
-		{"execution limit", []string{"--executions", "5", example("correct-counter.c")}, exitClean,
-			[]string{"Search: DFS with DPOR, incomplete: execution limit of 5 reached.", "Executions = 5 "}},
+		{"a reduction names the dfs", []string{"--reduction", "dpor", example("once-init.c")}, exitClean,
+			[]string{"Search: exhaustive (DFS with DPOR): every schedule explored, up to the order of independent operations."}},
+		{"execution limit", []string{"--executions", "5", "--seed", "4", example("correct-counter.c")}, exitClean,
+			[]string{"Search: portfolio of DPOR, PCT (depth 3), delay bounding (at most 2 delays) and a random walk, seed 4, incomplete: execution limit of 5 reached; about ",
+				"% of its tree explored (estimated).", "Seed = 4 (repeat with --seed 4)", "Executions = 5 "}},
+		{"execution limit of DPOR alone", []string{"--strategy", "dfs", "--executions", "5", example("correct-counter.c")}, exitClean,
+			[]string{"Search: DFS with DPOR, incomplete: execution limit of 5 reached; about ", "Executions = 5 "}},
+		// Many threads and a bug near the start: DPOR alone, depth first,
+		// would need 9! executions; the portfolio's others find it.
+		// The members share the search in time, so how many executions
+		// each runs depends on the machine: PCT and the random walk
+		// need a few hundred of the 20,000, DPOR could not find it in
+		// all of them.
+		{"the portfolio finds what DPOR misses", []string{"--executions", "20000", "--seed", "5", "--no-minimise", example("crowded-handoff.c"), "--", "8"}, exitBug,
+			[]string{"ASSERTION FAILED", "Found by ", ", in the portfolio.", "incomplete: stopped at the first bug, found by "}},
+		{"DPOR alone misses it", []string{"--strategy", "dfs", "--executions", "5000", example("crowded-handoff.c"), "--", "8"}, exitClean,
+			[]string{"No property violation found.", "Search: DFS with DPOR, incomplete: execution limit of 5000 reached"}},
 		{"budget", []string{"--budget", "1s", "--reduction", "none", example("bench/philosophers.c"), "--", "4"}, exitClean,
 			[]string{"Search: DFS, incomplete: budget of 1s spent"}}, // (and the execution under way cut, or not)
 		{"sample limit", []string{"--strategy", "random", "--executions", "20", example("correct-counter.c")}, exitClean,
@@ -65,6 +82,9 @@ func TestFindStrategies(t *testing.T) {
 				if !strings.Contains(out, want) {
 					t.Errorf("output lacks %q:\n%s", want, out)
 				}
+			}
+			if strings.Contains(out, "Found by DPOR") && strings.Contains(tt.name, "portfolio finds") {
+				t.Errorf("found by DPOR:\n%s", out)
 			}
 			if strings.Contains(errs, "exec/s") {
 				t.Errorf("progress line written to a non-terminal:\n%s", errs)
@@ -111,6 +131,14 @@ func TestFindBadStrategyFlags(t *testing.T) {
 		{"--budget", "-1s"},
 		{"--budget", "soon"},
 		{"--executions", "-1"},
+		{"--strategy", "portfolio", "--preemptions", "1"},
+		{"--strategy", "portfolio", "--visited"},
+		{"--estimate", "--strategy", "pct"},
+		{"--estimate", "--delays", "2"},
+		{"--estimate", "--visited"},
+		{"--estimate", "--shard", "0/2"},
+		{"--estimate", "--all"},
+		{"--estimate", "--html", "x.html"},
 	} {
 		out, errs, code := stdbg(t, append(append([]string{"find"}, args...), example("deadly-embrace.c"))...)
 		if code != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "stdbg: ") {
@@ -161,5 +189,52 @@ func TestFindProfileAndJSON(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(lines, " "), "pthread_mutex_lock@deadly-embrace.c") {
 		t.Errorf("profile samples %v lack the mutex locks of deadly-embrace.c", lines)
+	}
+}
+
+// find --estimate searches nothing and estimates an exhaustive search:
+// within a small factor of the executions the search runs (16 with DPOR,
+// 819 without a reduction, on once-init.c).
+func TestFindEstimate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		args  []string
+		exact float64
+		lines []string
+	}{
+		{"the portfolio's DPOR", nil, 16, []string{
+			"Estimate of an exhaustive search (DFS with DPOR, the portfolio's exhaustive member) of ", "from 400 random probes",
+			"  executions:  about ", "  time:        about ", "the estimate counts those classes"}},
+		{"every schedule", []string{"--reduction", "none"}, 819, []string{"Estimate of an exhaustive search (DFS) of "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"find", "--estimate", "--executions", "400", "--seed", "5"}, tt.args...)
+			out, errs, code := stdbg(t, append(args, example("once-init.c"))...)
+			if code != exitClean {
+				t.Fatalf("exit %d\n%s%s", code, out, errs)
+			}
+			for _, want := range tt.lines {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, "Search:") || strings.Contains(out, "Executions =") {
+				t.Errorf("an estimate ran a search:\n%s", out)
+			}
+			out, errs, code = stdbg(t, append(append(args, "--json"), example("once-init.c"))...)
+			var est struct {
+				Probes     int     `json:"probes"`
+				Executions float64 `json:"executions"`
+				Seconds    float64 `json:"seconds"`
+			}
+			if err := json.Unmarshal([]byte(out), &est); code != exitClean || err != nil {
+				t.Fatalf("exit %d, %v\n%s%s", code, err, out, errs)
+			}
+			if r := est.Executions / tt.exact; est.Probes != 400 || r < 0.75 || r > 1.33 || est.Seconds <= 0 {
+				t.Errorf("estimate %+v, the search runs %.0f executions", est, tt.exact)
+			}
+		})
 	}
 }

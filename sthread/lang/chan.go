@@ -18,6 +18,38 @@ func ChanSend[T any](c chan<- T, v T) {
 	c <- v
 }
 
+// A Sender is a channel to send on, as SendTo returns it. Its methods
+// take the value as the channel's element type, so that a value of another
+// type assignable to it converts as the send statement converts it: a *T
+// sent on a chan I, I an interface that *T implements, for which
+// ChanSend(c, v) would infer *T and I for its one type parameter.
+type Sender[T any] struct{ c chan<- T }
+
+// SendTo returns c to send on: SendTo(c).Send(v) is the statement c <- v,
+// and SendTo(c).Case(v) the case c <- v of a select statement.
+//
+//go:noinline
+//go:norace
+func SendTo[T any](c chan<- T) Sender[T] { return Sender[T]{c} }
+
+// Send is the statement c <- v.
+//
+//go:noinline
+//go:norace
+func (s Sender[T]) Send(v T) {
+	if pc, ok := rt.PlainChan(rt.Bidi[T](s.c)); ok {
+		pc.Send(v)
+		return
+	}
+	s.c <- v
+}
+
+// Case is the case c <- v of a select statement (SendCaseOf).
+//
+//go:noinline
+//go:norace
+func (s Sender[T]) Case(v T) *SendCase[T] { return &SendCase[T]{c: rt.Bidi[T](s.c), v: v} }
+
 // ChanRecv is the expression <-c.
 //
 //go:noinline

@@ -1,6 +1,7 @@
 package lang_test
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/stdbg/stdbg/sthread/lang"
@@ -20,4 +21,19 @@ func ExampleSelectOf() {
 		fmt.Println("nothing ready")
 	}
 	// Output: received 42
+}
+
+// SendTo passes the value as the channel's element type: a value of
+// another type that the element type accepts (a *bytes.Buffer on a chan of
+// fmt.Stringer) converts as the send statement converts it.
+func ExampleSendTo() {
+	c := make(chan fmt.Stringer, 2)
+	lang.SendTo(c).Send(&bytes.Buffer{}) // c <- &bytes.Buffer{}
+	var b bytes.Buffer
+	b.WriteString("second")
+	s := lang.SendTo(c).Case(&b)      // case c <- &b:
+	if lang.SelectOf(false, s) == 0 { // select { case c <- &b: ... }
+		fmt.Printf("%q %q\n", (<-c).String(), (<-c).String())
+	}
+	// Output: "" "second"
 }

@@ -29,11 +29,14 @@ func CheckTest(t *testing.T, body func()) {
 		defer func() {
 			if !returned && t.Skipped() {
 				// t.Skip ended the body with runtime.Goexit: the
-				// execution ends as if it returned.
+				// execution ends as if it returned, once the test's
+				// cleanups ran.
 				rt.Skipping()
+				rt.RunCleanups(t)
 			}
 		}()
 		body()
+		rt.RunCleanups(t)
 		returned = true
 		if !failed && t.Failed() {
 			sthread.Assert(false, "the test failed (t.Error or t.Fail)")
@@ -61,4 +64,55 @@ func TestCall(t testing.TB, method string) testing.TB {
 		return sthread.TB(t)
 	}
 	return t
+}
+
+// Run is t.Run(name, f). Under a check, the subtest's function, which
+// package testing runs on a goroutine of its own while t.Run waits for it,
+// runs as the calling checked goroutine: its operations are explored with
+// the test's, and a subtest that calls Parallel runs at once, as Parallel
+// does under a check. Elsewhere it is t.Run.
+//
+//go:norace
+func Run(t *testing.T, name string, f func(t *testing.T)) bool {
+	th, ok := rt.Current()
+	if !ok {
+		return t.Run(name, f)
+	}
+	var end rt.Lent
+	passed := t.Run(name, func(st *testing.T) {
+		end = th.Lend(func() {
+			f(st)
+			rt.RunCleanups(st)
+		})
+	})
+	end.Resume()
+	return passed
+}
+
+// Parallel is t.Parallel(). Under a check a test runs alone in its
+// process, its schedules explored one execution after the other: it does
+// nothing (package testing would make the test wait for its siblings once,
+// and refuse a second call in the next execution). Elsewhere it is
+// t.Parallel.
+//
+//go:norace
+func Parallel(t *testing.T) {
+	if _, ok := rt.Current(); ok {
+		return
+	}
+	t.Parallel()
+}
+
+// Cleanup is t.Cleanup(f). Under a check, f runs when the test (or
+// subtest) ends in the execution that registered it, as a test's cleanups
+// run when it ends under go test (package testing would run the cleanups
+// of every execution once the whole search is over). Elsewhere it is
+// t.Cleanup.
+//
+//go:norace
+func Cleanup(t testing.TB, f func()) {
+	if rt.Cleanup(t, f) {
+		return
+	}
+	t.Cleanup(f)
 }

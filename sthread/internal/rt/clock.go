@@ -80,3 +80,26 @@ func Rand2() *randv2.Rand {
 	}
 	return ex.rand2
 }
+
+// mapStream tells the generator of map orders apart from math/rand/v2's,
+// which has the same seed.
+const mapStream = 0x6d61706f72646572 // "maporder"
+
+// MapOrder returns the generator of the calling goroutine's execution that
+// chooses the order of its ranges over maps (see package sthread/lang),
+// seeded with the same seed in every execution (rtnames.RandSeedEnv,
+// default 1), so that a schedule replays with the same orders; nil outside
+// a check.
+//
+//go:norace
+func MapOrder() *randv2.Rand {
+	th, ok := Current()
+	if !ok {
+		return nil
+	}
+	ex := th.ex
+	if ex.mapOrder == nil {
+		ex.mapOrder = randv2.New(randv2.NewPCG(randSeed, mapStream))
+	}
+	return ex.mapOrder
+}

@@ -41,6 +41,12 @@ type Execution struct {
 	// rand and rand2 are the execution's generators (see clock.go).
 	rand  *rand.Rand
 	rand2 *randv2.Rand
+	// mapOrder chooses the order of the execution's ranges over maps
+	// (see clock.go).
+	mapOrder *randv2.Rand
+	// cleanups are the cleanups of the checked test and its subtests,
+	// by their *testing.T (see subtest.go).
+	cleanups map[any][]func()
 	// raceVars are the race detector's variables of the objects (see
 	// race.go).
 	raceVars table

@@ -1,0 +1,196 @@
+// Command realmods runs stdbg test on widely used open-source Go modules
+// with concurrent code, beside go test -race on the same module, and prints
+// a markdown table: tests run, bugs reported, searches left incomplete,
+// tests that failed or could not be searched, and the wall time of each.
+//
+// Each module is fetched at a pinned version through the module proxy
+// (go mod download), copied into a temporary directory (the module cache
+// is read-only, and stdbg test writes its corpus next to the tests) and
+// tested there; nothing is kept. -local DIR uses copies already fetched,
+// DIR/<name> for each module's short name.
+//
+//	benchmarks/modules                    # every module, 5s per test
+//	benchmarks/modules -budget 10s -run conc
+//	benchmarks/modules -local /tmp/realmods
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// A module to test: its path, a pinned version and a short name.
+type module struct {
+	name, path, version string
+}
+
+var modules = []module{
+	{"gocache", "github.com/patrickmn/go-cache", "v2.1.0+incompatible"},
+	{"conc", "github.com/sourcegraph/conc", "v0.3.0"},
+	{"xsync", "golang.org/x/sync", "v0.23.0"},
+	{"ants", "github.com/panjf2000/ants/v2", "v2.10.0"},
+	{"lru", "github.com/hashicorp/golang-lru/v2", "v2.0.7"},
+}
+
+func main() {
+	budget := flag.Duration("budget", 5*time.Second, "stdbg's search budget per test")
+	local := flag.String("local", "", "use the modules already fetched under this directory (DIR/<name>) instead of the proxy")
+	run := flag.String("run", "", "only the modules whose name matches this regular expression")
+	stdbg := flag.String("stdbg", os.Getenv("STDBG"), "the stdbg to run (default: built from this tree)")
+	flag.Parse()
+	sel, err := regexp.Compile(*run)
+	if err != nil {
+		fail(err)
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		fail(err)
+	}
+	work, err := os.MkdirTemp("", "realmods-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(work)
+	if *stdbg == "" {
+		*stdbg = filepath.Join(work, "stdbg")
+		if out, err := command(root, "go", "build", "-o", *stdbg, "./cmd/stdbg").CombinedOutput(); err != nil {
+			fail(fmt.Errorf("building stdbg: %v\n%s", err, out))
+		}
+	}
+	fmt.Printf("stdbg test --budget %s -count=1 beside go test -race -count=1, %s\n\n", *budget, time.Now().Format("2006-01-02"))
+	fmt.Println("| module | tests | bugs | incomplete | failed or errors | stdbg test | go test -race |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	for _, m := range modules {
+		if !sel.MatchString(m.name) {
+			continue
+		}
+		dir, err := fetch(m, *local, work)
+		if err != nil {
+			fmt.Printf("| %s %s | error: %s |||||\n", m.path, m.version, oneLine(err.Error()))
+			continue
+		}
+		goTime, goOK := timed(command(dir, "go", "test", "-race", "-count=1", "./..."))
+		c, stdbgTime := stdbgTest(*stdbg, dir, *budget)
+		mark := ""
+		if !goOK {
+			mark = " (fails)"
+		}
+		fmt.Printf("| %s %s | %d | %d | %d | %d | %.1f s | %.1f s%s |\n", m.path, m.version, c.tests, c.bugs, c.incomplete, c.failed,
+			stdbgTime.Seconds(), goTime.Seconds(), mark)
+	}
+}
+
+// fetch returns a writable copy of the module's source.
+func fetch(m module, local, work string) (string, error) {
+	src := filepath.Join(local, m.name)
+	if local == "" {
+		out, err := command(work, "go", "mod", "download", "-json", m.path+"@"+m.version).Output()
+		if err != nil {
+			return "", fmt.Errorf("go mod download %s@%s: %v", m.path, m.version, err)
+		}
+		var info struct{ Dir, Error string }
+		if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
+			return "", fmt.Errorf("go mod download %s@%s: %s", m.path, m.version, info.Error)
+		}
+		src = info.Dir
+	}
+	dst := filepath.Join(work, m.name)
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		return "", err
+	}
+	// The module's requirements (through the proxy, or the module cache).
+	if out, err := command(dst, "go", "mod", "download").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go mod download in %s: %v: %s", m.name, err, out)
+	}
+	return dst, nil
+}
+
+// counts are what stdbg test said of a module's tests.
+type counts struct{ tests, bugs, incomplete, failed int }
+
+// status is the first word of a test's line in stdbg test's output.
+var status = regexp.MustCompile(`^(ok|BUG|incomplete|SKIP|FAIL|ERROR) +Test`)
+
+// stdbgTest runs stdbg test -json on the module and counts its tests'
+// statuses.
+func stdbgTest(stdbg, dir string, budget time.Duration) (counts, time.Duration) {
+	cmd := command(dir, stdbg, "test", "--no-save", "--budget", budget.String(), "-count=1", "-json", "./...")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	start := time.Now()
+	cmd.Run() // its exit status says a bug: the events say which
+	took := time.Since(start)
+	var c counts
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var e struct{ Action, Test, Output string }
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Action != "output" || e.Test == "" {
+			continue
+		}
+		m := status.FindStringSubmatch(e.Output)
+		if m == nil {
+			continue
+		}
+		c.tests++
+		switch m[1] {
+		case "BUG":
+			c.bugs++
+		case "incomplete":
+			c.incomplete++
+		case "FAIL", "ERROR":
+			c.failed++
+		}
+	}
+	return c, took
+}
+
+func command(dir, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	return cmd
+}
+
+// timed runs cmd, discarding its output, and returns how long it took and
+// whether it succeeded.
+func timed(cmd *exec.Cmd) (time.Duration, bool) {
+	start := time.Now()
+	err := cmd.Run()
+	return time.Since(start), err == nil
+}
+
+func oneLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "realmods:", err)
+	os.Exit(2)
+}

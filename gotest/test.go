@@ -1,0 +1,158 @@
+package gotest
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/session"
+)
+
+// test explores one test of the package's test binary base and runs it
+// once as go test does when the search found no bug.
+func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *result {
+	r, cfg := pk.r, pk.r.cfg
+	start := time.Now()
+	pattern := session.TestPattern(name)
+	if r.run.rest != "" {
+		pattern += "/" + r.run.rest
+	}
+	var extra []string
+	if cfg.Short {
+		extra = append(extra, "-test.short")
+	}
+	if r.skip.rest != "" {
+		extra = append(extra, "-test.skip="+cfg.Skip)
+	}
+	t := base.WithRun(pattern)
+	t.Args = append(t.Args, extra...)
+	pk.out.run(name, false)
+	res := &result{Name: name}
+	defer func() { res.Elapsed = time.Since(start) }()
+
+	var found *Searched
+	for range max(1, cfg.Count) {
+		var err error
+		if found, err = pk.search(ctx, t, name); err != nil {
+			if ctx.Err() != nil {
+				res.Status, res.Detail = statusError, "interrupted before its search ended"
+				return res
+			}
+			res.Status, res.Detail = statusError, oneLine(err.Error())
+			return res
+		}
+		if len(found.Bugs) > 0 || ctx.Err() != nil {
+			break
+		}
+	}
+	if len(found.Bugs) > 0 {
+		res.Status, res.Detail, res.bugs = statusBug, found.Bugs[0].Banner, found.Bugs
+		for i, b := range found.Bugs {
+			res.Lines = append(res.Lines, bugLines(b, i > 0)...)
+		}
+		if cfg.Verbose {
+			res.Lines = append(res.Lines, searchLines(found)...)
+		}
+		return res
+	}
+	if ctx.Err() != nil {
+		// Stopped (a signal): what was searched is said, nothing more runs.
+		res.Status, res.Detail = statusIncomplete, covered(found)+" (interrupted)"
+		return res
+	}
+	native := runNative(ctx, t.Binary, t.Dir, name, pattern, extra, t.Env, cfg.Timeout)
+	pk.out.output(name, native.testOutput(name))
+	switch {
+	case native.status == "SKIP":
+		res.Status, res.Detail = statusSkip, native.skipReason(name)
+		return res
+	case native.status != "PASS":
+		res.Status = statusFail
+		res.Detail = "no schedule explored failed, but as go test runs it " + native.why
+		if !cfg.Verbose && !cfg.JSON {
+			res.Lines = native.testOutput(name)
+		}
+		return res
+	}
+	res.Status, res.Detail = statusOK, covered(found)
+	if !found.Complete || ctx.Err() != nil {
+		res.Status = statusIncomplete
+	}
+	if cfg.Verbose {
+		res.Lines = searchLines(found)
+	}
+	return res
+}
+
+// search runs one search of the test.
+func (pk *pkgRun) search(ctx context.Context, t *session.Target, name string) (*Searched, error) {
+	// A search holds its thread: the processes it starts are placed
+	// beside it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	s, err := session.Start(t, pk.r.cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return pk.r.cfg.Search(ctx, s, &Test{Package: pk.p.ImportPath, Dir: pk.p.Dir, Name: name, Target: t, Jobs: pk.r.jobs})
+}
+
+// bugLines are the lines below a BUG: its report (but the banner, on the
+// status line, for the first), how it was minimised, where it was saved
+// and the command that replays it.
+func bugLines(b *report.Report, banner bool) []string {
+	var sb strings.Builder
+	b.WriteText(&sb)
+	text := sb.String()
+	if !banner {
+		text = strings.TrimPrefix(text, b.Banner+"\n")
+	}
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if m := b.Minimised; m != nil {
+		lines = append(lines, m.String())
+	}
+	switch {
+	case b.Saved != "" && b.AlreadySaved:
+		lines = append(lines, "Already in the corpus: "+b.Saved)
+	case b.Saved != "":
+		lines = append(lines, "Saved "+b.Saved)
+	}
+	if b.Replay != "" {
+		lines = append(lines, "Replay: "+b.Replay)
+	}
+	return lines
+}
+
+// searchLines say what a search covered, what it could not do, and its
+// statistics (-v).
+func searchLines(f *Searched) []string {
+	lines := []string{f.Coverage}
+	for _, n := range f.Notes {
+		lines = append(lines, "Note: "+n)
+	}
+	return append(lines, f.Stats)
+}
+
+// covered says in a few words what a search that found no bug covered.
+func covered(f *Searched) string {
+	cov := strings.TrimSuffix(strings.TrimPrefix(f.Coverage, "Search: "), ".")
+	switch {
+	case strings.HasPrefix(cov, "exhaustive"):
+		cov = "exhaustive"
+	case strings.HasPrefix(cov, "complete over the modelled operations"):
+		if _, rest, ok := strings.Cut(cov, "not exhaustive: "); ok {
+			cov = "complete over the modelled operations (" + strings.TrimSuffix(rest, " (below)") + ")"
+		}
+	}
+	return fmt.Sprintf("%s; %d %s", cov, f.Executions, plural(int(f.Executions), "execution"))
+}
+
+// oneLine keeps the first line of a message.
+func oneLine(s string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return first
+}
