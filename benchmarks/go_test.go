@@ -10,10 +10,10 @@ import (
 	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/examples/go/dpor"
-	"github.com/stdbg/stdbg/insearch"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/targetsearch"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -90,7 +90,7 @@ func rateOf(b *testing.B, c search.Executor) {
 // The same search three ways, on LastZero(3) of examples/go/dpor (every
 // schedule, 20,000 executions of about 25 transitions): in this process
 // (sthread.Executor), inside the target process as stdbg find runs a Go
-// test (package insearch; the process start counts), and driven from this
+// test (package targetsearch; the process start counts), and driven from this
 // process transition by transition (stdbg find --in-target=false).
 const lastZeroExecutions = 20000
 
@@ -114,9 +114,9 @@ func BenchmarkGoLastZero3InTarget(b *testing.B) {
 	var execs int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		found, err := insearch.Run(context.Background(), insearch.Config{
+		found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 			Binary: exe, Args: []string{"-test.run=^TestCheckLastZero3$"},
-			Spec: insearch.Spec{Search: search.Spec{Strategy: "dfs", Reduction: "none"}, All: true, MaxDepth: 20000, MaxExecutions: lastZeroExecutions},
+			Spec: targetsearch.Spec{Search: search.Spec{Strategy: "dfs", Reduction: "none"}, All: true, MaxDepth: 20000, MaxExecutions: lastZeroExecutions},
 			Replay: func(schedule.Schedule) (*search.Outcome, error) {
 				return nil, errors.New("no process may die in this benchmark")
 			},

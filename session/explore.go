@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/insearch"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetsearch"
 )
 
 // Plan is a search of a session's target and what it may use.
@@ -288,8 +288,8 @@ func raceBuilt(exe string) bool {
 }
 
 // spec is the search of the plan as a target runs it.
-func (p *Plan) spec() insearch.Spec {
-	sp := insearch.Spec{Search: p.search(), MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
+func (p *Plan) spec() targetsearch.Spec {
+	sp := targetsearch.Spec{Search: p.search(), MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
 		Shard: p.Shard, Shards: p.Shards, Minimise: p.Minimise, MinimiseExecutions: p.MinimiseExecutions}
 	if p.Budget > 0 {
 		searchUntil, until := hunt.Deadlines(time.Now(), p.Budget, sp.Minimise)
@@ -302,25 +302,25 @@ func (p *Plan) spec() insearch.Spec {
 // as the plan may, and confirms each bug in a fresh process. It returns
 // what was found, with each bug's minimisation (nil where none was made);
 // an error means the search is to be run out of process instead.
-func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*insearch.Found, error) {
+func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*targetsearch.Found, error) {
 	t := s.Target
 	jobs := 1
 	if p.split() && !raceBuilt(t.Binary) {
 		// A target built with the race detector searches in one process:
 		// ExploreSplit's goroutines would share the search's data under a
 		// detector that sees none of their synchronisation (see
-		// insearch.Serve).
+		// targetsearch.Serve).
 		jobs = p.jobs()
 	}
 	spec := p.spec()
 	spec.TransitionTimeout = s.opts.TransitionTimeout
-	found, err := insearch.Run(ctx, insearch.Config{
+	found, err := targetsearch.Run(ctx, targetsearch.Config{
 		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)),
 		Dir: cmp.Or(s.opts.Dir, t.Dir), Wrap: s.opts.Wrap,
 		Spec: spec, Jobs: jobs,
 		Replay:   func(sched schedule.Schedule) (*search.Outcome, error) { return s.ReplayFresh(sched, p.MaxDepth) },
 		Progress: hooks.Progress, Minimising: hooks.Minimising, OnBug: hooks.OnBug,
-		OnEnd: func(e insearch.End, how string) {
+		OnEnd: func(e targetsearch.End, how string) {
 			hooks.note(fmt.Sprintf("the program ended its process during schedule %s (%s; a fresh run of it: %s): the search goes on in a new process",
 				e.Schedule, how, e.Outcome.Kind))
 		},
@@ -374,7 +374,7 @@ func inTargetFallback(err error) string {
 	case errors.Is(err, search.ErrNondeterministic):
 		return "the program does not repeat itself in a process that ran earlier executions " +
 			"(state it keeps in the process: the environment, files, another package's variables?): searching again with a fresh process per execution"
-	case errors.Is(err, insearch.ErrTooManyDeaths):
+	case errors.Is(err, targetsearch.ErrTooManyDeaths):
 		return "the program ended its process in the middle of the search too often: searching again from this process, transition by transition"
 	}
 	return fmt.Sprintf("searching inside the program failed (%v): searching again from this process, transition by transition", err)

@@ -53,12 +53,12 @@ func (c *config) saving() bool {
 }
 
 // corpusDir is the directory, relative to the package directory, holding
-// the corpus of the test named test: testdata/stdbg/<test name>, a subtest
+// the corpus of the test named test: corpus.Root/<test name>, a subtest
 // in a subdirectory of its parent's.
 //
 //go:norace
 func corpusDir(test string) string {
-	parts := []string{"testdata", "stdbg"}
+	parts := []string{corpus.Root}
 	for _, p := range strings.Split(test, "/") {
 		parts = append(parts, safeName(p))
 	}

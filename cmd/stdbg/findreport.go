@@ -41,7 +41,7 @@ type findResult struct {
 	MemoryPoints bool   `json:"memory_scheduling_points"`
 	Scope        string `json:"scope"` // thread operations (and memory), or goroutine operations
 	// SearchedIn is where the search ran: "target" (inside the Go
-	// program's process, package insearch) or "stdbg" (driving the
+	// program's process, package targetsearch) or "stdbg" (driving the
 	// program transition by transition).
 	SearchedIn string `json:"searched_in"`
 	// Notes say what the search could not do (a formula it could not

@@ -3,7 +3,7 @@ package rt
 import (
 	"os"
 
-	"github.com/stdbg/stdbg/insearch"
+	"github.com/stdbg/stdbg/targetsearch"
 )
 
 // Environment variables through which stdbg find hands a target process
@@ -23,10 +23,10 @@ func Remote() bool {
 }
 
 // Searching reports whether stdbg find started this process to search in
-// it (see package insearch).
+// it (see package targetsearch).
 //
 //go:norace
 func Searching() bool {
-	_, ok := os.LookupEnv(insearch.SpecEnv)
+	_, ok := os.LookupEnv(targetsearch.SpecEnv)
 	return ok
 }

@@ -1,4 +1,4 @@
-package insearch
+package targetsearch
 
 import (
 	"bufio"

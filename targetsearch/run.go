@@ -1,4 +1,4 @@
-package insearch
+package targetsearch
 
 import (
 	"context"
@@ -267,7 +267,7 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 	if maxRestarts == 0 {
 		maxRestarts = DefaultMaxRestarts
 	}
-	dir, err := os.MkdirTemp("", "stdbg-insearch-")
+	dir, err := os.MkdirTemp("", "stdbg-targetsearch-")
 	if err != nil {
 		return nil, fmt.Errorf("searching in the target: %w", err)
 	}

@@ -1,4 +1,4 @@
-// Package insearch runs a whole search inside the target process.
+// Package targetsearch runs a whole search inside the target process.
 //
 // A Go target links stdbg's runtime (package sthread), and with it an
 // executor that runs executions in process, ten times as fast as one driven
@@ -16,7 +16,7 @@
 // learn how it ends, and starts the search again in a new process that ends
 // that schedule with the outcome learnt (Spec.Ends) instead of running it,
 // so the search goes on past it.
-package insearch
+package targetsearch
 
 import (
 	"encoding/json"

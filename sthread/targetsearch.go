@@ -6,14 +6,14 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/stdbg/stdbg/insearch"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
+	"github.com/stdbg/stdbg/targetsearch"
 )
 
 // The search inside the target. `stdbg find` starts a Go program or test
-// once with a search in its environment (insearch.SpecEnv); the program's
+// once with a search in its environment (targetsearch.SpecEnv); the program's
 // Run, Check or wrapped main then runs the whole search here, in process,
-// and streams what it finds back to stdbg (see package insearch).
+// and streams what it finds back to stdbg (see package targetsearch).
 
 // UnderStdbg reports whether stdbg started this process to check the
 // program: to search its schedules in process (stdbg find), to run one
@@ -40,32 +40,32 @@ func serveSearchOrDie(f func(), cfg *config) int {
 
 //go:norace
 func serveSearch(f func(), cfg *config) error {
-	spec, _, err := insearch.Requested()
+	spec, _, err := targetsearch.Requested()
 	if err != nil {
 		return err
 	}
-	streamFD, err := envFD(insearch.StreamEnv)
+	streamFD, err := envFD(targetsearch.StreamEnv)
 	if err != nil {
 		return err
 	}
-	stopFD, err := envFD(insearch.StopEnv)
+	stopFD, err := envFD(targetsearch.StopEnv)
 	if err != nil {
 		return err
 	}
-	tracePath := os.Getenv(insearch.TraceEnv)
-	for _, k := range []string{insearch.SpecEnv, insearch.StreamEnv, insearch.StopEnv, insearch.TraceEnv} {
+	tracePath := os.Getenv(targetsearch.TraceEnv)
+	for _, k := range []string{targetsearch.SpecEnv, targetsearch.StreamEnv, targetsearch.StopEnv, targetsearch.TraceEnv} {
 		os.Unsetenv(k)
 	}
 	stream := os.NewFile(uintptr(streamFD), "stdbg-stream")
-	var tr *insearch.Trace
+	var tr *targetsearch.Trace
 	if tracePath != "" {
-		if tr, err = insearch.OpenTrace(tracePath); err != nil {
+		if tr, err = targetsearch.OpenTrace(tracePath); err != nil {
 			return err
 		}
 		defer tr.Close()
 	}
 	// stdbg closes its end of the stop pipe to stop the search, and so
-	// does its death. The search polls it (insearch.Serve starts no
+	// does its death. The search polls it (targetsearch.Serve starts no
 	// goroutine).
 	if err := syscall.SetNonblock(stopFD, true); err != nil {
 		return fmt.Errorf("the stop pipe: %w", err)
@@ -90,5 +90,5 @@ func serveSearch(f func(), cfg *config) error {
 	rt.HideRaces()
 	r, chk := rt.Start(f, cfg.runtime(1, false))
 	defer r.Stop()
-	return insearch.Serve(chk, spec, stream, tr, stop)
+	return targetsearch.Serve(chk, spec, stream, tr, stop)
 }

@@ -1,4 +1,4 @@
-package insearch_test
+package targetsearch_test
 
 import (
 	"bytes"
@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/insearch"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/targetsearch"
 )
 
 // embrace takes two locks in opposite orders in two goroutines: it
@@ -49,17 +49,17 @@ func TestTrace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "trace")
-			if err := insearch.CreateTrace(path, tt.steps); err != nil {
+			if err := targetsearch.CreateTrace(path, tt.steps); err != nil {
 				t.Fatal(err)
 			}
-			tr, err := insearch.OpenTrace(path)
+			tr, err := targetsearch.OpenTrace(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer tr.Close()
 			ex, release := sthread.Executor(embrace)
 			defer release()
-			rec, err := insearch.NewRecorder(ex, tr, nil)
+			rec, err := targetsearch.NewRecorder(ex, tr, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func TestTrace(t *testing.T) {
 			if err != nil || rr.Outcome == nil || rr.Outcome.Kind != search.Deadlock {
 				t.Fatalf("replay: %v, %+v", err, rr)
 			}
-			got, ok, err := insearch.ReadTrace(path)
+			got, ok, err := targetsearch.ReadTrace(path)
 			if err != nil || ok != tt.ok {
 				t.Fatalf("ReadTrace: ok %v, %v; want ok %v", ok, err, tt.ok)
 			}
@@ -89,20 +89,20 @@ func TestTrace(t *testing.T) {
 func TestRecorderEnds(t *testing.T) {
 	tests := []struct {
 		name  string
-		ends  []insearch.End
+		ends  []targetsearch.End
 		kinds []string
 	}{
 		{"no end", nil, []string{"deadlock"}},
-		{"an end that is a bug", []insearch.End{{Schedule: "1;2", Outcome: search.Outcome{Kind: search.Crash, Message: "exit status 3", Where: "exit"}}},
+		{"an end that is a bug", []targetsearch.End{{Schedule: "1;2", Outcome: search.Outcome{Kind: search.Crash, Message: "exit status 3", Where: "exit"}}},
 			[]string{"crash", "deadlock"}},
-		{"an end that is clean", []insearch.End{{Schedule: "1;2", Outcome: search.Outcome{Kind: search.Exited, Message: "exit status 0"}}},
+		{"an end that is clean", []targetsearch.End{{Schedule: "1;2", Outcome: search.Outcome{Kind: search.Exited, Message: "exit status 0"}}},
 			[]string{"deadlock"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ex, release := sthread.Executor(embrace)
 			defer release()
-			rec, err := insearch.NewRecorder(ex, nil, tt.ends)
+			rec, err := targetsearch.NewRecorder(ex, nil, tt.ends)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,12 +139,12 @@ func TestServe(t *testing.T) {
 			ex, release := sthread.Executor(embrace)
 			defer release()
 			var buf bytes.Buffer
-			spec := &insearch.Spec{All: true, MaxDepth: 100, Minimise: true}
-			if err := insearch.Serve(ex, spec, &buf, nil, func() bool { return tt.stopped }); err != nil {
+			spec := &targetsearch.Spec{All: true, MaxDepth: 100, Minimise: true}
+			if err := targetsearch.Serve(ex, spec, &buf, nil, func() bool { return tt.stopped }); err != nil {
 				t.Fatal(err)
 			}
 			var streamed int
-			res, err := insearch.Read(&buf, func(m insearch.Message) {
+			res, err := targetsearch.Read(&buf, func(m targetsearch.Message) {
 				if m.Bug != nil {
 					streamed++
 				}
@@ -179,7 +179,7 @@ func TestReadBadStream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := insearch.Read(strings.NewReader(tt.text), nil)
+			res, err := targetsearch.Read(strings.NewReader(tt.text), nil)
 			if res != nil || (err != nil) != tt.err {
 				t.Errorf("Read = %v, %v; want no result, error %v", res, err, tt.err)
 			}
@@ -193,12 +193,12 @@ func ExampleServe() {
 	ex, release := sthread.Executor(embrace)
 	defer release()
 	var stream bytes.Buffer
-	spec := &insearch.Spec{MaxDepth: 100, Minimise: true}
-	if err := insearch.Serve(ex, spec, &stream, nil, nil); err != nil {
+	spec := &targetsearch.Spec{MaxDepth: 100, Minimise: true}
+	if err := targetsearch.Serve(ex, spec, &stream, nil, nil); err != nil {
 		fmt.Println(err)
 		return
 	}
-	res, err := insearch.Read(&stream, nil)
+	res, err := targetsearch.Read(&stream, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
