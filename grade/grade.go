@@ -336,7 +336,11 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 		}
 	}()
 	defer func() { close(closed); s.Close(); killGroup(group) }()
-	spec := search.Spec{}
+	// DPOR alone, not the portfolio of stdbg find: the portfolio shares
+	// its search in wall time, so what it runs, and which member finds a
+	// bug first, moves with the machine's load, and grading the same
+	// submission twice must give the same result.
+	spec := search.Spec{Strategy: search.StrategyDFS}
 	if l.Preemptions != nil {
 		spec.BoundBy, spec.Bound = search.BoundPreemptions, *l.Preemptions
 	}
