@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
@@ -37,36 +37,36 @@ func TestMain(m *testing.M) {
 }
 
 // start builds and launches an example as exploration does.
-func start(b *testing.B, example string, args ...string) (*ctarget.Process, *checker.Checker) {
+func start(b *testing.B, example string, args ...string) (*ctarget.Process, *executor.Executor) {
 	b.Helper()
 	return launch(b, example, wire.FlagFastExit, args...)
 }
 
 // startStateful launches an example with state reports, as stdbg find
 // --visited does.
-func startStateful(b *testing.B, example string) (*ctarget.Process, *checker.Checker) {
+func startStateful(b *testing.B, example string) (*ctarget.Process, *executor.Executor) {
 	b.Helper()
 	return launch(b, example, wire.FlagFastExit|wire.FlagState)
 }
 
-func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarget.Process, *checker.Checker) {
+func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarget.Process, *executor.Executor) {
 	b.Helper()
 	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", example))
 	if err != nil {
 		b.Fatal(err)
 	}
-	return startExe(b, exe, flags, checker.Options{FastExit: true}, args...)
+	return startExe(b, exe, flags, executor.Options{FastExit: true}, args...)
 }
 
 // startExe starts a built program as exploration does, placed as stdbg
 // find places one copy of it.
-func startExe(b *testing.B, exe string, flags uint32, opts checker.Options, args ...string) (*ctarget.Process, *checker.Checker) {
+func startExe(b *testing.B, exe string, flags uint32, opts executor.Options, args ...string) (*ctarget.Process, *executor.Executor) {
 	b.Helper()
 	return startConfig(b, ctarget.Config{Binary: exe, Args: args, Flags: flags, KeepThreads: true}, opts)
 }
 
 // startConfig is startExe with the whole configuration of the process.
-func startConfig(b *testing.B, cfg ctarget.Config, opts checker.Options) (*ctarget.Process, *checker.Checker) {
+func startConfig(b *testing.B, cfg ctarget.Config, opts executor.Options) (*ctarget.Process, *executor.Executor) {
 	b.Helper()
 	p, err := ctarget.Start(cfg)
 	if err != nil {
@@ -79,7 +79,7 @@ func startConfig(b *testing.B, cfg ctarget.Config, opts checker.Options) (*ctarg
 		b.Fatal(err)
 	}
 	b.Cleanup(release)
-	return p, checker.New(p, opts)
+	return p, executor.New(p, opts)
 }
 
 // exhaust explores the whole space within maxDepth (All: every bug is

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/examples/go/dpor"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/wire"
@@ -86,7 +86,7 @@ func cProgram(t *testing.T, path string, args []string, st search.Strategy, budg
 		t.Fatal(err)
 	}
 	defer release()
-	return exploreWith(t, checker.New(p, checker.Options{FastExit: true}), st, budget)
+	return exploreWith(t, executor.New(p, executor.Options{FastExit: true}), st, budget)
 }
 
 // goProgram explores a Go check in process.

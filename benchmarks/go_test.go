@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/examples/go/dpor"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
@@ -68,7 +68,7 @@ func exploreGo(b *testing.B, exe string) {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	rateOf(b, checker.New(p, checker.Options{FastExit: true}))
+	rateOf(b, executor.New(p, executor.Options{FastExit: true}))
 }
 
 // rateOf runs the benchmark's search on c and reports the rate.
@@ -137,7 +137,7 @@ func BenchmarkGoLastZero3FromStdbg(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	c := checker.New(p, checker.Options{FastExit: true})
+	c := executor.New(p, executor.Options{FastExit: true})
 	var execs int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 )
 
@@ -25,7 +25,7 @@ func exploreLiveness(b *testing.B, example string, opts search.Options) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var p *ctarget.Process
-	var c *checker.Checker
+	var c *executor.Executor
 	if opts.Visited || opts.Livelock || opts.Graph {
 		p, c = startStateful(b, filepath.Join("liveness", example))
 	} else {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
 	"github.com/stdbg/stdbg/wire"
@@ -16,13 +16,13 @@ import (
 
 // launchMemory builds a C example, with the memory instrumentation or
 // not, and starts it as stdbg find does.
-func launchMemory(b *testing.B, example string, memory, races bool, args ...string) (*ctarget.Process, *checker.Checker) {
+func launchMemory(b *testing.B, example string, memory, races bool, args ...string) (*ctarget.Process, *executor.Executor) {
 	b.Helper()
 	exe, note, err := ctarget.BuildWith(filepath.Join("..", "examples", "c", example), ctarget.BuildOptions{Memory: memory})
 	if err != nil || note != "" {
 		b.Fatalf("building %s: %v %s", example, err, note)
 	}
-	p, c := startExe(b, exe, wire.FlagFastExit, checker.Options{FastExit: true, Races: races}, args...)
+	p, c := startExe(b, exe, wire.FlagFastExit, executor.Options{FastExit: true, Races: races}, args...)
 	b.Cleanup(func() { p.Close() })
 	return p, c
 }

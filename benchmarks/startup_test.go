@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -63,7 +63,7 @@ func BenchmarkStartup(b *testing.B) {
 				b.Fatal(err)
 			}
 			t4 := time.Now()
-			c := checker.New(p, checker.Options{FastExit: true})
+			c := executor.New(p, executor.Options{FastExit: true})
 			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{All: true})
 			if err != nil || !res.Complete || len(res.Bugs) != 0 {
 				b.Fatalf("%v, complete %v, bugs %v", err, res.Complete, res.Bugs)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -21,7 +21,7 @@ import (
 // side by side in one run: "threads" creates the program's threads in
 // every execution and hands every step over on its own; "pool" keeps the
 // threads parked between executions (ctarget.Config.KeepThreads); "batches"
-// also runs the replayed prefixes in batches (checker.Batcher);
+// also runs the replayed prefixes in batches (executor.Batcher);
 // "contexts" (what stdbg find does) also runs the main thread and the kept
 // ones as contexts on one kernel thread (ctarget.Config.NoContexts unset).
 // Beside the rates it reports the transitions of one
@@ -63,7 +63,7 @@ type oneAtATime struct{ search.Executor }
 func throughput(b *testing.B, cfg ctarget.Config, batches bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	proc, c := startConfig(b, cfg, checker.Options{FastExit: true})
+	proc, c := startConfig(b, cfg, executor.Options{FastExit: true})
 	defer proc.Close()
 	var ex search.Executor = c
 	if !batches {

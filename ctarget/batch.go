@@ -30,7 +30,7 @@ func (b *batchState) reset() {
 	b.plan, b.next, b.inFlight, b.rd = b.plan[:0], 0, 0, 0
 }
 
-// Plan implements checker.Batcher: the first Resume calls of the execution
+// Plan implements executor.Batcher: the first Resume calls of the execution
 // that just began will be steps, in order. The child of the C library then
 // runs them as batches (wire.EncodeRunBatch): it goes from one step to the
 // next without waiting for an answer, and the checker reads each step's

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 
 	"github.com/stdbg/stdbg/internal/atomicfile"
 )
@@ -14,7 +14,7 @@ import (
 // The interposition library follows such a log without a checker when
 // started with STDBG_REPLAY=FILE (as a debugger session does); a thread
 // that is not at the logged operation is reported as a divergence.
-func Decisions(trace []checker.Step, comment string) []byte {
+func Decisions(trace []executor.Step, comment string) []byte {
 	var b strings.Builder
 	b.WriteString("stdbg-decisions 1\n")
 	for _, line := range strings.Split(strings.TrimSpace(comment), "\n") {
@@ -29,6 +29,6 @@ func Decisions(trace []checker.Step, comment string) []byte {
 }
 
 // WriteDecisions writes a decision log atomically.
-func WriteDecisions(path string, trace []checker.Step, comment string) error {
+func WriteDecisions(path string, trace []executor.Step, comment string) error {
 	return atomicfile.Write(path, Decisions(trace, comment))
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -27,7 +27,7 @@ func ExampleProcess_Reused() {
 		return
 	}
 	defer p.Close()
-	c := checker.New(p, checker.Options{FastExit: true})
+	c := executor.New(p, executor.Options{FastExit: true})
 	res, err := search.Explore(context.Background(), c, search.NewDFS(), search.Options{MaxDepth: 10, All: true})
 	if err != nil {
 		fmt.Println(err)

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -59,7 +59,7 @@ var exampleTable = []example{
 	// 18000 executions at full depth); a bound finds it at once.
 	{file: "dining-philosophers.c", depth: 10, want: search.Deadlock, message: "threads 1, 2, 3, 4 are blocked", where: "pthread_mutex_lock@"},
 	{file: "cxx-bank.cpp", depth: 1000, want: search.Deadlock, message: "are blocked", where: "pthread_mutex_lock@"},
-	// Checked without the race detector (checker.Options.Races), the
+	// Checked without the race detector (executor.Options.Races), the
 	// race lets an update be lost.
 	{file: "lost-update.c", depth: 1000, want: search.AssertionFailure, message: "no hit is lost", where: "lost-update.c:"},
 	// The worker's start is a scheduling point: main reads the mark first.
@@ -144,21 +144,21 @@ func buildExampleFiles(t *testing.T, files []string) map[string]string {
 }
 
 // startExample starts exe under stdbg and returns its checker.
-func startExample(t *testing.T, exe string) *checker.Checker {
+func startExample(t *testing.T, exe string) *executor.Executor {
 	t.Helper()
 	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		t.Fatalf("starting %s: %v", exe, err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return checker.New(p, checker.Options{FastExit: true})
+	return executor.New(p, executor.Options{FastExit: true})
 }
 
 // exploreExample explores an example with DPOR, as stdbg find does, or with
 // the plain depth-first search (dfs), bounded by a number of executions so
 // that a runaway search fails the test instead of hanging it, whatever the
 // machine's speed.
-func exploreExample(t *testing.T, c *checker.Checker, depth int, dfs bool) *search.Result {
+func exploreExample(t *testing.T, c *executor.Executor, depth int, dfs bool) *search.Result {
 	t.Helper()
 	st := search.NewDPOR()
 	if dfs {
@@ -176,7 +176,7 @@ const exampleExecutions = 200000
 
 // checkExampleReplay replays a bug's schedule on a fresh execution and checks that
 // it ends the same way.
-func checkExampleReplay(t *testing.T, c *checker.Checker, bug search.Bug, depth int) {
+func checkExampleReplay(t *testing.T, c *executor.Executor, bug search.Bug, depth int) {
 	t.Helper()
 	e, err := c.Begin()
 	if err != nil {

@@ -2,7 +2,7 @@
 // interposition library from the sources embedded in the stdbg binary,
 // compiles targets given as source files, starts the target as a fork
 // server with the library preloaded, and drives its executions through the
-// wire protocol as a checker.Runtime.
+// wire protocol as a executor.Runtime.
 package ctarget
 
 import (

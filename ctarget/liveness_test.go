@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -16,19 +16,19 @@ import (
 )
 
 // startStateful starts exe with state reports (stateful search).
-func startStateful(t *testing.T, exe string) *checker.Checker {
+func startStateful(t *testing.T, exe string) *executor.Executor {
 	t.Helper()
 	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit | wire.FlagState})
 	if err != nil {
 		t.Fatalf("starting %s: %v", exe, err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return checker.New(p, checker.Options{FastExit: true})
+	return executor.New(p, executor.Options{FastExit: true})
 }
 
 // statesAlong runs schedule s and returns the state hash at every
 // scheduling point (the initial one, then one after each step).
-func statesAlong(t *testing.T, c *checker.Checker, s string) []uint64 {
+func statesAlong(t *testing.T, c *executor.Executor, s string) []uint64 {
 	t.Helper()
 	e, err := c.Begin()
 	if err != nil {
@@ -156,7 +156,7 @@ func TestFingerprintHeap(t *testing.T) {
 	}
 }
 
-func exploreStateful(t *testing.T, c *checker.Checker, opts search.Options) *search.Result {
+func exploreStateful(t *testing.T, c *executor.Executor, opts search.Options) *search.Result {
 	t.Helper()
 	if opts.MaxExecutions == 0 {
 		opts.MaxExecutions = exampleExecutions // a bound that does not depend on the machine's speed

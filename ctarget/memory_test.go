@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
 	"github.com/stdbg/stdbg/wire"
@@ -109,7 +109,7 @@ func TestMemoryExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { p.Close() })
-			c := checker.New(p, checker.Options{FastExit: true, Races: tt.races})
+			c := executor.New(p, executor.Options{FastExit: true, Races: tt.races})
 			res, err := search.Explore(context.Background(), c, search.NewDPOR(),
 				search.Options{MaxDepth: 1000, MaxExecutions: exampleExecutions})
 			if err != nil {

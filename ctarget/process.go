@@ -65,7 +65,7 @@ type Config struct {
 	// reused child of the C library between executions instead of
 	// creating them in each (the thread pool, docs/protocol.md): the
 	// checker first runs one probe execution to count them
-	// (checker.Pooler). $STDBG_POOL=0 turns it off.
+	// (executor.Pooler). $STDBG_POOL=0 turns it off.
 	KeepThreads bool
 	// NoContexts makes the kept threads hand over through the kernel.
 	// By default the main thread and the kept ones run as contexts
@@ -112,7 +112,7 @@ func CheckBinary(path string) error {
 }
 
 // Process is a running target: the fork server and the child of the
-// current execution. It implements checker.Runtime.
+// current execution. It implements executor.Runtime.
 type Process struct {
 	cfg Config
 	// pool is the number of threads a reused child keeps parked for the
@@ -375,7 +375,7 @@ func (p *Process) ChildPid() int {
 	return p.slot.Pid()
 }
 
-// Begin implements checker.Runtime.
+// Begin implements executor.Runtime.
 func (p *Process) Begin() ([]wire.Event, error) {
 	if p.alive {
 		p.End(false)
@@ -448,7 +448,7 @@ func (p *Process) serverGone(err error) error {
 	return err
 }
 
-// Resume implements checker.Runtime.
+// Resume implements executor.Runtime.
 func (p *Process) Resume(tid int, code int64) ([]wire.Event, error) {
 	if !p.alive {
 		return nil, errors.New("no execution is running")
@@ -572,7 +572,7 @@ func (p *Process) killChild() {
 	}
 }
 
-// End implements checker.Runtime. A clean end lets the program leave on
+// End implements executor.Runtime. A clean end lets the program leave on
 // its own (its output is flushed, atexit handlers run), within the
 // transition timeout; otherwise the child is killed.
 func (p *Process) End(clean bool) {

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -34,7 +34,7 @@ int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0)
 				t.Fatal(err)
 			}
 			defer p.Close()
-			c := checker.New(p, checker.Options{FastExit: true})
+			c := executor.New(p, executor.Options{FastExit: true})
 			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{All: true})
 			if err != nil || !res.Complete {
 				t.Fatalf("explore: %v (complete %v)", err, res.Complete)

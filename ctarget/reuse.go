@@ -28,7 +28,7 @@ func (p *Process) reusable(flags uint32) bool {
 // program between executions (Config.KeepThreads, in reused children of
 // the C library) and has not run an execution yet: then the checker
 // measures how many threads one starts, and calls SetPool
-// (checker.Pooler).
+// (executor.Pooler).
 func (p *Process) WantsPool() bool {
 	return poolAllowed && p.cfg.KeepThreads && !p.cfg.NoPreload && p.gen == 0 && p.nextFlags()&wire.FlagReuse != 0
 }

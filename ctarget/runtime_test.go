@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
@@ -32,7 +32,7 @@ func buildSource(t *testing.T, name, text string) string {
 	return exe
 }
 
-func startChecker(t *testing.T, exe string, cfg ctarget.Config) (*ctarget.Process, *checker.Checker) {
+func startChecker(t *testing.T, exe string, cfg ctarget.Config) (*ctarget.Process, *executor.Executor) {
 	t.Helper()
 	cfg.Binary = exe
 	p, err := ctarget.Start(cfg)
@@ -40,7 +40,7 @@ func startChecker(t *testing.T, exe string, cfg ctarget.Config) (*ctarget.Proces
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return p, checker.New(p, checker.Options{FastExit: cfg.Flags&wire.FlagFastExit != 0})
+	return p, executor.New(p, executor.Options{FastExit: cfg.Flags&wire.FlagFastExit != 0})
 }
 
 func TestTransitionTimeout(t *testing.T) {

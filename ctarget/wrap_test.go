@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -46,7 +46,7 @@ int main(void) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			c := checker.New(p, checker.Options{FastExit: true})
+			c := executor.New(p, executor.Options{FastExit: true})
 			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{All: true})
 			if err != nil {
 				t.Fatal(err)

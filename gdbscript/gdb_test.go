@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/syncmodel"
 )
@@ -109,7 +109,7 @@ func TestGDBQuoting(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := filepath.Join(dir, `de"cis ions\.log`)
-	trace := []checker.Step{{Thread: 1, Op: syncmodel.Op{Kind: syncmodel.Exit, API: syncmodel.APIMainReturn}}}
+	trace := []executor.Step{{Thread: 1, Op: syncmodel.Op{Kind: syncmodel.Exit, API: syncmodel.APIMainReturn}}}
 	if err := ctarget.WriteDecisions(log, trace, "quoting test"); err != nil {
 		t.Fatal(err)
 	}

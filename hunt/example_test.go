@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 )
@@ -15,7 +15,7 @@ import (
 func ExampleRun() {
 	rt := embrace() // a scripted runtime standing for the program
 	res, err := hunt.Run(context.Background(), hunt.Config{
-		Executor: checker.New(rt, checker.Options{}),
+		Executor: executor.New(rt, executor.Options{}),
 		Options:  search.Options{MaxDepth: 100},
 		Minimise: true,
 		Explain:  explainer(rt),

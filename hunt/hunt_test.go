@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
-	ct "github.com/stdbg/stdbg/checker/checkertest"
 	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/executor"
+	ct "github.com/stdbg/stdbg/executor/executortest"
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/report"
@@ -66,9 +66,9 @@ func (c *counting) Start() (search.Execution, error) {
 }
 
 // explainer replays a bug on a checker of rt and builds its report.
-func explainer(rt checker.Runtime) func(search.Bug) (*hunt.Explanation, error) {
+func explainer(rt executor.Runtime) func(search.Bug) (*hunt.Explanation, error) {
 	return func(b search.Bug) (*hunt.Explanation, error) {
-		e, err := checker.New(rt, checker.Options{}).Begin()
+		e, err := executor.New(rt, executor.Options{}).Begin()
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func explainer(rt checker.Runtime) func(search.Bug) (*hunt.Explanation, error) {
 func TestRun(t *testing.T) {
 	rt := embrace()
 	dir := t.TempDir()
-	ex := &counting{Executor: checker.New(rt, checker.Options{})}
+	ex := &counting{Executor: executor.New(rt, executor.Options{})}
 	res, err := hunt.Run(context.Background(), hunt.Config{
 		Executor: ex, Options: search.Options{MaxDepth: 100}, Minimise: true,
 		Explain:       explainer(rt),
@@ -132,7 +132,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("stored entry %+v", e)
 	}
 	// The same bug again: already saved.
-	again, err := hunt.Run(context.Background(), hunt.Config{Executor: checker.New(rt, checker.Options{}),
+	again, err := hunt.Run(context.Background(), hunt.Config{Executor: executor.New(rt, executor.Options{}),
 		Options: search.Options{MaxDepth: 100}, Minimise: true, Explain: explainer(rt),
 		Corpus: &hunt.Corpus{Dir: dir, Target: corpus.Target{Kind: "binary", Binary: "embrace"}}})
 	if err != nil {
@@ -223,7 +223,7 @@ func TestRunStages(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := embrace()
-			ex := &counting{Executor: checker.New(rt, checker.Options{})}
+			ex := &counting{Executor: executor.New(rt, executor.Options{})}
 			cfg := hunt.Config{Executor: ex, Options: search.Options{MaxDepth: 100}, Minimise: true, Explain: explainer(rt)}
 			if tc.cfg != nil {
 				tc.cfg(&cfg)

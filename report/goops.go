@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/syncmodel"
 )
 
@@ -192,7 +192,7 @@ func (b *builder) caseOutcome(cases []syncmodel.Case, r syncmodel.ChanResult) st
 
 // goWait renders why a thread blocked in a Go operation cannot go on; ok is
 // false for other operations.
-func (b *builder) goWait(bl checker.Blocked) (string, bool) {
+func (b *builder) goWait(bl executor.Blocked) (string, bool) {
 	op, w := bl.Op, bl.Wait
 	fam := goFamily(op.Kind)
 	if fam == "" {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
@@ -177,7 +177,7 @@ func Banner(k search.Kind) string {
 
 // Build makes the report of an execution that ended with o (which may be
 // nil when it was cut by the depth bound).
-func Build(e *checker.Execution, o *search.Outcome, syms Symbols) *Report {
+func Build(e *executor.Execution, o *search.Outcome, syms Symbols) *Report {
 	b := &builder{syms: syms, names: map[uint64]string{}, counts: map[string]int{}}
 	r := &Report{Path: e.Schedule().String()}
 	if o != nil {
@@ -443,7 +443,7 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 }
 
 // wait renders why a blocked thread cannot go on.
-func (b *builder) wait(bl checker.Blocked) string {
+func (b *builder) wait(bl executor.Blocked) string {
 	if s, ok := b.goWait(bl); ok {
 		return s
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
-	ct "github.com/stdbg/stdbg/checker/checkertest"
+	"github.com/stdbg/stdbg/executor"
+	ct "github.com/stdbg/stdbg/executor/executortest"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -36,9 +36,9 @@ func step(kind syncmodel.Kind, api syncmodel.API, obj, pc uint64) ct.Step {
 	return ct.Op(kind, api, obj, pc)
 }
 
-func execute(t *testing.T, rt *ct.Runtime, sched string) *checker.Execution {
+func execute(t *testing.T, rt *ct.Runtime, sched string) *executor.Execution {
 	t.Helper()
-	return ct.Run(t, rt, checker.Options{}, sched)
+	return ct.Run(t, rt, executor.Options{}, sched)
 }
 
 func TestDeadlockReport(t *testing.T) {

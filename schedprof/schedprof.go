@@ -13,7 +13,7 @@
 //
 // A Recorder sits between the search and an executor: it wraps the
 // executor, and reads the stack of each step's pending operation from the
-// executions, which must provide PendingFrames (checker.Execution does).
+// executions, which must provide PendingFrames (executor.Execution does).
 package schedprof
 
 import (

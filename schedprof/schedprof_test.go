@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedprof"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
@@ -52,7 +52,7 @@ func TestProfileOfRealProgram(t *testing.T) {
 	}
 	syms := symbolize.New(mods)
 	defer syms.Close()
-	rec := schedprof.NewRecorder(checker.New(p, checker.Options{FastExit: true}), syms)
+	rec := schedprof.NewRecorder(executor.New(p, executor.Options{FastExit: true}), syms)
 	rec.Binary = exe
 	res, err := search.Explore(context.Background(), rec, search.NewDFS(), search.Options{MaxDepth: 12, All: true})
 	if err != nil {

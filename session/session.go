@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
@@ -33,7 +33,7 @@ type Options struct {
 	// program's start (0: the defaults).
 	TransitionTimeout, StartTimeout time.Duration
 	// Races turns on C's data race detector; SpuriousWakeups lets C's
-	// condition waits return once without a signal (checker.Options).
+	// condition waits return once without a signal (executor.Options).
 	Races, SpuriousWakeups bool
 	// NoReuse runs every execution in a fresh process; KeepThreads keeps
 	// a process's threads parked between executions (a search).
@@ -57,7 +57,7 @@ type Session struct {
 	Proc   *ctarget.Process
 	Syms   *symbolize.Symbolizer
 	// Checker is the executor of the target's executions.
-	Checker *checker.Checker
+	Checker *executor.Executor
 	opts    Options
 	// cpus are the CPUs a search holds (ClaimCPUs), nil without.
 	cpus *ctarget.CPUClaim
@@ -111,7 +111,7 @@ func Start(t *Target, o Options) (*Session, error) {
 		mods = append(mods, symbolize.Module{Path: m.Path, Bias: m.Bias, Start: m.Start, End: m.End})
 	}
 	s := &Session{Target: t, Proc: p, Syms: symbolize.New(mods), opts: o}
-	s.Checker = checker.New(p, checker.Options{FastExit: o.FastExit, Locate: s.locate, Races: !t.Go && o.Races,
+	s.Checker = executor.New(p, executor.Options{FastExit: o.FastExit, Locate: s.locate, Races: !t.Go && o.Races,
 		Variable: s.variable, SpuriousWakeups: !t.Go && o.SpuriousWakeups})
 	return s, nil
 }

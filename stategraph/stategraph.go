@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -143,9 +143,9 @@ func (r *Recorder) addEdge(e Edge) {
 }
 
 // traced is what a recorder reads of an execution to name each step's
-// operation with its result (checker.Execution provides it).
+// operation with its result (executor.Execution provides it).
 type traced interface {
-	Trace() []checker.Step
+	Trace() []executor.Step
 }
 
 // execution records the steps of one execution.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
-	ct "github.com/stdbg/stdbg/checker/checkertest"
+	"github.com/stdbg/stdbg/executor"
+	ct "github.com/stdbg/stdbg/executor/executortest"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/stategraph"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -26,7 +26,7 @@ func embrace() *ct.Runtime {
 }
 
 func explore(t testing.TB, st search.Strategy, limit int) (*stategraph.Recorder, *search.Result) {
-	rec := stategraph.NewRecorder(checker.New(embrace(), checker.Options{}), nil, limit, false)
+	rec := stategraph.NewRecorder(executor.New(embrace(), executor.Options{}), nil, limit, false)
 	res, err := search.Explore(context.Background(), rec, st, search.Options{MaxDepth: 100, All: true})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func Example() {
 		Main:     []ct.Step{ct.Op(syncmodel.ThreadCreate, syncmodel.APIPthreadCreate, 0, 0), lock(1), lock(2)},
 		Children: [][]ct.Step{{lock(2), lock(1)}},
 	}
-	rec := stategraph.NewRecorder(checker.New(rt, checker.Options{}), nil, 100, false)
+	rec := stategraph.NewRecorder(executor.New(rt, executor.Options{}), nil, 100, false)
 	if _, err := search.Explore(context.Background(), rec, search.NewDPOR(), search.Options{MaxDepth: 10, All: true}); err != nil {
 		fmt.Println(err)
 		return

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
@@ -86,7 +86,7 @@ type inProcess struct {
 	f   func()
 	cfg *config
 	r   *rt.Runner
-	chk *checker.Checker
+	chk *executor.Executor
 }
 
 // Start implements search.Executor.

@@ -31,8 +31,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -200,7 +200,7 @@ func explore(p program, st search.Strategy, budget time.Duration, all bool) (*se
 		return nil, err
 	}
 	defer release()
-	chk := checker.New(proc, checker.Options{FastExit: true})
+	chk := executor.New(proc, executor.Options{FastExit: true})
 	res, err := search.Explore(ctx, chk, st, search.Options{MaxDepth: maxDepth, All: all})
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err

@@ -16,9 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/gdbscript"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
@@ -139,7 +139,7 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 // the decision log (unless decisions is "") and returns the report and the
 // trace. The program's
 // output is dropped: it shows again under GDB.
-func (a *app) runNative(t *session.Target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []checker.Step, error) {
+func (a *app) runNative(t *session.Target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []executor.Step, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	s, err := a.startSession(t, io.Discard, io.Discard, false, env)
@@ -160,7 +160,7 @@ func (a *app) runNative(t *session.Target, sched schedule.Schedule, env []string
 	r := report.Build(e, rr.Outcome, s.Syms)
 	r.Path = sched.String()
 	r.Executed = rr.Executed.String()
-	trace := append([]checker.Step(nil), e.Trace()...)
+	trace := append([]executor.Step(nil), e.Trace()...)
 	if rr.Outcome != nil && rr.Outcome.Kind == search.Diverged {
 		return r, trace, nil
 	}

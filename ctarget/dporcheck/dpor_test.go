@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/search/searchtest"
 	"github.com/stdbg/stdbg/symbolize"
@@ -41,7 +41,7 @@ func explore(t *testing.T, path string, args []string, st search.Strategy, opts 
 }
 
 // exploreWith is explore with spurious wake-ups of condition waits or not
-// (checker.Options.SpuriousWakeups, on in stdbg find).
+// (executor.Options.SpuriousWakeups, on in stdbg find).
 func exploreWith(t *testing.T, path string, args []string, st search.Strategy, opts search.Options, spurious bool) *search.Result {
 	t.Helper()
 	exe, err := ctarget.Build(path)
@@ -68,7 +68,7 @@ func exploreWith(t *testing.T, path string, args []string, st search.Strategy, o
 		}
 		return f.Func
 	}
-	c := checker.New(p, checker.Options{FastExit: true, Locate: locate, SpuriousWakeups: spurious})
+	c := executor.New(p, executor.Options{FastExit: true, Locate: locate, SpuriousWakeups: spurious})
 	res, err := search.Explore(context.Background(), c, st, opts)
 	if err != nil {
 		t.Fatalf("exploring %s: %v", path, err)

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stdbg/stdbg/checker"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/wire"
@@ -65,7 +65,7 @@ func (t *cTarget) executor(stateful bool) (search.Executor, func(), error) {
 		}
 		return f.Func
 	}
-	chk := checker.New(p, checker.Options{FastExit: true, Locate: locate, Races: t.races, SpuriousWakeups: true,
+	chk := executor.New(p, executor.Options{FastExit: true, Locate: locate, Races: t.races, SpuriousWakeups: true,
 		Variable: func(addr uint64) string { n, _ := syms.Data(addr); return n }})
 	return chk, func() { p.Close(); syms.Close() }, nil
 }

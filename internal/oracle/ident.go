@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -148,7 +148,7 @@ func isNumbered(s string, c byte) bool {
 // candidates.
 func (e *goExecution) failingThread(api string) string {
 	r := e.run
-	ce, ok := e.Execution.(*checker.Execution)
+	ce, ok := e.Execution.(*executor.Execution)
 	if r == nil || !ok || len(ce.Trace()) == 0 {
 		return "?"
 	}

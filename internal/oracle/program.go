@@ -39,7 +39,7 @@ type Program struct {
 	Objects []Object
 	Threads []Thread
 	// Races, for C programs: run with the data race detector
-	// (checker.Options.Races), as stdbg find does by default.
+	// (executor.Options.Races), as stdbg find does by default.
 	Races bool
 }
 

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 )
@@ -17,7 +17,7 @@ import (
 // timed out was.
 //
 //go:norace
-func (ex *Execution) Report(e *checker.Execution, outcome *search.Outcome) *report.Report {
+func (ex *Execution) Report(e *executor.Execution, outcome *search.Outcome) *report.Report {
 	syms := newSymbols(ex.r, ex, e.Trace(), e.BlockedThreads())
 	rep := report.Build(e, outcome, syms)
 	ex.decorate(rep, syms)

@@ -1,6 +1,6 @@
 // Package rt is the runtime of package sthread and of its mirrors of the
 // standard library (sthread/sync, sthread/time, ...): it runs the
-// goroutines of a checked function one at a time, as a checker.Runtime of
+// goroutines of a checked function one at a time, as a executor.Runtime of
 // package checker, and gives every primitive its scheduling points.
 //
 // Hand-over. Exactly one goroutine runs at a time: the scheduler (the
@@ -45,7 +45,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -82,7 +82,7 @@ const (
 var genCounter atomic.Uint32
 
 // A Runner runs the executions of one checked function: it implements
-// checker.Runtime.
+// executor.Runtime.
 type Runner struct {
 	f     func()
 	cfg   Config
@@ -111,7 +111,7 @@ type Runner struct {
 // faster. One runner runs at a time in a process.
 //
 //go:norace
-func Start(f func(), cfg Config) (*Runner, *checker.Checker) {
+func Start(f func(), cfg Config) (*Runner, *executor.Executor) {
 	r := &Runner{f: f, cfg: cfg, sched: make(chan struct{}, 1), done: make(chan struct{})}
 	r.procs = runtime.GOMAXPROCS(1)
 	if raceOn && raceHide {
@@ -127,7 +127,7 @@ func Start(f func(), cfg Config) (*Runner, *checker.Checker) {
 	if !cfg.NoWatch {
 		go r.watch()
 	}
-	return r, checker.New(r, checker.Options{FastExit: true, Locate: Locate})
+	return r, executor.New(r, executor.Options{FastExit: true, Locate: Locate})
 }
 
 // Stop ends the check of r: it retires its idle workers and unhooks
@@ -198,7 +198,7 @@ func (r *Runner) watch() {
 //go:norace
 func (r *Runner) Begun() *Execution { return r.begun }
 
-// Begin implements checker.Runtime: it starts the checked function as
+// Begin implements executor.Runtime: it starts the checked function as
 // thread 1 and returns the events up to its first scheduling point.
 //
 //go:norace
@@ -218,7 +218,7 @@ func (r *Runner) Begin() ([]wire.Event, error) {
 	return ex.collect(ok), nil
 }
 
-// Resume implements checker.Runtime.
+// Resume implements executor.Runtime.
 //
 //go:norace
 func (r *Runner) Resume(tid int, code int64) ([]wire.Event, error) {
@@ -248,7 +248,7 @@ func (r *Runner) wakeUp(ex *Execution, th *Thread) {
 	th.wake <- struct{}{}
 }
 
-// End implements checker.Runtime: it unwinds every parked thread, one at a
+// End implements executor.Runtime: it unwinds every parked thread, one at a
 // time, and waits for its goroutine to end.
 //
 //go:norace

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/syncmodel"
 )
@@ -32,7 +32,7 @@ type goSymbols struct {
 // blocked.
 //
 //go:norace
-func newSymbols(r *Runner, ex *Execution, trace []checker.Step, blocked []checker.Blocked) *goSymbols {
+func newSymbols(r *Runner, ex *Execution, trace []executor.Step, blocked []executor.Blocked) *goSymbols {
 	s := &goSymbols{r: r, ex: ex, names: map[uint64]string{}}
 	taken := map[string]bool{}
 	spoken := spokenNames(trace, blocked)
@@ -83,7 +83,7 @@ func newSymbols(r *Runner, ex *Execution, trace []checker.Step, blocked []checke
 // lines of the operations.
 //
 //go:norace
-func spokenNames(trace []checker.Step, blocked []checker.Blocked) map[uint64]string {
+func spokenNames(trace []executor.Step, blocked []executor.Blocked) map[uint64]string {
 	spoken := map[uint64]string{}
 	see := func(op syncmodel.Op, frames []uint64) {
 		var line string

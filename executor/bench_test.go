@@ -1,4 +1,4 @@
-package checker_test
+package executor_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
 	"github.com/stdbg/stdbg/wire"
@@ -98,12 +98,12 @@ func cpuTime() time.Duration {
 // (benchmarks/). cpu-ns/execution is the process's CPU time, which a busy
 // machine does not inflate as it does the wall time:
 //
-//	go test -run '^$' -bench CheckerCounter -benchtime 5x ./checker
+//	go test -run '^$' -bench CheckerCounter -benchtime 5x ./executor
 func BenchmarkCheckerCounter(b *testing.B) {
 	for _, c := range []struct{ workers, rounds int }{{3, 3}, {4, 2}} {
 		b.Run(fmt.Sprintf("%dx%d", c.workers, c.rounds), func(b *testing.B) {
 			rt := newCounterRuntime(c.workers, c.rounds)
-			ch := checker.New(rt, checker.Options{FastExit: true})
+			ch := executor.New(rt, executor.Options{FastExit: true})
 			var execs, trans int64
 			b.ReportAllocs()
 			cpu0 := cpuTime()

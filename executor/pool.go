@@ -1,4 +1,4 @@
-package checker
+package executor
 
 import "github.com/stdbg/stdbg/schedule"
 
@@ -18,7 +18,7 @@ const probeSteps = 5000
 // probe runs one execution, each step given to the lowest enabled thread,
 // and returns how many threads besides the first it saw (0 if it could not
 // run). Its outcome does not matter: the search runs the program again.
-func (c *Checker) probe() int {
+func (c *Executor) probe() int {
 	e, err := c.begin(nil)
 	if err != nil {
 		return 0

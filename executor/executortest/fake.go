@@ -1,13 +1,13 @@
-// Package checkertest provides a scripted checker.Runtime for tests: each
+// Package executortest provides a scripted executor.Runtime for tests: each
 // thread runs a fixed list of operations, so tests can build executions
 // without a real target.
-package checkertest
+package executortest
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
+	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/syncmodel"
 	"github.com/stdbg/stdbg/wire"
@@ -60,7 +60,7 @@ func (r *Runtime) report(tid int) []wire.Event {
 	return []wire.Event{wire.Pending{Tid: tid, Op: st.Op, Frames: []uint64{st.PC}}}
 }
 
-// Begin implements checker.Runtime.
+// Begin implements executor.Runtime.
 func (r *Runtime) Begin() ([]wire.Event, error) {
 	r.scripts = map[int][]Step{1: r.Main}
 	r.pos = map[int]int{1: 0}
@@ -69,7 +69,7 @@ func (r *Runtime) Begin() ([]wire.Event, error) {
 	return r.report(1), nil
 }
 
-// Resume implements checker.Runtime.
+// Resume implements executor.Runtime.
 func (r *Runtime) Resume(tid int, code int64) ([]wire.Event, error) {
 	sc, ok := r.scripts[tid]
 	if !ok || r.pos[tid] >= len(sc) {
@@ -97,7 +97,7 @@ func (r *Runtime) Resume(tid int, code int64) ([]wire.Event, error) {
 	return append(evs, r.report(tid)...), nil
 }
 
-// End implements checker.Runtime.
+// End implements executor.Runtime.
 func (r *Runtime) End(clean bool) { r.Ended = append(r.Ended, clean) }
 
 // Op is a shorthand for a scripted operation.
@@ -107,9 +107,9 @@ func Op(kind syncmodel.Kind, api syncmodel.API, obj uint64, pc uint64) Step {
 
 // Run starts an execution of rt and follows the schedule sched until it
 // ends or the schedule is used up.
-func Run(t testing.TB, rt checker.Runtime, opts checker.Options, sched string) *checker.Execution {
+func Run(t testing.TB, rt executor.Runtime, opts executor.Options, sched string) *executor.Execution {
 	t.Helper()
-	e, err := checker.New(rt, opts).Begin()
+	e, err := executor.New(rt, opts).Begin()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
-// Package checker joins a runtime — the process or library that really runs
+// Package executor joins a runtime — the process or library that really runs
 // the target's threads — with the synchronization model, and offers the
 // result to package search as an Executor.
 //
 // A runtime reports, for every thread, the operation it is about to perform;
-// the checker feeds the reports to a syncmodel.World, which decides who is
+// the executor feeds the reports to a syncmodel.World, which decides who is
 // enabled and what each operation returns; the search picks a thread; the
-// checker tells the runtime to run it with the model's result. The same
-// checker serves C targets (package ctarget) and Go targets.
-package checker
+// executor tells the runtime to run it with the model's result. The same
+// executor serves C targets (package ctarget) and Go targets.
+package executor
 
 import (
 	"errors"
@@ -40,7 +40,7 @@ type Runtime interface {
 // executions. It may return "" when it knows nothing better.
 type Locator func(pc uint64) string
 
-// Options configure a Checker.
+// Options configure a Executor.
 type Options struct {
 	// Locate identifies places; nil uses hexadecimal addresses.
 	Locate Locator
@@ -62,8 +62,8 @@ type Options struct {
 	SpuriousWakeups bool
 }
 
-// Checker is a search.Executor over a Runtime.
-type Checker struct {
+// Executor is a search.Executor over a Runtime.
+type Executor struct {
 	rt   Runtime
 	opts Options
 	locs map[uint64]string
@@ -74,23 +74,23 @@ type Checker struct {
 	planBuf []wire.Run
 }
 
-// New returns a checker driving rt.
-func New(rt Runtime, opts Options) *Checker {
-	return &Checker{rt: rt, opts: opts, locs: make(map[uint64]string)}
+// New returns an executor driving rt.
+func New(rt Runtime, opts Options) *Executor {
+	return &Executor{rt: rt, opts: opts, locs: make(map[uint64]string)}
 }
 
 // Start implements search.Executor.
-func (c *Checker) Start() (search.Execution, error) {
+func (c *Executor) Start() (search.Execution, error) {
 	return c.Begin()
 }
 
 // Begin starts an execution and returns it with its full type, for callers
 // that want the trace afterwards.
-func (c *Checker) Begin() (*Execution, error) { return c.beginWith(nil) }
+func (c *Executor) Begin() (*Execution, error) { return c.beginWith(nil) }
 
 // beginWith is Begin giving the new execution the room of spare (an
 // execution no one keeps, or nil): its trace, its model and its lists.
-func (c *Checker) beginWith(spare *Execution) (*Execution, error) {
+func (c *Executor) beginWith(spare *Execution) (*Execution, error) {
 	if !c.probed {
 		c.probed = true
 		if pl, ok := c.rt.(Pooler); ok && pl.WantsPool() {
@@ -100,7 +100,7 @@ func (c *Checker) beginWith(spare *Execution) (*Execution, error) {
 	return c.begin(spare)
 }
 
-func (c *Checker) begin(spare *Execution) (*Execution, error) {
+func (c *Executor) begin(spare *Execution) (*Execution, error) {
 	if c.cur != nil && !c.cur.closed {
 		c.cur.Close()
 	}
@@ -135,7 +135,7 @@ func (c *Checker) begin(spare *Execution) (*Execution, error) {
 	return e, nil
 }
 
-func (c *Checker) locate(pc uint64) string {
+func (c *Executor) locate(pc uint64) string {
 	if l := c.locateKnown(pc); l != "" {
 		return l
 	}
@@ -144,7 +144,7 @@ func (c *Checker) locate(pc uint64) string {
 
 // locateKnown is what the Locator says of pc, "" when it knows nothing
 // (an annotation's own code, whose caller is the place to show).
-func (c *Checker) locateKnown(pc uint64) string {
+func (c *Executor) locateKnown(pc uint64) string {
 	if l, ok := c.locs[pc]; ok {
 		return l
 	}
@@ -180,7 +180,7 @@ type Blocked struct {
 
 // Execution is one run of the target under the checker.
 type Execution struct {
-	c       *Checker
+	c       *Executor
 	w       *syncmodel.World
 	frames  [][]uint64 // frames[tid]: where live thread tid's pending op was called
 	ostids  []int      // ostids[tid]: its kernel thread id, 0 unknown

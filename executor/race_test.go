@@ -1,11 +1,11 @@
-package checker_test
+package executor_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
-	ct "github.com/stdbg/stdbg/checker/checkertest"
+	"github.com/stdbg/stdbg/executor"
+	ct "github.com/stdbg/stdbg/executor/executortest"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -40,7 +40,7 @@ func op(kind syncmodel.Kind, api syncmodel.API, obj uint64, pc uint64) ct.Step {
 
 // runToEnd runs the schedule, then the lowest enabled thread at each step,
 // until the execution ends.
-func runToEnd(t *testing.T, rt checker.Runtime, opts checker.Options, sched string) *checker.Execution {
+func runToEnd(t *testing.T, rt executor.Runtime, opts executor.Options, sched string) *executor.Execution {
 	t.Helper()
 	e := ct.Run(t, rt, opts, sched)
 	for i := 0; e.Ended() == nil; i++ {
@@ -185,7 +185,7 @@ func TestDataRaces(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rt := func() *ct.Runtime { return &ct.Runtime{Main: tt.main, Children: tt.children} }
-			e := runToEnd(t, rt(), checker.Options{Races: true, Locate: locate}, tt.sched)
+			e := runToEnd(t, rt(), executor.Options{Races: true, Locate: locate}, tt.sched)
 			o := e.Ended()
 			switch {
 			case tt.race == "" && o.Kind == search.DataRace:
@@ -200,7 +200,7 @@ func TestDataRaces(t *testing.T) {
 					t.Errorf("where %q", o.Where)
 				}
 				// Turned off, the same schedule runs to its end.
-				off := runToEnd(t, rt(), checker.Options{Locate: locate}, tt.sched)
+				off := runToEnd(t, rt(), executor.Options{Locate: locate}, tt.sched)
 				if k := off.Ended().Kind; k != search.Exited {
 					t.Errorf("with races off: %s", k)
 				}
@@ -215,8 +215,8 @@ func TestDataRaceKey(t *testing.T) {
 	rt := func() *ct.Runtime {
 		return &ct.Runtime{Main: []ct.Step{create, write(varX, 0x100), joinTwo, exit0}, Children: [][]ct.Step{{write(varX, 0x200), tExit}}}
 	}
-	a := runToEnd(t, rt(), checker.Options{Races: true, Locate: locate}, "1;1;2").Ended()
-	b := runToEnd(t, rt(), checker.Options{Races: true, Locate: locate}, "1;2;1").Ended()
+	a := runToEnd(t, rt(), executor.Options{Races: true, Locate: locate}, "1;1;2").Ended()
+	b := runToEnd(t, rt(), executor.Options{Races: true, Locate: locate}, "1;2;1").Ended()
 	if a.Key() != b.Key() || a.Where != "line-s,line-w" {
 		t.Errorf("keys %q and %q, where %q", a.Key(), b.Key(), a.Where)
 	}

@@ -1,11 +1,11 @@
-package checker_test
+package executor_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/checker"
-	ct "github.com/stdbg/stdbg/checker/checkertest"
+	"github.com/stdbg/stdbg/executor"
+	ct "github.com/stdbg/stdbg/executor/executortest"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -40,7 +40,7 @@ func embrace() *ct.Runtime {
 
 func locate(pc uint64) string { return "line-" + string(rune('a'+pc%26)) }
 
-func run(t *testing.T, rt checker.Runtime, opts checker.Options, sched string) *checker.Execution {
+func run(t *testing.T, rt executor.Runtime, opts executor.Options, sched string) *executor.Execution {
 	t.Helper()
 	return ct.Run(t, rt, opts, sched)
 }
@@ -94,7 +94,7 @@ func TestOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rt := tt.rt()
-			e := run(t, rt, checker.Options{Locate: locate}, tt.sched)
+			e := run(t, rt, executor.Options{Locate: locate}, tt.sched)
 			o := e.Ended()
 			if o == nil || o.Kind != tt.kind || !strings.Contains(o.Message, tt.message) {
 				t.Fatalf("outcome %+v, want %v containing %q", o, tt.kind, tt.message)
@@ -117,19 +117,19 @@ func TestOutcomes(t *testing.T) {
 }
 
 func TestDeadlockPlaceIsStable(t *testing.T) {
-	a := run(t, embrace(), checker.Options{Locate: locate}, "1;1;2").Ended()
-	b := run(t, embrace(), checker.Options{Locate: locate}, "1;2;1").Ended()
+	a := run(t, embrace(), executor.Options{Locate: locate}, "1;1;2").Ended()
+	b := run(t, embrace(), executor.Options{Locate: locate}, "1;2;1").Ended()
 	if a.Where != b.Where {
 		t.Errorf("the same deadlock has two places: %q and %q", a.Where, b.Where)
 	}
-	c := run(t, embrace(), checker.Options{}, "1;1;2").Ended()
+	c := run(t, embrace(), executor.Options{}, "1;1;2").Ended()
 	if !strings.Contains(c.Where, "0x") {
 		t.Errorf("without a locator the place should be an address: %q", c.Where)
 	}
 }
 
 func TestTraceAndPreemptions(t *testing.T) {
-	e := run(t, embrace(), checker.Options{}, "1;1;2")
+	e := run(t, embrace(), executor.Options{}, "1;1;2")
 	tr := e.Trace()
 	if len(tr) != 3 || tr[0].Result.NewThread != 2 || tr[2].Thread != 2 {
 		t.Fatalf("trace %+v", tr)
@@ -140,14 +140,14 @@ func TestTraceAndPreemptions(t *testing.T) {
 	if got := e.Schedule().String(); got != "1;1;2" {
 		t.Errorf("schedule %q", got)
 	}
-	if err := e.Step(schedule.Step{Thread: 1, Choice: schedule.NoChoice}); err != checker.ErrEnded {
+	if err := e.Step(schedule.Step{Thread: 1, Choice: schedule.NoChoice}); err != executor.ErrEnded {
 		t.Errorf("step after the end: %v", err)
 	}
 }
 
 func TestFastExitSkipsTheExit(t *testing.T) {
 	rt := &ct.Runtime{Main: []ct.Step{exit0}}
-	e := run(t, rt, checker.Options{FastExit: true}, "1")
+	e := run(t, rt, executor.Options{FastExit: true}, "1")
 	if o := e.Ended(); o == nil || o.Kind != search.Exited {
 		t.Fatalf("outcome %+v", o)
 	}
@@ -158,7 +158,7 @@ func TestFastExitSkipsTheExit(t *testing.T) {
 
 // The checker drives the search end to end on the fake.
 func TestExploreFindsTheEmbrace(t *testing.T) {
-	c := checker.New(embrace(), checker.Options{Locate: locate})
+	c := executor.New(embrace(), executor.Options{Locate: locate})
 	res, err := search.Explore(t.Context(), c, search.NewDFS(), search.Options{MaxDepth: 50})
 	if err != nil {
 		t.Fatal(err)

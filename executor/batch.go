@@ -1,4 +1,4 @@
-package checker
+package executor
 
 import (
 	"github.com/stdbg/stdbg/schedule"
@@ -25,7 +25,7 @@ type Batcher interface {
 // (World) and its thread lists only until the next StartPrefix, which
 // reuses their room: a search, which looks at an execution only while it
 // runs, may; a caller that keeps executions uses Begin.
-func (c *Checker) StartPrefix(prefix schedule.Schedule) (search.Execution, error) {
+func (c *Executor) StartPrefix(prefix schedule.Schedule) (search.Execution, error) {
 	var prev []Step
 	var spare *Execution
 	if c.cur != nil {
@@ -50,7 +50,7 @@ func (c *Checker) StartPrefix(prefix schedule.Schedule) (search.Execution, error
 // trace, ran to the end and went on from, with the results they had: the
 // same steps from the same start give the same results. It stops before
 // the program's exit, whose step may end an execution without a Resume.
-func (c *Checker) plan(prefix schedule.Schedule, prev []Step) []wire.Run {
+func (c *Executor) plan(prefix schedule.Schedule, prev []Step) []wire.Run {
 	n := min(len(prefix), len(prev)-1)
 	if n < 2 {
 		return nil

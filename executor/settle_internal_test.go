@@ -1,4 +1,4 @@
-package checker
+package executor
 
 import (
 	"math/rand/v2"
