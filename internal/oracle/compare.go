@@ -120,6 +120,23 @@ var strategies = []strategyDef{
 	{name: "delays", traces: "same", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, search.NewDelayBounding(1000), l, false, 4*l.MaxExecutions)
 	}},
+	// The default search of stdbg find: DPOR with the sampling members
+	// taking turns, sharing in transitions with no lead and short turns,
+	// so that on programs this small the members really interleave (in
+	// time, the lead would leave DPOR alone); complete when DPOR is.
+	{name: "portfolio", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+		st, err := search.Spec{Seed: 1}.New()
+		if err != nil {
+			return nil, err
+		}
+		p, ok := st.(*search.Portfolio)
+		if !ok {
+			return nil, fmt.Errorf("the default search is %T, not a portfolio", st)
+		}
+		p.Timed(nil)
+		p.Lead, p.Slice = 0, 50
+		return exploreCounted(ctx, t, p, l, false, 4*l.MaxExecutions)
+	}},
 	{name: "visited", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, search.NewDFS(), l, true, 4*l.MaxExecutions)
 	}},
