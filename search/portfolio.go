@@ -260,17 +260,24 @@ func (p *Portfolio) nearlyDone(d *portfolioMember) bool {
 	if d.executions == 0 || d.cost <= 0 {
 		return false
 	}
+	hi := math.Inf(1) // the walks' estimate of its executions, and two standard errors
+	if e, ok := p.sizeEstimate(); ok {
+		hi = e.Executions * (1 + 2*e.RelError)
+	}
 	var left float64 // the deciding member's time left
-	if e, ok := p.sizeEstimate(); ok && e.Executions*(1+2*e.RelError) > float64(d.executions) && !math.IsInf(e.Executions, 0) {
-		hi := e.Executions * (1 + 2*e.RelError)
-		left = (hi - float64(d.executions)) * float64(d.cost) / float64(d.executions)
-	} else if pr, ok := d.Strategy.(Progressive); ok && pr.Explored() > 0 && pr.Explored() < 1 {
+	if done := float64(d.executions); hi > done && !math.IsInf(hi, 0) {
+		left = (hi - done) * float64(d.cost) / done
+	} else if pr, ok := d.Strategy.(Progressive); ok {
 		// No walk's estimate, or one the member has passed (too low:
 		// Knuth's estimator is unbiased, but its typical value falls
 		// short of a tree whose few heavy subtrees the walks rarely
 		// reach): the member's own, along its path, at its pace so far,
 		// taken as if its tree were ownEstimateDoubt times larger.
-		f := pr.Explored() / ownEstimateDoubt
+		f := pr.Explored()
+		if f <= 0 || f >= 1 {
+			return false
+		}
+		f /= ownEstimateDoubt
 		left = float64(d.cost) * (1 - f) / f
 	} else {
 		return false
@@ -291,7 +298,7 @@ func (p *Portfolio) Begin() (schedule.Schedule, bool) {
 			if p.allOut() {
 				break
 			}
-			if lead := p.leading; lead {
+			if p.leading {
 				p.leading = false
 				if !m.out && p.nearlyDone(m) {
 					// The lead ends with the deciding member
