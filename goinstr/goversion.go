@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/build/constraint"
 	goversion "go/version"
-	"slices"
 )
 
 // minLang is the language version that rewritten code needs: the calls of
@@ -48,8 +47,13 @@ func withLang(src []byte, filename string) ([]byte, error) {
 		if v := constraint.GoVersion(h.goBuild.expr); v != "" && goversion.Compare(v, minLang) >= 0 {
 			return src, nil
 		}
-		line := "//go:build " + (&constraint.AndExpr{X: h.goBuild.expr, Y: tag}).String()
-		return replaceLines(src, append([]constraintLine{{start: h.goBuild.start, end: h.goBuild.end, text: line}}, blanked(h.plusBuild)...)), nil
+		var e edits
+		e.replace(h.goBuild.start, h.goBuild.end, "//go:build "+(&constraint.AndExpr{X: h.goBuild.expr, Y: tag}).String())
+		out, err := blankPlusBuild(&e, h).apply(src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filename, err)
+		}
+		return out, nil
 	}
 	var expr constraint.Expr = tag
 	if len(h.plusBuild) > 0 {
@@ -62,32 +66,23 @@ func withLang(src []byte, filename string) ([]byte, error) {
 		}
 		expr = &constraint.AndExpr{X: expr, Y: tag}
 	}
+	body, err := blankPlusBuild(&edits{}, h).apply(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filename, err)
+	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "//go:build %s\n\n//line %s:1:1\n", expr, filename)
-	out.Write(replaceLines(src, blanked(h.plusBuild)))
+	out.Write(body)
 	return out.Bytes(), nil
 }
 
-// blanked returns edits that make lines empty comments.
-func blanked(lines []constraintLine) []constraintLine {
-	out := make([]constraintLine, len(lines))
-	for i, l := range lines {
-		out[i] = constraintLine{start: l.start, end: l.end, text: "//"}
+// blankPlusBuild adds to e the edits that make h's // +build lines empty
+// comments, and returns e.
+func blankPlusBuild(e *edits, h header) *edits {
+	for _, l := range h.plusBuild {
+		e.replace(l.start, l.end, "//")
 	}
-	return out
-}
-
-// replaceLines returns src with each line of edits (in any order, none
-// overlapping) replaced by its text.
-func replaceLines(src []byte, edits []constraintLine) []byte {
-	slices.SortFunc(edits, func(a, b constraintLine) int { return a.start - b.start })
-	var out []byte
-	at := 0
-	for _, e := range edits {
-		out = append(append(out, src[at:e.start]...), e.text...)
-		at = e.end
-	}
-	return append(out, src[at:]...)
+	return e
 }
 
 // constraintLine is a build constraint line of a file's header: its
@@ -95,7 +90,6 @@ func replaceLines(src []byte, edits []constraintLine) []byte {
 type constraintLine struct {
 	expr       constraint.Expr
 	start, end int
-	text       string // an edit's new text (replaceLines)
 }
 
 // header is what a file's header holds of build constraints, as the go
