@@ -314,7 +314,8 @@ func Shrink(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (*M
 // proveMinimal runs the proof. With the reduction, the reducing search of
 // every trace within bound (<= 0: unbounded) first runs alone for about
 // four times the executions of the search that found the bug
-// (searchExecs): the usual case, where nothing needs shrinking. Then,
+// (searchExecs): the usual case, where nothing needs shrinking; it goes
+// on alone if its own estimate says it is nearly done (finishSmall). Then,
 // shrinking first, it takes turns, in parts that double, with the reducing
 // search of the traces up to the length of the shrunk schedule (a short bug
 // in a long program); the first to complete proves. It
