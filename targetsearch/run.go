@@ -1,6 +1,7 @@
 package targetsearch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,11 @@ type Config struct {
 	// Grace is how long a target may take to end after it sent its result
 	// or was told to stop (0: 10 seconds); then it is killed.
 	Grace time.Duration
+	// SamplingLead is how long a portfolio divided among Jobs processes
+	// lets its exhaustive processes search alone before its sampling
+	// process starts (0: search.PortfolioLeadTime): a small search ends
+	// before, and no process samples schedules beside it.
+	SamplingLead time.Duration
 }
 
 // DefaultMaxRestarts is Config.MaxRestarts's default.
@@ -111,8 +117,10 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 	errs := make([]error, jobs)
 	var wg sync.WaitGroup
 	// The processes of the exhaustive search still running: when none
-	// is, a divided portfolio's sampling process is stopped.
+	// is, a divided portfolio's sampling process is stopped, or not
+	// started (exhausted).
 	var left sync.WaitGroup
+	exhausted := make(chan struct{})
 	for w := range jobs {
 		s := spec
 		switch {
@@ -150,6 +158,10 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 			if portfolio && w < jobs-1 {
 				defer left.Done()
 			}
+			if portfolio && w == jobs-1 && !m.lead(wctx[w], exhausted) {
+				results[w] = &Found{Stopped: ctx.Err() != nil}
+				return
+			}
 			results[w], errs[w] = m.runOne(wctx[w], w, s, func() {
 				if !spec.All {
 					// The first bug ends the search.
@@ -168,6 +180,7 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 	if portfolio {
 		go func() {
 			left.Wait()
+			close(exhausted)
 			wcancel[jobs-1]() // the exhaustive search is over
 		}()
 	}
@@ -258,6 +271,23 @@ func (m *merger) bug(b search.Bug) bool {
 		m.cfg.OnBug(b)
 	}
 	return true
+}
+
+// lead waits, before a divided portfolio's sampling process starts, for
+// its lead (Config.SamplingLead), and reports whether the process is to
+// start: not when the exhaustive processes ended first (exhausted is
+// closed) or ctx is done.
+func (m *merger) lead(ctx context.Context, exhausted <-chan struct{}) bool {
+	d := cmp.Or(m.cfg.SamplingLead, search.PortfolioLeadTime)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-exhausted:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // runOne runs the search of spec in process after process until one sends
