@@ -48,10 +48,12 @@ type failRecorder struct {
 func (r *failRecorder) End(rep *Report) {
 	if o := rep.Outcome; o != nil && o.Kind.IsBug() && o.Key() == r.key {
 		// A deadlock needs every operation of its trace (with one
-		// left out, a thread could go on); a failure that ends the
-		// execution at a step needs only what happens before it.
+		// left out, a thread could go on), and so does a leak, found
+		// when the program ends (the threads that go on must end or
+		// block first); a failure that ends the execution at a step
+		// needs only what happens before it.
 		tr, final := rep.Trace, rep.Final
-		if o.Kind != Deadlock {
+		if o.Kind != Deadlock && o.Kind != Leak {
 			tr, final = causalPast(tr), nil
 		}
 		n := len(tr)
