@@ -18,8 +18,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/dlvbridge"
+	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/search"
@@ -63,7 +63,7 @@ func parseStopAt(s string, steps int) (stopAt, error) {
 // findDlv finds Delve, or builds the version go.mod pins into stdbg's
 // cache.
 func (a *app) findDlv() (string, error) {
-	cache, err := ctarget.CacheDir()
+	cache, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package ctarget_test
+package targetproc_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -32,7 +33,7 @@ func buildSource(t *testing.T, name, text string) string {
 	return exe
 }
 
-func startChecker(t *testing.T, exe string, cfg ctarget.Config) (*ctarget.Process, *executor.Executor) {
+func startChecker(t *testing.T, exe string, cfg targetproc.Config) (*targetproc.Process, *executor.Executor) {
 	t.Helper()
 	cfg.Binary = exe
 	p, err := ctarget.Start(cfg)
@@ -57,7 +58,7 @@ int main(void) {
 	return 0;
 }
 `)
-	_, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, TransitionTimeout: 300 * time.Millisecond})
+	_, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, TransitionTimeout: 300 * time.Millisecond})
 	e, err := c.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ int main(void) {
 	return 0;
 }
 `)
-	_, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit})
+	_, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit})
 	res, err := search.Explore(context.Background(), c, search.NewDFS(), search.Options{MaxDepth: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ int main(void) {
 func TestCrashBeforeFirstOperation(t *testing.T) {
 	exe := buildSource(t, "early.c", `int main(void) { volatile int *p = 0; return *p; }
 `)
-	_, err := ctarget.Start(ctarget.Config{Binary: exe})
+	_, err := ctarget.Start(targetproc.Config{Binary: exe})
 	if err == nil || !strings.Contains(err.Error(), "ended before its first thread operation") ||
 		!strings.Contains(err.Error(), "signal 11") {
 		t.Fatalf("err = %v", err)
@@ -131,7 +132,7 @@ func TestDecisionLogReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c := startChecker(t, exe, ctarget.Config{})
+	_, c := startChecker(t, exe, targetproc.Config{})
 	logFor := func(s string) string {
 		e, err := c.Begin()
 		if err != nil {
