@@ -64,9 +64,9 @@ type Session struct {
 	cpus *targetproc.CPUClaim
 }
 
-// StateEnv is the environment that makes the C library track what state
+// stateEnv is the environment that makes the C library track what state
 // identity needs from the start of the program.
-var StateEnv = []string{"STDBG_STATE=1"}
+var stateEnv = []string{"STDBG_STATE=1"}
 
 // Start launches t under the library.
 func Start(t *Target, o Options) (*Session, error) {
@@ -82,7 +82,7 @@ func Start(t *Target, o Options) (*Session, error) {
 	}
 	env := append(append([]string(nil), t.Env...), o.Env...)
 	if o.State && !t.Go {
-		env = append(env, StateEnv...)
+		env = append(env, stateEnv...)
 	}
 	// A C program runs with the interposition library preloaded; a Go
 	// program brings its runtime.
