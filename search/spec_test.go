@@ -150,6 +150,26 @@ func ExampleSpec() {
 	// refused: a stateful search needs the full state graph: it cannot be combined with strategy random (use strategy dfs)
 }
 
+// A visited set goes with a stateful spec only: with DPOR it would cut
+// executions at states whose continuations DPOR never planned.
+func ExampleSpec_CheckOptions() {
+	opts := search.Options{Visited: true}
+	for _, s := range []search.Spec{
+		{Strategy: search.StrategyDFS},
+		{Strategy: search.StrategyDFS, Stateful: true},
+	} {
+		if err := s.CheckOptions(opts); err != nil {
+			fmt.Println("refused:", err)
+			continue
+		}
+		n, _, _ := s.Normal()
+		fmt.Println("runs:", n.Describe())
+	}
+	// Output:
+	// refused: a stateful search (a visited set, the state graph or livelock detection) needs a stateful spec: DFS with DPOR with a visited set would miss bugs
+	// runs: DFS
+}
+
 // The portfolio's members, and what its parts run when it is divided.
 func TestSpecMembers(t *testing.T) {
 	spec := search.Spec{Seed: 7}
