@@ -19,6 +19,7 @@ import (
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -37,19 +38,19 @@ func TestMain(m *testing.M) {
 }
 
 // start builds and launches an example as exploration does.
-func start(b *testing.B, example string, args ...string) (*ctarget.Process, *executor.Executor) {
+func start(b *testing.B, example string, args ...string) (*targetproc.Process, *executor.Executor) {
 	b.Helper()
 	return launch(b, example, wire.FlagFastExit, args...)
 }
 
 // startStateful launches an example with state reports, as stdbg find
 // --visited does.
-func startStateful(b *testing.B, example string) (*ctarget.Process, *executor.Executor) {
+func startStateful(b *testing.B, example string) (*targetproc.Process, *executor.Executor) {
 	b.Helper()
 	return launch(b, example, wire.FlagFastExit|wire.FlagState)
 }
 
-func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarget.Process, *executor.Executor) {
+func launch(b *testing.B, example string, flags uint32, args ...string) (*targetproc.Process, *executor.Executor) {
 	b.Helper()
 	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", example))
 	if err != nil {
@@ -60,13 +61,13 @@ func launch(b *testing.B, example string, flags uint32, args ...string) (*ctarge
 
 // startExe starts a built program as exploration does, placed as stdbg
 // find places one copy of it.
-func startExe(b *testing.B, exe string, flags uint32, opts executor.Options, args ...string) (*ctarget.Process, *executor.Executor) {
+func startExe(b *testing.B, exe string, flags uint32, opts executor.Options, args ...string) (*targetproc.Process, *executor.Executor) {
 	b.Helper()
-	return startConfig(b, ctarget.Config{Binary: exe, Args: args, Flags: flags, KeepThreads: true}, opts)
+	return startConfig(b, targetproc.Config{Binary: exe, Args: args, Flags: flags, KeepThreads: true}, opts)
 }
 
 // startConfig is startExe with the whole configuration of the process.
-func startConfig(b *testing.B, cfg ctarget.Config, opts executor.Options) (*ctarget.Process, *executor.Executor) {
+func startConfig(b *testing.B, cfg targetproc.Config, opts executor.Options) (*targetproc.Process, *executor.Executor) {
 	b.Helper()
 	p, err := ctarget.Start(cfg)
 	if err != nil {
@@ -74,7 +75,7 @@ func startConfig(b *testing.B, cfg ctarget.Config, opts executor.Options) (*ctar
 	}
 	// Placed as stdbg find places one copy of the program ($STDBG_PIN=0:
 	// left to the kernel).
-	release, err := ctarget.PinAlone(p)
+	release, err := targetproc.PinAlone(p)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -75,13 +76,13 @@ func cProgram(t *testing.T, path string, args []string, st search.Strategy, budg
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit, KeepThreads: true})
+	p, err := ctarget.Start(targetproc.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	// Placed as stdbg find places one copy of the program.
-	release, err := ctarget.PinAlone(p)
+	release, err := targetproc.PinAlone(p)
 	if err != nil {
 		t.Fatal(err)
 	}

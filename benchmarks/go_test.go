@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/examples/go/dpor"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/targetsearch"
 	"github.com/stdbg/stdbg/wire"
 )
@@ -63,7 +63,7 @@ func embrace() {
 // time, and reports the rate. With reuse (the default), one process serves
 // the executions; with $STDBG_REUSE=0 each runs in a fresh process.
 func exploreGo(b *testing.B, exe string) {
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, Respawn: true, NoPreload: true})
+	p, err := targetproc.Start(targetproc.Config{Binary: exe, Flags: wire.FlagFastExit, Respawn: true, NoPreload: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func BenchmarkGoLastZero3InTarget(b *testing.B) {
 
 func BenchmarkGoLastZero3FromStdbg(b *testing.B) {
 	exe := buildDPORTests(b)
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: []string{"-test.run=^TestCheckLastZero3$"},
+	p, err := targetproc.Start(targetproc.Config{Binary: exe, Args: []string{"-test.run=^TestCheckLastZero3$"},
 		Flags: wire.FlagFastExit, Respawn: true, NoPreload: true})
 	if err != nil {
 		b.Fatal(err)

@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 )
 
 // BenchmarkStatefulTransition is BenchmarkHandoff with a state fingerprint
@@ -24,7 +24,7 @@ func BenchmarkStatefulTransition(b *testing.B) {
 func exploreLiveness(b *testing.B, example string, opts search.Options) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var p *ctarget.Process
+	var p *targetproc.Process
 	var c *executor.Executor
 	if opts.Visited || opts.Livelock || opts.Graph {
 		p, c = startStateful(b, filepath.Join("liveness", example))

@@ -11,12 +11,13 @@ import (
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
 // launchMemory builds a C example, with the memory instrumentation or
 // not, and starts it as stdbg find does.
-func launchMemory(b *testing.B, example string, memory, races bool, args ...string) (*ctarget.Process, *executor.Executor) {
+func launchMemory(b *testing.B, example string, memory, races bool, args ...string) (*targetproc.Process, *executor.Executor) {
 	b.Helper()
 	exe, note, err := ctarget.BuildWith(filepath.Join("..", "examples", "c", example), ctarget.BuildOptions{Memory: memory})
 	if err != nil || note != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -53,12 +54,12 @@ func BenchmarkStartup(b *testing.B) {
 				b.Fatal(err)
 			}
 			t2 := time.Now()
-			p, err := ctarget.Start(ctarget.Config{Binary: exe, Library: l, Flags: wire.FlagFastExit, KeepThreads: true})
+			p, err := ctarget.Start(targetproc.Config{Binary: exe, Library: l, Flags: wire.FlagFastExit, KeepThreads: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			t3 := time.Now()
-			release, err := ctarget.PinAlone(p)
+			release, err := targetproc.PinAlone(p)
 			if err != nil {
 				b.Fatal(err)
 			}

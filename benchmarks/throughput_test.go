@@ -10,6 +10,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -20,10 +21,10 @@ import (
 // consumers, and 8 dining philosophers. Each program runs in four modes,
 // side by side in one run: "threads" creates the program's threads in
 // every execution and hands every step over on its own; "pool" keeps the
-// threads parked between executions (ctarget.Config.KeepThreads); "batches"
+// threads parked between executions (targetproc.Config.KeepThreads); "batches"
 // also runs the replayed prefixes in batches (executor.Batcher);
 // "contexts" (what stdbg find does) also runs the main thread and the kept
-// ones as contexts on one kernel thread (ctarget.Config.NoContexts unset).
+// ones as contexts on one kernel thread (targetproc.Config.NoContexts unset).
 // Beside the rates it reports the transitions of one
 // execution and the share of them that replay a prefix an earlier
 // execution already ran (transitions that reach no new node of the search
@@ -49,7 +50,7 @@ func BenchmarkThroughput(b *testing.B) {
 			pool, batches, contexts bool
 		}{{"threads", false, false, false}, {"pool", true, false, false}, {"batches", true, true, false}, {"contexts", true, true, true}} {
 			b.Run(p.name+"/"+m.name, func(b *testing.B) {
-				cfg := ctarget.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: m.pool, NoContexts: !m.contexts}
+				cfg := targetproc.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: m.pool, NoContexts: !m.contexts}
 				throughput(b, cfg, m.batches)
 			})
 		}
@@ -60,7 +61,7 @@ func BenchmarkThroughput(b *testing.B) {
 // its own.
 type oneAtATime struct{ search.Executor }
 
-func throughput(b *testing.B, cfg ctarget.Config, batches bool) {
+func throughput(b *testing.B, cfg targetproc.Config, batches bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	proc, c := startConfig(b, cfg, executor.Options{FastExit: true})

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/stdbg/stdbg/internal/atomicfile"
+	"github.com/stdbg/stdbg/internal/cachedir"
 )
 
 // IsSource reports whether path names a C or C++ source file that stdbg
@@ -136,7 +137,7 @@ func build(src string, memory bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	base, err := CacheDir()
+	base, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}

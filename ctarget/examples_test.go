@@ -13,6 +13,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -146,7 +147,7 @@ func buildExampleFiles(t *testing.T, files []string) map[string]string {
 // startExample starts exe under stdbg and returns its checker.
 func startExample(t *testing.T, exe string) *executor.Executor {
 	t.Helper()
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, KeepThreads: true})
+	p, err := ctarget.Start(targetproc.Config{Binary: exe, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		t.Fatalf("starting %s: %v", exe, err)
 	}

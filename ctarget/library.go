@@ -1,8 +1,11 @@
-// Package ctarget runs C and C++ programs under stdbg: it builds the
-// interposition library from the sources embedded in the stdbg binary,
-// compiles targets given as source files, starts the target as a fork
-// server with the library preloaded, and drives its executions through the
-// wire protocol as a executor.Runtime.
+// Package ctarget is what stdbg needs of C and C++: it builds the
+// interposition library from the sources embedded in the stdbg binary
+// (csrc: libstdbg.c and its parts under csrc/rt/), compiles targets given
+// as source files (with the compiler's memory instrumentation, with
+// --memory), writes the decision logs the library replays without a
+// checker, and starts a C program with the library preloaded (Start, over
+// package targetproc, which runs and drives the processes of every kind of
+// target).
 package ctarget
 
 import (
@@ -18,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/stdbg/stdbg/internal/atomicfile"
+	"github.com/stdbg/stdbg/internal/cachedir"
 )
 
 //go:embed csrc/libstdbg.c csrc/rt/*.c csrc/stdbg_wire.h csrc/stdbg_ops.h csrc/stdbg.h csrc/stdbg_tsan.c
@@ -41,19 +45,6 @@ func sources() []string {
 func Header() []byte {
 	b, _ := csrc.ReadFile("csrc/stdbg.h")
 	return b
-}
-
-// CacheDir returns stdbg's cache directory ($STDBG_CACHE, or stdbg under
-// the user cache directory).
-func CacheDir() (string, error) {
-	if d := os.Getenv("STDBG_CACHE"); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("finding the cache directory (set STDBG_CACHE): %w", err)
-	}
-	return filepath.Join(d, "stdbg"), nil
 }
 
 // ErrNoCompiler is returned when no C compiler can be found.
@@ -102,7 +93,7 @@ func Library() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	base, err := CacheDir()
+	base, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}

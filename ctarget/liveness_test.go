@@ -12,13 +12,14 @@ import (
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
 // startStateful starts exe with state reports (stateful search).
 func startStateful(t *testing.T, exe string) *executor.Executor {
 	t.Helper()
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit | wire.FlagState})
+	p, err := ctarget.Start(targetproc.Config{Binary: exe, Flags: wire.FlagFastExit | wire.FlagState})
 	if err != nil {
 		t.Fatalf("starting %s: %v", exe, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -104,7 +105,7 @@ func TestMemoryExamples(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			exe := buildMemory(t, tt.file)
-			p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: tt.args, Flags: wire.FlagFastExit})
+			p, err := ctarget.Start(targetproc.Config{Binary: exe, Args: tt.args, Flags: wire.FlagFastExit})
 			if err != nil {
 				t.Fatal(err)
 			}

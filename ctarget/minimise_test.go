@@ -9,6 +9,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -19,7 +20,7 @@ func TestMinimiseDeadlyEmbrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit})
+	_, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit})
 	long := []string{
 		"1;1;1;1;1;1;2",         // what DFS finds first
 		"1;1;1;1;1;2;2;2;2;1;2", // one full round each, then the embrace
@@ -83,7 +84,7 @@ func TestMinimiseBundledDeadlocks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, c := startChecker(t, exe, ctarget.Config{Args: tt.args, Flags: wire.FlagFastExit, KeepThreads: true})
+			_, c := startChecker(t, exe, targetproc.Config{Args: tt.args, Flags: wire.FlagFastExit, KeepThreads: true})
 			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000})
 			if err != nil || len(res.Bugs) != 1 || res.Bugs[0].Outcome.Kind != search.Deadlock {
 				t.Fatalf("search: %v, %v", res.Bugs, err)

@@ -10,7 +10,7 @@ import (
 // Batcher is a Runtime that can be told, as an execution begins, the steps
 // its first Resume calls will be (thread and result code, in order): it may
 // run them without a round trip each, reading each step's report while the
-// program runs the next (ctarget: RUN_BATCH). Resume is still called for
+// program runs the next (targetproc: RUN_BATCH). Resume is still called for
 // every step, with the same values; a call that differs ends the plan, or,
 // if the program already ran past it, fails with
 // search.ErrNondeterministic.

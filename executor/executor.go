@@ -6,7 +6,7 @@
 // the executor feeds the reports to a syncmodel.World, which decides who is
 // enabled and what each operation returns; the search picks a thread; the
 // executor tells the runtime to run it with the model's result. The same
-// executor serves C targets (package ctarget) and Go targets.
+// executor serves C targets and Go targets (package targetproc runs both).
 package executor
 
 import (

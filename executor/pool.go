@@ -3,7 +3,7 @@ package executor
 import "github.com/stdbg/stdbg/schedule"
 
 // A Pooler is a Runtime that can keep threads parked for the program
-// between executions instead of creating them in each (ctarget.Process in
+// between executions instead of creating them in each (targetproc.Process in
 // reused children). It wants to know how many threads an execution starts
 // before the first one, so that every execution sees the same process:
 // WantsPool says whether it would keep any, SetPool tells it how many.

@@ -17,6 +17,7 @@ import (
 	"github.com/stdbg/stdbg/schedprof"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -41,7 +42,7 @@ func TestProfileOfRealProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit | wire.FlagStacks})
+	p, err := ctarget.Start(targetproc.Config{Binary: exe, Flags: wire.FlagFastExit | wire.FlagStacks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,13 @@ func (s Spec) Normal() (Spec, []string, error) {
 	if s.Sampling && s.Strategy != StrategyPortfolio {
 		return s, nil, fmt.Errorf("only a portfolio can leave its exhaustive member out, not %s", s.Strategy)
 	}
-	if s.BoundBy != "" && s.Stateful {
+	switch {
+	case s.Stateful && (s.Strategy == StrategyPortfolio || s.Strategy == StrategyRandom || s.Strategy == StrategyPCT):
+		// A visited set cuts an execution at a state explored before, which
+		// is sound only when every continuation of that state was explored
+		// from there: in the exhaustive dfs alone.
+		return s, nil, fmt.Errorf("a stateful search needs the full state graph: it cannot be combined with strategy %s (use strategy dfs)", s.Strategy)
+	case s.BoundBy != "" && s.Stateful:
 		return s, nil, fmt.Errorf("a stateful search cannot be bounded by %s: a state reached with fewer %s is not the same search node", s.BoundBy, s.BoundBy)
 	}
 	switch s.Strategy {
@@ -121,11 +127,8 @@ func (s Spec) Normal() (Spec, []string, error) {
 			}
 		}
 	case StrategyPortfolio:
-		switch {
-		case s.BoundBy != "":
+		if s.BoundBy != "" {
 			return s, nil, fmt.Errorf("a bound of %s bounds the dfs strategy, not the portfolio (use --strategy dfs)", s.BoundBy)
-		case s.Stateful:
-			return s, nil, fmt.Errorf("a stateful search is dfs's, not the portfolio's (use --strategy dfs)")
 		}
 		switch s.Reduction {
 		case "":
@@ -146,8 +149,6 @@ func (s Spec) Normal() (Spec, []string, error) {
 			return s, nil, fmt.Errorf("a bound of %s bounds the dfs strategy, not %s", s.BoundBy, s.Strategy)
 		case s.Reduction == ReductionDPOR:
 			return s, nil, fmt.Errorf("the dpor reduction is dfs's, not %s's", s.Strategy)
-		case s.Stateful:
-			return s, nil, fmt.Errorf("a stateful search is dfs's, not %s's", s.Strategy)
 		}
 		s.Reduction = ReductionNone
 		if s.Strategy == StrategyPCT && s.PCTDepth == 0 {
@@ -166,6 +167,24 @@ func (s Spec) Normal() (Spec, []string, error) {
 func (s Spec) Check() error {
 	_, _, err := s.Normal()
 	return err
+}
+
+// CheckOptions reports what s cannot run soundly with opts, or what cannot
+// be combined in s (nil if nothing): a stateful search (opts.Stateful: a
+// visited set, the state graph, the detection of livelocks) needs a spec
+// that says so (Spec.Stateful), which runs the plain dfs, every schedule
+// without a bound: DPOR, a bound or a sampling strategy with a visited set
+// would cut executions at states whose continuations were never explored,
+// and miss bugs.
+func (s Spec) CheckOptions(opts Options) error {
+	n, _, err := s.Normal()
+	if err != nil {
+		return err
+	}
+	if opts.Stateful() && !n.Stateful {
+		return fmt.Errorf("a stateful search (a visited set, the state graph or livelock detection) needs a stateful spec: %s with a visited set would miss bugs", n.Describe())
+	}
+	return nil
 }
 
 // New returns a fresh strategy of s. A strategy serves one search at a

@@ -42,11 +42,13 @@ func TestSpec(t *testing.T) {
 		{spec: search.Spec{BoundBy: "preemptions", Bound: -1}, err: "at least 0"},
 		{spec: search.Spec{Strategy: "pct", BoundBy: "preemptions"}, err: "bounds the dfs strategy, not pct"},
 		{spec: search.Spec{Strategy: "random", Reduction: "dpor"}, err: "dfs's, not random's"},
-		{spec: search.Spec{Strategy: "random", Stateful: true}, err: "a stateful search is dfs's"},
+		{spec: search.Spec{Strategy: "random", Stateful: true}, err: "a stateful search needs the full state graph: it cannot be combined with strategy random"},
+		{spec: search.Spec{Strategy: "pct", Reduction: "dpor", Stateful: true}, err: "cannot be combined with strategy pct"},
+		{spec: search.Spec{Strategy: "random", BoundBy: "delays", Stateful: true}, err: "cannot be combined with strategy random"},
 		{spec: search.Spec{Strategy: "pct", PCTDepth: -2}, err: "at least 1"},
 		{spec: search.Spec{Stateful: true, BoundBy: "delays"}, err: "a stateful search cannot be bounded by delays"},
 		{spec: search.Spec{Strategy: "portfolio", BoundBy: "delays", Bound: 2}, err: "bounds the dfs strategy, not the portfolio"},
-		{spec: search.Spec{Strategy: "portfolio", Stateful: true}, err: "not the portfolio's"},
+		{spec: search.Spec{Strategy: "portfolio", Stateful: true}, err: "cannot be combined with strategy portfolio (use strategy dfs)"},
 		{spec: search.Spec{Strategy: "portfolio", Reduction: "sleep"}, err: `unknown reduction "sleep"`},
 		{spec: search.Spec{Strategy: "portfolio", PCTDepth: -1}, err: "at least 1"},
 		{spec: search.Spec{Strategy: "pct", Sampling: true}, err: "only a portfolio can leave its exhaustive member out"},
@@ -90,6 +92,41 @@ func TestSpec(t *testing.T) {
 	}
 }
 
+// A stateful search (a visited set, the state graph, livelock detection)
+// is sound only with a spec that says so: the plain dfs.
+func TestSpecCheckOptions(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		spec search.Spec
+		opts search.Options
+		err  string
+	}{
+		{"stateless default", search.Spec{}, search.Options{}, ""},
+		{"stateless dpor", search.Spec{Strategy: "dfs"}, search.Options{All: true}, ""},
+		{"visited, stateful spec", search.Spec{Stateful: true}, search.Options{Visited: true}, ""},
+		{"livelock, stateful spec asking dpor", search.Spec{Stateful: true, Reduction: "dpor"}, search.Options{Livelock: true}, ""},
+		{"stateful spec, no visited set", search.Spec{Stateful: true}, search.Options{}, ""},
+		{"visited with dpor", search.Spec{Strategy: "dfs"}, search.Options{Visited: true}, "DFS with DPOR with a visited set would miss bugs"},
+		{"graph with the portfolio", search.Spec{}, search.Options{Graph: true}, "needs a stateful spec"},
+		{"livelock with a bound", search.Spec{BoundBy: "preemptions", Bound: 1}, search.Options{Livelock: true}, "needs a stateful spec"},
+		{"visited with pct", search.Spec{Strategy: "pct"}, search.Options{Visited: true}, "needs a stateful spec"},
+		{"a spec refused anyway", search.Spec{Strategy: "random", Stateful: true}, search.Options{Visited: true}, "cannot be combined with strategy random"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.spec.CheckOptions(tt.opts)
+			if tt.err == "" {
+				if err != nil {
+					t.Fatalf("CheckOptions: %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("CheckOptions: %v, want an error saying %q", err, tt.err)
+			}
+		})
+	}
+}
+
 // A search is named once, in one vocabulary, and built from its name.
 func ExampleSpec() {
 	for _, s := range []search.Spec{
@@ -110,7 +147,27 @@ func ExampleSpec() {
 	// DFS with DPOR
 	// DFS bounded to 2 preemptions
 	// PCT with bug depth 3, seed 42
-	// refused: a stateful search is dfs's, not random's
+	// refused: a stateful search needs the full state graph: it cannot be combined with strategy random (use strategy dfs)
+}
+
+// A visited set goes with a stateful spec only: with DPOR it would cut
+// executions at states whose continuations DPOR never planned.
+func ExampleSpec_CheckOptions() {
+	opts := search.Options{Visited: true}
+	for _, s := range []search.Spec{
+		{Strategy: search.StrategyDFS},
+		{Strategy: search.StrategyDFS, Stateful: true},
+	} {
+		if err := s.CheckOptions(opts); err != nil {
+			fmt.Println("refused:", err)
+			continue
+		}
+		n, _, _ := s.Normal()
+		fmt.Println("runs:", n.Describe())
+	}
+	// Output:
+	// refused: a stateful search (a visited set, the state graph or livelock detection) needs a stateful spec: DFS with DPOR with a visited set would miss bugs
+	// runs: DFS
 }
 
 // The portfolio's members, and what its parts run when it is divided.

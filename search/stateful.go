@@ -256,6 +256,13 @@ func (s *stateful) ended(o *Outcome, k int) {
 // an executor whose executions cannot identify their states.
 var ErrNotStateful = errors.New("stateful search needs a runtime that reports program states")
 
+// Stateful reports whether the options make the search stateful: a
+// visited set, the state graph or the detection of livelocks (each of
+// which implies the one before). Such a search needs executions that
+// implement Stateful, and a strategy that explores every continuation of
+// a state from its first visit (Spec.CheckOptions).
+func (o Options) Stateful() bool { return o.Visited || o.Graph || o.Livelock }
+
 // initStateful prepares Options.Visited, Graph and Livelock.
 func (x *explorer) initStateful() error {
 	o := &x.opts

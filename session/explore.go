@@ -47,8 +47,8 @@ type Plan struct {
 	// process (ten times faster), each bug confirmed in a fresh one.
 	InTarget bool
 	// Watched says that something watches every transition of the
-	// search (a profile, a drawing, a stateful search): it runs in one
-	// copy of the program, from here.
+	// search (a profile, a drawing): it runs in one copy of the program,
+	// from here. (Find runs a stateful search so whatever this says.)
 	Watched bool
 }
 

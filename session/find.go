@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/ltl"
@@ -18,9 +19,11 @@ type Find struct {
 	Plan Plan
 	// Visited, Livelock and Graph are search.Options': a stateful search,
 	// the detection of livelocks, the state graph (which LTL needs, and
-	// sets). A stateful search (any of them, or LTL) needs a session
-	// started with Options.State, for a C program's heap to be tracked
-	// from its start.
+	// sets). A stateful search (any of them, or LTL) needs a stateful
+	// Plan.Spec (search.Spec.CheckOptions) and, for a C program, a
+	// session started with Options.State, for its heap to be tracked from
+	// its start; Find refuses it otherwise, with the reason. It runs from
+	// here, in one copy of the program.
 	Visited, Livelock, Graph bool
 	// Fairness is what the livelock and LTL checks take a fair run to be
 	// (search.Options.Fairness; default weak).
@@ -64,8 +67,20 @@ type Found struct {
 // found so far are explained and saved, not minimised, as hunt.Run says.
 func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	p := &f.Plan
-	if f.Visited || f.Livelock || f.Graph || f.LTL != nil {
+	opts := search.Options{MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
+		Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
+		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil, Fairness: f.Fairness}
+	if err := s.checkStateful(p, opts); err != nil {
+		return nil, err
+	}
+	if opts.Stateful() {
 		s.Proc.SetFlags(s.Proc.Flags() | wire.FlagState)
+		// Every transition reports the state the search looks up: the
+		// search runs from here (the search inside a Go target keeps no
+		// visited set).
+		plan := *p
+		plan.Watched = true
+		p = &plan
 	}
 	if s.cpus == nil {
 		s.ClaimCPUs(p.jobs())
@@ -74,9 +89,6 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	if f.Watch != nil {
 		ex, done = f.Watch(ex)
 	}
-	opts := search.Options{MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
-		Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
-		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil, Fairness: f.Fairness}
 	explore, inTarget := s.Explorer(ctx, p, ex, f.Hooks)
 	cfg := hunt.Config{
 		Executor: s.Checker, Strategy: p.Strategy, Options: opts, Budget: p.Budget, LTL: f.LTL,
@@ -101,4 +113,19 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		return nil, err
 	}
 	return &Found{Result: *res, InTarget: *inTarget}, err
+}
+
+// checkStateful refuses a search whose options and plan do not go together
+// soundly (search.Spec.CheckOptions), and a stateful search of a C program
+// whose session was started without Options.State: the library would not
+// have tracked the heap blocks the program allocated before the search
+// asked, and would take different states for one.
+func (s *Session) checkStateful(p *Plan, opts search.Options) error {
+	if err := p.Spec.CheckOptions(opts); err != nil {
+		return err
+	}
+	if opts.Stateful() && !s.Target.Go && !s.opts.State {
+		return errors.New("a stateful search of a C program needs a session started with Options.State, for the library to track the program's heap from its start")
+	}
+	return nil
 }

@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
+	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/rtnames"
 )
 
@@ -82,7 +82,7 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, 
 	if strings.HasSuffix(abs, ".go") {
 		dir, target = filepath.Dir(abs), filepath.Base(abs)
 	}
-	base, err := ctarget.CacheDir()
+	base, err := cachedir.Dir()
 	if err != nil {
 		return "", nil, nil, err
 	}

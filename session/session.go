@@ -16,6 +16,7 @@ import (
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -43,7 +44,7 @@ type Options struct {
 	Stacks, State bool
 	// Dir is the program's working directory ("": the target's, Target.Dir); Wrap,
 	// if not empty, a command that runs it in the same process, limits
-	// applied (ctarget.Config.Wrap); Library, the C interposition library
+	// applied (targetproc.Config.Wrap); Library, the C interposition library
 	// to preload ("" the one stdbg builds). A grader confines a
 	// submission with them.
 	Dir     string
@@ -54,18 +55,18 @@ type Options struct {
 // Session is a running target: its processes, symbols and checker.
 type Session struct {
 	Target *Target
-	Proc   *ctarget.Process
+	Proc   *targetproc.Process
 	Syms   *symbolize.Symbolizer
 	// Checker is the executor of the target's executions.
 	Checker *executor.Executor
 	opts    Options
 	// cpus are the CPUs a search holds (ClaimCPUs), nil without.
-	cpus *ctarget.CPUClaim
+	cpus *targetproc.CPUClaim
 }
 
-// StateEnv is the environment that makes the C library track what state
+// stateEnv is the environment that makes the C library track what state
 // identity needs from the start of the program.
-var StateEnv = []string{"STDBG_STATE=1"}
+var stateEnv = []string{"STDBG_STATE=1"}
 
 // Start launches t under the library.
 func Start(t *Target, o Options) (*Session, error) {
@@ -81,9 +82,15 @@ func Start(t *Target, o Options) (*Session, error) {
 	}
 	env := append(append([]string(nil), t.Env...), o.Env...)
 	if o.State && !t.Go {
-		env = append(env, StateEnv...)
+		env = append(env, stateEnv...)
 	}
-	p, err := ctarget.Start(ctarget.Config{
+	// A C program runs with the interposition library preloaded; a Go
+	// program brings its runtime.
+	start := ctarget.Start
+	if t.Go {
+		start = targetproc.Start
+	}
+	p, err := start(targetproc.Config{
 		Binary:            t.Binary,
 		Args:              t.RunArgs(),
 		Dir:               cmp.Or(o.Dir, t.Dir),
@@ -258,7 +265,7 @@ func (s *Session) ConfirmFresh(bugs []search.Bug, maxDepth int) bool {
 // beside its checker thread, docs/parallel.md) and places this session's
 // copy on the first; Close releases them.
 func (s *Session) ClaimCPUs(jobs int) {
-	s.cpus = ctarget.ClaimCPUs(2 * jobs)
+	s.cpus = targetproc.ClaimCPUs(2 * jobs)
 	s.place(s, 0, 1)
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
 	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/targetproc"
 )
 
 // Target is a program resolved for checking.
@@ -140,7 +141,7 @@ func Resolve(args []string, b Build) (*Target, error) {
 	if err != nil {
 		return nil, usage("%s: %v", t.Arg, err)
 	}
-	if err := ctarget.CheckBinary(abs); err != nil {
+	if err := targetproc.CheckBinary(abs); err != nil {
 		return nil, &UsageError{err}
 	}
 	t.Binary = abs
@@ -206,7 +207,7 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 				return nil, err
 			}
 		}
-		if err := ctarget.CheckBinary(exe); err != nil {
+		if err := targetproc.CheckBinary(exe); err != nil {
 			return nil, err
 		}
 		t.Arg, t.Binary = exe, exe

@@ -30,7 +30,7 @@ type Config struct {
 	Env    []string
 	Dir    string
 	// Wrap, if not empty, is a command that runs the target in the same
-	// process (ctarget.Config.Wrap).
+	// process (targetproc.Config.Wrap).
 	Wrap []string
 	// Spec is the search; its Shard and Shards select the part of the
 	// search to run (divided further among Jobs processes).

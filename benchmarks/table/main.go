@@ -34,6 +34,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -188,14 +189,14 @@ func explore(p program, st search.Strategy, budget time.Duration, all bool) (*se
 	if err != nil {
 		return nil, err
 	}
-	proc, err := ctarget.Start(ctarget.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: true})
+	proc, err := ctarget.Start(targetproc.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		return nil, err
 	}
 	defer proc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	release, err := ctarget.PinAlone(proc)
+	release, err := targetproc.PinAlone(proc)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,13 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 )
 
-func (a *app) ccCmd() *cobra.Command {
-	var cxx, memory bool
+// ccCmd is stdbg cc: the system compiler with the flags stdbg wants.
+type ccCmd struct {
+	*app
+	cxx, memory bool
+}
+
+func (c *ccCmd) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cc [COMPILER ARGS...]",
 		Short: "compile a C or C++ program with the flags stdbg wants",
@@ -35,73 +40,79 @@ the same way. The program still runs normally outside stdbg.`,
   stdbg cc --memory -o counter counter.c && stdbg find ./counter`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rest []string
-			for _, x := range args {
-				switch x {
-				case "--help", "-h":
-					return cmd.Help()
-				case "--cxx":
-					cxx = true
-					continue
-				case "--memory":
-					memory = true
-					continue
-				}
-				if ctarget.IsCXX(x) {
-					cxx = true
-				}
-				rest = append(rest, x)
-			}
-			if len(rest) == 0 {
-				return usageErr("cc needs compiler arguments, e.g. stdbg cc -o prog prog.c")
-			}
-			cc, err := ctarget.Compiler(cxx)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			inc, err := ctarget.IncludeDir()
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			full := append(append([]string{}, ctarget.Flags...), "-I", inc)
-			full = append(full, rest...)
-			if !memory {
-				return a.runCompiler(cc, full)
-			}
-			objs, err := os.MkdirTemp("", "stdbg-cc-")
-			if err != nil {
-				return fmt.Errorf("creating a directory for the objects: %w", err)
-			}
-			defer os.RemoveAll(objs)
-			stub, err := ctarget.MemoryStub()
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			plan, err := ctarget.PlanMemoryBuild(full, objs, stub)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			for _, c := range plan.Compiles {
-				if err := a.runCompiler(cc, c); err != nil {
-					return err
-				}
-			}
-			if plan.Link != nil {
-				return a.runCompiler(cc, plan.Link)
-			}
-			return nil
+			return c.compile(cmd, args)
 		},
 	}
-	cmd.Flags().BoolVar(&cxx, "cxx", false, "use the C++ compiler")
-	cmd.Flags().BoolVar(&memory, "memory", false, "instrument loads, stores and atomics for stdbg's scheduler (-fsanitize=thread without its runtime)")
+	cmd.Flags().BoolVar(&c.cxx, "cxx", false, "use the C++ compiler")
+	cmd.Flags().BoolVar(&c.memory, "memory", false, "instrument loads, stores and atomics for stdbg's scheduler (-fsanitize=thread without its runtime)")
 	return cmd
 }
 
-// runCompiler runs one compiler command, its output the user's.
-func (a *app) runCompiler(cc string, args []string) error {
-	c := exec.Command(cc, args...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, a.stdout, a.stderr
-	if err := c.Run(); err != nil {
+// compile runs the compiler on args (the flags of stdbg cc among them):
+// once, or, with --memory, once per source and once to link.
+func (c *ccCmd) compile(cmd *cobra.Command, args []string) error {
+	var rest []string
+	for _, x := range args {
+		switch x {
+		case "--help", "-h":
+			return cmd.Help()
+		case "--cxx":
+			c.cxx = true
+			continue
+		case "--memory":
+			c.memory = true
+			continue
+		}
+		if ctarget.IsCXX(x) {
+			c.cxx = true
+		}
+		rest = append(rest, x)
+	}
+	if len(rest) == 0 {
+		return usageErr("cc needs compiler arguments, e.g. stdbg cc -o prog prog.c")
+	}
+	cc, err := ctarget.Compiler(c.cxx)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	inc, err := ctarget.IncludeDir()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	full := append(append([]string{}, ctarget.Flags...), "-I", inc)
+	full = append(full, rest...)
+	if !c.memory {
+		return c.run(cc, full)
+	}
+	objs, err := os.MkdirTemp("", "stdbg-cc-")
+	if err != nil {
+		return fmt.Errorf("creating a directory for the objects: %w", err)
+	}
+	defer os.RemoveAll(objs)
+	stub, err := ctarget.MemoryStub()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	plan, err := ctarget.PlanMemoryBuild(full, objs, stub)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	for _, step := range plan.Compiles {
+		if err := c.run(cc, step); err != nil {
+			return err
+		}
+	}
+	if plan.Link != nil {
+		return c.run(cc, plan.Link)
+	}
+	return nil
+}
+
+// run runs one compiler command, its output the user's.
+func (c *ccCmd) run(cc string, args []string) error {
+	run := exec.Command(cc, args...)
+	run.Stdin, run.Stdout, run.Stderr = os.Stdin, c.stdout, c.stderr
+	if err := run.Run(); err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			return &exitError{code: exitUsage, err: fmt.Errorf("%s %s failed (status %d)", cc, strings.Join(args, " "), ee.ExitCode())}
 		}

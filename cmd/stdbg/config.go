@@ -8,7 +8,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) configCmd() *cobra.Command {
+// configCmd is stdbg config and stdbg version.
+type configCmd struct{ *app }
+
+func (c *configCmd) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "print the effective settings and where each comes from",
@@ -26,16 +29,16 @@ one JSON object.`,
 					w = len(k)
 				}
 			}
-			if a.v.GetBool("json") {
-				return a.printConfigJSON(cmd, keys)
+			if c.v.GetBool("json") {
+				return c.printJSON(cmd, keys)
 			}
-			if a.configFile != "" {
-				fmt.Fprintf(a.stdout, "# config file: %s\n", a.configFile)
+			if c.configFile != "" {
+				fmt.Fprintf(c.stdout, "# config file: %s\n", c.configFile)
 			} else {
-				fmt.Fprintln(a.stdout, "# config file: none (no stdbg.yaml here or above)")
+				fmt.Fprintln(c.stdout, "# config file: none (no stdbg.yaml here or above)")
 			}
 			for _, k := range keys {
-				fmt.Fprintf(a.stdout, "%-*s = %-8v  # %s\n", w, k, a.v.Get(k), a.source(cmd, k))
+				fmt.Fprintf(c.stdout, "%-*s = %-8v  # %s\n", w, k, c.v.Get(k), c.source(cmd, k))
 			}
 			return nil
 		},
@@ -44,13 +47,14 @@ one JSON object.`,
 	return cmd
 }
 
-func (a *app) versionCmd() *cobra.Command {
+// versionCommand is stdbg version.
+func (c *configCmd) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "print stdbg's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintln(a.stdout, "stdbg "+version)
+			fmt.Fprintln(c.stdout, "stdbg "+version)
 			return nil
 		},
 	}
@@ -62,20 +66,20 @@ type configSetting struct {
 	Source string `json:"source"`
 }
 
-// printConfigJSON prints the settings as {"config_file": ..., "settings":
+// printJSON prints the settings as {"config_file": ..., "settings":
 // {key: {"value": ..., "source": ...}}}.
-func (a *app) printConfigJSON(cmd *cobra.Command, keys []string) error {
+func (c *configCmd) printJSON(cmd *cobra.Command, keys []string) error {
 	out := struct {
 		ConfigFile string                   `json:"config_file"`
 		Settings   map[string]configSetting `json:"settings"`
-	}{ConfigFile: a.configFile, Settings: map[string]configSetting{}}
+	}{ConfigFile: c.configFile, Settings: map[string]configSetting{}}
 	for _, k := range keys {
-		out.Settings[k] = configSetting{Value: a.v.Get(k), Source: a.source(cmd, k)}
+		out.Settings[k] = configSetting{Value: c.v.Get(k), Source: c.source(cmd, k)}
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return usageErr("encoding the settings: %v", err)
 	}
-	fmt.Fprintln(a.stdout, string(b))
+	fmt.Fprintln(c.stdout, string(b))
 	return nil
 }

@@ -15,7 +15,11 @@ import (
 	"github.com/stdbg/stdbg/session"
 )
 
-func (a *app) corpusCmd() *cobra.Command {
+// corpusCmd is stdbg corpus and its commands that read entries (list,
+// show) or copy them (merge); rerunner reruns them (run, prune).
+type corpusCmd struct{ *app }
+
+func (c *corpusCmd) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "corpus",
 		Short: "list, show and rerun the stored failing schedules",
@@ -24,11 +28,12 @@ testdata/stdbg/<target name>/ next to the target (--corpus DIR to choose).
 Commit these files: stdbg corpus run replays them all and fails while a bug
 still reproduces, like a regression test suite.`,
 	}
-	cmd.AddCommand(a.corpusListCmd(), a.corpusShowCmd(), a.corpusRunCmd(), a.corpusMergeCmd(), a.corpusPruneCmd())
+	cmd.AddCommand(c.list(), c.show(), (&rerunner{app: c.app}).runCommand(), c.merge(), (&rerunner{app: c.app}).pruneCommand())
 	return cmd
 }
 
-func (a *app) corpusMergeCmd() *cobra.Command {
+// merge is stdbg corpus merge.
+func (c *corpusCmd) merge() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "merge DIR... -o DIR",
@@ -52,15 +57,15 @@ reported and left out; the exit status is then 1.`,
 			}
 			res, err := corpus.Merge(out, args...)
 			for _, p := range res.Added {
-				fmt.Fprintln(a.stdout, "added "+p)
+				fmt.Fprintln(c.stdout, "added "+p)
 			}
 			for _, it := range res.Skipped {
-				fmt.Fprintf(a.stderr, "stdbg: %s left out: %v\n", it.Path, it.Err)
+				fmt.Fprintf(c.stderr, "stdbg: %s left out: %v\n", it.Path, it.Err)
 			}
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			fmt.Fprintf(a.stdout, "%d added, %d already there, %d left out\n", len(res.Added), res.Present, len(res.Skipped))
+			fmt.Fprintf(c.stdout, "%d added, %d already there, %d left out\n", len(res.Added), res.Present, len(res.Skipped))
 			if len(res.Skipped) > 0 {
 				return bugFound
 			}
@@ -71,7 +76,8 @@ reported and left out; the exit status is then 1.`,
 	return cmd
 }
 
-func (a *app) corpusListCmd() *cobra.Command {
+// list is stdbg corpus list.
+func (c *corpusCmd) list() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [DIR|ENTRY...]",
 		Short: "list corpus entries (default: testdata/stdbg)",
@@ -80,7 +86,7 @@ func (a *app) corpusListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.v.GetBool("json") {
+			if c.v.GetBool("json") {
 				type row struct {
 					Path     string `json:"path"`
 					Kind     string `json:"kind,omitempty"`
@@ -99,20 +105,20 @@ func (a *app) corpusListCmd() *cobra.Command {
 					rows = append(rows, r)
 				}
 				b, _ := json.MarshalIndent(rows, "", "  ")
-				fmt.Fprintln(a.stdout, string(b))
+				fmt.Fprintln(c.stdout, string(b))
 				return nil
 			}
 			for _, it := range items {
 				if it.Err != nil {
-					fmt.Fprintf(a.stdout, "%s  UNREADABLE: %s\n", report.Clean(it.Path), report.Clean(it.Err.Error()))
+					fmt.Fprintf(c.stdout, "%s  UNREADABLE: %s\n", report.Clean(it.Path), report.Clean(it.Err.Error()))
 					continue
 				}
 				e := it.Entry
-				fmt.Fprintf(a.stdout, "%s  %s  %s  Path = %s  (%s)\n", report.Clean(it.Path), report.Clean(e.Failure.Kind),
+				fmt.Fprintf(c.stdout, "%s  %s  %s  Path = %s  (%s)\n", report.Clean(it.Path), report.Clean(e.Failure.Kind),
 					report.Clean(targetName(e)), report.Clean(e.Schedule), report.Summary(e.Failure.Message))
 			}
 			if len(items) == 0 {
-				fmt.Fprintln(a.stdout, "no entries")
+				fmt.Fprintln(c.stdout, "no entries")
 			}
 			return nil
 		},
@@ -121,7 +127,8 @@ func (a *app) corpusListCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) corpusShowCmd() *cobra.Command {
+// show is stdbg corpus show.
+func (c *corpusCmd) show() *cobra.Command {
 	var html string
 	cmd := &cobra.Command{
 		Use:   "show ENTRY",
@@ -148,12 +155,12 @@ func (a *app) corpusShowCmd() *cobra.Command {
 					return usageErr("%v", err)
 				}
 			}
-			if a.v.GetBool("json") {
+			if c.v.GetBool("json") {
 				b, _ := json.MarshalIndent(e, "", "  ")
-				fmt.Fprintln(a.stdout, string(b))
+				fmt.Fprintln(c.stdout, string(b))
 				return nil
 			}
-			w := a.stdout
+			w := c.stdout
 			fmt.Fprintf(w, "entry:     %s\n", report.Clean(args[0]))
 			fmt.Fprintf(w, "target:    %s", report.Clean(targetName(e)))
 			if len(e.Target.Args) > 0 {
@@ -167,7 +174,7 @@ func (a *app) corpusShowCmd() *cobra.Command {
 			}
 			if e.Report != nil {
 				fmt.Fprintln(w)
-				e.Report.WriteStyled(w, a.colour())
+				e.Report.WriteStyled(w, c.colour())
 			} else {
 				fmt.Fprintf(w, "%s: %s\n", report.Clean(e.Failure.Kind), report.Clean(e.Failure.Message))
 			}

@@ -7,8 +7,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// corpusPruneCmd removes the entries whose bug is fixed.
-func (a *app) corpusPruneCmd() *cobra.Command {
+// pruneCommand is stdbg corpus prune: it removes the entries whose bug is
+// fixed.
+func (c *rerunner) pruneCommand() *cobra.Command {
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "prune [DIR|ENTRY...]",
@@ -21,7 +22,7 @@ cannot be rerun are kept. --dry-run lists what would be removed.
 Exit status: 0 when every entry could be rerun, 2 when an entry is corrupt
 or errors (nothing is removed then) or when there is no entry.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			results, err := a.rerunAll(args, false, 0, func(rerun) {})
+			results, err := c.all(args, func(rerun) {})
 			if err != nil {
 				return err
 			}
@@ -34,26 +35,26 @@ or errors (nothing is removed then) or when there is no entry.`,
 					continue
 				}
 				if dryRun {
-					fmt.Fprintf(a.stdout, "would remove %s\n", r.Path)
+					fmt.Fprintf(c.stdout, "would remove %s\n", r.Path)
 					removed++
 					continue
 				}
 				if err := os.Remove(r.Path); err != nil {
 					return usageErr("removing %s: %v", r.Path, err)
 				}
-				fmt.Fprintf(a.stdout, "removed %s\n", r.Path)
+				fmt.Fprintf(c.stdout, "removed %s\n", r.Path)
 				removed++
 			}
 			verb := "removed"
 			if dryRun {
 				verb = "would remove"
 			}
-			fmt.Fprintf(a.stdout, "%d entries, %s %d fixed\n", len(results), verb, removed)
+			fmt.Fprintf(c.stdout, "%d entries, %s %d fixed\n", len(results), verb, removed)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the fixed entries instead of removing them")
-	cmd.Flags().StringVar(&a.entryBinary, "binary", "", binaryFlagUsage)
+	cmd.Flags().StringVar(&c.binary, "binary", "", binaryFlagUsage)
 	addSettings(cmd, "transition-timeout", "start-timeout")
 	return cmd
 }

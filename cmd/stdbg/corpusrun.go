@@ -41,10 +41,21 @@ func (r rerun) failing() bool {
 	return r.Status == statusReproduces || r.Status == statusChanged
 }
 
-func (a *app) corpusRunCmd() *cobra.Command {
+// rerunner reruns corpus entries: stdbg corpus run and prune.
+type rerunner struct {
+	*app
+	binary string // --binary: the program for entries of kind binary
+	// reports: each failure's report is built (corpus run --sarif).
+	reports bool
+	// research: a diverged entry's bug is searched again (corpus run
+	// --research), within researchExecs executions.
+	research      bool
+	researchExecs int64
+}
+
+// runCommand is stdbg corpus run.
+func (c *rerunner) runCommand() *cobra.Command {
 	var junit, sarifPath string
-	var research bool
-	var researchExecs int64
 	cmd := &cobra.Command{
 		Use:   "run [DIR|ENTRY...]",
 		Short: "replay every corpus entry and report which bugs still reproduce",
@@ -84,14 +95,14 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 			if err := checkOutput("sarif", sarifPath); err != nil {
 				return err
 			}
-			a.rerunReports = sarifPath != ""
-			results, err := a.rerunAll(args, research, researchExecs, func(r rerun) {
-				if !a.v.GetBool("json") {
+			c.reports = sarifPath != ""
+			results, err := c.all(args, func(r rerun) {
+				if !c.v.GetBool("json") {
 					line := fmt.Sprintf("%-18s %s", strings.ToUpper(r.Status), r.Path)
 					if r.Detail != "" {
 						line += ": " + r.Detail
 					}
-					fmt.Fprintln(a.stdout, line)
+					fmt.Fprintln(c.stdout, line)
 				}
 			})
 			if err != nil {
@@ -121,11 +132,11 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 			for _, r := range results {
 				counts[r.Status]++
 			}
-			if a.v.GetBool("json") {
+			if c.v.GetBool("json") {
 				b, _ := json.MarshalIndent(results, "", "  ")
-				fmt.Fprintln(a.stdout, string(b))
+				fmt.Fprintln(c.stdout, string(b))
 			} else {
-				fmt.Fprintf(a.stdout, "%d entries: %d reproduce, %d fixed, %d diverged, %d fail differently, %d corrupt, %d errors\n",
+				fmt.Fprintf(c.stdout, "%d entries: %d reproduce, %d fixed, %d diverged, %d fail differently, %d corrupt, %d errors\n",
 					len(results), counts[statusReproduces], counts[statusFixed], counts[statusDiverged], counts[statusChanged],
 					counts[statusCorrupt], counts[statusError])
 			}
@@ -133,17 +144,17 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 		},
 	}
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
-	cmd.Flags().StringVar(&a.entryBinary, "binary", "", binaryFlagUsage)
+	cmd.Flags().StringVar(&c.binary, "binary", "", binaryFlagUsage)
 	cmd.Flags().StringVar(&sarifPath, "sarif", "", "also write the entries that reproduce or fail differently as a SARIF 2.1.0 log to this file (corrupt entries and errors as notifications)")
-	cmd.Flags().BoolVar(&research, "research", false, "search again for the bug of diverged entries and update them when it survives")
-	cmd.Flags().Int64Var(&researchExecs, "research-executions", 5000, "most executions spent searching again for one diverged bug")
+	cmd.Flags().BoolVar(&c.research, "research", false, "search again for the bug of diverged entries and update them when it survives")
+	cmd.Flags().Int64Var(&c.researchExecs, "research-executions", 5000, "most executions spent searching again for one diverged bug")
 	addSettings(cmd, "transition-timeout", "start-timeout", "json")
 	return cmd
 }
 
-// rerunAll reruns the entries named by args (corpusItems), calling each
-// with every result as it comes.
-func (a *app) rerunAll(args []string, research bool, budget int64, each func(rerun)) ([]rerun, error) {
+// all reruns the entries named by args (corpusItems), calling each with
+// every result as it comes.
+func (c *rerunner) all(args []string, each func(rerun)) ([]rerun, error) {
 	items, err := corpusItems(args)
 	if err != nil {
 		return nil, err
@@ -153,7 +164,7 @@ func (a *app) rerunAll(args []string, research bool, budget int64, each func(rer
 	var results []rerun
 	for _, it := range items {
 		start := time.Now()
-		r := a.rerunEntry(it, research, budget)
+		r := c.entry(it)
 		r.Seconds = time.Since(start).Seconds()
 		results = append(results, r)
 		each(r)

@@ -23,9 +23,22 @@ const (
 	estimateBudget = 10 * time.Second
 )
 
+// runEstimate runs find --estimate on the target of args.
+func (c *findCmd) runEstimate(args []string) error {
+	p, err := c.plan()
+	if err != nil {
+		return err
+	}
+	if err := c.checkEstimate(p); err != nil {
+		return err
+	}
+	return c.estimateSearch(args, p)
+}
+
 // checkEstimate refuses what --estimate cannot be combined with, in one
 // line.
-func (a *app) checkEstimate(p *plan, outs findOutputs) error {
+func (c *findCmd) checkEstimate(p *plan) error {
+	a, outs := c.app, c.outs
 	switch {
 	case p.sampled():
 		return usageErr("--estimate estimates an exhaustive search: --strategy %s never ends", p.spec.Strategy)
@@ -70,14 +83,15 @@ type estimateResult struct {
 	Elapsed   float64 `json:"elapsed_seconds"`
 }
 
-// estimate runs find --estimate on the target of args.
-func (a *app) estimate(args []string, run string, p *plan) error {
+// estimateSearch estimates the search p of the target of args.
+func (c *findCmd) estimateSearch(args []string, p *plan) error {
+	a := c.app
 	for _, n := range p.notes {
 		fmt.Fprintf(a.stderr, "stdbg: %s\n", n)
 	}
 	stopper := newStopper()
 	defer stopper.stop()
-	t, err := a.resolve(args, run)
+	t, err := a.resolve(args, c.run)
 	if err != nil {
 		return err
 	}
@@ -86,7 +100,7 @@ func (a *app) estimate(args []string, run string, p *plan) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := a.startSession(t, io.Discard, io.Discard, true, nil)
+	s, err := a.startSession(t, session.Options{Stdout: io.Discard, Stderr: io.Discard, FastExit: true})
 	if err != nil {
 		return err
 	}
@@ -127,13 +141,13 @@ func (a *app) estimate(args []string, run string, p *plan) error {
 		fmt.Fprintln(a.stdout, string(b))
 		return nil
 	}
-	a.printEstimate(out, p)
+	c.printEstimate(out, p)
 	return nil
 }
 
 // printEstimate prints an estimate in words.
-func (a *app) printEstimate(out *estimateResult, p *plan) {
-	w := a.stdout
+func (c *findCmd) printEstimate(out *estimateResult, p *plan) {
+	w := c.stdout
 	whose := out.Search
 	if p.spec.Portfolio() {
 		whose += ", the portfolio's exhaustive member"

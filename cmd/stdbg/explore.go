@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"strconv"
 	"strings"
 
@@ -23,16 +22,17 @@ func (a *app) resolve(args []string, run string) (*session.Target, error) {
 	return t, nil
 }
 
-// startSession launches t under the library with the settings: the
-// program's output goes to out and errw, fast ends executions at the
-// program's exit, env are more environment variables.
-func (a *app) startSession(t *session.Target, out, errw io.Writer, fast bool, env []string) (*session.Session, error) {
-	s, err := session.Start(t, session.Options{
-		Stdout: direct(out), Stderr: direct(errw), Env: env, FastExit: fast,
-		TransitionTimeout: a.v.GetDuration("transition-timeout"), StartTimeout: a.v.GetDuration("start-timeout"),
-		Races: a.v.GetBool("races"), SpuriousWakeups: a.v.GetBool("spurious-wakeups"),
-		KeepThreads: a.searching,
-	})
+// startSession launches t under the library with the settings (the
+// timeouts, races, spurious wake-ups). o says the rest: where the
+// program's output goes, more environment, whether executions end at the
+// program's exit (FastExit), keep its threads between them (KeepThreads,
+// a search) and track its state (State, a stateful search or the replay of
+// a lasso).
+func (a *app) startSession(t *session.Target, o session.Options) (*session.Session, error) {
+	o.Stdout, o.Stderr = direct(o.Stdout), direct(o.Stderr)
+	o.TransitionTimeout, o.StartTimeout = a.v.GetDuration("transition-timeout"), a.v.GetDuration("start-timeout")
+	o.Races, o.SpuriousWakeups = a.v.GetBool("races"), a.v.GetBool("spurious-wakeups")
+	s, err := session.Start(t, o)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}

@@ -10,10 +10,16 @@ import (
 	"github.com/stdbg/stdbg/session"
 )
 
-func (a *app) findCmd() *cobra.Command {
-	var run string
-	var estimate bool
-	var outs findOutputs
+// findCmd is stdbg find: its own flags, the search of a target (finder)
+// and what it prints and writes.
+type findCmd struct {
+	*app
+	run      string // --run: the Go tests to check
+	estimate bool   // --estimate: probes only
+	outs     findOutputs
+}
+
+func (c *findCmd) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "find [flags] PROGRAM [-- ARGS...]",
 		Short: "explore the schedules of a program and report the bugs found",
@@ -93,24 +99,17 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
   stdbg find --all --visited --graph embrace.dot examples/c/deadly-embrace.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if estimate {
-				p, err := a.plan()
-				if err != nil {
-					return err
-				}
-				if err := a.checkEstimate(p, outs); err != nil {
-					return err
-				}
-				return a.estimate(args, run, p)
+			if c.estimate {
+				return c.runEstimate(args)
 			}
-			return a.find(args, run, outs)
+			return c.find(args)
 		},
 	}
-	cmd.Flags().StringVar(&run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
-	cmd.Flags().BoolVar(&estimate, "estimate", false, fmt.Sprintf("search nothing: estimate the executions and the time of an exhaustive search (DPOR, or --reduction none's) from random probes (Knuth's estimator; %d probes or %s unless --executions or --budget say otherwise)", estimateProbes, estimateBudget))
-	cmd.Flags().StringVar(&outs.html, "html", "", "also write the bugs found as one self-contained HTML page to this file: threads as lanes, source on hover, who waits for whom")
-	cmd.Flags().StringVar(&outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug)", graphLimit))
-	cmd.Flags().StringVar(&outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
+	cmd.Flags().StringVar(&c.run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
+	cmd.Flags().BoolVar(&c.estimate, "estimate", false, fmt.Sprintf("search nothing: estimate the executions and the time of an exhaustive search (DPOR, or --reduction none's) from random probes (Knuth's estimator; %d probes or %s unless --executions or --budget say otherwise)", estimateProbes, estimateBudget))
+	cmd.Flags().StringVar(&c.outs.html, "html", "", "also write the bugs found as one self-contained HTML page to this file: threads as lanes, source on hover, who waits for whom")
+	cmd.Flags().StringVar(&c.outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug)", graphLimit))
+	cmd.Flags().StringVar(&c.outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions", "budget", "profile",
 		"visited", "livelock", "ltl", "in-target", "races", "memory", "spurious-wakeups", "rand-seed", "quiet")
@@ -135,15 +134,16 @@ func (o findOutputs) check() error {
 	return nil
 }
 
-func (a *app) find(args []string, run string, outs findOutputs) error {
-	p, err := a.plan()
+// find searches the target of args and prints what it found.
+func (c *findCmd) find(args []string) error {
+	p, err := c.plan()
 	if err != nil {
 		return err
 	}
-	if err := outs.check(); err != nil {
+	if err := c.outs.check(); err != nil {
 		return err
 	}
-	if outs.graph != "" {
+	if c.outs.graph != "" {
 		// One recorder sees every execution: the search runs in one copy.
 		if p.shards > 1 {
 			return usageErr("--graph draws a whole search: it cannot be combined with --shard")
@@ -151,7 +151,7 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 		p.split = false
 	}
 	for _, n := range p.notes {
-		fmt.Fprintf(a.stderr, "stdbg: %s\n", n)
+		fmt.Fprintf(c.stderr, "stdbg: %s\n", n)
 	}
 	// ^C, SIGTERM or SIGHUP stops the search: the bugs found so far are
 	// printed and saved, without minimising them. Watched from here on: a
@@ -161,23 +161,19 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	stopper := newStopper()
 	defer stopper.stop()
 	ctx := stopper.ctx
-	t, err := a.resolve(args, run)
+	t, err := c.resolve(args, c.run)
 	if err != nil {
 		return err
 	}
 	// What the search does not model is said with its verdict.
 	for _, w := range t.Notices() {
-		fmt.Fprintln(a.stderr, "stdbg: warning:", w)
+		fmt.Fprintln(c.stderr, "stdbg: warning:", w)
 	}
-	a.searching = true
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	var env []string
-	if a.stateful() {
-		env = session.StateEnv
-	}
-	s, err := a.startSession(t, io.Discard, io.Discard, true, env)
+	s, err := c.startSession(t, session.Options{Stdout: io.Discard, Stderr: io.Discard, FastExit: true, KeepThreads: true,
+		State: c.stateful()})
 	if err != nil {
 		return err
 	}
@@ -186,22 +182,22 @@ func (a *app) find(args []string, run string, outs findOutputs) error {
 	if ctx.Err() != nil {
 		return &exitError{code: stopper.exitCode(), err: fmt.Errorf("stopped by %v before the search began", stopper.signal())}
 	}
-	f := &finder{a: a, t: t, s: s, p: p, outs: outs, maxDepth: a.maxDepth(t)}
-	f.prog = newProgress(a.stderr, a.v.GetBool("quiet"))
+	f := &finder{a: c.app, t: t, s: s, p: p, outs: c.outs, maxDepth: c.maxDepth(t)}
+	f.prog = newProgress(c.stderr, c.v.GetBool("quiet"))
 	defer f.prog.stop()
-	res, err := s.Find(ctx, f.find())
+	res, err := s.Find(ctx, f.sessionFind())
 	f.prog.clear()
 	if f.prof != nil {
-		if err := f.prof.WriteFile(a.v.GetString("profile")); err != nil {
+		if err := f.prof.WriteFile(c.v.GetString("profile")); err != nil {
 			// The bugs found matter more: report them all the same.
-			fmt.Fprintf(a.stderr, "stdbg: %v\n", err)
+			fmt.Fprintf(c.stderr, "stdbg: %v\n", err)
 		}
 	}
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	out := f.result(res)
-	if err := a.writeFind(out, f); err != nil {
+	if err := c.write(out, f); err != nil {
 		return err
 	}
 	if len(out.Bugs) > 0 {

@@ -71,25 +71,26 @@ func scopeNote(t *session.Target) string {
 		"stdbg cc --memory, or annotate it with stdbg_read/stdbg_write)."
 }
 
-func (a *app) printFind(out *findResult) {
-	w := a.stdout
+// printFind prints a find's result in words.
+func (c *findCmd) printFind(out *findResult) {
+	w := c.stdout
 	if len(out.Bugs) == 0 {
 		if out.DepthLimited {
-			fmt.Fprintf(w, "%s (%d executions were cut at %d transitions)\n", report.Style("/!\\ Max depth reached ! /!\\", false, a.colour()),
+			fmt.Fprintf(w, "%s (%d executions were cut at %d transitions)\n", report.Style("/!\\ Max depth reached ! /!\\", false, c.colour()),
 				out.Stats.MaxDepthHit, out.MaxDepth)
 		}
 		if out.Interrupted {
 			fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
 		}
-		fmt.Fprintln(w, report.Style("No property violation found.", false, a.colour()))
-		a.printSearch(out)
+		fmt.Fprintln(w, report.Style("No property violation found.", false, c.colour()))
+		c.printSearch(out)
 		return
 	}
 	for i, r := range out.Bugs {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		r.WriteStyled(w, a.colour())
+		r.WriteStyled(w, c.colour())
 		if r.FoundBy != "" {
 			fmt.Fprintf(w, "Found by %s, in the portfolio.\n", r.FoundBy)
 		}
@@ -111,13 +112,13 @@ func (a *app) printFind(out *findResult) {
 	if out.Interrupted {
 		fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
 	}
-	a.printSearch(out)
+	c.printSearch(out)
 }
 
 // printSearch prints what the search covered, the seed that repeats it and
 // the statistics.
-func (a *app) printSearch(out *findResult) {
-	w := a.stdout
+func (c *findCmd) printSearch(out *findResult) {
+	w := c.stdout
 	fmt.Fprintln(w, out.Coverage)
 	for _, n := range out.NotModelled {
 		fmt.Fprintln(w, "Not modelled: "+strings.Replace(strings.TrimPrefix(n, "not instrumented: "), ": not instrumented: ", ": ", 1))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/hunt"
@@ -56,17 +57,17 @@ func (f *finder) watch(ex search.Executor) (search.Executor, func()) {
 	return ex, done
 }
 
-// find is the session's Find with the settings: the plan, the reports
-// and the corpus; what the search does otherwise than asked is said on
-// stderr.
-func (f *finder) find() *session.Find {
+// sessionFind is the session's Find with the settings: the plan, the
+// reports and the corpus; what the search does otherwise than asked is
+// said on stderr.
+func (f *finder) sessionFind() *session.Find {
 	a, t := f.a, f.t
 	quiet := a.v.GetBool("quiet")
 	fd := &session.Find{
 		Plan: session.Plan{Spec: f.p.spec, Strategy: f.p.st, MaxDepth: f.maxDepth, All: a.v.GetBool("all"), MaxExecutions: f.p.executions,
 			Budget: f.p.budget, Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
 			Jobs: a.v.GetInt("jobs"), Shard: f.p.shard, Shards: f.p.shards,
-			InTarget: a.v.GetBool("in-target"), Watched: a.stateful() || f.outs.graph != "" || a.v.GetString("profile") != ""},
+			InTarget: a.v.GetBool("in-target"), Watched: f.outs.graph != "" || a.v.GetString("profile") != ""},
 		Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
 		Hooks: session.Hooks{Progress: f.prog.update, Minimising: f.prog.minimising,
 			Note: func(msg string) {
@@ -81,7 +82,7 @@ func (f *finder) find() *session.Find {
 		MinimiseNoReduction: a.v.GetString("reduction") == "none",
 	}
 	if !quiet {
-		fd.Hooks.OnBug = a.announcer(t, f.prog)
+		fd.Hooks.OnBug = f.announcer()
 	}
 	if text := a.v.GetString("ltl"); text != "" {
 		fd.LTL, _ = ltl.Parse(text) // checked with the settings
@@ -104,6 +105,43 @@ func (f *finder) find() *session.Find {
 		fd.Corpus = c
 	}
 	return fd
+}
+
+// announcer says each distinct bug the moment it is found, on stderr, so
+// that a long run tells at once what it found. A bug about to be minimised
+// is said without its schedule: the report gives the minimised one.
+func (f *finder) announcer() func(search.Bug) {
+	a, t, prog := f.a, f.t, f.prog
+	var mu sync.Mutex
+	said := map[string]bool{}
+	return func(b search.Bug) {
+		mu.Lock()
+		defer mu.Unlock()
+		if said[b.Outcome.Key()] {
+			return
+		}
+		said[b.Outcome.Key()] = true
+		prog.clear()
+		found := "bug found"
+		if b.By != "" {
+			found = "bug found by " + b.By
+		}
+		if !a.v.GetBool("no-minimise") && b.Cycle == nil {
+			// One Path per bug: the report gives the minimised one (and
+			// the JSON the one found).
+			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; minimising its schedule of %s\n", found, b.Outcome.Kind,
+				report.Summary(b.Outcome.Message), plural(len(b.Schedule), "step"))
+			return
+		}
+		sched := search.LassoString(b.Schedule, b.Cycle)
+		if len(b.Schedule) > 40 { // the path once, in the command that replays it
+			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; %d steps (replay: %s)\n", found, b.Outcome.Kind, report.Summary(b.Outcome.Message),
+				len(b.Schedule), t.ReplayCommand(sched))
+			return
+		}
+		fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; Path = %s (replay: %s)\n", found, b.Outcome.Kind, report.Summary(b.Outcome.Message), sched,
+			t.ReplayCommand(sched))
+	}
 }
 
 // notModelledCoverage rewrites the coverage line of a search that ran out
@@ -162,13 +200,13 @@ func (f *finder) result(found *session.Found) *findResult {
 	return out
 }
 
-// writeFind prints the result and writes the files asked for.
-func (a *app) writeFind(out *findResult, f *finder) error {
-	if a.v.GetBool("json") {
+// write prints the result of a find and writes the files asked for.
+func (c *findCmd) write(out *findResult, f *finder) error {
+	if c.v.GetBool("json") {
 		b, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintln(a.stdout, string(b))
+		fmt.Fprintln(c.stdout, string(b))
 	} else {
-		a.printFind(out)
+		c.printFind(out)
 	}
 	outs := f.outs
 	if outs.sarif != "" {

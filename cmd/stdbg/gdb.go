@@ -44,13 +44,13 @@ func gdbPath() (string, error) {
 	return p, nil
 }
 
-// replayGDB handles replay --gdb and --gdb-script: it runs the schedule
+// gdb handles replay --gdb and --gdb-script: it runs the schedule
 // natively under stdbg (with stacks, for the report), writes the decision
 // log and a GDB script (into a temporary directory, or next to
 // --gdb-script), then runs GDB on the program with that script (--gdb) or
 // says how to (--gdb-script alone). handled is false when neither flag was
 // given: replay then goes on as usual.
-func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (handled bool, err error) {
+func (c *replayer) gdb(cmd *cobra.Command, args []string) (handled bool, err error) {
 	run, _ := cmd.Flags().GetBool("gdb")
 	scriptPath, _ := cmd.Flags().GetString("gdb-script")
 	if !run && scriptPath == "" {
@@ -61,7 +61,7 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 	}
 	decisions, _ := cmd.Flags().GetString("decisions")
 
-	sched, t, env, err := a.debugTarget(cmd, "--gdb", "a program", schedText, "", args)
+	sched, t, env, err := c.debugTarget(cmd, "--gdb", "a program", "", args)
 	if err != nil {
 		return true, err
 	}
@@ -98,12 +98,12 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 		return true, usageErr("--decisions: %v", err)
 	}
 
-	r, trace, err := a.runNative(t, sched, env, decisions)
+	r, trace, err := c.runNative(t, sched, env, decisions)
 	if err != nil {
 		return true, err
 	}
 	if r.Kind == search.Diverged.String() {
-		r.WriteStyled(a.stdout, a.colour())
+		r.WriteStyled(c.stdout, c.colour())
 		return true, &exitError{code: exitUsage, err: errors.New("the schedule does not fit the program: no GDB script written")}
 	}
 
@@ -125,24 +125,24 @@ func (a *app) replayGDB(cmd *cobra.Command, schedText string, args []string) (ha
 		return true, &exitError{code: exitUsage, err: err}
 	}
 
-	r.WriteStyled(a.stdout, a.colour())
+	r.WriteStyled(c.stdout, c.colour())
 	if !run {
-		fmt.Fprintf(a.stdout, "GDB script written to %s (decision log %s).\nDebug the schedule with:\n  gdb -q -x %s\nthen stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K (see the script's header).\n",
+		fmt.Fprintf(c.stdout, "GDB script written to %s (decision log %s).\nDebug the schedule with:\n  gdb -q -x %s\nthen stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K (see the script's header).\n",
 			scriptPath, decisions, session.ShellQuote(scriptPath))
 		return true, nil
 	}
-	fmt.Fprintf(a.stdout, "Starting GDB: %s -q -x %s %s\n", session.ShellQuote(gdbExe), session.ShellQuote(scriptPath), session.ShellQuote(s.Binary))
-	return true, a.runGDB(gdbExe, scriptPath, s.Binary)
+	fmt.Fprintf(c.stdout, "Starting GDB: %s -q -x %s %s\n", session.ShellQuote(gdbExe), session.ShellQuote(scriptPath), session.ShellQuote(s.Binary))
+	return true, c.runGDB(gdbExe, scriptPath, s.Binary)
 }
 
 // runNative runs the schedule once under the checker with stacks, writes
 // the decision log (unless decisions is "") and returns the report and the
 // trace. The program's
 // output is dropped: it shows again under GDB.
-func (a *app) runNative(t *session.Target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []executor.Step, error) {
+func (c *replayer) runNative(t *session.Target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []executor.Step, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := a.startSession(t, io.Discard, io.Discard, false, env)
+	s, err := c.startSession(t, session.Options{Stdout: io.Discard, Stderr: io.Discard, Env: env})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -153,7 +153,7 @@ func (a *app) runNative(t *session.Target, sched schedule.Schedule, env []string
 		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.Arg, err)}
 	}
 	defer e.Close()
-	rr, err := search.Replay(e, sched, a.v.GetInt("max-depth"))
+	rr, err := search.Replay(e, sched, c.v.GetInt("max-depth"))
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.Arg, err)}
 	}
@@ -183,8 +183,8 @@ func (a *app) runNative(t *session.Target, sched schedule.Schedule, env []string
 
 // runGDB runs GDB on the terminal with the script and waits for it. An
 // interrupt (^C) is GDB's to handle: stdbg ignores it meanwhile.
-func (a *app) runGDB(gdbExe, script, binary string) error {
-	return a.runOnTerminal("GDB", exec.Command(gdbExe, "-q", "-x", script, binary), gdbStdin)
+func (c *replayer) runGDB(gdbExe, script, binary string) error {
+	return c.runOnTerminal("GDB", exec.Command(gdbExe, "-q", "-x", script, binary), gdbStdin)
 }
 
 // shorten keeps a comment of the decision log within the line length the
@@ -202,14 +202,15 @@ func shorten(s string) string {
 }
 
 // debugTarget resolves what a debugger replay runs: a corpus entry (whose
-// search depth becomes the default), or --schedule and a program. flag
-// (the debugger's) and what (the kind of program) word the usage errors.
-func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string, args []string) (sched schedule.Schedule, t *session.Target, env []string, err error) {
+// search depth becomes the default), or --schedule and a program (run
+// selects a Go test). flag (the debugger's) and what (the kind of
+// program) word the usage errors.
+func (c *replayer) debugTarget(cmd *cobra.Command, flag, what, run string, args []string) (sched schedule.Schedule, t *session.Target, env []string, err error) {
 	if cmd.Flags().Changed("schedule") {
-		if sched, err = parseSchedule(schedText); err != nil {
+		if sched, err = parseSchedule(c.sched); err != nil {
 			return nil, nil, nil, err
 		}
-		if t, err = a.resolve(args, run); err != nil {
+		if t, err = c.resolve(args, run); err != nil {
 			return nil, nil, nil, err
 		}
 		return sched, t, t.Env, nil
@@ -224,11 +225,11 @@ func (a *app) debugTarget(cmd *cobra.Command, flag, what, schedText, run string,
 	if sched, err = parseSchedule(e.Schedule); err != nil {
 		return nil, nil, nil, err
 	}
-	if t, err = session.FromEntry(args[0], e, a.entryBinary); err != nil {
+	if t, err = session.FromEntry(args[0], e, c.binary); err != nil {
 		return nil, nil, nil, usageErr("%v", err)
 	}
-	if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
-		a.v.Set("max-depth", e.Search.MaxDepth)
+	if c.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
+		c.v.Set("max-depth", e.Search.MaxDepth)
 	}
 	return sched, t, e.Target.Env, nil
 }

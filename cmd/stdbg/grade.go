@@ -11,8 +11,15 @@ import (
 	"github.com/stdbg/stdbg/grade"
 )
 
-func (a *app) gradeCmd() *cobra.Command {
-	var out, plain, gs string
+// grader is stdbg grade: an assignment's checks run on a submission.
+type grader struct {
+	*app
+	// out is the directory of the feedback (--out); plain and gs the
+	// results' files (--json, --gradescope).
+	out, plain, gs string
+}
+
+func (c *grader) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "grade [flags] ASSIGNMENT.yaml SUBMISSION",
 		Short: "grade a student's concurrent program against an assignment, with feedback a student can act on",
@@ -40,16 +47,18 @@ submission cannot be read).`,
       /autograder/source/assignment.yaml /autograder/submission`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.grade(args[0], args[1], out, plain, gs)
+			return c.grade(args[0], args[1])
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "write feedback.txt, the HTML trace of each failure, results.json and result.json into this directory")
-	cmd.Flags().StringVar(&plain, "json", "", "write the result as plain JSON to this file")
-	cmd.Flags().StringVar(&gs, "gradescope", "", "write the result in Gradescope's results.json format to this file")
+	cmd.Flags().StringVar(&c.out, "out", "", "write feedback.txt, the HTML trace of each failure, results.json and result.json into this directory")
+	cmd.Flags().StringVar(&c.plain, "json", "", "write the result as plain JSON to this file")
+	cmd.Flags().StringVar(&c.gs, "gradescope", "", "write the result in Gradescope's results.json format to this file")
 	return cmd
 }
 
-func (a *app) grade(assignment, submission, out, plain, gs string) error {
+// grade grades the submission against the assignment.
+func (c *grader) grade(assignment, submission string) error {
+	out, plain, gs := c.out, c.plain, c.gs
 	asg, err := grade.Load(assignment)
 	if err != nil {
 		return usageErr("%v", err)
@@ -72,7 +81,7 @@ func (a *app) grade(assignment, submission, out, plain, gs string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	res, err := grade.Grade(stopper.ctx, asg, submission, grade.Options{
-		Log: func(msg string) { fmt.Fprintln(a.stderr, "stdbg: grading: "+msg) },
+		Log: func(msg string) { fmt.Fprintln(c.stderr, "stdbg: grading: "+msg) },
 	})
 	if err != nil && res == nil {
 		return usageErr("%v", err)
@@ -85,7 +94,7 @@ func (a *app) grade(assignment, submission, out, plain, gs string) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
-	if err := res.WriteText(a.stdout); err != nil {
+	if err := res.WriteText(c.stdout); err != nil {
 		return err
 	}
 	if err := res.WriteFiles(out, plain, gs); err != nil {
@@ -93,7 +102,7 @@ func (a *app) grade(assignment, submission, out, plain, gs string) error {
 	}
 	if out != "" {
 		abs, _ := filepath.Abs(out)
-		fmt.Fprintf(a.stderr, "stdbg: feedback, traces and results.json written to %s\n", abs)
+		fmt.Fprintf(c.stderr, "stdbg: feedback, traces and results.json written to %s\n", abs)
 	}
 	if res.Score < res.MaxScore {
 		return bugFound

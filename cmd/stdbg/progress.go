@@ -9,9 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
 )
 
 // plainEvery is how often a progress line is printed when stderr is not a
@@ -217,40 +215,4 @@ func (p *progressLine) clear() {
 	}
 	fmt.Fprintf(p.w, "\r%*s\r", p.width, "")
 	p.shown = false
-}
-
-// announcer says each distinct bug the moment it is found, on stderr, so
-// that a long run tells at once what it found. A bug about to be minimised
-// is said without its schedule: the report gives the minimised one.
-func (a *app) announcer(t *session.Target, prog *progressLine) func(search.Bug) {
-	var mu sync.Mutex
-	said := map[string]bool{}
-	return func(b search.Bug) {
-		mu.Lock()
-		defer mu.Unlock()
-		if said[b.Outcome.Key()] {
-			return
-		}
-		said[b.Outcome.Key()] = true
-		prog.clear()
-		found := "bug found"
-		if b.By != "" {
-			found = "bug found by " + b.By
-		}
-		if !a.v.GetBool("no-minimise") && b.Cycle == nil {
-			// One Path per bug: the report gives the minimised one (and
-			// the JSON the one found).
-			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; minimising its schedule of %s\n", found, b.Outcome.Kind,
-				report.Summary(b.Outcome.Message), plural(len(b.Schedule), "step"))
-			return
-		}
-		sched := search.LassoString(b.Schedule, b.Cycle)
-		if len(b.Schedule) > 40 { // the path once, in the command that replays it
-			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; %d steps (replay: %s)\n", found, b.Outcome.Kind, report.Summary(b.Outcome.Message),
-				len(b.Schedule), t.ReplayCommand(sched))
-			return
-		}
-		fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; Path = %s (replay: %s)\n", found, b.Outcome.Kind, report.Summary(b.Outcome.Message), sched,
-			t.ReplayCommand(sched))
-	}
 }

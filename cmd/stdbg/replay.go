@@ -18,8 +18,21 @@ import (
 	"github.com/stdbg/stdbg/wire"
 )
 
-func (a *app) replayCmd() *cobra.Command {
-	var sched, decisions, run string
+// replayer is stdbg replay: one schedule of a program, or a corpus
+// entry's, run natively (replay.go, lasso.go), under GDB (gdb.go) or under
+// Delve (dlv.go).
+type replayer struct {
+	*app
+	sched     string // --schedule
+	decisions string // --decisions: the log to write
+	run       string // --run: the Go test
+	binary    string // --binary: the program for entries of kind binary
+	// htmlOut is the page --html writes; replayOf the command that
+	// replays what is being replayed (an entry), for that page.
+	htmlOut, replayOf string
+}
+
+func (c *replayer) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay (ENTRY | --schedule S PROGRAM [-- ARGS...])",
 		Short: "run one schedule of a program deterministically",
@@ -58,36 +71,36 @@ began, and stops there.`,
   stdbg replay --cycles 10 --schedule '1;1;1;2 (4;2;3;4)*' priority-inversion.c`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.htmlOut, _ = cmd.Flags().GetString("html"); a.htmlOut != "" {
+			if c.htmlOut, _ = cmd.Flags().GetString("html"); c.htmlOut != "" {
 				dbg, _ := cmd.Flags().GetBool("dlv")
 				gdb, _ := cmd.Flags().GetBool("gdb")
 				script, _ := cmd.Flags().GetString("gdb-script")
 				if dbg || gdb || script != "" {
 					return usageErr("--html writes the page of a native replay: it cannot be combined with --gdb, --gdb-script or --dlv")
 				}
-				if err := checkOutput("html", a.htmlOut); err != nil {
+				if err := checkOutput("html", c.htmlOut); err != nil {
 					return err
 				}
 			}
-			if handled, err := a.replayDlv(cmd, sched, run, args); handled {
+			if handled, err := c.dlv(cmd, args); handled {
 				return err
 			}
-			if handled, err := a.replayGDB(cmd, sched, args); handled {
+			if handled, err := c.gdb(cmd, args); handled {
 				return err
 			}
 			if !cmd.Flags().Changed("schedule") {
 				if len(args) == 1 && strings.HasSuffix(args[0], ".json") {
-					return a.replayEntry(cmd, args[0], decisions)
+					return c.entry(cmd, args[0])
 				}
 				return usageErr("replay needs a corpus entry (.json) or --schedule (copy the Path printed by stdbg find)")
 			}
-			return a.replay(sched, decisions, run, args)
+			return c.schedule(args)
 		},
 	}
-	cmd.Flags().StringVar(&sched, "schedule", "", "the schedule to follow, e.g. '1;1;2'")
-	cmd.Flags().StringVar(&run, "run", "", "Go packages: the test to replay (as go test -run)")
-	cmd.Flags().StringVar(&decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
-	cmd.Flags().StringVar(&a.entryBinary, "binary", "", binaryFlagUsage)
+	cmd.Flags().StringVar(&c.sched, "schedule", "", "the schedule to follow, e.g. '1;1;2'")
+	cmd.Flags().StringVar(&c.run, "run", "", "Go packages: the test to replay (as go test -run)")
+	cmd.Flags().StringVar(&c.decisions, "decisions", "", "also write the run's decision log to this file, for replay without stdbg")
+	cmd.Flags().StringVar(&c.binary, "binary", "", binaryFlagUsage)
 	cmd.Flags().String("html", "", "also write the run as a self-contained HTML page (threads as lanes, source on hover) to this file")
 	cmd.Flags().Bool("gdb", false, "run the schedule, then debug it in GDB one thread step at a time (stdbg-next, stdbg-where, stdbg-trace, stdbg-goto K)")
 	cmd.Flags().String("gdb-script", "", "write a GDB script that replays the schedule (and its decision log beside it); with --gdb, run GDB with it")
@@ -100,9 +113,9 @@ began, and stops there.`,
 	return cmd
 }
 
-// replayEntry replays a corpus entry.
-func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
-	a.replayOf = "stdbg replay " + session.ShellQuote(path)
+// entry replays the corpus entry at path.
+func (c *replayer) entry(cmd *cobra.Command, path string) error {
+	c.replayOf = "stdbg replay " + session.ShellQuote(path)
 	e, err := corpus.Load(path)
 	if err != nil {
 		return usageErr("%v", err)
@@ -111,7 +124,7 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 	if err != nil {
 		return err
 	}
-	t, err := session.FromEntry(path, e, a.entryBinary)
+	t, err := session.FromEntry(path, e, c.binary)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -120,42 +133,47 @@ func (a *app) replayEntry(cmd *cobra.Command, path, decisions string) error {
 		if err != nil {
 			return err
 		}
-		return a.replayLasso(sched, cycle, t, e.Target.Env)
+		return c.lasso(sched, cycle, t, e.Target.Env)
 	}
 	// The entry's depth bound, unless the user gave one.
-	if a.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
-		a.v.Set("max-depth", e.Search.MaxDepth)
+	if c.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
+		c.v.Set("max-depth", e.Search.MaxDepth)
 	}
-	return a.replayTarget(sched, decisions, t, e.Target.Env)
+	return c.target(sched, t, e.Target.Env)
 }
 
-func (a *app) replay(text, decisions, run string, args []string) error {
+// schedule replays --schedule (a lasso's too) on the program of args.
+func (c *replayer) schedule(args []string) error {
+	text := c.sched
 	if strings.Contains(text, "(") {
 		stem, cycle, err := search.ParseLasso(text)
 		if err != nil {
 			return usageErr("--schedule %q: %v", text, err)
 		}
-		t, err := a.resolve(args, run)
+		t, err := c.resolve(args, c.run)
 		if err != nil {
 			return err
 		}
-		return a.replayLasso(stem, cycle, t, nil)
+		return c.lasso(stem, cycle, t, nil)
 	}
 	sched, err := parseSchedule(text)
 	if err != nil {
 		return err
 	}
-	t, err := a.resolve(args, run)
+	t, err := c.resolve(args, c.run)
 	if err != nil {
 		return err
 	}
-	return a.replayTarget(sched, decisions, t, nil)
+	return c.target(sched, t, nil)
 }
 
-func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *session.Target, env []string) error {
+// target runs sched on t (env: more environment), shows the program's
+// output and the report, and writes the decision log and the page asked
+// for.
+func (c *replayer) target(sched schedule.Schedule, t *session.Target, env []string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := a.startSession(t, a.stdout, a.stderr, false, env)
+	s, err := c.startSession(t, session.Options{Stdout: c.stdout, Stderr: c.stderr, Env: env})
 	if err != nil {
 		return err
 	}
@@ -170,21 +188,21 @@ func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *session
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.Arg, err)}
 	}
-	rr, err := search.Replay(e, sched, a.maxDepth(t))
+	rr, err := search.Replay(e, sched, c.maxDepth(t))
 	if err != nil {
 		e.Close()
 		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.Arg, err)}
 	}
 	r := report.Build(e, rr.Outcome, s.Syms)
-	if decisions != "" {
+	if c.decisions != "" {
 		comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", t.Arg, sched, rr.Executed)
-		if err := ctarget.WriteDecisions(decisions, e.Trace(), comment); err != nil {
+		if err := ctarget.WriteDecisions(c.decisions, e.Trace(), comment); err != nil {
 			e.Close()
 			return &exitError{code: exitUsage, err: err}
 		}
 		lib, _ := ctarget.Library()
 		r.Notes = append(r.Notes, fmt.Sprintf("decision log written to %s; replay it without stdbg with STDBG_REPLAY=%s LD_PRELOAD=%s %s",
-			decisions, session.ShellQuote(decisions), session.ShellQuote(lib), session.ShellQuote(t.Binary)))
+			c.decisions, session.ShellQuote(c.decisions), session.ShellQuote(lib), session.ShellQuote(t.Binary)))
 	}
 	e.Close()
 	// Let the program's output drain before the report.
@@ -197,13 +215,7 @@ func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *session
 	} else if rr.Leftover > 0 && rr.Outcome.Kind != search.Diverged {
 		r.Notes = append(r.Notes, fmt.Sprintf("the program ended %d steps before the end of the schedule", rr.Leftover))
 	}
-	if a.v.GetBool("json") {
-		b, _ := json.MarshalIndent(r, "", "  ")
-		fmt.Fprintln(a.stdout, string(b))
-	} else {
-		r.WriteStyled(a.stdout, a.colour())
-	}
-	if err := a.replayHTML(r, t, sched.String()); err != nil {
+	if err := c.print(r, t, sched.String()); err != nil {
 		return err
 	}
 	switch {
@@ -215,18 +227,25 @@ func (a *app) replayTarget(sched schedule.Schedule, decisions string, t *session
 	return nil
 }
 
-// replayHTML writes the page of a replay when --html asked for it.
-func (a *app) replayHTML(r *report.Report, t *session.Target, sched string) error {
-	if a.htmlOut == "" {
+// print prints the report of a replay of sched on t (JSON with --json),
+// and writes its page when --html asked for it.
+func (c *replayer) print(r *report.Report, t *session.Target, sched string) error {
+	if c.v.GetBool("json") {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(c.stdout, string(b))
+	} else {
+		r.WriteStyled(c.stdout, c.colour())
+	}
+	if c.htmlOut == "" {
 		return nil
 	}
 	if r.Replay == "" {
-		r.Replay = a.replayOf
+		r.Replay = c.replayOf
 	}
 	if r.Replay == "" {
 		r.Replay = t.ReplayCommand(sched)
 	}
-	if err := writeHTML(a.htmlOut, "replay of "+t.Arg, []*report.Report{r}, nil); err != nil {
+	if err := writeHTML(c.htmlOut, "replay of "+t.Arg, []*report.Report{r}, nil); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	return nil

@@ -27,15 +27,15 @@ func binaryChanged(e *corpus.Entry, t *session.Target) string {
 	return ""
 }
 
-// rerunEntry replays one entry and classifies the result.
-func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) {
+// entry replays one entry and classifies the result.
+func (c *rerunner) entry(it corpus.Item) (r rerun) {
 	r = rerun{Path: it.Path}
 	if it.Err != nil {
 		r.Status, r.Detail = statusCorrupt, it.Err.Error()
 		return r
 	}
 	e := it.Entry
-	t, err := session.FromEntry(it.Path, e, a.entryBinary)
+	t, err := session.FromEntry(it.Path, e, c.binary)
 	if err != nil {
 		var refused *corpus.RefusedError
 		if errors.As(err, &refused) {
@@ -53,9 +53,9 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) 
 		return r
 	}
 	if e.Cycle != "" {
-		return a.rerunLasso(r, e, t, sched)
+		return c.lasso(r, e, t, sched)
 	}
-	s, err := a.startSession(t, io.Discard, io.Discard, true, e.Target.Env)
+	s, err := c.startSession(t, session.Options{Stdout: io.Discard, Stderr: io.Discard, Env: e.Target.Env, FastExit: true})
 	if err != nil {
 		r.Status, r.Detail = statusError, oneLine(err.Error())
 		return r
@@ -80,20 +80,20 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) 
 	switch {
 	case o != nil && o.Kind == search.Diverged:
 		r.Status, r.Detail = statusDiverged, o.Message
-		if research {
+		if c.research {
 			ex.Close()
-			if found := researchEntry(s, it.Path, e, sched[:o.Step], depth, budget); found != "" {
+			if found := researchEntry(s, it.Path, e, sched[:o.Step], depth, c.researchExecs); found != "" {
 				r.Status, r.Detail = statusReproduces, o.Message+"; the bug survives: "+found
 			} else {
-				r.Detail += fmt.Sprintf("; no %s found again within %d executions", e.Failure.Kind, budget)
+				r.Detail += fmt.Sprintf("; no %s found again within %d executions", e.Failure.Kind, c.researchExecs)
 			}
 		}
 	case o != nil && o.Kind.String() == e.Failure.Kind && o.Where == e.Failure.Where:
 		r.Status, r.Detail = statusReproduces, fmt.Sprintf("%s: %s", o.Kind, o.Message)
-		r.report = a.rerunReport(s, ex, it.Path, sched, *o, depth)
+		r.report = c.report(s, ex, it.Path, sched, *o, depth)
 	case o != nil && o.Kind.IsBug():
 		r.Status, r.Detail = statusChanged, fmt.Sprintf("now %s: %s (was %s at %s)", o.Kind, o.Message, e.Failure.Kind, e.Failure.Where)
-		r.report = a.rerunReport(s, ex, it.Path, sched, *o, depth)
+		r.report = c.report(s, ex, it.Path, sched, *o, depth)
 	case rr.Leftover > 0:
 		// The program ended (or was cut) before the schedule did: the
 		// schedule no longer fits, which says nothing of the bug.
@@ -110,11 +110,11 @@ func (a *app) rerunEntry(it corpus.Item, research bool, budget int64) (r rerun) 
 	return r
 }
 
-// rerunReport is the report of an entry's failure as it happens now
-// (replayed again with stacks), when reports were asked for: nil
-// otherwise, or when the replay does not give it.
-func (a *app) rerunReport(s *session.Session, ex io.Closer, path string, sched schedule.Schedule, o search.Outcome, depth int) *report.Report {
-	if !a.rerunReports {
+// report is the report of an entry's failure as it happens now (replayed
+// again with stacks), when reports were asked for: nil otherwise, or when
+// the replay does not give it.
+func (c *rerunner) report(s *session.Session, ex io.Closer, path string, sched schedule.Schedule, o search.Outcome, depth int) *report.Report {
+	if !c.reports {
 		return nil
 	}
 	ex.Close()

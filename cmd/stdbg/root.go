@@ -11,7 +11,12 @@ import (
 // version is stdbg's version, recorded in reports.
 const version = "0.1.0"
 
-// app holds what the commands share.
+// app holds what the commands share: the settings (flags, STDBG_*
+// variables and stdbg.yaml, through viper), stdbg's output, and how a
+// target is resolved, started and searched with the settings. Each command
+// is a type of its own built from it (findCmd, tester, replayer,
+// corpusCmd and rerunner, grader, ccCmd, configCmd), which holds the
+// command's own flags and state.
 type app struct {
 	v          *viper.Viper
 	stdout     io.Writer
@@ -19,18 +24,6 @@ type app struct {
 	configFile string // the file read, "" if none
 	cfgInvalid []string
 	cmd        *cobra.Command // the command running, once its settings are loaded
-	// searching: the processes started run a search (find), whose reused
-	// children keep the program's threads between executions.
-	searching bool
-	// rerunReports: corpus reruns build the report of each failure
-	// (corpus run --sarif).
-	rerunReports bool
-	// htmlOut is the page replay --html writes; replayOf the command that
-	// replays what is being replayed (an entry), for that page.
-	htmlOut, replayOf string
-	// entryBinary is the program the user names (--binary) to run for
-	// corpus entries of kind binary instead of the entry's own.
-	entryBinary string
 }
 
 // explicit reports whether the user chose the setting key (by flag,
@@ -90,6 +83,8 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr("%v (see stdbg %s --help)", err, cmd.Name())
 	})
-	root.AddCommand(a.findCmd(), a.testCmd(), a.replayCmd(), a.corpusCmd(), a.gradeCmd(), a.ccCmd(), a.configCmd(), a.versionCmd())
+	cfg := &configCmd{app: a}
+	root.AddCommand((&findCmd{app: a}).command(), (&tester{app: a}).command(), (&replayer{app: a}).command(),
+		(&corpusCmd{app: a}).command(), (&grader{app: a}).command(), (&ccCmd{app: a}).command(), cfg.command(), cfg.versionCommand())
 	return root
 }

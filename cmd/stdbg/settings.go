@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/search"
 )
 
@@ -207,6 +208,25 @@ func (a *app) validate() error {
 		return err
 	}
 	return a.validateStateful()
+}
+
+// validateStateful checks the settings of stateful search and liveness:
+// the lasso replay's cycles, the formula, and what search.Spec refuses to
+// combine with a stateful search (in the words of the flags).
+func (a *app) validateStateful() error {
+	if n := a.v.GetInt("cycles"); n < 1 {
+		return usageErr("cycles must be at least 1, not %d", n)
+	}
+	if f := a.v.GetString("ltl"); f != "" {
+		if _, err := ltl.Parse(f); err != nil {
+			return usageErr("--ltl: %v", err)
+		}
+	}
+	if !a.stateful() {
+		return nil
+	}
+	_, err := a.searchSpec()
+	return err
 }
 
 // validRandSeed reports whether s is a seed the Go runtime accepts.

@@ -32,6 +32,11 @@ type plan struct {
 	notes []string
 }
 
+// stateful reports whether the settings ask for a stateful search.
+func (a *app) stateful() bool {
+	return a.v.GetBool("visited") || a.v.GetBool("livelock") || a.v.GetString("ltl") != ""
+}
+
 // searchSpec is the search the settings name (its seed not yet chosen).
 // Without a strategy named, it is the portfolio, unless a reduction, a
 // bound or a stateful search names the dfs (search.Spec.Normal).
@@ -101,8 +106,11 @@ func (a *app) plan() (*plan, error) {
 // flagWords says a search.Spec's complaint in the words of find's flags.
 func flagWords(msg string) string {
 	r := strings.NewReplacer("a bound of preemptions bounds", "--preemptions bounds", "a bound of delays bounds", "--delays bounds",
-		"the dpor reduction", "--reduction dpor", "a stateful search cannot be bounded by",
+		"the dpor reduction", "--reduction dpor", "a stateful search cannot be bounded by ",
 		"--visited, --livelock and --ltl need the full state graph: they cannot be combined with --",
+		"a stateful search needs the full state graph: it cannot be combined with strategy ",
+		"--visited, --livelock and --ltl need the full state graph: they cannot be combined with --strategy ",
+		"(use strategy dfs)", "(use --strategy dfs)",
 		"a stateful search", "--visited (and --livelock, --ltl)",
 		"bounded by preemptions:", "--preemptions:", "bounded by delays:", "--delays:",
 		"stateful search:", "stateful search (--visited, --livelock, --ltl):")

@@ -28,8 +28,15 @@ type testFlags struct {
 	timeout         time.Duration
 }
 
-func (a *app) testCmd() *cobra.Command {
-	var tf testFlags
+// tester is stdbg test: go test's flags, and each test of the packages
+// searched as find searches a program.
+type tester struct {
+	*app
+	tf testFlags
+}
+
+func (c *tester) command() *cobra.Command {
+	tf := &c.tf
 	cmd := &cobra.Command{
 		Use:   "test [packages] [flags]",
 		Short: "explore the schedules of every test of Go packages, as go test runs them",
@@ -66,7 +73,7 @@ usage.`,
   stdbg test --budget 10s -json ./... > events.json
   stdbg test -count=1 -tags integration ./store/...`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.test(args, tf)
+			return c.test(args)
 		},
 	}
 	f := cmd.Flags()
@@ -91,7 +98,10 @@ usage.`,
 	return cmd
 }
 
-func (a *app) test(args []string, tf testFlags) error {
+// test explores the tests of the packages args names, and prints and
+// writes the results.
+func (c *tester) test(args []string) error {
+	a, tf := c.app, c.tf
 	if tf.count < 0 {
 		return usageErr("-count must be 0 or more, not %d", tf.count)
 	}
@@ -119,7 +129,6 @@ func (a *app) test(args []string, tf testFlags) error {
 	}
 	stopper := newStopper()
 	defer stopper.stop()
-	a.searching = true
 	cfg := gotest.Config{
 		Patterns: args, Tags: tf.tags, Run: tf.run, Skip: tf.skip, Short: tf.short, Timeout: tf.timeout, Count: tf.count,
 		Verbose: tf.verbose, JSON: a.v.GetBool("json"), Parallel: tf.parallel, Race: a.v.GetBool("races"), Shard: shard, Shards: shards,
@@ -127,8 +136,8 @@ func (a *app) test(args []string, tf testFlags) error {
 		Options: session.Options{Stdout: nil, Stderr: nil, FastExit: true,
 			TransitionTimeout: a.v.GetDuration("transition-timeout"), StartTimeout: a.v.GetDuration("start-timeout"),
 			Races: a.v.GetBool("races"), SpuriousWakeups: a.v.GetBool("spurious-wakeups"), KeepThreads: true},
-		Search:   a.testSearch(p),
-		CacheKey: a.testCacheKey(),
+		Search:   c.search(p),
+		CacheKey: c.cacheKey(),
 		Stdout:   a.stdout,
 	}
 	if tf.count == 0 {
@@ -168,11 +177,12 @@ func (a *app) test(args []string, tf testFlags) error {
 	return nil
 }
 
-// testSearch is the search of one test, as find's: the plan (a strategy of
+// search is the search of one test, as find's: the plan (a strategy of
 // its own), the corpus of the test (testdata/stdbg/TestName in its package,
 // or under --corpus), the reports; what find says on stderr becomes the
 // test's notes.
-func (a *app) testSearch(p *plan) func(ctx context.Context, s *session.Session, tt *gotest.Test) (*gotest.Searched, error) {
+func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, tt *gotest.Test) (*gotest.Searched, error) {
+	a := c.app
 	return func(ctx context.Context, s *session.Session, tt *gotest.Test) (*gotest.Searched, error) {
 		pt := *p
 		var err error
@@ -185,7 +195,7 @@ func (a *app) testSearch(p *plan) func(ctx context.Context, s *session.Session, 
 		if dir := a.v.GetString("corpus"); dir != "" {
 			f.corpusDir = filepath.Join(dir, filepath.FromSlash(tt.Package), tt.Name)
 		}
-		fd := f.find()
+		fd := f.sessionFind()
 		fd.Hooks.OnBug = nil
 		if !a.explicit("jobs") {
 			fd.Plan.Jobs = tt.Jobs
@@ -206,9 +216,10 @@ func (a *app) testSearch(p *plan) func(ctx context.Context, s *session.Session, 
 	}
 }
 
-// testCacheKey holds what the results of stdbg test depend on besides the
+// cacheKey holds what the results of stdbg test depend on besides the
 // tests' inputs: stdbg's version and the settings of the search.
-func (a *app) testCacheKey() string {
+func (c *tester) cacheKey() string {
+	a := c.app
 	skip := map[string]bool{"json": true, "quiet": true, "corpus": true, "no-save": true, "jobs": true, "profile": true, "cycles": true}
 	keys := knownKeys()
 	sort.Strings(keys)

@@ -14,6 +14,7 @@ import (
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/search/searchtest"
 	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -48,7 +49,7 @@ func exploreWith(t *testing.T, path string, args []string, st search.Strategy, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit, KeepThreads: true})
+	p, err := ctarget.Start(targetproc.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit, KeepThreads: true})
 	if err != nil {
 		t.Fatalf("starting %s: %v", path, err)
 	}

@@ -13,14 +13,16 @@ import (
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
+	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
 // C programs are compiled with the project's own C build (ctarget's
 // compiler, flags and stdbg.h), each source under the cache directory
-// (ctarget.CacheDir) by the hash of its text, and run under the
+// (cachedir.Dir) by the hash of its text, and run under the
 // interposition library as stdbg find runs them: executions end fast, a
 // child serves many of them, threads are kept, spurious wake-ups of
 // condition waits are explored, and data races are reported when the
@@ -37,7 +39,7 @@ type cTarget struct {
 func (t *cTarget) lang() Lang { return C }
 
 func (t *cTarget) executor(stateful bool) (search.Executor, func(), error) {
-	cfg := ctarget.Config{Binary: t.exe, Args: t.args, Flags: wire.FlagFastExit, KeepThreads: true}
+	cfg := targetproc.Config{Binary: t.exe, Args: t.args, Flags: wire.FlagFastExit, KeepThreads: true}
 	if stateful {
 		// As stdbg find --visited: the library tracks the heap from the
 		// start, and every hand-over reports the state.
@@ -115,7 +117,7 @@ func (b *cBatch) target(seed uint64) (target, bool) {
 // compileC compiles a C source into the cache, under the hash of its
 // text, and returns the executable; a compiled one is reused.
 func compileC(src string) (string, error) {
-	base, err := ctarget.CacheDir()
+	base, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}

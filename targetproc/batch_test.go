@@ -1,4 +1,4 @@
-package ctarget_test
+package targetproc_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -28,7 +29,7 @@ func TestBatchesSameSearch(t *testing.T) {
 				t.Fatal(err)
 			}
 			run := func(batches bool) (*search.Result, int64) {
-				p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: true})
+				p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, KeepThreads: true})
 				var ex search.Executor = c
 				if !batches {
 					ex = oneAtATime{c}
@@ -112,7 +113,7 @@ func TestBatchNondeterminism(t *testing.T) {
 	for _, tc := range []struct{ name, crash string }{{"other-result", "0"}, {"crash", "1"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			exe := buildSource(t, tc.name+".c", "#define CRASH "+tc.crash+"\n"+unrepeatable)
-			p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: true})
+			p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, KeepThreads: true})
 			_, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
 			if !errors.Is(err, search.ErrNondeterministic) {
 				t.Fatalf("search ended with %v, want the program's nondeterminism", err)

@@ -1,4 +1,4 @@
-package ctarget_test
+package targetproc_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -34,7 +35,7 @@ int main(void) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, Wrap: tc.wrap, Dir: t.TempDir()})
+			p, err := ctarget.Start(targetproc.Config{Binary: exe, Flags: wire.FlagFastExit, Wrap: tc.wrap, Dir: t.TempDir()})
 			if !tc.ok {
 				if err == nil {
 					p.Close()

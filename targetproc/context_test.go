@@ -1,4 +1,4 @@
-package ctarget_test
+package targetproc_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -77,7 +78,7 @@ func TestContextsShareKernelThread(t *testing.T) {
 				imp = "1"
 			}
 			exe := buildSource(t, "ktid.c", strings.Replace(kernelThreads, "IMPORT", imp, 1))
-			p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: true, NoContexts: tc.noContexts})
+			p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, KeepThreads: true, NoContexts: tc.noContexts})
 			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
 			if err != nil {
 				t.Fatal(err)
@@ -158,7 +159,7 @@ func TestContextsSameSearch(t *testing.T) {
 	for _, pr := range progs {
 		t.Run(pr.name, func(t *testing.T) {
 			run := func(noContexts bool) *search.Result {
-				_, c := startChecker(t, pr.exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: true, NoContexts: noContexts})
+				_, c := startChecker(t, pr.exe, targetproc.Config{Flags: wire.FlagFastExit, KeepThreads: true, NoContexts: noContexts})
 				res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
 				if err != nil {
 					t.Fatal(err)
@@ -246,7 +247,7 @@ func TestNewThreadsRoundAsTheirCreator(t *testing.T) {
 		{"contexts", true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: tc.keep, NoContexts: tc.noContexts})
+			p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, KeepThreads: tc.keep, NoContexts: tc.noContexts})
 			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
 			if err != nil {
 				t.Fatal(err)
@@ -308,7 +309,7 @@ func TestNewThreadsHaveTheirCreatorsMask(t *testing.T) {
 	exe := buildSource(t, "mask.c", blockedSignal)
 	for _, keep := range []bool{false, true} {
 		t.Run(fmt.Sprintf("kept=%v", keep), func(t *testing.T) {
-			p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: keep})
+			p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, KeepThreads: keep})
 			res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package ctarget_test
+package targetproc_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -21,7 +22,7 @@ func ExampleProcess_Reused() {
 		fmt.Println(err)
 		return
 	}
-	p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit})
+	p, err := ctarget.Start(targetproc.Config{Binary: exe, Flags: wire.FlagFastExit})
 	if err != nil {
 		fmt.Println(err)
 		return

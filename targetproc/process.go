@@ -1,4 +1,12 @@
-package ctarget
+// Package targetproc runs the processes of targets of any kind under
+// stdbg: it starts a program as a fork server (a C or C++ program with
+// stdbg's interposition library preloaded, package ctarget) or as a process
+// per execution (a Go program, which brings its runtime, package sthread),
+// drives its executions through the wire protocol (package wire) as an
+// executor.Runtime, resets and reuses children between executions and keeps
+// their threads parked, sends runs of steps in batches, and places the
+// processes and the checker's threads on CPUs.
+package targetproc
 
 import (
 	"debug/elf"
@@ -40,7 +48,9 @@ type Config struct {
 	Wrap []string
 	// Stdout and Stderr receive the program's output; nil discards it.
 	Stdout, Stderr io.Writer
-	// Library is the interposition library; "" builds or finds it.
+	// Library is the interposition library to preload, required unless
+	// NoPreload (ctarget.Library builds stdbg's C library, and
+	// ctarget.Start preloads it).
 	Library string
 	// TransitionTimeout bounds each transition (default 5s).
 	TransitionTimeout time.Duration
@@ -172,13 +182,8 @@ func Start(cfg Config) (*Process, error) {
 		}
 	} else if err := CheckBinary(cfg.Binary); err != nil {
 		return nil, err
-	}
-	if cfg.Library == "" && !cfg.NoPreload {
-		lib, err := Library()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Library = lib
+	} else if cfg.Library == "" {
+		return nil, errors.New("no interposition library to preload: set Config.Library (ctarget.Start preloads stdbg's) or Config.NoPreload")
 	}
 	mb, err := wire.NewMailbox()
 	if err != nil {

@@ -1,4 +1,4 @@
-package ctarget
+package targetproc
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -58,7 +59,7 @@ func ClaimCPUs(n int) *CPUClaim {
 	if os.Getenv("STDBG_PIN") == "0" || n < 1 {
 		return c
 	}
-	base, err := CacheDir()
+	base, err := cachedir.Dir()
 	if err != nil {
 		return c
 	}

@@ -1,4 +1,4 @@
-package ctarget_test
+package targetproc_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -35,17 +36,17 @@ func onlyCPU(t *testing.T, pid int) int {
 // stay on the target CPU, the checker's thread on its own and gets its CPUs
 // back at Close, and the search is the same as an unplaced one.
 func TestPin(t *testing.T) {
-	cpus := ctarget.AllowedCPUs()
+	cpus := targetproc.AllowedCPUs()
 	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", "deadly-embrace.c"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	search1 := func(pl *ctarget.Placement) *search.Result {
+	search1 := func(pl *targetproc.Placement) *search.Result {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		var before unix.CPUSet
 		unix.SchedGetaffinity(0, &before)
-		p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit})
+		p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit})
 		if pl != nil {
 			if err := p.Pin(*pl); err != nil {
 				t.Fatal(err)
@@ -83,9 +84,9 @@ func TestPin(t *testing.T) {
 	if !want.Complete || len(want.Bugs) == 0 {
 		t.Fatalf("unplaced search: complete %v with %d bugs, want the deadlock", want.Complete, len(want.Bugs))
 	}
-	places := []ctarget.Placement{{Checker: cpus[0], Target: cpus[0]}}
+	places := []targetproc.Placement{{Checker: cpus[0], Target: cpus[0]}}
 	if len(cpus) >= 2 {
-		places = append(places, ctarget.Placement{Checker: cpus[0], Target: cpus[1]})
+		places = append(places, targetproc.Placement{Checker: cpus[0], Target: cpus[1]})
 	} else {
 		t.Log("one CPU: the checker and the program can only share it")
 	}

@@ -1,4 +1,4 @@
-package ctarget_test
+package targetproc_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -73,12 +74,12 @@ int main(void)
 
 // exhaustC explores exe exhaustively with DFS and returns the result and
 // how many executions reused a child.
-func exhaustC(t *testing.T, exe string, cfg ctarget.Config, maxDepth int) (*search.Result, int64) {
+func exhaustC(t *testing.T, exe string, cfg targetproc.Config, maxDepth int) (*search.Result, int64) {
 	return exhaustWith(t, exe, cfg, maxDepth, search.NewDFS())
 }
 
 // exhaustWith is exhaustC with a strategy of the caller's.
-func exhaustWith(t *testing.T, exe string, cfg ctarget.Config, maxDepth int, st search.Strategy) (*search.Result, int64) {
+func exhaustWith(t *testing.T, exe string, cfg targetproc.Config, maxDepth int, st search.Strategy) (*search.Result, int64) {
 	t.Helper()
 	cfg.Flags |= wire.FlagFastExit
 	cfg.KeepThreads = true
@@ -95,7 +96,7 @@ func exhaustWith(t *testing.T, exe string, cfg ctarget.Config, maxDepth int, st 
 
 func TestReuseStartsFromTheFork(t *testing.T) {
 	exe := buildSource(t, "fresh.c", fresh)
-	res, reused := exhaustC(t, exe, ctarget.Config{}, 1000)
+	res, reused := exhaustC(t, exe, targetproc.Config{}, 1000)
 	for _, b := range res.Bugs {
 		t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
 	}
@@ -124,13 +125,13 @@ func TestThreadLocalFresh(t *testing.T) {
 
 // exploreBundled exhausts a bundled example with DPOR and fails the test
 // on any bug; it returns the process and the result.
-func exploreBundled(t *testing.T, name string) (*ctarget.Process, *search.Result) {
+func exploreBundled(t *testing.T, name string) (*targetproc.Process, *search.Result) {
 	t.Helper()
 	exe, err := ctarget.Build(filepath.Join("..", "examples", "c", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, c := startChecker(t, exe, ctarget.Config{Flags: wire.FlagFastExit, KeepThreads: true})
+	p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, KeepThreads: true})
 	res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, All: true})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +175,7 @@ int main(void)
 	return 0;
 }
 `)
-	res, reused := exhaustC(t, exe, ctarget.Config{}, 1000)
+	res, reused := exhaustC(t, exe, targetproc.Config{}, 1000)
 	for _, b := range res.Bugs {
 		t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
 	}
@@ -251,8 +252,8 @@ func compareReuse(t *testing.T, exe string, maxDepth int) (*search.Result, int64
 // deterministic one: both searches must run the same executions).
 func compareReuseWith(t *testing.T, exe string, maxDepth int, st func() search.Strategy) (*search.Result, int64) {
 	t.Helper()
-	with, reused := exhaustWith(t, exe, ctarget.Config{}, maxDepth, st())
-	without, none := exhaustWith(t, exe, ctarget.Config{NoReuse: true}, maxDepth, st())
+	with, reused := exhaustWith(t, exe, targetproc.Config{}, maxDepth, st())
+	without, none := exhaustWith(t, exe, targetproc.Config{NoReuse: true}, maxDepth, st())
 	if none != 0 {
 		t.Errorf("NoReuse: %d executions reused a child", none)
 	}

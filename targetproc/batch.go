@@ -1,4 +1,4 @@
-package ctarget
+package targetproc
 
 import (
 	"fmt"

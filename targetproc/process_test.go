@@ -1,8 +1,9 @@
-package ctarget_test
+package targetproc_test
 
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -10,6 +11,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/targetproc"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -29,7 +31,7 @@ int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0)
 		reuse bool
 	}{{"reused", true}, {"forked", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := ctarget.Start(ctarget.Config{Binary: exe, Flags: wire.FlagFastExit, NoReuse: !tc.reuse, KeepThreads: true})
+			p, err := ctarget.Start(targetproc.Config{Binary: exe, Flags: wire.FlagFastExit, NoReuse: !tc.reuse, KeepThreads: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,6 +55,48 @@ int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0)
 				if err := unix.Kill(pid, 0); !errors.Is(err, unix.ESRCH) {
 					t.Errorf("process %d of the program still exists after Close (kill 0: %v)", pid, err)
 				}
+			}
+		})
+	}
+}
+
+// TestStartNeedsLibrary checks that a program to run with a library
+// preloaded is refused, with the reason, when none is named, and runs with
+// the one named (ctarget.Start names stdbg's).
+func TestStartNeedsLibrary(t *testing.T) {
+	exe := buildSource(t, "one.c", `#include <pthread.h>
+static void *work(void *a) { return a; }
+int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0); return 0; }
+`)
+	lib, err := ctarget.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, lib string
+		err       string
+	}{
+		{"none", "", "no interposition library to preload"},
+		{"stdbg's", lib, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := targetproc.Start(targetproc.Config{Binary: exe, Library: tc.lib, Flags: wire.FlagFastExit})
+			if tc.err != "" {
+				if err == nil {
+					p.Close()
+				}
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Start without a library: %v, want an error saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			res, err := search.Explore(context.Background(), executor.New(p, executor.Options{FastExit: true}), search.NewDFS(), search.Options{})
+			if err != nil || !res.Complete || len(res.Bugs) != 0 {
+				t.Fatalf("explore: %v, complete %v, bugs %v", err, res.Complete, res.Bugs)
 			}
 		})
 	}

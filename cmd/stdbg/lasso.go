@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
 
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -16,40 +14,18 @@ import (
 	"github.com/stdbg/stdbg/wire"
 )
 
-// stateful reports whether the settings ask for a stateful search.
-func (a *app) stateful() bool {
-	return a.v.GetBool("visited") || a.v.GetBool("livelock") || a.v.GetString("ltl") != ""
-}
+// This file replays lassos, the schedules of livelocks and violations of
+// LTL properties: a stem, then a cycle run again and again.
 
-// validateStateful refuses the combinations of stateful search and
-// reductions that are not sound (docs/liveness.md), and bad formulas.
-func (a *app) validateStateful() error {
-	if n := a.v.GetInt("cycles"); n < 1 {
-		return usageErr("cycles must be at least 1, not %d", n)
-	}
-	if f := a.v.GetString("ltl"); f != "" {
-		if _, err := ltl.Parse(f); err != nil {
-			return usageErr("--ltl: %v", err)
-		}
-	}
-	if !a.stateful() {
-		return nil
-	}
-	if s := a.v.GetString("strategy"); s != search.StrategyDFS && (a.explicit("strategy") || s != search.StrategyPortfolio) {
-		return usageErr("--visited, --livelock and --ltl need the full state graph: they cannot be combined with --strategy %s (use --strategy dfs)", s)
-	}
-	_, err := a.searchSpec()
-	return err
-}
-
-// replayLasso runs a lasso's stem and then its cycle --cycles times, with
-// state reports, shows the program's output and the trace, and says
-// whether each run of the cycle came back to the state where it began.
-// Exit 1 when they all did (the livelock reproduces).
-func (a *app) replayLasso(stem, cycle schedule.Schedule, t *session.Target, env []string) error {
+// lasso runs a lasso's stem and then its cycle --cycles times, with state
+// reports, shows the program's output and the trace, and says whether each
+// run of the cycle came back to the state where it began. Exit 1 when they
+// all did (the livelock reproduces).
+func (c *replayer) lasso(stem, cycle schedule.Schedule, t *session.Target, env []string) error {
+	a := c.app
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := a.startSession(t, a.stdout, a.stderr, true, append(env, session.StateEnv...))
+	s, err := a.startSession(t, session.Options{Stdout: a.stdout, Stderr: a.stderr, Env: env, FastExit: true, State: true})
 	if err != nil {
 		return err
 	}
@@ -105,13 +81,7 @@ func (a *app) replayLasso(stem, cycle schedule.Schedule, t *session.Target, env 
 		reproduced = true
 		r.Notes = r.Notes[:len(r.Notes)-1]
 	}
-	if a.v.GetBool("json") {
-		b, _ := json.MarshalIndent(r, "", "  ")
-		fmt.Fprintln(a.stdout, string(b))
-	} else {
-		r.WriteStyled(a.stdout, a.colour())
-	}
-	if err := a.replayHTML(r, t, search.LassoString(stem, cycle)); err != nil {
+	if err := c.print(r, t, search.LassoString(stem, cycle)); err != nil {
 		return err
 	}
 	switch {
@@ -123,17 +93,17 @@ func (a *app) replayLasso(stem, cycle schedule.Schedule, t *session.Target, env 
 	return nil
 }
 
-// rerunLasso replays a stored livelock or liveness violation for corpus
-// run: it reproduces when every run of the cycle comes back to the state
-// where the cycle began (or, for a violation by a program that ends, when
-// the stem still ends the program).
-func (a *app) rerunLasso(r rerun, e *corpus.Entry, t *session.Target, stem schedule.Schedule) rerun {
+// lasso replays a stored livelock or liveness violation for corpus run:
+// it reproduces when every run of the cycle comes back to the state where
+// the cycle began (or, for a violation by a program that ends, when the
+// stem still ends the program).
+func (c *rerunner) lasso(r rerun, e *corpus.Entry, t *session.Target, stem schedule.Schedule) rerun {
 	cycle, err := schedule.Parse(e.Cycle)
 	if err != nil {
 		r.Status, r.Detail = statusCorrupt, "cycle: "+err.Error()
 		return r
 	}
-	s, err := a.startSession(t, io.Discard, io.Discard, true, append(append([]string(nil), e.Target.Env...), session.StateEnv...))
+	s, err := c.startSession(t, session.Options{Stdout: io.Discard, Stderr: io.Discard, Env: e.Target.Env, FastExit: true, State: true})
 	if err != nil {
 		r.Status, r.Detail = statusError, oneLine(err.Error())
 		return r

@@ -1,4 +1,4 @@
-package ctarget
+package targetproc
 
 // AllowedCPUs lists the CPUs this process may run on, for the tests.
 var AllowedCPUs = allowedCPUs
