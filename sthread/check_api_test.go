@@ -250,3 +250,25 @@ func TestExploreMinimises(t *testing.T) {
 		})
 	}
 }
+
+// TestStatefulRefusesStrategy: a stateful search (a visited set) with a
+// strategy of the caller's is refused, for every stateful option: with
+// DPOR it would cut executions at states explored and miss bugs.
+func TestStatefulRefusesStrategy(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opt  sthread.Option
+	}{
+		{"Visited", sthread.Visited()},
+		{"Livelock", sthread.Livelock()},
+		{"LTL", sthread.LTL("G !bad")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ran := false
+			_, err := sthread.Explore(func() { ran = true }, sthread.Strategy(search.NewDPOR()), tt.opt)
+			if err == nil || !strings.Contains(err.Error(), "cannot take a Strategy") || ran {
+				t.Errorf("Explore with DPOR and %s: %v (ran %v), want a refusal before running", tt.name, err, ran)
+			}
+		})
+	}
+}
