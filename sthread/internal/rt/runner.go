@@ -68,6 +68,9 @@ type Config struct {
 	// first began (see state.go): for the search inside the target, which
 	// runs every execution in one process.
 	Restore bool
+	// Vars is the number of variables that must have registered
+	// themselves (targetsearch.Spec.Vars): with fewer, Begin fails.
+	Vars int
 }
 
 // Frames captured: at a scheduling point (the user's call and, when a report

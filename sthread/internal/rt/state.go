@@ -86,20 +86,15 @@ func own(pkg string) bool {
 //
 //go:norace
 func (r *Runner) putBack() (err error) {
-	if r.state == nil {
-		varsMu.Lock()
-		r.state = takeSnapshot(vars)
-		varsMu.Unlock()
-		return nil
-	}
-	if r.state.problem != "" {
+	if r.state != nil && r.state.problem != "" {
 		return &targetsearch.StateError{State: r.state.problem}
 	}
 	if raceOn && raceHide {
-		// The scheduler writes what the last execution's goroutines
-		// wrote, before the next one's read it: it takes their accesses
-		// as done before its own (each thread releases raceEnd when it
-		// ends), and the next threads acquire raceStart.
+		// The scheduler reads and writes what the goroutines of the
+		// executions read and write: it takes the last execution's
+		// accesses as done before its own (each thread releases raceEnd
+		// when it ends), and the next execution's threads take its own
+		// as done before theirs (they acquire raceStart).
 		raceEnable()
 		if r.last != nil {
 			raceAcquire(unsafe.Pointer(r.last.raceEnd))
@@ -108,6 +103,18 @@ func (r *Runner) putBack() (err error) {
 			raceReleaseMerge(unsafe.Pointer(&raceStart))
 			raceDisable()
 		}()
+	}
+	if r.state == nil {
+		varsMu.Lock()
+		r.state = takeSnapshot(vars)
+		if len(vars) < r.cfg.Vars {
+			// The instrumentation's init functions did not all run (or
+			// were not built): executions would start from state no one
+			// puts back.
+			r.state.problem = fmt.Sprintf("%d of the %d package-level variables stdbg instrumented registered themselves", len(vars), r.cfg.Vars)
+		}
+		varsMu.Unlock()
+		return nil
 	}
 	defer func() {
 		if p := recover(); p != nil {
