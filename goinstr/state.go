@@ -77,4 +77,3 @@ func isRuntime(importPath string) bool {
 	path, _, _ := strings.Cut(importPath, " ")
 	return strings.HasPrefix(path, stdbgModule+"/") && !strings.HasPrefix(path, stdbgModule+"/examples/")
 }
-
