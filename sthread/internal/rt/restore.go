@@ -63,7 +63,7 @@ type snapshot struct {
 // maxUnits bounds the state a snapshot records (cells, map entries, 64
 // bytes of plain memory each): beyond it, putting it back would cost more
 // than a fresh process.
-const maxUnits = 4 << 20
+const maxUnits = 1 << 20
 
 type objKey struct {
 	addr unsafe.Pointer
@@ -207,6 +207,7 @@ var plainStd = map[string]bool{
 	"bytes.Buffer": true, "strings.Builder": true, "strings.Reader": true, "bytes.Reader": true,
 	"math/big.Int": true, "math/big.Float": true, "math/big.Rat": true,
 	"container/list.List": true, "container/list.Element": true, "container/ring.Ring": true,
+	"math/rand.Rand": true, "math/rand.rngSource": true, "math/rand/v2.Rand": true, "math/rand/v2.PCG": true,
 }
 
 // immutable reports whether objects of type t never change once made

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -116,6 +117,11 @@ func TestRestore(t *testing.T) {
 					return want(st.err == nil && st.at.Equal(time.Unix(100, 0)) && st.hits.Load() == 0 &&
 						st.last.Load() == acc && acc.balance == 1, "%v %v %d %p", st.err, st.at, st.hits.Load(), st.last.Load())
 				}
+		}},
+		{"math/rand's generator", func() (any, func(), func() string) {
+			r := rand.New(rand.NewSource(7))
+			first := rand.New(rand.NewSource(7)).Int63()
+			return &r, func() { r.Int63(); r.Int63() }, func() string { n := r.Int63(); return want(n == first, "drew %d, want %d", n, first) }
 		}},
 		{"sync.Map", func() (any, func(), func() string) {
 			m := new(sync.Map)
