@@ -41,6 +41,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,7 +49,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-6"
+const version = "goinstr-7"
 
 // Config says what to instrument.
 type Config struct {
@@ -81,6 +82,12 @@ type Result struct {
 	// module. A search of the program is exhaustive over the modelled
 	// operations only.
 	Unmodelled []string
+	// Restored are the package-level variables of the rewritten
+	// packages (but those of cgo files, and those reached by
+	// //go:linkname): files added to the overlay register them with
+	// sthread's runtime (lang.PackageVars), and the search inside the
+	// target puts them back before each execution.
+	Restored []Var
 	// Cached reports that the rewritten files came from the cache.
 	Cached bool
 }
@@ -95,6 +102,7 @@ type cacheEntry struct {
 	Files      int
 	Warnings   []string
 	Unmodelled []string
+	Restored   []Var
 }
 
 // Instrument rewrites the packages of the module that cfg.Dir's package
@@ -142,7 +150,7 @@ func Instrument(cfg Config) (*Result, error) {
 	if err := writeJSON(filepath.Join(tmp, "overlay.json"), ov); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: len(files), Warnings: res.Warnings, Unmodelled: res.Unmodelled}); err != nil {
+	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: res.Files, Warnings: res.Warnings, Unmodelled: res.Unmodelled, Restored: res.Restored}); err != nil {
 		return nil, err
 	}
 	// The key names the content: an entry another call completed
@@ -156,7 +164,6 @@ func Instrument(cfg Config) (*Result, error) {
 		}
 	}
 	res.Overlay = overlay
-	res.Files = len(files)
 	return res, nil
 }
 
@@ -178,7 +185,7 @@ func cached(dir, overlay string) (*Result, bool) {
 	if _, err := os.Stat(overlay); err != nil {
 		return nil, false
 	}
-	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Unmodelled: e.Unmodelled, Cached: true}, true
+	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Unmodelled: e.Unmodelled, Restored: e.Restored, Cached: true}, true
 }
 
 func writeJSON(path string, v any) error {
@@ -289,7 +296,7 @@ func isInfra(path string) bool {
 
 // rewritePackages loads and rewrites the packages of the main module in the
 // build (pkgs, as go list named them); it returns the rewritten files by
-// path. Only those packages are parsed and type-checked from source: the
+// path, with the files that register the packages' variables. Only those packages are parsed and type-checked from source: the
 // types of the others come from the go command's export data, which is
 // much faster than checking the standard library from source.
 func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]byte, error) {
@@ -340,6 +347,7 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		warnf("%s", w)
 	}
 	root := rootPath(roots, cfg.Dir)
+	reg := &registry{pkgs: map[regKey]*regPkg{}, seen: map[string]bool{}}
 	packages.Visit(roots, nil, func(p *packages.Package) {
 		switch {
 		case p.Module == nil:
@@ -358,6 +366,9 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 		}
 		for i, f := range p.Syntax {
 			name := p.CompiledGoFiles[i]
+			if slices.Contains(p.GoFiles, name) && strings.HasSuffix(name, ".go") && !isCgo(f.Imports) {
+				reg.add(p.Module.Path, name, p.Fset, f)
+			}
 			if _, done := files[name]; done || !strings.HasSuffix(name, ".go") {
 				continue
 			}
@@ -411,6 +422,12 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 	if len(files) == 0 {
 		return nil, nil, ErrNothing
 	}
+	res.Files = len(files)
+	added, restored := reg.files(files)
+	for name, src := range added {
+		files[name] = src
+	}
+	res.Restored = restored
 	return res, files, nil
 }
 

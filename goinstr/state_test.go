@@ -38,9 +38,13 @@ func TestPackageState(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := PackageState(dir, tt.tests)
+			vars, err := PackageState(dir, tt.tests)
 			if err != nil {
 				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range vars {
+				got = append(got, v.String())
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("PackageState = %q, want %q", got, tt.want)

@@ -118,10 +118,18 @@ func (s *Session) Explorer(stop context.Context, p *Plan, ex search.Executor, ho
 
 func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor, hooks Hooks, opts search.Options, inTarget *bool) (*hunt.Explored, error) {
 	t := s.Target
-	if t.Go && p.InTarget && t.KeepsState() {
-		hooks.note(StateNote(t.State()))
+	there := s.searchesInTarget(p)
+	if t.Go && p.InTarget && !there && t.KeepsState() {
+		// Why each execution runs in a fresh process: the variables the
+		// search inside the target could not put back, or all of them
+		// when it does not run there for another reason.
+		vars := t.KeptState()
+		if len(vars) == 0 {
+			vars = t.State()
+		}
+		hooks.note(StateNote(vars))
 	}
-	if s.searchesInTarget(p) {
+	if there {
 		found, err := s.exploreInTarget(stop, p, hooks)
 		switch {
 		case err == nil:
@@ -130,7 +138,7 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 		case stop.Err() != nil:
 			return &hunt.Explored{}, nil
 		}
-		hooks.note(inTargetFallback(err))
+		hooks.note(inTargetFallback(err, t.Restores()))
 		if errors.Is(err, search.ErrNondeterministic) {
 			s.opts.NoReuse = true
 			s.Proc.DisableReuse()
@@ -143,7 +151,7 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 		// one that keeps state from one to the next (package-level
 		// variables) does not repeat itself. Start again, with a fresh
 		// process for every execution.
-		hooks.note(inTargetFallback(search.ErrNondeterministic))
+		hooks.note(inTargetFallback(search.ErrNondeterministic, false))
 		s.opts.NoReuse = true
 		s.Proc.DisableReuse()
 		res, err = s.exploreHere(ctx, p, ex, opts)
@@ -261,7 +269,8 @@ var (
 
 // searchesInTarget reports whether the search runs inside the target: a
 // Go program or test that can run execution after execution in one
-// process (no package-level state), with a search that needs nothing of
+// process (no package-level state, or only variables that the search puts
+// back before each execution: Target.KeptState), with a search that needs nothing of
 // this process at each transition (nothing watches it) and no account of
 // preemption bounds; a part (--shard) of a search of a target built with
 // the race detector is driven from here too, since such a target searches
@@ -269,7 +278,7 @@ var (
 func (s *Session) searchesInTarget(p *Plan) bool {
 	t := s.Target
 	return t.Go && p.InTarget && !s.opts.NoReuse && os.Getenv("STDBG_REUSE") != "0" &&
-		!p.Spec.Bounded() && !p.Watched && !(p.Shards > 1 && raceBuilt(t.Binary)) && !t.KeepsState()
+		!p.Spec.Bounded() && !p.Watched && !(p.Shards > 1 && raceBuilt(t.Binary)) && len(t.KeptState()) == 0
 }
 
 // raceBuilt reports whether the Go executable was built with the race
@@ -314,6 +323,7 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*t
 	}
 	spec := p.spec()
 	spec.TransitionTimeout = s.opts.TransitionTimeout
+	spec.Vars = len(t.restored)
 	found, err := targetsearch.Run(ctx, targetsearch.Config{
 		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)),
 		Dir: cmp.Or(s.opts.Dir, t.Dir), Wrap: s.opts.Wrap,
@@ -368,9 +378,18 @@ func StateNote(vars []string) string {
 		"to the next in its package-level variables: " + list
 }
 
-// inTargetFallback says why the search runs out of process after all.
-func inTargetFallback(err error) string {
+// inTargetFallback says why the search runs out of process after all;
+// restored says that the search put back the program's package-level
+// variables before each execution.
+func inTargetFallback(err error, restored bool) string {
+	var se *targetsearch.StateError
 	switch {
+	case errors.As(err, &se):
+		return "the program keeps state in its process that the search cannot put back before each execution: " +
+			se.State + ": searching again with a fresh process per execution"
+	case errors.Is(err, search.ErrNondeterministic) && restored:
+		return "the program does not repeat itself in a process that ran earlier executions, though its package-level variables were put back " +
+			"(state it keeps elsewhere in the process: the environment, files, variables of packages outside the module?): searching again with a fresh process per execution"
 	case errors.Is(err, search.ErrNondeterministic):
 		return "the program does not repeat itself in a process that ran earlier executions " +
 			"(state it keeps in the process: the environment, files, another package's variables?): searching again with a fresh process per execution"

@@ -46,11 +46,13 @@ func buildGo(pkg string, test, race bool) (goBuilt, error) {
 }
 
 // goBuilt is a Go target built: its executable, what could not be
-// instrumented (one line each), and among that what a search does not
-// explore (goinstr.Result.Unmodelled).
+// instrumented (one line each), among that what a search does not
+// explore (goinstr.Result.Unmodelled), and the package-level variables
+// registered to be put back (goinstr.Result.Restored).
 type goBuilt struct {
 	exe                  string
 	warnings, unmodelled []string
+	restored             []goinstr.Var
 }
 
 // BuildGoDebug is buildGo for a debugger: optimisations and inlining are
@@ -64,18 +66,17 @@ func BuildGoDebug(pkg string, test bool) (string, error) {
 // buildGoMode is buildGo with the debugger's build (debug) and the build
 // tags of go build's -tags flag (a comma-separated list, "" for none).
 func buildGoMode(pkg string, test, race, debug bool, tags string) (goBuilt, error) {
-	exe, warnings, unmodelled, err := buildGoFiles(pkg, test, race, debug, tags)
-	return goBuilt{exe, warnings, unmodelled}, err
+	return buildGoFiles(pkg, test, race, debug, tags)
 }
 
-func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, warnings, unmodelled []string, err error) {
+func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuilt, err error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("building %s: the go command is not on PATH", pkg)
+		return built, fmt.Errorf("building %s: the go command is not on PATH", pkg)
 	}
 	abs, err := filepath.Abs(pkg)
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("building %s: %w", pkg, err)
+		return built, fmt.Errorf("building %s: %w", pkg, err)
 	}
 	dir := abs
 	target := "."
@@ -84,7 +85,7 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, 
 	}
 	base, err := cachedir.Dir()
 	if err != nil {
-		return "", nil, nil, err
+		return built, err
 	}
 	key := fmt.Sprintf("%s\x00%v\x00%v", abs, test, race)
 	if debug {
@@ -96,7 +97,7 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, 
 	sum := sha256.Sum256([]byte(key))
 	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return "", nil, nil, fmt.Errorf("building %s: %w", pkg, err)
+		return built, fmt.Errorf("building %s: %w", pkg, err)
 	}
 	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
 	out := filepath.Join(outDir, name)
@@ -120,11 +121,11 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, 
 		// sthread.Run: run main's body inside it.
 		overlay, err := goinstr.WrapMain(dir, base)
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("building %s: %w", pkg, err)
+			return built, fmt.Errorf("building %s: %w", pkg, err)
 		}
 		if overlay != "" {
 			args = append(args[:len(args)-1:len(args)-1], "-overlay="+overlay, target)
-			warnings = append(warnings, "main does not call sthread.Run: stdbg runs its body inside it")
+			built.warnings = append(built.warnings, "main does not call sthread.Run: stdbg runs its body inside it")
 		}
 	}
 	var env []string
@@ -132,19 +133,19 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, 
 		// Plain Go: instrument it into an overlay.
 		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base, Tags: tags})
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
+			return built, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
-		warnings, unmodelled = res.Warnings, res.Unmodelled
+		built.warnings, built.unmodelled, built.restored = res.Warnings, res.Unmodelled, res.Restored
 		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay)
 		ws, err := goinstr.Workspace(dir, base, test)
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
+			return built, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
 		if ws != nil {
 			// Another module: sthread comes from stdbg's sources, in a
 			// workspace with the module.
 			env = ws.Env
-			warnings = append(warnings, ws.Warnings...)
+			built.warnings = append(built.warnings, ws.Warnings...)
 		}
 		switch {
 		case !race:
@@ -153,7 +154,7 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, 
 			// race.go).
 			args = append(args, "-race")
 		default:
-			warnings = append(warnings, "not instrumented: data races (go build -race needs cgo and a C compiler)")
+			built.warnings = append(built.warnings, "not instrumented: data races (go build -race needs cgo and a C compiler)")
 		}
 		args = append(args, target)
 	}
@@ -163,9 +164,10 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (exe string, 
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		return "", nil, nil, fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
+		return built, fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
 	}
-	return out, warnings, unmodelled, nil
+	built.exe = out
+	return built, nil
 }
 
 // raceSupported reports whether go build -race can work in dir: it needs

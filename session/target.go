@@ -53,11 +53,14 @@ type Target struct {
 	MemoryNote string
 
 	// state: the package-level variables of a Go target's module
-	// (goinstr.PackageState), found once; with any, every execution runs
-	// in a fresh process.
-	state      []string
+	// (goinstr.PackageState), found once; with any, every execution
+	// driven from stdbg runs in a fresh process. restored are those
+	// the instrumentation registered (goinstr.Result.Restored), which the
+	// search inside the target puts back before each execution.
+	state      []goinstr.Var
+	restored   []goinstr.Var
 	stateKnown bool
-	stateSoon  chan []string // PackageState's answer, asked while the target builds
+	stateSoon  chan []goinstr.Var // PackageState's answer, asked while the target builds
 }
 
 // Build says how to build a target.
@@ -113,7 +116,7 @@ func Resolve(args []string, b Build) (*Target, error) {
 		if err != nil {
 			return nil, &UsageError{err}
 		}
-		t.Warnings, t.Unmodelled = built.warnings, built.unmodelled
+		t.Warnings, t.Unmodelled, t.restored = built.warnings, built.unmodelled, built.restored
 		t.Go, t.Binary = true, built.exe
 		return t, nil
 	}
@@ -276,10 +279,49 @@ func (t *Target) KeepsState() bool {
 	return len(t.state) > 0
 }
 
-// State lists the package-level variables KeepsState found.
+// State lists the package-level variables KeepsState found, each as
+// "name (file:line)".
 func (t *Target) State() []string {
 	t.KeepsState()
-	return t.state
+	return varNames(t.state)
+}
+
+// KeptState lists, as State, the package-level variables that the search
+// inside the target cannot put back before each execution: those of the
+// packages the instrumentation of plain Go does not rewrite (a program or
+// test written with sthread, a package that imports it, a cgo file), or
+// all of them with STDBG_RESTORE=0. A Go target with none can run its
+// search inside its process.
+func (t *Target) KeptState() []string {
+	t.KeepsState()
+	if os.Getenv("STDBG_RESTORE") == "0" {
+		return varNames(t.state)
+	}
+	restored := map[goinstr.Var]bool{}
+	for _, v := range t.restored {
+		restored[v] = true
+	}
+	var kept []goinstr.Var
+	for _, v := range t.state {
+		if !restored[v] {
+			kept = append(kept, v)
+		}
+	}
+	return varNames(kept)
+}
+
+// Restores reports whether the search inside the target puts back
+// package-level variables before each execution.
+func (t *Target) Restores() bool {
+	return t.KeepsState() && len(t.KeptState()) == 0
+}
+
+func varNames(vars []goinstr.Var) []string {
+	out := make([]string, len(vars))
+	for i, v := range vars {
+		out[i] = v.String()
+	}
+	return out
 }
 
 // askState starts finding a Go target's package-level variables (a go list
@@ -290,11 +332,11 @@ func (t *Target) askState() {
 	if strings.HasSuffix(dir, ".go") {
 		dir = filepath.Dir(dir)
 	}
-	t.stateSoon = make(chan []string, 1)
+	t.stateSoon = make(chan []goinstr.Var, 1)
 	go func() {
 		vars, err := goinstr.PackageState(dir, t.Run != "")
 		if err != nil {
-			vars = []string{err.Error()} // unknown: be safe
+			vars = []goinstr.Var{{Name: err.Error()}} // unknown: be safe
 		}
 		t.stateSoon <- vars
 	}()

@@ -88,7 +88,11 @@ func serveSearch(f func(), cfg *config) error {
 		cfg.timeout = spec.TransitionTimeout
 	}
 	rt.HideRaces()
-	r, chk := rt.Start(f, cfg.runtime(1, false))
+	// Every execution runs in this process: each starts from the
+	// package-level variables as the first found them.
+	rc := cfg.runtime(1, false)
+	rc.Restore, rc.Vars = true, spec.Vars
+	r, chk := rt.Start(f, rc)
 	defer r.Stop()
 	return targetsearch.Serve(chk, spec, stream, tr, stop)
 }

@@ -105,6 +105,10 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 	case errors.Is(err, search.ErrNondeterministic):
 		r.Nondeterministic = true
 		r.Error = err.Error()
+		var se *StateError
+		if errors.As(err, &se) {
+			r.KeptState = se.State
+		}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 	default:
 		r.Error = err.Error()

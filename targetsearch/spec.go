@@ -67,6 +67,12 @@ type Spec struct {
 	// Ends are schedules whose last step ended an earlier target process:
 	// an execution that reaches one ends there with its Outcome.
 	Ends []End `json:"ends,omitempty"`
+	// Vars is the number of package-level variables the instrumentation
+	// of plain Go registered for the target to put back before each
+	// execution (goinstr.Result.Restored): a target in which fewer
+	// registered themselves fails its search with a StateError rather
+	// than run executions from state it does not put back.
+	Vars int `json:"vars,omitempty"`
 }
 
 // End is a schedule known to end the process, and how its execution ends.

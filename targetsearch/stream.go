@@ -67,6 +67,10 @@ type Result struct {
 	// search.ErrNondeterministic; Error any other failure.
 	Nondeterministic bool   `json:"nondeterministic,omitempty"`
 	Error            string `json:"error,omitempty"`
+	// KeptState is the StateError.State of a search that failed because
+	// the process kept state it could not put back (Nondeterministic is
+	// then set too).
+	KeptState string `json:"kept_state,omitempty"`
 }
 
 // FromBug converts a search.Bug for the stream.

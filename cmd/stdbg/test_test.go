@@ -81,8 +81,10 @@ func TestShort(t *testing.T) {
 	}
 }
 `,
-		// A package-level variable: the search says why every execution
-		// runs in a fresh process.
+		// Package-level variables: hits is put back before each
+		// execution, a closure's captured counter cannot be, and the
+		// search says so, naming it, as it falls back on a fresh process
+		// per execution.
 		"state/state_test.go": `package state
 
 import (
@@ -92,10 +94,20 @@ import (
 
 var hits int
 
+func counter() func() int {
+	n := 0
+	return func() int { n++; return n }
+}
+
+var nextID = counter()
+
 func TestHits(t *testing.T) {
 	var mu sync.Mutex
 	done := make(chan bool)
-	go func() { mu.Lock(); hits++; mu.Unlock(); done <- true }()
+	for range 2 {
+		go func() { mu.Lock(); hits++; nextID(); mu.Unlock(); done <- true }()
+	}
+	<-done
 	<-done
 }
 `,
@@ -136,7 +148,8 @@ func TestGoTestCommand(t *testing.T) {
 		{"verbose", []string{"test", "--races=false", "-v", "-run=Count", "-count", "1", "./count"}, exitClean, []string{
 			"=== RUN   TestCount", "Search: exhaustive (", "Executions = "}},
 		{"state", []string{"test", "--races=false", "-v", "-count=1", "./state"}, exitClean, []string{
-			"ok         TestHits (", "Note: each execution runs in a fresh process", "package-level variables: hits (state_test.go:8)"}},
+			"ok         TestHits (", "Note: the program keeps state in its process that the search cannot put back before each execution: " +
+				"nextID (state_test.go:15): holds a closure", "searching again with a fresh process per execution"}},
 		{"bad pattern", []string{"test", "./nothere"}, exitUsage, nil},
 		{"bad count", []string{"test", "-count=-1", "./count"}, exitUsage, nil},
 		{"find ./...", []string{"find", "./..."}, exitUsage, nil},

@@ -37,3 +37,15 @@ func ExampleSendTo() {
 	}
 	// Output: "" "second"
 }
+
+// The instrumentation of plain Go adds to each package it rewrites a file
+// whose init function registers the package's variables, as here. Outside
+// stdbg's search nothing more happens; the search inside a test's process
+// puts them back before each execution.
+func ExamplePackageVars() {
+	var hits int
+	lang.PackageVars("example.com/m", []lang.Var{{Name: "hits", Pos: "hits.go:3", Addr: &hits}})
+	hits++
+	fmt.Println(hits)
+	// Output: 1
+}

@@ -63,6 +63,14 @@ type Config struct {
 	// State reports the program state with every hand-over (stateful
 	// search).
 	State bool
+	// Restore puts the registered package-level variables (RegisterVars)
+	// back before each execution but the first, as they were when the
+	// first began (see state.go): for the search inside the target, which
+	// runs every execution in one process.
+	Restore bool
+	// Vars is the number of variables that must have registered
+	// themselves (targetsearch.Spec.Vars): with fewer, Begin fails.
+	Vars int
 }
 
 // Frames captured: at a scheduling point (the user's call and, when a report
@@ -96,6 +104,7 @@ type Runner struct {
 	last  *Execution // the last execution that ended
 	begun *Execution // the last execution begun
 	fatal error      // the program cannot be checked: Begin fails
+	state *snapshot  // the package-level variables, with Config.Restore
 
 	mu      sync.Mutex // guards foreign
 	foreign string     // a goroutine not started with Go touched the program's objects
@@ -205,6 +214,12 @@ func (r *Runner) Begun() *Execution { return r.begun }
 func (r *Runner) Begin() ([]wire.Event, error) {
 	if r.fatal != nil {
 		return nil, r.fatal
+	}
+	if r.cfg.Restore {
+		if err := r.putBack(); err != nil {
+			r.fatal = err
+			return nil, err
+		}
 	}
 	ex := r.newExecution()
 	th := ex.newThread(1, r.f)
