@@ -2,7 +2,6 @@ package rt
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -107,8 +106,6 @@ func (t *stderrTap) takeRace() string {
 	}
 }
 
-// raceFrame matches a frame of a race report: its function and position.
-var raceFrame = regexp.MustCompile(`(?m)^  (\S+)\(\)\n      (/\S+\.go):(\d+)`)
 
 // isRuntimeFrame reports whether a frame of a race report is the Go
 // runtime's.
@@ -118,14 +115,38 @@ func isRuntimeFrame(fn, file string) bool {
 }
 
 // firstFrame returns the first frame of stack text that is not the
-// runtime's.
+// runtime's. A frame of a race report is two lines: "  function()" and
+// "      /path/file.go:line +0x...". It is read without package regexp,
+// whose matchers are shared through a sync.Pool: the goroutines that read
+// reports hide their synchronisation from the race detector (see race.go),
+// which then took two of them reusing one matcher for a race of the
+// program's.
 func firstFrame(stack string) (file string, line int) {
-	for _, m := range raceFrame.FindAllStringSubmatch(stack, -1) {
-		if isRuntimeFrame(m[1], m[2]) {
+	for len(stack) > 0 {
+		var fl string
+		fl, stack, _ = strings.Cut(stack, "\n")
+		fn, ok := strings.CutPrefix(fl, "  ")
+		if !ok || strings.HasPrefix(fn, " ") {
 			continue
 		}
-		line, _ = strconv.Atoi(m[3])
-		return m[2], line
+		if fn, ok = strings.CutSuffix(fn, "()"); !ok || fn == "" || strings.ContainsAny(fn, " \t") {
+			continue
+		}
+		pl, _, _ := strings.Cut(stack, "\n")
+		pos, ok := strings.CutPrefix(pl, "      /")
+		if !ok {
+			continue
+		}
+		pos, _, _ = strings.Cut(pos, " ")
+		i := strings.LastIndexByte(pos, ':')
+		if i < 0 || !strings.HasSuffix(pos[:i], ".go") {
+			continue
+		}
+		n, err := strconv.Atoi(pos[i+1:])
+		if err != nil || isRuntimeFrame(fn, "/"+pos[:i]) {
+			continue
+		}
+		return "/" + pos[:i], n
 	}
 	return "", 0
 }
