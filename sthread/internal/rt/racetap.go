@@ -106,7 +106,6 @@ func (t *stderrTap) takeRace() string {
 	}
 }
 
-
 // isRuntimeFrame reports whether a frame of a race report is the Go
 // runtime's.
 func isRuntimeFrame(fn, file string) bool {
