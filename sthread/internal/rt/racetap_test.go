@@ -1,8 +1,12 @@
 package rt
 
 import (
+	"os"
 	"runtime"
+	"strings"
+	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // raceReport is a race report as the detector writes it (trimmed).
@@ -37,13 +41,27 @@ func TestFirstFrame(t *testing.T) {
 }
 
 // Goroutines that hide their synchronisation from the race detector (as
-// the threads of a check do under stdbg find) read reports one after the
-// other: nothing they share may look like a race (package regexp's
-// matchers, reused through a sync.Pool, did).
-func TestFirstFrameHidingSynchronisation(t *testing.T) {
+// the threads of a check do under stdbg find) read the tap one after the
+// other: nothing they share may look like a race to the detector (package
+// regexp's matchers, reused through a sync.Pool, did, and so did the
+// tap's buffer, copied and searched by instrumented code).
+func TestTapHidingSynchronisation(t *testing.T) {
 	if !raceOn {
 		t.Skip("the race detector is off")
 	}
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	null, err := syscall.Open(os.DevNull, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	defer syscall.Close(null)
+	tp := &stderrTap{r: p[0], out: null, buf: make([]byte, 64<<10)}
+	report := []byte(raceReport + "==================\n")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	turn := make(chan bool)
 	done := make(chan bool)
@@ -55,6 +73,10 @@ func TestFirstFrameHidingSynchronisation(t *testing.T) {
 				if g == 1 {
 					<-turn
 				}
+				syscall.RawSyscall(syscall.SYS_WRITE, uintptr(p[1]), uintptr(unsafe.Pointer(&report[0])), uintptr(len(report)))
+				if rep := tp.takeRace(); !strings.HasPrefix(rep, "WARNING: DATA RACE") {
+					panic("no report taken: " + rep)
+				}
 				firstFrame(raceReport)
 				if g == 0 {
 					turn <- true
@@ -65,4 +87,33 @@ func TestFirstFrameHidingSynchronisation(t *testing.T) {
 	}
 	<-done
 	<-done
+}
+
+// A race whose access is made by sthread's own code, directly or through
+// the standard library, is not the program's; one made by the program
+// through the standard library is.
+func TestInternalRace(t *testing.T) {
+	if stdSrc == "" {
+		t.Skip("the standard library's sources cannot be told apart")
+	}
+	own := sthreadDir + "internal/rt/racetap.go"
+	access := func(via, caller string) string {
+		return "WARNING: DATA RACE\nRead at 0x00c0000b2c00 by goroutine 18:\n" +
+			"  bytes.Index()\n      " + stdSrc + "bytes/bytes.go:1306 +0x685\n" +
+			"  " + via + "()\n      " + caller + ":87 +0x74\n\n" +
+			"Previous write at 0x00c0000b2c00 by goroutine 17:\n" +
+			"  runtime.slicecopy()\n      " + stdSrc + "runtime/slice.go:392 +0x0\n" +
+			"  main.g()\n      /src/m/main.go:9 +0x1\n\nGoroutine 18 (running) created at:\n"
+	}
+	for _, tt := range []struct {
+		rep      string
+		internal bool
+	}{
+		{access("github.com/stdbg/stdbg/sthread/internal/rt.(*stderrTap).takeRace", own), true},
+		{access("main.f", "/src/m/main.go"), false},
+	} {
+		if got := internalRace(tt.rep); got != tt.internal {
+			t.Errorf("internalRace = %v, want %v:\n%s", got, tt.internal, tt.rep)
+		}
+	}
 }
