@@ -1,8 +1,8 @@
 package rt
 
 import (
-	"bytes"
-	"regexp"
+	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -71,11 +71,65 @@ func (t *stderrTap) drain() {
 			}
 			off += int(w)
 		}
-		t.data = append(t.data, t.buf[:n]...)
+		t.keep(t.buf[:n])
 	}
 }
 
-var raceSep = []byte("==================\n")
+// The tap's bytes are handled by whichever checked goroutine reaches a
+// scheduling point, and those goroutines hide their hand-overs from the
+// race detector: the tap's own accesses must be hidden too. Its functions
+// are //go:norace, and they copy and search by hand, since copy, append,
+// string conversions and package bytes tell the detector about their
+// buffers whatever calls them.
+
+// keep appends p to the bytes not yet looked at.
+//
+//go:norace
+func (t *stderrTap) keep(p []byte) {
+	n := len(t.data)
+	if n+len(p) > cap(t.data) {
+		grown := make([]byte, n, max(2*cap(t.data), n+len(p), 4096))
+		copyBytes(grown, t.data)
+		t.data = grown
+	}
+	t.data = t.data[:n+len(p)]
+	copyBytes(t.data[n:], p)
+}
+
+// copyBytes is copy(dst, src).
+//
+//go:norace
+func copyBytes(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	for i := 0; i < n; i++ {
+		dst[i] = src[i]
+	}
+	return n
+}
+
+// indexBytes is bytes.Index(s, sep), for a sep that is not empty.
+//
+//go:norace
+func indexBytes(s, sep []byte) int {
+	for i := 0; i+len(sep) <= len(s); i++ {
+		if s[i] != sep[0] {
+			continue
+		}
+		j := 1
+		for j < len(sep) && s[i+j] == sep[j] {
+			j++
+		}
+		if j == len(sep) {
+			return i
+		}
+	}
+	return -1
+}
+
+var (
+	raceSep    = []byte("==================\n")
+	raceHeader = []byte("WARNING: DATA RACE")
+)
 
 // takeRace returns the first complete race report written to standard
 // error since the last call, or "".
@@ -85,19 +139,21 @@ func (t *stderrTap) takeRace() string {
 	t.drain()
 	for {
 		b := t.data
-		i := bytes.Index(b, []byte("WARNING: DATA RACE"))
+		i := indexBytes(b, raceHeader)
 		if i < 0 {
 			if len(b) > 1<<16 {
 				t.data = t.data[:0]
 			}
 			return ""
 		}
-		j := bytes.Index(b[i:], raceSep)
+		j := indexBytes(b[i:], raceSep)
 		if j < 0 {
 			return ""
 		}
-		rep := string(b[i : i+j])
-		t.data = t.data[:copy(t.data, b[i+j+len(raceSep):])]
+		own := make([]byte, j)
+		copyBytes(own, b[i:i+j])
+		rep := unsafe.String(unsafe.SliceData(own), len(own))
+		t.data = t.data[:copyBytes(t.data, b[i+j+len(raceSep):])]
 		// A report whose access is in sthread's own code (its maps, which
 		// the Go runtime reports whoever calls it) is not the program's.
 		if internalRace(rep) {
@@ -106,9 +162,6 @@ func (t *stderrTap) takeRace() string {
 		return rep
 	}
 }
-
-// raceFrame matches a frame of a race report: its function and position.
-var raceFrame = regexp.MustCompile(`(?m)^  (\S+)\(\)\n      (/\S+\.go):(\d+)`)
 
 // isRuntimeFrame reports whether a frame of a race report is the Go
 // runtime's.
@@ -120,25 +173,77 @@ func isRuntimeFrame(fn, file string) bool {
 // firstFrame returns the first frame of stack text that is not the
 // runtime's.
 func firstFrame(stack string) (file string, line int) {
-	for _, m := range raceFrame.FindAllStringSubmatch(stack, -1) {
-		if isRuntimeFrame(m[1], m[2]) {
+	return frameWhere(stack, func(fn, file string) bool { return !isRuntimeFrame(fn, file) })
+}
+
+// frameWhere returns the first frame of stack text for which ok holds. A
+// frame of a race report is two lines: "  function()" and
+// "      /path/file.go:line +0x...". It is read without package regexp,
+// whose matchers are shared through a sync.Pool: the goroutines that read
+// reports hide their synchronisation from the race detector (see race.go),
+// which then took two of them reusing one matcher for a race of the
+// program's.
+func frameWhere(stack string, ok func(fn, file string) bool) (file string, line int) {
+	for len(stack) > 0 {
+		var fl string
+		fl, stack, _ = strings.Cut(stack, "\n")
+		fn, found := strings.CutPrefix(fl, "  ")
+		if !found || strings.HasPrefix(fn, " ") {
 			continue
 		}
-		line, _ = strconv.Atoi(m[3])
-		return m[2], line
+		if fn, found = strings.CutSuffix(fn, "()"); !found || fn == "" || strings.ContainsAny(fn, " \t") {
+			continue
+		}
+		pl, _, _ := strings.Cut(stack, "\n")
+		pos, found := strings.CutPrefix(pl, "      /")
+		if !found {
+			continue
+		}
+		pos, _, _ = strings.Cut(pos, " ")
+		i := strings.LastIndexByte(pos, ':')
+		if i < 0 || !strings.HasSuffix(pos[:i], ".go") {
+			continue
+		}
+		n, err := strconv.Atoi(pos[i+1:])
+		if err != nil || !ok(fn, "/"+pos[:i]) {
+			continue
+		}
+		return "/" + pos[:i], n
 	}
 	return "", 0
 }
 
+// stdSrc is the directory of the standard library's sources, as the Go
+// runtime names them ("/usr/local/go/src/"), "" if it cannot be told
+// (a build with -trimpath).
+var stdSrc = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	f := runtime.FuncForPC(reflect.ValueOf(strings.Cut).Pointer())
+	if f == nil {
+		return ""
+	}
+	std, _ := f.FileLine(f.Entry())
+	dir, ok := strings.CutSuffix(std, "strings/strings.go")
+	if !ok || !strings.HasSuffix(dir, "/src/") || strings.HasPrefix(file, dir) {
+		return ""
+	}
+	return dir
+}()
+
 // internalRace reports whether either access of race report rep is made
-// by sthread's own code.
+// by sthread's own code: the first of its frames outside the runtime and
+// the standard library (sthread's reading of the report, through package
+// bytes, is its own) is sthread's.
 func internalRace(rep string) bool {
 	first, second, _ := strings.Cut(rep, "\nPrevious ")
 	if i := strings.Index(second, "\nGoroutine "); i >= 0 {
 		second = second[:i]
 	}
+	caller := func(fn, file string) bool {
+		return !isRuntimeFrame(fn, file) && (stdSrc == "" || !strings.HasPrefix(file, stdSrc))
+	}
 	for _, st := range []string{first, second} {
-		if f, _ := firstFrame(st); f != "" && isSthreadFile(f) {
+		if f, _ := frameWhere(st, caller); f != "" && isSthreadFile(f) {
 			return true
 		}
 	}
