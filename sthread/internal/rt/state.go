@@ -17,7 +17,7 @@ import (
 // function); a runner with Config.Restore takes a snapshot of them, and of
 // what they reach, when its first execution begins (after the package
 // initialisation, TestMain and whatever ran before the check), and puts
-// them back before each later execution (restore.go). What it cannot put
+// them back before each later execution (snapshot.go, restore.go). What it cannot put
 // back makes the next execution fail to begin with a
 // targetsearch.StateError naming the variable, and stdbg searches again
 // with a fresh process per execution.
