@@ -149,6 +149,16 @@ func Enter(ref *ObjRef, fam Family, addr unsafe.Pointer) (th *Thread, id uint64,
 			}
 		}
 	}
+	unwindIfStale(g)
+	return nil, 0, false
+}
+
+// unwindIfStale panics with the runtime's abort signal, which the
+// goroutine's trampoline recovers, when goroutine g is a thread of an
+// ended execution (stale) that is still running.
+//
+//go:norace
+func unwindIfStale(g uintptr) {
 	regMu.Lock()
 	for _, s := range stale {
 		if s.g.Load() == g {
@@ -157,7 +167,6 @@ func Enter(ref *ObjRef, fam Family, addr unsafe.Pointer) (th *Thread, id uint64,
 		}
 	}
 	regMu.Unlock()
-	return nil, 0, false
 }
 
 // foreign handles a goroutine that sthread does not control (it was not
@@ -168,14 +177,7 @@ func Enter(ref *ObjRef, fam Family, addr unsafe.Pointer) (th *Thread, id uint64,
 //
 //go:norace
 func foreign(r *Runner, g uintptr, fam Family) {
-	regMu.Lock()
-	for _, s := range stale {
-		if s.g.Load() == g {
-			regMu.Unlock()
-			panic(abortSignal{})
-		}
-	}
-	regMu.Unlock()
+	unwindIfStale(g)
 	r.mu.Lock()
 	if r.foreign == "" {
 		r.foreign = fmt.Sprintf("a goroutine not started with sthread.Go used a %s of the checked program; "+
