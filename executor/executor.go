@@ -736,11 +736,17 @@ func (e *Execution) blockedKey(bs []Blocked) string {
 	return strings.Join(keys, ",")
 }
 
-func deadlockMessage(bs []Blocked) string {
+// blockedIDs lists the thread numbers of bs, as messages name them.
+func blockedIDs(bs []Blocked) []string {
 	ids := make([]string, len(bs))
 	for i, b := range bs {
 		ids[i] = fmt.Sprint(b.Thread)
 	}
+	return ids
+}
+
+func deadlockMessage(bs []Blocked) string {
+	ids := blockedIDs(bs)
 	if len(ids) == 1 {
 		return "no thread can go on: thread " + ids[0] + " is blocked"
 	}
@@ -748,11 +754,8 @@ func deadlockMessage(bs []Blocked) string {
 }
 
 func leakMessage(bs []Blocked) string {
-	ids := make([]string, len(bs))
-	for i, b := range bs {
-		ids[i] = fmt.Sprint(b.Thread)
-	}
-	if len(bs) == 1 {
+	ids := blockedIDs(bs)
+	if len(ids) == 1 {
 		return "the program exited while thread " + ids[0] + " was blocked forever"
 	}
 	return "the program exited while threads " + strings.Join(ids, ", ") + " were blocked forever"
