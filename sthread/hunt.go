@@ -30,6 +30,10 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 	}
 	checkMu.Lock()
 	defer checkMu.Unlock()
+	st, err := cfg.search()
+	if err != nil {
+		return &Result{}, err
+	}
 	formula, err := cfg.formula()
 	if err != nil {
 		return &Result{}, err
@@ -37,7 +41,7 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 	ex := &inProcess{f: f, cfg: cfg}
 	defer ex.pause()
 	hc := hunt.Config{
-		Executor: ex, Strategy: cfg.search(), LTL: formula, Budget: cfg.budget,
+		Executor: ex, Strategy: st, LTL: formula, Budget: cfg.budget,
 		Options: search.Options{MaxDepth: cfg.maxDepth, All: cfg.all, MaxExecutions: cfg.maxExecutions,
 			Visited: cfg.visited, Livelock: cfg.livelock, Graph: formula != nil},
 		Minimise: !cfg.noMinimise,

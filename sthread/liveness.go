@@ -1,7 +1,6 @@
 package sthread
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/stdbg/stdbg/ltl"
@@ -67,15 +66,8 @@ func LTL(formula string) Option { return func(c *config) { c.ltl = formula } }
 
 func (c *config) stateful() bool { return c.visited || c.livelock || c.ltl != "" }
 
-// formula parses the LTL option, nil if there is none. It also refuses
-// a stateful search with a strategy of the caller's: a visited set cuts an
-// execution at a state already explored, which only a search of every
-// schedule can afford (with DPOR it would miss bugs; see
-// search.Spec.CheckOptions), so Visited, Livelock and LTL choose theirs.
+// formula parses the LTL option, nil if there is none.
 func (c *config) formula() (*ltl.Formula, error) {
-	if c.stateful() && c.strategy != nil {
-		return nil, errors.New("sthread: Visited, Livelock and LTL search every schedule with a visited set, and cannot take a Strategy: with DPOR's reduction, a visited set would miss bugs")
-	}
 	if c.ltl == "" {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package sthread
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -139,15 +140,19 @@ func NoReduction() Option { return func(c *config) { c.noReduction = true } }
 // search returns the search strategy the options select: the one given
 // with Strategy, else DPOR, or the plain depth-first search with
 // NoReduction or a stateful search (a visited set or a state graph needs
-// every schedule: DPOR's reduction is not sound with them).
-func (c *config) search() search.Strategy {
+// every schedule: DPOR's reduction is not sound with them). A stateful
+// search with a Strategy of the caller's is refused: with DPOR, a visited
+// set would miss bugs (see search.Spec.CheckOptions).
+func (c *config) search() (search.Strategy, error) {
 	switch {
+	case c.strategy != nil && c.stateful():
+		return nil, errors.New("sthread: Visited, Livelock and LTL search every schedule with a visited set, and cannot take a Strategy: with DPOR's reduction, a visited set would miss bugs")
 	case c.strategy != nil:
-		return c.strategy
+		return c.strategy, nil
 	case c.noReduction || c.stateful():
-		return search.NewDFS()
+		return search.NewDFS(), nil
 	}
-	return search.NewDPOR()
+	return search.NewDPOR(), nil
 }
 
 // reduction names the reduction the options select, as stdbg find does.
