@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -16,21 +17,29 @@ import (
 )
 
 // launchMemory builds a C example, with the memory instrumentation or
-// not, and starts it as stdbg find does.
+// not, and starts it as stdbg find does: an instrumented build with races
+// on logs its plain accesses (ctarget.MemoryLogEnv), with races off they
+// are scheduling points.
 func launchMemory(b *testing.B, example string, memory, races bool, args ...string) (*targetproc.Process, *executor.Executor) {
 	b.Helper()
 	exe, note, err := ctarget.BuildWith(filepath.Join("..", "examples", "c", example), ctarget.BuildOptions{Memory: memory})
 	if err != nil || note != "" {
 		b.Fatalf("building %s: %v %s", example, err, note)
 	}
-	p, c := startExe(b, exe, wire.FlagFastExit, executor.Options{FastExit: true, Races: races}, args...)
+	cfg := targetproc.Config{Binary: exe, Args: args, Flags: wire.FlagFastExit, KeepThreads: true}
+	if memory && races {
+		cfg.Env = append(os.Environ(), ctarget.MemoryLogEnv)
+	}
+	p, c := startConfig(b, cfg, executor.Options{FastExit: true, Races: races})
 	b.Cleanup(func() { p.Close() })
 	return p, c
 }
 
 // BenchmarkMemoryCost exhausts correct programs with DPOR from the plain
-// build and from the instrumented one (stdbg find --memory): what the
-// memory scheduling points cost in executions and in executions/s.
+// build (stdbg find --memory=false), from the instrumented one with races
+// on (the default: plain accesses logged for the race detector, atomics
+// scheduling points) and with races off (every access a scheduling
+// point): what seeing memory costs in executions and in executions/s.
 func BenchmarkMemoryCost(b *testing.B) {
 	programs := []struct {
 		name, file string
@@ -42,15 +51,14 @@ func BenchmarkMemoryCost(b *testing.B) {
 		{"barrier-phases", "barrier-phases.c", nil},
 	}
 	for _, pr := range programs {
-		for _, memory := range []bool{false, true} {
-			name := pr.name + "/plain"
-			if memory {
-				name = pr.name + "/memory"
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, mode := range []struct {
+			name          string
+			memory, races bool
+		}{{"plain", false, true}, {"logged", true, true}, {"points", true, false}} {
+			b.Run(pr.name+"/"+mode.name, func(b *testing.B) {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				_, c := launchMemory(b, pr.file, memory, true, pr.args...)
+				_, c := launchMemory(b, pr.file, mode.memory, mode.races, pr.args...)
 				var execs, trans int64
 				var elapsed time.Duration
 				b.ResetTimer()

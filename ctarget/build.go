@@ -78,6 +78,16 @@ type BuildOptions struct {
 	Memory bool
 }
 
+// MemoryLogEnv, in an instrumented program's environment, makes its plain
+// loads and stores (not its atomics) no scheduling points: the library
+// logs them and sends them with the thread's next operation
+// (wire.Accesses), for the race detector. With no data race in the
+// schedules of the operations, the order of plain accesses between
+// operations changes nothing; and the first data race of a program shows
+// in some schedule of its operations. A loop that only polls a few
+// addresses still yields (syncmodel.APIMemoryPoll).
+const MemoryLogEnv = "STDBG_MEM_LOG=1"
+
 // MemoryFlags are the compiler flags of instrumented builds.
 var MemoryFlags = []string{"-fsanitize=thread"}
 

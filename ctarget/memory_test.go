@@ -2,6 +2,7 @@ package ctarget_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -65,47 +66,73 @@ func TestBuildWithMemory(t *testing.T) {
 	}
 }
 
-// TestMemoryExamples explores the memory examples as stdbg find --memory
-// does: the bugs between plain loads and stores are found, as data races
-// and, with the race detector off, as the failures they cause; the fixed
-// program is exhausted without a bug.
+// TestMemoryExamples explores the memory examples as stdbg find does: by
+// default (logged: plain accesses logged for the race detector, atomics
+// scheduling points) the bugs between plain loads and stores are found as
+// data races; with every access a scheduling point (--races=false, and
+// formerly --memory), as data races too and, with the race detector off,
+// as the failures they cause; the fixed program is exhausted without a
+// bug.
 func TestMemoryExamples(t *testing.T) {
 	useExampleCache(t)
 	tests := []struct {
-		file  string // in memoryDir, else relative to examplesDir
-		args  []string
-		races bool
-		want  search.Kind
+		file   string // in memoryDir, else relative to examplesDir
+		args   []string
+		races  bool
+		logged bool // plain accesses logged, not scheduling points (ctarget.MemoryLogEnv)
+		want   search.Kind
 		// message must be in the bug's message.
 		message string
 	}{
-		{"lost-update.c", nil, true, search.DataRace, "4 bytes"},
-		{"lost-update.c", nil, false, search.AssertionFailure, "visits == 2"},
-		{"refcount.c", nil, true, search.DataRace, "4 bytes"},
-		{"refcount.c", nil, false, search.AssertionFailure, "frees == 1"},
-		{"check-then-act.c", nil, false, search.AssertionFailure, "no seat is sold twice"},
-		{"double-checked.c", nil, false, search.AssertionFailure, "filled before it is used"},
-		{"publish.c", nil, true, search.DataRace, "writes 4 bytes"},
-		{"ring-buffer.c", nil, false, search.AssertionFailure, "both items were put"},
-		{"token-ring.c", nil, false, search.AssertionFailure, "one worker at a time"},
-		{"work-stealing.c", nil, true, search.DataRace, "8 bytes"},
+		{"lost-update.c", nil, true, true, search.DataRace, "(after step"},
+		{"refcount.c", nil, true, true, search.DataRace, "(after step"},
+		{"check-then-act.c", nil, true, true, search.DataRace, "(after step"},
+		{"double-checked.c", nil, true, true, search.DataRace, "(after step"},
+		{"publish.c", nil, true, true, search.DataRace, "(after step"},
+		{"ring-buffer.c", nil, true, true, search.DataRace, "(after step"},
+		{"token-ring.c", nil, true, true, search.DataRace, "(after step"},
+		{"work-stealing.c", nil, true, true, search.DataRace, "8 bytes"},
+		{"aba-stack.c", nil, true, true, search.DataRace, "8 bytes"},
+		// The worker's loop only reads the flag: it yields after many
+		// reads (it would otherwise never reach a scheduling point).
+		{"spin-wait.c", nil, true, true, search.DataRace, "(after step"},
+		{"publish-atomic.c", nil, true, true, exampleClean, ""},
+		{"dpor/readers-writers.c", []string{"2"}, true, true, exampleClean, ""},
+
+		{"lost-update.c", nil, true, false, search.DataRace, "4 bytes"},
+		{"lost-update.c", nil, false, false, search.AssertionFailure, "visits == 2"},
+		{"refcount.c", nil, true, false, search.DataRace, "4 bytes"},
+		{"refcount.c", nil, false, false, search.AssertionFailure, "frees == 1"},
+		{"check-then-act.c", nil, false, false, search.AssertionFailure, "no seat is sold twice"},
+		{"double-checked.c", nil, false, false, search.AssertionFailure, "filled before it is used"},
+		{"publish.c", nil, true, false, search.DataRace, "writes 4 bytes"},
+		{"ring-buffer.c", nil, false, false, search.AssertionFailure, "both items were put"},
+		{"token-ring.c", nil, false, false, search.AssertionFailure, "one worker at a time"},
+		{"work-stealing.c", nil, true, false, search.DataRace, "8 bytes"},
 		// Lock-free code without annotations: C11 atomics are
 		// scheduling points, and the ABA is found.
-		{"aba-stack.c", nil, false, search.AssertionFailure, "free list"},
-		{"aba-stack.c", nil, true, search.DataRace, "8 bytes"},
-		{"publish-atomic.c", nil, true, exampleClean, ""},
+		{"aba-stack.c", nil, false, false, search.AssertionFailure, "free list"},
+		{"aba-stack.c", nil, true, false, search.DataRace, "8 bytes"},
+		{"publish-atomic.c", nil, true, false, exampleClean, ""},
 		// stdbg.h's own lookups of its entry points are no shared
 		// memory of the program: no race among the annotations.
-		{"dpor/readers-writers.c", []string{"2"}, true, exampleClean, ""},
+		{"dpor/readers-writers.c", []string{"2"}, true, false, exampleClean, ""},
 	}
 	for _, tt := range tests {
 		name := strings.TrimSuffix(filepath.Base(tt.file), ".c")
-		if !tt.races {
+		switch {
+		case tt.logged:
+			name += "/logged"
+		case !tt.races:
 			name += "/no-races"
 		}
 		t.Run(name, func(t *testing.T) {
 			exe := buildMemory(t, tt.file)
-			p, err := ctarget.Start(targetproc.Config{Binary: exe, Args: tt.args, Flags: wire.FlagFastExit})
+			cfg := targetproc.Config{Binary: exe, Args: tt.args, Flags: wire.FlagFastExit}
+			if tt.logged {
+				cfg.Env = append(os.Environ(), ctarget.MemoryLogEnv)
+			}
+			p, err := ctarget.Start(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,6 +169,9 @@ func TestMemoryExamples(t *testing.T) {
 			}
 			if rr.Outcome == nil || rr.Outcome.Kind != tt.want {
 				t.Fatalf("replaying %v: %v; want %v", bug.Schedule, rr.Outcome, tt.want)
+			}
+			if tt.logged {
+				return // (its loads and stores are no steps)
 			}
 			memory := 0
 			for _, st := range e.Trace() {

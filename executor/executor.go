@@ -435,6 +435,8 @@ func (e *Execution) absorb(evs []wire.Event) error {
 		case wire.State:
 			st := v
 			e.state = &st
+		case wire.Accesses:
+			e.checkLogged(&v)
 		case wire.Stack, wire.Note:
 			// Diagnostics only.
 		case wire.Done:

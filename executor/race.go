@@ -10,6 +10,7 @@ import (
 	"github.com/stdbg/stdbg/internal/hashmix"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
 )
 
 // A happens-before data race detector over the schedule being run.
@@ -59,6 +60,12 @@ type access struct {
 	addr   uint64
 	size   uint64
 	step   int // 1-based step number in the trace
+	// pc is where the access was made from: the step's first frame, or
+	// for a logged access (logged set) its own return address. A logged
+	// access was made after its step's operation, before the thread's
+	// next one (wire.Accesses).
+	pc     uint64
+	logged bool
 }
 
 // happensBefore tells whether a is ordered before the current point of a
@@ -205,9 +212,32 @@ type race struct {
 // check records the access of step st (a Read or Write) and returns the race
 // it completes, if any.
 func (d *raceDetector) check(st *Step, stepNo int) *race {
-	t := st.Thread
+	a := &access{tid: st.Thread, write: st.Op.Kind == syncmodel.Write, atomic: isAtomic(st.Op.API), addr: st.Op.Obj, size: uint64(st.Op.Arg), step: stepNo}
+	if len(st.Frames) > 0 {
+		a.pc = st.Frames[0]
+	}
+	return d.checkAccess(a)
+}
+
+// checkLogged records the plain accesses thread tid made after step
+// stepNo's operation (its own, the last one applied) and returns the first
+// race one of them completes, if any.
+func (d *raceDetector) checkLogged(tid int, list []wire.Access, stepNo int) *race {
+	for _, x := range list {
+		a := &access{tid: tid, write: x.Write, addr: x.Addr, size: uint64(x.Size), step: stepNo, pc: x.PC, logged: true}
+		if r := d.checkAccess(a); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// checkAccess records a, an access of its thread at the thread's current
+// clock, and returns the race it completes, if any.
+func (d *raceDetector) checkAccess(a *access) *race {
+	t := a.tid
 	v := *d.clock(t)
-	a := &access{tid: t, epoch: v.get(t), write: st.Op.Kind == syncmodel.Write, atomic: isAtomic(st.Op.API), addr: st.Op.Obj, size: uint64(st.Op.Arg), step: stepNo}
+	a.epoch = v.get(t)
 	if a.size == 0 {
 		a.size = 1
 	}
@@ -294,20 +324,54 @@ func (e *Execution) checkRace() {
 	}
 }
 
+// checkLogged runs the detector over the plain accesses a thread made
+// after the last step (wire.Accesses); it reports a race as the
+// execution's outcome.
+func (e *Execution) checkLogged(a *wire.Accesses) {
+	n := len(e.trace)
+	if !e.c.opts.Races || e.outcome != nil || n == 0 || len(a.List) == 0 {
+		// (Before the first step one thread runs: nothing to race with.)
+		return
+	}
+	if e.races == nil {
+		e.races = newRaceDetector()
+	}
+	d := e.races
+	for ; d.done < n; d.done++ {
+		d.sync(&e.trace[d.done])
+	}
+	if r := d.checkLogged(a.Tid, a.List, n); r != nil {
+		e.finish(e.raceOutcome(r), false)
+	}
+}
+
+// accessAt says where access a was made, and its step: "a.c:9 (step 4)",
+// or for an access made after its step's operation, "a.c:9 (after step 4)".
+func (e *Execution) accessAt(a *access) (at, step string) {
+	if a.logged {
+		return e.where([]uint64{a.pc}), fmt.Sprintf("after step %d", a.step)
+	}
+	return e.where(e.trace[a.step-1].Frames), fmt.Sprintf("step %d", a.step)
+}
+
 // raceOutcome describes a race: both accesses, the variable, and where.
 func (e *Execution) raceOutcome(r *race) *search.Outcome {
 	prev, cur := r.prev, r.cur
-	curSt, prevSt := &e.trace[cur.step-1], &e.trace[prev.step-1]
-	curAt, prevAt := e.where(curSt.Frames), e.where(prevSt.Frames)
+	curAt, curStep := e.accessAt(cur)
+	prevAt, prevStep := e.accessAt(prev)
+	tail := ""
+	if !prev.logged {
+		tail = e.stackTail(e.trace[prev.step-1].Frames)
+	}
 	what := fmt.Sprintf("%s at %#x", bytes(cur.size), cur.addr)
 	if e.c.opts.Variable != nil {
 		if name := e.c.opts.Variable(cur.addr); name != "" {
 			what = fmt.Sprintf("%s (%s)", name, bytes(cur.size))
 		}
 	}
-	msg := fmt.Sprintf("thread %d %s %s at %s (step %d), unordered with thread %d's %s at %s (step %d%s)",
-		cur.tid, verb(cur.write, true), what, curAt, cur.step,
-		prev.tid, verb(prev.write, false), prevAt, prev.step, e.stackTail(prevSt.Frames))
+	msg := fmt.Sprintf("thread %d %s %s at %s (%s), unordered with thread %d's %s at %s (%s%s)",
+		cur.tid, verb(cur.write, true), what, curAt, curStep,
+		prev.tid, verb(prev.write, false), prevAt, prevStep, tail)
 	sites := []string{curAt, prevAt}
 	sort.Strings(sites)
 	return &search.Outcome{Kind: search.DataRace, Message: msg, Where: strings.Join(sites, ",")}
@@ -402,8 +466,8 @@ func (e *Execution) raceFingerprint() uint64 {
 			if a.atomic {
 				x ^= 2
 			}
-			if fr := e.trace[a.step-1].Frames; len(fr) > 0 {
-				x = hashmix.Mix(x ^ fr[0])
+			if a.pc != 0 {
+				x = hashmix.Mix(x ^ a.pc)
 			}
 			for i, t := range live {
 				if t < len(d.threads) && a.happensBefore(d.threads[t]) {

@@ -9,6 +9,7 @@ import (
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
 )
 
 const (
@@ -219,5 +220,95 @@ func TestDataRaceKey(t *testing.T) {
 	b := runToEnd(t, rt(), executor.Options{Races: true, Locate: locate}, "1;2;1").Ended()
 	if a.Key() != b.Key() || a.Where != "line-s,line-w" {
 		t.Errorf("keys %q and %q, where %q", a.Key(), b.Key(), a.Where)
+	}
+}
+
+// then makes step st log plain accesses after its operation (an
+// instrumented C program with STDBG_MEM_LOG=1).
+func then(st ct.Step, accesses ...wire.Access) ct.Step {
+	st.Logged = accesses
+	return st
+}
+
+func plainWrite(addr, pc uint64) wire.Access { return wire.Access{Addr: addr, Size: 4, Write: true, PC: pc} }
+func plainRead(addr, pc uint64) wire.Access  { return wire.Access{Addr: addr, Size: 4, PC: pc} }
+
+// Plain accesses logged between operations are checked at the clock of
+// their thread after the operation before them: ordered as the
+// synchronization around them orders them, and named with the step after
+// which they were made.
+func TestLoggedAccessRaces(t *testing.T) {
+	tests := []struct {
+		name     string
+		main     []ct.Step
+		children [][]ct.Step
+		sched    string
+		race     string // a substring of the race's message, "" for no race
+	}{
+		{
+			name:     "two unordered writes",
+			main:     []ct.Step{then(create, plainWrite(varX, 0x100)), joinTwo, exit0},
+			children: [][]ct.Step{{then(ct.Op(syncmodel.ThreadStart, syncmodel.APIThreadStart, 0, 0x1ff), plainWrite(varX, 0x200)), tExit}},
+			sched:    "1;2",
+			race:     "thread 2 writes 4 bytes at 0x5000 at line-s (after step 2), unordered with thread 1's write at line-w (after step 1)",
+		},
+		{
+			name:     "a logged read against a write that is a point",
+			main:     []ct.Step{then(create, plainRead(varX, 0x100)), joinTwo, exit0},
+			children: [][]ct.Step{{write(varX, 0x200), tExit}},
+			sched:    "1;2",
+			race:     "thread 2 writes 4 bytes at 0x5000 at line-s (step 2), unordered with thread 1's read at line-w (after step 1)",
+		},
+		{
+			name:     "both under one mutex",
+			main:     []ct.Step{create, then(lock(mA, 0x100), plainWrite(varX, 0x101)), unlock(mA, 0x102), joinTwo, exit0},
+			children: [][]ct.Step{{then(lock(mA, 0x200), plainWrite(varX, 0x201)), unlock(mA, 0x202), tExit}},
+			sched:    "1;1;1;2;2",
+		},
+		{
+			name:     "under different mutexes",
+			main:     []ct.Step{create, then(lock(mA, 0x100), plainWrite(varX, 0x101)), unlock(mA, 0x102), joinTwo, exit0},
+			children: [][]ct.Step{{then(lock(mB, 0x200), plainWrite(varX, 0x201)), unlock(mB, 0x202), tExit}},
+			sched:    "1;1;1;2",
+			race:     "thread 2 writes",
+		},
+		{
+			name:     "written before the create",
+			main:     []ct.Step{then(ct.Op(syncmodel.Yield, syncmodel.APISchedYield, 0, 0x99), plainWrite(varX, 0x100)), create, joinTwo, exit0},
+			children: [][]ct.Step{{then(ct.Op(syncmodel.ThreadStart, syncmodel.APIThreadStart, 0, 0x1ff), plainWrite(varX, 0x200)), tExit}},
+			sched:    "1;1;2",
+		},
+		{
+			name:     "read after the join",
+			main:     []ct.Step{create, then(joinTwo, plainRead(varX, 0x100)), exit0},
+			children: [][]ct.Step{{then(ct.Op(syncmodel.ThreadStart, syncmodel.APIThreadStart, 0, 0x1ff), plainWrite(varX, 0x200)), tExit}},
+			sched:    "1;2;2;1",
+		},
+		{
+			name:     "published through an atomic flag",
+			main:     []ct.Step{create, then(atomicRead(varY, 0x100), plainRead(varX, 0x101)), joinTwo, exit0},
+			children: [][]ct.Step{{then(ct.Op(syncmodel.ThreadStart, syncmodel.APIThreadStart, 0, 0x1ff), plainWrite(varX, 0x200)), atomicWrite(varY, 0x201), tExit}},
+			sched:    "1;2;2;1",
+		},
+		{
+			name:     "the flag read before it is set",
+			main:     []ct.Step{create, then(atomicRead(varY, 0x100), plainRead(varX, 0x101)), joinTwo, exit0},
+			children: [][]ct.Step{{then(ct.Op(syncmodel.ThreadStart, syncmodel.APIThreadStart, 0, 0x1ff), plainWrite(varX, 0x200)), atomicWrite(varY, 0x201), tExit}},
+			sched:    "1;2;1",
+			race:     "thread 1 reads 4 bytes at 0x5000",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := &ct.Runtime{Main: tt.main, Children: tt.children}
+			e := runToEnd(t, rt, executor.Options{Races: true, Locate: locate}, tt.sched)
+			o := e.Ended()
+			switch {
+			case tt.race == "" && o.Kind != search.Exited:
+				t.Fatalf("ended with %s %q, want a clean end", o.Kind, o.Message)
+			case tt.race != "" && (o.Kind != search.DataRace || !strings.Contains(o.Message, tt.race)):
+				t.Fatalf("ended with %s %q, want a data race %q", o.Kind, o.Message, tt.race)
+			}
+		})
 	}
 }

@@ -398,6 +398,9 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 	case syncmodel.Choose:
 		return fmt.Sprintf("%s(%d) = %d", api, op.Arg, res.Code)
 	case syncmodel.Yield, syncmodel.Sleep:
+		if op.API == syncmodel.APIMemoryPoll {
+			return fmt.Sprintf("polls &%s in a loop (only reads since its last step)", b.name(op.Obj, "mem"))
+		}
 		return api
 	case syncmodel.Read, syncmodel.Write:
 		return fmt.Sprintf("%s(&%s, %d)", api, b.name(op.Obj, "mem"), op.Arg)

@@ -51,6 +51,10 @@ type Target struct {
 	// MemoryNote says why it could not be, when it was asked for.
 	Memory     bool
 	MemoryNote string
+	// MemoryLogged: the instrumented target's plain accesses are checked
+	// for data races between scheduling points, not scheduling points
+	// themselves (Build.Memory with Build.Race).
+	MemoryLogged bool
 
 	// state: the package-level variables of a Go target's module
 	// (goinstr.PackageState), found once; with any, every execution
@@ -71,7 +75,13 @@ type Build struct {
 	// Race builds a plain Go package with the race detector.
 	Race bool
 	// Memory compiles a C or C++ source with the memory instrumentation.
+	// With Race as well, the program's plain accesses are checked for
+	// data races but are not scheduling points (ctarget.MemoryLogEnv);
+	// without it, they are scheduling points.
 	Memory bool
+	// MemoryAsked says the user asked for Memory: an executable built
+	// without the instrumentation is then warned about.
+	MemoryAsked bool
 	// Tags are the build tags of a Go package (go build's -tags: a
 	// comma-separated list).
 	Tags string
@@ -138,6 +148,7 @@ func Resolve(args []string, b Build) (*Target, error) {
 		if note != "" {
 			t.Warnings = append(t.Warnings, note)
 		}
+		t.logMemory(b)
 		return t, nil
 	}
 	abs, err := filepath.Abs(t.Arg)
@@ -151,11 +162,22 @@ func Resolve(args []string, b Build) (*Target, error) {
 	// Built with stdbg cc --memory: its memory accesses are scheduling
 	// points whatever --memory says.
 	t.Memory = ctarget.MemoryInstrumented(abs)
-	if b.Memory && !t.Memory {
-		t.MemoryNote = fmt.Sprintf("--memory: %s was not built with stdbg cc --memory; its memory accesses are not scheduling points", t.Arg)
+	if b.MemoryAsked && b.Memory && !t.Memory {
+		t.MemoryNote = fmt.Sprintf("--memory: %s was not built with stdbg cc --memory; its memory accesses are not seen", t.Arg)
 		t.Warnings = append(t.Warnings, t.MemoryNote)
 	}
+	t.logMemory(b)
 	return t, nil
+}
+
+// logMemory makes an instrumented C target log its plain memory accesses
+// for the race detector instead of stopping at each (when races are
+// checked): recorded in its Env, so that every replay does the same.
+func (t *Target) logMemory(b Build) {
+	if t.Memory && b.Race {
+		t.MemoryLogged = true
+		t.Env = append(t.Env, ctarget.MemoryLogEnv)
+	}
 }
 
 // FromEntry checks, rebuilds (when needed) and resolves the target of a
@@ -202,6 +224,7 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 			return nil, fmt.Errorf("rebuilding %s as it was built when the bug was found: %s", src, note)
 		}
 		t.Arg, t.Source, t.Binary, t.Memory = src, src, exe, e.Target.Memory
+		t.MemoryLogged = t.Memory && slices.Contains(e.Target.Env, ctarget.MemoryLogEnv)
 	default:
 		exe := binary
 		if exe == "" {

@@ -154,6 +154,7 @@ const (
 	APITimerStop         // Timer.Stop or Reset (or Ticker's) taking back a time offered: a Select
 	APITimerNew          // a timer made (time.NewTimer, After, AfterFunc, NewTicker): the ThreadCreate of its goroutine
 	APITimerHalt         // Timer.Stop or Reset (or Ticker's) begins: a Select with default on a channel of the timer's own, which orders it against the timer's other Stops and Resets and its goroutine
+	APIMemoryPoll        // a polling loop over plain memory (C, STDBG_MEMORY=log): a Yield, Obj the address polled last
 	apiCount
 )
 
@@ -240,6 +241,7 @@ var apiNames = [...]string{
 	APITimerStop:         "Timer.Stop",
 	APITimerNew:          "timer made",
 	APITimerHalt:         "Timer.Stop",
+	APIMemoryPoll:        "memory poll",
 	APIStdbgChoose:       "stdbg_choose",
 	APIThrdCreate:        "thrd_create",
 	APIThrdJoin:          "thrd_join",

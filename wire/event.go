@@ -2,7 +2,7 @@ package wire
 
 // Event is what a runtime reports of an execution, in the order it
 // happened: a Pending (or a *Pending, as a Decoder hands it), Failure,
-// Stack, State, Note or Done message, or what the checker saw of the
+// Stack, State, Note, Done or Accesses message, or what the checker saw of the
 // process itself: Died, TimedOut. The set is closed: only the types of
 // this package implement Event, so that a consumer's type switch over
 // them is complete.

@@ -13,6 +13,7 @@ func wireSeeds() [][]byte {
 	m = EncodePending(m, Pending{Tid: 2, OSTid: 77, Op: syncmodel.Op{Kind: syncmodel.MutexLock, Obj: 0x601040}, Frames: []uint64{0x401000, 0x401100}})
 	m = EncodePending(m, Pending{Tid: 3, Op: syncmodel.Op{Kind: syncmodel.Select, Cases: []syncmodel.Case{{Send: true, Chan: 8, Cap: 1}, {Chan: 9}}}})
 	m = EncodeDone(m, Done{Tid: 2})
+	m = EncodeAccesses(m, Accesses{Tid: 2, List: []Access{{Addr: 0x601040, Size: 4, Write: true, PC: 0x401000}}})
 	f := EncodeFailure(nil, Failure{Tid: 1, Kind: FailAssert, Message: "x > 0", Frames: []uint64{1, 2, 3}})
 	return [][]byte{m, f, EncodeRun(nil, Run{Tid: 3, Code: -1}), EncodeReset(nil), EncodeQuit(), {}}
 }

@@ -257,6 +257,8 @@ func (d *Decoder) decode(out []Event, buf []byte, toMark bool) ([]Event, int, bo
 			v, err = decodeStack(p)
 		case MsgState:
 			v, err = decodeState(p)
+		case MsgAccess:
+			v, err = decodeAccesses(p)
 		case MsgNote:
 			v = Note{Text: string(p)}
 		case MsgStep:

@@ -19,6 +19,8 @@ func TestRoundTrip(t *testing.T) {
 			{Send: true, Chan: 0xc000, Cap: 2}, {Chan: 0xd000}, {Chan: 0}}}, Frames: []uint64{7}},
 		State{Hash: 0xfeedface12345678, Progress: true, Props: []Prop{{Name: "r", Value: 1}, {Name: "cs", Value: -2}}},
 		State{Hash: 1},
+		Accesses{Tid: 2, List: []Access{{Addr: 0x601040, Size: 4, PC: 0x401234}, {Addr: 0x601048, Size: 8, Write: true, PC: 0x401250}}},
+		Accesses{Tid: 3, List: []Access{}},
 	}
 	var buf []byte
 	for _, m := range msgs {
@@ -29,6 +31,8 @@ func TestRoundTrip(t *testing.T) {
 			buf = EncodeFailure(buf, v)
 		case State:
 			buf = EncodeState(buf, v)
+		case Accesses:
+			buf = EncodeAccesses(buf, v)
 		}
 	}
 	got, err := Decode(buf)

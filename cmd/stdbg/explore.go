@@ -14,7 +14,8 @@ import (
 // run selects Go tests. A Go target's random numbers come from the
 // rand-seed setting.
 func (a *app) resolve(args []string, run string) (*session.Target, error) {
-	t, err := session.Resolve(args, session.Build{Run: run, Race: a.v.GetBool("races"), Memory: a.v.GetBool("memory")})
+	t, err := session.Resolve(args, session.Build{Run: run, Race: a.v.GetBool("races"),
+		Memory: a.v.GetBool("memory"), MemoryAsked: a.explicit("memory")})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

@@ -38,8 +38,13 @@ type findResult struct {
 	// points (those of global variables and the heap, in a C source built
 	// with the memory instrumentation); Scope says what an exhaustive
 	// search was exhaustive over.
-	MemoryPoints bool   `json:"memory_scheduling_points"`
-	Scope        string `json:"scope"` // thread operations (and memory), or goroutine operations
+	MemoryPoints bool `json:"memory_scheduling_points"`
+	// MemoryChecked reports whether the plain accesses to global
+	// variables and the heap were seen (memory instrumentation): as
+	// scheduling points (MemoryPoints), or checked for data races in
+	// every schedule run (the default with races on).
+	MemoryChecked bool   `json:"memory_checked"`
+	Scope         string `json:"scope"` // thread operations (and memory), or goroutine operations
 	// SearchedIn is where the search ran: "target" (inside the Go
 	// program's process, package targetsearch) or "stdbg" (driving the
 	// program transition by transition).
@@ -62,13 +67,18 @@ func scopeNote(t *session.Target) string {
 		return "Scope: goroutine operations; plain memory accesses were not scheduling points (shared variables read and written " +
 			"without a synchronisation between are not reordered; Go's race detector, on by default for plain Go, reports such races)."
 	}
+	if t.MemoryLogged {
+		return "Scope: thread operations and atomic operations; the loads and stores of global variables and the heap " +
+			"were checked for data races in every schedule (with none, their order between operations changes nothing); " +
+			"accesses to stacks and thread-local storage were not checked."
+	}
 	if t.Memory {
 		return "Scope: thread operations, and the loads, stores and atomic operations on global variables and the heap " +
 			"(memory instrumentation); accesses to stacks and thread-local storage were not scheduling points."
 	}
 	return "Scope: thread operations; plain memory accesses were not scheduling points (memory shared without a thread " +
-		"operation between is not reordered: build the program with --memory, as in stdbg find --memory prog.c or " +
-		"stdbg cc --memory, or annotate it with stdbg_read/stdbg_write)."
+		"operation between is not reordered: compile the program's source with stdbg, as in stdbg find prog.c, or " +
+		"build it with stdbg cc --memory, or annotate it with stdbg_read/stdbg_write)."
 }
 
 // printFind prints a find's result in words.

@@ -185,8 +185,11 @@ func (f *finder) result(found *session.Found) *findResult {
 	if t.Go {
 		out.Scope = "goroutine operations"
 	}
-	if t.Memory {
-		out.Scope, out.MemoryPoints = "thread operations and global and heap memory", true
+	switch {
+	case t.MemoryLogged:
+		out.Scope, out.MemoryChecked = "thread operations and atomics; global and heap memory checked for data races", true
+	case t.Memory:
+		out.Scope, out.MemoryPoints, out.MemoryChecked = "thread operations and global and heap memory", true, true
 	}
 	if p.seeded() {
 		out.Seed = p.spec.Seed

@@ -70,6 +70,7 @@ enum stdbg_msg_type {
 	M_DONE = 5,    /* a thread finished (payload: u32 tid) */
 	M_STATE = 6,   /* the program state at the hand-over (STDBG_F_STATE) */
 	M_STEP = 7,    /* in a batch: the messages of one step end here (no payload) */
+	M_ACCESS = 9,  /* plain memory accesses a thread made since its last scheduling point */
 	/* runtime -> checker, on the control socket */
 	M_HELLO = 8,
 	/* checker -> runtime, in the mailbox */
@@ -99,6 +100,24 @@ enum stdbg_failure_kind {
 	FAIL_ABORT = 3,  /* abort() */
 	FAIL_USER = 4,   /* stdbg_assert */
 	FAIL_RUNTIME = 5 /* the runtime itself gave up (message says why) */
+};
+
+/* M_ACCESS payload: tid, n, then n struct stdbg_access. Sent in a
+ * library started with STDBG_MEM_LOG=1, where plain loads and stores are
+ * not scheduling points: the accesses a thread made since its last
+ * scheduling point, at most one entry per address, size and direction (the
+ * first), before the thread's next PENDING or FAILURE (or earlier, in
+ * parts, when many addresses were touched). */
+struct stdbg_accesses {
+	uint32_t tid;
+	uint32_t n;
+};
+
+struct stdbg_access {
+	uint64_t addr;
+	uint64_t pc;    /* the return address into the code that made it */
+	uint32_t size;
+	uint32_t write; /* 1: a store */
 };
 
 /* M_FAILURE payload: fixed part, nframes u64 addresses (frame 0 exact for a

@@ -22,6 +22,9 @@ type Step struct {
 	Fail *wire.Failure
 	Die  *wire.Died
 	Hang bool // the thread never reaches its next operation
+	// Logged are plain accesses the thread makes after this step's
+	// operation, reported (wire.Accesses) before its next operation.
+	Logged []wire.Access
 }
 
 // Runtime runs scripts. Scripts[0] is thread 1's; a ThreadCreate op's Arg
@@ -75,9 +78,12 @@ func (r *Runtime) Resume(tid int, code int64) ([]wire.Event, error) {
 	if !ok || r.pos[tid] >= len(sc) {
 		return nil, fmt.Errorf("fake: thread %d has nothing to run", tid)
 	}
-	op := sc[r.pos[tid]].Op
+	op, logged := sc[r.pos[tid]].Op, sc[r.pos[tid]].Logged
 	r.pos[tid]++
 	var evs []wire.Event
+	if len(logged) > 0 {
+		evs = append(evs, wire.Accesses{Tid: tid, List: logged})
+	}
 	if op.Kind == syncmodel.ThreadCreate {
 		if r.creates >= len(r.Children) {
 			return nil, fmt.Errorf("fake: no script for create #%d", r.creates+1)

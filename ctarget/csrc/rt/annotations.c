@@ -126,6 +126,21 @@ EXPORT void stdbg_rt_mem(const volatile void *addr, unsigned long size, int kind
 	if (kind < MEM_READ || kind > MEM_ATOMIC_RMW)
 		return;
 	uint16_t k = kind == MEM_READ || kind == MEM_ATOMIC_LOAD ? K_READ : K_WRITE;
+	if (g_mem_log && (kind == MEM_READ || kind == MEM_WRITE)) {
+		struct thr *me = self;
+		int r = mem_log(me, (uintptr_t)addr, (uint32_t)size, kind == MEM_WRITE, ra);
+		if (r == MEM_LOGGED)
+			return;
+		if (r == MEM_POLL) {
+			/* A polling loop: let the others run, then note the
+			 * access as the first of the next transition. */
+			sched(K_YIELD, A_MEMORY_POLL, (const void *)addr, NULL, (int64_t)size, ra);
+			if (!active())
+				return;
+			if (mem_log(me, (uintptr_t)addr, (uint32_t)size, kind == MEM_WRITE, ra) == MEM_LOGGED)
+				return;
+		}
+	}
 	sched(k, api[kind], (const void *)addr, NULL, (int64_t)size, ra);
 }
 

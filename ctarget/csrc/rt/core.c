@@ -170,6 +170,20 @@ static void resolve_all(void)
 /* ------------------------------------------------------------------ */
 /* State                                                               */
 
+/* The plain accesses a thread made since its last scheduling point, in
+ * STDBG_MEM_LOG=1 (rt/memlog.c): one entry per address, size and
+ * direction, found through a small open-addressed index. */
+#define MEMLOG_CAP 128
+#define MEMLOG_SLOTS 256
+
+struct memlog {
+	uint32_t accesses; /* made since the last point, logged or not */
+	uint32_t sent;     /* entries sent since the last point (rt/memlog.c) */
+	uint32_t n;        /* entries in e */
+	uint8_t index[MEMLOG_SLOTS]; /* 0: empty, else 1 + the entry's position in e */
+	struct stdbg_access e[MEMLOG_CAP];
+};
+
 struct thr {
 	int tid;
 	pid_t ostid;
@@ -200,6 +214,7 @@ struct thr {
 	uintptr_t cfs;      /* a context's thread pointer: its glibc thread descriptor */
 	uint64_t fcw, mxcsr; /* a pooled thread's floating-point control words: its creator's */
 	sigset_t mask;       /* a pooled thread's signal mask: its creator's */
+	struct memlog mem;   /* STDBG_MEM_LOG=1: its plain accesses since its last point */
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id
@@ -218,6 +233,7 @@ static __thread struct thr *self __attribute__((tls_model("initial-exec")));
 static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 
 static int g_enabled;      /* under the checker, or replaying a log */
+static int g_mem_log;      /* STDBG_MEM_LOG=1: plain accesses are logged, not scheduling points */
 static int g_replay;       /* following a decision log, without a checker */
 static int g_started;      /* the fork server started (we are in a child) */
 static int g_exiting;      /* the process is leaving: pass everything through */

@@ -41,6 +41,8 @@ __attribute__((constructor(101))) static void stdbg_init(void)
 		g_self_lo = (uintptr_t)di.dli_fbase;
 		g_self_hi = g_self_lo + 4 * 1024 * 1024;
 	}
+	const char *mem = getenv("STDBG_MEM_LOG");
+	g_mem_log = mem && strcmp(mem, "1") == 0;
 	const char *log = getenv("STDBG_REPLAY");
 	if (log && *log) {
 		load_log(log);

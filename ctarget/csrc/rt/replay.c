@@ -219,6 +219,8 @@ static int64_t sched(uint16_t kind, uint16_t api, const void *obj, const void *o
 		server_start();
 	if (g_flags & STDBG_F_STATE)
 		note_sp(me, ra);
+	if (g_mem_log)
+		mem_flush(me);
 	put_pending(me, kind, api, obj, obj2, arg, ra);
 	if (me->first) {
 		/* A new thread's first report belongs to its creator's

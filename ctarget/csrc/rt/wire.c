@@ -201,12 +201,15 @@ static uint32_t str_len_capped(const char *s)
 }
 
 /* report_failure writes an M_FAILURE and hands the mailbox over. */
+static void mem_flush(struct thr *me);
+
 static void report_failure(uint16_t kind, int signo, uint64_t addr, const uint64_t *frames, int nframes,
                            const char *msg, const char *file, unsigned line, const char *func)
 {
 	if (!g_started || g_failed || g_replay)
 		return;
 	g_failed = 1;
+	mem_flush(self); /* the accesses before the failure: a race may explain it */
 	uint32_t len = sizeof(struct stdbg_failure) + 8u * (uint32_t)nframes + 12 + str_len_capped(msg) +
 	               str_len_capped(file) + str_len_capped(func);
 	struct stdbg_failure f = {0};
