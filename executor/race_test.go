@@ -230,8 +230,10 @@ func then(st ct.Step, accesses ...wire.Access) ct.Step {
 	return st
 }
 
-func plainWrite(addr, pc uint64) wire.Access { return wire.Access{Addr: addr, Size: 4, Write: true, PC: pc} }
-func plainRead(addr, pc uint64) wire.Access  { return wire.Access{Addr: addr, Size: 4, PC: pc} }
+func plainWrite(addr, pc uint64) wire.Access {
+	return wire.Access{Addr: addr, Size: 4, Write: true, PC: pc}
+}
+func plainRead(addr, pc uint64) wire.Access { return wire.Access{Addr: addr, Size: 4, PC: pc} }
 
 // Plain accesses logged between operations are checked at the clock of
 // their thread after the operation before them: ordered as the
