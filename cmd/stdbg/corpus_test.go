@@ -42,7 +42,7 @@ func TestCorpusStatuses(t *testing.T) {
 		}
 	}
 	write("x == 0", true)
-	out, errs, code := stdbg(t, "find", "--no-save=false", src)
+	out, errs, code := stdbg(t, "find", "--memory=false", "--no-save=false", src)
 	if code != exitBug || !strings.Contains(out, "PROPERTY NOT VALID") {
 		t.Fatalf("find: %d\n%s\n%s", code, out, errs)
 	}
@@ -52,7 +52,7 @@ func TestCorpusStatuses(t *testing.T) {
 		t.Fatalf("entries %v; output:\n%s", entries, out)
 	}
 	// Finding it again stores nothing new.
-	out, _, _ = stdbg(t, "find", "--no-save=false", src)
+	out, _, _ = stdbg(t, "find", "--memory=false", "--no-save=false", src)
 	if !strings.Contains(out, "Already in the corpus: "+entries[0]) {
 		t.Errorf("second find:\n%s", out)
 	}
@@ -187,7 +187,7 @@ func TestCorpusResearch(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "racy.c")
 	os.WriteFile(src, []byte(strings.Replace(racyProgram, "CHECK", "x == 0", 1)), 0o644)
-	if _, _, code := stdbg(t, "find", "--no-save=false", src); code != exitBug {
+	if _, _, code := stdbg(t, "find", "--memory=false", "--no-save=false", src); code != exitBug {
 		t.Fatalf("find: %d", code)
 	}
 	corpusDir := filepath.Join(dir, "testdata", "stdbg", "racy")

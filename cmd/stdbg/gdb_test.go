@@ -284,11 +284,13 @@ func TestReplayGDBAssertion(t *testing.T) {
 	needGDB(t)
 	prog := writeFile(t, t.TempDir(), "leader.c", leader)
 	const sched = "1;1;2;2;3;3;2;3;2" // both start and check, both claim, then thread 2 checks again
-	r := replayReport(t, "--schedule", sched, prog)
+	// (--memory=false: the plain program. Instrumented, its unguarded
+	// flags are a data race, reported before the assertion.)
+	r := replayReport(t, "--memory=false", "--schedule", sched, prog)
 	if r.Kind != "assertion" || len(r.Steps) != 9 || r.Failure == nil {
 		t.Fatalf("the schedule does not fail the assertion: %+v", r)
 	}
-	script := writeScript(t, "--schedule", sched, prog)
+	script := writeScript(t, "--memory=false", "--schedule", sched, prog)
 	_, out := checkSteps(t, script, r)
 	for _, w := range []string{
 		"Assertion `!leader[1 - me] && \"at most one leader\"' failed.",

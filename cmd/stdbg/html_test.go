@@ -108,7 +108,7 @@ func TestHTMLInBrowser(t *testing.T) {
 func TestHTMLLasso(t *testing.T) {
 	t.Parallel()
 	page := filepath.Join(t.TempDir(), "lasso.html")
-	if out, errs, code := stdbg(t, "find", "--livelock", "--html", page, liveness("priority-inversion.c")); code != exitBug {
+	if out, errs, code := stdbg(t, "find", "--memory=false", "--livelock", "--html", page, liveness("priority-inversion.c")); code != exitBug {
 		t.Fatalf("find --livelock --html: exit %d\n%s\n%s", code, out, errs)
 	}
 	dom := renderDOM(t, page)

@@ -15,7 +15,7 @@ func liveness(name string) string { return example(filepath.Join("liveness", nam
 func TestFindLivelockAndReplayIt(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	out, errs, code := stdbg(t, "find", "--livelock", "--no-save=false", "--corpus", dir, liveness("priority-inversion.c"))
+	out, errs, code := stdbg(t, "find", "--memory=false", "--livelock", "--no-save=false", "--corpus", dir, liveness("priority-inversion.c"))
 	if code != exitBug {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitBug, out, errs)
 	}
@@ -113,24 +113,24 @@ func TestFindVisitedAndLTL(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"spin loop ends", []string{"find", "--visited", liveness("spin-handoff.c")}, exitClean,
+		{"spin loop ends", []string{"find", "--memory=false", "--visited", liveness("spin-handoff.c")}, exitClean,
 			[]string{"No property violation found.", "Visited states = "}},
-		{"peterson", []string{"find", "--ltl", "G(want0 -> F enter0)", liveness("peterson.c")}, exitClean,
+		{"peterson", []string{"find", "--memory=false", "--ltl", "G(want0 -> F enter0)", liveness("peterson.c")}, exitClean,
 			[]string{"No property violation found."}},
 		// Condition waits may wake up spuriously; the execution that
 		// waits again at once is cut, and its last state is no end of
 		// the program (it was taken for one: "the program ends" with an
 		// item pending).
-		{"cond queue", []string{"find", "--ltl", "G(pending -> F !pending)", liveness("cond-queue.c")}, exitClean,
+		{"cond queue", []string{"find", "--memory=false", "--ltl", "G(pending -> F !pending)", liveness("cond-queue.c")}, exitClean,
 			[]string{"No property violation found."}},
-		{"priority inversion", []string{"find", "--ltl", "G(r -> F cs)", liveness("priority-inversion.c")}, exitBug,
+		{"priority inversion", []string{"find", "--memory=false", "--ltl", "G(r -> F cs)", liveness("priority-inversion.c")}, exitBug,
 			[]string{"*** LIVENESS PROPERTY NOT VALID ***", "violates G (r -> F cs)", "[r=1 cs=0]", ")*"}},
-		{"polite", []string{"find", "--livelock", liveness("polite-backoff.c")}, exitBug,
+		{"polite", []string{"find", "--memory=false", "--livelock", liveness("polite-backoff.c")}, exitBug,
 			[]string{"Path = 1;1;2;3 (2;2;3;3)*"}},
-		{"unknown proposition", []string{"find", "--ltl", "F nosuch", liveness("peterson.c")}, exitUsage,
+		{"unknown proposition", []string{"find", "--memory=false", "--ltl", "F nosuch", liveness("peterson.c")}, exitUsage,
 			nil},
-		{"bad formula", []string{"find", "--ltl", "G(r ->", liveness("peterson.c")}, exitUsage, nil},
-		{"bad cycles", []string{"replay", "--cycles", "0", "--schedule", "1 (1)*", liveness("peterson.c")}, exitUsage, nil},
+		{"bad formula", []string{"find", "--memory=false", "--ltl", "G(r ->", liveness("peterson.c")}, exitUsage, nil},
+		{"bad cycles", []string{"replay", "--memory=false", "--cycles", "0", "--schedule", "1 (1)*", liveness("peterson.c")}, exitUsage, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errs, code := stdbg(t, tc.args...)
@@ -152,11 +152,11 @@ func TestFindVisitedAndLTL(t *testing.T) {
 func TestFindGoLivelock(t *testing.T) {
 	t.Parallel()
 	prog := filepath.Join("..", "..", "examples", "go", "backoff-prog")
-	out, errs, code := stdbg(t, "find", "--livelock", prog)
+	out, errs, code := stdbg(t, "find", "--memory=false", "--livelock", prog)
 	if code != exitBug || !strings.Contains(out, "Path = 1;1;1;2;3 (2;2;3;3)*") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	out, errs, code = stdbg(t, "replay", "--cycles", "2", "--schedule", "1;1;1;2;3 (2;2;3;3)*", prog)
+	out, errs, code = stdbg(t, "replay", "--memory=false", "--cycles", "2", "--schedule", "1;1;1;2;3 (2;2;3;3)*", prog)
 	if code != exitBug || !strings.Contains(out, "2 of the runs came back") {
 		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
@@ -167,11 +167,11 @@ func TestFindGoLivelock(t *testing.T) {
 func TestStatefulDPORNote(t *testing.T) {
 	t.Parallel()
 	const note = "DPOR is not sound with a visited set"
-	_, errs, code := stdbg(t, "find", "--reduction", "dpor", "--visited", liveness("spin-handoff.c"))
+	_, errs, code := stdbg(t, "find", "--memory=false", "--reduction", "dpor", "--visited", liveness("spin-handoff.c"))
 	if code != exitClean || !strings.Contains(errs, note) {
 		t.Errorf("--reduction dpor --visited: exit %d, stderr %q; want exit 0 and the note", code, errs)
 	}
-	_, errs, code = stdbg(t, "find", "--visited", liveness("spin-handoff.c"))
+	_, errs, code = stdbg(t, "find", "--memory=false", "--visited", liveness("spin-handoff.c"))
 	if code != exitClean || strings.Contains(errs, note) {
 		t.Errorf("--visited: exit %d, stderr %q; want exit 0 without the note", code, errs)
 	}

@@ -356,12 +356,12 @@ int main(void) {
 	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := stdbg(t, "find", "--quiet", src)
+	out, errs, code := stdbg(t, "find", "--memory=false", "--quiet", src)
 	if code != exitClean || !strings.Contains(out, "Search: exhaustive") ||
 		!strings.Contains(out, "Scope: thread operations; plain memory accesses were not scheduling points") {
 		t.Fatalf("find: exit %d %s\n%s", code, errs, out)
 	}
-	out, _, _ = stdbg(t, "find", "--quiet", "--json", src)
+	out, _, _ = stdbg(t, "find", "--memory=false", "--quiet", "--json", src)
 	var res struct {
 		Complete     bool   `json:"complete"`
 		MemoryPoints *bool  `json:"memory_scheduling_points"`

@@ -24,7 +24,9 @@ func TestFindDataRaceInC(t *testing.T) {
 	}
 	// Either access may come second in the minimal schedule: both orders
 	// take 7 steps and 1 preemption.
-	re := regexp.MustCompile(`thread \d (reads|writes) hits \(4 bytes\) at lost-update\.c:2[13] \(step \d\), unordered with thread \d's (read|write) at lost-update\.c:2[13] \(step \d\)`)
+	// (The annotations are steps, the plain accesses after them are
+	// checked too: "after step N".)
+	re := regexp.MustCompile(`thread \d (reads|writes) hits \(4 bytes\) at lost-update\.c:2[134] \((after )?step \d\), unordered with thread \d's (read|write) at lost-update\.c:2[134] \((after )?step \d\)`)
 	if !re.MatchString(out) {
 		t.Errorf("the race is not told with both accesses:\n%s", out)
 	}
@@ -67,27 +69,29 @@ func TestFindNoRaceWhenOrdered(t *testing.T) {
 	}
 }
 
-// With --memory, a C source is built with the memory instrumentation: the
-// x++ on an unannotated global, exhausted without a bug in the plain build,
-// is found as a data race between a load and a store; the corpus entry
-// remembers the build and its replay meets the same points; the verdict
-// and the JSON say what the search covered.
+// By default a C source is built with the memory instrumentation: the x++
+// on an unannotated global, exhausted without a bug in the plain build
+// (--memory=false), is found as a data race between a load and a store
+// made after two threads' starts; the corpus entry remembers the build and
+// the mode, and its replay finds the same race; with --races=false every
+// access is a scheduling point and the lost update itself is found; the
+// verdict and the JSON say what the search covered.
 func TestFindMemoryRace(t *testing.T) {
 	t.Parallel()
 	prog := example("memory/lost-update.c")
 	corpusDir := t.TempDir()
-	out, errs, code := stdbg(t, "find", "--memory", "--no-save=false", "--corpus", corpusDir, prog)
-	re := regexp.MustCompile(`thread \d (reads|writes) visits \(4 bytes\) at lost-update\.c:19 \(step \d\), unordered with thread \d's (read|write) at lost-update\.c:19`)
+	out, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", corpusDir, prog)
+	re := regexp.MustCompile(`thread \d (reads|writes) visits \(4 bytes\) at lost-update\.c:19 \(after step \d\), unordered with thread \d's (read|write) at lost-update\.c:19 \(after step \d\)`)
 	if code != exitBug || !strings.Contains(out, "*** DATA RACE ***") || !re.MatchString(out) ||
-		!regexp.MustCompile(`thread \d  (load|store)\(&visits, 4\) +lost-update\.c:19`).MatchString(out) {
-		t.Fatalf("find --memory: exit %d\n%s\n%s", code, out, errs)
+		regexp.MustCompile(`(load|store)\(&visits`).MatchString(out) {
+		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
 	}
 	entry := regexp.MustCompile(`Saved (\S+\.json)`).FindStringSubmatch(out)
 	if entry == nil {
 		t.Fatalf("no corpus entry saved:\n%s", out)
 	}
 	b, err := os.ReadFile(entry[1])
-	if err != nil || !strings.Contains(string(b), `"memory": true`) {
+	if err != nil || !strings.Contains(string(b), `"memory": true`) || !strings.Contains(string(b), `"STDBG_MEM_LOG=1"`) {
 		t.Errorf("entry %s does not record the instrumented build (%v):\n%s", entry[1], err, b)
 	}
 	rout, rerrs, rcode := stdbg(t, "replay", entry[1])
@@ -95,20 +99,32 @@ func TestFindMemoryRace(t *testing.T) {
 		t.Errorf("replay of %s: exit %d\n%s\n%s", entry[1], rcode, rout, rerrs)
 	}
 
-	out, errs, code = stdbg(t, "find", "--memory", "--races=false", prog)
-	if code != exitBug || !strings.Contains(out, "assertion failed") || !strings.Contains(out, "visits == 2") {
-		t.Errorf("find --memory --races=false: exit %d\n%s\n%s", code, out, errs)
+	out, errs, code = stdbg(t, "find", "--races=false", prog)
+	if code != exitBug || !strings.Contains(out, "assertion failed") || !strings.Contains(out, "visits == 2") ||
+		!regexp.MustCompile(`thread \d  (load|store)\(&visits, 4\) +lost-update\.c:19`).MatchString(out) {
+		t.Errorf("find --races=false: exit %d\n%s\n%s", code, out, errs)
 	}
 
-	out, errs, code = stdbg(t, "find", "--memory", "--quiet", "--json", example("memory/publish-atomic.c"))
-	var res struct {
-		Complete     bool   `json:"complete"`
-		MemoryPoints bool   `json:"memory_scheduling_points"`
-		Scope        string `json:"scope"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitClean || !res.Complete || !res.MemoryPoints ||
-		!strings.Contains(res.Scope, "memory") {
-		t.Errorf("find --memory --json on a correct program: exit %d, %+v (%v)\n%s\n%s", code, res, err, out, errs)
+	for _, tt := range []struct {
+		flags          []string
+		checked, point bool
+	}{
+		{nil, true, false},
+		{[]string{"--races=false"}, true, true},
+		{[]string{"--memory=false"}, false, false},
+	} {
+		args := append(append([]string{"find"}, tt.flags...), "--quiet", "--json", example("memory/publish-atomic.c"))
+		out, errs, code = stdbg(t, args...)
+		var res struct {
+			Complete      bool   `json:"complete"`
+			MemoryChecked bool   `json:"memory_checked"`
+			MemoryPoints  bool   `json:"memory_scheduling_points"`
+			Scope         string `json:"scope"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitClean || !res.Complete ||
+			res.MemoryChecked != tt.checked || res.MemoryPoints != tt.point || strings.Contains(res.Scope, "memory") != tt.checked {
+			t.Errorf("%q on a correct program: exit %d, %+v (%v)\n%s\n%s", args, code, res, err, out, errs)
+		}
 	}
 }
 
@@ -135,8 +151,12 @@ func TestCCMemory(t *testing.T) {
 		if out, err := exec.Command(exe).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "2 visits" {
 			t.Errorf("%s alone: %v %q", exe, err, out)
 		}
-		out, errs, code := stdbg(t, "find", exe)
-		if code != exitBug || !strings.Contains(out, "*** DATA RACE ***") || !strings.Contains(out, "load(&visits, 4)") {
+		out, errs, code := stdbg(t, "find", "--races=false", exe)
+		if code != exitBug || !strings.Contains(out, "visits == 2") || !strings.Contains(out, "load(&visits, 4)") {
+			t.Errorf("find --races=false %s: exit %d\n%s\n%s", exe, code, out, errs)
+		}
+		out, errs, code = stdbg(t, "find", exe)
+		if code != exitBug || !strings.Contains(out, "*** DATA RACE ***") || !strings.Contains(out, "(after step") {
 			t.Errorf("find %s: exit %d\n%s\n%s", exe, code, out, errs)
 		}
 	}

@@ -214,7 +214,7 @@ struct thr {
 	uintptr_t cfs;      /* a context's thread pointer: its glibc thread descriptor */
 	uint64_t fcw, mxcsr; /* a pooled thread's floating-point control words: its creator's */
 	sigset_t mask;       /* a pooled thread's signal mask: its creator's */
-	struct memlog mem;   /* STDBG_MEM_LOG=1: its plain accesses since its last point */
+	struct memlog mem;   /* STDBG_MEM_LOG=1: its plain accesses since its last point; last (rt/reuse.c) */
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id

@@ -369,7 +369,9 @@ static struct thr *reuse_thr(int tid)
 			return NULL;
 		pe->thr = p;
 	}
-	memset(pe->thr, 0, sizeof(struct thr));
+	/* (Not the memory log's entries, the record's last field: its
+	 * count says none is in use.) */
+	memset(pe->thr, 0, offsetof(struct thr, mem.e));
 	return pe->thr;
 }
 

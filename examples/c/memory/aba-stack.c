@@ -2,8 +2,8 @@
  * Treiber stack of free items is a C11 atomic pointer; alloc pops with a
  * compare-and-swap, free pushes the same way.
  *
- *   stdbg find --memory --races=false examples/c/memory/aba-stack.c
- *   stdbg find --memory examples/c/memory/aba-stack.c
+ *   stdbg find --races=false examples/c/memory/aba-stack.c
+ *   stdbg find examples/c/memory/aba-stack.c
  *
  * Built with --memory, the atomic loads and compare-and-swaps and the plain
  * accesses to the items are the scheduling points: no stdbg_yield is

@@ -1,8 +1,8 @@
 /* Check-then-act: two clients reserve seats from a shared pool; each
  * checks that a seat is left, then takes it, with no lock around the two.
  *
- *   stdbg find --memory examples/c/memory/check-then-act.c
- *   stdbg find --memory --races=false examples/c/memory/check-then-act.c
+ *   stdbg find examples/c/memory/check-then-act.c
+ *   stdbg find --races=false examples/c/memory/check-then-act.c
  *
  * Both can see the last seat free and both take it: the pool goes
  * negative. */

@@ -2,8 +2,8 @@
  * lock, but the fast path reads the pointer without it. A thread that sees
  * the pointer set may read a table another thread is still filling.
  *
- *   stdbg find --memory examples/c/memory/double-checked.c
- *   stdbg find --memory --races=false examples/c/memory/double-checked.c
+ *   stdbg find examples/c/memory/double-checked.c
+ *   stdbg find --races=false examples/c/memory/double-checked.c
  *
  * The builder publishes the pointer before it fills the table (the order
  * a compiler or CPU may choose when nothing forbids it): a reader can find

@@ -1,8 +1,8 @@
 /* Lost update, without annotations: two threads add to a global counter
  * with x++ and no lock.
  *
- *   stdbg find --memory examples/c/memory/lost-update.c
- *   stdbg find --memory --races=false examples/c/memory/lost-update.c
+ *   stdbg find examples/c/memory/lost-update.c
+ *   stdbg find --races=false examples/c/memory/lost-update.c
  *
  * Built with --memory, every load and store of the counter is a scheduling
  * point: stdbg reports the data race, or without the race detector the

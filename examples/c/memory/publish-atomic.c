@@ -2,7 +2,7 @@
  * the message is written and loaded with acquire before it is read, so
  * the worker's writes happen before main's reads in every schedule.
  *
- *   stdbg find --memory examples/c/memory/publish-atomic.c
+ *   stdbg find examples/c/memory/publish-atomic.c
  *
  * No bug: stdbg explores the schedules of the loads, stores and atomics
  * and finds no race. */

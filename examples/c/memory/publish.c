@@ -2,7 +2,7 @@
  * raises a plain flag; main, if it sees the flag, reads the message. Nothing
  * orders the worker's writes before main's reads.
  *
- *   stdbg find --memory examples/c/memory/publish.c
+ *   stdbg find examples/c/memory/publish.c
  *
  * stdbg reports the data race on the flag. Making the flag an atomic_int
  * (store with release, load with acquire) is the fix: see

@@ -3,8 +3,8 @@
  * frees it. With a plain --refs both may see 1 and neither frees it (a
  * leak), or both see 0 and free it twice.
  *
- *   stdbg find --memory examples/c/memory/refcount.c
- *   stdbg find --memory --races=false examples/c/memory/refcount.c
+ *   stdbg find examples/c/memory/refcount.c
+ *   stdbg find --races=false examples/c/memory/refcount.c
  */
 #include <assert.h>
 #include <pthread.h>

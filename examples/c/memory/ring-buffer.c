@@ -3,8 +3,8 @@
  * both read the same tail, write the same slot and advance it to the same
  * value: one item is lost and a slot is never written.
  *
- *   stdbg find --memory --races=false examples/c/memory/ring-buffer.c
- *   stdbg find --memory examples/c/memory/ring-buffer.c
+ *   stdbg find --races=false examples/c/memory/ring-buffer.c
+ *   stdbg find examples/c/memory/ring-buffer.c
  */
 #include <assert.h>
 #include <pthread.h>

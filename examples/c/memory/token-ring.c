@@ -3,8 +3,8 @@
  * one passes the token before it has left its critical section, so the
  * next worker can enter while it is still inside.
  *
- *   stdbg find --memory --races=false examples/c/memory/token-ring.c
- *   stdbg find --memory examples/c/memory/token-ring.c
+ *   stdbg find --races=false examples/c/memory/token-ring.c
+ *   stdbg find examples/c/memory/token-ring.c
  *
  * Each worker tries a bounded number of times (a sched_yield between), so
  * every schedule ends. */

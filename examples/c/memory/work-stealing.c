@@ -5,7 +5,7 @@
  * plain bottom nothing orders the two, and the thief reads bottom while the
  * owner writes it.
  *
- *   stdbg find --memory examples/c/memory/work-stealing.c
+ *   stdbg find examples/c/memory/work-stealing.c
  *
  * stdbg reports the data race on bottom. (stdbg runs the program's
  * accesses one at a time, in program order: the reordering itself, which
