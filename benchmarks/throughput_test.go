@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -57,14 +58,55 @@ func BenchmarkThroughput(b *testing.B) {
 	}
 }
 
+// BenchmarkThroughputMemory runs the programs of BenchmarkThroughput as
+// stdbg find runs a C source by default (contexts, races on) from the plain
+// build ("plain", --memory=false) and from the instrumented one, whose
+// plain loads and stores are logged for the race detector ("logged", the
+// default): what seeing memory costs a program whose shared memory is
+// guarded by its locks.
+//
+//	go test -run '^$' -bench ThroughputMemory -benchtime 3x ./benchmarks
+func BenchmarkThroughputMemory(b *testing.B) {
+	for _, p := range []struct {
+		name, src string
+		args      []string
+	}{
+		{"counter-3x3", "bench/counter.c", []string{"3", "3"}},
+		{"prodcons-2+2", filepath.Join("dpor", "prodcons2x2.c"), nil},
+		{"philosophers-8", "bench/philosophers.c", []string{"8"}},
+	} {
+		for _, logged := range []bool{false, true} {
+			name := p.name + "/plain"
+			if logged {
+				name = p.name + "/logged"
+			}
+			b.Run(name, func(b *testing.B) {
+				exe, note, err := ctarget.BuildWith(filepath.Join("..", "examples", "c", p.src), ctarget.BuildOptions{Memory: logged})
+				if err != nil || note != "" {
+					b.Fatal(err, note)
+				}
+				cfg := targetproc.Config{Binary: exe, Args: p.args, Flags: wire.FlagFastExit, KeepThreads: true}
+				if logged {
+					cfg.Env = append(os.Environ(), ctarget.MemoryLogEnv)
+				}
+				throughputOpts(b, cfg, true, executor.Options{FastExit: true, Races: true})
+			})
+		}
+	}
+}
+
 // oneAtATime hides the checker's StartPrefix: every step is a hand-over of
 // its own.
 type oneAtATime struct{ search.Executor }
 
 func throughput(b *testing.B, cfg targetproc.Config, batches bool) {
+	throughputOpts(b, cfg, batches, executor.Options{FastExit: true})
+}
+
+func throughputOpts(b *testing.B, cfg targetproc.Config, batches bool, opts executor.Options) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	proc, c := startConfig(b, cfg, executor.Options{FastExit: true})
+	proc, c := startConfig(b, cfg, opts)
 	defer proc.Close()
 	var ex search.Executor = c
 	if !batches {

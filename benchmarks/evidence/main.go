@@ -63,13 +63,14 @@ func targets() []target {
 		"spurious-wakeup.c", "start-order.c"} {
 		ts = append(ts, target{name: f, args: []string{"examples/c/" + f}, group: "C"})
 	}
+	// (C sources are built with the memory instrumentation by default.)
 	for _, f := range []string{"aba-stack.c", "check-then-act.c", "double-checked.c", "lost-update.c", "publish.c", "refcount.c",
-		"ring-buffer.c", "token-ring.c", "work-stealing.c"} {
-		ts = append(ts, target{name: "memory/" + f, args: []string{"--memory", "examples/c/memory/" + f}, group: "C, --memory"})
+		"ring-buffer.c", "spin-wait.c", "token-ring.c", "work-stealing.c"} {
+		ts = append(ts, target{name: "memory/" + f, args: []string{"examples/c/memory/" + f}, group: "C, plain memory"})
 	}
 	// Kernels of issue 34: a test-and-set lock of C11 atomics with
 	// sched_yield in its wait loop.
-	ts = append(ts, target{name: "evidence/spin-tas.c", args: []string{"--memory", "benchmarks/evidence/kernels/spin-tas.c"}, group: "C, --memory"})
+	ts = append(ts, target{name: "evidence/spin-tas.c", args: []string{"benchmarks/evidence/kernels/spin-tas.c"}, group: "C, plain memory"})
 	for _, d := range []string{"embrace-prog", "leak-prog", "exit-prog"} {
 		ts = append(ts, target{name: "go/" + d, args: []string{"./examples/go/" + d}, group: "Go (sthread)"})
 	}
