@@ -72,6 +72,9 @@ type Executor struct {
 	probed bool
 	// planBuf holds the steps announced to a Batcher (plan).
 	planBuf []wire.Run
+	// spareRaces is the race detector of the last searched execution,
+	// whose room the next one's takes (takeRaces).
+	spareRaces *raceDetector
 }
 
 // New returns an executor driving rt.
@@ -112,6 +115,9 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 	}
 	e := &Execution{c: c}
 	if spare != nil {
+		if spare.races != nil {
+			c.spareRaces = spare.races
+		}
 		spare.w.Reset()
 		e.w, e.trace, e.threads = spare.w, spare.trace[:0], spare.threads[:0]
 		e.frames, e.ostids, e.changed = spare.frames[:0], spare.ostids[:0], spare.changed[:0]
@@ -437,6 +443,8 @@ func (e *Execution) absorb(evs []wire.Event) error {
 			e.state = &st
 		case wire.Accesses:
 			e.checkLogged(&v)
+		case *wire.Accesses:
+			e.checkLogged(v)
 		case wire.Stack, wire.Note:
 			// Diagnostics only.
 		case wire.Done:

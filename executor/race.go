@@ -94,15 +94,62 @@ type raceDetector struct {
 	objs    map[uint64]vclock
 	exited  map[int]vclock
 	shadow  map[uint64]*granule
+	// The room of granules and accesses, in chunks (pointers to them stay
+	// valid), kept for the next execution by reset.
+	granules [][]granule
+	accesses [][]access
+	nGran    int
+	nAcc     int
 }
+
+// chunk is how many granules or accesses a detector allocates at once.
+const chunk = 256
 
 func newRaceDetector() *raceDetector {
 	return &raceDetector{objs: make(map[uint64]vclock), exited: make(map[int]vclock), shadow: make(map[uint64]*granule)}
 }
 
+// reset empties d for another execution, keeping its room.
+func (d *raceDetector) reset() {
+	d.done = 0
+	d.threads = d.threads[:0]
+	clear(d.objs)
+	clear(d.exited)
+	clear(d.shadow)
+	d.nGran, d.nAcc = 0, 0
+}
+
+// newGranule returns an empty granule from d's room.
+func (d *raceDetector) newGranule() *granule {
+	c, i := d.nGran/chunk, d.nGran%chunk
+	if c == len(d.granules) {
+		d.granules = append(d.granules, make([]granule, chunk))
+	}
+	d.nGran++
+	g := &d.granules[c][i]
+	g.write, g.reads = nil, g.reads[:0]
+	return g
+}
+
+// newAccess returns room for an access from d's room.
+func (d *raceDetector) newAccess() *access {
+	c, i := d.nAcc/chunk, d.nAcc%chunk
+	if c == len(d.accesses) {
+		d.accesses = append(d.accesses, make([]access, chunk))
+	}
+	d.nAcc++
+	return &d.accesses[c][i]
+}
+
 func (d *raceDetector) clock(tid int) *vclock {
 	for len(d.threads) <= tid {
-		d.threads = append(d.threads, nil)
+		if n := len(d.threads); n < cap(d.threads) {
+			// A clock of an earlier execution: its room, emptied.
+			d.threads = d.threads[:n+1]
+			d.threads[n] = d.threads[n][:0]
+		} else {
+			d.threads = append(d.threads, nil)
+		}
 	}
 	v := &d.threads[tid]
 	if v.get(tid) == 0 {
@@ -137,14 +184,12 @@ func (d *raceDetector) sync(st *Step) {
 	switch op.Kind {
 	case syncmodel.ThreadCreate:
 		if c := st.Result.NewThread; c > 0 {
-			v := d.clock(t).clone()
+			d.clock(max(t, c)) // (room for both, before taking the parent's)
+			v := append(d.threads[c][:0], *d.clock(t)...)
 			for len(v) <= c {
 				v = append(v, 0)
 			}
 			v[c] = 1
-			for len(d.threads) <= c {
-				d.threads = append(d.threads, nil)
-			}
 			d.threads[c] = v
 		}
 	case syncmodel.ThreadExit:
@@ -212,7 +257,8 @@ type race struct {
 // check records the access of step st (a Read or Write) and returns the race
 // it completes, if any.
 func (d *raceDetector) check(st *Step, stepNo int) *race {
-	a := &access{tid: st.Thread, write: st.Op.Kind == syncmodel.Write, atomic: isAtomic(st.Op.API), addr: st.Op.Obj, size: uint64(st.Op.Arg), step: stepNo}
+	a := d.newAccess()
+	*a = access{tid: st.Thread, write: st.Op.Kind == syncmodel.Write, atomic: isAtomic(st.Op.API), addr: st.Op.Obj, size: uint64(st.Op.Arg), step: stepNo}
 	if len(st.Frames) > 0 {
 		a.pc = st.Frames[0]
 	}
@@ -224,7 +270,8 @@ func (d *raceDetector) check(st *Step, stepNo int) *race {
 // race one of them completes, if any.
 func (d *raceDetector) checkLogged(tid int, list []wire.Access, stepNo int) *race {
 	for _, x := range list {
-		a := &access{tid: tid, write: x.Write, addr: x.Addr, size: uint64(x.Size), step: stepNo, pc: x.PC, logged: true}
+		a := d.newAccess()
+		*a = access{tid: tid, write: x.Write, addr: x.Addr, size: uint64(x.Size), step: stepNo, pc: x.PC, logged: true}
 		if r := d.checkAccess(a); r != nil {
 			return r
 		}
@@ -249,7 +296,7 @@ func (d *raceDetector) checkAccess(a *access) *race {
 	for g := first; g <= last; g++ {
 		sh := d.shadow[g]
 		if sh == nil {
-			sh = &granule{}
+			sh = d.newGranule()
 			d.shadow[g] = sh
 		}
 		if found == nil {
@@ -307,7 +354,7 @@ func (e *Execution) checkRace() {
 		if !isAccess {
 			return
 		}
-		e.races = newRaceDetector()
+		e.races = e.c.takeRaces()
 	}
 	d := e.races
 	for ; d.done < n-1; d.done++ {
@@ -334,7 +381,7 @@ func (e *Execution) checkLogged(a *wire.Accesses) {
 		return
 	}
 	if e.races == nil {
-		e.races = newRaceDetector()
+		e.races = e.c.takeRaces()
 	}
 	d := e.races
 	for ; d.done < n; d.done++ {
@@ -492,4 +539,15 @@ func (e *Execution) raceFingerprint() uint64 {
 		}
 	}
 	return h
+}
+
+// takeRaces returns a detector for an execution: the room of the last
+// searched one's (see begin), or a new one.
+func (c *Executor) takeRaces() *raceDetector {
+	if d := c.spareRaces; d != nil {
+		c.spareRaces = nil
+		d.reset()
+		return d
+	}
+	return newRaceDetector()
 }

@@ -46,7 +46,9 @@ func EncodeAccesses(buf []byte, a Accesses) []byte {
 	return buf
 }
 
-func decodeAccesses(p []byte) (Accesses, error) {
+// decodeAccesses decodes an ACCESS message, its entries into room when it
+// has the capacity.
+func decodeAccesses(p []byte, room []Access) (Accesses, error) {
 	if len(p) < 8 {
 		return Accesses{}, fmt.Errorf("access: %w", ErrShort)
 	}
@@ -56,10 +58,37 @@ func decodeAccesses(p []byte) (Accesses, error) {
 	if n < 0 || len(p) < accessSize*n {
 		return Accesses{}, fmt.Errorf("access entries: %w", ErrShort)
 	}
-	a.List = make([]Access, n)
+	if room != nil && cap(room) >= n {
+		a.List = room[:n]
+	} else {
+		a.List = make([]Access, n)
+	}
 	for i := range a.List {
 		e := p[accessSize*i:]
 		a.List[i] = Access{Addr: le.Uint64(e), PC: le.Uint64(e[8:]), Size: le.Uint32(e[16:]), Write: le.Uint32(e[20:]) != 0}
 	}
 	return a, nil
+}
+
+// decodeAccesses decodes an ACCESS message into the decoder's room
+// (valid until Reuse), handed as an *Accesses.
+func (d *Decoder) decodeAccesses(p []byte) (*Accesses, error) {
+	n := 0
+	if len(p) >= 8 {
+		n = int(le.Uint32(p[4:]))
+	}
+	if len(d.acc)+n > cap(d.acc) && len(p) >= 8+accessSize*n {
+		// A new block; messages decoded before keep the old one.
+		d.acc = make([]Access, 0, max(4*cap(d.acc), 2*n, 256))
+	}
+	a, err := decodeAccesses(p, d.acc[len(d.acc):])
+	if err != nil {
+		return nil, err
+	}
+	d.acc = d.acc[:len(d.acc)+len(a.List)]
+	if len(d.accs) == cap(d.accs) {
+		d.accs = make([]Accesses, 0, max(2*cap(d.accs), 16))
+	}
+	d.accs = append(d.accs, a)
+	return &d.accs[len(d.accs)-1], nil
 }

@@ -162,6 +162,10 @@ type Decoder struct {
 	pending []Pending
 	// block is the block pending was cut from, for Reuse.
 	block []Pending
+	// The room of ACCESS messages, handed as *Accesses: acc holds their
+	// entries, accs the messages, each used up to its length.
+	acc  []Access
+	accs []Accesses
 }
 
 // Reuse tells the decoder that the *Pending values it handed so far are no
@@ -169,10 +173,14 @@ type Decoder struct {
 // room instead of a new block's. A caller that consumes each hand-over's
 // events before it decodes the next one calls it before every decoding.
 func (d *Decoder) Reuse() {
-	if d != nil && d.block != nil {
+	if d == nil {
+		return
+	}
+	if d.block != nil {
 		clear(d.block[:len(d.block)-len(d.pending)])
 		d.pending = d.block
 	}
+	d.acc, d.accs = d.acc[:0], d.accs[:0]
 }
 
 // frameBlock is how many frames a Decoder allocates at once, pendingBlock
@@ -258,7 +266,11 @@ func (d *Decoder) decode(out []Event, buf []byte, toMark bool) ([]Event, int, bo
 		case MsgState:
 			v, err = decodeState(p)
 		case MsgAccess:
-			v, err = decodeAccesses(p)
+			if d == nil {
+				v, err = decodeAccesses(p, nil)
+			} else {
+				v, err = d.decodeAccesses(p)
+			}
 		case MsgNote:
 			v = Note{Text: string(p)}
 		case MsgStep:

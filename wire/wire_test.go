@@ -186,3 +186,41 @@ func TestBothSides(t *testing.T) {
 		t.Error("MarkDead not seen")
 	}
 }
+
+// A Decoder hands ACCESS messages as *Accesses in room it reuses after
+// Reuse, with the same contents as a plain decoding.
+func TestDecoderAccesses(t *testing.T) {
+	var buf []byte
+	want := []Accesses{
+		{Tid: 2, List: []Access{{Addr: 0x10, Size: 4, PC: 1}, {Addr: 0x18, Size: 8, Write: true, PC: 2}}},
+		{Tid: 3, List: []Access{{Addr: 0x20, Size: 1, PC: 3}}},
+	}
+	for _, a := range want {
+		buf = EncodeAccesses(buf, a)
+	}
+	var d Decoder
+	for round := 0; round < 3; round++ {
+		d.Reuse()
+		evs, err := d.Append(nil, buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != len(want) {
+			t.Fatalf("round %d: %d events, want %d", round, len(evs), len(want))
+		}
+		for i, ev := range evs {
+			a, ok := ev.(*Accesses)
+			if !ok || !reflect.DeepEqual(*a, want[i]) {
+				t.Fatalf("round %d, event %d: %#v, want %#v", round, i, ev, want[i])
+			}
+		}
+	}
+	if allocs := testing.AllocsPerRun(20, func() {
+		d.Reuse()
+		if _, err := d.Append(make([]Event, 0, 4), buf); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs > 1 {
+		t.Errorf("decoding two ACCESS messages again allocates %.0f times, want at most 1 (the events' slice)", allocs)
+	}
+}

@@ -120,13 +120,12 @@ static int several_threads(void)
 
 EXPORT void stdbg_rt_mem(const volatile void *addr, unsigned long size, int kind, void *ra)
 {
-	if (!active() || !several_threads() || !shared_memory((uintptr_t)addr))
+	if (!active() || kind < MEM_READ || kind > MEM_ATOMIC_RMW)
 		return;
 	static const uint16_t api[] = {A_LOAD, A_STORE, A___ATOMIC_LOAD, A___ATOMIC_STORE, A___ATOMIC_RMW};
-	if (kind < MEM_READ || kind > MEM_ATOMIC_RMW)
-		return;
 	uint16_t k = kind == MEM_READ || kind == MEM_ATOMIC_LOAD ? K_READ : K_WRITE;
-	if (g_mem_log && (kind == MEM_READ || kind == MEM_WRITE)) {
+	if (g_memlog && (kind == MEM_READ || kind == MEM_WRITE)) {
+		/* (mem_log tells shared memory itself, once per address.) */
 		struct thr *me = self;
 		int r = mem_log(me, (uintptr_t)addr, (uint32_t)size, kind == MEM_WRITE, ra);
 		if (r == MEM_LOGGED)
@@ -141,6 +140,8 @@ EXPORT void stdbg_rt_mem(const volatile void *addr, unsigned long size, int kind
 				return;
 		}
 	}
+	if (!several_threads() || !shared_memory((uintptr_t)addr))
+		return;
 	sched(k, api[kind], (const void *)addr, NULL, (int64_t)size, ra);
 }
 

@@ -170,20 +170,6 @@ static void resolve_all(void)
 /* ------------------------------------------------------------------ */
 /* State                                                               */
 
-/* The plain accesses a thread made since its last scheduling point, in
- * STDBG_MEM_LOG=1 (rt/memlog.c): one entry per address, size and
- * direction, found through a small open-addressed index. */
-#define MEMLOG_CAP 128
-#define MEMLOG_SLOTS 256
-
-struct memlog {
-	uint32_t accesses; /* made since the last point, logged or not */
-	uint32_t sent;     /* entries sent since the last point (rt/memlog.c) */
-	uint32_t n;        /* entries in e */
-	uint8_t index[MEMLOG_SLOTS]; /* 0: empty, else 1 + the entry's position in e */
-	struct stdbg_access e[MEMLOG_CAP];
-};
-
 struct thr {
 	int tid;
 	pid_t ostid;
@@ -214,7 +200,6 @@ struct thr {
 	uintptr_t cfs;      /* a context's thread pointer: its glibc thread descriptor */
 	uint64_t fcw, mxcsr; /* a pooled thread's floating-point control words: its creator's */
 	sigset_t mask;       /* a pooled thread's signal mask: its creator's */
-	struct memlog mem;   /* STDBG_MEM_LOG=1: its plain accesses since its last point; last (rt/reuse.c) */
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id

@@ -43,6 +43,8 @@ __attribute__((constructor(101))) static void stdbg_init(void)
 	}
 	const char *mem = getenv("STDBG_MEM_LOG");
 	g_mem_log = mem && strcmp(mem, "1") == 0;
+	if (g_mem_log)
+		mem_init();
 	const char *log = getenv("STDBG_REPLAY");
 	if (log && *log) {
 		load_log(log);

@@ -284,7 +284,7 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 	/* Not saved: this library's keep (the kernel may have merged it with
 	 * a neighbouring mapping), main's signal stack, and this library's
 	 * tables of threads, which a reset clears itself. */
-	struct saved skip[6 + POOL_MAX];
+	struct saved skip[7 + POOL_MAX];
 	int nskip = 0;
 	if (g_pool) {
 		for (int i = 0; i < g_pool->n; i++) {
@@ -297,6 +297,8 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 		skip[nskip++] = (struct saved){(uintptr_t)self->altstack, (uintptr_t)self->altstack + ALTSTACK_SIZE, 0};
 	skip[nskip++] = (struct saved){(uintptr_t)threads, (uintptr_t)(threads + MAXTHREADS), 0};
 	skip[nskip++] = (struct saved){(uintptr_t)stdbg_thread_ostids, (uintptr_t)(stdbg_thread_ostids + MAXTHREADS), 0};
+	if (g_memlog) /* (its epochs only grow: rt/memlog.c) */
+		skip[nskip++] = (struct saved){(uintptr_t)g_memlog, (uintptr_t)g_memlog + sizeof *g_memlog, 0};
 	boot_range(&skip[nskip].lo, &skip[nskip].hi);
 	nskip++;
 	for (int i = 1; i < nskip; i++)
@@ -369,9 +371,7 @@ static struct thr *reuse_thr(int tid)
 			return NULL;
 		pe->thr = p;
 	}
-	/* (Not the memory log's entries, the record's last field: its
-	 * count says none is in use.) */
-	memset(pe->thr, 0, offsetof(struct thr, mem.e));
+	memset(pe->thr, 0, sizeof(struct thr));
 	return pe->thr;
 }
 
