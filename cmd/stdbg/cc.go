@@ -30,9 +30,12 @@ nothing harmful there.
 
 --memory builds with the compiler's thread-sanitizer instrumentation
 (-fsanitize=thread) linked with stdbg's entry points instead of the
-sanitizer's runtime: stdbg find then schedules the program's loads and
-stores of global variables and of the heap, and its atomic operations, as
-it does with "stdbg find --memory prog.c". Sources are compiled to objects
+sanitizer's runtime: stdbg find then sees the program's loads and stores
+of global variables and of the heap, and its atomic operations, as it does
+for a source it compiles itself ("stdbg find prog.c"): atomics are
+scheduling points, plain accesses are checked for data races (scheduling
+points with --races=false). It is off unless asked for here, since the
+instrumented program runs slower outside stdbg. Sources are compiled to objects
 and linked in two steps; objects compiled with "stdbg cc --memory -c" link
 the same way. The program still runs normally outside stdbg.`,
 		Example: `  stdbg cc -o prog prog.c
