@@ -74,6 +74,9 @@ var exampleTable = []example{
 	// Forks before the first thread and beside a worker: the children
 	// run free, the parent's deadlock is found.
 	{file: "fork-deadlock.c", depth: 1000, want: search.Deadlock, message: "threads 1, 2 are blocked", where: "pthread_mutex_lock@"},
+	// A bounded retry gives up only if its thread yields three times in
+	// a row while main could run: no fairness may hide it.
+	{file: "retry-gives-up.c", depth: 1000, want: search.AssertionFailure, message: "gave up before the job was posted", where: "retry-gives-up.c:"},
 
 	// Correct programs.
 	{file: "correct-counter.c", depth: 1000, want: exampleClean, minExecutions: 10, reduced: true},

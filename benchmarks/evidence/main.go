@@ -60,7 +60,7 @@ func targets() []target {
 	for _, f := range []string{"aba-stack.c", "abba-three.c", "c11-counter.c", "cond-timedwait.c", "crash-null.c", "crowded-handoff.c",
 		"cxx-bank.cpp", "deadly-embrace.c", "dining-philosophers.c", "fork-deadlock.c", "leader-election.c", "leak.c",
 		"lost-update.c", "misuse-join-twice.c", "misuse-unlock.c", "priority-inversion.c", "producer-consumer-if.c",
-		"spurious-wakeup.c", "start-order.c"} {
+		"retry-gives-up.c", "spurious-wakeup.c", "start-order.c"} {
 		ts = append(ts, target{name: f, args: []string{"examples/c/" + f}, group: "C"})
 	}
 	// (C sources are built with the memory instrumentation by default.)
