@@ -65,6 +65,8 @@ var zoo = []zooCase{
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in Chan.Recv for t.C (no sender)", "main.go:23"}},
 	{dir: "timerstopok"},
+	// The clock moves on between two readings, as a real one does.
+	{dir: "expiry", run: "TestExpiry$"},
 	{dir: "counter", race: true, banner: "*** DATA RACE ***", want: []string{
 		"WARNING: DATA RACE", "Previous write at", "main.go:22", "main.(*stats).hit"}},
 	{dir: "lottery", banner: "*** CRASH IN THE PROGRAM ***", want: []string{

@@ -54,6 +54,10 @@ type Thread struct {
 	// start (see spawn).
 	own bool
 
+	// clk counts the readings of the clock that happen before th's next
+	// operation (see clock.go and clocksync.go).
+	clk int64
+
 	// Values exchanged through channels (see chan.go).
 	sendVal any   // the value of a parked send
 	selVals []any // the values of the send cases of a parked select
@@ -88,6 +92,7 @@ func (th *Thread) reset() {
 	th.abort.Store(false)
 	th.back, th.code, th.final, th.returned, th.last, th.origin, th.own = nil, 0, false, false, nil, nil, false
 	th.raceOff = false
+	th.clk = 0
 	th.job = nil
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
 }
@@ -157,6 +162,7 @@ func (th *Thread) pending(op syncmodel.Op, frames []uint64) int64 {
 		th.raceOff = false
 		ex.raceSync(th, op, th.code)
 	}
+	ex.clockSync(th, op, th.code)
 	return th.code
 }
 
@@ -206,6 +212,7 @@ func (th *Thread) spawn(f, shown func(), own bool) {
 		defer raceEnable()
 	}
 	child := ex.newThread(tid, shown)
+	child.clk = th.clk // the go statement happens before the goroutine
 	child.job = f
 	child.back = th
 	child.own = own
