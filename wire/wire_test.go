@@ -19,6 +19,9 @@ func TestRoundTrip(t *testing.T) {
 			{Send: true, Chan: 0xc000, Cap: 2}, {Chan: 0xd000}, {Chan: 0}}}, Frames: []uint64{7}},
 		State{Hash: 0xfeedface12345678, Progress: true, Props: []Prop{{Name: "r", Value: 1}, {Name: "cs", Value: -2}}},
 		State{Hash: 1},
+		Note{Text: NoteOutside + "goroutine 7, started at serve.go:10 before the check"},
+		Note{Text: ""},
+		Failure{Tid: 1, Kind: FailCannotJudge, Frames: []uint64{9}, Message: "goroutine 7 used a mutex of the checked program"},
 	}
 	var buf []byte
 	for _, m := range msgs {
@@ -29,6 +32,8 @@ func TestRoundTrip(t *testing.T) {
 			buf = EncodeFailure(buf, v)
 		case State:
 			buf = EncodeState(buf, v)
+		case Note:
+			buf = EncodeNote(buf, v)
 		}
 	}
 	got, err := Decode(buf)

@@ -219,6 +219,7 @@
 #define A_TIMER_STOP 140
 #define A_TIMER_MADE 141
 #define A_TIMER_STOP 142
+#define A_CLOSED_OUTSIDE_THE_CHECK__CHAN_CLOSE 143
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {

@@ -35,6 +35,16 @@ type Execution struct {
 	// plain maps the real channels used in this execution (see plain.go)
 	// to their state.
 	plain table
+	// plainChans counts the real channels of plain Go registered in this
+	// execution (see outside.go); fed names the first that something
+	// outside the check feeds.
+	plainChans int
+	fed        string
+	// noted is the text of the last note on what is outside the model,
+	// made when outsiders.gen was notedGen-1 and fed was notedFed (see
+	// noteOutside).
+	noted, notedFed string
+	notedGen        uint64
 	// now is the time of timers (see clock.go), in nanoseconds since the
 	// epoch of package sthread/time.
 	now int64
