@@ -159,7 +159,6 @@ func TestPlainGoZoo(t *testing.T) {
 // cannot judge it, which goroutine keeps it from judging and where that
 // goroutine was started, with exit status 2.
 func TestPlainGoOutsideTheCheck(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds Go programs")
 	}
@@ -172,6 +171,18 @@ func TestPlainGoOutsideTheCheck(t *testing.T) {
 		"a goroutine that stdbg does not control is alive", "started at pkginit.go:21 before the check"} {
 		if !strings.Contains(errs, w) {
 			t.Errorf("the error lacks %q:\n%s", w, errs)
+		}
+	}
+	// stdbg test: incomplete, which claims no bug, and the package
+	// passes.
+	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
+	out, errs, code = stdbg(t, "test", "--races=false", "-count=1", dir)
+	if code != exitClean {
+		t.Fatalf("stdbg test: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, w := range []string{"incomplete TestAsk (", "stdbg cannot judge it: no thread can go on", "ok         TestReady (", "ok         TestStop ("} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdbg test's output lacks %q:\n%s", w, out)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package rt
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -69,7 +68,7 @@ var outsiders struct {
 func goOutside(f func()) {
 	var buf [16]uintptr
 	o := &outsider{during: checking.Load() != nil}
-	for _, pc := range buf[:runtime.Callers(2, buf[:])] {
+	for _, pc := range buf[:callers(buf[:])] {
 		if !inSthread(pc) {
 			o.at = pc
 			break
@@ -92,7 +91,11 @@ func goOutside(f func()) {
 //
 //go:norace
 func runOutside(o *outsider, f func()) {
-	g, id := getg(), goid()
+	g := getg()
+	id := goidOf(g)
+	if id == 0 {
+		id = goid() // (slow: a stack dump)
+	}
 	outsiders.mu.Lock()
 	o.g, o.goid = g, id
 	outsiders.mu.Unlock()
@@ -116,6 +119,65 @@ func forget(o *outsider) {
 	o.prev, o.next = nil, nil
 	outsiders.gen.Add(1)
 	outsiders.mu.Unlock()
+}
+
+// goidOffset is where the runtime's descriptor of a goroutine (getg)
+// holds the goroutine's id, found as the package initialises: the word at
+// which the descriptors of three goroutines hold their ids, as their stack
+// dumps say; -1 if none does (goidOf then returns 0). Reading an id from a
+// stack dump takes microseconds; a goroutine started outside a check
+// reads its own id as it starts.
+var goidOffset = func() int {
+	type probe struct {
+		g  uintptr
+		id uint64
+	}
+	const n = 3
+	ch := make(chan probe)
+	release := make(chan struct{})
+	for range n {
+		go func() {
+			ch <- probe{getg(), goid()}
+			<-release // alive, with its descriptor, until all are read
+		}()
+	}
+	var ps [n]probe
+	for i := range ps {
+		ps[i] = <-ch
+	}
+	defer close(release)
+	if ps[0].g == 0 {
+		return -1
+	}
+	const size = 256 // the id is well within (at 152 in Go 1.26), the descriptor larger
+	for off := 0; off < size; off += 8 {
+		ok := true
+		for _, p := range ps {
+			ok = ok && wordAt(p.g, off) == p.id
+		}
+		if ok {
+			return off
+		}
+	}
+	return -1
+}()
+
+// wordAt reads the word at offset off of the runtime's descriptor g.
+//
+//go:norace
+func wordAt(g uintptr, off int) uint64 {
+	return *(*uint64)(unsafe.Add(*(*unsafe.Pointer)(unsafe.Pointer(&g)), off))
+}
+
+// goidOf returns the id of the goroutine whose descriptor is g, or 0 if it
+// cannot tell.
+//
+//go:norace
+func goidOf(g uintptr) uint64 {
+	if goidOffset < 0 || g == 0 {
+		return 0
+	}
+	return wordAt(g, goidOffset)
 }
 
 // runOutsideName is runOutside's name in stacks.

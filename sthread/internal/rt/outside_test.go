@@ -46,6 +46,21 @@ func TestChannelDescriptor(t *testing.T) {
 	}
 }
 
+// The id of a goroutine is read from its descriptor where the package
+// found it as it initialised.
+func TestGoidOf(t *testing.T) {
+	if goidOffset < 0 {
+		t.Fatal("the goroutine id is not found in the runtime's descriptor on this Go")
+	}
+	for range 3 {
+		got := make(chan [2]uint64)
+		go func() { got <- [2]uint64{goidOf(getg()), goid()} }()
+		if ids := <-got; ids[0] != ids[1] {
+			t.Fatalf("goidOf = %d, the stack says %d", ids[0], ids[1])
+		}
+	}
+}
+
 // A go statement made outside a check starts a goroutine that the runtime
 // keeps a record of while it lives: where it was started, and who it is
 // in race reports, even once it has ended.
