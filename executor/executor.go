@@ -35,6 +35,20 @@ type Runtime interface {
 	End(clean bool)
 }
 
+// An Outsider is a Runtime whose program may run code the model does not
+// see act on its threads' objects: goroutines it does not control (started
+// before the check), channels that something outside the check feeds or
+// closes. A deadlock or a leak claims that nothing can wake the blocked
+// threads; before the executor makes that claim it asks Outside, and a
+// non-empty answer says what may still wake them. The step that reached
+// that state then fails with an error wrapping search.ErrCannotJudge: the
+// search stops and says why, instead of reporting a bug the model cannot
+// back. A runtime in another process says the same with a note
+// (wire.NoteOutside), which holds until the next one.
+type Outsider interface {
+	Outside() string
+}
+
 // Locator turns a code address reported by the runtime into a stable,
 // human-readable place ("file.c:12"), used to recognise the same bug across
 // executions. It may return "" when it knows nothing better.
@@ -138,6 +152,10 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 		return nil, err
 	}
 	e.settle()
+	if e.err != nil {
+		e.Close()
+		return nil, e.err
+	}
 	return e, nil
 }
 
@@ -215,6 +233,12 @@ type Execution struct {
 	races        *raceDetector // nil until the first memory access
 	// searched: started by StartPrefix, its trace's room goes to the next.
 	searched bool
+	// err: the execution reached a state the executor cannot judge (see
+	// Outsider); the step that reached it returns it.
+	err error
+	// outside is what the runtime's latest wire.NoteOutside said (see
+	// Outsider).
+	outside string
 }
 
 // Threads implements search.Execution.
@@ -340,6 +364,9 @@ func (e *Execution) Step(st schedule.Step) error {
 		e.skipped = op.API == syncmodel.APITestSkip
 	}
 	if op.Kind == syncmodel.Exit && len(leaked) > 0 {
+		if e.cannotJudge(leaked, "the program exits while") {
+			return e.err
+		}
 		e.blocked = leaked
 		e.finish(&search.Outcome{Kind: search.Leak, Message: leakMessage(leaked), Where: e.blockedKey(leaked)}, false)
 		return nil
@@ -377,7 +404,7 @@ func (e *Execution) Step(st schedule.Step) error {
 		e.cutRedundantWake(tid, op)
 	}
 	e.settle()
-	return nil
+	return e.err
 }
 
 // absorbPending applies a thread's report of its pending operation.
@@ -418,6 +445,9 @@ func (e *Execution) absorb(evs []wire.Event) error {
 				return err
 			}
 		case wire.Failure:
+			if v.Kind == wire.FailCannotJudge {
+				return fmt.Errorf("%w: %s", search.ErrCannotJudge, v.Message)
+			}
 			f := v
 			e.failure = &f
 			if o := e.watchdog(&f); o != nil {
@@ -445,7 +475,11 @@ func (e *Execution) absorb(evs []wire.Event) error {
 			e.checkLogged(&v)
 		case *wire.Accesses:
 			e.checkLogged(v)
-		case wire.Stack, wire.Note:
+		case wire.Note:
+			if why, ok := strings.CutPrefix(v.Text, wire.NoteOutside); ok {
+				e.outside = why
+			}
+		case wire.Stack:
 			// Diagnostics only.
 		case wire.Done:
 			if v.Tid != 0 && !e.w.Finished(v.Tid) {
@@ -552,6 +586,9 @@ func (e *Execution) settle() {
 		// sleeping goroutine left may still wake them.
 		leaked, note := e.leakedNow()
 		if len(leaked) > 0 {
+			if e.cannotJudge(leaked, "the checked function returned while") {
+				return
+			}
 			e.blocked = leaked
 			e.finish(&search.Outcome{Kind: search.Leak, Message: leakMessage(leaked), Where: e.blockedKey(leaked)}, false)
 			return
@@ -564,10 +601,34 @@ func (e *Execution) settle() {
 	case live == 0:
 		e.finish(&search.Outcome{Kind: search.Exited, Message: "all threads finished"}, true)
 	case !anyEnabled:
+		if e.cannotJudge(e.programBlocked(), "no thread can go on:") {
+			return
+		}
 		e.blocked = e.programBlocked()
 		e.finish(&search.Outcome{Kind: search.Deadlock, Message: deadlockMessage(e.blocked),
 			Where: e.blockedKey(e.blocked)}, false)
 	}
+}
+
+// cannotJudge reports whether the runtime knows of code outside the model
+// that may wake the blocked threads bs (Outsider), and then records the
+// error the step returns: when, says what the model sees ("no thread can
+// go on:").
+func (e *Execution) cannotJudge(bs []Blocked, when string) bool {
+	why := e.outside
+	if o, ok := e.c.rt.(Outsider); ok {
+		why = o.Outside()
+	}
+	if why == "" {
+		return false
+	}
+	ids := blockedIDs(bs)
+	blocked := "thread " + strings.Join(ids, ", ") + " is blocked"
+	if len(ids) > 1 {
+		blocked = "threads " + strings.Join(ids, ", ") + " are blocked"
+	}
+	e.err = fmt.Errorf("%w: %s %s, but %s", search.ErrCannotJudge, when, blocked, why)
+	return true
 }
 
 // pendingThreads appends to dst the live threads that have a pending

@@ -2,12 +2,14 @@ package gotest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
 
@@ -34,12 +36,22 @@ func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *
 	defer func() { res.Elapsed = time.Since(start) }()
 
 	var found *Searched
+	judged := ""
 	for range max(1, cfg.Count) {
 		var err error
 		if found, err = pk.search(ctx, t, name); err != nil {
 			if ctx.Err() != nil {
 				res.Status, res.Detail = statusError, "interrupted before its search ended"
 				return res
+			}
+			if errors.Is(err, search.ErrCannotJudge) {
+				// Code outside the check (a goroutine started as the
+				// package initialised) may wake what the search saw
+				// blocked: no bug is claimed, and the test still runs
+				// as go test runs it.
+				_, why, _ := strings.Cut(oneLine(err.Error()), search.ErrCannotJudge.Error()+": ")
+				judged, found = why, &Searched{}
+				break
 			}
 			res.Status, res.Detail = statusError, oneLine(err.Error())
 			return res
@@ -75,6 +87,10 @@ func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *
 		if !cfg.Verbose && !cfg.JSON {
 			res.Lines = native.testOutput(name)
 		}
+		return res
+	}
+	if judged != "" {
+		res.Status, res.Detail = statusIncomplete, "stdbg cannot judge it: "+judged
 		return res
 	}
 	res.Status, res.Detail = statusOK, covered(found)

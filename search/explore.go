@@ -75,6 +75,14 @@ type Result struct {
 // synchronization).
 var ErrNondeterministic = errors.New("the program did not repeat itself under the same schedule (uncontrolled nondeterminism)")
 
+// ErrCannotJudge is wrapped by Explore's error when an execution reached a
+// state in which every thread the checker controls is blocked (a deadlock,
+// or a leak at the end) while code that it does not see may still wake
+// them (goroutines started before the check, channels fed or closed from
+// outside it): the search says so and stops rather than report a bug
+// that the model cannot back.
+var ErrCannotJudge = errors.New("stdbg cannot judge this program")
+
 // progressEvery is the least time between two calls of Options.Progress.
 const progressEvery = 100 * time.Millisecond
 

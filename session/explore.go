@@ -137,6 +137,10 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 			return &hunt.Explored{Result: found.Result, Minimised: found.Minimised, BudgetSpent: found.BudgetSpent}, nil
 		case stop.Err() != nil:
 			return &hunt.Explored{}, nil
+		case errors.Is(err, search.ErrCannotJudge):
+			// A verdict on the program, not a failure of the search
+			// inside it: searching from here would meet the same.
+			return &hunt.Explored{}, fmt.Errorf("exploring %s: %w", t.Arg, err)
 		}
 		hooks.note(inTargetFallback(err, t.Restores()))
 		if errors.Is(err, search.ErrNondeterministic) {

@@ -252,6 +252,8 @@ func encodeEvents(evs []wire.Event) (msg []byte, over bool, err error) {
 			msg = wire.EncodeDone(msg, v)
 		case wire.State:
 			msg = wire.EncodeState(msg, v)
+		case wire.Note:
+			msg = wire.EncodeNote(msg, v)
 		case wire.TimedOut:
 			msg = wire.EncodeFailure(msg, wire.Failure{Tid: v.Tid, Kind: wire.FailRuntime, Frames: v.Frames,
 				Message: "a goroutine ran for an hour without reaching a scheduling point"})

@@ -154,7 +154,8 @@ const (
 	APITimerStop         // Timer.Stop or Reset (or Ticker's) taking back a time offered: a Select
 	APITimerNew          // a timer made (time.NewTimer, After, AfterFunc, NewTicker): the ThreadCreate of its goroutine
 	APITimerHalt         // Timer.Stop or Reset (or Ticker's) begins: a Select with default on a channel of the timer's own, which orders it against the timer's other Stops and Resets and its goroutine
-	APIMemoryPoll        // a polling loop over plain memory (C, STDBG_MEMORY=log): a Yield, Obj the address polled last
+	APIChanCloseOutside  // a real channel found closed by code outside the check (before it, or code stdbg does not instrument): its close, as a step of the goroutine that next meets it
+	APIMemoryPoll        // a polling loop over plain memory (C, STDBG_MEM_LOG=1): a Yield, Obj the address polled last
 	apiCount
 )
 
@@ -240,6 +241,7 @@ var apiNames = [...]string{
 	APITestSkip:          "test skips itself (t.Skip)",
 	APITimerStop:         "Timer.Stop",
 	APITimerNew:          "timer made",
+	APIChanCloseOutside:  "closed outside the check: Chan.Close",
 	APITimerHalt:         "Timer.Stop",
 	APIMemoryPoll:        "memory poll",
 	APIStdbgChoose:       "stdbg_choose",

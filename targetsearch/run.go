@@ -369,6 +369,11 @@ func (m *merger) found(res *Result, ends []End) (*Found, error) {
 	if res.Nondeterministic {
 		return nil, fmt.Errorf("searching in the target: %w", search.ErrNondeterministic)
 	}
+	if res.CannotJudge {
+		// The message holds the sentinel's, after where it arose.
+		_, why, _ := strings.Cut(res.Error, search.ErrCannotJudge.Error())
+		return nil, fmt.Errorf("%w%s", search.ErrCannotJudge, why)
+	}
 	if res.Error != "" {
 		return nil, fmt.Errorf("searching in the target: %s", res.Error)
 	}

@@ -112,6 +112,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 	default:
 		r.Error = err.Error()
+		r.CannotJudge = errors.Is(err, search.ErrCannotJudge)
 	}
 	r.BudgetSpent = !wasStopped && budgetSpent
 	if len(found.Findings) == 0 {

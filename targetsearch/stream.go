@@ -67,6 +67,9 @@ type Result struct {
 	// search.ErrNondeterministic; Error any other failure.
 	Nondeterministic bool   `json:"nondeterministic,omitempty"`
 	Error            string `json:"error,omitempty"`
+	// CannotJudge reports a search that failed with
+	// search.ErrCannotJudge (Error says why).
+	CannotJudge bool `json:"cannot_judge,omitempty"`
 	// KeptState is the StateError.State of a search that failed because
 	// the process kept state it could not put back (Nondeterministic is
 	// then set too).

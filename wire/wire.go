@@ -73,6 +73,11 @@ const (
 	FailPanic   FailureKind = 6 // a Go panic
 	FailRace    FailureKind = 7 // a data race found by Go's race detector; Message is its report
 	FailMisuse  FailureKind = 8 // misuse of an API the runtime checks itself (Func: the call, e.g. "t.Logf")
+	// FailCannotJudge: code that the runtime does not control acted on
+	// the program's objects (a goroutine started before the check), so
+	// that the execution can neither go on nor be judged: not a bug of
+	// the program. The checker stops with search.ErrCannotJudge.
+	FailCannotJudge FailureKind = 9
 )
 
 // Pending reports that a thread reached a scheduling point.
@@ -115,6 +120,19 @@ func EncodeDone(buf []byte, d Done) []byte {
 
 // Note is a diagnostic line from the runtime.
 type Note struct{ Text string }
+
+// EncodeNote appends a NOTE message to buf.
+func EncodeNote(buf []byte, n Note) []byte {
+	buf = appendHdr(buf, MsgNote, len(n.Text))
+	return append(buf, n.Text...)
+}
+
+// NoteOutside begins the text of a Note by which a runtime says what
+// outside the model may act on the program's objects (goroutines it does
+// not control, channels fed from outside), or, followed by nothing, that
+// nothing does any more: while something does, the executor judges no
+// deadlock nor leak (see executor.Outsider).
+const NoteOutside = "outside the model: "
 
 // Module is one loaded object of the target, from HELLO.
 type Module struct {

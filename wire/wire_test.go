@@ -21,6 +21,9 @@ func TestRoundTrip(t *testing.T) {
 		State{Hash: 1},
 		Accesses{Tid: 2, List: []Access{{Addr: 0x601040, Size: 4, PC: 0x401234}, {Addr: 0x601048, Size: 8, Write: true, PC: 0x401250}}},
 		Accesses{Tid: 3, List: []Access{}},
+		Note{Text: NoteOutside + "goroutine 7, started at serve.go:10 before the check"},
+		Note{Text: ""},
+		Failure{Tid: 1, Kind: FailCannotJudge, Frames: []uint64{9}, Message: "goroutine 7 used a mutex of the checked program"},
 	}
 	var buf []byte
 	for _, m := range msgs {
@@ -33,6 +36,8 @@ func TestRoundTrip(t *testing.T) {
 			buf = EncodeState(buf, v)
 		case Accesses:
 			buf = EncodeAccesses(buf, v)
+		case Note:
+			buf = EncodeNote(buf, v)
 		}
 	}
 	got, err := Decode(buf)

@@ -65,6 +65,13 @@ var zoo = []zooCase{
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in Chan.Recv for t.C (no sender)", "main.go:23"}},
 	{dir: "timerstopok"},
+	// The clock moves on between two readings, as a real one does.
+	{dir: "expiry", run: "TestExpiry$"},
+	// A channel closed, and a context cancelled, by code stdbg does not
+	// see (the package's initialisation, the standard library) are
+	// closed for stdbg too.
+	{dir: "pkginit", run: "TestReady$"},
+	{dir: "pkginit", run: "TestStop$"},
 	{dir: "counter", race: true, banner: "*** DATA RACE ***", want: []string{
 		"WARNING: DATA RACE", "Previous write at", "main.go:22", "main.(*stats).hit"}},
 	{dir: "lottery", banner: "*** CRASH IN THE PROGRAM ***", want: []string{
@@ -143,6 +150,40 @@ func TestPlainGoZoo(t *testing.T) {
 	// Nothing was written into the user's directories.
 	if _, err := os.Stat(filepath.Join("..", "..", "examples", "go", "plain", "transfer", "testdata")); err == nil {
 		t.Error("find wrote into the package's directory")
+	}
+}
+
+// TestPlainGoOutsideTheCheck checks that a test waiting for a goroutine
+// that its package started as it initialised (before the check, out of
+// stdbg's control) is not reported as a deadlock: stdbg says that it
+// cannot judge it, which goroutine keeps it from judging and where that
+// goroutine was started, with exit status 2.
+func TestPlainGoOutsideTheCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go programs")
+	}
+	dir := filepath.Join("..", "..", "examples", "go", "plain", "pkginit")
+	out, errs, code := stdbg(t, "find", "--races=false", "--run", "TestAsk$", dir)
+	if code != exitUsage || strings.Contains(out, "DEADLOCK") {
+		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, w := range []string{"stdbg cannot judge this program: no thread can go on: thread 1 is blocked",
+		"a goroutine that stdbg does not control is alive", "started at pkginit.go:21 before the check"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("the error lacks %q:\n%s", w, errs)
+		}
+	}
+	// stdbg test: incomplete, which claims no bug, and the package
+	// passes.
+	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
+	out, errs, code = stdbg(t, "test", "--races=false", "-count=1", dir)
+	if code != exitClean {
+		t.Fatalf("stdbg test: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, w := range []string{"incomplete TestAsk (", "stdbg cannot judge it: no thread can go on", "ok         TestReady (", "ok         TestStop ("} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdbg test's output lacks %q:\n%s", w, out)
+		}
 	}
 }
 

@@ -219,7 +219,8 @@
 #define A_TIMER_STOP 140
 #define A_TIMER_MADE 141
 #define A_TIMER_STOP 142
-#define A_MEMORY_POLL 143
+#define A_CLOSED_OUTSIDE_THE_CHECK__CHAN_CLOSE 143
+#define A_MEMORY_POLL 144
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {

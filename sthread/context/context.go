@@ -64,7 +64,7 @@ func WithDeadline(parent context.Context, d time.Time) (context.Context, context
 	if _, ok := rt.Current(); !ok {
 		return context.WithDeadline(parent, d)
 	}
-	return withDeadline(parent, d, nil)
+	return withDeadline(parent, d, stime.Until(d), nil)
 }
 
 // WithDeadlineCause is context.WithDeadlineCause, on the virtual
@@ -79,20 +79,21 @@ func WithDeadlineCause(parent context.Context, d time.Time, cause error) (contex
 	if _, ok := rt.Current(); !ok {
 		return context.WithDeadlineCause(parent, d, cause)
 	}
-	return withDeadline(parent, d, cause)
+	return withDeadline(parent, d, stime.Until(d), cause)
 }
 
-// withDeadline makes a context under a check that is done at d (with cause,
-// if not nil, as its cause then).
+// withDeadline makes a context under a check that is done at d, dur from
+// now (with cause, if not nil, as its cause then). The caller reads the
+// clock once: for WithTimeout, dur is its timeout, so that a context and a
+// sleep of the same duration made in one instant end in one instant.
 //
 //go:norace
-func withDeadline(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
+func withDeadline(parent context.Context, d time.Time, dur time.Duration, cause error) (context.Context, context.CancelFunc) {
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
 		return WithCancel(parent)
 	}
 	c := newCancelCtx(parent)
 	c.deadline, c.hasDL = d, true
-	dur := stime.Until(d)
 	if dur <= 0 {
 		c.cancel(true, context.DeadlineExceeded, cause)
 		return c, func() { c.cancel(false, context.Canceled, nil) }
@@ -117,7 +118,10 @@ func WithTimeout(parent context.Context, d time.Duration) (context.Context, cont
 	if _, ok := rt.Current(); !ok {
 		return context.WithTimeout(parent, d)
 	}
-	return WithDeadline(parent, stime.Now().Add(d))
+	if parent == nil {
+		panic("cannot create context from nil parent")
+	}
+	return withDeadline(parent, stime.Now().Add(d), d, nil)
 }
 
 // WithTimeoutCause is context.WithTimeoutCause, on the virtual
@@ -128,7 +132,10 @@ func WithTimeoutCause(parent context.Context, d time.Duration, cause error) (con
 	if _, ok := rt.Current(); !ok {
 		return context.WithTimeoutCause(parent, d, cause)
 	}
-	return WithDeadlineCause(parent, stime.Now().Add(d), cause)
+	if parent == nil {
+		panic("cannot create context from nil parent")
+	}
+	return withDeadline(parent, stime.Now().Add(d), d, cause)
 }
 
 // Cause is context.Cause: the cause with which the nearest

@@ -1,9 +1,12 @@
 // Package time is the part of package time of the standard library that
 // waits, for programs that stdbg checks: Sleep, timers, tickers and the
 // clock, with the standard library's names. Under a check (sthread.Check,
-// or stdbg find) they run on a clock of the execution that starts at Epoch
-// and moves only when a sleeping goroutine or a timer wakes: nothing waits
-// for real time. A sleep or a timer is a TimerWait operation of the model,
+// or stdbg find) they run on a clock of the execution that starts at Epoch:
+// nothing waits for real time. Sleepers and timers wait for the time of
+// timers, which moves only when a sleeping goroutine or a timer wakes; the
+// time the program reads (Now, Since, Until) is that time plus ReadStep
+// for every reading that happens before it, so that it moves on between
+// two readings as a real clock does, and replays with the same values. A sleep or a timer is a TimerWait operation of the model,
 // enabled when no earlier one is pending, so timers fire in the order of
 // their times while a timer firing races with everything else: a timeout
 // racing with a result is explored both ways.
@@ -29,12 +32,24 @@ import (
 // Epoch is the time at which the virtual clock of every execution starts.
 var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// Now is time.Now: the virtual clock under a check.
+// ReadStep is how far each reading of the virtual clock (Now, Since,
+// Until) moves it on for the goroutine that reads it: two readings in a
+// row differ by at least ReadStep, as two readings of a real clock differ.
+// A reading is later than every reading that happens before it (in the
+// memory model's sense: through a channel, a lock, a go statement, ...),
+// and goroutines that nothing orders read times told apart by their
+// thread ids, below ReadStep.
+const ReadStep = time.Duration(rt.ReadStep)
+
+// Now is time.Now. Under a check it reads the virtual clock: the time of
+// timers (which moves when a sleeper or a timer wakes) plus ReadStep for
+// every reading that happens before this one, this one included. The
+// value depends only on the schedule: a replay reads the same times.
 //
 //go:norace
 func Now() time.Time {
 	if th, ok := rt.Current(); ok {
-		return Epoch.Add(time.Duration(th.Now()))
+		return Epoch.Add(time.Duration(th.Read()))
 	}
 	return time.Now()
 }

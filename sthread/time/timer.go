@@ -115,7 +115,10 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 		t.state = timerOffering
 		pc := rt.CheckedChan(t.c)
 		drop := t.async && t.period == 0
-		sc := []rt.Case{pc.SendCase(Epoch.Add(time.Duration(t.when))), rt.CheckedChan(stop).RecvCase(nil, nil)}
+		// The time sent is the clock as the timer's goroutine reads it
+		// when it fires: later than its time, and than every reading
+		// before the timer was made.
+		sc := []rt.Case{pc.SendCase(Epoch.Add(time.Duration(th.Read()))), rt.CheckedChan(stop).RecvCase(nil, nil)}
 		if drop {
 			sc[1] = rt.Default()
 		}

@@ -25,6 +25,7 @@ type Chan[T any] struct {
 // ChanState is a channel's state under the checker.
 type ChanState[T any] struct {
 	ref  ObjRef
+	info plainInfo // a real channel of plain Go: the real channel (see outside.go)
 	cap  int
 	gen  uint32 // the execution whose values buf holds
 	buf  []T    // the values in the buffer, oldest first, from head
@@ -117,7 +118,11 @@ func (c Chan[T]) Enter() (*Thread, uint64, bool) {
 		th, ok := EnterFree()
 		return th, 0, ok
 	}
-	return Enter(&c.S.ref, FamChan, unsafe.Pointer(c.S))
+	th, id, ok := Enter(&c.S.ref, FamChan, unsafe.Pointer(c.S))
+	if ok {
+		c.S.info.attach(th.ex, id)
+	}
+	return th, id, ok
 }
 
 // Op returns the model operation k on c, whose id is id.
@@ -267,7 +272,9 @@ type chanCore interface {
 
 //go:norace
 func (s *ChanState[T]) model(ex *Execution) (uint64, int64) {
-	return s.ref.id(ex, FamChan, unsafe.Pointer(s)), int64(s.cap)
+	id := s.ref.id(ex, FamChan, unsafe.Pointer(s))
+	s.info.attach(ex, id)
+	return id, int64(s.cap)
 }
 
 //go:norace

@@ -13,13 +13,57 @@ import (
 // What an execution determines besides its schedule: the virtual clock and
 // the random numbers. Both start afresh in each execution, so that a
 // schedule replays with the same times and values.
+//
+// The clock has two parts. The time of timers (Now) moves only when a
+// sleeping goroutine or a timer wakes: it is what sleeps and timers wait
+// for, and what the model orders (a TimerWait's Arg). The time the program
+// reads (Read) is that time plus a count of readings: each reading moves
+// it on by ReadStep, as a real monotonic clock moves on between two calls,
+// so that two readings in a row differ and a Since from a start is not 0.
+//
+// The count is a logical clock (Lamport's) rather than one counter of the
+// execution: each goroutine counts its own readings and takes the count of
+// every goroutine whose operations its own come after (through a channel,
+// a lock, a wait group, an atomic, a go statement: see clocksync.go). So a
+// reading is later than every reading that happens before it, as on a real
+// clock, and its value depends only on which operations happen before it,
+// not on how the schedule interleaves independent ones: two schedules that
+// the search takes for one (they differ only in the order of independent
+// operations) read the same times, and a search that explores one of them
+// misses nothing the other would show. Goroutines that nothing orders read
+// times told apart by their thread ids (the low digits of the count).
+//
+// A reading may pass the time of a timer that has not fired yet: that
+// timer is late, as a real one is when its goroutine was not scheduled at
+// once. It still fires when the model lets time reach it, in the order of
+// the times of timers, and the time it delivers is read by its goroutine
+// then, later than the reading that made the timer and every reading
+// before it.
 
-// Now returns the virtual clock of th's execution, in nanoseconds since the
-// execution began: it moves only when a sleeping goroutine or a timer
-// wakes (see package sthread/time).
+// ReadStep is how far each reading of the clock moves it on for the
+// goroutine that reads it, in nanoseconds.
+const ReadStep = 1000
+
+// Now returns the time of timers in th's execution, in nanoseconds since
+// the execution began: it moves only when a sleeping goroutine or a timer
+// wakes (see package sthread/time). Sleeps and timers wait for it; the
+// program reads the clock with Read.
 //
 //go:norace
 func (th *Thread) Now() int64 { return th.ex.now }
+
+// Read returns the time that th reads from the clock, in nanoseconds since
+// the execution began: the time of timers plus ReadStep for each reading
+// that happens before this one (th's own, this one included, and those of
+// the goroutines whose operations th's come after), plus th's id modulo
+// ReadStep. Successive readings of a goroutine grow, and a reading is
+// later than every reading that happens before it.
+//
+//go:norace
+func (th *Thread) Read() int64 {
+	th.clk++
+	return th.ex.now + th.clk*ReadStep + int64(th.tid%ReadStep)
+}
 
 // SleepUntil waits until the virtual clock reaches at, reported at pcs: a
 // TimerWait of the model on obj (0, or the channel of the timer waiting),
@@ -32,7 +76,7 @@ func (th *Thread) SleepUntil(at int64, obj uint64, api syncmodel.API, pcs []uint
 	th.Advance(at)
 }
 
-// Advance moves the virtual clock to at, if it is behind.
+// Advance moves the time of timers to at, if it is behind.
 //
 //go:norace
 func (th *Thread) Advance(at int64) {

@@ -35,9 +35,22 @@ type Execution struct {
 	// plain maps the real channels used in this execution (see plain.go)
 	// to their state.
 	plain table
-	// now is the virtual clock (see clock.go), in nanoseconds since the
+	// plainChans counts the real channels of plain Go registered in this
+	// execution (see outside.go); fed names the first that something
+	// outside the check feeds.
+	plainChans int
+	fed        string
+	// noted is the text of the last note on what is outside the model,
+	// made when outsiders.gen was notedGen-1 and fed was notedFed (see
+	// noteOutside).
+	noted, notedFed string
+	notedGen        uint64
+	// now is the time of timers (see clock.go), in nanoseconds since the
 	// epoch of package sthread/time.
 	now int64
+	// clockVars are the counts of readings of the clock that the
+	// objects pass on (see clocksync.go).
+	clockVars table
 	// rand and rand2 are the execution's generators (see clock.go).
 	rand  *rand.Rand
 	rand2 *randv2.Rand
@@ -75,6 +88,8 @@ func (r *Runner) newExecution() *Execution {
 		clear(l.threads[:cap(l.threads)])
 		ex.plain = l.plain
 		ex.plain.reset()
+		ex.clockVars = l.clockVars
+		ex.clockVars.reset()
 	}
 	return ex
 }

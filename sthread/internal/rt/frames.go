@@ -138,7 +138,8 @@ func goid() uint64 {
 }
 
 // goroutineStack returns the functions and source positions of the user's
-// frames of goroutine id, innermost first, from the dump of all goroutines.
+// frames of goroutine id, innermost first, from the dump of all goroutines
+// (not the runtime's, sthread's or the standard library's).
 //
 //go:norace
 func goroutineStack(id uint64) []string {
@@ -171,7 +172,7 @@ func goroutineStack(id uint64) []string {
 			pos = pos[:p]
 		}
 		file, _, _ := strings.Cut(pos, ":")
-		if strings.HasPrefix(fn, "runtime.") || isSthreadFile(file) {
+		if strings.HasPrefix(fn, "runtime.") || isSthreadFile(file) || stdSrc != "" && strings.HasPrefix(file, stdSrc) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s (%s)", shortName(fn), filepath.Base(pos)))

@@ -118,8 +118,9 @@ func (o *ObjRef) registeredIn(ex *Execution) bool {
 
 // object is an sthread object registered in an execution.
 type object struct {
-	fam  Family
-	addr uintptr // its address, to name global variables
+	fam   Family
+	addr  uintptr    // its address, to name global variables
+	plain *plainInfo // a real channel of plain Go (see outside.go)
 }
 
 // Enter decides how the calling goroutine performs an operation on the
@@ -178,10 +179,25 @@ func unwindIfStale(g uintptr) {
 //go:norace
 func foreign(r *Runner, g uintptr, fam Family) {
 	unwindIfStale(g)
+	o := outsiderOf(g)
+	var msg string
+	if o != nil {
+		// A go statement of the program started it outside the check
+		// (as the program initialised): not a bug of the program, but
+		// what stdbg cannot check.
+		msg = fmt.Sprintf("%s, used a %s of the checked program, which stdbg cannot order against its checked goroutines", o.describe(false), familyNames[fam])
+		outsiders.mu.Lock()
+		o.parked = true
+		outsiders.gen.Add(1)
+		outsiders.mu.Unlock()
+	}
 	r.mu.Lock()
 	if r.foreign == "" {
-		r.foreign = fmt.Sprintf("a goroutine not started with sthread.Go used a %s of the checked program; "+
-			"start every goroutine of the checked function with sthread.Go", familyNames[fam])
+		r.foreign, r.outsider = msg, o != nil
+		if o == nil {
+			r.foreign = fmt.Sprintf("a goroutine not started with sthread.Go used a %s of the checked program; "+
+				"start every goroutine of the checked function with sthread.Go", familyNames[fam])
+		}
 	}
 	r.mu.Unlock()
 	select {}

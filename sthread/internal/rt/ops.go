@@ -15,6 +15,9 @@ import (
 // Go runs f in a new goroutine, like the statement go f(). Under a check
 // the goroutine is a checked thread, numbered in creation order; it runs up
 // to its first scheduling point as part of the step that creates it.
+// Outside a check (or from a goroutine outside it) it is a goroutine of its
+// own, which the runtime keeps a record of while it lives (see
+// outside.go).
 //
 //go:norace
 func Go(f func()) {
@@ -24,7 +27,7 @@ func Go(f func()) {
 			return
 		}
 	}
-	go f()
+	goOutside(f)
 }
 
 // Yield is a scheduling point where any other goroutine may run; outside a

@@ -30,7 +30,7 @@ func PlainChan[T any](c chan T) (Chan[T], bool) {
 	if p := ex.plain.get(key); p != nil {
 		return Chan[T]{C: c, S: (*ChanState[T])(p)}, true
 	}
-	s := &ChanState[T]{cap: cap(c)}
+	s := &ChanState[T]{cap: cap(c), info: plainInfo{hchan: hchanOf(c)}}
 	// The entry keeps the channel alive: its address names it for the
 	// whole execution.
 	ex.plain.put(key, unsafe.Pointer(s), c)

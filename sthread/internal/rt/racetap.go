@@ -255,6 +255,11 @@ func internalRace(rep string) bool {
 //
 //go:norace
 func raceFailure(th *Thread, rep string) wire.Failure {
+	if raceWithOutsider(rep) {
+		return wire.Failure{Tid: th.tid, Kind: wire.FailCannotJudge, Frames: th.last, Message: "the race detector reports a race " +
+			"with a goroutine started before the check, whose accesses stdbg cannot order against the checked goroutines' " +
+			"(it synchronises through the real locks and channels, they through stdbg's model of them):\n" + rep}
+	}
 	f := wire.Failure{Tid: th.tid, Kind: wire.FailRace, Message: rep, Frames: th.last}
 	f.File, f.Line = firstFrame(rep)
 	return f

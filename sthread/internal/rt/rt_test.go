@@ -19,6 +19,9 @@ func TestOwnNames(t *testing.T) {
 	if !rtnames.IsRuntimeFunc(run) {
 		t.Errorf("%s is not taken as the runtime's", run)
 	}
+	if name := runtime.FuncForPC(reflect.ValueOf(runOutside).Pointer()).Name(); name != runOutsideName {
+		t.Errorf("the bottom of goroutines started outside a check is %s, looked for as %s", name, runOutsideName)
+	}
 	if p := reflect.TypeOf(Thread{}).PkgPath() + "."; p != rtPrefix {
 		t.Errorf("the package's names start with %s, looked for with %s", p, rtPrefix)
 	}

@@ -46,6 +46,7 @@ import (
 	"unsafe"
 
 	"github.com/stdbg/stdbg/executor"
+	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -106,8 +107,12 @@ type Runner struct {
 	fatal error      // the program cannot be checked: Begin fails
 	state *snapshot  // the package-level variables, with Config.Restore
 
-	mu      sync.Mutex // guards foreign
+	mu      sync.Mutex // guards foreign and outsider
 	foreign string     // a goroutine not started with Go touched the program's objects
+	// outsider: that goroutine was started by a go statement of the
+	// program outside the check (see outside.go): the check cannot judge
+	// the program, which is not at fault.
+	outsider bool
 
 	known sync.Map // uint64 pc -> symbolize.Frame resolved in its stack, for failures
 }
@@ -230,7 +235,7 @@ func (r *Runner) Begin() ([]wire.Event, error) {
 	th.start()
 	ok := r.await()
 	r.seq.Add(1)
-	return ex.collect(ok), nil
+	return ex.collect(ok)
 }
 
 // Resume implements executor.Runtime.
@@ -250,7 +255,7 @@ func (r *Runner) Resume(tid int, code int64) ([]wire.Event, error) {
 	r.wakeUp(ex, th)
 	ok := r.await()
 	r.seq.Add(1)
-	return ex.collect(ok), nil
+	return ex.collect(ok)
 }
 
 // wakeUp lets parked thread th run, as the scheduler.
@@ -319,23 +324,31 @@ func (r *Runner) await() bool {
 
 // collect returns the events of the transition that just ended, with a
 // TimedOut event if it did not end, and the report of a goroutine that
-// sthread does not control.
+// sthread does not control: a failure of the program for one it did not
+// start with Go, one the checker cannot judge (wire.FailCannotJudge) for
+// one that a go statement of the program started outside the check.
 //
 //go:norace
-func (ex *Execution) collect(ok bool) []wire.Event {
+func (ex *Execution) collect(ok bool) ([]wire.Event, error) {
 	r := ex.r
 	if r.cfg.State && ok && !ex.failed {
 		ex.events = append(ex.events, ex.stateEvent())
 	}
+	ex.noteOutside()
 	r.mu.Lock()
-	msg := r.foreign
+	msg, outsider := r.foreign, r.outsider
 	r.mu.Unlock()
 	if msg != "" && r.fatal == nil {
+		kind := wire.FailRuntime
 		r.fatal = errors.New(msg)
-		evs := []wire.Event{wire.Failure{Tid: 1, Kind: wire.FailRuntime, Message: msg}}
-		return append(evs, ex.events...)
+		if outsider {
+			kind = wire.FailCannotJudge
+			r.fatal = fmt.Errorf("%w: %s", search.ErrCannotJudge, msg)
+		}
+		evs := []wire.Event{wire.Failure{Tid: 1, Kind: kind, Message: msg}}
+		return append(evs, ex.events...), nil
 	}
-	return ex.events
+	return ex.events, nil
 }
 
 // timedOut records the TimedOut event of stale thread th, and where its

@@ -54,6 +54,15 @@ type Thread struct {
 	// start (see spawn).
 	own bool
 
+	// op is the operation the thread reported last (hasOp: it reported
+	// one): while it is parked, the one it waits to perform.
+	op    syncmodel.Op
+	hasOp bool
+
+	// clk counts the readings of the clock that happen before th's next
+	// operation (see clock.go and clocksync.go).
+	clk int64
+
 	// Values exchanged through channels (see chan.go).
 	sendVal any   // the value of a parked send
 	selVals []any // the values of the send cases of a parked select
@@ -88,6 +97,8 @@ func (th *Thread) reset() {
 	th.abort.Store(false)
 	th.back, th.code, th.final, th.returned, th.last, th.origin, th.own = nil, 0, false, false, nil, nil, false
 	th.raceOff = false
+	th.clk = 0
+	th.op, th.hasOp = syncmodel.Op{}, false
 	th.job = nil
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
 }
@@ -113,6 +124,9 @@ func (th *Thread) Point(op syncmodel.Op) int64 {
 //
 //go:norace
 func (th *Thread) PointAt(op syncmodel.Op, pcs []uintptr) int64 {
+	if importsCloses(&op) {
+		th.importCloses(&op, pcs)
+	}
 	if raceOn && raceHide {
 		th.raceEnter()
 	}
@@ -143,6 +157,7 @@ func (th *Thread) Again(op syncmodel.Op) int64 {
 func (th *Thread) pending(op syncmodel.Op, frames []uint64) int64 {
 	ex := th.ex
 	th.last = frames
+	th.op, th.hasOp = op, true
 	ex.events = append(ex.events, wire.Pending{Tid: th.tid, Op: op, Frames: frames})
 	th.handBack()
 	<-th.wake
@@ -156,6 +171,12 @@ func (th *Thread) pending(op syncmodel.Op, frames []uint64) int64 {
 		raceEnable()
 		th.raceOff = false
 		ex.raceSync(th, op, th.code)
+	}
+	ex.clockSync(th, op, th.code)
+	if op.Kind == syncmodel.ChanClose {
+		if pi := ex.plainOf(op.Obj); pi != nil {
+			pi.closedGen = ex.gen
+		}
 	}
 	return th.code
 }
@@ -206,6 +227,7 @@ func (th *Thread) spawn(f, shown func(), own bool) {
 		defer raceEnable()
 	}
 	child := ex.newThread(tid, shown)
+	child.clk = th.clk // the go statement happens before the goroutine
 	child.job = f
 	child.back = th
 	child.own = own
@@ -314,6 +336,12 @@ func (th *Thread) run() (keep bool) {
 	op := syncmodel.Op{Kind: syncmodel.ThreadExit, API: syncmodel.APIThreadReturn}
 	if th.tid == 1 {
 		op.API = syncmodel.APICheckedReturn
+	}
+	if th.origin == nil && th.ex.plainChans > 0 {
+		// What the function ran last may have closed a real channel
+		// outside the model: closed in the model before its end (an
+		// unwinding panics, and the trampoline recovers it).
+		th.importCloses(&op, []uintptr{funcLine(th.fn)})
 	}
 	th.lastPoint(op)
 	return
