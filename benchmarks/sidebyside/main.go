@@ -229,17 +229,20 @@ func timed(cmd *exec.Cmd) (time.Duration, string, int64, error) {
 }
 
 // stdbgCommand is how stdbg is run: one copy of the program, spurious
-// wake-ups off (SimGrid does not make them), no corpus.
-const stdbgCommand = "find -j 1 --no-save --spurious-wakeups=false [--all --no-minimise]"
+// wake-ups off (SimGrid does not make them), plain memory not seen (nor
+// does SimGrid's sthread see it), no corpus; an exhaustive search by DPOR
+// alone (the portfolio's sampling, which shares the time until DPOR ends,
+// would add executions that depend on the machine's pace).
+const stdbgCommand = "find -j 1 --no-save --spurious-wakeups=false --memory=false [--all --no-minimise --strategy dfs]"
 
 type stdbgTool struct{ bin string }
 
 func (*stdbgTool) name() string { return "stdbg" }
 
 func (t *stdbgTool) run(p program) (run, error) {
-	args := []string{"find", "-j", "1", "--no-save", "--spurious-wakeups=false"}
+	args := []string{"find", "-j", "1", "--no-save", "--spurious-wakeups=false", "--memory=false"}
 	if !p.firstBug {
-		args = append(args, "--all", "--no-minimise")
+		args = append(args, "--all", "--no-minimise", "--strategy", "dfs")
 	}
 	args = append(args, filepath.Join("examples", "c", p.src))
 	if len(p.args) > 0 {

@@ -12,10 +12,11 @@ import (
 
 // One Path per bug wherever it is printed: the minimised one. The line
 // that announces the bug as it is found names no schedule; the JSON keeps
-// the one the search found.
+// the one the search found. (DPOR alone: in the portfolio, which strategy
+// finds the bug first depends on the machine's pace.)
 func TestOnePathPerBug(t *testing.T) {
 	t.Parallel()
-	out, errs, code := stdbg(t, "find", "--corpus", t.TempDir(), example("deadly-embrace.c"))
+	out, errs, code := stdbg(t, "find", "--strategy", "dfs", "--corpus", t.TempDir(), example("deadly-embrace.c"))
 	if code != exitBug {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -23,10 +24,10 @@ func TestOnePathPerBug(t *testing.T) {
 	if len(paths) != 1 {
 		t.Fatalf("%d Paths printed, want 1:\nstdout:\n%s\nstderr:\n%s", len(paths), out, errs)
 	}
-	if !strings.Contains(errs, "bug found by DPOR (deadlock)") || !strings.Contains(out, "Minimised from 8 steps") {
+	if !strings.Contains(errs, "bug found (deadlock)") || !strings.Contains(out, "Minimised from 8 steps") {
 		t.Errorf("no announcement on stderr, or not minimised:\n%s\n%s", out, errs)
 	}
-	js, _, _ := stdbg(t, "find", "--json", "--no-save", example("deadly-embrace.c"))
+	js, _, _ := stdbg(t, "find", "--strategy", "dfs", "--json", "--no-save", example("deadly-embrace.c"))
 	if !strings.Contains(js, `"path": "`+paths[0][1]+`"`) || !strings.Contains(js, `"original": "1;1;1;1;1;1;2;2"`) {
 		t.Errorf("the JSON lacks the minimised path %s or the original:\n%s", paths[0][1], js)
 	}
