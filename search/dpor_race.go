@@ -16,10 +16,18 @@ type raceScratch struct {
 	child    []int   // child[i]: the thread event i created, 0
 	threadOf []int   // threadOf[i]: the thread of event i
 	idx      []int   // idx[i]: the number of earlier events of event i's thread
+	prev     []int   // prev[i]: the position of the previous event of event i's thread, -1
+	heap     []int   // the walk back over the candidate races (see candStart)
 	cnt      []int   // cnt[t]: events of thread t so far in the pass
 	v        []dporEvent
+	wv       []dporEvent // what insertWake has left to insert
+	hb       []dporEvent // pending: the events that happen before a pending operation, then it
 	final    []Thread
 	misuse   int // the step that committed the misuse that ended the execution, -1
+	// work counts the elementary steps of the analysis (events and
+	// threads looked at, planned events moved): the tests hold it
+	// proportional to the length of the executions.
+	work int64
 }
 
 func (rs *raceScratch) row(i int) []int32 { return rs.vc[i*rs.width : (i+1)*rs.width] }
@@ -66,12 +74,18 @@ func (d *dpor) races(r *Report) {
 	rs.threadOf = fill(rs.threadOf, n, 0)
 	rs.idx = fill(rs.idx, n, 0)
 	rs.cnt = fill(rs.cnt, width, 0)
+	rs.prev = fill(rs.prev, n, -1)
 	for i := range tr {
 		t := tr[i].Step.Thread
 		rs.threadOf[i] = t
 		rs.idx[i] = rs.cnt[t]
 		rs.cnt[t]++
+		rs.prev[i] = rs.last[t]
+		rs.last[t] = i
 		d.setFresh(t, rs.idx[i], tr[i].Op)
+	}
+	for t := range rs.last {
+		rs.last[t] = -1
 	}
 	for _, t := range final {
 		if t.ID < width {
@@ -118,9 +132,12 @@ func (d *dpor) races(r *Report) {
 			goto clocked
 		}
 		rs.base(row, t)
-		for j := i - 1; j >= 0; j-- {
-			tj := tr[j].Step.Thread
-			if tj == t || int(row[tj]) > j || !(syncmodel.DependentInOrder(tj, tr[j].Op, t, ev.Op) ||
+		for rs.candStart(row, t); ; {
+			j := rs.candNext(row)
+			if j < 0 {
+				break
+			}
+			if tj := tr[j].Step.Thread; !(syncmodel.DependentInOrder(tj, tr[j].Op, t, ev.Op) ||
 				i == misuse && syncmodel.SharesObject(tr[j].Op, ev.Op)) {
 				continue
 			}
@@ -173,6 +190,77 @@ func (rs *raceScratch) before(a, p int) bool {
 	return int(row[rs.threadOf[a]]) > a
 }
 
+// The races of an event are found walking back from it over the events
+// of other threads that do not happen before it, the latest first, each
+// race's clock joined to the event's as it is found (so that what happens
+// before a race is no race). The events of a thread that happen before an
+// event are that thread's earliest ones: rather than walk back over the
+// whole trace, which made each step of a deep execution cost its depth,
+// the walk keeps each thread's latest event not yet looked at in a heap of
+// positions, and a thread's turn ends at its first event that happens
+// before. An event looked at costs the logarithm of the number of threads.
+
+// candStart starts the walk back for an event of thread t (or the operation
+// t has pending) at the current position of the pass (rs.last holds each
+// thread's latest event before it), with row the event's clock so far.
+func (rs *raceScratch) candStart(row []int32, t int) {
+	h := rs.heap[:0]
+	rs.work += int64(len(rs.last))
+	for u, j := range rs.last {
+		if u != t && j >= 0 && int(row[u]) <= j {
+			h = append(h, j)
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	rs.heap = h
+}
+
+// candNext returns the latest event not yet looked at that does not happen
+// before row (which may have grown since the last call), or -1 when none
+// is left.
+func (rs *raceScratch) candNext(row []int32) int {
+	h := rs.heap
+	for len(h) > 0 {
+		rs.work++
+		j := h[0]
+		u := rs.threadOf[j]
+		if p := rs.prev[j]; int(row[u]) <= j && p >= 0 && int(row[u]) <= p {
+			h[0] = p // the thread's turn goes on with its previous event
+		} else {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		siftDown(h, 0)
+		if int(row[u]) <= j {
+			rs.heap = h
+			return j
+		}
+		// j happens before, and so do the thread's earlier events.
+	}
+	rs.heap = h
+	return -1
+}
+
+// siftDown restores the order of the max-heap h below position i.
+func siftDown(h []int, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] > h[c] {
+			c++
+		}
+		if h[i] >= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
 // pending treats the operation thread t is about to perform at point k as
 // an event: a thread that blocked there, or any thread at the point where
 // the execution stopped. With afterLast the last step of the trace is taken
@@ -191,9 +279,12 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 	}
 	row := rs.tmp
 	rs.base(row, t.ID)
-	for j := k - 1; j >= 0; j-- {
-		tj := tr[j].Step.Thread
-		if tj == t.ID || int(row[tj]) > j || !(afterLast && j == k-1 || syncmodel.DependentInOrder(tj, tr[j].Op, t.ID, t.Op)) {
+	for rs.candStart(row, t.ID); ; {
+		j := rs.candNext(row)
+		if j < 0 {
+			break
+		}
+		if tj := tr[j].Step.Thread; !(afterLast && j == k-1 || syncmodel.DependentInOrder(tj, tr[j].Op, t.ID, t.Op)) {
 			continue
 		}
 		d.race(tr, j, k, dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]})
@@ -208,19 +299,39 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 	// there may reach what this one could not before the cut (the race
 	// whose second event lies beyond the cut). Plan each; the sleep sets
 	// and wakeup trees drop what was explored or planned already.
+	//
+	// The schedule planned at q (the events after q that happen before
+	// the operation, then the operation) is built from its end as q goes
+	// down, one event at most per point: the loop costs the length of the
+	// trace plus the plans, where building each plan anew cost the length
+	// of the trace for every point.
+	low := -1 // the first point that does not happen before the operation
 	for q := 0; q < k && q < len(d.nodes); q++ {
+		rs.work++
+		if int(row[tr[q].Step.Thread]) <= q {
+			low = q
+			break
+		}
+	}
+	if low < 0 {
+		return
+	}
+	if cap(rs.hb) < k-low {
+		rs.hb = make([]dporEvent, k-low)
+	}
+	v := rs.hb[:k-low]
+	at := len(v) - 1
+	v[at] = dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]}
+	for q := k - 1; q >= low; q-- {
+		rs.work++
 		if int(row[tr[q].Step.Thread]) > q {
-			continue // q happens before t's operation
+			at--
+			v[at] = rs.event(tr, q) // q happens before t's operation
+			continue
 		}
-		v := rs.v[:0]
-		for c := q + 1; c < k; c++ {
-			if e := &tr[c]; int(row[e.Step.Thread]) > c {
-				v = append(v, rs.event(tr, c))
-			}
+		if q < len(d.nodes) {
+			d.plan(q, v[at:])
 		}
-		v = append(v, dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]})
-		rs.v = v
-		d.plan(q, v)
 	}
 }
 
@@ -297,6 +408,7 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 		return
 	}
 	v := rs.v[:0]
+	rs.work += int64(k - j)
 	for c := j + 1; c < k; c++ {
 		if int(rs.row(c)[tj]) > j {
 			continue // happens after j
@@ -342,7 +454,9 @@ func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 			break
 		}
 	}
+	d.rs.work += int64(f + 1)
 	if f < 0 {
+		d.rs.work += int64(len(v))
 		if d.cut {
 			return -1, false
 		}
@@ -367,8 +481,17 @@ func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 // the planned events that can start a schedule equivalent to what is left
 // of v; if it reaches a leaf, v is covered; else the rest of v becomes a
 // new branch, tried after the others.
+//
+// The event each level matches is taken out of what is left of v by
+// moving the events before it one place on, in a scratch copy made the
+// first time that is needed: a level costs the events before the match
+// (none, when the planned event is v's first, as it mostly is), where
+// copying the rest of v at every level made a plan as long as a deep
+// execution cost its length squared.
 func (d *dpor) insertWake(f *[]*wakeNode, v []dporEvent) {
+	own := false // v is the scratch copy
 	for len(v) > 0 {
+		d.rs.work++
 		var next *wakeNode
 		at := -1
 		for _, c := range *f {
@@ -379,13 +502,21 @@ func (d *dpor) insertWake(f *[]*wakeNode, v []dporEvent) {
 		}
 		if next == nil {
 			*f = append(*f, chain(v))
+			d.rs.work += int64(len(v))
 			return
 		}
 		if len(next.kids) == 0 {
 			return
 		}
+		if at > 0 && !own {
+			d.rs.wv = append(d.rs.wv[:0], v...)
+			v, own = d.rs.wv, true
+			d.rs.work += int64(len(v))
+		}
 		if at >= 0 {
-			v = append(v[:at:at], v[at+1:]...)
+			copy(v[1:at+1], v[:at])
+			v = v[1:]
+			d.rs.work += int64(at)
 		}
 		f = &next.kids
 	}

@@ -14,19 +14,29 @@ import (
 // progressEvery is the least time between two progress messages.
 const progressEvery = 250 * time.Millisecond
 
+// stopEvery is the least time between two looks at the stop within an
+// execution.
+const stopEvery = 10 * time.Millisecond
+
+// now is the clock of the deadlines (a test's clock in tests).
+var now = time.Now
+
 // Serve runs the search of spec on ex, the process's in-process executor,
 // and writes the stream to w: progress, each bug as found, then the result
-// with each bug's minimisation. The search stops when stopped (polled a
-// few times a second; nil: never) reports true: the bugs found so far are
+// with each bug's minimisation. The search stops when stopped (polled
+// every stopEvery; nil: never) reports true: the bugs found so far are
 // sent, not minimised. tr, if not nil, records each execution. The error
 // reports a stream that could not be written; a search that failed says
 // so in the Result.
 //
 // Serve starts no goroutine and no timer: the budget and the stop are
-// polled from the search's own progress calls. A target built with the
-// race detector hides the hand-overs of its scheduler from the detector,
-// which would take the search's own data, shared with another goroutine,
-// for the program's races.
+// polled, between executions from the search's own progress calls, and
+// within an execution after every step, so that an execution under way
+// when the budget runs out is cut at the next step (the deadlines are
+// compared with the clock at every step, the stop looked at every
+// stopEvery). A target built with the race detector hides the hand-overs
+// of its scheduler from the detector, which would take the search's own
+// data, shared with another goroutine, for the program's races.
 func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func() bool) error {
 	out := &writer{w: bufio.NewWriter(w)}
 	rec, err := NewRecorder(ex, tr, spec.Ends)
@@ -48,18 +58,32 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 	// poll cancels the search (or all) when stopped or past the
 	// deadlines, and reports whether the search's deadline passed.
 	wasStopped, budgetSpent := false, false
+	var lookedAt time.Time // when the stop was last looked at
 	poll := func() {
+		t := now()
+		lookedAt = t
 		if !wasStopped && stopped != nil && stopped() {
 			wasStopped = true
 			cancel()
 		}
-		now := time.Now().UnixNano()
-		if spec.SearchUntil != 0 && now >= spec.SearchUntil && searchCtx.Err() == nil {
+		ns := t.UnixNano()
+		if spec.SearchUntil != 0 && ns >= spec.SearchUntil && searchCtx.Err() == nil {
 			budgetSpent = true
 			cancelSearch()
 		}
-		if spec.MinimiseUntil != 0 && now >= spec.MinimiseUntil {
+		if spec.MinimiseUntil != 0 && ns >= spec.MinimiseUntil {
 			cancelMin()
+		}
+	}
+	// Within an execution: the search and the minimisation see the
+	// cancellation before their next step.
+	rec.afterStep = func() {
+		t := now()
+		ns := t.UnixNano()
+		if t.Sub(lookedAt) >= stopEvery ||
+			spec.SearchUntil != 0 && ns >= spec.SearchUntil && searchCtx.Err() == nil ||
+			spec.MinimiseUntil != 0 && ns >= spec.MinimiseUntil && minCtx.Err() == nil {
+			poll()
 		}
 	}
 	var last time.Time

@@ -121,6 +121,9 @@ type Recorder struct {
 	tr    *Trace
 	ends  map[uint64][]known
 	depth int // the longest end
+	// afterStep, if not nil, is called after every step of every
+	// execution (Serve polls its deadlines and stop there).
+	afterStep func()
 }
 
 type known struct {
@@ -221,5 +224,9 @@ func (x *recorded) Step(s schedule.Step) error {
 			}
 		}
 	}
-	return x.Execution.Step(s)
+	err := x.Execution.Step(s)
+	if x.r.afterStep != nil {
+		x.r.afterStep()
+	}
+	return err
 }
