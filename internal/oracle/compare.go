@@ -95,7 +95,10 @@ type Result struct {
 	Skipped   string
 	Reference *Verdict
 	Verdicts  []*Verdict
-	Disagree  []Disagreement
+	// Memory is the comparison of a Memory program's two modes (nil for
+	// other programs, or when "memory" was not selected).
+	Memory   *MemoryCheck
+	Disagree []Disagreement
 }
 
 // strategyDef is a search that claims completeness.
@@ -160,13 +163,15 @@ var strategies = []strategyDef{
 	}, only: C},
 }
 
-// StrategyNames are the names of the strategies compared, in order.
+// StrategyNames are the names of the strategies compared, in order, then
+// the checks of the minimiser and of a Memory program's two modes
+// (checkMemory).
 func StrategyNames() []string {
 	var ns []string
 	for _, s := range strategies {
 		ns = append(ns, s.name)
 	}
-	return append(ns, "minimise")
+	return append(ns, "minimise", "memory")
 }
 
 // exploreCounted explores with st, counting its traces.
@@ -334,6 +339,17 @@ func compare(ctx context.Context, t target, l Limits, selected func(name string)
 		if err != nil {
 			return nil, err
 		}
+		res.Disagree = append(res.Disagree, d...)
+	}
+	if selected == nil || selected("memory") {
+		mc, d, err := checkMemory(ctx, t, ref, l)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			res.Disagree = append(res.Disagree, Disagreement{"memory", "error", err.Error()})
+		}
+		res.Memory = mc
 		res.Disagree = append(res.Disagree, d...)
 	}
 	return res, nil
@@ -504,6 +520,9 @@ func (r *Result) summary() string {
 	}
 	for _, v := range r.Verdicts {
 		fmt.Fprintf(&b, "; %s: %d executions", v.Strategy, v.Stats.Executions)
+	}
+	if r.Memory != nil {
+		b.WriteString("; " + r.Memory.summary())
 	}
 	return b.String()
 }

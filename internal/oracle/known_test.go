@@ -229,6 +229,49 @@ thread 0
 thread 1
   write x0 1
 `,
+	// F9: in a Memory build a plain access was seen (a scheduling point,
+	// or logged) only while another thread lived: thread 2's increment,
+	// after thread 1 finished unjoined, was not checked against thread
+	// 1's store, and DPOR, for which thread 1's exit and thread 2's
+	// access were independent, never ran thread 2 first: no race found
+	// (stdbg find's default).
+	"F9": `lang c
+races
+memory
+obj y0 plain
+obj s0 sem
+thread 0
+  go 1
+  go 2
+  sempost s0
+  exit
+thread 1
+  pstore y0 1
+thread 2
+  semwait s0
+  pincr y0
+`,
+	// F9, an assertion behind the race: when thread 1 ran to its end
+	// first, main's increment was not checked, and its assertion failed
+	// with no race reported; DPOR missed that order.
+	"F9/assert": `lang c
+races
+memory
+obj m0 mutex 1
+obj y0 plain
+thread 0
+  go 1
+  lock m0
+  pincr y0
+  unlock m0
+  join 1
+  pload y0 r0
+  syield
+  assert r0 != 2 #1
+thread 1
+  pstore y0 1
+  pstore y0 1
+`,
 	// F8: a pthread_once on a completed control was invisible.
 	"F8": `lang c
 obj o0 once

@@ -38,11 +38,17 @@ var (
 )
 
 // quickSelect compares DPOR on every program, and one other strategy in
-// turn, so that a few hundred programs exercise every strategy.
+// turn, so that a few hundred programs exercise every strategy; and the
+// two modes of every Memory program.
 func quickSelect(seed uint64) func(string) bool {
-	names := StrategyNames()
-	other := names[1+int(seed)%(len(names)-1)]
-	return func(n string) bool { return n == "dpor" || n == other }
+	var names []string
+	for _, n := range StrategyNames() {
+		if n != "dpor" && n != "memory" {
+			names = append(names, n)
+		}
+	}
+	other := names[int(seed)%len(names)]
+	return func(n string) bool { return n == "dpor" || n == "memory" || n == other }
 }
 
 // TestOracleQuick compares the strategies on a few hundred small generated
