@@ -165,7 +165,11 @@ func compileC(src string, memory bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	key := sha256.Sum256([]byte(src + "\x00" + lib + "\x00" + strings.Join(ctarget.Flags, " ")))
+	flags := strings.Join(ctarget.Flags, " ")
+	if memory {
+		flags += " " + strings.Join(ctarget.MemoryFlags, " ")
+	}
+	key := sha256.Sum256([]byte(src + "\x00" + lib + "\x00" + flags))
 	dir := filepath.Join(base, "oracle", hex.EncodeToString(key[:10]))
 	if memory {
 		return compileMemory(src, dir)

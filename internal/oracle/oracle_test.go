@@ -26,6 +26,7 @@ var (
 	flagFindings = flag.String("oracle.findings", "", "long mode: a markdown file to append each finding to")
 	flagProg     = flag.String("oracle.prog", "", "TestOracleReplay: program files (.prog) to compare, comma-separated")
 	flagMax      = flag.Int64("oracle.max", 0, "the most schedules of a program to run (default: DefaultLimits)")
+	flagMemory   = flag.Bool("oracle.memory", false, "long mode: of the C programs, only the Memory programs (plain accesses; the others' seeds are skipped)")
 	flagShrinks  = flag.Int("oracle.shrinks", 3, "long mode: how many disagreements of each kind (strategy and what) to shrink and write; -1: all (every one is logged)")
 )
 
@@ -148,6 +149,9 @@ func TestOracleLong(t *testing.T) {
 		for _, c := range campaigns {
 			seeds := make([]uint64, 0, batch)
 			for s := *flagSeed + uint64(i); s < *flagSeed+uint64(i+batch) && (*flagN == 0 || s < *flagSeed+uint64(*flagN)); s++ {
+				if *flagMemory && c.Lang == C && !Generate(C, s, c.gen(s)).Memory {
+					continue
+				}
 				seeds = append(seeds, s)
 			}
 			if err := c.PrepareC(seeds); err != nil {
