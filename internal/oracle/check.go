@@ -57,6 +57,11 @@ func (p *Program) Check() error {
 		if !objectTypes[p.Lang][o.Type] {
 			return fmt.Errorf("object %s: no type %q in %s", o.Name, o.Type, p.Lang)
 		}
+		if (o.Type == "plain" || o.Type == "heap") && !p.Memory {
+			// Its accesses would be invisible: shared memory stdbg does
+			// not see, outside what it promises.
+			return fmt.Errorf("object %s: a %s variable needs the memory build (memory)", o.Name, o.Type)
+		}
 		if _, dup := objs[o.Name]; dup || !validName(o.Name) {
 			return fmt.Errorf("object %s: duplicate or invalid name", o.Name)
 		}

@@ -29,6 +29,14 @@ var known = []knownEntry{
 	// so the trace keys keep apart two orders DPOR rightly merges (a
 	// trace-level difference, no bug missed).
 	{finding: "F4", lang: Go, seed: 243, strategy: "dpor", what: "trace-missed"},
+	// F11: in logged mode DPOR does not see plain accesses, so on a
+	// program with a race it runs two transitions whose accesses conflict
+	// in one order only; when the other order fails in the first one,
+	// before the second runs (no race yet), that failure is missed. The
+	// divided DPOR searches miss it for the same reason (dporTwin).
+	{finding: "F11", lang: C, strategy: "dpor", what: "missed-behind-race"},
+	{finding: "F11", lang: C, strategy: "portfolio", what: "missed-behind-race"},
+	{finding: "F11", lang: C, strategy: "dpor", what: "trace-missed-behind-race"},
 }
 
 // witnesses are the minimal programs of the findings in known, from the
@@ -66,6 +74,32 @@ thread 0
 thread 1
   recv ch0 r0
   select r1 { recv ch0 _ | default }
+`,
+	// Thread 1 reads y0 after the flag (ordered after main's store) and
+	// crashes if it read 1: it must run between main's publication and
+	// main's increment under the spin lock, whose operation is
+	// independent of thread 1's load of the flag. DPOR runs the
+	// increment first, and finds the race of the increment with thread
+	// 1's read instead.
+	"F11": `lang c
+races
+memory
+obj a0 atomic
+obj y0 plain
+obj sp0 spin
+thread 0
+  go 1
+  pstore y0 1
+  astore a0 1
+  spinlock sp0
+  pincr y0
+thread 1
+  aload a0 r0
+  if r0 == 1
+    pload y0 r1
+    syield
+    crashif r1 == 1 #1
+  end
 `,
 }
 

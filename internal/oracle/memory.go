@@ -43,25 +43,28 @@ import (
 //  3. when P finds a race, L finds one ("race-missed"), not necessarily
 //     of the same pair of accesses: the accesses of P's first race are
 //     unordered in a schedule of the operations too, and the detector
-//     sees both once their transitions end;
-//  4. when neither finds a race, P reports every bug L does not
-//     ("missed"): with 2, the same deadlocks, leaks, assertion failures,
-//     crashes and misuses, by place.
+//     sees both once their transitions end (both modes see an access
+//     while another thread lives or has finished unjoined);
+//  4. when neither finds a race, L reports every bug P does ("missed"):
+//     with 2, the same deadlocks, leaks, assertion failures, crashes and
+//     misuses, by place.
 //
 // 1 and 2 hold of every program. 3 and 4 need one more thing, which the
 // generator gives every Memory program (a stdbg_yield where needed) and
 // the check verifies first (failuresFollowPoints): no plain access
 // between a thread's last operation and a failure (a failed assertion, a
 // crash). In logged mode a transition runs whole, and one that fails ends
-// the execution: no other thread can run between its accesses and the
-// failure. So a thread that unlocks, stores x and fails in one
-// transition hides the race of its store with another thread's access to
-// x after a lock (the race needs the other thread between the unlock and
-// the store), and a failure of another thread that needs the lock: P
-// reports both, L only this failure. With a scheduling point before each
+// the execution: no other thread runs between its accesses and the
+// failure. So in "t1: lock; unlock; x = 2; crash" against "main: lock;
+// x = 1; unlock", the race needs main between t1's unlock and its store:
+// P reports it, L only the crash. And when main unlocks, stores a
+// variable of its own and crashes in one transition, a thread that waits
+// for the lock never runs before the crash: a failure it would show there
+// (no race anywhere) only P reports. With a scheduling point before each
 // failure, every transition that makes a plain access ends at an
 // operation, and 3 and 4 follow. Without it only 1 and 2 are checked
-// (MemoryCheck.Strict).
+// (MemoryCheck.Strict). (TestMemoryFailureEndsTransition, F10 in
+// docs/oracle.md.)
 //
 // Not checked: what a racy program does after its first race (P ends
 // the execution there; real processors are not sequentially consistent,
