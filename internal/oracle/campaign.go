@@ -63,6 +63,13 @@ type CampaignStats struct {
 	// Disagreements by signature ("dpor missed"), Known by finding.
 	Disagreements map[string]int
 	Known         map[string]int
+	// Memory counts the Memory programs (C, plain accesses): generated,
+	// MemoryChecked their two modes compared (checkMemory), MemoryStrict
+	// of those with all four requirements, MemoryRacy with a data race
+	// in points mode; MemoryPoints and MemoryLogged the executions of
+	// the two modes' searches.
+	Memory, MemoryChecked, MemoryStrict, MemoryRacy int
+	MemoryPoints, MemoryLogged                      int64
 }
 
 // String is a summary of the statistics.
@@ -72,6 +79,10 @@ func (s CampaignStats) String() string {
 		s.Programs, s.Compared, s.Skipped, s.Buggy, s.Bugs, s.Schedule, s.Other, s.Traces, s.DPOR, s.DPORPruned, s.DPORTwice, s.DPORExtraSeeds)
 	fmt.Fprintf(&b, "; %d of the %d schedules of the programs compared end in a bug; programs with a bug of each kind: %v",
 		s.BuggySchedules, s.CompletedSchedules, s.BugKinds)
+	if s.Memory > 0 {
+		fmt.Fprintf(&b, "; Memory programs: %d, both modes compared on %d (%d strictly, %d with a race), %d executions with every access a point, %d logged",
+			s.Memory, s.MemoryChecked, s.MemoryStrict, s.MemoryRacy, s.MemoryPoints, s.MemoryLogged)
+	}
 	for _, m := range []map[string]int{s.Disagreements, s.Known} {
 		var ks []string
 		for k := range m {
@@ -141,6 +152,26 @@ func (c *Campaign) Program(ctx context.Context, seed uint64) (*Result, []Disagre
 	}
 	if res.Reference != nil {
 		s.Schedule += res.Reference.Stats.Executions
+	}
+	if p.Memory {
+		s.Memory++
+	}
+	if m := res.Memory; m != nil {
+		if m.Points != nil {
+			s.MemoryPoints += m.Points.Stats.Executions
+		}
+		if m.Logged != nil && m.Logged != res.Reference {
+			s.MemoryLogged += m.Logged.Stats.Executions
+		}
+		if m.Skipped == "" && m.Points != nil {
+			s.MemoryChecked++
+			if m.Strict {
+				s.MemoryStrict++
+			}
+			if m.Racy() {
+				s.MemoryRacy++
+			}
+		}
 	}
 	for _, v := range res.Verdicts {
 		s.Other += v.Stats.Executions

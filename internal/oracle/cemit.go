@@ -101,6 +101,10 @@ func (e *cEmitter) program(out *strings.Builder) {
 			fmt.Fprintf(b, "static long %s;\n", n)
 		case "atomic":
 			fmt.Fprintf(b, "static _Atomic long %s;\n", n)
+		case "plain":
+			fmt.Fprintf(b, "static long %s;\n", n)
+		case "heap":
+			fmt.Fprintf(b, "static long *%s;\n", n)
 		}
 	}
 	fmt.Fprintf(b, "static pthread_t %sth[%d];\n", pr, len(e.p.Threads))
@@ -134,6 +138,10 @@ func (e *cEmitter) program(out *strings.Builder) {
 			fmt.Fprintf(b, "\tpthread_barrier_init(&%s, NULL, %d);\n", n, o.Arg)
 		case "spin":
 			fmt.Fprintf(b, "\tpthread_spin_init(&%s, PTHREAD_PROCESS_PRIVATE);\n", n)
+		case "heap":
+			// Before any thread starts: no access, no scheduling
+			// point; the pointer is only read after.
+			fmt.Fprintf(b, "\t%s = calloc(1, sizeof *%s);\n", n, n)
 		}
 	}
 	e.regs(1)
@@ -161,6 +169,14 @@ func (e *cEmitter) regs(depth int) {
 }
 
 func (e *cEmitter) obj(name string) string { return e.pre + name }
+
+// plain is the lvalue of a plain or heap object.
+func (e *cEmitter) plain(name string) string {
+	if o, _ := e.p.object(name); o.Type == "heap" {
+		return "(*" + e.obj(name) + ")"
+	}
+	return e.obj(name)
+}
 
 // ops writes ops, one visible call per line, so that every operation has
 // its own source line: C bugs are told apart by file and line.
@@ -219,6 +235,13 @@ func (e *cEmitter) ops(ops []Op, depth int) {
 			w("\tstdbg_write(&%s, sizeof %s);", o, o)
 			w("\t%s = v + 1;", o)
 			w("}")
+		case "pload":
+			set(e.plain(op.Obj))
+		case "pstore":
+			w("%s = %d;", e.plain(op.Obj), op.Val)
+		case "pincr":
+			x := e.plain(op.Obj)
+			w("%s = %s + 1;", x, x)
 		case "aload":
 			w("stdbg_atomic_read(&%s, sizeof %s);", o, o)
 			set(fmt.Sprintf("atomic_load(&%s)", o))

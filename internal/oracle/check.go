@@ -10,13 +10,14 @@ var objectTypes = map[Lang]map[string]bool{
 	Go: {"mutex": true, "rwmutex": true, "cond": true, "waitgroup": true, "once": true, "chan": true,
 		"var": true, "atomic": true, "timer": true, "ctx": true},
 	C: {"mutex": true, "cond": true, "sem": true, "rwlock": true, "barrier": true, "spin": true,
-		"once": true, "var": true, "atomic": true},
+		"once": true, "var": true, "atomic": true, "plain": true, "heap": true},
 }
 
 // objectOf is the type of object each operation's Obj names, by code ("" for
 // codes whose object may be of several types).
 var objectOf = map[string]string{
 	"read": "var", "write": "var", "incr": "var",
+	"pload": "plain", "pstore": "plain", "pincr": "plain", // or heap
 	"aload": "atomic", "astore": "atomic", "aadd": "atomic", "acas": "atomic",
 	"lock": "mutex", "unlock": "mutex", "trylock": "mutex", "timedlock": "mutex",
 	"wait": "cond", "timedwait": "cond", "signal": "cond", "broadcast": "cond",
@@ -48,10 +49,18 @@ func (p *Program) Check() error {
 	if len(p.Threads) == 0 {
 		return fmt.Errorf("no threads")
 	}
+	if p.Memory && p.Lang != C {
+		return fmt.Errorf("memory: only C programs have a memory build")
+	}
 	objs := map[string]Object{}
 	for _, o := range p.Objects {
 		if !objectTypes[p.Lang][o.Type] {
 			return fmt.Errorf("object %s: no type %q in %s", o.Name, o.Type, p.Lang)
+		}
+		if (o.Type == "plain" || o.Type == "heap") && !p.Memory {
+			// Its accesses would be invisible: shared memory stdbg does
+			// not see, outside what it promises.
+			return fmt.Errorf("object %s: a %s variable needs the memory build (memory)", o.Name, o.Type)
 		}
 		if _, dup := objs[o.Name]; dup || !validName(o.Name) {
 			return fmt.Errorf("object %s: duplicate or invalid name", o.Name)
@@ -84,7 +93,11 @@ func (p *Program) Check() error {
 					op.Code == "rwunlock" || op.Code == "tryrlock" || op.Code == "trywlock" {
 					want = rwType(p.Lang)
 				}
-				if !ok || o.Type != want {
+				if want == "plain" {
+					if !ok || o.Type != "plain" && o.Type != "heap" {
+						return fmt.Errorf("%s: %q is not a plain or heap variable", op.Code, op.Obj)
+					}
+				} else if !ok || o.Type != want {
 					return fmt.Errorf("%s: %q is not a %s", op.Code, op.Obj, want)
 				}
 			}
@@ -188,7 +201,7 @@ func (p *Program) object(name string) (Object, bool) {
 
 // Clone returns a deep copy of p.
 func (p *Program) Clone() *Program {
-	q := &Program{Lang: p.Lang, Races: p.Races, Objects: append([]Object(nil), p.Objects...)}
+	q := &Program{Lang: p.Lang, Races: p.Races, Memory: p.Memory, Objects: append([]Object(nil), p.Objects...)}
 	q.Threads = make([]Thread, len(p.Threads))
 	for i, t := range p.Threads {
 		q.Threads[i].Ops = cloneOps(t.Ops)

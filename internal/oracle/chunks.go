@@ -14,6 +14,9 @@ type chunkDef struct {
 	add    func(g *gen, k int)
 }
 
+// memoryChunks are the idioms of Memory programs only.
+var memoryChunks = map[string]bool{"publish": true}
+
 var chunkTable = []chunkDef{
 	{"critical", 6, "gc", (*gen).critical},
 	{"access", 4, "gc", (*gen).access},
@@ -34,16 +37,20 @@ var chunkTable = []chunkDef{
 	{"barrierChunk", 1, "c", (*gen).barrierChunk},
 	{"spinChunk", 1, "c", (*gen).spinChunk},
 	{"exitChunk", 1, "c", (*gen).exitChunk},
+	{"publish", 3, "c", (*gen).publish},
 }
 
 // chunk appends an idiom to thread k.
 func (g *gen) chunk(k int) {
 	weight := func(c chunkDef) int {
-		if !containsLang(c.langs, g.lang) {
+		if !containsLang(c.langs, g.lang) || memoryChunks[c.name] && !g.memory {
 			return 0
 		}
 		if w, ok := g.opts.Weights[c.name]; ok {
 			return w
+		}
+		if g.memory && c.name == "access" {
+			return 2 * c.weight // more unprotected plain accesses: races
 		}
 		return c.weight
 	}
@@ -78,18 +85,67 @@ func (g *gen) mutex() string {
 	return g.object("mutex", kind, "")
 }
 
-func (g *gen) variable() string { return g.object("var", 0, "") }
+// variable returns a shared variable: annotated (var), or in a Memory
+// program most of the time a plain one, global or on the heap, more often
+// one already used (so that threads share it) than a new one.
+func (g *gen) variable() string {
+	if !g.memory || g.rng.IntN(4) == 0 {
+		return g.object("var", 0, "")
+	}
+	var plain []string
+	for _, o := range g.objects {
+		if o.Type == "plain" || o.Type == "heap" {
+			plain = append(plain, o.Name)
+		}
+	}
+	if len(plain) > 0 && (len(plain) >= 2 || g.rng.IntN(4) != 0) {
+		return plain[g.rng.IntN(len(plain))]
+	}
+	if g.rng.IntN(3) == 0 {
+		return g.object("heap", 0, "")
+	}
+	return g.object("plain", 0, "")
+}
+
+// isPlain tells whether x is a plain or heap variable (accessed without
+// annotations), not a var.
+func (g *gen) isPlain(x string) bool {
+	o, _ := g.find(x)
+	return o.Type == "plain" || o.Type == "heap"
+}
+
+// readOp, writeOp and incrOp access variable x, annotated or plain as x is.
+func (g *gen) readOp(x string, r int) Op {
+	if g.isPlain(x) {
+		return Op{Code: "pload", Obj: x, Reg: r}
+	}
+	return Op{Code: "read", Obj: x, Reg: r}
+}
+
+func (g *gen) writeOp(x string, v int64) Op {
+	if g.isPlain(x) {
+		return Op{Code: "pstore", Obj: x, Val: v, Reg: -1}
+	}
+	return Op{Code: "write", Obj: x, Val: v, Reg: -1}
+}
+
+func (g *gen) incrOp(x string) Op {
+	if g.isPlain(x) {
+		return Op{Code: "pincr", Obj: x, Reg: -1}
+	}
+	return Op{Code: "incr", Obj: x, Reg: -1}
+}
 
 // memOp is an access to shared variable x by thread k.
 func (g *gen) memOp(k int, x string) []Op {
 	switch g.rng.IntN(4) {
 	case 0:
-		return []Op{{Code: "write", Obj: x, Val: int64(1 + g.rng.IntN(2)), Reg: -1}}
+		return []Op{g.writeOp(x, int64(1+g.rng.IntN(2)))}
 	case 1:
 		r := g.newReg(k)
-		return g.maybeCheck([]Op{{Code: "read", Obj: x, Reg: r}}, r, 3)
+		return g.maybeCheck([]Op{g.readOp(x, r)}, r, 3)
 	}
-	return []Op{{Code: "incr", Obj: x, Reg: -1}}
+	return []Op{g.incrOp(x)}
 }
 
 // critical: a critical section on a mutex, its unlock now and then
@@ -169,15 +225,15 @@ func (g *gen) rw(k int) {
 	}
 	if g.rng.IntN(2) == 0 {
 		r := g.newReg(k)
-		ops := []Op{{Code: "rlock", Obj: rw, Reg: -1}, {Code: "read", Obj: x, Reg: r}}
+		ops := []Op{{Code: "rlock", Obj: rw, Reg: -1}, g.readOp(x, r)}
 		if g.rng.IntN(8) == 0 {
-			ops = append(ops, Op{Code: "write", Obj: x, Val: 2, Reg: -1}) // a write under a read lock
+			ops = append(ops, g.writeOp(x, 2)) // a write under a read lock
 		}
 		ops = append(ops, Op{Code: runlock, Obj: rw, Reg: -1})
 		g.emit(k, g.maybeCheck(ops, r, 3)...)
 		return
 	}
-	g.emit(k, Op{Code: "wlock", Obj: rw, Reg: -1}, Op{Code: "incr", Obj: x, Reg: -1}, Op{Code: wunlock, Obj: rw, Reg: -1})
+	g.emit(k, Op{Code: "wlock", Obj: rw, Reg: -1}, g.incrOp(x), Op{Code: wunlock, Obj: rw, Reg: -1})
 }
 
 // condition returns a condition variable, its mutex and the operations
@@ -223,7 +279,7 @@ func (g *gen) condWaiter(k int) {
 	if g.lang == C && g.rng.IntN(3) == 0 {
 		wait = Op{Code: "timedwait", Obj: c, Reg: g.newReg(k)}
 	}
-	check := []Op{{Code: "read", Obj: flag, Reg: r}, {Code: "if", Reg: r, Val: 0, Body: []Op{wait}}}
+	check := []Op{g.readOp(flag, r), {Code: "if", Reg: r, Val: 0, Body: []Op{wait}}}
 	ops := []Op{{Code: lock, Obj: m, Reg: -1}}
 	if g.rng.IntN(2) == 0 {
 		ops = append(ops, Op{Code: "repeat", Val: 2, Reg: -1, Body: check})
@@ -250,7 +306,7 @@ func (g *gen) signal(k int, c, m, flag, lock, unlock string) {
 	if g.rng.IntN(3) == 0 {
 		sig.Code = "broadcast"
 	}
-	ops := []Op{{Code: lock, Obj: m, Reg: -1}, {Code: "write", Obj: flag, Val: 1, Reg: -1}}
+	ops := []Op{{Code: lock, Obj: m, Reg: -1}, g.writeOp(flag, 1)}
 	if g.rng.IntN(4) == 0 {
 		ops = append(ops, Op{Code: unlock, Obj: m, Reg: -1}, sig)
 	} else {
@@ -262,7 +318,7 @@ func (g *gen) signal(k int, c, m, flag, lock, unlock string) {
 func (g *gen) once(k int) {
 	o := g.object("once", 0, "")
 	x := g.variable()
-	g.emit(k, Op{Code: "once", Obj: o, Reg: -1, Body: []Op{{Code: "write", Obj: x, Val: int64(1 + g.rng.IntN(2)), Reg: -1}}})
+	g.emit(k, Op{Code: "once", Obj: o, Reg: -1, Body: []Op{g.writeOp(x, int64(1+g.rng.IntN(2)))}})
 }
 
 // choice: a data choice that decides what the thread does.

@@ -72,6 +72,9 @@ type Disagreement struct {
 	// What differs: "missed" (a bug running every schedule finds),
 	// "missed-at-end" (one that only executions differing from one the
 	// strategy ran in what ran before the end show: see endedElsewhere),
+	// "missed-behind-race" and "trace-missed-behind-race" (missed by a
+	// reduction on a program in logged mode that has a race: see
+	// diffLogged),
 	// "extra" (a bug running every schedule does not find), "incomplete"
 	// (the search did not claim completeness), "error" (the search
 	// failed), "trace-missed" and "trace-missed-at-end" (a Mazurkiewicz
@@ -95,7 +98,10 @@ type Result struct {
 	Skipped   string
 	Reference *Verdict
 	Verdicts  []*Verdict
-	Disagree  []Disagreement
+	// Memory is the comparison of a Memory program's two modes (nil for
+	// other programs, or when "memory" was not selected).
+	Memory   *MemoryCheck
+	Disagree []Disagreement
 }
 
 // strategyDef is a search that claims completeness.
@@ -106,12 +112,17 @@ type strategyDef struct {
 	// runs every schedule, in another order), "cover" (a reduction: its
 	// traces are the reference's, all of them), "" (not counted).
 	traces string
-	run    func(ctx context.Context, t target, l Limits) (*Verdict, error)
+	// reduces: it reduces by the dependency of operations (DPOR). In
+	// logged mode it does not see plain accesses, which are no steps:
+	// where there is a race it finds one, not every pair of accesses
+	// that races (see anyRaceKeys).
+	reduces bool
+	run     func(ctx context.Context, t target, l Limits) (*Verdict, error)
 }
 
 // strategies are the searches compared with running every schedule.
 var strategies = []strategyDef{
-	{name: "dpor", traces: "cover", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "dpor", traces: "cover", reduces: true, run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, search.NewDPOR(), l, false, 4*l.MaxExecutions)
 	}},
 	{name: "preemptions", traces: "same", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
@@ -124,7 +135,7 @@ var strategies = []strategyDef{
 	// taking turns, sharing in transitions with no lead and short turns,
 	// so that on programs this small the members really interleave (in
 	// time, the lead would leave DPOR alone); complete when DPOR is.
-	{name: "portfolio", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "portfolio", traces: "", reduces: true, run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		st, err := search.Spec{Seed: 1}.New()
 		if err != nil {
 			return nil, err
@@ -140,13 +151,13 @@ var strategies = []strategyDef{
 	{name: "visited", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreCounted(ctx, t, search.NewDFS(), l, true, 4*l.MaxExecutions)
 	}},
-	{name: "split-dpor", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "split-dpor", traces: "", reduces: true, run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreSplit(ctx, t, search.NewDPOR, l, 1)
 	}},
 	{name: "split-none", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreSplit(ctx, t, search.NewDFS, l, 1)
 	}},
-	{name: "shard3-dpor", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "shard3-dpor", traces: "", reduces: true, run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreSplit(ctx, t, search.NewDPOR, l, 3)
 	}},
 	{name: "shard2-none", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
@@ -155,18 +166,20 @@ var strategies = []strategyDef{
 	// stdbg find -j 2 on a C program: two copies of the program explore
 	// the parts at once. (A Go program searches in its own process, one
 	// part per process: the shards above.)
-	{name: "j2-dpor", traces: "", run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
+	{name: "j2-dpor", traces: "", reduces: true, run: func(ctx context.Context, t target, l Limits) (*Verdict, error) {
 		return exploreParallel(ctx, t, search.NewDPOR, l, 2)
 	}, only: C},
 }
 
-// StrategyNames are the names of the strategies compared, in order.
+// StrategyNames are the names of the strategies compared, in order, then
+// the checks of the minimiser and of a Memory program's two modes
+// (checkMemory).
 func StrategyNames() []string {
 	var ns []string
 	for _, s := range strategies {
 		ns = append(ns, s.name)
 	}
-	return append(ns, "minimise")
+	return append(ns, "minimise", "memory")
 }
 
 // exploreCounted explores with st, counting its traces.
@@ -326,8 +339,21 @@ func compare(ctx context.Context, t target, l Limits, selected func(name string)
 			res.Disagree = append(res.Disagree, Disagreement{s.name, "incomplete",
 				fmt.Sprintf("not exhaustive after %d executions", v.Stats.Executions)})
 		}
-		res.Disagree = append(res.Disagree, diffBugs(s.name, refKeys, ref, v)...)
-		res.Disagree = append(res.Disagree, diffTraces(s.name, s.traces, ref, v)...)
+		if s.reduces && logged(t) {
+			res.Disagree = append(res.Disagree, diffLogged(s.name, ref, v)...)
+		} else {
+			res.Disagree = append(res.Disagree, diffBugs(s.name, refKeys, ref, v)...)
+		}
+		td := diffTraces(s.name, s.traces, ref, v)
+		if s.reduces && logged(t) && hasRace(ref) {
+			// (No trace is promised either: see diffLogged.)
+			for i := range td {
+				if td[i].What == "trace-missed" {
+					td[i].What = "trace-missed-behind-race"
+				}
+			}
+		}
+		res.Disagree = append(res.Disagree, td...)
 	}
 	if selected == nil || selected("minimise") {
 		d, err := checkMinimise(ctx, t, ref, l)
@@ -336,7 +362,76 @@ func compare(ctx context.Context, t target, l Limits, selected func(name string)
 		}
 		res.Disagree = append(res.Disagree, d...)
 	}
+	if selected == nil || selected("memory") {
+		mc, d, err := checkMemory(ctx, t, ref, l)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			res.Disagree = append(res.Disagree, Disagreement{"memory", "error", err.Error()})
+		}
+		res.Memory = mc
+		res.Disagree = append(res.Disagree, d...)
+	}
 	return res, nil
+}
+
+// logged tells whether t is a Memory program run in logged mode, with the
+// race detector (ctarget.MemoryLogEnv).
+func logged(t target) bool {
+	ct, ok := t.(*cTarget)
+	return ok && ct.logged && ct.races
+}
+
+// anyRace is the key of every data race in anyRaceKeys.
+const anyRace = "data-race@(any pair)"
+
+// anyRaceKeys returns v with its data races under one key, anyRace: for a
+// reduction by the operations in logged mode, which promises a race where
+// there is one (the program's first race shows in some schedule of its
+// operations) but not every pair of plain accesses that race. Two
+// transitions that run one after the other in one execution and the
+// other way round in another, their operations independent, are
+// unordered: if their plain accesses conflict, the execution that runs
+// both ends in a race, not always of the same pair (the first conflicting
+// access the later transition made); if they do not, both orders reach
+// the same state. (Unless the first to run ends the execution: see
+// diffLogged.)
+func anyRaceKeys(v *Verdict) *Verdict {
+	c := *v
+	c.Bugs = map[string]search.Bug{}
+	for _, k := range v.Keys() {
+		b := v.Bugs[k]
+		if b.Outcome.Kind == search.DataRace {
+			k = anyRace
+		}
+		if _, ok := c.Bugs[k]; !ok {
+			c.Bugs[k] = b
+		}
+	}
+	return &c
+}
+
+// diffLogged compares the bugs of a reduction by the operations with the
+// reference's on a program in logged mode: its races as one bug
+// (anyRaceKeys). On a program with a race, a bug it misses is
+// "missed-behind-race": two transitions whose operations are independent
+// and whose plain accesses conflict run in one order only, and in the
+// other the first may end the execution in a failure before the second
+// runs, with no race yet (finding F11); and the race that ends an
+// execution hides from the reduction what would have come after.
+func diffLogged(name string, ref, v *Verdict) []Disagreement {
+	r := anyRaceKeys(ref)
+	ds := diffBugs(name, r.Keys(), r, anyRaceKeys(v))
+	if !hasRace(ref) {
+		return ds
+	}
+	for i, d := range ds {
+		if (d.What == "missed" || d.What == "missed-at-end") && d.Detail != anyRace {
+			ds[i].What = "missed-behind-race"
+		}
+	}
+	return ds
 }
 
 // diffBugs compares a verdict's bugs with the reference's keys. A bug
@@ -504,6 +599,9 @@ func (r *Result) summary() string {
 	}
 	for _, v := range r.Verdicts {
 		fmt.Fprintf(&b, "; %s: %d executions", v.Strategy, v.Stats.Executions)
+	}
+	if r.Memory != nil {
+		b.WriteString("; " + r.Memory.summary())
 	}
 	return b.String()
 }

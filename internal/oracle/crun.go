@@ -26,24 +26,55 @@ import (
 // interposition library as stdbg find runs them: executions end fast, a
 // child serves many of them, threads are kept, spurious wake-ups of
 // condition waits are explored, and data races are reported when the
-// program asks for it (Program.Races).
+// program asks for it (Program.Races). A Memory program is built with the
+// memory instrumentation (ctarget.BuildWith), and its plain accesses are
+// logged for the race detector when races are reported (as stdbg find
+// runs it), scheduling points otherwise.
 
 // cTarget is a C program in an executable, alone or in a batch (Args then
 // select it).
 type cTarget struct {
-	exe   string
-	args  []string
-	races bool
+	exe  string
+	args []string
+	// races: the data race detector is on; memory: the executable is
+	// instrumented; logged: its plain accesses are logged
+	// (ctarget.MemoryLogEnv), not scheduling points.
+	races, memory, logged bool
+	// strict: the program's failures each follow a scheduling point
+	// (failuresFollowPoints), for checkMemory.
+	strict bool
 }
 
 func (t *cTarget) lang() Lang { return C }
 
+// cTargetOf is the target of program p in exe (args select it): run as
+// stdbg find runs it.
+func cTargetOf(p *Program, exe string, args []string) *cTarget {
+	return &cTarget{exe: exe, args: args, races: p.Races, memory: p.Memory, logged: p.Memory && p.Races,
+		strict: failuresFollowPoints(p)}
+}
+
+// mode returns the same program run with the race detector on or off, its
+// plain accesses logged or scheduling points.
+func (t *cTarget) mode(races, logged bool) *cTarget {
+	m := *t
+	m.races, m.logged = races, logged
+	return &m
+}
+
 func (t *cTarget) executor(stateful bool) (search.Executor, func(), error) {
 	cfg := targetproc.Config{Binary: t.exe, Args: t.args, Flags: wire.FlagFastExit, KeepThreads: true}
+	var env []string
 	if stateful {
 		// As stdbg find --visited: the library tracks the heap from the
 		// start, and every hand-over reports the state.
-		cfg.Env = append(os.Environ(), "STDBG_STATE=1")
+		env = append(env, "STDBG_STATE=1")
+	}
+	if t.logged {
+		env = append(env, ctarget.MemoryLogEnv)
+	}
+	if len(env) > 0 {
+		cfg.Env = append(os.Environ(), env...)
 	}
 	p, err := ctarget.Start(cfg)
 	if err != nil {
@@ -78,45 +109,54 @@ func newCTarget(p *Program) (target, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	exe, err := compileC(src)
+	exe, err := compileC(src, p.Memory)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &cTarget{exe: exe, races: p.Races}, func() {}, nil
+	return cTargetOf(p, exe, nil), func() {}, nil
 }
 
-// cBatch is an executable that holds the programs of several seeds.
+// cBatch holds the programs of several seeds, compiled into few
+// executables: one of the plain builds, one of the Memory programs.
 type cBatch struct {
-	exe   string
-	index map[uint64]int
-	races map[uint64]bool
+	targets map[uint64]*cTarget
 }
 
-// newCBatch compiles the programs of seeds into one executable.
+// newCBatch compiles the programs of seeds.
 func newCBatch(seeds []uint64, ps []*Program) (*cBatch, error) {
-	exe, err := compileC(cBatchSource(ps))
-	if err != nil {
-		return nil, err
-	}
-	b := &cBatch{exe: exe, index: map[uint64]int{}, races: map[uint64]bool{}}
-	for i, s := range seeds {
-		b.index[s] = i
-		b.races[s] = ps[i].Races
+	b := &cBatch{targets: map[uint64]*cTarget{}}
+	for _, memory := range []bool{false, true} {
+		var in []*Program
+		var of []uint64
+		for i, p := range ps {
+			if p.Memory == memory {
+				in, of = append(in, p), append(of, seeds[i])
+			}
+		}
+		if len(in) == 0 {
+			continue
+		}
+		exe, err := compileC(cBatchSource(in), memory)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range of {
+			b.targets[s] = cTargetOf(in[i], exe, []string{strconv.Itoa(i)})
+		}
 	}
 	return b, nil
 }
 
 func (b *cBatch) target(seed uint64) (target, bool) {
-	i, ok := b.index[seed]
-	if !ok {
-		return nil, false
-	}
-	return &cTarget{exe: b.exe, args: []string{strconv.Itoa(i)}, races: b.races[seed]}, true
+	t, ok := b.targets[seed]
+	return t, ok
 }
 
 // compileC compiles a C source into the cache, under the hash of its
-// text, and returns the executable; a compiled one is reused.
-func compileC(src string) (string, error) {
+// text, and returns the executable; a compiled one is reused. With memory,
+// it is built as stdbg find builds a source, with the memory
+// instrumentation.
+func compileC(src string, memory bool) (string, error) {
 	base, err := cachedir.Dir()
 	if err != nil {
 		return "", err
@@ -125,8 +165,15 @@ func compileC(src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	key := sha256.Sum256([]byte(src + "\x00" + lib + "\x00" + strings.Join(ctarget.Flags, " ")))
+	flags := strings.Join(ctarget.Flags, " ")
+	if memory {
+		flags += " " + strings.Join(ctarget.MemoryFlags, " ")
+	}
+	key := sha256.Sum256([]byte(src + "\x00" + lib + "\x00" + flags))
 	dir := filepath.Join(base, "oracle", hex.EncodeToString(key[:10]))
+	if memory {
+		return compileMemory(src, dir)
+	}
 	exe := filepath.Join(dir, "prog")
 	if _, err := os.Stat(exe); err == nil {
 		return exe, nil
@@ -160,6 +207,41 @@ func compileC(src string) (string, error) {
 	}
 	if err := os.Rename(out, exe); err != nil {
 		return "", err
+	}
+	return exe, nil
+}
+
+// compileMemory writes src into dir and builds it with ctarget.BuildWith
+// and the memory instrumentation (which keeps the executable in its own
+// cache, rebuilt when the source or stdbg.h changes).
+func compileMemory(src, dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	cfile := filepath.Join(dir, "prog.c")
+	if old, err := os.ReadFile(cfile); err != nil || string(old) != src {
+		tmp, err := os.CreateTemp(dir, "prog-*.c")
+		if err != nil {
+			return "", err
+		}
+		_, werr := tmp.WriteString(src)
+		if cerr := tmp.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Rename(tmp.Name(), cfile)
+		}
+		if werr != nil {
+			os.Remove(tmp.Name())
+			return "", werr
+		}
+	}
+	exe, note, err := ctarget.BuildWith(cfile, ctarget.BuildOptions{Memory: true})
+	if err != nil {
+		return "", fmt.Errorf("compiling a generated program with the memory instrumentation: %w", err)
+	}
+	if note != "" {
+		return "", fmt.Errorf("compiling a generated program: %s", note)
 	}
 	return exe, nil
 }

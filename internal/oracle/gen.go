@@ -56,6 +56,7 @@ type gen struct {
 	ids     int
 	reg     []int  // each thread's next register
 	joined  []bool // C: joined by the main thread at its end
+	memory  bool   // C: a Memory program, with plain and heap objects
 }
 
 // program builds a program, or returns nil if it came out too big.
@@ -66,6 +67,7 @@ func (g *gen) program() *Program {
 		n++
 	}
 	g.count = map[string]int{}
+	g.memory = g.lang == C && g.rng.IntN(memoryShare) == 0
 	g.body = make([][]Op, n)
 	g.reg = make([]int, n)
 	g.starter = make([]int, n)
@@ -92,7 +94,7 @@ func (g *gen) program() *Program {
 	if joiner {
 		g.join(n)
 	}
-	p := &Program{Lang: g.lang, Threads: make([]Thread, n)}
+	p := &Program{Lang: g.lang, Threads: make([]Thread, n), Memory: g.memory}
 	p.Races = g.lang == C && g.rng.IntN(2) == 0
 	// Starts: each thread's start op goes at a random place in its
 	// starter's code (main: among its body, after pre).
@@ -107,6 +109,11 @@ func (g *gen) program() *Program {
 			op.Code = "godetach"
 		}
 		at := g.rng.IntN(len(g.body[s]) + 1)
+		if g.memory && g.rng.IntN(2) == 0 {
+			// Started first, so that more plain accesses are concurrent
+			// (before the start, its starter's are single-threaded).
+			at = 0
+		}
 		g.body[s] = insert(g.body[s], at, op)
 		if g.lang == C && op.Code == "go" && !g.joined[k] && g.rng.IntN(3) == 0 {
 			// Join (or detach) it later, from the same thread.
@@ -121,6 +128,12 @@ func (g *gen) program() *Program {
 	p.Threads[0].Ops = append(append(append([]Op(nil), g.pre...), g.body[0]...), g.post...)
 	for k := 1; k < n; k++ {
 		p.Threads[k].Ops = g.body[k]
+	}
+	if p.Memory {
+		// (checkMemory's strict requirements need it)
+		for k := range p.Threads {
+			p.Threads[k].Ops = pointBeforeFailures(p.Threads[k].Ops)
+		}
 	}
 	if p.Size() > g.opts.MaxOps {
 		return nil
@@ -178,6 +191,7 @@ func (g *gen) makeTimer(name string) Op {
 }
 
 var objPrefix = map[string]string{
+	"plain": "y", "heap": "h",
 	"mutex": "m", "rwmutex": "rw", "rwlock": "rw", "cond": "c", "waitgroup": "wg", "once": "o",
 	"chan": "ch", "var": "x", "atomic": "a", "timer": "t", "ctx": "k", "sem": "s", "barrier": "b", "spin": "sp",
 }
@@ -241,5 +255,19 @@ func (g *gen) join(n int) {
 		r := g.newReg(0)
 		x := fmt.Sprintf("x%d", g.rng.IntN(g.count["var"]))
 		g.post = append(g.post, Op{Code: "read", Obj: x, Reg: r}, g.check(r, 3))
+	}
+	if g.memory {
+		// And a plain variable, as often read after the joins.
+		var plain []string
+		for _, o := range g.objects {
+			if o.Type == "plain" || o.Type == "heap" {
+				plain = append(plain, o.Name)
+			}
+		}
+		if len(plain) > 0 {
+			r := g.newReg(0)
+			x := plain[g.rng.IntN(len(plain))]
+			g.post = append(g.post, Op{Code: "pload", Obj: x, Reg: r}, g.check(r, 3))
+		}
 	}
 }

@@ -29,6 +29,14 @@ var known = []knownEntry{
 	// so the trace keys keep apart two orders DPOR rightly merges (a
 	// trace-level difference, no bug missed).
 	{finding: "F4", lang: Go, seed: 243, strategy: "dpor", what: "trace-missed"},
+	// F11: in logged mode DPOR does not see plain accesses, so on a
+	// program with a race it runs two transitions whose accesses conflict
+	// in one order only; when the other order fails in the first one,
+	// before the second runs (no race yet), that failure is missed. The
+	// divided DPOR searches miss it for the same reason (dporTwin).
+	{finding: "F11", lang: C, strategy: "dpor", what: "missed-behind-race"},
+	{finding: "F11", lang: C, strategy: "portfolio", what: "missed-behind-race"},
+	{finding: "F11", lang: C, strategy: "dpor", what: "trace-missed-behind-race"},
 }
 
 // witnesses are the minimal programs of the findings in known, from the
@@ -66,6 +74,32 @@ thread 0
 thread 1
   recv ch0 r0
   select r1 { recv ch0 _ | default }
+`,
+	// Thread 1 reads y0 after the flag (ordered after main's store) and
+	// crashes if it read 1: it must run between main's publication and
+	// main's increment under the spin lock, whose operation is
+	// independent of thread 1's load of the flag. DPOR runs the
+	// increment first, and finds the race of the increment with thread
+	// 1's read instead.
+	"F11": `lang c
+races
+memory
+obj a0 atomic
+obj y0 plain
+obj sp0 spin
+thread 0
+  go 1
+  pstore y0 1
+  astore a0 1
+  spinlock sp0
+  pincr y0
+thread 1
+  aload a0 r0
+  if r0 == 1
+    pload y0 r1
+    syield
+    crashif r1 == 1 #1
+  end
 `,
 }
 
@@ -228,6 +262,49 @@ thread 0
   end
 thread 1
   write x0 1
+`,
+	// F9: in a Memory build a plain access was seen (a scheduling point,
+	// or logged) only while another thread lived: thread 2's increment,
+	// after thread 1 finished unjoined, was not checked against thread
+	// 1's store, and DPOR, for which thread 1's exit and thread 2's
+	// access were independent, never ran thread 2 first: no race found
+	// (stdbg find's default).
+	"F9": `lang c
+races
+memory
+obj y0 plain
+obj s0 sem
+thread 0
+  go 1
+  go 2
+  sempost s0
+  exit
+thread 1
+  pstore y0 1
+thread 2
+  semwait s0
+  pincr y0
+`,
+	// F9, an assertion behind the race: when thread 1 ran to its end
+	// first, main's increment was not checked, and its assertion failed
+	// with no race reported; DPOR missed that order.
+	"F9/assert": `lang c
+races
+memory
+obj m0 mutex 1
+obj y0 plain
+thread 0
+  go 1
+  lock m0
+  pincr y0
+  unlock m0
+  join 1
+  pload y0 r0
+  syield
+  assert r0 != 2 #1
+thread 1
+  pstore y0 1
+  pstore y0 1
 `,
 	// F8: a pthread_once on a completed control was invisible.
 	"F8": `lang c

@@ -26,6 +26,7 @@ var (
 	flagFindings = flag.String("oracle.findings", "", "long mode: a markdown file to append each finding to")
 	flagProg     = flag.String("oracle.prog", "", "TestOracleReplay: program files (.prog) to compare, comma-separated")
 	flagMax      = flag.Int64("oracle.max", 0, "the most schedules of a program to run (default: DefaultLimits)")
+	flagMemory   = flag.Bool("oracle.memory", false, "long mode: of the C programs, only the Memory programs (plain accesses; the others' seeds are skipped)")
 	flagShrinks  = flag.Int("oracle.shrinks", 3, "long mode: how many disagreements of each kind (strategy and what) to shrink and write; -1: all (every one is logged)")
 )
 
@@ -38,11 +39,17 @@ var (
 )
 
 // quickSelect compares DPOR on every program, and one other strategy in
-// turn, so that a few hundred programs exercise every strategy.
+// turn, so that a few hundred programs exercise every strategy; and the
+// two modes of every Memory program.
 func quickSelect(seed uint64) func(string) bool {
-	names := StrategyNames()
-	other := names[1+int(seed)%(len(names)-1)]
-	return func(n string) bool { return n == "dpor" || n == other }
+	var names []string
+	for _, n := range StrategyNames() {
+		if n != "dpor" && n != "memory" {
+			names = append(names, n)
+		}
+	}
+	other := names[int(seed)%len(names)]
+	return func(n string) bool { return n == "dpor" || n == "memory" || n == other }
 }
 
 // TestOracleQuick compares the strategies on a few hundred small generated
@@ -142,6 +149,9 @@ func TestOracleLong(t *testing.T) {
 		for _, c := range campaigns {
 			seeds := make([]uint64, 0, batch)
 			for s := *flagSeed + uint64(i); s < *flagSeed+uint64(i+batch) && (*flagN == 0 || s < *flagSeed+uint64(*flagN)); s++ {
+				if *flagMemory && c.Lang == C && !Generate(C, s, c.gen(s)).Memory {
+					continue
+				}
 				seeds = append(seeds, s)
 			}
 			if err := c.PrepareC(seeds); err != nil {

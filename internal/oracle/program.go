@@ -41,6 +41,13 @@ type Program struct {
 	// Races, for C programs: run with the data race detector
 	// (executor.Options.Races), as stdbg find does by default.
 	Races bool
+	// Memory, for C programs: compiled with the memory instrumentation
+	// (ctarget.BuildOptions.Memory), as stdbg find compiles a source by
+	// default, and run as it runs one: with Races, plain loads and stores
+	// are logged for the race detector (ctarget.MemoryLogEnv), without,
+	// every one is a scheduling point. Such a program is also checked in
+	// both modes against each other (see checkMemory).
+	Memory bool
 }
 
 // Object is a shared object of a program.
@@ -48,7 +55,9 @@ type Object struct {
 	Name string
 	// Type is the object's type: mutex, rwmutex, cond, waitgroup, once,
 	// chan, var, atomic, timer, ctx (Go); mutex, cond, sem, rwlock,
-	// barrier, spin, once, var, atomic (C).
+	// barrier, spin, once, var, atomic, plain (a global long accessed
+	// without annotations), heap (the same in a block the main thread
+	// allocates first) (C).
 	Type string
 	// Arg is a type's parameter: a channel's capacity, a semaphore's
 	// initial value, a barrier's count, a C mutex's kind (0 normal, 1
@@ -119,6 +128,11 @@ var opCodes = map[string]signature{
 	"read":  {"or", "gc"},
 	"write": {"ov", "gc"},
 	"incr":  {"o", "gc"}, // read then write x+1: two points
+	// Plain shared memory, not annotated (C, plain and heap objects): seen
+	// only in a Memory build.
+	"pload":  {"or", "c"}, // r = x
+	"pstore": {"ov", "c"}, // x = v
+	"pincr":  {"o", "c"},  // x = x + 1
 	// Atomics.
 	"aload":  {"or", "gc"},
 	"astore": {"ov", "gc"},
@@ -190,6 +204,9 @@ func (p *Program) String() string {
 	fmt.Fprintf(&b, "lang %s\n", p.Lang)
 	if p.Races {
 		b.WriteString("races\n")
+	}
+	if p.Memory {
+		b.WriteString("memory\n")
 	}
 	for _, o := range p.Objects {
 		fmt.Fprintf(&b, "obj %s %s", o.Name, o.Type)
@@ -301,6 +318,9 @@ func Parse(text string) (*Program, error) {
 			continue
 		case "races":
 			p.Races = true
+			continue
+		case "memory":
+			p.Memory = true
 			continue
 		case "obj":
 			o, err := parseObject(f[1:])

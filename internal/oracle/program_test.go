@@ -9,6 +9,7 @@ import (
 func TestGeneratedProgramsRoundTrip(t *testing.T) {
 	for _, lang := range []Lang{Go, C} {
 		used := map[string]bool{}
+		memory := 0
 		for seed := uint64(1); seed <= 400; seed++ {
 			p := Generate(lang, seed, DefaultGen)
 			if err := p.Check(); err != nil {
@@ -27,9 +28,18 @@ func TestGeneratedProgramsRoundTrip(t *testing.T) {
 			if again := Generate(lang, seed, DefaultGen); again.String() != p.String() {
 				t.Fatalf("%s seed %d: generated twice, differently", lang, seed)
 			}
+			if p.Memory {
+				memory++
+				if !failuresFollowPoints(p) {
+					t.Errorf("%s seed %d: a Memory program with a failure after a plain access:\n%s", lang, seed, p)
+				}
+			}
 			for _, th := range p.Threads {
 				walk(th.Ops, func(op *Op) error { used[op.Code] = true; return nil })
 			}
+		}
+		if lang == C && (memory < 400/memoryShare/2 || memory > 2*400/memoryShare) {
+			t.Errorf("%d Memory programs of 400, want about %d", memory, 400/memoryShare)
 		}
 		// Over a few hundred seeds the generator uses every operation of
 		// the runtime.
@@ -58,6 +68,10 @@ func TestParseErrors(t *testing.T) {
 		{"lang go\nthread 0\n  if r0 == 1\n", "a body is not closed by end"},
 		{"lang go\nthread 0\n  end\n", "end without a body"},
 		{"lang c\nobj ch0 chan 0\nthread 0\n", `no type "chan" in c`},
+		{"lang go\nmemory\nthread 0\n", "only C programs have a memory build"},
+		{"lang c\nmemory\nobj x0 var\nthread 0\n  pload x0 r0\n", `"x0" is not a plain or heap variable`},
+		{"lang go\nobj y0 plain\nthread 0\n", `no type "plain" in go`},
+		{"lang c\nobj y0 plain\nthread 0\n", "a plain variable needs the memory build"},
 		{"lang c\nobj x0 var\nthread 0\n  send x0 1\n", `no operation "send" in c`},
 		{"lang go\nobj ch0 chan 0\nthread 0\n  select r0 { recv ch0 r1 | maybe }\n", `bad select case "maybe"`},
 		{"lang go\nobj c0 cond m0\nobj m0 mutex\nthread 0\n", "is not a mutex declared before it"},

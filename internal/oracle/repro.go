@@ -56,6 +56,9 @@ func (f *Finding) Report() string {
 		for _, v := range r.Verdicts {
 			fmt.Fprintf(&b, "%s: %d executions, complete %v, bugs %s\n", v.Strategy, v.Stats.Executions, v.Complete, keyList(v))
 		}
+		if r.Memory != nil {
+			fmt.Fprintf(&b, "%s\n", r.Memory.summary())
+		}
 		for _, d := range r.Disagree {
 			fmt.Fprintf(&b, "  %s\n", d)
 		}

@@ -2,10 +2,11 @@ package oracle
 
 // Shrink returns a smaller program for which keep still holds: it removes
 // threads (with the operation that starts each), operations (or keeps only
-// the body of an if, a repeat or a once), select cases, default cases and
-// unused objects, and lowers durations and counts, one change at a time,
-// as long as a change keeps keep true; it stops after maxTries calls of
-// keep. p itself is not changed.
+// the body of an if, a repeat or a once), select cases, default cases,
+// unused objects, the race detector and the memory build, and lowers
+// durations and counts, one change at a time, as long as a change keeps
+// keep true; it stops after maxTries calls of keep. p itself is not
+// changed.
 func Shrink(p *Program, keep func(*Program) bool, maxTries int) *Program {
 	best := p.Clone()
 	tries := 0
@@ -93,6 +94,11 @@ func candidates(p *Program) []*Program {
 	if p.Races {
 		q := p.Clone()
 		q.Races = false
+		cs = append(cs, q)
+	}
+	if p.Memory {
+		q := p.Clone()
+		q.Memory = false
 		cs = append(cs, q)
 	}
 	return cs

@@ -109,11 +109,19 @@ static int shared_memory(uintptr_t a)
 	return g_heap_lo && a >= g_heap_lo && a < brk_now;
 }
 
+/* several_threads tells whether an access may race with another thread's:
+ * whether a thread other than the caller lives, or finished without being
+ * joined. Only a join orders a finished thread's accesses before the
+ * others' (a detached one's, never); and a thread that joined all the
+ * others (or joined those that joined the rest) is ordered after them all.
+ * So whether an access is seen changes only at the caller's own join, not
+ * at another thread's exit, which would hide a race behind the exit and
+ * make the exit a step DPOR takes for independent of the access. */
 static int several_threads(void)
 {
 	int live = 0;
 	for (int i = 1; i <= nthreads && live < 2; i++)
-		if (threads[i] && !threads[i]->finished)
+		if (threads[i] && !(threads[i]->finished && threads[i]->joined))
 			live++;
 	return live > 1;
 }
