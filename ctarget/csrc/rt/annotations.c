@@ -93,15 +93,24 @@ static uintptr_t heap_start(void)
 	return p ? (uintptr_t)strtoull(p + 1, NULL, 10) : 0;
 }
 
+/* data_ranges finds the main program's data and where its heap starts,
+ * once: the fork server does it before the first fork, so that neither a
+ * fresh child nor a reused one (whose snapshot is taken after the fork)
+ * reads /proc again. */
+static void data_ranges(void)
+{
+	if (g_ndata >= 0)
+		return;
+	in_runtime++;
+	g_ndata = 0;
+	dl_iterate_phdr(main_data, NULL);
+	g_heap_lo = heap_start();
+	in_runtime--;
+}
+
 static int shared_memory(uintptr_t a)
 {
-	if (g_ndata < 0) {
-		in_runtime++;
-		g_ndata = 0;
-		dl_iterate_phdr(main_data, NULL);
-		g_heap_lo = heap_start();
-		in_runtime--;
-	}
+	data_ranges();
 	for (int i = 0; i < g_ndata; i++)
 		if (a >= g_data_lo[i] && a < g_data_hi[i])
 			return 1;

@@ -166,10 +166,13 @@ static void __attribute__((noreturn)) server_quit(void)
  * without waiting for generation g-1 to finish dying: the checker kills an
  * execution and asks for the next one at once, and the dying child's
  * teardown overlaps with the next fork. Deaths are noticed through pidfds. */
+static void data_ranges(void);
+
 static void server_start(void)
 {
 	fflush(NULL);
 	state_init();
+	data_ranges(); /* once, here: a reused child's snapshot keeps them */
 	send_hello();
 	g_server_pid = getpid();
 	g_kids[0].pidfd = g_kids[1].pidfd = -1;
