@@ -42,6 +42,17 @@ static void report(const volatile void *addr, unsigned long size, int kind, void
 	h(addr, size, kind, ra);
 }
 
+/* Looked up before main: the stdbg library's constructors ran already
+ * (a preloaded library is initialised before the program), and a child
+ * that stdbg reuses for many executions puts its memory back to a
+ * snapshot taken after main started, which then holds the hook found,
+ * instead of looking it up again in every execution. */
+__attribute__((constructor)) static void look_up_hook(void)
+{
+	*(void **)&hook = dlsym(RTLD_DEFAULT, "stdbg_rt_mem");
+	looked = 1;
+}
+
 #define RA __builtin_return_address(0)
 
 void __tsan_init(void) {}
