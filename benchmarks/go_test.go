@@ -117,7 +117,7 @@ func BenchmarkGoLastZero3InTarget(b *testing.B) {
 		found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 			Binary: exe, Args: []string{"-test.run=^TestCheckLastZero3$"},
 			Spec: targetsearch.Spec{Search: search.Spec{Strategy: "dfs", Reduction: "none"}, All: true, MaxDepth: 20000, MaxExecutions: lastZeroExecutions},
-			Replay: func(schedule.Schedule) (*search.Outcome, error) {
+			Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
 				return nil, errors.New("no process may die in this benchmark")
 			},
 		})

@@ -304,10 +304,8 @@ func raceBuilt(exe string) bool {
 func (p *Plan) spec() targetsearch.Spec {
 	sp := targetsearch.Spec{Search: p.search(), MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
 		Shard: p.Shard, Shards: p.Shards, Minimise: p.Minimise, MinimiseExecutions: p.MinimiseExecutions}
-	if p.Budget > 0 {
-		searchUntil, until := hunt.Deadlines(time.Now(), p.Budget, sp.Minimise)
-		sp.SearchUntil, sp.MinimiseUntil = searchUntil.UnixNano(), until.UnixNano()
-	}
+	// The target starts the budget's clock as it begins to search.
+	sp.Budget = p.Budget
 	return sp
 }
 
@@ -332,7 +330,12 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*t
 		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)),
 		Dir: cmp.Or(s.opts.Dir, t.Dir), Wrap: s.opts.Wrap,
 		Spec: spec, Jobs: jobs,
-		Replay:   func(sched schedule.Schedule) (*search.Outcome, error) { return s.ReplayFresh(sched, p.MaxDepth) },
+		// Only as far as the schedule: the process died in its last
+		// step, or the death was not the schedule's, and going on would
+		// run the program to the depth bound, past any budget.
+		Replay: func(ctx context.Context, sched schedule.Schedule) (*search.Outcome, error) {
+			return s.replayFresh(ctx, sched, len(sched))
+		},
 		Progress: hooks.Progress, Minimising: hooks.Minimising, OnBug: hooks.OnBug,
 		OnEnd: func(e targetsearch.End, how string) {
 			hooks.note(fmt.Sprintf("the program ended its process during schedule %s (%s; a fresh run of it: %s): the search goes on in a new process",
@@ -387,10 +390,18 @@ func StateNote(vars []string) string {
 // variables before each execution.
 func inTargetFallback(err error, restored bool) string {
 	var se *targetsearch.StateError
+	var de *targetsearch.DeathError
 	switch {
 	case errors.As(err, &se):
 		return "the program keeps state in its process that the search cannot put back before each execution: " +
 			se.State + ": searching again with a fresh process per execution"
+	case errors.As(err, &de) && de.Unknown:
+		return de.Error() + ": searching again with a fresh process per execution"
+	case errors.As(err, &de):
+		// Not the program's nondeterminism for sure: the death may be
+		// the search's own, or the runtime's.
+		return de.Error() + ": the death is not the schedule's (state that earlier executions left in the process, " +
+			"or a fault of the search inside it): searching again with a fresh process per execution"
 	case errors.Is(err, search.ErrNondeterministic) && restored:
 		return "the program does not repeat itself in a process that ran earlier executions, though its package-level variables were put back " +
 			"(state it keeps elsewhere in the process: the environment, files, variables of packages outside the module?): searching again with a fresh process per execution"

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stdbg/stdbg/search"
 )
@@ -166,11 +167,19 @@ type verdict struct {
 	bugs               []search.Kind
 	where              string
 	notes              []string
+	executions         int64
+	budgetSpent        bool
 }
 
 // findIn searches test of the package in dir as stdbg find does, with
 // bugs minimised but not saved.
 func findIn(t *testing.T, dir, test string, race bool) verdict {
+	t.Helper()
+	return findWithin(t, dir, test, race, 0)
+}
+
+// findWithin is findIn within a budget (0: none).
+func findWithin(t *testing.T, dir, test string, race bool, budget time.Duration) verdict {
 	t.Helper()
 	tg, err := Resolve([]string{dir}, Build{Run: "^" + test + "$", Race: race})
 	if err != nil {
@@ -186,13 +195,14 @@ func findIn(t *testing.T, dir, test string, race bool) verdict {
 		t.Fatal(err)
 	}
 	var v verdict
-	f := &Find{Plan: Plan{Spec: spec, MaxDepth: GoMaxDepth, Minimise: true, InTarget: true, Jobs: 1},
+	f := &Find{Plan: Plan{Spec: spec, MaxDepth: GoMaxDepth, Minimise: true, InTarget: true, Jobs: 1, Budget: budget},
 		Hooks: Hooks{Note: func(n string) { v.notes = append(v.notes, n) }}}
 	found, err := s.Find(context.Background(), f)
 	if err != nil {
 		t.Fatalf("find: %v", err)
 	}
 	v.inTarget, v.complete = found.InTarget, found.Search.Complete
+	v.executions, v.budgetSpent = found.Stats.Executions, found.BudgetSpent
 	for _, fd := range found.Findings {
 		v.bugs = append(v.bugs, fd.Bug.Outcome.Kind)
 		v.where += fd.Bug.Outcome.Where

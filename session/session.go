@@ -2,6 +2,7 @@ package session
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -230,6 +231,12 @@ func (s *Session) Report(bug search.Bug, maxDepth int) (*report.Report, error) {
 // ReplayFresh runs a schedule in a fresh process of the target and returns
 // how it ends.
 func (s *Session) ReplayFresh(sched schedule.Schedule, maxDepth int) (o *search.Outcome, err error) {
+	return s.replayFresh(context.Background(), sched, maxDepth)
+}
+
+// replayFresh is ReplayFresh stopped by ctx between two steps, with an
+// error wrapping ctx.Err().
+func (s *Session) replayFresh(ctx context.Context, sched schedule.Schedule, maxDepth int) (o *search.Outcome, err error) {
 	s.Proc.WithoutReuse(func() {
 		var e search.Execution
 		if e, err = s.Checker.Begin(); err != nil {
@@ -237,11 +244,24 @@ func (s *Session) ReplayFresh(sched schedule.Schedule, maxDepth int) (o *search.
 		}
 		defer e.Close()
 		var rr *search.ReplayResult
-		if rr, err = search.Replay(e, sched, maxDepth); err == nil {
+		if rr, err = search.Replay(heeding{e, ctx}, sched, maxDepth); err == nil {
 			o = rr.Outcome
 		}
 	})
 	return o, err
+}
+
+// heeding is an execution whose steps fail once ctx is done.
+type heeding struct {
+	search.Execution
+	ctx context.Context
+}
+
+func (h heeding) Step(st schedule.Step) error {
+	if err := h.ctx.Err(); err != nil {
+		return err
+	}
+	return h.Execution.Step(st)
 }
 
 // ConfirmFresh replays each bug (but lassos) in a fresh process of the

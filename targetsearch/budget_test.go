@@ -3,6 +3,7 @@ package targetsearch_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -104,6 +105,49 @@ func TestServeCutsTheExecutionUnderWay(t *testing.T) {
 			}
 			if cut := res.Cut > 0; res.DepthLimited == cut || (res.Stats.MaxDepthHit == 1) == cut || res.Stats.Executions != 1 {
 				t.Errorf("depth limited %v, %d executions, %d cut by the bound", res.DepthLimited, res.Stats.Executions, res.Stats.MaxDepthHit)
+			}
+		})
+	}
+}
+
+// A budget (Spec.Budget) starts when the target begins to search: however
+// long the process took to get there, the search gets all of it, and the
+// target announces the deadlines it took, first, for a process that goes on
+// with the search after it (Began).
+func TestServeStartsTheBudget(t *testing.T) {
+	for _, minimise := range []bool{false, true} {
+		t.Run(fmt.Sprintf("minimise=%v", minimise), func(t *testing.T) {
+			clock := &fakeClock{t: time.Unix(1e9, 0)}
+			defer targetsearch.SetClock(clock.now)()
+			// The process took a while to start: the budget is not spent.
+			clock.t = clock.t.Add(time.Hour)
+			start := clock.t
+			ex := &spinner{clock: clock}
+			spec := &targetsearch.Spec{Search: search.Spec{Strategy: "dfs"}, MaxDepth: 100000, Budget: time.Second, Minimise: minimise}
+			var buf bytes.Buffer
+			if err := targetsearch.Serve(ex, spec, &buf, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			var first targetsearch.Message
+			n := 0
+			res, err := targetsearch.Read(&buf, func(m targetsearch.Message) {
+				if n++; n == 1 {
+					first = m
+				}
+			})
+			if err != nil || res == nil {
+				t.Fatalf("Read: %v, %v", res, err)
+			}
+			searchFor := time.Second
+			if minimise {
+				searchFor = 800 * time.Millisecond // hunt.Deadlines' share
+			}
+			want := targetsearch.Began{SearchUntil: start.Add(searchFor).UnixNano(), MinimiseUntil: start.Add(time.Second).UnixNano()}
+			if first.Began == nil || *first.Began != want {
+				t.Errorf("minimise %v: first message %+v, want began %+v", minimise, first, want)
+			}
+			if !res.BudgetSpent || res.Cut != int(searchFor/time.Millisecond) {
+				t.Errorf("minimise %v: budget spent %v, cut after %d steps; want spent after %d", minimise, res.BudgetSpent, res.Cut, searchFor/time.Millisecond)
 			}
 		})
 	}

@@ -38,9 +38,14 @@ type Config struct {
 	// Jobs is the number of target processes searching at once, each a
 	// part of an exhaustive search (< 1: 1).
 	Jobs int
-	// Replay runs a schedule in a fresh process and returns how it ends:
-	// how the schedule that killed a target ends (required).
-	Replay func(schedule.Schedule) (*search.Outcome, error)
+	// Replay runs a schedule in a fresh process, no step further than
+	// the schedule's last, and returns how it ends (nil: it did not end
+	// within the schedule): how the schedule that killed a target ends
+	// (required). Going further would run the program to the depth
+	// bound, when the death was not the schedule's. ctx ends when the
+	// search's budget runs out or Run is stopped: Replay then stops
+	// between two steps with an error wrapping ctx.Err().
+	Replay func(ctx context.Context, sched schedule.Schedule) (*search.Outcome, error)
 	// Progress and Minimising receive the statistics of all the processes
 	// together, during the search and during minimisation; OnBug each
 	// distinct bug as soon as it is found. Any may be nil.
@@ -69,6 +74,57 @@ const DefaultMaxRestarts = 20
 // ErrTooManyDeaths is returned when the target kept dying: the search is
 // better run out of process, where a process per execution is the rule.
 var ErrTooManyDeaths = errors.New("the target process ended too often in the middle of the search")
+
+// A DeathError is returned by Run when a target process died during an
+// execution that a fresh process ran without dying there: the death was
+// not the schedule's, but that of something else in the process (state an
+// earlier execution left, the search itself, the Go runtime), and the
+// search cannot go on past it. It wraps search.ErrNondeterministic: the
+// search is better run with a fresh process per execution, saying why.
+type DeathError struct {
+	// Schedule is the execution under way when the process died.
+	Schedule string
+	// How says how the process ended ("signal: segmentation fault"),
+	// with the last line of its standard error or that it wrote none.
+	How string
+	// Fresh says how the fresh process ran the schedule.
+	Fresh string
+	// Unknown reports that the budget ran out (or Run was stopped)
+	// before the fresh process ran the schedule to its end: whether the
+	// death was the schedule's is not known.
+	Unknown bool
+}
+
+func (e *DeathError) Error() string {
+	sched := e.Schedule
+	if steps := strings.Split(sched, ";"); len(steps) > shownSteps {
+		sched = fmt.Sprintf("%s;... (%d steps)", strings.Join(steps[:shownSteps], ";"), len(steps))
+	}
+	if e.Unknown {
+		return fmt.Sprintf("the target process died during schedule %s (%s), and %s", sched, e.How, e.Fresh)
+	}
+	return fmt.Sprintf("the target process died during schedule %s (%s), but a fresh process ran that schedule %s",
+		sched, e.How, e.Fresh)
+}
+
+// shownSteps is the most steps of a schedule a DeathError's message shows.
+const shownSteps = 12
+
+// Unwrap returns search.ErrNondeterministic.
+func (e *DeathError) Unwrap() error { return search.ErrNondeterministic }
+
+// freshRun says how a fresh process ran sched, which ended a target
+// process, when it did not end at its last step: o is its outcome (nil:
+// none within the schedule).
+func freshRun(sched schedule.Schedule, o *search.Outcome) string {
+	switch {
+	case o == nil:
+		return "to its end without dying"
+	case o.Kind == search.Diverged:
+		return "and diverged from it: " + o.Message
+	}
+	return fmt.Sprintf("and it ended at step %d of %d (%s)", o.Step, len(sched), o.Kind)
+}
 
 // Found is what a search in the targets found.
 type Found struct {
@@ -229,6 +285,19 @@ type merger struct {
 	live       []search.Stats // each process's latest progress
 	dead       search.Stats   // the work of processes that died
 	minimising []search.Stats
+	began      *Began // the deadlines the first process to search took
+}
+
+// deadlines gives spec the deadlines of the first process that began to
+// search, if one did: a process started later (after a death, or a
+// portfolio's sampling process after its lead) searches until the same
+// time as the others.
+func (m *merger) deadlines(spec *Spec) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if b := m.began; b != nil && spec.SearchUntil == 0 {
+		spec.SearchUntil, spec.MinimiseUntil = b.SearchUntil, b.MinimiseUntil
+	}
 }
 
 func (m *merger) progress(w int, st search.Stats) {
@@ -306,6 +375,7 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 	var ends []End
 	for restart := 0; ; restart++ {
 		spec.Ends = append(spec.Ends[:0:0], ends...)
+		m.deadlines(&spec)
 		trace := filepath.Join(dir, "trace"+strconv.Itoa(restart))
 		res, tail, streamed, err := m.process(ctx, w, spec, trace, onBug)
 		if err != nil {
@@ -337,15 +407,31 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 		if restart >= maxRestarts {
 			return nil, ErrTooManyDeaths
 		}
-		o, rerr := m.cfg.Replay(sched)
+		m.deadlines(&spec)
+		rctx, cancel := ctx, func() {}
+		if spec.SearchUntil != 0 {
+			rctx, cancel = context.WithDeadline(ctx, time.Unix(0, spec.SearchUntil))
+		}
+		o, rerr := m.cfg.Replay(rctx, sched)
+		stopped := rctx.Err()
+		cancel()
+		if rerr != nil && stopped != nil && errors.Is(rerr, stopped) {
+			// No time left to learn how the schedule ends.
+			why := "the budget ran out"
+			if ctx.Err() != nil {
+				why = "the search was stopped"
+			}
+			return nil, &DeathError{Schedule: sched.String(), How: tail, Unknown: true,
+				Fresh: why + " before a fresh process could run that schedule to its end"}
+		}
 		if rerr != nil {
 			return nil, fmt.Errorf("replaying %s, which ended the target: %w", sched, rerr)
 		}
 		if o == nil || o.Kind == search.Diverged || o.Step != len(sched) {
 			// A fresh process goes on where the search's died: the
 			// search's process was not in the state the schedule
-			// makes.
-			return nil, fmt.Errorf("%w: %s ended the target (%s), but not a fresh process", search.ErrNondeterministic, sched, tail)
+			// makes, or something else in it killed it.
+			return nil, &DeathError{Schedule: sched.String(), How: tail, Fresh: freshRun(sched, o)}
 		}
 		end := End{Schedule: sched.String(), Outcome: *o}
 		ends = append(ends, end)
@@ -464,6 +550,12 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	}()
 	res, rerr := Read(streamR, func(msg Message) {
 		switch {
+		case msg.Began != nil:
+			m.mu.Lock()
+			if m.began == nil {
+				m.began = msg.Began
+			}
+			m.mu.Unlock()
 		case msg.Progress != nil:
 			m.progress(w, *msg.Progress)
 		case msg.Minimising != nil:
@@ -528,6 +620,8 @@ func (t *tailBuffer) describe(ps *os.ProcessState) string {
 	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
 	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
 		s += ": " + last
+	} else {
+		s += ", with nothing on its standard error"
 	}
 	return s
 }

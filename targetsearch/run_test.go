@@ -31,7 +31,7 @@ func TestRunSamplingWaits(t *testing.T) {
 			Binary: bin,
 			Spec:   targetsearch.Spec{Search: sp, MaxDepth: 1000, All: true},
 			Jobs:   jobs,
-			Replay: func(schedule.Schedule) (*search.Outcome, error) {
+			Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
 				return nil, errors.New("no process should end mid-search")
 			},
 			SamplingLead: lead,

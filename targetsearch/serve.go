@@ -39,6 +39,15 @@ var now = time.Now
 // data, shared with another goroutine, for the program's races.
 func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func() bool) error {
 	out := &writer{w: bufio.NewWriter(w)}
+	if spec.Budget > 0 && spec.SearchUntil == 0 {
+		// The budget is the search's: it starts now, whatever the
+		// process took to get here.
+		searchUntil, until := hunt.Deadlines(now(), spec.Budget, spec.Minimise)
+		sp := *spec
+		sp.SearchUntil, sp.MinimiseUntil = searchUntil.UnixNano(), until.UnixNano()
+		spec = &sp
+		out.send(Message{Began: &Began{SearchUntil: spec.SearchUntil, MinimiseUntil: spec.MinimiseUntil}})
+	}
 	rec, err := NewRecorder(ex, tr, spec.Ends)
 	if err != nil {
 		out.send(Message{Result: &Result{Error: err.Error()}})

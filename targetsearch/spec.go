@@ -12,10 +12,15 @@
 //
 // A target that dies mid-search (os.Exit, a fatal runtime error, a signal)
 // loses nothing: the execution under way is recorded step by step in a
-// file shared with stdbg (Trace); stdbg replays it in a fresh process to
-// learn how it ends, and starts the search again in a new process that ends
-// that schedule with the outcome learnt (Spec.Ends) instead of running it,
-// so the search goes on past it.
+// file shared with stdbg (Trace); stdbg replays it in a fresh process, as
+// far as it goes and no further, to learn how it ends, and starts the
+// search again in a new process that ends that schedule with the outcome
+// learnt (Spec.Ends) instead of running it, so the search goes on past it.
+// A death that the fresh process does not repeat was not the schedule's:
+// Run says so, with how the target died (DeathError).
+//
+// The budget of a search (Spec.Budget) is the search's: its clock starts
+// when the target begins to search, not when stdbg started it.
 package targetsearch
 
 import (
@@ -48,10 +53,17 @@ type Spec struct {
 	MaxDepth      int   `json:"max_depth"`
 	All           bool  `json:"all,omitempty"`
 	MaxExecutions int64 `json:"max_executions,omitempty"`
+	// Budget, when not zero, bounds the wall time of the search and the
+	// minimisation together (hunt.Deadlines splits it), counted from
+	// when the target begins to search: the time it takes to start and
+	// initialise is not the search's. The target announces the deadlines
+	// it took (Began).
+	Budget time.Duration `json:"budget,omitempty"`
 	// SearchUntil and MinimiseUntil, when not zero, are the wall-clock
 	// times (Unix nanoseconds) at which the search and the minimisation
-	// stop: absolute, so that a search started again after a crash keeps
-	// the budget the user gave.
+	// stop, in place of Budget's: absolute, so that a search started
+	// again after a target died keeps the deadlines its first process
+	// took.
 	SearchUntil   int64 `json:"search_until,omitempty"`
 	MinimiseUntil int64 `json:"minimise_until,omitempty"`
 	// Shard and Shards select a part of an exhaustive search (see

@@ -13,6 +13,9 @@ import (
 // Message is one line of the stream a searching target writes: exactly one
 // field is set.
 type Message struct {
+	// Began is sent first when the search has a budget: the deadlines
+	// the target took as it began to search.
+	Began *Began `json:"began,omitempty"`
 	// Progress is the statistics so far, a few times a second.
 	Progress *search.Stats `json:"progress,omitempty"`
 	// Minimising is the statistics of the minimisation under way.
@@ -22,6 +25,13 @@ type Message struct {
 	// Result ends the stream: the search's result, each bug with its
 	// minimisation.
 	Result *Result `json:"result,omitempty"`
+}
+
+// Began is the deadlines a target took from Spec.Budget as it began to
+// search, as Spec.SearchUntil and Spec.MinimiseUntil hold them.
+type Began struct {
+	SearchUntil   int64 `json:"search_until"`
+	MinimiseUntil int64 `json:"minimise_until"`
 }
 
 // Bug is a search.Bug on the stream.

@@ -128,6 +128,13 @@ type Runner struct {
 func Start(f func(), cfg Config) (*Runner, *executor.Executor) {
 	r := &Runner{f: f, cfg: cfg, sched: make(chan struct{}, 1), done: make(chan struct{})}
 	r.procs = runtime.GOMAXPROCS(1)
+	if !cfg.NoWatch {
+		// Started before the scheduler hides its synchronisation, so
+		// that for the race detector the process's past (the standard
+		// library's initialisation) happens before the watchdog and its
+		// ticker: see watch.
+		go r.watch()
+	}
 	if raceOn && raceHide {
 		// What happened before the check happens before every thread;
 		// the scheduler's hand-overs order nothing of the program.
@@ -138,9 +145,6 @@ func Start(f func(), cfg Config) (*Runner, *executor.Executor) {
 	checking.Store(r)
 	rehook()
 	regMu.Unlock()
-	if !cfg.NoWatch {
-		go r.watch()
-	}
 	return r, executor.New(r, executor.Options{FastExit: true, Locate: Locate})
 }
 
@@ -169,10 +173,23 @@ func (r *Runner) Stop() {
 // makes the running thread stale, if it is still running that transition,
 // and wakes the scheduler in its place.
 //
+// In a race build the goroutine must not start while its parent hides its
+// synchronisation (raceDisable): the detector would see nothing of the
+// process happen before it, nor before the callback of its ticker, which
+// the Go runtime runs on the system stack of the scheduling thread, and
+// which reads the time package's start (time.Now). The detector reported
+// that read as a race with the package's initialisation, and a report made
+// on the system stack crashes the Go race runtime (SIGSEGV in
+// runtime.racecallbackthunk, nothing written): the target died silently
+// during a long transition, a tick after the check began. (A timer made as
+// the package initialises, in outside.go, hides this by luck: the ticker's
+// first reading of the time package's settings then synchronises with the
+// initialisation.)
+//
 //go:norace
 func (r *Runner) watch() {
 	tick := max(r.cfg.Timeout/8, time.Millisecond)
-	t := time.NewTicker(tick)
+	t := newTicker(tick)
 	defer t.Stop()
 	var last uint64
 	n := 0
@@ -206,6 +223,9 @@ func (r *Runner) watch() {
 		}
 	}
 }
+
+// newTicker is time.NewTicker (a test's in tests).
+var newTicker = time.NewTicker
 
 // Begun returns the last execution begun.
 //
