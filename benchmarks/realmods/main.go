@@ -7,11 +7,14 @@
 // (go mod download), copied into a temporary directory (the module cache
 // is read-only, and stdbg test writes its corpus next to the tests) and
 // tested there; nothing is kept. -local DIR uses copies already fetched,
-// DIR/<name> for each module's short name.
+// DIR/<name> for each module's short name. -events DIR keeps what stdbg
+// test said of each test (its -json events, DIR/<name>.json), to tell which
+// tests the counts are made of.
 //
 //	benchmarks/modules                    # every module, 5s per test
 //	benchmarks/modules -budget 10s -run conc
 //	benchmarks/modules -local /tmp/realmods
+//	benchmarks/modules -run ants -events /tmp/events
 package main
 
 import (
@@ -47,6 +50,7 @@ func main() {
 	local := flag.String("local", "", "use the modules already fetched under this directory (DIR/<name>) instead of the proxy")
 	run := flag.String("run", "", "only the modules whose name matches this regular expression")
 	stdbg := flag.String("stdbg", os.Getenv("STDBG"), "the stdbg to run (default: built from this tree)")
+	events := flag.String("events", "", "write each module's stdbg test -json events to this directory, as <name>.json")
 	flag.Parse()
 	sel, err := regexp.Compile(*run)
 	if err != nil {
@@ -80,7 +84,15 @@ func main() {
 			continue
 		}
 		goTime, goOK := timed(command(dir, "go", "test", "-race", "-count=1", "./..."))
-		c, stdbgTime := stdbgTest(*stdbg, dir, *budget)
+		c, out, stdbgTime := stdbgTest(*stdbg, dir, *budget)
+		if *events != "" {
+			if err := os.MkdirAll(*events, 0o755); err != nil {
+				fail(err)
+			}
+			if err := os.WriteFile(filepath.Join(*events, m.name+".json"), out, 0o644); err != nil {
+				fail(err)
+			}
+		}
 		mark := ""
 		if !goOK {
 			mark = " (fails)"
@@ -137,8 +149,8 @@ type counts struct{ tests, bugs, incomplete, failed int }
 var status = regexp.MustCompile(`^(ok|BUG|incomplete|SKIP|FAIL|ERROR) +Test`)
 
 // stdbgTest runs stdbg test -json on the module and counts its tests'
-// statuses.
-func stdbgTest(stdbg, dir string, budget time.Duration) (counts, time.Duration) {
+// statuses; it returns the events too.
+func stdbgTest(stdbg, dir string, budget time.Duration) (counts, []byte, time.Duration) {
 	cmd := command(dir, stdbg, "test", "--no-save", "--budget", budget.String(), "-count=1", "-json", "./...")
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -146,7 +158,7 @@ func stdbgTest(stdbg, dir string, budget time.Duration) (counts, time.Duration) 
 	cmd.Run() // its exit status says a bug: the events say which
 	took := time.Since(start)
 	var c counts
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
 		var e struct{ Action, Test, Output string }
@@ -167,7 +179,7 @@ func stdbgTest(stdbg, dir string, budget time.Duration) (counts, time.Duration) 
 			c.failed++
 		}
 	}
-	return c, took
+	return c, out.Bytes(), took
 }
 
 func command(dir, name string, args ...string) *exec.Cmd {

@@ -1,8 +1,8 @@
 package rt
 
 import (
-	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -208,13 +208,13 @@ func outsiderOf(g uintptr) *outsider {
 //go:norace
 func (o *outsider) describe(brief bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "goroutine %d", o.goid)
 	if o.goid == 0 {
-		b.Reset()
 		b.WriteString("a goroutine not yet running")
+	} else {
+		b.WriteString("goroutine " + strconv.FormatUint(o.goid, 10))
 	}
 	if o.at != 0 {
-		fmt.Fprintf(&b, ", started at %s", Locate(uint64(o.at)))
+		b.WriteString(", started at " + Locate(uint64(o.at)))
 	}
 	if o.during {
 		b.WriteString(" by a goroutine outside the check")
@@ -225,7 +225,7 @@ func (o *outsider) describe(brief bool) string {
 		return b.String()
 	}
 	if st := goroutineStack(o.goid); len(st) > 0 {
-		fmt.Fprintf(&b, ", now in %s", st[0])
+		b.WriteString(", now in " + st[0])
 	}
 	return b.String()
 }
@@ -254,11 +254,11 @@ func liveOutsiders(brief bool) string {
 	}
 	text := strings.Join(names, "; ")
 	if n := len(live) - len(names); n > 0 {
-		text += fmt.Sprintf("; and %d more", n)
+		text += "; and " + strconv.Itoa(n) + " more"
 	}
 	what := "a goroutine that stdbg does not control is alive and may wake them: "
 	if len(live) > 1 {
-		what = fmt.Sprintf("%d goroutines that stdbg does not control are alive and may wake them: ", len(live))
+		what = strconv.Itoa(len(live)) + " goroutines that stdbg does not control are alive and may wake them: "
 	}
 	return what + text + " (stdbg controls the goroutines that the checked function starts, not those started before the check)"
 }
@@ -342,7 +342,7 @@ func (pi *plainInfo) fedOutside() string {
 		if pi.hchan.qcount == 1 {
 			return "holds a value put in outside the check"
 		}
-		return fmt.Sprintf("holds %d values put in outside the check", pi.hchan.qcount)
+		return "holds " + strconv.FormatUint(uint64(pi.hchan.qcount), 10) + " values put in outside the check"
 	case hchanTimer && pi.hchan.timer != nil:
 		return "is the channel of a timer made outside the check, which the model does not see fire"
 	}
@@ -441,7 +441,7 @@ func (r *Runner) Outside() string {
 					return
 				}
 				seen[id] = true
-				where := "thread " + fmt.Sprint(th.tid)
+				where := "thread " + strconv.Itoa(th.tid)
 				if len(th.last) > 0 {
 					where += " waits on at " + Locate(th.last[0])
 				} else {
@@ -449,9 +449,9 @@ func (r *Runner) Outside() string {
 				}
 				switch {
 				case pi.closedOutside(ex):
-					why = append(why, fmt.Sprintf("the channel that %s was closed outside the check", where))
+					why = append(why, "the channel that "+where+" was closed outside the check")
 				case pi.fedOutside() != "":
-					why = append(why, fmt.Sprintf("the channel that %s %s", where, pi.fedOutside()))
+					why = append(why, "the channel that "+where+" "+pi.fedOutside())
 				}
 			})
 		}

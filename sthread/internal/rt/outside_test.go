@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -94,4 +95,48 @@ func TestOutsider(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// The scheduler describes the goroutines outside the check while the
+// program runs, its own synchronisation hidden from the race detector
+// (see race.go): nothing it shares with the program may look like a race
+// to the detector. Package fmt's printers, which a sync.Pool shares, did:
+// stdbg did not report that race, its own, but package testing failed
+// the test under way (ants' TestPoolPanicWithoutHandler, whose pool's
+// worker logs the panic it recovers).
+func TestOutsidersHidingSynchronisation(t *testing.T) {
+	if !raceOn {
+		t.Skip("the race detector is off")
+	}
+	release, started := make(chan struct{}), make(chan uint64)
+	Go(func() {
+		started <- goid()
+		<-release
+	})
+	<-started
+	defer close(release)
+	var pcs [1]uintptr
+	runtime.Callers(1, pcs[:])
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	turn, done := make(chan bool), make(chan bool)
+	go func() { // the scheduler
+		raceDisable()
+		defer raceEnable()
+		for range 20 {
+			if liveOutsiders(true) == "" || liveOutsiders(false) == "" || Locate(uint64(pcs[0])) == "" {
+				panic("the goroutine outside the check is not described")
+			}
+			turn <- true
+			<-turn
+		}
+		done <- true
+	}()
+	for range 20 { // the program
+		<-turn
+		if s := fmt.Sprint("x", 1); s != "x1" {
+			t.Errorf("fmt.Sprint = %q", s)
+		}
+		turn <- true
+	}
+	<-done
 }
