@@ -65,17 +65,21 @@ func runToEnd(t *testing.T, rt executor.Runtime, opts executor.Options, sched st
 	return e
 }
 
+// raceCase is a scripted program, a schedule, and the race it must end
+// in ("" for a clean end).
+type raceCase struct {
+	name     string
+	main     []ct.Step
+	children [][]ct.Step
+	sched    string
+	race     string // a substring of the race's message, "" for no race
+}
+
 // The race detector: a race is two accesses of different threads to the
 // same bytes, one a write and not both atomic, that the program's
 // synchronization does not order, whatever the schedule that runs them.
 func TestDataRaces(t *testing.T) {
-	tests := []struct {
-		name     string
-		main     []ct.Step
-		children [][]ct.Step
-		sched    string
-		race     string // a substring of the race's message, "" for no race
-	}{
+	tests := []raceCase{
 		{
 			name:     "two unordered writes",
 			main:     []ct.Step{create, write(varX, 0x100), joinTwo, exit0},
@@ -240,13 +244,7 @@ func plainRead(addr, pc uint64) wire.Access { return wire.Access{Addr: addr, Siz
 // synchronization around them orders them, and named with the step after
 // which they were made.
 func TestLoggedAccessRaces(t *testing.T) {
-	tests := []struct {
-		name     string
-		main     []ct.Step
-		children [][]ct.Step
-		sched    string
-		race     string // a substring of the race's message, "" for no race
-	}{
+	tests := []raceCase{
 		{
 			name:     "two unordered writes",
 			main:     []ct.Step{then(create, plainWrite(varX, 0x100)), joinTwo, exit0},
