@@ -185,6 +185,15 @@ func TestPlainGoOutsideTheCheck(t *testing.T) {
 			t.Errorf("stdbg test's output lacks %q:\n%s", w, out)
 		}
 	}
+	// With the race detector: stdbg describes the server as the test
+	// runs, and nothing of that may look like a race with the test's own
+	// use of package fmt (the detector took fmt's printers, which stdbg's
+	// scheduler shared with the program, for one, and package testing
+	// failed the test).
+	out, errs, code = stdbg(t, "test", "--races=true", "-count=1", "-run", "TestPrint$", dir)
+	if code != exitClean || !strings.Contains(out, "ok         TestPrint (") {
+		t.Errorf("stdbg test --races=true -run TestPrint$: exit %d\n%s\n%s", code, out, errs)
+	}
 }
 
 // TestPlainGoOtherModule checks a plain program of a module other than
