@@ -211,14 +211,8 @@ func (ex *Execution) clockChan(th *Thread, op syncmodel.Op, r syncmodel.ChanResu
 		ex.replace(clockPark(th.tid), th.clk)
 		return
 	}
-	ch, capacity := op.Obj, op.Arg
-	if op.Cases != nil {
-		if r.Case < 0 || r.Case >= len(op.Cases) {
-			return
-		}
-		ch, capacity = op.Cases[r.Case].Chan, op.Cases[r.Case].Cap
-	}
-	if ch == 0 {
+	ch, capacity, ok := chanOf(op, r)
+	if !ok {
 		return
 	}
 	send := isSend(op, r)

@@ -119,14 +119,8 @@ func (ex *Execution) raceChan(th *Thread, op syncmodel.Op, r syncmodel.ChanResul
 		raceReleaseMerge(ex.racePark(th.tid))
 		return
 	}
-	ch, capacity := op.Obj, op.Arg
-	if op.Cases != nil {
-		if r.Case < 0 || r.Case >= len(op.Cases) {
-			return
-		}
-		ch, capacity = op.Cases[r.Case].Chan, op.Cases[r.Case].Cap
-	}
-	if ch == 0 {
+	ch, capacity, ok := chanOf(op, r)
+	if !ok {
 		return
 	}
 	send := isSend(op, r)
@@ -309,3 +303,17 @@ var raceStart uint64
 //
 //go:norace
 func raceThreadKey(tid int) uint64 { return 1<<62 | uint64(tid) }
+
+// chanOf returns the channel that a channel operation or select op used,
+// as its result r tells (the case taken), with its capacity; ok is false
+// when it used none (a case out of range, a nil channel).
+func chanOf(op syncmodel.Op, r syncmodel.ChanResult) (ch uint64, capacity int64, ok bool) {
+	ch, capacity = op.Obj, op.Arg
+	if op.Cases != nil {
+		if r.Case < 0 || r.Case >= len(op.Cases) {
+			return 0, 0, false
+		}
+		ch, capacity = op.Cases[r.Case].Chan, op.Cases[r.Case].Cap
+	}
+	return ch, capacity, ch != 0
+}
