@@ -139,7 +139,7 @@ func (r *Result) WriteHTML(dir string) error {
 
 // page renders the trace of a failure (while the program's sources are
 // there to show).
-func page(check string, f *Failure, r *report.Report) []byte {
+func page(check string, f *Failure, r *report.Report, version string) []byte {
 	summary := append([]string{f.Class + ": " + f.Explanation}, f.Story...)
 	for _, h := range f.Hints {
 		summary = append(summary, "Hint: "+h.Text)
@@ -147,7 +147,7 @@ func page(check string, f *Failure, r *report.Report) []byte {
 	rep := *r
 	rep.Replay = f.Replay
 	var b bytes.Buffer
-	if err := htmltrace.Write(&b, []*report.Report{&rep}, htmltrace.Options{Title: check, Summary: summary}); err != nil {
+	if err := htmltrace.Write(&b, []*report.Report{&rep}, htmltrace.Options{Title: check, Summary: summary, Version: version}); err != nil {
 		return nil
 	}
 	return b.Bytes()

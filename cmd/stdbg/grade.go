@@ -81,7 +81,8 @@ func (c *grader) grade(assignment, submission string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	res, err := grade.Grade(stopper.ctx, asg, submission, grade.Options{
-		Log: func(msg string) { fmt.Fprintln(c.stderr, "stdbg: grading: "+msg) },
+		Log:     func(msg string) { fmt.Fprintln(c.stderr, "stdbg: grading: "+msg) },
+		Version: version,
 	})
 	if err != nil && res == nil {
 		return usageErr("%v", err)
