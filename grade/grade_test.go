@@ -59,7 +59,10 @@ var patterns = []string{
 	grade.PatternUnprotected, grade.PatternNoSignal, grade.PatternWaitNoLock, grade.PatternWaitInWorker,
 	grade.PatternDoneMissing, grade.PatternUnlockTwice, grade.PatternCancelOpen, grade.PatternSignalNoLock,
 	grade.PatternStaleWake, grade.PatternStarved, grade.PatternLocalSync, grade.PatternSelfSend,
-	grade.PatternSendClosed,
+	grade.PatternSendClosed, grade.PatternBusyWait, grade.PatternTryGivesUp, grade.PatternRetryLivelock,
+	grade.PatternSplitSection, grade.PatternHeldByCaller, grade.PatternNoCommonLock, grade.PatternCheckOutside,
+	grade.PatternPassedWithout, grade.PatternNeverRestored, grade.PatternCloseClosed, grade.PatternWaitFirst,
+	grade.PatternNoReceiver, grade.PatternLockUpgrade, grade.PatternCtxNeverCancelled,
 }
 
 // expect is a wrong answer's expected grading (wrong/NAME/expect.yaml):
@@ -103,9 +106,9 @@ func submissions(t testing.TB) []submission {
 }
 
 // TestExerciseSet checks the shape of exercises/ without grading: at
-// least ten exercises, in C and Go, each with its statement, starter code,
-// an assignment that loads, a reference solution and at least four wrong
-// answers whose expect.yaml names checks of the assignment and known
+// least sixteen exercises, in C and Go, each with its statement, starter
+// code, an assignment that loads, a reference solution and at least four
+// wrong answers whose expect.yaml names checks of the assignment and known
 // hints.
 func TestExerciseSet(t *testing.T) {
 	subs := submissions(t)
@@ -161,8 +164,8 @@ func TestExerciseSet(t *testing.T) {
 			t.Errorf("%s has %d wrong answers, want at least 4", key, wrongs[key])
 		}
 	}
-	if len(exercises) < 10 || languages["c"] == 0 || languages["go"] == 0 {
-		t.Errorf("%d exercises (%v), want at least ten in C and Go", len(exercises), languages)
+	if len(exercises) < 16 || languages["c"] == 0 || languages["go"] == 0 {
+		t.Errorf("%d exercises (%v), want at least sixteen in C and Go", len(exercises), languages)
 	}
 	for _, name := range representative {
 		if !slices.ContainsFunc(subs, func(s submission) bool { return s.name == name }) {

@@ -168,6 +168,29 @@ func (g *grader) search(ctx context.Context, c *Check) *outcome {
 		out.status, out.message = StatusNotBuilt, "your program does not build:\n"+msg
 		return out
 	}
+	out, fellBack := g.find(ctx, c, b, out, true)
+	if fellBack && ctx.Err() == nil {
+		// The search inside the target gave up on it and went on with
+		// a fresh process per execution, hundreds of times slower: a
+		// Go program built with the race detector whose leak or panic,
+		// found inside the target, does not happen the same way in a
+		// fresh process. Search it from here instead, in one process
+		// reused from execution to execution (it repeats itself there),
+		// which gives the same result in a few seconds.
+		out, _ = g.find(ctx, c, b, &outcome{l: l, b: b}, false)
+	}
+	return out
+}
+
+// freshFallback is how a session says that its search goes on with a
+// fresh process per execution (session's inTargetFallback).
+const freshFallback = "fresh process per execution"
+
+// find runs the search of check c on build b, inside the target when
+// inTarget allows; fellBack reports a search inside the target stopped
+// because it was going on with a fresh process per execution.
+func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inTarget bool) (_ *outcome, fellBack bool) {
+	l := out.l
 	race := c.wantsRace() && b.t.Go
 	stateful := c.Kind == KindLTL || c.Kind == KindProgress
 	s, err := session.Start(b.t, session.Options{
@@ -178,7 +201,7 @@ func (g *grader) search(ctx context.Context, c *Check) *outcome {
 	})
 	if err != nil {
 		out.status, out.message = StatusError, "your program could not be started: "+strings.ReplaceAll(err.Error(), b.dir+"/", "")
-		return out
+		return out, false
 	}
 	// The time bound: a safety net for programs that run for ever, not
 	// the search's bound (its executions are): when it is spent, the
@@ -223,11 +246,11 @@ func (g *grader) search(ctx context.Context, c *Check) *outcome {
 	spec, _, err = spec.Normal()
 	if err != nil {
 		out.status, out.message = StatusError, err.Error()
-		return out
+		return out, false
 	}
 	f := &session.Find{
 		Plan: session.Plan{Spec: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
-			Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions, Jobs: 1, InTarget: true,
+			Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions, Jobs: 1, InTarget: inTarget,
 			Watched: stateful},
 		Visited:  stateful,
 		Livelock: c.Kind == KindProgress,
@@ -236,6 +259,14 @@ func (g *grader) search(ctx context.Context, c *Check) *outcome {
 		// under weak fairness a thread waiting for a mutex that others
 		// take in turn may starve, in every lock-based algorithm.
 		Fairness: search.StrongFairness,
+	}
+	fctx, stop := context.WithCancel(wctx)
+	defer stop()
+	f.Hooks.Note = func(msg string) {
+		if inTarget && strings.Contains(msg, freshFallback) {
+			fellBack = true
+			stop()
+		}
 	}
 	if !b.t.Go {
 		// Minimise and explain only the first bug of each kind the
@@ -256,23 +287,26 @@ func (g *grader) search(ctx context.Context, c *Check) *outcome {
 			return out
 		}
 	}
-	found, err := s.Find(wctx, f)
+	found, err := s.Find(fctx, f)
+	if fellBack {
+		return out, true
+	}
 	switch {
 	case wctx.Err() != nil && ctx.Err() == nil || err == nil && found != nil && found.BudgetSpent:
 		out.status, out.message = StatusUnfinished, fmt.Sprintf("the check did not finish within its time bound of %s, so it could not be graded: "+
 			"your program may run for ever, start processes without end or allocate without end (or the grading machine is overloaded: "+
 			"grading it again on a machine less busy gives its grade, the same on any machine)", time.Duration(l.Budget))
-		return out
+		return out, false
 	case err != nil && (found == nil || len(found.Findings) == 0):
 		out.status, out.message = StatusError, "the check could not run: "+strings.ReplaceAll(err.Error(), b.dir+"/", "")
-		return out
+		return out, false
 	case found.Search.Stats.Executions == 0 && len(found.Findings) == 0:
 		out.status, out.message = StatusFailed, "your program did not run a single schedule to its end within the check's limits: "+
 			"it may start processes or allocate memory without end, or take too long to start"
-		return out
+		return out, false
 	}
 	out.found = found
-	return out
+	return out, false
 }
 
 // countedBy returns whether a bug of a kind fails any check that shares
