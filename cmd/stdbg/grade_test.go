@@ -44,7 +44,7 @@ func TestGradeCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := json.Unmarshal(b, &gs); err != nil || len(gs.Tests) != 2 {
+			if err := json.Unmarshal(b, &gs); err != nil || len(gs.Tests) != 3 {
 				t.Fatalf("results.json: %v %s", err, b)
 			}
 			for _, f := range []string{"result.json", "feedback.txt"} {
@@ -109,7 +109,7 @@ func TestGradeReplayCommands(t *testing.T) {
 	tests := []struct {
 		sub, check, harness, want string
 	}{
-		{"if-wait", "one thread at a time, and the lock used correctly", "test_semaphore.c", "ASSERTION FAILED"},
+		{"if-wait", "one thread at a time, the lock used correctly, no busy-waiting", "test_semaphore.c", "ASSERTION FAILED"},
 		{"unlocked-up", "the value is protected (no data race)", "test_semaphore_race.c", "DATA RACE"},
 	}
 	for _, tc := range tests {
@@ -141,7 +141,7 @@ func TestGradeReplayCommands(t *testing.T) {
 			}
 			work := filepath.Join(dir, "work")
 			os.Mkdir(work, 0o755)
-			for _, f := range []string{filepath.Join(sub, "semaphore.c"), filepath.Join(ex, tc.harness)} {
+			for _, f := range []string{filepath.Join(sub, "semaphore.c"), filepath.Join(ex, tc.harness), filepath.Join(ex, "polls.h")} {
 				data, err := os.ReadFile(f)
 				if err != nil {
 					t.Fatal(err)
