@@ -317,7 +317,7 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(l.Wall))
 	defer cancel()
 	closed := make(chan struct{})
-	group, _ := syscall.Getpgid(s.Proc.Pid())
+	group, _ := syscall.Getpgid(s.Pid())
 	go func() {
 		select {
 		case <-wctx.Done():

@@ -7,6 +7,12 @@
 // executor of its program and what only it knows: how to replay a bug with
 // full stacks and build its report, the command that replays a schedule,
 // the target of a corpus entry. It prints the Result its own way.
+//
+// The replay half is here too: Replay runs one schedule (or a lasso) on an
+// execution, with a hook before each step for a debugger, and Judge gives
+// the verdict on a stored bug replayed again (reproduces, fails
+// differently, fixed, diverged), for stdbg corpus run and the corpus of
+// sthread.Check alike.
 package hunt
 
 import (

@@ -145,11 +145,11 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 		hooks.note(inTargetFallback(err, t.Restores()))
 		if errors.Is(err, search.ErrNondeterministic) {
 			s.opts.NoReuse = true
-			s.Proc.DisableReuse()
+			s.proc.DisableReuse()
 		}
 	}
 	res, err := s.exploreHere(ctx, p, ex, opts)
-	if t.Go && s.Proc.Reused() > 0 &&
+	if t.Go && s.proc.Reused() > 0 &&
 		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && !s.ConfirmFresh(res.Bugs, p.MaxDepth)) {
 		// A Go program runs execution after execution in one process:
 		// one that keeps state from one to the next (package-level
@@ -157,17 +157,17 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 		// process for every execution.
 		hooks.note(inTargetFallback(search.ErrNondeterministic, false))
 		s.opts.NoReuse = true
-		s.Proc.DisableReuse()
+		s.proc.DisableReuse()
 		res, err = s.exploreHere(ctx, p, ex, opts)
 	}
-	if !t.Go && s.Proc.Contexts() &&
+	if !t.Go && s.proc.Contexts() &&
 		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && len(res.Bugs) > 0 && !s.ConfirmFresh(res.Bugs, p.MaxDepth)) {
 		// The program's threads ran as contexts on one kernel thread:
 		// a program that tells kernel threads apart (system calls made
 		// without the C library) can behave otherwise than with real
 		// threads, as in the fresh process the bug was replayed in.
 		hooks.note(ContextsFallback)
-		s.Proc.DisableContexts()
+		s.proc.DisableContexts()
 		res, err = s.exploreHere(ctx, p, ex, opts)
 	}
 	if res == nil {
@@ -230,7 +230,7 @@ func (s *Session) exploreHere(ctx context.Context, p *Plan, ex search.Executor, 
 		runtime.LockOSThread()
 		if w == 0 {
 			s.place(s, 0, jobs)
-			return s.Checker, func() { s.Proc.Unpin(); runtime.UnlockOSThread() }, nil
+			return s.checker, func() { s.proc.Unpin(); runtime.UnlockOSThread() }, nil
 		}
 		o := s.opts
 		o.Stdout, o.Stderr = io.Discard, io.Discard
@@ -240,7 +240,7 @@ func (s *Session) exploreHere(ctx context.Context, p *Plan, ex search.Executor, 
 			return nil, nil, err
 		}
 		s.place(ws, w, jobs)
-		return ws.Checker, func() { ws.Close(); runtime.UnlockOSThread() }, nil
+		return ws.checker, func() { ws.Close(); runtime.UnlockOSThread() }, nil
 	}
 	newStrategy := func() search.Strategy {
 		st, _ := spec.New() // checked above

@@ -7,6 +7,7 @@ import (
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -37,9 +38,14 @@ type Find struct {
 	Warn func(string)
 	// Watch, if not nil, wraps the session's executor in recorders (a
 	// profile, a drawing of the state graph) for the search, not the
-	// minimisation; done is called when the search ends. The search then
-	// runs from here: Plan.Watched must be set.
-	Watch func(search.Executor) (watched search.Executor, done func())
+	// minimisation; syms names the program's addresses; done is called
+	// when the search ends. The search then runs from here: Plan.Watched
+	// must be set.
+	Watch func(ex search.Executor, syms *symbolize.Symbolizer) (watched search.Executor, done func())
+	// Stacks asks the program for full stacks at every step of the
+	// search, for Watch's recorders (a profile); the minimisation runs
+	// without.
+	Stacks bool
 	// Corpus, if not nil, is where each bug is saved.
 	Corpus *hunt.Corpus
 	// MinimiseNoReduction proves minimisations without the model's
@@ -74,7 +80,7 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		return nil, err
 	}
 	if opts.Stateful() {
-		s.Proc.SetFlags(s.Proc.Flags() | wire.FlagState)
+		s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
 		// Every transition reports the state the search looks up: the
 		// search runs from here (the search inside a Go target keeps no
 		// visited set).
@@ -85,13 +91,18 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	if s.cpus == nil {
 		s.ClaimCPUs(p.jobs())
 	}
-	ex, done := search.Executor(s.Checker), func() {}
+	ex, done := search.Executor(s.checker), func() {}
 	if f.Watch != nil {
-		ex, done = f.Watch(ex)
+		ex, done = f.Watch(ex, s.syms)
+	}
+	if f.Stacks {
+		s.proc.SetFlags(s.proc.Flags() | wire.FlagStacks)
+		watchDone := done
+		done = func() { watchDone(); s.proc.SetFlags(s.proc.Flags() &^ wire.FlagStacks) }
 	}
 	explore, inTarget := s.Explorer(ctx, p, ex, f.Hooks)
 	cfg := hunt.Config{
-		Executor: s.Checker, Strategy: p.Strategy, Options: opts, Budget: p.Budget, LTL: f.LTL,
+		Executor: s.checker, Strategy: p.Strategy, Options: opts, Budget: p.Budget, LTL: f.LTL,
 		Explore: func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
 			defer done()
 			return explore(ctx, opts)

@@ -8,7 +8,10 @@
 // state from one to the next, with real threads when contexts change what
 // a C program does; a small search in one copy of the program, a longer
 // one divided among copies. It hands package hunt the executor, the
-// search and the replays that explain a bug.
+// search and the replays that explain a bug. It replays one schedule of a
+// target, with full stacks and a hook before each step for a debugger
+// (Session.Replay), and reruns a corpus entry to judge it (RerunEntry):
+// the front ends only print what these return.
 package session
 
 import (
@@ -18,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stdbg/stdbg/corpus"
@@ -189,7 +193,9 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 	if err := corpus.CheckEnv(path, e.Target.Env); err != nil {
 		return nil, err
 	}
-	t := &Target{Args: e.Target.Args}
+	// The environment the entry records (checked above) is the
+	// program's in every run, as it was when the bug was found.
+	t := &Target{Args: e.Target.Args, Env: append([]string(nil), e.Target.Env...)}
 	var src string
 	if e.Target.Kind != "binary" {
 		var err error
@@ -237,6 +243,16 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 			return nil, err
 		}
 		t.Arg, t.Binary = exe, exe
+	}
+	if t.Go {
+		t.RandSeed = DefaultRandSeed
+		for _, kv := range t.Env {
+			if v, ok := strings.CutPrefix(kv, rtnames.RandSeedEnv+"="); ok {
+				if seed, err := strconv.ParseInt(v, 10, 64); err == nil {
+					t.RandSeed = seed
+				}
+			}
+		}
 	}
 	return t, nil
 }

@@ -119,25 +119,9 @@ func (p *inProcess) pause() {
 //
 //go:norace
 func explainBug(f func(), cfg *config, b search.Bug) *hunt.Explanation {
-	if b.Cycle == nil {
-		rep, rr, err := describe(f, cfg, b.Schedule, false)
-		if err != nil {
-			return &hunt.Explanation{}
-		}
-		return &hunt.Explanation{Report: rep, Outcome: rr.Outcome}
-	}
-	r, chk := rt.Start(f, cfg.runtime(rt.ReportDepth, true))
-	defer r.Stop()
-	e, err := chk.Begin()
+	rd, err := describe(f, cfg, hunt.Replay{Schedule: b.Schedule, Cycle: b.Cycle, MaxDepth: cfg.maxDepth}, false)
 	if err != nil {
 		return &hunt.Explanation{}
 	}
-	ex := r.Begun()
-	defer e.Close()
-	lr, err := search.ReplayLasso(e, b.Schedule, b.Cycle, 1)
-	if err != nil {
-		return &hunt.Explanation{}
-	}
-	rep := ex.Report(e, lr.Result.Outcome)
-	return &hunt.Explanation{Report: rep, Outcome: lr.Result.Outcome, Lasso: lr}
+	return &hunt.Explanation{Report: rd.Report, Outcome: rd.Outcome, Lasso: rd.Lasso}
 }

@@ -9,18 +9,20 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 )
 
 // This file holds stdbg corpus run: the command, its statuses and the
 // rerun of every entry.
 
-// Rerun statuses.
+// Rerun statuses: the verdicts of a rerun (hunt.Status), and the entries
+// that could not be judged.
 const (
-	statusReproduces = "reproduces"
-	statusFixed      = "fixed"
-	statusDiverged   = "diverged"
-	statusChanged    = "fails differently"
+	statusReproduces = string(hunt.Reproduces)
+	statusFixed      = string(hunt.Fixed)
+	statusDiverged   = string(hunt.Diverged)
+	statusChanged    = string(hunt.FailsDifferently)
 	statusCorrupt    = "corrupt"
 	statusError      = "error"
 )

@@ -97,7 +97,7 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 		return true, usageErr("--dlv-listen %s", err)
 	}
 
-	sched, t, env, err := c.debugTarget(cmd, "--dlv", "a Go package", c.run, args)
+	t, rp, err := c.debugTarget(cmd, "--dlv", "a Go package", c.run, args)
 	if err != nil {
 		return true, err
 	}
@@ -109,7 +109,7 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 		return true, &exitError{code: exitUsage, err: fmt.Errorf("cannot run Delve: %w", err)}
 	}
 
-	r, trace, err := c.runNative(t, sched, env, "")
+	r, trace, err := c.runNative(t, rp, "")
 	if err != nil {
 		return true, err
 	}
@@ -134,13 +134,13 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 		}
 	}
 	// The schedule actually run, tail included, replays the same steps.
-	executed := sched.String()
+	executed := rp.Schedule.String()
 	if r.Executed != "" {
 		executed = r.Executed
 	}
 	b, err := dlvbridge.Start(dlvbridge.Config{
 		Dlv: dlvExe, Program: debugBin, Args: t.RunArgs(), Schedule: executed,
-		Env: env, Dir: dir, Stdout: c.stdout, Stderr: c.stderr,
+		Env: t.Env, Dir: dir, Stdout: c.stdout, Stderr: c.stderr,
 		Timeout: c.v.GetDuration("transition-timeout") + c.v.GetDuration("start-timeout"),
 		Listen:  listen,
 	})

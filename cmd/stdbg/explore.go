@@ -30,14 +30,20 @@ func (a *app) resolve(args []string, run string) (*session.Target, error) {
 // a search) and track its state (State, a stateful search or the replay of
 // a lasso).
 func (a *app) startSession(t *session.Target, o session.Options) (*session.Session, error) {
-	o.Stdout, o.Stderr = direct(o.Stdout), direct(o.Stderr)
-	o.TransitionTimeout, o.StartTimeout = a.v.GetDuration("transition-timeout"), a.v.GetDuration("start-timeout")
-	o.Races, o.SpuriousWakeups = a.v.GetBool("races"), a.v.GetBool("spurious-wakeups")
-	s, err := session.Start(t, o)
+	s, err := session.Start(t, a.sessionOptions(o))
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return s, nil
+}
+
+// sessionOptions are o with the settings: the timeouts, races and
+// spurious wake-ups.
+func (a *app) sessionOptions(o session.Options) session.Options {
+	o.Stdout, o.Stderr = direct(o.Stdout), direct(o.Stderr)
+	o.TransitionTimeout, o.StartTimeout = a.v.GetDuration("transition-timeout"), a.v.GetDuration("start-timeout")
+	o.Races, o.SpuriousWakeups = a.v.GetBool("races"), a.v.GetBool("spurious-wakeups")
+	return o
 }
 
 // maxDepth is the depth bound of a search or replay of t: the setting, or

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
@@ -144,15 +143,6 @@ func (c *findCmd) printSearch(out *findResult) {
 		fmt.Fprintf(w, "Seed = %d (repeat with --seed %d)\n", out.Seed, out.Seed)
 	}
 	fmt.Fprintln(w, report.FormatStats(out.Stats))
-}
-
-// parseSchedule reads a --schedule value.
-func parseSchedule(text string) (schedule.Schedule, error) {
-	s, err := schedule.Parse(text)
-	if err != nil {
-		return nil, usageErr("--schedule %q: %v", text, err)
-	}
-	return s, nil
 }
 
 // plural renders "1 step", "3 steps".

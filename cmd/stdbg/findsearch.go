@@ -14,7 +14,7 @@ import (
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 	"github.com/stdbg/stdbg/stategraph"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/symbolize"
 )
 
 // This file holds what is particular to find's search: the recorders that
@@ -39,22 +39,18 @@ type finder struct {
 }
 
 // watch wraps the session's executor in the recorders asked for, for the
-// search; done ends what only the search needed (full stacks).
-func (f *finder) watch(ex search.Executor) (search.Executor, func()) {
-	done := func() {}
+// search.
+func (f *finder) watch(ex search.Executor, syms *symbolize.Symbolizer) (search.Executor, func()) {
 	if f.a.v.GetString("profile") != "" {
-		f.s.Proc.SetFlags(f.s.Proc.Flags() | wire.FlagStacks)
-		f.prof = schedprof.NewRecorder(ex, f.s.Syms)
+		f.prof = schedprof.NewRecorder(ex, syms)
 		f.prof.Binary = f.t.Binary
 		ex = f.prof
-		// Stacks are for the profile: minimisation needs none.
-		done = func() { f.s.Proc.SetFlags(f.s.Proc.Flags() &^ wire.FlagStacks) }
 	}
 	if f.outs.graph != "" {
-		f.graph = stategraph.NewRecorder(ex, f.s.Syms, graphLimit, f.a.stateful())
+		f.graph = stategraph.NewRecorder(ex, syms, graphLimit, f.a.stateful())
 		ex = f.graph
 	}
-	return ex, done
+	return ex, func() {}
 }
 
 // sessionFind is the session's Find with the settings: the plan, the
@@ -77,8 +73,10 @@ func (f *finder) sessionFind() *session.Find {
 				f.prog.clear()
 				fmt.Fprintln(a.stderr, "stdbg: "+msg)
 			}},
-		Warn:                func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
-		Watch:               f.watch,
+		Warn:  func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
+		Watch: f.watch,
+		// A profile's stacks; the minimisation needs none.
+		Stacks:              a.v.GetString("profile") != "",
 		MinimiseNoReduction: a.v.GetString("reduction") == "none",
 	}
 	if !quiet {
