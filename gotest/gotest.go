@@ -106,10 +106,11 @@ type Searched struct {
 	// Complete reports a search that covered everything it had to (every
 	// schedule, or every one of the bounds it was given).
 	Complete bool
-	// Coverage says in a line what the search covered ("Search: ...");
-	// Stats are its statistics in a line; Notes, what it could not do.
-	Coverage, Stats string
-	Notes           []string
+	// Coverage is what the search covered (session.Found's); Stats are
+	// its statistics in a line; Notes, what it could not do.
+	Coverage session.Coverage
+	Stats    string
+	Notes    []string
 	// Executions is the number of executions explored.
 	Executions int64
 }

@@ -146,7 +146,7 @@ func bugLines(b *report.Report, banner bool) []string {
 // searchLines say what a search covered, what it could not do, and its
 // statistics (-v).
 func searchLines(f *Searched) []string {
-	lines := []string{f.Coverage}
+	lines := []string{f.Coverage.Line}
 	for _, n := range f.Notes {
 		lines = append(lines, "Note: "+n)
 	}
@@ -155,16 +155,7 @@ func searchLines(f *Searched) []string {
 
 // covered says in a few words what a search that found no bug covered.
 func covered(f *Searched) string {
-	cov := strings.TrimSuffix(strings.TrimPrefix(f.Coverage, "Search: "), ".")
-	switch {
-	case strings.HasPrefix(cov, "exhaustive"):
-		cov = "exhaustive"
-	case strings.HasPrefix(cov, "complete over the modelled operations"):
-		if _, rest, ok := strings.Cut(cov, "not exhaustive: "); ok {
-			cov = "complete over the modelled operations (" + strings.TrimSuffix(rest, " (below)") + ")"
-		}
-	}
-	return fmt.Sprintf("%s; %d %s", cov, f.Executions, plural(int(f.Executions), "execution"))
+	return fmt.Sprintf("%s; %d %s", f.Coverage.Short(), f.Executions, plural(int(f.Executions), "execution"))
 }
 
 // oneLine keeps the first line of a message.

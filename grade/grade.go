@@ -456,21 +456,25 @@ func classOf(kind string) string {
 	return kind
 }
 
-// coverage says what a check's search covered.
+// coverage says what a check's search covered (session.Coverage), in a
+// student's words.
 func coverage(f *session.Found, l Limits) string {
-	n := f.Search.Stats.Executions
+	c := f.Coverage
+	n := c.Executions
 	runs := fmt.Sprintf("%d schedules", n)
 	if n == 1 {
 		runs = "1 schedule"
 	}
 	switch {
-	case f.BudgetSpent:
+	case c.BudgetSpent:
 		return fmt.Sprintf("incomplete: %s explored within the budget of %s", runs, time.Duration(l.Budget))
-	case f.Search.Complete && l.Preemptions != nil:
+	case c.Complete && l.Preemptions != nil:
 		return fmt.Sprintf("every schedule with at most %d preemptions explored (%s)", *l.Preemptions, runs)
-	case f.Search.Complete && f.Search.DepthLimited:
-		return fmt.Sprintf("every schedule up to %d steps explored (%s)", l.MaxDepth, runs)
-	case f.Search.Complete:
+	case c.Kind == session.CompleteModelled:
+		return fmt.Sprintf("complete over the operations stdbg sees (%s), not exhaustive: %s", runs, strings.Join(c.NotModelled, "; "))
+	case c.Complete && c.DepthLimited:
+		return fmt.Sprintf("every schedule up to %d steps explored (%s)", c.MaxDepth, runs)
+	case c.Kind == session.Exhaustive:
 		return fmt.Sprintf("exhaustive: every schedule explored (%s)", runs)
 	case l.Executions > 0 && n >= l.Executions:
 		return fmt.Sprintf("incomplete: the limit of %s reached", runs)

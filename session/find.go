@@ -67,6 +67,8 @@ type Found struct {
 	// InTarget reports a search that ran inside the target's process
 	// (each bug confirmed in a fresh one).
 	InTarget bool
+	// Coverage is what the search covered, as every front end says it.
+	Coverage Coverage
 }
 
 // Find runs f on the session's target. ctx stops it (a signal): the bugs
@@ -76,7 +78,8 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	opts := search.Options{MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
 		Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
 		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil, Fairness: f.Fairness}
-	if err := s.checkStateful(p, opts); err != nil {
+	err := s.checkStateful(p, opts)
+	if err != nil {
 		return nil, err
 	}
 	if opts.Stateful() {
@@ -86,6 +89,15 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		// visited set).
 		plan := *p
 		plan.Watched = true
+		p = &plan
+	}
+	if p.Strategy == nil && p.Spec.Bounded() {
+		// Kept, for the coverage to say which bounds were finished (a
+		// bounded search runs in one copy, from here).
+		plan := *p
+		if plan.Strategy, err = p.Spec.New(); err != nil {
+			return nil, err
+		}
 		p = &plan
 	}
 	if s.cpus == nil {
@@ -123,7 +135,9 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	if res == nil {
 		return nil, err
 	}
-	return &Found{Result: *res, InTarget: *inTarget}, err
+	found := &Found{Result: *res, InTarget: *inTarget}
+	found.Coverage = coverageOf(p, p.Strategy, s.Target, found)
+	return found, err
 }
 
 // checkStateful refuses a search whose options and plan do not go together

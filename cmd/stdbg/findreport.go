@@ -6,7 +6,6 @@ import (
 
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
 )
 
 // This file holds what find does with the bugs it found: the replay in a
@@ -57,27 +56,6 @@ type findResult struct {
 	// the modelled operations only, and says so.
 	NotModelled []string `json:"not_modelled,omitempty"`
 	scopeNote   string
-}
-
-// scopeNote says, next to a complete search's verdict, what it was
-// exhaustive over: thread operations, not plain memory accesses.
-func scopeNote(t *session.Target) string {
-	if t.Go {
-		return "Scope: goroutine operations; plain memory accesses were not scheduling points (shared variables read and written " +
-			"without a synchronisation between are not reordered; Go's race detector, on by default for plain Go, reports such races)."
-	}
-	if t.MemoryLogged {
-		return "Scope: thread operations and atomic operations; the loads and stores of global variables and the heap " +
-			"were checked for data races in every schedule (with none, their order between operations changes nothing); " +
-			"accesses to stacks and thread-local storage were not checked."
-	}
-	if t.Memory {
-		return "Scope: thread operations, and the loads, stores and atomic operations on global variables and the heap " +
-			"(memory instrumentation); accesses to stacks and thread-local storage were not scheduling points."
-	}
-	return "Scope: thread operations; plain memory accesses were not scheduling points (memory shared without a thread " +
-		"operation between is not reordered: compile the program's source with stdbg, as in stdbg find prog.c, or " +
-		"build it with stdbg cc --memory, or annotate it with stdbg_read/stdbg_write)."
 }
 
 // printFind prints a find's result in words.

@@ -142,58 +142,25 @@ func (f *finder) announcer() func(search.Bug) {
 	}
 }
 
-// notModelledCoverage rewrites the coverage line of a search that ran out
-// of schedules of a program with n constructs it does not model.
-func notModelledCoverage(coverage string, n int) string {
-	rest, ok := strings.CutPrefix(coverage, "Search: exhaustive ")
-	if !ok {
-		return coverage
-	}
-	verb := "are"
-	if n == 1 {
-		verb = "is"
-	}
-	return fmt.Sprintf("Search: complete over the modelled operations %s; not exhaustive: %s %s not modelled (below).",
-		strings.TrimSuffix(rest, "."), plural(n, "construct"), verb)
-}
-
 // result is the document find prints.
 func (f *finder) result(found *session.Found) *findResult {
-	res := &found.Result
+	res, cov := &found.Result, &found.Coverage
 	t, p := f.t, f.p
-	why := stopNone
-	switch {
-	case res.Interrupted:
-		why = stopInterrupted
-	case res.BudgetSpent:
-		why = stopBudget
-	}
 	out := &findResult{Target: t.Arg, Binary: t.Binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Search.Complete, DepthLimited: res.Search.DepthLimited, Interrupted: res.Interrupted, Bugs: []*report.Report{},
-		Strategy: p.spec.Strategy, Sampled: p.sampled(), Coverage: p.coverage(&res.Search, why, f.maxDepth), Scope: "thread operations",
-		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t), NotModelled: t.Unmodelled}
-	if out.Complete && len(t.Unmodelled) > 0 {
-		// Exhaustive is a promise the search cannot make for what it
-		// does not model.
-		out.Coverage = notModelledCoverage(out.Coverage, len(t.Unmodelled))
-	}
+		Strategy: p.spec.Strategy, Sampled: p.sampled(), Coverage: cov.Line, Scope: cov.Scope, Bounds: cov.Bounds,
+		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: cov.ScopeNote, NotModelled: cov.NotModelled}
 	if found.InTarget {
 		out.SearchedIn = "target"
 	}
-	if t.Go {
-		out.Scope = "goroutine operations"
-	}
 	switch {
 	case t.MemoryLogged:
-		out.Scope, out.MemoryChecked = "thread operations and atomics; global and heap memory checked for data races", true
+		out.MemoryChecked = true
 	case t.Memory:
-		out.Scope, out.MemoryPoints, out.MemoryChecked = "thread operations and global and heap memory", true, true
+		out.MemoryPoints, out.MemoryChecked = true, true
 	}
 	if p.seeded() {
 		out.Seed = p.spec.Seed
-	}
-	if p.pb != nil {
-		out.Bounds = p.pb.Bounds()
 	}
 	for _, fd := range res.Findings {
 		out.Bugs = append(out.Bugs, fd.Report)

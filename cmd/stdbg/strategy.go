@@ -20,7 +20,6 @@ const defaultSampleExecutions = 10000
 type plan struct {
 	spec       search.Spec // normal: its defaults explicit
 	st         search.Strategy
-	pb         *search.PreemptionBounding // a bounded dfs
 	executions int64
 	budget     time.Duration
 	// split: the search may be divided among -j workers and --shard parts
@@ -91,7 +90,6 @@ func (a *app) plan() (*plan, error) {
 	if p.st, err = p.spec.New(); err != nil {
 		return nil, usageErr("%v", err)
 	}
-	p.pb, _ = p.st.(*search.PreemptionBounding)
 	p.split = (p.spec.Splittable() || p.spec.Portfolio()) && a.v.GetString("profile") == ""
 	p.shard, p.shards, _ = parseShard(a.v.GetString("shard"))
 	switch {
@@ -117,152 +115,8 @@ func flagWords(msg string) string {
 	return r.Replace(msg)
 }
 
-// describe is the strategy as shown in the coverage line: a part of a
-// divided portfolio is a part of its exhaustive member's search.
-func (p *plan) describe() string {
-	if p.shards > 1 {
-		return p.spec.Exhaustive().Describe()
-	}
-	return p.spec.Describe()
-}
-
 // sampled reports a random or PCT search.
 func (p *plan) sampled() bool { return p.spec.Sampled() }
 
 // seeded reports a search with a seed: random, PCT, the portfolio.
 func (p *plan) seeded() bool { return p.spec.Sampled() || p.spec.Portfolio() && p.shards <= 1 }
-
-// unit is what bounds a bounded search: "preemption" or "delay".
-func (p *plan) unit() string { return strings.TrimSuffix(p.spec.BoundBy, "s") }
-
-// why names the limit that stopped an incomplete search.
-func (p *plan) why(res *search.Result, stop stopReason) string {
-	switch {
-	case stop == stopInterrupted:
-		return "interrupted" + cutShort(res.Cut)
-	case stop == stopBudget:
-		return fmt.Sprintf("budget of %s spent", p.budget) + cutShort(res.Cut)
-	case p.executions > 0 && res.Stats.Executions >= p.executions:
-		return fmt.Sprintf("execution limit of %d reached", p.executions)
-	case res.Stats.Bugs > 0:
-		if len(res.Bugs) > 0 && res.Bugs[0].By != "" {
-			return fmt.Sprintf("stopped at the first bug, found by %s (--all goes on)", res.Bugs[0].By)
-		}
-		return "stopped at the first bug (--all goes on)"
-	}
-	return "stopped"
-}
-
-// explored says how much of an exhaustive search an incomplete one did,
-// as estimated ("" without an estimate, or when it stopped at a bug).
-func explored(res *search.Result) string {
-	f := res.Stats.Explored
-	switch {
-	case f <= 0 || res.Complete || len(res.Bugs) > 0:
-		return ""
-	case f < 0.001:
-		return "; under 0.1% of its tree explored (estimated)"
-	case f < 0.01:
-		return fmt.Sprintf("; about %.1f%% of its tree explored (estimated)", 100*f)
-	}
-	return fmt.Sprintf("; about %.0f%% of its tree explored (estimated)", 100*f)
-}
-
-// cutShort says that the execution under way was cut after n transitions
-// ("" if none was).
-func cutShort(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (the execution under way was cut after %s)", plural(n, "transition"))
-}
-
-// stopReason is why an exploration ended before its strategy ran out.
-type stopReason int
-
-const (
-	stopNone stopReason = iota
-	stopInterrupted
-	stopBudget
-)
-
-// coverage is the line that says what the search covered: exhaustive,
-// bounded or sampled.
-func (p *plan) coverage(res *search.Result, stop stopReason, maxDepth int) string {
-	depth := ""
-	if res.DepthLimited {
-		depth = fmt.Sprintf(" up to depth %d", maxDepth)
-	}
-	switch {
-	case p.sampled():
-		return fmt.Sprintf("Search: sampled (%s): %s, %s; schedules not sampled may hide bugs.",
-			p.describe(), plural64(res.Stats.Executions, "execution"), p.why(res, stop))
-	case p.pb != nil:
-		return "Search: " + p.boundedCoverage(res, stop, depth)
-	case res.Complete && p.shards > 1:
-		return fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of an exhaustive search (%s): every schedule%s of this part explored; "+
-			"the other parts are explored by the other shards.", p.shard+1, p.shards, p.shard, p.shards, p.describe(), depth)
-	case res.Complete && p.spec.Portfolio():
-		// The verdict is the exhaustive member's.
-		how := "every schedule" + depth + " explored, up to the order of independent operations"
-		if p.spec.Reduction == search.ReductionNone {
-			how = "every schedule" + depth + " explored"
-		}
-		return fmt.Sprintf("Search: exhaustive (the portfolio's %s finished): %s.", p.spec.Exhaustive().Describe(), how)
-	case res.Complete && p.spec.Reduction == search.ReductionDPOR:
-		return fmt.Sprintf("Search: exhaustive (DFS with DPOR): every schedule%s explored, up to the order of independent operations.", depth)
-	case res.Complete:
-		return fmt.Sprintf("Search: exhaustive (DFS): every schedule%s explored.", depth)
-	}
-	if p.shards > 1 {
-		return fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of a %s search, incomplete: %s%s.", p.shard+1, p.shards, p.shard, p.shards,
-			p.describe(), p.why(res, stop), explored(res))
-	}
-	return fmt.Sprintf("Search: %s, incomplete: %s%s.", p.describe(), p.why(res, stop), explored(res))
-}
-
-// boundedCoverage says which preemption (or delay) bounds were finished.
-func (p *plan) boundedCoverage(res *search.Result, stop stopReason, depth string) string {
-	bounds := p.pb.Bounds()
-	var parts []string
-	done := -1
-	for _, b := range bounds {
-		state := "complete"
-		if !b.Complete {
-			state = "incomplete, " + p.why(res, stop)
-		} else {
-			done = b.Preemptions
-		}
-		parts = append(parts, fmt.Sprintf("%d: %s, %s", b.Preemptions, plural64(b.Executions, "execution"), state))
-	}
-	var head string
-	switch {
-	case p.pb.Saturated():
-		head = fmt.Sprintf("exhaustive (DFS by %ss): every schedule%s explored, none needs more than %s", p.unit(), depth,
-			plural(done, p.unit()))
-	case done >= 0:
-		head = fmt.Sprintf("%s bounded: every schedule%s with at most %s explored", p.unit(), depth, plural(done, p.unit()))
-	default:
-		head = p.unit() + " bounded: no bound finished"
-	}
-	tail := ""
-	if done < 0 && p.unit() == "preemption" && len(bounds) > 0 && bounds[0].Executions >= manyFreeSwitches {
-		// Bound 0 alone is every order of the threads at each free
-		// switch: with many threads it does not end.
-		tail = " Switches when a thread blocks or ends are free under --preemptions, so with many threads even bound 0 " +
-			"has more schedules than can be run; --delays K bounds those switches too."
-	}
-	return head + " (" + strings.Join(parts, "; ") + ")." + tail
-}
-
-// manyFreeSwitches is the number of executions without a preemption after
-// which an unfinished bound 0 is worth explaining.
-const manyFreeSwitches = 1000
-
-// plural64 renders "1 execution", "3 executions".
-func plural64(n int64, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}

@@ -15,7 +15,6 @@ import (
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/gotest"
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
 
@@ -189,7 +188,6 @@ func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, t
 		if pt.st, err = pt.spec.New(); err != nil {
 			return nil, err
 		}
-		pt.pb, _ = pt.st.(*search.PreemptionBounding)
 		f := &finder{a: a, t: tt.Target, s: s, p: &pt, maxDepth: a.maxDepth(tt.Target),
 			corpusDir: filepath.Join(tt.Target.Source, corpus.Root, tt.Name)}
 		if dir := a.v.GetString("corpus"); dir != "" {
@@ -211,7 +209,7 @@ func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, t
 		for _, n := range out.NotModelled {
 			notes = append(notes, "not modelled: "+strings.TrimPrefix(n, "not instrumented: "))
 		}
-		return &gotest.Searched{Bugs: out.Bugs, Complete: out.Complete && !out.Interrupted, Coverage: out.Coverage,
+		return &gotest.Searched{Bugs: out.Bugs, Complete: out.Complete && !out.Interrupted, Coverage: found.Coverage,
 			Stats: report.FormatStats(out.Stats), Notes: append(notes, out.Notes...), Executions: out.Stats.Executions}, err
 	}
 }
