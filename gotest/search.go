@@ -34,6 +34,7 @@ func SearchWith(budget time.Duration, noSave bool) func(context.Context, *sessio
 				Search:      corpus.Search{Strategy: spec.Name(), Reduction: spec.Reduction},
 				ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
 		}
+		f.Reported = t.Found
 		var notes []string
 		f.Hooks.Note = func(msg string) { notes = append(notes, msg) }
 		f.Warn = f.Hooks.Note

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
@@ -114,7 +115,31 @@ func (pk *pkgRun) search(ctx context.Context, t *session.Target, name string) (*
 		return nil, err
 	}
 	defer s.Close()
-	return pk.r.cfg.Search(ctx, s, &Test{Package: pk.p.ImportPath, Dir: pk.p.Dir, Name: name, Target: t, Jobs: pk.r.jobs})
+	return pk.r.cfg.Search(ctx, s, &Test{Package: pk.p.ImportPath, Dir: pk.p.Dir, Name: name, Target: t, Jobs: pk.r.jobs,
+		Found: func(f *hunt.Finding) {
+			if line := FoundLine(f); line != "" {
+				pk.out.line(name, line, false)
+			}
+		}})
+}
+
+// FoundLine is the line that tells of a bug found before its
+// minimisation ("" for a finding that is final): its kind, where it was
+// saved and how long its minimisation may take; the test's result gives
+// its report.
+func FoundLine(f *hunt.Finding) string {
+	if !f.Minimising {
+		return ""
+	}
+	line := fmt.Sprintf("    stdbg: %s found: %s; Path = %s", f.Bug.Outcome.Kind, report.Summary(f.Bug.Outcome.Message), f.Bug.Schedule)
+	if f.Saved != "" {
+		line += "; saved " + f.Saved
+	}
+	line += "; minimising its schedule"
+	if f.MinimiseFor > 0 {
+		line += fmt.Sprintf(" (for at most %s)", f.MinimiseFor.Round(100*time.Millisecond))
+	}
+	return line
 }
 
 // bugLines are the lines below a BUG: its report (but the banner, on the

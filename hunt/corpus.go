@@ -67,6 +67,27 @@ func (c *Corpus) save(f *Finding, maxDepth int) {
 		return
 	}
 	path, existed, err := corpus.Save(c.Dir, c.Entry(f, maxDepth))
+	c.saved(f, path, existed, err)
+}
+
+// replace stores the minimised finding f in place of the entry the hunt
+// saved for first, the bug as found (corpus.Replace); an entry that was
+// in the corpus before the hunt stays, and f is saved beside it.
+func (c *Corpus) replace(f, first *Finding, maxDepth int) {
+	if first.Saved == "" || first.AlreadySaved || first.SaveErr != nil {
+		c.save(f, maxDepth)
+		return
+	}
+	path, existed, err := corpus.Replace(c.Dir, first.Saved, c.Entry(f, maxDepth))
+	if err == nil && path != first.Saved {
+		f.Replaced = first.Saved
+	}
+	c.saved(f, path, existed, err)
+}
+
+// saved notes in the finding and its report where it was saved, or why
+// it was not.
+func (c *Corpus) saved(f *Finding, path string, existed bool, err error) {
 	f.Saved, f.AlreadySaved, f.SaveErr = path, existed, err
 	r := f.Report
 	if r == nil {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/ltl"
@@ -59,6 +60,11 @@ type Find struct {
 	// among those the search found (hunt.Config.Pick): a front end that
 	// reports only some kinds spends no time on the others.
 	Pick func([]search.Bug) []search.Bug
+	// Reported, if not nil, is told of each bug as soon as it is found,
+	// explained and saved, then again when it is minimised
+	// (hunt.Config.Reported). A search inside a Go target then leaves
+	// minimisation to this process, after the report.
+	Reported func(*hunt.Finding)
 }
 
 // Found is what a Find found.
@@ -112,7 +118,20 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		watchDone := done
 		done = func() { watchDone(); s.proc.SetFlags(s.proc.Flags() &^ wire.FlagStacks) }
 	}
-	explore, inTarget := s.Explorer(ctx, p, ex, f.Hooks)
+	searched := p
+	if f.Reported != nil && p.Minimise {
+		// Report first: the target stops at its bugs, minimised here.
+		// Its budget is the search's share (hunt.Deadlines).
+		plan := *p
+		plan.Minimise = false
+		if p.Budget > 0 {
+			now := time.Now()
+			until, _ := hunt.Deadlines(now, p.Budget, true)
+			plan.Budget = until.Sub(now)
+		}
+		searched = &plan
+	}
+	explore, inTarget := s.Explorer(ctx, searched, ex, f.Hooks)
 	cfg := hunt.Config{
 		Executor: s.checker, Strategy: p.Strategy, Options: opts, Budget: p.Budget, LTL: f.LTL,
 		Explore: func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
@@ -127,6 +146,7 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		Warn:                f.Warn,
 		Corpus:              f.Corpus,
 		Pick:                f.Pick,
+		Reported:            f.Reported,
 	}
 	if !f.NoExplain {
 		cfg.Explain = func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, p.MaxDepth) }

@@ -108,11 +108,10 @@ func TestReplayDlv(t *testing.T) {
 	goEx := filepath.Join("..", "..", "examples", "go")
 	corpusDir := t.TempDir()
 	out, errs, code := stdbg(t, "find", "--no-save=false", "--corpus", corpusDir, filepath.Join(goEx, "embrace-prog"))
-	m := regexp.MustCompile(`Saved (\S+\.json)`).FindStringSubmatch(out)
-	if code != exitBug || m == nil {
+	entry := lastSaved(out)
+	if code != exitBug || entry == "" {
 		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
 	}
-	entry := m[1]
 	tests := []struct {
 		name    string
 		args    []string // after replay --dlv / replay --json

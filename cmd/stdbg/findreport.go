@@ -56,6 +56,9 @@ type findResult struct {
 	// the modelled operations only, and says so.
 	NotModelled []string `json:"not_modelled,omitempty"`
 	scopeNote   string
+	// shown reports bugs whose reports were printed as they came
+	// (finder.reporter): the end prints only the search's verdict.
+	shown bool
 }
 
 // printFind prints a find's result in words.
@@ -74,24 +77,13 @@ func (c *findCmd) printFind(out *findResult) {
 		return
 	}
 	for i, r := range out.Bugs {
+		if out.shown {
+			break
+		}
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		r.WriteStyled(w, c.colour())
-		if r.FoundBy != "" {
-			fmt.Fprintf(w, "Found by %s, in the portfolio.\n", r.FoundBy)
-		}
-		if m := r.Minimised; m != nil {
-			fmt.Fprintln(w, m)
-		}
-		if r.Saved != "" {
-			if r.AlreadySaved {
-				fmt.Fprintln(w, "Already in the corpus: "+r.Saved)
-			} else {
-				fmt.Fprintln(w, "Saved "+r.Saved)
-			}
-		}
-		fmt.Fprintln(w, "Replay: "+r.Replay)
+		c.printReport(r, "")
 	}
 	if len(out.Bugs) > 1 {
 		fmt.Fprintf(w, "\n%d distinct bugs found.\n", len(out.Bugs))
@@ -100,6 +92,30 @@ func (c *findCmd) printFind(out *findResult) {
 		fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
 	}
 	c.printSearch(out)
+}
+
+// printReport prints a bug's report, how it was found and minimised, where
+// it was saved (replacing the entry of the bug as found, replaced) and how
+// to replay it.
+func (c *findCmd) printReport(r *report.Report, replaced string) {
+	w := c.stdout
+	r.WriteStyled(w, c.colour())
+	if r.FoundBy != "" {
+		fmt.Fprintf(w, "Found by %s, in the portfolio.\n", r.FoundBy)
+	}
+	if m := r.Minimised; m != nil {
+		fmt.Fprintln(w, m)
+	}
+	switch {
+	case r.Saved == "":
+	case r.AlreadySaved:
+		fmt.Fprintln(w, "Already in the corpus: "+r.Saved)
+	case replaced != "":
+		fmt.Fprintf(w, "Saved %s (in place of %s)\n", r.Saved, replaced)
+	default:
+		fmt.Fprintln(w, "Saved "+r.Saved)
+	}
+	fmt.Fprintln(w, "Replay: "+r.Replay)
 }
 
 // printSearch prints what the search covered, the seed that repeats it and

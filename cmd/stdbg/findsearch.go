@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/hunt"
@@ -36,6 +37,8 @@ type finder struct {
 	// corpusDir, if set, is where the bugs are saved unless --corpus
 	// says otherwise (stdbg test: the test's own directory).
 	corpusDir string
+	// shown reports that the bugs' reports were printed as they came.
+	shown bool
 }
 
 // watch wraps the session's executor in the recorders asked for, for the
@@ -81,6 +84,9 @@ func (f *finder) sessionFind() *session.Find {
 	}
 	if !quiet {
 		fd.Hooks.OnBug = f.announcer()
+	}
+	if !a.v.GetBool("json") {
+		fd.Reported = f.reporter()
 	}
 	if text := a.v.GetString("ltl"); text != "" {
 		fd.LTL, _ = ltl.Parse(text) // checked with the settings
@@ -142,6 +148,58 @@ func (f *finder) announcer() func(search.Bug) {
 	}
 }
 
+// reporter prints each bug's report on stdout as soon as the hunt tells
+// of it: a bug to be minimised as found (explained and saved), then, when
+// its minimisation ends, the minimised report in full if the schedule
+// changed, else what the minimisation proved. The result printed at the
+// end then holds the search's verdict alone.
+func (f *finder) reporter() func(*hunt.Finding) {
+	c := &findCmd{app: f.a}
+	var first *hunt.Finding // the bug as found, being minimised
+	shown := 0
+	return func(fd *hunt.Finding) {
+		f.shown = true
+		r := fd.Report
+		if r == nil {
+			return
+		}
+		f.prog.clear()
+		w := f.a.stdout
+		if first != nil && !fd.Minimising {
+			// The end of the minimisation of the bug reported before.
+			before := first
+			first = nil
+			if fd.Bug.Schedule.Equal(before.Bug.Schedule) {
+				if r.Minimised != nil {
+					fmt.Fprintln(w, r.Minimised)
+				}
+				for _, n := range r.Notes[min(len(before.Report.Notes), len(r.Notes)):] {
+					fmt.Fprintln(w, "Note: "+n)
+				}
+				return
+			}
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "Minimised:")
+			c.printReport(r, fd.Replaced)
+			return
+		}
+		if shown > 0 {
+			fmt.Fprintln(w)
+		}
+		shown++
+		c.printReport(r, "")
+		if fd.Minimising {
+			first = fd
+			bound := ""
+			if fd.MinimiseFor > 0 {
+				bound = fmt.Sprintf(" for at most %s (%d times the search's time)", fd.MinimiseFor.Round(100*time.Millisecond),
+					hunt.MinimiseFactor)
+			}
+			fmt.Fprintf(w, "Minimising its schedule of %s%s...\n", plural(len(fd.Bug.Schedule), "step"), bound)
+		}
+	}
+}
+
 // result is the document find prints.
 func (f *finder) result(found *session.Found) *findResult {
 	res, cov := &found.Result, &found.Coverage
@@ -165,6 +223,7 @@ func (f *finder) result(found *session.Found) *findResult {
 	for _, fd := range res.Findings {
 		out.Bugs = append(out.Bugs, fd.Report)
 	}
+	out.shown = f.shown
 	return out
 }
 

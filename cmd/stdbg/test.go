@@ -195,6 +195,7 @@ func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, t
 		}
 		fd := f.sessionFind()
 		fd.Hooks.OnBug = nil
+		fd.Reported = tt.Found // each bug told under its test before it is minimised
 		if !a.explicit("jobs") {
 			fd.Plan.Jobs = tt.Jobs
 		}
