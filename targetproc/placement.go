@@ -98,27 +98,24 @@ func ClaimCPUs(n int) *CPUClaim {
 // Busy reports whether fewer than n of the CPUs this process may use are
 // left by the threads of other programs that are ready to run: the
 // kernel's count of runnable threads (procs_running in /proc/stat), less
-// the caller, at its lowest over a few readings a millisecond apart, so
-// that a program that only passes by is not counted.
+// the caller, at its lowest over up to three readings a millisecond apart,
+// so that a program that only passes by is not counted (a machine found
+// free at the first reading costs no wait).
 func Busy(n int) bool {
 	cpus := len(allowedCPUs())
 	if cpus == 0 {
 		return false
 	}
-	others := -1
 	for i := range 3 {
 		if i > 0 {
 			time.Sleep(time.Millisecond)
 		}
 		r, ok := runnable()
-		if !ok {
+		if !ok || cpus-(r-1) >= n {
 			return false
 		}
-		if others < 0 || r-1 < others {
-			others = r - 1
-		}
 	}
-	return cpus-others < n
+	return true
 }
 
 // runnable returns the number of threads ready to run on the machine now
