@@ -112,8 +112,9 @@ func (f *finder) sessionFind() *session.Find {
 }
 
 // announcer says each distinct bug the moment it is found, on stderr, so
-// that a long run tells at once what it found. A bug about to be minimised
-// is said without its schedule: the report gives the minimised one.
+// that a long run tells at once what it found, with its schedule and the
+// command that replays it; a bug whose report follows at once on stdout
+// (the first bug, without --all or --json) is said in a line.
 func (f *finder) announcer() func(search.Bug) {
 	a, t, prog := f.a, f.t, f.prog
 	var mu sync.Mutex
@@ -130,13 +131,15 @@ func (f *finder) announcer() func(search.Bug) {
 		if b.By != "" {
 			found = "bug found by " + b.By
 		}
-		if !a.v.GetBool("no-minimise") && b.Cycle == nil {
-			// One Path per bug: the report gives the minimised one (and
-			// the JSON the one found).
-			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; minimising its schedule of %s\n", found, b.Outcome.Kind,
+		if !a.v.GetBool("no-minimise") && b.Cycle == nil && !a.v.GetBool("all") && !a.v.GetBool("json") {
+			// Its report, with its Path, follows at once on stdout, then
+			// the minimised one.
+			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; reporting it, then minimising its schedule of %s\n", found, b.Outcome.Kind,
 				report.Summary(b.Outcome.Message), plural(len(b.Schedule), "step"))
 			return
 		}
+		// The reports come when the search ends (--all goes on, --json
+		// prints one document): the schedule is told now.
 		sched := search.LassoString(b.Schedule, b.Cycle)
 		if len(b.Schedule) > 40 { // the path once, in the command that replays it
 			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; %d steps (replay: %s)\n", found, b.Outcome.Kind, report.Summary(b.Outcome.Message),
