@@ -13,8 +13,9 @@ import (
 // A bug is reported as found, then minimised: its report with the Path
 // found comes first (saved, with its replay), then the minimised report,
 // with its Path, saved in place of the first. The line that announces the
-// bug on stderr names no schedule; the JSON, written at the end, has the
-// minimised Path and the one the search found. (DPOR alone: in the
+// bug on stderr names no schedule then; the JSON, written at the end, has
+// the minimised Path and the one the search found, and the announcement
+// the schedule found. (DPOR alone: in the
 // portfolio, which strategy finds the bug first depends on the machine's
 // pace.)
 func TestReportFirstThenMinimised(t *testing.T) {
@@ -41,9 +42,14 @@ func TestReportFirstThenMinimised(t *testing.T) {
 	if !strings.Contains(errs, "bug found (deadlock)") {
 		t.Errorf("no announcement on stderr:\n%s", errs)
 	}
-	js, _, _ := stdbg(t, "find", "--strategy", "dfs", "--json", "--no-save", example("deadly-embrace.c"))
+	js, jerrs, _ := stdbg(t, "find", "--strategy", "dfs", "--json", "--no-save", example("deadly-embrace.c"))
 	if !strings.Contains(js, `"path": "1;1;2;2"`) || !strings.Contains(js, `"original": "1;1;1;1;1;1;2;2"`) {
 		t.Errorf("the JSON lacks the minimised path or the original:\n%s", js)
+	}
+	// The JSON comes at the end: the schedule found is told on stderr at
+	// once.
+	if !strings.Contains(jerrs, "Path = 1;1;1;1;1;1;2;2 (replay: ") {
+		t.Errorf("with --json, the bug is not announced with its schedule:\n%s", jerrs)
 	}
 }
 
