@@ -70,11 +70,13 @@ func (c *Corpus) save(f *Finding, maxDepth int) {
 	c.saved(f, path, existed, err)
 }
 
-// replace stores the minimised finding f in place of the entry the hunt
-// saved for first, the bug as found (corpus.Replace); an entry that was
-// in the corpus before the hunt stays, and f is saved beside it.
+// replace stores the minimised finding f in place of the entry of first,
+// the bug as found (corpus.Replace): the one the hunt saved, or one that
+// was in the corpus before the hunt and was never minimised (a search
+// stopped before minimisation, or --no-minimise). An older entry that was
+// minimised stays, and f is saved beside it.
 func (c *Corpus) replace(f, first *Finding, maxDepth int) {
-	if first.Saved == "" || first.AlreadySaved || first.SaveErr != nil {
+	if first.Saved == "" || first.SaveErr != nil || first.AlreadySaved && !unminimised(first.Saved) {
 		c.save(f, maxDepth)
 		return
 	}
@@ -83,6 +85,13 @@ func (c *Corpus) replace(f, first *Finding, maxDepth int) {
 		f.Replaced = first.Saved
 	}
 	c.saved(f, path, existed, err)
+}
+
+// unminimised reports whether the entry at path holds a bug as found, never
+// minimised.
+func unminimised(path string) bool {
+	e, err := corpus.Load(path)
+	return err == nil && e.Original == "" && (e.Report == nil || e.Report.Minimised == nil)
 }
 
 // saved notes in the finding and its report where it was saved, or why

@@ -160,7 +160,7 @@ type Finding struct {
 	MinimiseFor time.Duration
 	// Replaced, in a minimised finding, is the corpus entry of the bug as
 	// found that its own entry replaced ("" when there was none to
-	// replace: not saved, or already in the corpus before the hunt).
+	// replace: not saved, or an older entry that holds a minimisation).
 	Replaced string
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 )
 
@@ -98,34 +99,68 @@ func TestReportFirst(t *testing.T) {
 	}
 }
 
-// TestReportFirstKeepsOlderEntry: an entry of the bug as found that was in
-// the corpus before the hunt is left alone.
-func TestReportFirstKeepsOlderEntry(t *testing.T) {
+// TestReportFirstOlderEntries: an entry of the bug as found that was in
+// the corpus before the hunt, never minimised (a search stopped before,
+// or --no-minimise), is replaced too; one that was minimised stays.
+func TestReportFirstOlderEntries(t *testing.T) {
 	rt := embrace()
-	dir := t.TempDir()
-	cfg := func(reported func(*hunt.Finding)) hunt.Config {
+	cfg := func(dir string, minimise bool) hunt.Config {
 		return hunt.Config{Executor: executor.New(rt, executor.Options{}), Options: search.Options{MaxDepth: 100},
-			Explore: foundLong(t), Explain: explainer(rt),
+			Explore: foundLong(t), Explain: explainer(rt), Minimise: minimise,
 			Corpus:   &hunt.Corpus{Dir: dir, Target: corpus.Target{Kind: "binary", Binary: "embrace"}},
-			Reported: reported}
+			Reported: func(*hunt.Finding) {}}
 	}
-	old, err := hunt.Run(context.Background(), cfg(nil)) // not minimised
-	if err != nil {
-		t.Fatal(err)
+	t.Run("never minimised: replaced", func(t *testing.T) {
+		dir := t.TempDir()
+		old, err := hunt.Run(context.Background(), cfg(dir, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := hunt.Run(context.Background(), cfg(dir, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := res.Findings[0]
+		names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		if f.Replaced != old.Findings[0].Saved || len(names) != 1 || names[0] != f.Saved {
+			t.Errorf("replaced %q, the corpus holds %q: want only the minimised entry, in place of %s", f.Replaced, names,
+				old.Findings[0].Saved)
+		}
+	})
+	t.Run("minimised: kept", func(t *testing.T) {
+		dir := t.TempDir()
+		// The schedule found, saved as the result of a minimisation.
+		e, err := corpus.Load(mustFirstEntry(t, cfg(t.TempDir(), false)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Report.Minimised = &report.Minimisation{Length: 3, FromLength: 3}
+		kept, _, err := corpus.Save(dir, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := hunt.Run(context.Background(), cfg(dir, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := res.Findings[0]
+		if f.Replaced != "" || f.Saved == kept {
+			t.Errorf("replaced %q, saved %q: want the minimised entry beside the older one", f.Replaced, f.Saved)
+		}
+		if _, err := os.Stat(kept); err != nil {
+			t.Errorf("the older minimised entry: %v", err)
+		}
+	})
+}
+
+// mustFirstEntry runs a hunt of cfg and returns the entry it saved.
+func mustFirstEntry(t *testing.T, cfg hunt.Config) string {
+	t.Helper()
+	res, err := hunt.Run(context.Background(), cfg)
+	if err != nil || len(res.Findings) != 1 || res.Findings[0].Saved == "" {
+		t.Fatalf("hunt: %v, %+v", err, res)
 	}
-	c := cfg(func(*hunt.Finding) {})
-	c.Minimise = true
-	res, err := hunt.Run(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := res.Findings[0]
-	if f.Replaced != "" || f.Saved == old.Findings[0].Saved {
-		t.Errorf("replaced %q, saved %q: want the minimised entry beside the older one", f.Replaced, f.Saved)
-	}
-	if _, err := os.Stat(old.Findings[0].Saved); err != nil {
-		t.Errorf("the older entry: %v", err)
-	}
+	return res.Findings[0].Saved
 }
 
 // TestMinimiseTime: a minimisation may take four times its search, and at
