@@ -122,7 +122,11 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 		return true, usageErr("%v", err)
 	}
 
-	debugBin, err := session.BuildGoDebug(t.Arg, t.Run != "")
+	// Built as the search built it: a corpus entry's target is rebuilt
+	// with the race detector (session.FromEntry), a --schedule's as
+	// --races says.
+	race := c.v.GetBool("races") || !cmd.Flags().Changed("schedule")
+	debugBin, err := session.BuildGoDebug(t.Arg, t.Run != "", race)
 	if err != nil {
 		return true, usageErr("%v", err)
 	}
