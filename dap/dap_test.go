@@ -401,6 +401,12 @@ func TestListen(t *testing.T) {
 	}
 }
 
+// rawRequest is a request of any command, with any arguments.
+type rawRequest struct {
+	godap.Request
+	Arguments any `json:"arguments,omitempty"`
+}
+
 // Requests the server cannot serve get error responses that say why,
 // and the session goes on.
 func TestBadRequests(t *testing.T) {
@@ -422,6 +428,8 @@ func TestBadRequests(t *testing.T) {
 		{&godap.StackTraceRequest{Request: daptest.Request("stackTrace"), Arguments: godap.StackTraceArguments{ThreadId: 1}}, "nothing is launched"},
 		{&godap.NextRequest{Request: daptest.Request("next"), Arguments: godap.NextArguments{ThreadId: 1}}, "nothing runs yet"},
 		{&godap.StepBackRequest{Request: daptest.Request("stepBack")}, "does not support the stepBack request"},
+		{&rawRequest{Request: daptest.Request("fooBar")}, "does not support the fooBar request"},
+		{&rawRequest{Request: daptest.Request("stackTrace"), Arguments: map[string]any{"threadId": "one"}}, "its arguments: "},
 	} {
 		_, err := c.Do(tt.req)
 		if err == nil || !errors.Is(err, daptest.ErrFailed) || !strings.Contains(err.Error(), tt.want) {

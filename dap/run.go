@@ -198,7 +198,7 @@ func (ss *session) exceptionInfo(r *godap.ExceptionInfoRequest) {
 		kind, msg, _ := strings.Cut(s.Outcome, ": ")
 		body := godap.ExceptionInfoResponseBody{ExceptionId: kind, Description: msg, BreakMode: "always"}
 		if rep := ss.rep.Report; rep != nil {
-			var b bytesWriter
+			var b strings.Builder
 			rep.WriteText(&b)
 			body.Details = &godap.ExceptionDetails{Message: rep.Banner, TypeName: rep.Kind, StackTrace: b.String()}
 		}

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	godap "github.com/google/go-dap"
@@ -32,10 +35,11 @@ type Server struct {
 // Delve and the target are killed within it.
 const closeWait = 30 * time.Second
 
-// Serve answers the client that reads w and writes r until it
-// disconnects, its stream ends or ctx is done; the replay (Delve and the
-// program) ends with it. The error says why the stream broke off: nil
-// for a disconnect request or the end of the stream.
+// Serve answers the client whose requests come on r, writing responses
+// and events to w, until it disconnects, leaves (its stream ends) or ctx
+// is done; the replay (Delve and the program) ends with it. The error
+// says why the stream broke off (a message that is not the protocol's):
+// nil for a disconnect request or a client that left.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -53,31 +57,43 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	in := bufio.NewReader(r)
 	for {
 		msg, err := godap.ReadProtocolMessage(in)
-		if err != nil {
-			var field *godap.DecodeProtocolMessageFieldError
-			if errors.As(err, &field) && field.SubType == "command" {
-				// A request the protocol has and stdbg does not
-				// serve: say so, and go on.
-				ss.failSeq(field.Seq, field.FieldValue, "stdbg dap does not support the %s request", field.FieldValue)
-				continue
+		var field *godap.DecodeProtocolMessageFieldError
+		switch {
+		case err == nil:
+		case errors.As(err, &field) && field.SubType == "Request" && field.FieldName == "command":
+			// A request stdbg does not know: say so, and go on.
+			ss.failSeq(field.Seq, field.FieldValue, "stdbg dap does not support the %s request", field.FieldValue)
+			continue
+		case msg != nil:
+			// A message of the protocol whose fields do not decode.
+			if req, ok := msg.(godap.RequestMessage); ok {
+				ss.fail(req.GetRequest(), "its arguments: %v", err)
 			}
-			if errors.Is(err, io.EOF) || ctx.Err() != nil {
-				return nil
-			}
+			continue
+		case clientLeft(err) || ctx.Err() != nil:
+			return nil
+		default:
 			s.logf("stdbg dap: reading from the client: %v", err)
 			return fmt.Errorf("reading from the client: %w", err)
 		}
-		if ss.werr.Load() != nil {
-			return fmt.Errorf("writing to the client: %v", ss.werr.Load())
+		if err := ss.werr.Load(); err != nil {
+			return fmt.Errorf("writing to the client: %v", err)
 		}
 		req, ok := msg.(godap.RequestMessage)
 		if !ok {
-			continue // a client's response or event: nothing asked it
+			continue // a client's response or event: nothing asked for it
 		}
 		if quit := ss.handle(req); quit {
 			return nil
 		}
 	}
+}
+
+// clientLeft reports whether a read error means that the client went
+// away: the end of its stream, a connection it closed or reset.
+func clientLeft(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -305,7 +321,7 @@ func (ss *session) launch(r *godap.LaunchRequest) {
 	ss.stopOnEntry = args.StopOnEntry == nil || *args.StopOnEntry
 	ss.srcBPs, ss.userBPs = map[string][]int{}, map[int]string{}
 	if rep.Report != nil {
-		var b bytesWriter
+		var b strings.Builder
 		rep.Report.WriteText(&b)
 		ss.output("console", "stdbg's replay of "+rep.Name+":\n"+b.String())
 	}
@@ -313,12 +329,6 @@ func (ss *session) launch(r *godap.LaunchRequest) {
 	ss.send(&godap.LaunchResponse{Response: response(req)})
 	ss.send(&godap.InitializedEvent{Event: event("initialized")})
 }
-
-// bytesWriter collects text.
-type bytesWriter struct{ b []byte }
-
-func (w *bytesWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
-func (w *bytesWriter) String() string              { return string(w.b) }
 
 // configurationDone starts the replay: to the first step (stopOnEntry),
 // or on to the first breakpoint or the bug.
