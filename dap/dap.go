@@ -118,6 +118,11 @@ type Replay struct {
 	Schedule string
 	// Name says what runs, for messages ("TestX in ./pkg").
 	Name string
+	// Lasso is set for a livelock or a violated liveness property (a
+	// lasso): Schedule is its stem followed by its cycle run several
+	// times, and Lasso says so ("livelock: the cycle 2;3 ran 3 times").
+	// Continue stops once the schedule is done, as at a bug.
+	Lasso string
 }
 
 // A Launcher starts the replay a launch request asks for. It gives up

@@ -124,6 +124,11 @@ func (ss *session) runOnce(mode runMode) (more bool) {
 	ss.stopThread, ss.lastThread = s.Thread, s.Thread
 	ss.output("console", ss.stepLine(s)+"\n")
 	switch {
+	case ss.rep.Lasso != "" && s.Step > s.Steps && !ss.lassoShown:
+		// The lasso's cycles are done: the program would go round
+		// for ever.
+		ss.lassoShown = true
+		ss.stopped("exception", fmt.Sprintf("after the last step of the schedule (%d): %s", s.Steps, ss.rep.Lasso), ss.rep.Lasso, nil)
 	case mode == modeEntry:
 		ss.stopped("entry", ss.beforeStep(s), "", nil)
 	case mode == modeStep:
@@ -203,6 +208,9 @@ func (ss *session) exceptionInfo(r *godap.ExceptionInfoRequest) {
 			body.Details = &godap.ExceptionDetails{Message: rep.Banner, TypeName: rep.Kind, StackTrace: b.String()}
 		}
 		ss.send(&godap.ExceptionInfoResponse{Response: response(req), Body: body})
+	case s != nil && ss.rep.Lasso != "" && s.Step > s.Steps && s.Breakpoint == 0:
+		kind, msg, _ := strings.Cut(ss.rep.Lasso, ": ")
+		ss.send(&godap.ExceptionInfoResponse{Response: response(req), Body: godap.ExceptionInfoResponseBody{ExceptionId: kind, Description: msg, BreakMode: "always"}})
 	case s != nil && s.Breakpoint < 0:
 		ss.send(&godap.ExceptionInfoResponse{Response: response(req), Body: godap.ExceptionInfoResponseBody{
 			ExceptionId: s.BreakpointName, Description: fmt.Sprintf("Delve stopped at %s in goroutine %d (%s:%d)", s.BreakpointName, s.Goroutine, filepath.Base(s.File), s.Line), BreakMode: "always"}})

@@ -119,6 +119,7 @@ type session struct {
 	stop        *dlvbridge.Stop // where the replay stands; nil before the first stop
 	stopThread  int             // the protocol's thread of the stop
 	lastThread  int             // the thread of the last step stopped before
+	lassoShown  bool            // the stop at the end of a lasso's cycles was made
 	ended       bool            // the program ended, or Delve was lost
 	configured  bool
 	stopOnEntry bool

@@ -22,7 +22,6 @@ import (
 	"github.com/stdbg/stdbg/dap"
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
@@ -63,7 +62,9 @@ runs on to the first breakpoint or the bug instead of stopping before step 1):
   pause                     stop before the next step
 The threads are stdbg's, numbered as in its reports ("thread 2 (worker, started
 at main.go:12)"); stacks, variables, watches and breakpoints come from Delve.
-The "Replay" scope of every frame says where the replay stands.
+The "Replay" scope of every frame says where the replay stands. A livelock
+(a lasso, 'STEM (CYCLE)*') replays its stem, then its cycle --cycles times;
+continue stops there, as at a bug.
 
 Without --listen the server speaks on standard input and output, for an
 editor that starts it as its debug adapter; with --listen 127.0.0.1:PORT it
@@ -81,7 +82,7 @@ stdbg dap serves Go targets; for C and C++ use stdbg replay --gdb.`,
 	cmd.Flags().DurationVar(&c.wait, "wait", time.Hour, "with --listen: how long to wait for the client before giving up")
 	cmd.Flags().StringVar(&c.sched, "schedule", "", "the schedule to replay when the launch request names none, e.g. '1;1;2'")
 	cmd.Flags().StringVar(&c.run, "run", "", "with --schedule: the Go test (as go test -run)")
-	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "races", "rand-seed")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "races", "rand-seed", "cycles")
 	return cmd
 }
 
@@ -104,7 +105,7 @@ func (c *dapCmd) runE(cmd *cobra.Command, args []string) error {
 		if err := defaults.Check(); err != nil {
 			return usageErr("%v", err)
 		}
-		if _, err := schedule.Parse(defaults.Schedule); defaults.Schedule != "" && err != nil {
+		if _, _, err := search.ParseLasso(defaults.Schedule); defaults.Schedule != "" && err != nil {
 			return usageErr("--schedule %q: %v", defaults.Schedule, err)
 		}
 	}
@@ -151,6 +152,7 @@ func (l dapLauncher) Launch(ctx context.Context, args dap.LaunchArgs, out dap.Ou
 	var (
 		t    *session.Target
 		rp   hunt.Replay
+		kind = "lasso"
 		race bool
 		err  error
 	)
@@ -169,7 +171,7 @@ func (l dapLauncher) Launch(ctx context.Context, args dap.LaunchArgs, out dap.Ou
 		}
 		// A corpus entry's target is rebuilt with the race detector
 		// (session.FromEntry): so is the debugging build.
-		race = true
+		race, kind = true, e.Failure.Kind
 	} else {
 		pkg := abs(args.Target())
 		if !session.IsGoTarget(pkg) {
@@ -181,15 +183,17 @@ func (l dapLauncher) Launch(ctx context.Context, args dap.LaunchArgs, out dap.Ou
 		}
 		race = c.v.GetBool("races")
 	}
-	if rp.Lasso() {
-		return nil, fmt.Errorf("stdbg dap follows a schedule, not a lasso (%s): replay it with stdbg replay", rp)
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	name := t.Arg
 	if t.Run != "" {
 		name = fmt.Sprintf("%s (-run %s)", t.Arg, t.Run)
+	}
+	lasso := ""
+	if rp.Lasso() {
+		lasso = fmt.Sprintf("%s: the cycle %s ran %d times after the stem %s, and would go on for ever", kind, rp.Cycle, max(rp.Cycles, 1), rp.Schedule)
+		rp = unrollLasso(rp)
 	}
 	dr, err := c.startDlvReplay(t, rp, race, "", out.Stdout, out.Stderr, func(r *report.Report, _ int) error {
 		if r.Kind == search.Diverged.String() {
@@ -200,5 +204,5 @@ func (l dapLauncher) Launch(ctx context.Context, args dap.LaunchArgs, out dap.Ou
 	if err != nil {
 		return nil, err
 	}
-	return &dap.Replay{Bridge: dr.b, Report: dr.r, Schedule: dr.executed, Name: name}, nil
+	return &dap.Replay{Bridge: dr.b, Report: dr.r, Schedule: dr.executed, Name: name, Lasso: lasso}, nil
 }

@@ -7,10 +7,12 @@ import (
 	"net"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-delve/delve/service/rpc2"
 	godap "github.com/google/go-dap"
 
 	"github.com/stdbg/stdbg/dap/daptest"
@@ -271,4 +273,102 @@ func TestDAPBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A livelock is a lasso: under Delve, its stem and then its cycle --cycles
+// times, after which the program would go round for ever. stdbg dap stops
+// there as at a bug; replay --dlv steps there and hands over.
+func TestDebugLasso(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program and runs Delve")
+	}
+	t.Parallel()
+	needDlv(t)
+	prog := filepath.Join("..", "..", "examples", "go", "backoff-prog")
+	out, errs, code := stdbg(t, "find", "--memory=false", "--livelock", "--no-save=false", "--corpus", t.TempDir(), prog)
+	m := regexp.MustCompile(`Saved (\S+\.json)`).FindStringSubmatch(out)
+	if code != exitBug || m == nil || !strings.Contains(out, "Path = 1;1;1;2;3 (2;2;3;3)*") {
+		t.Fatalf("find --livelock: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	t.Run("dap", func(t *testing.T) {
+		toServer, fromClient := io.Pipe()
+		fromServer, toClient := io.Pipe()
+		dapStdin = toServer // TestDAP, which sets it too, has ended: it is not parallel
+		var errb strings.Builder
+		done := make(chan int, 1)
+		go func() {
+			code := run([]string{"dap", m[1]}, toClient, &errb)
+			toClient.Close()
+			done <- code
+		}()
+		c := daptest.New(fromServer, fromClient, dapWait)
+		dapDo[*godap.InitializeResponse](t, c, &godap.InitializeRequest{Request: daptest.Request("initialize")})
+		dapDo[*godap.LaunchResponse](t, c, &godap.LaunchRequest{Request: daptest.Request("launch"), Arguments: launchArgs(t, map[string]any{"stopOnEntry": false})})
+		dapDo[*godap.ConfigurationDoneResponse](t, c, &godap.ConfigurationDoneRequest{Request: daptest.Request("configurationDone")})
+		e, err := c.Stopped()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Body.Reason != "exception" || e.Body.Text != "livelock: the cycle 2;2;3;3 ran 3 times after the stem 1;1;1;2;3, and would go on for ever" {
+			t.Errorf("stopped %+v\n%s", e.Body, c.Output())
+		}
+		if !strings.Contains(c.Output(), "step 17/17  thread 3  goroutine ") {
+			t.Errorf("the output lacks the last step of the cycles:\n%s", c.Output())
+		}
+		info := dapDo[*godap.ExceptionInfoResponse](t, c, &godap.ExceptionInfoRequest{Request: daptest.Request("exceptionInfo")})
+		if info.Body.ExceptionId != "livelock" {
+			t.Errorf("exception info %+v", info.Body)
+		}
+		dapDo[*godap.DisconnectResponse](t, c, &godap.DisconnectRequest{Request: daptest.Request("disconnect")})
+		if code := <-done; code != exitClean {
+			t.Errorf("stdbg dap: exit %d\n%s", code, errb.String())
+		}
+	})
+
+	t.Run("replay --dlv", func(t *testing.T) {
+		pr, pw := io.Pipe()
+		var errb strings.Builder
+		done := make(chan int, 1)
+		go func() {
+			code := run([]string{"replay", "--dlv", "--dlv-no-connect", "--cycles", "2", "--schedule", "1;1;1;2;3 (2;2;3;3)*", prog}, pw, &errb)
+			pw.Close()
+			done <- code
+		}()
+		waitRE := regexp.MustCompile(`^Delve waits for a client .*: \S+ connect --init \S+ (\S+)$`)
+		var all strings.Builder
+		sc := bufio.NewScanner(pr)
+		addr := ""
+		for addr == "" && sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if m := waitRE.FindStringSubmatch(sc.Text()); m != nil {
+				addr = m[1]
+			}
+		}
+		go io.Copy(io.Discard, pr)
+		if addr == "" {
+			t.Fatalf("no hand-over:\n%s\n%s", all.String(), errb.String())
+		}
+		steps := parseDlvSteps(all.String())
+		want := "1;1;1;2;3;2;2;3;3;2;2;3;3"
+		var got []string
+		for _, s := range steps {
+			got = append(got, strconv.Itoa(s.thread))
+		}
+		if strings.Join(got, ";") != want || !strings.Contains(all.String(), "Stopped before step 13/13: thread 3") {
+			t.Errorf("Delve stopped in threads %s, want %s, and before step 13:\n%s", strings.Join(got, ";"), want, all.String())
+		}
+		c := rpc2.NewClient(addr)
+		if err := c.Disconnect(false); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case code := <-done:
+			if code != exitClean {
+				t.Errorf("replay --dlv: exit %d\n%s", code, errb.String())
+			}
+		case <-time.After(dapWait):
+			t.Fatal("replay --dlv still waits after its client left")
+		}
+	})
 }

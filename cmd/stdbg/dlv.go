@@ -20,6 +20,7 @@ import (
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
@@ -99,12 +100,25 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 		return true, usageErr("--dlv-listen %s", err)
 	}
 
-	t, rp, err := c.debugTarget(cmd, "--dlv", "a Go package", c.run, args)
+	var t *session.Target
+	var rp hunt.Replay
+	switch {
+	case cmd.Flags().Changed("schedule"):
+		t, rp, err = c.scheduleReplay(args, c.run)
+	case len(args) != 1 || !strings.HasSuffix(args[0], ".json"):
+		err = usageErr("replay --dlv needs a corpus entry (.json) or --schedule and a Go package")
+	default:
+		t, rp, err = c.entryReplay(args[0])
+	}
 	if err != nil {
 		return true, err
 	}
 	if !t.Go {
 		return true, usageErr("--dlv debugs Go programs and tests, and %s is not one: use --gdb", t.Arg)
+	}
+	if rp.Lasso() {
+		fmt.Fprintf(c.stdout, "A lasso: Delve replays its stem, %s, then its cycle, %s, %d times (--cycles).\n", rp.Schedule, rp.Cycle, max(rp.Cycles, 1))
+		rp = unrollLasso(rp)
 	}
 	// Built as the search built it: a corpus entry's target is rebuilt
 	// with the race detector (session.FromEntry), a --schedule's as
@@ -129,6 +143,19 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 	fmt.Fprintf(c.stdout, "Delve %s runs %s at %s, replaying %s:\n", dr.exe, filepath.Base(dr.bin), dr.b.Addr, dr.executed)
 	d := &dlvDriver{app: c.app, b: dr.b, r: dr.r, stop: stop, noConnect: noConnect, wait: wait, exe: dr.exe}
 	return true, d.drive()
+}
+
+// unrollLasso returns the replay a debugger follows for the lasso rp:
+// its stem, then its cycle rp.Cycles times (a cycle brings the program
+// back to the state where it began, so it can run again), as a plain
+// schedule whose replay stops there, where the lasso says the program
+// goes round for ever.
+func unrollLasso(rp hunt.Replay) hunt.Replay {
+	out := append(schedule.Schedule(nil), rp.Schedule...)
+	for range max(rp.Cycles, 1) {
+		out = append(out, rp.Cycle...)
+	}
+	return hunt.Replay{Schedule: out, MaxDepth: len(out)}
 }
 
 // dlvReplay is a schedule replayed under Delve: stdbg's own run of it,
