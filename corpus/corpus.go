@@ -166,18 +166,66 @@ func DefaultDir(target string) string {
 // When an entry with the same key is already there, nothing is written and
 // existed is true.
 func Save(dir string, e *Entry) (path string, existed bool, err error) {
+	path, data, existed, err := encode(dir, e)
+	if err != nil || existed {
+		return path, existed, err
+	}
+	if err := atomicfile.Write(path, data); err != nil {
+		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+	}
+	return path, false, nil
+}
+
+// Replace stores e in dir in place of the entry at old, a file of dir (a
+// bug as found, replaced by its minimisation): at every moment one of the
+// two is there, whole, and never both. When e has old's name, old is
+// rewritten; when an entry with e's key is already in dir, old is removed
+// and existed is true; otherwise old's file takes e's content, then e's
+// name.
+func Replace(dir, old string, e *Entry) (path string, existed bool, err error) {
+	path, data, existed, err := encode(dir, e)
+	if err != nil {
+		return "", false, err
+	}
+	switch {
+	case existed && path != old:
+		if err := os.Remove(old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", false, fmt.Errorf("replacing %s: %w", old, err)
+		}
+		return path, true, nil
+	case path == old:
+		// The same schedule: the entry gets what the minimisation says.
+		if err := atomicfile.Write(path, data); err != nil {
+			return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+		}
+		return path, false, nil
+	}
+	if err := atomicfile.Write(old, data); err != nil {
+		return "", false, fmt.Errorf("replacing %s: %w", old, err)
+	}
+	if err := os.Rename(old, path); err != nil {
+		return "", false, fmt.Errorf("replacing %s: %w", old, err)
+	}
+	return path, false, nil
+}
+
+// encode validates e and returns where it goes in dir (created if needed)
+// and what it is stored as; existed reports an entry with the same key
+// already there.
+func encode(dir string, e *Entry) (path string, data []byte, existed bool, err error) {
 	if e.Format == 0 {
 		e.Format = Format
 	}
 	if err := e.Validate(); err != nil {
-		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+		return "", nil, false, fmt.Errorf("saving to corpus %s: %w", dir, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+		return "", nil, false, fmt.Errorf("saving to corpus %s: %w", dir, err)
 	}
 	path = filepath.Join(dir, e.FileName())
+	existed = false
 	if old, err := Load(path); err == nil && old.Key() == e.Key() {
-		return path, true, nil
+		existed = true
 	}
 	// The corpus moves with its repository: the report's paths are
 	// stored relative to the entry.
@@ -190,15 +238,11 @@ func Save(dir string, e *Entry) (path string, existed bool, err error) {
 			return p
 		})
 	}
-	data, err := json.MarshalIndent(&stored, "", "  ")
+	data, err = json.MarshalIndent(&stored, "", "  ")
 	if err != nil {
-		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
+		return "", nil, false, fmt.Errorf("saving to corpus %s: %w", dir, err)
 	}
-	data = append(data, '\n')
-	if err := atomicfile.Write(path, data); err != nil {
-		return "", false, fmt.Errorf("saving to corpus %s: %w", dir, err)
-	}
-	return path, false, nil
+	return path, append(data, '\n'), existed, nil
 }
 
 // Update rewrites an existing entry in place, atomically.

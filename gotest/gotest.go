@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/session"
 )
@@ -97,6 +98,10 @@ type Test struct {
 	// Jobs is the number of copies of the program its search may use at
 	// once (the CPUs left to it by the packages explored beside it).
 	Jobs int
+	// Found tells of a bug as soon as the search found, explained and
+	// saved it, before its minimisation (hunt.Config.Reported): its line
+	// is printed under the test at once (FoundLine).
+	Found func(*hunt.Finding)
 }
 
 // Searched is what the search of a test found and covered.
@@ -106,10 +111,11 @@ type Searched struct {
 	// Complete reports a search that covered everything it had to (every
 	// schedule, or every one of the bounds it was given).
 	Complete bool
-	// Coverage says in a line what the search covered ("Search: ...");
-	// Stats are its statistics in a line; Notes, what it could not do.
-	Coverage, Stats string
-	Notes           []string
+	// Coverage is what the search covered (session.Found's); Stats are
+	// its statistics in a line; Notes, what it could not do.
+	Coverage session.Coverage
+	Stats    string
+	Notes    []string
 	// Executions is the number of executions explored.
 	Executions int64
 }

@@ -2,7 +2,6 @@ package gotest
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"time"
 
@@ -26,8 +25,8 @@ func SearchWith(budget time.Duration, noSave bool) func(context.Context, *sessio
 			return nil, err
 		}
 		f := &session.Find{
-			Plan: session.Plan{Spec: spec, MaxDepth: session.GoMaxDepth, Budget: budget, Minimise: true,
-				MinimiseExecutions: 20000, Jobs: t.Jobs, InTarget: true},
+			Plan: session.Plan{Request: hunt.Request{Search: spec, MaxDepth: session.GoMaxDepth, Budget: budget, Minimise: true,
+				MinimiseExecutions: 20000}, Jobs: t.Jobs, InTarget: true},
 		}
 		if !noSave {
 			dir := filepath.Join(t.Target.Source, corpus.Root, t.Name)
@@ -35,6 +34,7 @@ func SearchWith(budget time.Duration, noSave bool) func(context.Context, *sessio
 				Search:      corpus.Search{Strategy: spec.Name(), Reduction: spec.Reduction},
 				ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
 		}
+		f.Reported = t.Found
 		var notes []string
 		f.Hooks.Note = func(msg string) { notes = append(notes, msg) }
 		f.Warn = f.Hooks.Note
@@ -42,22 +42,12 @@ func SearchWith(budget time.Duration, noSave bool) func(context.Context, *sessio
 		if found == nil {
 			return nil, err
 		}
-		out := &Searched{Complete: found.Search.Complete && !found.Interrupted, Notes: notes,
+		out := &Searched{Complete: found.Search.Complete && !found.Interrupted, Notes: notes, Coverage: found.Coverage,
 			Stats: report.FormatStats(report.FromStats(found.Stats)), Executions: found.Stats.Executions}
 		for _, fd := range found.Findings {
 			if fd.Report != nil {
 				out.Bugs = append(out.Bugs, fd.Report)
 			}
-		}
-		switch {
-		case out.Complete && len(t.Target.Unmodelled) > 0:
-			out.Coverage = fmt.Sprintf("Search: complete over the modelled operations; not exhaustive: %d not modelled", len(t.Target.Unmodelled))
-		case out.Complete:
-			out.Coverage = "Search: exhaustive (DFS with DPOR)."
-		case found.BudgetSpent:
-			out.Coverage = fmt.Sprintf("Search: DFS with DPOR, incomplete: budget of %s spent.", budget)
-		default:
-			out.Coverage = "Search: DFS with DPOR, incomplete."
 		}
 		return out, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
@@ -114,7 +115,31 @@ func (pk *pkgRun) search(ctx context.Context, t *session.Target, name string) (*
 		return nil, err
 	}
 	defer s.Close()
-	return pk.r.cfg.Search(ctx, s, &Test{Package: pk.p.ImportPath, Dir: pk.p.Dir, Name: name, Target: t, Jobs: pk.r.jobs})
+	return pk.r.cfg.Search(ctx, s, &Test{Package: pk.p.ImportPath, Dir: pk.p.Dir, Name: name, Target: t, Jobs: pk.r.jobs,
+		Found: func(f *hunt.Finding) {
+			if line := FoundLine(f); line != "" {
+				pk.out.line(name, line, false)
+			}
+		}})
+}
+
+// FoundLine is the line that tells of a bug found before its
+// minimisation ("" for a finding that is final): its kind, where it was
+// saved and how long its minimisation may take; the test's result gives
+// its report.
+func FoundLine(f *hunt.Finding) string {
+	if !f.Minimising {
+		return ""
+	}
+	line := fmt.Sprintf("    stdbg: %s found: %s; Path = %s", f.Bug.Outcome.Kind, report.Summary(f.Bug.Outcome.Message), f.Bug.Schedule)
+	if f.Saved != "" {
+		line += "; saved " + f.Saved
+	}
+	line += "; minimising its schedule"
+	if f.MinimiseFor > 0 {
+		line += fmt.Sprintf(" (for at most %s)", f.MinimiseFor.Round(100*time.Millisecond))
+	}
+	return line
 }
 
 // bugLines are the lines below a BUG: its report (but the banner, on the
@@ -146,7 +171,7 @@ func bugLines(b *report.Report, banner bool) []string {
 // searchLines say what a search covered, what it could not do, and its
 // statistics (-v).
 func searchLines(f *Searched) []string {
-	lines := []string{f.Coverage}
+	lines := []string{f.Coverage.Line}
 	for _, n := range f.Notes {
 		lines = append(lines, "Note: "+n)
 	}
@@ -155,16 +180,7 @@ func searchLines(f *Searched) []string {
 
 // covered says in a few words what a search that found no bug covered.
 func covered(f *Searched) string {
-	cov := strings.TrimSuffix(strings.TrimPrefix(f.Coverage, "Search: "), ".")
-	switch {
-	case strings.HasPrefix(cov, "exhaustive"):
-		cov = "exhaustive"
-	case strings.HasPrefix(cov, "complete over the modelled operations"):
-		if _, rest, ok := strings.Cut(cov, "not exhaustive: "); ok {
-			cov = "complete over the modelled operations (" + strings.TrimSuffix(rest, " (below)") + ")"
-		}
-	}
-	return fmt.Sprintf("%s; %d %s", cov, f.Executions, plural(int(f.Executions), "execution"))
+	return fmt.Sprintf("%s; %d %s", f.Coverage.Short(), f.Executions, plural(int(f.Executions), "execution"))
 }
 
 // oneLine keeps the first line of a message.

@@ -283,8 +283,6 @@ func closeClosed(r *report.Report) *Hint {
 			"that decides to stop them."}
 }
 
-var chanSendWait = regexp.MustCompile(`^waits in (?:Chan\.Send|Select) `)
-
 // waitFirst: a WaitGroup's Wait waits for goroutines that are stuck
 // sending on a channel that only the waiting goroutine would receive
 // from, after its Wait: each waits for the other.

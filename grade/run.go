@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
@@ -211,7 +212,7 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(l.Wall))
 	defer cancel()
 	closed := make(chan struct{})
-	group, _ := syscall.Getpgid(s.Proc.Pid())
+	group, _ := syscall.Getpgid(s.Pid())
 	go func() {
 		select {
 		case <-wctx.Done():
@@ -249,9 +250,7 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 		return out, false
 	}
 	f := &session.Find{
-		Plan: session.Plan{Spec: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
-			Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions, Jobs: 1, InTarget: inTarget,
-			Watched: stateful},
+		Plan:     session.Plan{Request: l.request(spec), Jobs: 1, InTarget: inTarget, Watched: stateful},
 		Visited:  stateful,
 		Livelock: c.Kind == KindProgress,
 		LTL:      c.formula,
@@ -327,4 +326,11 @@ func (g *grader) countedBy(c *Check) func(kind string) bool {
 		}
 		return false
 	}
+}
+
+// request is the hunt of a check with limits l and search spec: every
+// bug, minimised.
+func (l Limits) request(spec search.Spec) hunt.Request {
+	return hunt.Request{Search: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
+		Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions}
 }

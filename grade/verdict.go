@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/stdbg/stdbg/session"
 )
@@ -17,7 +18,7 @@ func (g *grader) verdict(c *Check, r *outcome) CheckResult {
 		return CheckResult{Status: r.status, Message: r.message}
 	}
 	found := r.found
-	cr := CheckResult{Executions: found.Search.Stats.Executions, Search: coverage(found, r.b, r.l)}
+	cr := CheckResult{Executions: found.Search.Stats.Executions, Search: coverage(found, r.l)}
 	lost := map[string]bool{}
 	for _, fd := range found.Findings {
 		kind := fd.Bug.Outcome.Kind.String()
@@ -61,7 +62,7 @@ func (g *grader) verdict(c *Check, r *outcome) CheckResult {
 // execution cut at the depth bound. (A preemption-bounded search is
 // complete over its bound, which the assignment chose.)
 func complete(f *session.Found) bool {
-	return f.Search.Complete && !f.Search.DepthLimited
+	return f.Coverage.Complete && !f.Coverage.DepthLimited
 }
 
 // unverified says why a check that found no bug could not vouch for the
@@ -69,7 +70,7 @@ func complete(f *session.Found) bool {
 func unverified(f *session.Found, l Limits) string {
 	var why string
 	switch {
-	case f.Search.DepthLimited:
+	case f.Coverage.DepthLimited:
 		why = fmt.Sprintf("some schedules of your program ran for more than %d steps without ending", l.MaxDepth)
 	default:
 		why = fmt.Sprintf("your program has more schedules than the %d the check explores", l.Executions)
@@ -80,39 +81,38 @@ func unverified(f *session.Found, l Limits) string {
 		"sleep on a condition variable (or a channel) until another thread wakes it, or for a loop that never ends."
 }
 
-// coverage says what a check's search covered, and over what: the
-// operations that were scheduling points, and the constructs the model
-// does not see, without which a complete search is never "exhaustive".
-func coverage(f *session.Found, b *built, l Limits) string {
-	n := f.Search.Stats.Executions
+// coverage says what a check's search covered, in a student's words, from
+// the search's coverage (session.Coverage): over which operations, and
+// the constructs the model does not see, without which a complete search
+// is never "exhaustive".
+func coverage(f *session.Found, l Limits) string {
+	c := f.Coverage
+	n := c.Executions
 	runs := fmt.Sprintf("%d schedules", n)
 	if n == 1 {
 		runs = "1 schedule"
 	}
-	scope := "thread operations"
-	switch {
-	case b.t.Go:
-		scope = "goroutine operations (channels, locks, WaitGroups, atomics, ...)"
-	case b.t.MemoryLogged:
-		scope = "thread operations and atomics, with every access to global and heap memory checked for data races"
-	case b.t.Memory:
-		scope = "thread operations and the accesses to global and heap memory"
+	scope := ""
+	if c.Scope != "" {
+		scope = ", over " + c.Scope
 	}
 	unseen := ""
-	if len(b.t.Unmodelled) > 0 {
-		unseen = "; not exhaustive: the search does not see " + strings.Join(b.t.Unmodelled, "; ")
+	if len(c.NotModelled) > 0 {
+		unseen = "; not exhaustive: the search does not see " + strings.Join(c.NotModelled, "; ")
 	}
 	switch {
-	case f.Search.Complete && f.Search.DepthLimited:
-		return fmt.Sprintf("incomplete: %s explored, some cut at %d steps (over %s)", runs, l.MaxDepth, scope)
-	case f.Search.Complete && l.Preemptions != nil:
-		return fmt.Sprintf("every schedule with at most %d preemptions explored (%s, over %s%s)", *l.Preemptions, runs, scope, unseen)
-	case f.Search.Complete && unseen != "":
-		return fmt.Sprintf("complete over the modelled operations: every schedule of %s explored (%s)%s", scope, runs, unseen)
-	case f.Search.Complete:
-		return fmt.Sprintf("exhaustive: every schedule explored, over %s (%s)", scope, runs)
+	case c.BudgetSpent:
+		return fmt.Sprintf("incomplete: %s explored within the time bound of %s%s", runs, time.Duration(l.Budget), scope)
+	case c.Complete && c.DepthLimited:
+		return fmt.Sprintf("incomplete: %s explored, some cut at %d steps%s", runs, c.MaxDepth, scope)
+	case c.Complete && l.Preemptions != nil:
+		return fmt.Sprintf("every schedule with at most %d preemptions explored (%s%s)%s", *l.Preemptions, runs, scope, unseen)
+	case c.Kind == session.CompleteModelled || c.Complete && unseen != "":
+		return fmt.Sprintf("complete over the modelled operations: every schedule explored (%s%s)%s", runs, scope, unseen)
+	case c.Kind == session.Exhaustive:
+		return fmt.Sprintf("exhaustive: every schedule explored (%s%s)", runs, scope)
 	case l.Executions > 0 && n >= l.Executions:
-		return fmt.Sprintf("incomplete: the bound of %s reached (over %s)", runs, scope)
+		return fmt.Sprintf("incomplete: the bound of %s reached%s", runs, scope)
 	}
-	return fmt.Sprintf("incomplete: %s explored (over %s)", runs, scope)
+	return fmt.Sprintf("incomplete: %s explored%s", runs, scope)
 }

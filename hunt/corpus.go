@@ -67,6 +67,36 @@ func (c *Corpus) save(f *Finding, maxDepth int) {
 		return
 	}
 	path, existed, err := corpus.Save(c.Dir, c.Entry(f, maxDepth))
+	c.saved(f, path, existed, err)
+}
+
+// replace stores the minimised finding f in place of the entry of first,
+// the bug as found (corpus.Replace): the one the hunt saved, or one that
+// was in the corpus before the hunt and was never minimised (a search
+// stopped before minimisation, or --no-minimise). An older entry that was
+// minimised stays, and f is saved beside it.
+func (c *Corpus) replace(f, first *Finding, maxDepth int) {
+	if first.Saved == "" || first.SaveErr != nil || first.AlreadySaved && !unminimised(first.Saved) {
+		c.save(f, maxDepth)
+		return
+	}
+	path, existed, err := corpus.Replace(c.Dir, first.Saved, c.Entry(f, maxDepth))
+	if err == nil && path != first.Saved {
+		f.Replaced = first.Saved
+	}
+	c.saved(f, path, existed, err)
+}
+
+// unminimised reports whether the entry at path holds a bug as found, never
+// minimised.
+func unminimised(path string) bool {
+	e, err := corpus.Load(path)
+	return err == nil && e.Original == "" && (e.Report == nil || e.Report.Minimised == nil)
+}
+
+// saved notes in the finding and its report where it was saved, or why
+// it was not.
+func (c *Corpus) saved(f *Finding, path string, existed bool, err error) {
 	f.Saved, f.AlreadySaved, f.SaveErr = path, existed, err
 	r := f.Report
 	if r == nil {

@@ -7,6 +7,12 @@
 // executor of its program and what only it knows: how to replay a bug with
 // full stacks and build its report, the command that replays a schedule,
 // the target of a corpus entry. It prints the Result its own way.
+//
+// The replay half is here too: Replay runs one schedule (or a lasso) on an
+// execution, with a hook before each step for a debugger, and Judge gives
+// the verdict on a stored bug replayed again (reproduces, fails
+// differently, fixed, diverged), for stdbg corpus run and the corpus of
+// sthread.Check alike.
 package hunt
 
 import (
@@ -27,7 +33,13 @@ type Config struct {
 	Executor search.Executor
 	// Strategy explores (nil: search.NewDPOR()).
 	Strategy search.Strategy
-	// Options are the search's; their MaxDepth also bounds minimisation.
+	// Request is the hunt asked for: its depth bound (which also bounds
+	// minimisation), All, the execution limit, the budget and the
+	// minimisation. (Its Search names the search for a front end that
+	// builds the Strategy, or divides the search, from it.)
+	Request
+	// Options are the search's callbacks and stateful search; the
+	// Request sets their MaxDepth, All and MaxExecutions (Request.SearchOptions).
 	Options search.Options
 	// Explore, if not nil, replaces search.Explore(ctx, Executor, Strategy,
 	// Options): a search divided among processes, or run inside the target.
@@ -37,20 +49,17 @@ type Config struct {
 	// LTL, if not nil, is checked on the state graph of a complete search
 	// that found no bug (or with Options.All); Options.Graph must be set.
 	LTL *ltl.Formula
-	// Minimise shrinks each bug's schedule (search.Minimise, exhaustive)
-	// with at most MinimiseExecutions executions (0: the default),
-	// reporting to MinimiseProgress (may be nil).
-	Minimise           bool
-	MinimiseExecutions int64
-	MinimiseProgress   func(search.Stats)
+	// MinimiseProgress, if not nil, is told of a minimisation under way
+	// (Request.Minimise).
+	MinimiseProgress func(search.Stats)
 	// MinimiseNoReduction proves minimisations without the model's
 	// independence (search.MinimiseOptions.NoReduction): for a search run
 	// without reduction.
 	MinimiseNoReduction bool
-	// Budget bounds the whole hunt's wall time (0: no bound). The search
+	// The Request's Budget bounds the whole hunt's wall time. The search
 	// gets four fifths of it when bugs are to be minimised, minimisation
 	// what is left (see Deadlines).
-	Budget time.Duration
+	//
 	// SearchContext and MinimiseContext, if not nil, are the contexts the
 	// search and the minimisation run under, in place of ctx and the
 	// Budget's shares of it: a front end that cannot start timers (a Go
@@ -81,6 +90,31 @@ type Config struct {
 	// Warn, if not nil, is told of what went wrong without ending the hunt
 	// (a minimisation that failed).
 	Warn func(string)
+	// Reported, if not nil, is told of each finding as soon as it is
+	// final, and of each bug that is to be minimised as soon as it is
+	// found, before its minimisation: explained and saved as found, with
+	// Finding.Minimising set. Such a bug is told of again when its
+	// minimisation ends, minimised (its corpus entry replacing the one of
+	// the bug as found: Finding.Replaced); that is the finding in the
+	// Result.
+	Reported func(*Finding)
+}
+
+// MinimiseFactor and MinimiseFloor bound each minimisation's wall time
+// (MinimiseTime): a minimisation never takes much longer than the search
+// that found its bug.
+const MinimiseFactor = 4
+
+// MinimiseFloor is the least wall time a minimisation gets (a variable for
+// the tests of the bound).
+var MinimiseFloor = 5 * time.Second
+
+// MinimiseTime is the most wall time a minimisation of a bug found by a
+// search of the given wall time may take: MinimiseFactor times as long, and
+// at least MinimiseFloor. When it is spent the minimisation stops with the
+// best schedule it has, which its report says is not proven minimal.
+func MinimiseTime(search time.Duration) time.Duration {
+	return max(MinimiseFactor*search, MinimiseFloor)
 }
 
 // Explored is what Config.Explore found.
@@ -121,6 +155,16 @@ type Finding struct {
 	Saved        string
 	AlreadySaved bool
 	SaveErr      error
+	// Minimising is set on a finding told to Config.Reported before its
+	// minimisation: the bug as found, which a minimised finding follows.
+	// MinimiseFor is then the most time the minimisation may take
+	// (MinimiseTime; 0: what the front end's MinimiseContext allows).
+	Minimising  bool
+	MinimiseFor time.Duration
+	// Replaced, in a minimised finding, is the corpus entry of the bug as
+	// found that its own entry replaced ("" when there was none to
+	// replace: not saved, or an older entry that holds a minimisation).
+	Replaced string
 }
 
 // Result is what a hunt found.
@@ -157,6 +201,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 func run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg.Options = cfg.SearchOptions(cfg.Options)
 	searchCtx, minCtx := ctx, ctx
 	if cfg.Budget > 0 {
 		searchUntil, until := Deadlines(time.Now(), cfg.Budget, cfg.Minimise)
@@ -172,7 +217,9 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.MinimiseContext != nil {
 		minCtx = cfg.MinimiseContext
 	}
+	t0 := time.Now()
 	found, err := explore(searchCtx, &cfg)
+	searched := time.Since(t0)
 	out := &Result{Search: found.Result, Stats: found.Stats, Interrupted: ctx.Err() != nil}
 	out.BudgetSpent = !out.Interrupted && found.BudgetSpent
 	stopped := out.Interrupted || out.BudgetSpent
@@ -196,30 +243,56 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	for i, bug := range bugs {
-		f := &Finding{Bug: bug, Found: bug.Schedule}
 		var min *search.Minimised
 		if i < len(found.Minimised) && cfg.Pick == nil {
 			min = found.Minimised[i]
 		}
+		var first *Finding // the bug as found, reported before its minimisation
 		unminimised := ""
 		if min == nil && cfg.Minimise && !out.Interrupted && bug.Cycle == nil {
-			var why string
-			min, why = minimise(ctx, minCtx, &cfg, bug, found.Stats.Executions)
-			unminimised = why
+			if cfg.Reported != nil {
+				first = &Finding{Bug: bug, Found: bug.Schedule, Minimising: true}
+				if cfg.MinimiseContext == nil {
+					first.MinimiseFor = MinimiseTime(searched)
+				}
+				if err := explain(&cfg, first); err != nil {
+					return out, err
+				}
+				if cfg.Corpus != nil {
+					cfg.Corpus.save(first, cfg.Options.MaxDepth)
+				}
+				cfg.Reported(first)
+			}
+			min, unminimised = minimise(ctx, minCtx, &cfg, bug, found.Stats.Executions, searched)
 		}
+		f := &Finding{Bug: bug, Found: bug.Schedule}
 		if min != nil {
 			f.Minimised = min
 			f.Bug.Schedule, f.Bug.Outcome, f.Found = min.Schedule, min.Outcome, min.Original
 			out.Stats = out.Stats.Add(search.Stats{Executions: min.Stats.Executions, Transitions: min.Stats.Transitions})
 		}
-		if err := explain(&cfg, f); err != nil {
+		if first != nil && first.Report != nil && f.Bug.Schedule.Equal(first.Bug.Schedule) {
+			// Minimisation kept the schedule found: its report stands,
+			// with what the minimisation proved.
+			r := *first.Report
+			r.Notes = append([]string(nil), first.Report.Notes...)
+			f.Report = &r
+			annotate(&cfg, f)
+		} else if err := explain(&cfg, f); err != nil {
 			return out, err
 		}
 		if f.Report != nil && unminimised != "" {
 			f.Report.Notes = append(f.Report.Notes, unminimised)
 		}
 		if cfg.Corpus != nil {
-			cfg.Corpus.save(f, cfg.Options.MaxDepth)
+			if first != nil {
+				cfg.Corpus.replace(f, first, cfg.Options.MaxDepth)
+			} else {
+				cfg.Corpus.save(f, cfg.Options.MaxDepth)
+			}
+		}
+		if cfg.Reported != nil {
+			cfg.Reported(f)
 		}
 		out.Findings = append(out.Findings, f)
 	}
@@ -271,16 +344,33 @@ func Deadlines(start time.Time, budget time.Duration, minimise bool) (searchUnti
 	return start.Add(share), start.Add(budget)
 }
 
-// minimise minimises a bug found by a search of searchExecs executions;
-// when it could not, it says why in a note for the report ("" when there
-// is nothing to say).
-func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchExecs int64) (*search.Minimised, string) {
-	m, err := search.Minimise(minCtx, cfg.Executor, bug, search.MinimiseOptions{MaxDepth: cfg.Options.MaxDepth,
+// minimise minimises a bug found by a search of searchExecs executions and
+// the given wall time, within MinimiseTime of it (unless the front end
+// keeps the minimisation's time itself: Config.MinimiseContext); when it
+// could not, it says why in a note for the report ("" when there is
+// nothing to say).
+func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchExecs int64, searched time.Duration) (*search.Minimised, string) {
+	bounded := minCtx
+	var bound time.Duration
+	if cfg.MinimiseContext == nil {
+		bound = MinimiseTime(searched)
+		var cancel context.CancelFunc
+		bounded, cancel = context.WithTimeout(minCtx, bound)
+		defer cancel()
+	}
+	m, err := search.Minimise(bounded, cfg.Executor, bug, search.MinimiseOptions{MaxDepth: cfg.Options.MaxDepth,
 		MaxExecutions: cfg.MinimiseExecutions, Exhaustive: true, Progress: cfg.MinimiseProgress,
 		SearchExecutions: searchExecs, NoReduction: cfg.MinimiseNoReduction})
 	switch {
 	case err == nil:
+		if !m.Proven && minCtx.Err() == nil && bounded.Err() != nil {
+			m.Unproven = fmt.Sprintf("stopped at its bound of %s (%d times the search's %s, at least %s)",
+				roundTime(bound), MinimiseFactor, roundTime(searched), MinimiseFloor)
+		}
 		return m, ""
+	case minCtx.Err() == nil && bounded.Err() != nil:
+		return nil, fmt.Sprintf("not minimised: its bound of %s (%d times the search's %s, at least %s) was spent replaying it",
+			roundTime(bound), MinimiseFactor, roundTime(searched), MinimiseFloor)
 	case minCtx.Err() == nil:
 		if cfg.Warn != nil {
 			cfg.Warn(fmt.Sprintf("could not minimise the %s: %v", bug.Outcome.Kind, err))
@@ -289,6 +379,15 @@ func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchEx
 		return nil, "not minimised: the budget was spent before minimisation could start"
 	}
 	return nil, ""
+}
+
+// roundTime is d as a user reads it: to the millisecond under a second,
+// else to the tenth of a second.
+func roundTime(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // checkLTL checks f on the state graph of a complete search; a search that
@@ -327,18 +426,26 @@ func explain(cfg *Config, f *Finding) error {
 	r := x.Report
 	bug := f.Bug
 	Mark(x, bug, cfg.Nondeterminism, cfg.Hints)
-	if cfg.ReplayCommand != nil {
-		r.Replay = cfg.ReplayCommand(search.LassoString(bug.Schedule, bug.Cycle))
-	}
 	r.FoundBy = bug.By
+	f.Report = r
+	annotate(cfg, f)
+	return nil
+}
+
+// annotate adds to the finding's report what its minimisation did, and
+// forgets where an earlier report of it was saved.
+func annotate(cfg *Config, f *Finding) {
+	r := f.Report
+	r.Saved, r.AlreadySaved = "", false
+	if cfg.ReplayCommand != nil {
+		r.Replay = cfg.ReplayCommand(search.LassoString(f.Bug.Schedule, f.Bug.Cycle))
+	}
 	if m := f.Minimised; m != nil {
 		r.Minimised = &report.Minimisation{FromLength: m.OriginalLength, FromPreemptions: m.OriginalPreemptions,
 			Length: m.Length, Preemptions: m.Preemptions, Proven: m.Proven, Executions: m.Stats.Executions,
 			Original: m.Original.String(), LowerLength: m.LowerLength, LowerPreemptions: m.LowerPreemptions,
 			Unproven: m.Unproven}
 	}
-	f.Report = r
-	return nil
 }
 
 // Mark makes x.Report, the report of a replay of bug's schedule, the

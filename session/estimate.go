@@ -35,7 +35,7 @@ func (s *Session) Estimate(ctx context.Context, e *Estimate) (*search.Estimate, 
 		return nil, fmt.Errorf("estimating %s: only an exhaustive search (dfs or the portfolio's) can be estimated", n.Describe())
 	}
 	x := n.Exhaustive()
-	est, err := search.EstimateTree(ctx, s.Checker, search.EstimateOptions{Reduction: x.Reduction, MaxDepth: e.MaxDepth,
+	est, err := search.EstimateTree(ctx, s.checker, search.EstimateOptions{Reduction: x.Reduction, MaxDepth: e.MaxDepth,
 		Probes: e.Probes, Seed: e.Seed, Progress: e.Progress})
 	if err != nil {
 		return est, fmt.Errorf("estimating the search of %s: %w", s.Target.Arg, err)

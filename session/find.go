@@ -3,10 +3,12 @@ package session
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/ltl"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -37,9 +39,14 @@ type Find struct {
 	Warn func(string)
 	// Watch, if not nil, wraps the session's executor in recorders (a
 	// profile, a drawing of the state graph) for the search, not the
-	// minimisation; done is called when the search ends. The search then
-	// runs from here: Plan.Watched must be set.
-	Watch func(search.Executor) (watched search.Executor, done func())
+	// minimisation; syms names the program's addresses; done is called
+	// when the search ends. The search then runs from here: Plan.Watched
+	// must be set.
+	Watch func(ex search.Executor, syms *symbolize.Symbolizer) (watched search.Executor, done func())
+	// Stacks asks the program for full stacks at every step of the
+	// search, for Watch's recorders (a profile); the minimisation runs
+	// without.
+	Stacks bool
 	// Corpus, if not nil, is where each bug is saved.
 	Corpus *hunt.Corpus
 	// MinimiseNoReduction proves minimisations without the model's
@@ -53,6 +60,11 @@ type Find struct {
 	// among those the search found (hunt.Config.Pick): a front end that
 	// reports only some kinds spends no time on the others.
 	Pick func([]search.Bug) []search.Bug
+	// Reported, if not nil, is told of each bug as soon as it is found,
+	// explained and saved, then again when it is minimised
+	// (hunt.Config.Reported). A search inside a Go target then leaves
+	// minimisation to this process, after the report.
+	Reported func(*hunt.Finding)
 }
 
 // Found is what a Find found.
@@ -61,20 +73,27 @@ type Found struct {
 	// InTarget reports a search that ran inside the target's process
 	// (each bug confirmed in a fresh one).
 	InTarget bool
+	// Coverage is what the search covered, as every front end says it.
+	Coverage Coverage
 }
 
 // Find runs f on the session's target. ctx stops it (a signal): the bugs
 // found so far are explained and saved, not minimised, as hunt.Run says.
 func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	p := &f.Plan
-	opts := search.Options{MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
-		Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
-		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil, Fairness: f.Fairness}
-	if err := s.checkStateful(p, opts); err != nil {
+	if p.MaxDepth == 0 {
+		plan := *p
+		plan.MaxDepth = s.Target.MaxDepth()
+		p = &plan
+	}
+	opts := p.SearchOptions(search.Options{Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
+		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil, Fairness: f.Fairness})
+	err := s.checkStateful(p, opts)
+	if err != nil {
 		return nil, err
 	}
 	if opts.Stateful() {
-		s.Proc.SetFlags(s.Proc.Flags() | wire.FlagState)
+		s.proc.SetFlags(s.proc.Flags() | wire.FlagState)
 		// Every transition reports the state the search looks up: the
 		// search runs from here (the search inside a Go target keeps no
 		// visited set).
@@ -82,21 +101,48 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		plan.Watched = true
 		p = &plan
 	}
+	if p.Strategy == nil && p.Search.Bounded() {
+		// Kept, for the coverage to say which bounds were finished (a
+		// bounded search runs in one copy, from here).
+		plan := *p
+		if plan.Strategy, err = p.Search.New(); err != nil {
+			return nil, err
+		}
+		p = &plan
+	}
 	if s.cpus == nil {
 		s.ClaimCPUs(p.jobs())
 	}
-	ex, done := search.Executor(s.Checker), func() {}
+	ex, done := search.Executor(s.checker), func() {}
 	if f.Watch != nil {
-		ex, done = f.Watch(ex)
+		ex, done = f.Watch(ex, s.syms)
 	}
-	explore, inTarget := s.Explorer(ctx, p, ex, f.Hooks)
+	if f.Stacks {
+		s.proc.SetFlags(s.proc.Flags() | wire.FlagStacks)
+		watchDone := done
+		done = func() { watchDone(); s.proc.SetFlags(s.proc.Flags() &^ wire.FlagStacks) }
+	}
+	searched := p
+	if f.Reported != nil && p.Minimise {
+		// Report first: the target stops at its bugs, minimised here.
+		// Its budget is the search's share (hunt.Deadlines).
+		plan := *p
+		plan.Minimise = false
+		if p.Budget > 0 {
+			now := time.Now()
+			until, _ := hunt.Deadlines(now, p.Budget, true)
+			plan.Budget = until.Sub(now)
+		}
+		searched = &plan
+	}
+	explore, inTarget := s.Explorer(ctx, searched, ex, f.Hooks)
 	cfg := hunt.Config{
-		Executor: s.Checker, Strategy: p.Strategy, Options: opts, Budget: p.Budget, LTL: f.LTL,
+		Executor: s.checker, Strategy: p.Strategy, Request: p.Request, Options: opts, LTL: f.LTL,
 		Explore: func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
 			defer done()
 			return explore(ctx, opts)
 		},
-		Minimise: p.Minimise, MinimiseExecutions: p.MinimiseExecutions, MinimiseProgress: f.Hooks.Minimising,
+		MinimiseProgress:    f.Hooks.Minimising,
 		MinimiseNoReduction: f.MinimiseNoReduction,
 		Nondeterminism:      Nondeterminism,
 		Hints:               s.ReuseHints,
@@ -104,6 +150,7 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		Warn:                f.Warn,
 		Corpus:              f.Corpus,
 		Pick:                f.Pick,
+		Reported:            f.Reported,
 	}
 	if !f.NoExplain {
 		cfg.Explain = func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, p.MaxDepth) }
@@ -112,7 +159,9 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	if res == nil {
 		return nil, err
 	}
-	return &Found{Result: *res, InTarget: *inTarget}, err
+	found := &Found{Result: *res, InTarget: *inTarget}
+	found.Coverage = coverageOf(p, p.Strategy, s.Target, found)
+	return found, err
 }
 
 // checkStateful refuses a search whose options and plan do not go together
@@ -121,7 +170,7 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 // have tracked the heap blocks the program allocated before the search
 // asked, and would take different states for one.
 func (s *Session) checkStateful(p *Plan, opts search.Options) error {
-	if err := p.Spec.CheckOptions(opts); err != nil {
+	if err := p.Search.CheckOptions(opts); err != nil {
 		return err
 	}
 	if opts.Stateful() && !s.Target.Go && !s.opts.State {

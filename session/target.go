@@ -8,7 +8,10 @@
 // state from one to the next, with real threads when contexts change what
 // a C program does; a small search in one copy of the program, a longer
 // one divided among copies. It hands package hunt the executor, the
-// search and the replays that explain a bug.
+// search and the replays that explain a bug. It replays one schedule of a
+// target, with full stacks and a hook before each step for a debugger
+// (Session.Replay), and reruns a corpus entry to judge it (RerunEntry):
+// the front ends only print what these return.
 package session
 
 import (
@@ -18,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stdbg/stdbg/corpus"
@@ -122,7 +126,7 @@ func Resolve(args []string, b Build) (*Target, error) {
 			t.Dir = strings.TrimSuffix(t.Arg, string(filepath.Separator))
 		}
 		t.askState()
-		built, err := buildGoMode(t.Arg, b.Run != "", b.Race, false, b.Tags)
+		built, err := buildShared(t.Arg, b.Run != "", b.Race, b.Tags)
 		if err != nil {
 			return nil, &UsageError{err}
 		}
@@ -189,7 +193,9 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 	if err := corpus.CheckEnv(path, e.Target.Env); err != nil {
 		return nil, err
 	}
-	t := &Target{Args: e.Target.Args}
+	// The environment the entry records (checked above) is the
+	// program's in every run, as it was when the bug was found.
+	t := &Target{Args: e.Target.Args, Env: append([]string(nil), e.Target.Env...)}
 	var src string
 	if e.Target.Kind != "binary" {
 		var err error
@@ -199,7 +205,7 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 	}
 	switch e.Target.Kind {
 	case "go-test":
-		b, err := buildGo(src, true, true)
+		b, err := buildShared(src, true, true, "")
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +216,7 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 		t.Arg, t.Source, t.Binary, t.Go, t.Run, t.Unmodelled = src, src, b.exe, true, run, b.unmodelled
 		t.Dir = src
 	case "go-program":
-		b, err := buildGo(src, false, true)
+		b, err := buildShared(src, false, true, "")
 		if err != nil {
 			return nil, err
 		}
@@ -237,6 +243,16 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 			return nil, err
 		}
 		t.Arg, t.Binary = exe, exe
+	}
+	if t.Go {
+		t.RandSeed = DefaultRandSeed
+		for _, kv := range t.Env {
+			if v, ok := strings.CutPrefix(kv, rtnames.RandSeedEnv+"="); ok {
+				if seed, err := strconv.ParseInt(v, 10, 64); err == nil {
+					t.RandSeed = seed
+				}
+			}
+		}
 	}
 	return t, nil
 }
@@ -357,7 +373,7 @@ func (t *Target) askState() {
 	}
 	t.stateSoon = make(chan []goinstr.Var, 1)
 	go func() {
-		vars, err := goinstr.PackageState(dir, t.Run != "")
+		vars, err := packageState(dir, t.Run != "")
 		if err != nil {
 			vars = []goinstr.Var{{Name: err.Error()}} // unknown: be safe
 		}

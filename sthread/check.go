@@ -1,6 +1,7 @@
 package sthread
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -212,60 +214,62 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 	}
 	checkMu.Lock()
 	defer checkMu.Unlock()
-	rep, rr, err := describe(f, cfg, s, logs)
+	rd, err := describe(f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, logs)
 	if err != nil {
 		return nil, err
 	}
-	if rr.Outcome != nil && rr.Outcome.Kind == search.Diverged {
-		return nil, fmt.Errorf("the schedule does not fit: %s", rr.Outcome.Message)
+	if rd.Diverged() {
+		return nil, fmt.Errorf("the schedule does not fit: %s", rd.Outcome.Message)
 	}
+	rep := rd.Report
 	out := &replayed{rep: rep}
-	if o := rr.Outcome; o != nil && o.Kind.IsBug() {
-		out.bug = &Bug{Kind: o.Kind, Message: rep.Message, Where: o.Where, Schedule: rr.Executed.String(), Report: rep}
+	if o := rd.Outcome; o != nil && o.Kind.IsBug() {
+		out.bug = &Bug{Kind: o.Kind, Message: rep.Message, Where: o.Where, Schedule: rd.Executed.String(), Report: rep}
 	}
 	return out, nil
 }
 
-// describe runs schedule s on f once with full stacks and builds its
-// report. checkMu must be held.
+// describe runs r on f once with full stacks (a lasso's with the states
+// of its cycle) and builds its report. A replay of a plain schedule
+// publishes its steps for a debugger when logs is set. checkMu must be
+// held.
 //
 //go:norace
-func describe(f func(), cfg *config, s schedule.Schedule, logs bool) (*report.Report, *search.ReplayResult, error) {
-	rc := cfg.runtime(rt.ReportDepth, false)
+func describe(f func(), cfg *config, r hunt.Replay, logs bool) (*hunt.Replayed, error) {
+	rc := cfg.runtime(rt.ReportDepth, r.Lasso())
 	rc.Logs = logs
 	// A user stopped in a debugger is not a transition that runs for
 	// ever.
 	rc.NoWatch = logs && traced()
-	r, chk := rt.Start(f, rc)
-	defer r.Stop()
+	run, chk := rt.Start(f, rc)
+	defer run.Stop()
 	e, err := chk.Begin()
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting %s: %w", rt.FuncName(f), err)
+		return nil, fmt.Errorf("starting %s: %w", rt.FuncName(f), err)
 	}
-	ex := r.Begun()
+	ex := run.Begun()
 	defer e.Close()
-	var run search.Execution = e
+	var exec search.Execution = e
 	var dbg *debugExec
-	if logs {
-		dbg = newDebugExec(e, ex, s)
-		run = dbg
+	if logs && !r.Lasso() {
+		dbg = newDebugExec(e, ex, r.Schedule)
+		exec = dbg
 	}
-	rr, err := search.Replay(run, s, cfg.maxDepth)
+	rd, err := r.Run(context.Background(), exec, func(o *search.Outcome) *report.Report { return ex.Report(e, o) })
 	if err != nil {
-		return nil, nil, fmt.Errorf("running %s: %w", rt.FuncName(f), err)
+		return nil, fmt.Errorf("running %s: %w", rt.FuncName(f), err)
 	}
 	if dbg != nil {
 		outcome := ""
-		if o := rr.Outcome; o != nil && o.Kind.IsBug() {
+		if o := rd.Outcome; o != nil && o.Kind.IsBug() {
 			outcome = o.Kind.String() + ": " + o.Message
 		}
 		dbg.finish(outcome)
 	}
-	rep := ex.Report(e, rr.Outcome)
-	if rr.Outcome != nil && rr.Outcome.Kind != search.Diverged && !rr.Executed.Equal(s) {
-		rep.Executed = rr.Executed.String()
+	if !r.Lasso() && rd.Outcome != nil && !rd.Diverged() && !rd.Executed.Equal(r.Schedule) {
+		rd.Report.Executed = rd.Executed.String()
 	}
-	return rep, rr, nil
+	return rd, nil
 }
 
 // replayCommand is the command line that replays sched in the test t.

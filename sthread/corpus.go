@@ -14,7 +14,6 @@ import (
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
-	"github.com/stdbg/stdbg/search"
 )
 
 // The corpus of a Go test. Check saves each bug it finds as a corpus entry
@@ -168,7 +167,7 @@ func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
 			continue
 		}
 		checkMu.Lock()
-		rep, rr, err := describe(f, cfg, s, false)
+		rd, err := describe(f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, false)
 		checkMu.Unlock()
 		runs++
 		if err != nil {
@@ -176,14 +175,15 @@ func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
 			continue
 		}
 		var sb strings.Builder
-		rep.WriteText(&sb)
+		rd.Report.WriteText(&sb)
 		replay := "Replay: " + replayCommand(t, e.Schedule) + "\n"
-		switch o := rr.Outcome; {
-		case o != nil && o.Kind == search.Diverged:
-			t.Logf("sthread: %s diverged: its schedule no longer fits the function (%s); searching anew", it.Path, oneLine(o.Message))
-		case o == nil || !o.Kind.IsBug():
+		o := rd.Outcome
+		switch v := rd.Judge(e.Failure); v.Status {
+		case hunt.Diverged:
+			t.Logf("sthread: %s diverged: its schedule no longer fits the function (%s); searching anew", it.Path, oneLine(v.Detail))
+		case hunt.Fixed:
 			t.Logf("sthread: %s fixed: its schedule now runs without failing (the file stays as a regression test)", it.Path)
-		case o.Kind.String() == e.Failure.Kind && o.Where == e.Failure.Where:
+		case hunt.Reproduces:
 			failures = append(failures, fmt.Sprintf("sthread.Check: the bug stored in %s still reproduces:\n%s%s",
 				it.Path, sb.String(), replay))
 		default:

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -54,9 +57,16 @@ type CPUClaim struct {
 // cache directory (cpus/N.lock), held until Release or the end of the
 // process. With $STDBG_PIN=0, or when no CPU is free, the claim is empty
 // and Place proposes nothing.
+//
+// Nor does it claim anything on a busy machine, where fewer than n CPUs
+// are left by the threads of other programs ready to run (Busy): a thread
+// placed on a CPU beside a busy program waits for it at every hand-over,
+// when the kernel would have moved it to a CPU that is free at that
+// moment. $STDBG_PIN=1 claims all the same.
 func ClaimCPUs(n int) *CPUClaim {
 	c := &CPUClaim{}
-	if os.Getenv("STDBG_PIN") == "0" || n < 1 {
+	pin := os.Getenv("STDBG_PIN")
+	if pin == "0" || n < 1 || pin != "1" && Busy(n) {
 		return c
 	}
 	base, err := cachedir.Dir()
@@ -83,6 +93,45 @@ func ClaimCPUs(n int) *CPUClaim {
 		c.files = append(c.files, f)
 	}
 	return c
+}
+
+// Busy reports whether fewer than n of the CPUs this process may use are
+// left by the threads of other programs that are ready to run: the
+// kernel's count of runnable threads (procs_running in /proc/stat), less
+// the caller, at its lowest over up to three readings a millisecond apart,
+// so that a program that only passes by is not counted (a machine found
+// free at the first reading costs no wait).
+func Busy(n int) bool {
+	cpus := len(allowedCPUs())
+	if cpus == 0 {
+		return false
+	}
+	for i := range 3 {
+		if i > 0 {
+			time.Sleep(time.Millisecond)
+		}
+		r, ok := runnable()
+		if !ok || cpus-(r-1) >= n {
+			return false
+		}
+	}
+	return true
+}
+
+// runnable returns the number of threads ready to run on the machine now
+// (procs_running in /proc/stat), the caller included.
+func runnable() (int, bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "procs_running "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // CPUs returns the claimed CPUs.
@@ -184,6 +233,7 @@ func (p *Process) pinCaller() {
 	set.Set(p.place.Checker)
 	if unix.SchedSetaffinity(0, &set) == nil {
 		p.pinnedTid, p.pinnedOld = tid, old
+		p.mb.SetCPU(p.place.Checker)
 	}
 }
 
@@ -194,4 +244,5 @@ func (p *Process) Unpin() {
 		unix.SchedSetaffinity(0, &p.pinnedOld)
 	}
 	p.pinnedTid = 0
+	p.mb.SetCPU(-1)
 }

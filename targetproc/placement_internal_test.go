@@ -1,8 +1,10 @@
 package targetproc
 
 import (
+	"os/exec"
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestPlacements(t *testing.T) {
@@ -31,6 +33,7 @@ func TestPlacements(t *testing.T) {
 
 func TestClaimCPUs(t *testing.T) {
 	t.Setenv("STDBG_CACHE", t.TempDir())
+	t.Setenv("STDBG_PIN", "1") // whatever else the machine runs
 	all := allowedCPUs()
 	a := ClaimCPUs(2)
 	want := len(all)
@@ -72,5 +75,38 @@ func TestClaimCPUsOff(t *testing.T) {
 	defer c.Release()
 	if c.CPUs() != nil || c.Place(1) != nil {
 		t.Errorf("with STDBG_PIN=0: CPUs %v, placements %v; want none", c.CPUs(), c.Place(1))
+	}
+}
+
+// TestClaimCPUsBusy: beside as many busy programs as CPUs, a claim holds
+// nothing (the kernel places the search better than a CPU shared with a
+// busy program would), unless STDBG_PIN=1.
+func TestClaimCPUsBusy(t *testing.T) {
+	t.Setenv("STDBG_CACHE", t.TempDir())
+	t.Setenv("STDBG_PIN", "")
+	for range allowedCPUs() {
+		hog := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		if err := hog.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			hog.Process.Kill()
+			hog.Wait()
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // the hogs run
+	if !Busy(1) {
+		t.Errorf("Busy(1) is false beside %d busy loops", len(allowedCPUs()))
+	}
+	c := ClaimCPUs(2)
+	if c.CPUs() != nil || c.Place(1) != nil {
+		t.Errorf("on a busy machine: CPUs %v, placements %v; want none", c.CPUs(), c.Place(1))
+	}
+	c.Release()
+	t.Setenv("STDBG_PIN", "1")
+	c = ClaimCPUs(2)
+	defer c.Release()
+	if len(c.CPUs()) == 0 {
+		t.Errorf("with STDBG_PIN=1 on a busy machine: no CPUs claimed")
 	}
 }

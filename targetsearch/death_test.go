@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
@@ -30,13 +31,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv(twoLocksEnv) != "" {
 		sthread.Run(func() {
 			var mu sthread.Mutex
+			var n int
 			done := sthread.MakeChan[bool](0)
 			sthread.Go(func() {
 				mu.Lock()
+				n++
 				mu.Unlock()
 				done.Send(true)
 			})
 			mu.Lock()
+			n++
 			mu.Unlock()
 			done.Recv()
 		})
@@ -108,7 +112,7 @@ func TestRunTargetDies(t *testing.T) {
 			var replayed []string
 			found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 				Binary: exe, Env: []string{dyingEnv + "=1"},
-				Spec: targetsearch.Spec{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true, Budget: tt.budget},
+				Spec: targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true, Budget: tt.budget}},
 				Replay: func(ctx context.Context, s schedule.Schedule) (*search.Outcome, error) {
 					replayed = append(replayed, s.String())
 					if tt.fresh == nil {
@@ -181,7 +185,7 @@ func TestRunAsAnotherUser(t *testing.T) {
 	found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 		Binary: bin, Env: []string{twoLocksEnv + "=1"}, Dir: dir,
 		Wrap: []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"},
-		Spec: targetsearch.Spec{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true},
+		Spec: targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true}},
 		Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
 			return nil, errors.New("no target should die")
 		},

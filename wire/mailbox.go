@@ -26,6 +26,8 @@ const (
 	offPid        = 40
 	offDeadGen    = 44
 	offDeadStatus = 48
+	offCkCPU      = 52
+	offRtCPU      = 56
 )
 
 // Mailbox is the shared memory between the checker and a target process:
@@ -33,7 +35,21 @@ const (
 type Mailbox struct {
 	file *os.File
 	mem  []byte
-	spin atomic.Int64 // Wait's current poll, in nanoseconds (0: SpinTime)
+	spin atomic.Int64  // Wait's current poll, in nanoseconds (0: SpinTime)
+	down atomic.Int64  // WaitDown's current poll, in loads (0: downPolls)
+	cpu  atomic.Uint32 // 1 + the CPU this side's waiting thread is placed on (0: not placed)
+}
+
+// SetCPU tells the mailbox that the thread that waits and answers on this
+// side runs on cpu alone (it was placed there); -1 says it is not placed.
+// Each side says in the slot which CPU it handed over from, and does not
+// poll for the other's answer when that one runs on its own CPU.
+func (m *Mailbox) SetCPU(cpu int) {
+	if cpu < 0 {
+		m.cpu.Store(0)
+		return
+	}
+	m.cpu.Store(uint32(cpu) + 1)
 }
 
 // NewMailbox creates an anonymous shared memory file holding two slots.
@@ -70,13 +86,34 @@ func (m *Mailbox) Close() error {
 // Slot returns the slot used by execution generation gen.
 func (m *Mailbox) Slot(gen uint32) *Slot {
 	off := int(gen&1) * SlotSize
-	return &Slot{mem: m.mem[off : off+SlotSize], spin: &m.spin}
+	return &Slot{mem: m.mem[off : off+SlotSize], spin: &m.spin, downPoll: &m.down, cpu: &m.cpu}
 }
 
 // Slot is one execution's half of the mailbox.
 type Slot struct {
-	mem  []byte
-	spin *atomic.Int64 // the mailbox's poll (nil: always SpinTime)
+	mem      []byte
+	spin     *atomic.Int64  // the mailbox's poll (nil: always SpinTime)
+	downPoll *atomic.Int64  // the mailbox's poll of WaitDown (nil: always downPolls)
+	cpu      *atomic.Uint32 // the mailbox's placement (nil: not placed)
+}
+
+// myCPU returns 1 + the CPU this side runs on: where it was placed, else
+// where the calling thread runs now (0: unknown).
+func (s *Slot) myCPU() uint32 {
+	if s.cpu != nil {
+		if c := s.cpu.Load(); c != 0 {
+			return c
+		}
+	}
+	return currentCPU()
+}
+
+// sameCPU reports whether the other side handed over (or answered) last
+// from the CPU this side runs on: polling for it there only keeps it from
+// running.
+func (s *Slot) sameCPU(off int) bool {
+	other := atomic.LoadUint32(s.word(off))
+	return other != 0 && other == s.myCPU()
 }
 
 func (s *Slot) word(off int) *uint32 { return (*uint32)(unsafe.Pointer(&s.mem[off])) }
@@ -91,6 +128,8 @@ func (s *Slot) Reset(gen, flags uint32) {
 	atomic.StoreUint32(s.word(offDownLen), 0)
 	atomic.StoreUint32(s.word(offPid), 0)
 	atomic.StoreUint32(s.word(offCkSleeping), 0)
+	atomic.StoreUint32(s.word(offCkCPU), 0)
+	atomic.StoreUint32(s.word(offRtCPU), 0)
 }
 
 // UpSeq returns the runtime's hand-over counter.
@@ -146,7 +185,8 @@ var ErrTimeout = errors.New("timed out waiting for the target")
 // Wait blocks until the runtime hands the slot over (UpSeq moves past
 // last) or the deadline passes. It spins briefly first: a transition is
 // usually a few microseconds. It does not spin when the slot's flags
-// include FlagNoSpin (the target runs on the caller's CPU).
+// include FlagNoSpin (the target runs on the caller's CPU), nor when the
+// runtime last handed over from the CPU the caller runs on.
 func (s *Slot) Wait(last uint32, deadline time.Time) error {
 	c := waitClock{deadline: deadline}
 	return s.wait(last, &c)
@@ -186,7 +226,7 @@ func (c *waitClock) now() time.Time {
 func (s *Slot) wait(last uint32, c *waitClock) error {
 	seq := s.word(offUpSeq)
 	var spinUntil time.Time
-	noSpin := atomic.LoadUint32(s.word(offFlags))&FlagNoSpin != 0
+	noSpin := atomic.LoadUint32(s.word(offFlags))&FlagNoSpin != 0 || s.sameCPU(offRtCPU)
 	poll := s.pollFor()
 	for i := 0; ; i++ {
 		if atomic.LoadUint32(seq) != last {
@@ -247,6 +287,7 @@ func (s *Slot) Answer(msg []byte) error {
 		return fmt.Errorf("answer of %d bytes exceeds the mailbox", len(msg))
 	}
 	atomic.StoreUint32(s.word(offUpLen), 0)
+	atomic.StoreUint32(s.word(offCkCPU), s.myCPU())
 	copy(s.mem[HdrSize:], msg)
 	atomic.StoreUint32(s.word(offDownLen), uint32(len(msg)))
 	atomic.AddUint32(s.word(offDownSeq), 1)

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -83,5 +84,79 @@ func TestWaitFor(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	if err := s.WaitFor(s.UpSeq(), &old, time.Second); err != ErrTimeout {
 		t.Errorf("wait past its deadline: %v, want a timeout", err)
+	}
+}
+
+// TestNoPollOnTheOthersCPU: a side does not poll for an answer from a
+// side that handed over from its own CPU (the other cannot answer before
+// the poll ends), and polls otherwise; each side says where it handed
+// over from.
+func TestNoPollOnTheOthersCPU(t *testing.T) {
+	m, err := NewMailbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s := m.Slot(1)
+	s.Reset(1, 0)
+	m.SetCPU(3)
+	// The runtime handed over from CPU 3, where the checker runs: the
+	// wait sleeps at once, and its poll learns nothing.
+	atomic.StoreUint32(s.word(offRtCPU), 4)
+	if err := s.Wait(s.UpSeq(), time.Now().Add(time.Millisecond)); err != ErrTimeout {
+		t.Fatalf("wait: %v, want a timeout", err)
+	}
+	if got := s.pollFor(); got != SpinTime {
+		t.Errorf("poll after a wait for a runtime on the checker's CPU %v, want %v (no poll)", got, SpinTime)
+	}
+	// From another CPU: the wait polls, in vain, and halves its poll.
+	atomic.StoreUint32(s.word(offRtCPU), 2)
+	if err := s.Wait(s.UpSeq(), time.Now().Add(time.Millisecond)); err != ErrTimeout {
+		t.Fatalf("wait: %v, want a timeout", err)
+	}
+	if got := s.pollFor(); got != SpinTime/2 {
+		t.Errorf("poll after a wait for a runtime on another CPU %v, want %v", got, SpinTime/2)
+	}
+	// The answer says where the checker is; the runtime's hand-over
+	// where it is.
+	if err := s.Answer([]byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := atomic.LoadUint32(s.word(offCkCPU)); got != 4 {
+		t.Errorf("checker_cpu %d after an answer from CPU 3, want 4", got)
+	}
+	m.SetCPU(-1)
+	if err := s.Send([]byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := atomic.LoadUint32(s.word(offRtCPU)), currentCPU(); got != want {
+		t.Errorf("runtime_cpu %d after a hand-over from an unplaced thread, want %d (where it runs)", got, want)
+	}
+}
+
+// TestWaitDownAdaptsItsPoll: the runtime's wait for the checker halves its
+// poll after a wait that had to sleep and does not poll for a checker that
+// answered from its own CPU.
+func TestWaitDownAdaptsItsPoll(t *testing.T) {
+	m, err := NewMailbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s := m.Slot(1)
+	s.Reset(1, 0)
+	if _, err := s.WaitDown(s.DownSeq(), time.Now().Add(time.Millisecond)); err != ErrTimeout {
+		t.Fatalf("wait: %v, want a timeout", err)
+	}
+	if got := m.down.Load(); got != downPolls/2 {
+		t.Errorf("poll after a wait that slept %d, want %d", got, downPolls/2)
+	}
+	m.SetCPU(5)
+	atomic.StoreUint32(s.word(offCkCPU), 6)
+	if _, err := s.WaitDown(s.DownSeq(), time.Now().Add(time.Millisecond)); err != ErrTimeout {
+		t.Fatalf("wait: %v, want a timeout", err)
+	}
+	if got := m.down.Load(); got != downPolls/2 {
+		t.Errorf("poll after a wait for a checker on this CPU %d, want %d (no poll)", got, downPolls/2)
 	}
 }

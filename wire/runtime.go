@@ -13,6 +13,9 @@ import (
 // This file is the runtime's side of the mailbox, for runtimes written in
 // Go (the C library has its own, in stdbg_wire.h's terms).
 
+// downPolls is the most times WaitDown polls before it sleeps.
+const downPolls = 2000
+
 // OpenMailbox maps a mailbox handed over by the checker as file
 // descriptor fd.
 func OpenMailbox(fd int) (*Mailbox, error) {
@@ -40,6 +43,7 @@ func (s *Slot) Send(msgs []byte) error {
 		return fmt.Errorf("mailbox overflow: %d bytes of messages", n+len(msgs))
 	}
 	copy(s.mem[HdrSize+DownCap+n:], msgs)
+	atomic.StoreUint32(s.word(offRtCPU), s.myCPU())
 	atomic.StoreUint32(s.word(offUpLen), uint32(n+len(msgs)))
 	atomic.AddUint32(s.word(offUpSeq), 1)
 	if atomic.LoadUint32(s.word(offCkSleeping)) != 0 {
@@ -49,14 +53,32 @@ func (s *Slot) Send(msgs []byte) error {
 }
 
 // WaitDown blocks until the checker answers (DownSeq moves past last) or
-// the deadline passes, and returns the answer's bytes.
+// the deadline passes, and returns the answer's bytes. It polls first,
+// unless the checker answered last from the CPU the caller runs on; the
+// poll adapts as the checker's (a wait that had to sleep halves the next
+// one's, one answered while polling doubles it back).
 func (s *Slot) WaitDown(last uint32, deadline time.Time) ([]byte, error) {
 	seq := s.word(offDownSeq)
 	sleeping := s.word(offRtSleeping)
-	for i := 0; i < 2000; i++ {
+	polls := int64(downPolls)
+	if s.downPoll != nil {
+		if v := s.downPoll.Load(); v > 0 {
+			polls = v
+		}
+	}
+	if s.sameCPU(offCkCPU) {
+		polls = 0
+	}
+	for i := int64(0); i < polls; i++ {
 		if atomic.LoadUint32(seq) != last {
+			if s.downPoll != nil && i > 0 {
+				s.downPoll.Store(min(2*polls, downPolls))
+			}
 			return s.down(), nil
 		}
+	}
+	if s.downPoll != nil && polls > 0 {
+		s.downPoll.Store(max(polls/2, downPolls/16))
 	}
 	defer atomic.StoreUint32(sleeping, 0)
 	for {

@@ -10,7 +10,13 @@
 //
 // Run it from the repository root:
 //
-//	go run ./benchmarks/evidence [-budget 10s] [-seed 1] [-run REGEXP] [-stdbg PATH]
+//	go run ./benchmarks/evidence [-budget 10s] [-seed 1] [-run REGEXP] [-stdbg PATH] [-report]
+//
+// With -report it runs instead the default search as a user runs it
+// (`stdbg find --no-save -j 1 --budget B --seed S`: minimisation on, text
+// output) and prints, per program, when the bug was announced, when its
+// first report was printed and when the command ended, from the command's
+// start: the time to the first report against the time to the bug.
 //
 // The sampling searches (PCT, and the portfolio's PCT and random walk) use
 // the given seed, so that a row repeats; times depend on the machine and
@@ -108,10 +114,11 @@ func main() {
 	seed := flag.Int64("seed", 1, "the seed of the sampling searches")
 	run := flag.String("run", "", "only the programs whose name matches this regular expression")
 	bin := flag.String("stdbg", os.Getenv("STDBG"), "the stdbg to run (default: built from this tree)")
+	reports := flag.Bool("report", false, "measure the time to the first report against the time to the bug, minimisation on")
 	flag.Parse()
 	only, err := regexp.Compile(*run)
 	if err != nil || *budget <= 0 || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: evidence [-budget 10s] [-seed 1] [-run REGEXP] [-stdbg PATH]")
+		fmt.Fprintln(os.Stderr, "usage: evidence [-budget 10s] [-seed 1] [-run REGEXP] [-stdbg PATH] [-report]")
 		os.Exit(2)
 	}
 	if *bin == "" {
@@ -127,7 +134,11 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	if err := measure(os.Stdout, *bin, only, *budget, *seed); err != nil {
+	run1 := measure
+	if *reports {
+		run1 = measureReports
+	}
+	if err := run1(os.Stdout, *bin, only, *budget, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "evidence:", err)
 		os.Exit(1)
 	}

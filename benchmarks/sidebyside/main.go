@@ -22,9 +22,13 @@
 //
 // Run it from the repository root (benchmarks/versus does):
 //
-//	go run ./benchmarks/sidebyside [-rounds 3] [-run REGEXP] [-stdbg PATH]
+//	go run ./benchmarks/sidebyside [-rounds 3] [-run REGEXP] [-stdbg PATH] [-hogs N]
 //
 // It builds stdbg from the tree unless -stdbg (or $STDBG) names a binary.
+// Each row is printed as soon as it is measured, and what it is running
+// goes to the standard error. With -hogs N every run alternates with a run
+// beside N CPU hogs (busy loops), and the table adds the times beside the
+// hogs and the slowdown: how a tool fares on a busy machine.
 package main
 
 import (
@@ -74,9 +78,10 @@ var programs = []program{
 // run is one measured run of a tool.
 type run struct {
 	wall  time.Duration
-	count int64  // executions, traces or states; -1 if not found in the output
-	unit  string // what count counts
-	rssKB int64  // peak resident set, KB
+	cpu   time.Duration // user and system time of the tool and its processes
+	count int64         // executions, traces or states; -1 if not found in the output
+	unit  string        // what count counts
+	rssKB int64         // peak resident set, KB
 }
 
 // tool runs one program once.
@@ -86,115 +91,229 @@ type tool interface {
 }
 
 func main() {
-	rounds := flag.Int("rounds", 3, "rounds of alternating runs; the table shows medians")
+	var o options
+	flag.IntVar(&o.rounds, "rounds", 3, "rounds of alternating runs; the table shows medians")
 	only := flag.String("run", "", "only the programs whose name matches this regular expression")
-	stdbgPath := flag.String("stdbg", os.Getenv("STDBG"), "stdbg binary (default: built from this tree)")
+	flag.StringVar(&o.stdbg, "stdbg", os.Getenv("STDBG"), "stdbg binary (default: built from this tree)")
+	flag.IntVar(&o.hogs, "hogs", 0, "also run every program beside this many CPU hogs (busy loops), alternating with the runs without them")
 	flag.Parse()
 	re, err := regexp.Compile(*only)
-	if err != nil || *rounds < 1 || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: sidebyside [-rounds n>=1] [-run REGEXP] [-stdbg PATH]")
+	if err != nil || o.rounds < 1 || o.hogs < 0 || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: sidebyside [-rounds n>=1] [-run REGEXP] [-stdbg PATH] [-hogs n]")
 		os.Exit(2)
 	}
-	if err := measure(os.Stdout, re, *rounds, *stdbgPath, os.Getenv("SIMGRID_MC"), os.Getenv("SIMGRID_STHREAD"),
-		os.Getenv("SIMGRID_MC_ARGS")); err != nil {
+	o.only = re
+	o.mc, o.sthread, o.mcArgs = os.Getenv("SIMGRID_MC"), os.Getenv("SIMGRID_STHREAD"), os.Getenv("SIMGRID_MC_ARGS")
+	o.progress = os.Stderr
+	if err := measure(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
 }
 
-// measure runs the rounds and prints the table.
-func measure(w io.Writer, only *regexp.Regexp, rounds int, stdbgPath, mc, sthread, mcArgs string) error {
+// options are what a measurement runs.
+type options struct {
+	only        *regexp.Regexp
+	rounds      int
+	stdbg       string // stdbg binary; empty: built from the tree
+	mc, sthread string // SimGrid's simgrid-mc and libsthread.so; empty: not installed
+	mcArgs      string // replaces simgrid-mc's default arguments
+	hogs        int    // > 0: every run also beside this many CPU hogs
+	progress    io.Writer
+}
+
+// measure prints the table's header, then measures the rows one after
+// the other and prints each as soon as it is measured: for each row a run
+// of each tool to warm up, then the rounds, in each of which every tool
+// runs once (and once more beside the hogs, with -hogs).
+func measure(w io.Writer, o options) error {
+	if o.progress == nil {
+		o.progress = io.Discard
+	}
 	tmp, err := os.MkdirTemp("", "stdbg-sidebyside-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if stdbgPath == "" {
-		stdbgPath = filepath.Join(tmp, "stdbg")
-		if out, err := exec.Command("go", "build", "-o", stdbgPath, "./cmd/stdbg").CombinedOutput(); err != nil {
+	if o.stdbg == "" {
+		o.stdbg = filepath.Join(tmp, "stdbg")
+		if out, err := exec.Command("go", "build", "-o", o.stdbg, "./cmd/stdbg").CombinedOutput(); err != nil {
 			return fmt.Errorf("building stdbg (run from the repository root): %v\n%s", err, out)
 		}
 	}
-	tools := []tool{&stdbgTool{bin: stdbgPath}}
+	tools := []tool{&stdbgTool{bin: o.stdbg}}
 	var sg *simgridTool
-	if mc != "" && sthread != "" {
-		sg = &simgridTool{mc: mc, sthread: sthread, args: mcArgs, dir: tmp}
+	if o.mc != "" && o.sthread != "" {
+		sg = &simgridTool{mc: o.mc, sthread: o.sthread, args: o.mcArgs, dir: tmp}
 		tools = append(tools, sg)
 	}
 	var rows []program
 	for _, p := range programs {
-		if only.MatchString(p.name) {
+		if o.only.MatchString(p.name) {
 			rows = append(rows, p)
 		}
 	}
-	// A first run of each, not measured, builds what the tools cache (the
-	// program and stdbg's library, compiled once) and warms the files.
+	header(w, o, sg)
 	for _, p := range rows {
+		// A first run of each, not measured, builds what the tools cache
+		// (the program and stdbg's library, compiled once) and warms the
+		// files.
 		for _, t := range tools {
+			fmt.Fprintf(o.progress, "%s: %s, warming up\n", p.name, t.name())
 			if _, err := t.run(p); err != nil {
 				return fmt.Errorf("%s, %s: %w", p.name, t.name(), err)
 			}
 		}
-	}
-	runs := make(map[string][][]run) // tool name -> row -> runs
-	for range rounds {
-		for i, p := range rows {
-			for _, t := range tools {
-				r, err := t.run(p)
+		quiet := make([][]run, len(tools))
+		loaded := make([][]run, len(tools))
+		for r := range o.rounds {
+			for i, t := range tools {
+				fmt.Fprintf(o.progress, "%s: %s, round %d of %d\n", p.name, t.name(), r+1, o.rounds)
+				q, err := t.run(p)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", p.name, t.name(), err)
 				}
-				if runs[t.name()] == nil {
-					runs[t.name()] = make([][]run, len(rows))
+				quiet[i] = append(quiet[i], q)
+				if o.hogs == 0 {
+					continue
 				}
-				runs[t.name()][i] = append(runs[t.name()][i], r)
+				fmt.Fprintf(o.progress, "%s: %s, round %d of %d, beside %d CPU hogs\n", p.name, t.name(), r+1, o.rounds, o.hogs)
+				h, err := besideHogs(o.hogs, func() (run, error) { return t.run(p) })
+				if err != nil {
+					return fmt.Errorf("%s, %s beside CPU hogs: %w", p.name, t.name(), err)
+				}
+				loaded[i] = append(loaded[i], h)
 			}
 		}
-	}
-	fmt.Fprintf(w, "Machine: %s/%s, %d CPUs, %s; a run of each to warm up, then %d rounds, medians; stdbg %s.\n",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), rounds, stdbgCommand)
-	if sg != nil {
-		fmt.Fprintf(w, "SimGrid: %s %s PROGRAM ARGS.\n\n", mc, strings.Join(sg.argv(), " "))
-		fmt.Fprintln(w, "| program | stdbg | stdbg count | stdbg peak memory | SimGrid | SimGrid count | SimGrid peak memory | stdbg faster |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
-	} else {
-		fmt.Fprint(w, "SimGrid: not installed (set SIMGRID_MC and SIMGRID_STHREAD); its column is as recorded in issue 36, "+
-			"not measured now.\n\n")
-		fmt.Fprintln(w, "| program | stdbg | stdbg count | stdbg peak memory | SimGrid (recorded, issue 36) |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---|")
-	}
-	for i, p := range rows {
-		s := summarize(runs["stdbg"][i])
-		line := fmt.Sprintf("| %s | %s | %s | %s |", p.name, seconds(s.wall), countOf(s), megabytes(s.rssKB))
-		if sg != nil {
-			g := summarize(runs["SimGrid"][i])
-			ratio := "-"
-			if s.wall > 0 {
-				ratio = fmt.Sprintf("%.1fx", g.wall.Seconds()/s.wall.Seconds())
-			}
-			line += fmt.Sprintf(" %s | %s | %s | %s |", seconds(g.wall), countOf(g), megabytes(g.rssKB), ratio)
-		} else {
-			line += " " + p.recorded + " |"
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, row(p, o, quiet, loaded, sg != nil))
 	}
 	return nil
 }
 
-// summarize returns the median wall time and memory of runs, with the
-// count of the first (a search counts the same every time).
+// header prints what was measured and how, and the table's header.
+func header(w io.Writer, o options, sg *simgridTool) {
+	fmt.Fprintf(w, "Machine: %s/%s, %d CPUs, %s, load average %s; a run of each to warm up, then %d rounds, medians; stdbg %s.\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadAverage(),
+		o.rounds, stdbgCommand)
+	if o.hogs > 0 {
+		fmt.Fprintf(w, "Each run alternates with one beside %d CPU hogs (busy loops of /bin/sh at the same priority); "+
+			"CPU is the user and system time of the tool and its processes.\n", o.hogs)
+	}
+	cols := []string{"program", "stdbg", "stdbg CPU"}
+	if o.hogs > 0 {
+		cols = append(cols, "stdbg beside hogs", "stdbg CPU beside hogs", "slowdown")
+	}
+	cols = append(cols, "stdbg count", "stdbg peak memory")
+	if sg != nil {
+		fmt.Fprintf(w, "SimGrid: %s %s PROGRAM ARGS.\n\n", o.mc, strings.Join(sg.argv(), " "))
+		cols = append(cols, "SimGrid", "SimGrid CPU")
+		if o.hogs > 0 {
+			cols = append(cols, "SimGrid beside hogs", "SimGrid CPU beside hogs")
+		}
+		cols = append(cols, "SimGrid count", "SimGrid peak memory", "stdbg faster")
+		if o.hogs > 0 {
+			cols = append(cols, "stdbg faster beside hogs")
+		}
+	} else {
+		fmt.Fprint(w, "SimGrid: not installed (set SIMGRID_MC and SIMGRID_STHREAD); its column is as recorded in issue 36, "+
+			"not measured now.\n\n")
+		cols = append(cols, "SimGrid (recorded, issue 36)")
+	}
+	fmt.Fprintln(w, "| "+strings.Join(cols, " | ")+" |")
+	align := make([]string, len(cols))
+	for i := range cols {
+		align[i] = "---:"
+	}
+	align[0] = "---"
+	if sg == nil {
+		align[len(align)-1] = "---"
+	}
+	fmt.Fprintln(w, "|"+strings.Join(align, "|")+"|")
+}
+
+// row is the table's line for p: the medians of each tool's runs, quiet
+// and (with hogs) beside the hogs.
+func row(p program, o options, quiet, loaded [][]run, simgrid bool) string {
+	s := summarize(quiet[0])
+	cells := []string{p.name, seconds(s.wall), seconds(s.cpu)}
+	if o.hogs > 0 {
+		h := summarize(loaded[0])
+		cells = append(cells, seconds(h.wall), seconds(h.cpu), ratio(h.wall, s.wall))
+	}
+	cells = append(cells, countOf(s), megabytes(s.rssKB))
+	if simgrid {
+		g := summarize(quiet[1])
+		cells = append(cells, seconds(g.wall), seconds(g.cpu))
+		var gh run
+		if o.hogs > 0 {
+			gh = summarize(loaded[1])
+			cells = append(cells, seconds(gh.wall), seconds(gh.cpu))
+		}
+		cells = append(cells, countOf(g), megabytes(g.rssKB), ratio(g.wall, s.wall))
+		if o.hogs > 0 {
+			cells = append(cells, ratio(gh.wall, summarize(loaded[0]).wall))
+		}
+	} else {
+		cells = append(cells, p.recorded)
+	}
+	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+// ratio is a/b as "N.Nx", or "-" without b.
+func ratio(a, b time.Duration) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fx", a.Seconds()/b.Seconds())
+}
+
+// loadAverage is the machine's load average over the last minute, as
+// /proc/loadavg gives it ("?" where there is none).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
+
+// besideHogs runs f while n CPU hogs (shell busy loops, at this process's
+// priority) run, and stops them when f returns.
+func besideHogs(n int, f func() (run, error)) (run, error) {
+	var hogs []*exec.Cmd
+	defer func() {
+		for _, h := range hogs {
+			h.Process.Kill()
+			h.Wait()
+		}
+	}()
+	for range n {
+		h := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		if err := h.Start(); err != nil {
+			return run{}, fmt.Errorf("starting a CPU hog: %w", err)
+		}
+		hogs = append(hogs, h)
+	}
+	time.Sleep(100 * time.Millisecond) // let the scheduler spread them
+	return f()
+}
+
+// summarize returns the median wall time, CPU time and memory of runs,
+// with the count of the first (a search counts the same every time).
 func summarize(rs []run) run {
 	if len(rs) == 0 {
 		return run{count: -1}
 	}
 	walls := make([]time.Duration, len(rs))
+	cpus := make([]time.Duration, len(rs))
 	mems := make([]int64, len(rs))
 	for i, r := range rs {
-		walls[i], mems[i] = r.wall, r.rssKB
+		walls[i], cpus[i], mems[i] = r.wall, r.cpu, r.rssKB
 	}
 	slices.Sort(walls)
+	slices.Sort(cpus)
 	slices.Sort(mems)
-	return run{wall: walls[len(walls)/2], rssKB: mems[len(mems)/2], count: rs[0].count, unit: rs[0].unit}
+	return run{wall: walls[len(walls)/2], cpu: cpus[len(cpus)/2], rssKB: mems[len(mems)/2], count: rs[0].count, unit: rs[0].unit}
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
@@ -208,24 +327,25 @@ func countOf(r run) string {
 	return fmt.Sprintf("%d %s", r.count, r.unit)
 }
 
-// timed runs cmd and returns its wall time, output and peak resident set
-// (the largest of the process and the children it waited for). An exit
+// timed runs cmd and returns its wall time, output, CPU time (user and
+// system, of the process and the children it waited for) and peak
+// resident set (the largest of the process and those children). An exit
 // status is no error: a tool that found a bug exits with one.
-func timed(cmd *exec.Cmd) (time.Duration, string, int64, error) {
+func timed(cmd *exec.Cmd) (run, string, error) {
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
 	err := cmd.Run()
-	wall := time.Since(t0)
+	r := run{wall: time.Since(t0), count: -1}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
-		return 0, "", 0, err
+		return run{}, "", err
 	}
-	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+		r.rssKB = ru.Maxrss
 	}
-	return wall, out.String(), rss, nil
+	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return r, out.String(), nil
 }
 
 // stdbgCommand is how stdbg is run: one copy of the program, spurious
@@ -248,11 +368,11 @@ func (t *stdbgTool) run(p program) (run, error) {
 	if len(p.args) > 0 {
 		args = append(append(args, "--"), p.args...)
 	}
-	wall, out, rss, err := timed(exec.Command(t.bin, args...))
+	r, out, err := timed(exec.Command(t.bin, args...))
 	if err != nil {
 		return run{}, err
 	}
-	r := run{wall: wall, rssKB: rss, count: -1, unit: "executions"}
+	r.unit = "executions"
 	if m := regexp.MustCompile(`Executions = (\d+)`).FindStringSubmatch(out); m != nil {
 		r.count, _ = strconv.ParseInt(m[1], 10, 64)
 	} else {
@@ -294,11 +414,10 @@ func (t *simgridTool) run(p program) (run, error) {
 		return run{}, err
 	}
 	args := append(t.argv(), append([]string{bin}, p.args...)...)
-	wall, out, rss, err := timed(exec.Command(t.mc, args...))
+	r, out, err := timed(exec.Command(t.mc, args...))
 	if err != nil {
 		return run{}, err
 	}
-	r := run{wall: wall, rssKB: rss, count: -1}
 	for _, c := range counts {
 		if m := c.re.FindStringSubmatch(out); m != nil {
 			r.count, _ = strconv.ParseInt(m[1], 10, 64)
@@ -310,6 +429,9 @@ func (t *simgridTool) run(p program) (run, error) {
 }
 
 // build compiles a program plainly (sthread needs no special build) once.
+// The programs' annotations (stdbg.h, ctarget/csrc) fall back to their
+// plain meaning when stdbg is absent (stdbg_assert is an assertion), so
+// the header is on the include path and nothing of stdbg's is linked.
 func (t *simgridTool) build(src string) (string, error) {
 	if b, ok := t.built[src]; ok {
 		return b, nil
@@ -318,7 +440,8 @@ func (t *simgridTool) build(src string) (string, error) {
 		t.built = map[string]string{}
 	}
 	bin := filepath.Join(t.dir, strings.NewReplacer("/", "-", ".c", "").Replace(src))
-	if out, err := exec.Command("cc", "-O0", "-g", "-pthread", "-o", bin, filepath.Join("examples", "c", src)).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cc", "-O0", "-g", "-pthread", "-I", filepath.Join("ctarget", "csrc"), "-o", bin,
+		filepath.Join("examples", "c", src), "-ldl").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling %s: %v\n%s", src, err, out)
 	}
 	t.built[src] = bin

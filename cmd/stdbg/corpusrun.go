@@ -9,18 +9,20 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 )
 
 // This file holds stdbg corpus run: the command, its statuses and the
 // rerun of every entry.
 
-// Rerun statuses.
+// Rerun statuses: the verdicts of a rerun (hunt.Status), and the entries
+// that could not be judged.
 const (
-	statusReproduces = "reproduces"
-	statusFixed      = "fixed"
-	statusDiverged   = "diverged"
-	statusChanged    = "fails differently"
+	statusReproduces = string(hunt.Reproduces)
+	statusFixed      = string(hunt.Fixed)
+	statusDiverged   = string(hunt.Diverged)
+	statusChanged    = string(hunt.FailsDifferently)
 	statusCorrupt    = "corrupt"
 	statusError      = "error"
 )
@@ -97,7 +99,7 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 			}
 			c.reports = sarifPath != ""
 			results, err := c.all(args, func(r rerun) {
-				if !c.v.GetBool("json") {
+				if !c.s.JSON {
 					line := fmt.Sprintf("%-18s %s", strings.ToUpper(r.Status), r.Path)
 					if r.Detail != "" {
 						line += ": " + r.Detail
@@ -132,7 +134,7 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 			for _, r := range results {
 				counts[r.Status]++
 			}
-			if c.v.GetBool("json") {
+			if c.s.JSON {
 				b, _ := json.MarshalIndent(results, "", "  ")
 				fmt.Fprintln(c.stdout, string(b))
 			} else {

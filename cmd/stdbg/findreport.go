@@ -5,9 +5,7 @@ import (
 	"strings"
 
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
 )
 
 // This file holds what find does with the bugs it found: the replay in a
@@ -58,27 +56,9 @@ type findResult struct {
 	// the modelled operations only, and says so.
 	NotModelled []string `json:"not_modelled,omitempty"`
 	scopeNote   string
-}
-
-// scopeNote says, next to a complete search's verdict, what it was
-// exhaustive over: thread operations, not plain memory accesses.
-func scopeNote(t *session.Target) string {
-	if t.Go {
-		return "Scope: goroutine operations; plain memory accesses were not scheduling points (shared variables read and written " +
-			"without a synchronisation between are not reordered; Go's race detector, on by default for plain Go, reports such races)."
-	}
-	if t.MemoryLogged {
-		return "Scope: thread operations and atomic operations; the loads and stores of global variables and the heap " +
-			"were checked for data races in every schedule (with none, their order between operations changes nothing); " +
-			"accesses to stacks and thread-local storage were not checked."
-	}
-	if t.Memory {
-		return "Scope: thread operations, and the loads, stores and atomic operations on global variables and the heap " +
-			"(memory instrumentation); accesses to stacks and thread-local storage were not scheduling points."
-	}
-	return "Scope: thread operations; plain memory accesses were not scheduling points (memory shared without a thread " +
-		"operation between is not reordered: compile the program's source with stdbg, as in stdbg find prog.c, or " +
-		"build it with stdbg cc --memory, or annotate it with stdbg_read/stdbg_write)."
+	// shown reports bugs whose reports were printed as they came
+	// (finder.reporter): the end prints only the search's verdict.
+	shown bool
 }
 
 // printFind prints a find's result in words.
@@ -97,24 +77,13 @@ func (c *findCmd) printFind(out *findResult) {
 		return
 	}
 	for i, r := range out.Bugs {
+		if out.shown {
+			break
+		}
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		r.WriteStyled(w, c.colour())
-		if r.FoundBy != "" {
-			fmt.Fprintf(w, "Found by %s, in the portfolio.\n", r.FoundBy)
-		}
-		if m := r.Minimised; m != nil {
-			fmt.Fprintln(w, m)
-		}
-		if r.Saved != "" {
-			if r.AlreadySaved {
-				fmt.Fprintln(w, "Already in the corpus: "+r.Saved)
-			} else {
-				fmt.Fprintln(w, "Saved "+r.Saved)
-			}
-		}
-		fmt.Fprintln(w, "Replay: "+r.Replay)
+		c.printReport(r, "")
 	}
 	if len(out.Bugs) > 1 {
 		fmt.Fprintf(w, "\n%d distinct bugs found.\n", len(out.Bugs))
@@ -123,6 +92,30 @@ func (c *findCmd) printFind(out *findResult) {
 		fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
 	}
 	c.printSearch(out)
+}
+
+// printReport prints a bug's report, how it was found and minimised, where
+// it was saved (replacing the entry of the bug as found, replaced) and how
+// to replay it.
+func (c *findCmd) printReport(r *report.Report, replaced string) {
+	w := c.stdout
+	r.WriteStyled(w, c.colour())
+	if r.FoundBy != "" {
+		fmt.Fprintf(w, "Found by %s, in the portfolio.\n", r.FoundBy)
+	}
+	if m := r.Minimised; m != nil {
+		fmt.Fprintln(w, m)
+	}
+	switch {
+	case r.Saved == "":
+	case r.AlreadySaved:
+		fmt.Fprintln(w, "Already in the corpus: "+r.Saved)
+	case replaced != "":
+		fmt.Fprintf(w, "Saved %s (in place of %s)\n", r.Saved, replaced)
+	default:
+		fmt.Fprintln(w, "Saved "+r.Saved)
+	}
+	fmt.Fprintln(w, "Replay: "+r.Replay)
 }
 
 // printSearch prints what the search covered, the seed that repeats it and
@@ -144,15 +137,6 @@ func (c *findCmd) printSearch(out *findResult) {
 		fmt.Fprintf(w, "Seed = %d (repeat with --seed %d)\n", out.Seed, out.Seed)
 	}
 	fmt.Fprintln(w, report.FormatStats(out.Stats))
-}
-
-// parseSchedule reads a --schedule value.
-func parseSchedule(text string) (schedule.Schedule, error) {
-	s, err := schedule.Parse(text)
-	if err != nil {
-		return nil, usageErr("--schedule %q: %v", text, err)
-	}
-	return s, nil
 }
 
 // plural renders "1 step", "3 steps".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/hunt"
@@ -14,7 +15,7 @@ import (
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 	"github.com/stdbg/stdbg/stategraph"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/symbolize"
 )
 
 // This file holds what is particular to find's search: the recorders that
@@ -36,39 +37,36 @@ type finder struct {
 	// corpusDir, if set, is where the bugs are saved unless --corpus
 	// says otherwise (stdbg test: the test's own directory).
 	corpusDir string
+	// shown reports that the bugs' reports were printed as they came.
+	shown bool
 }
 
 // watch wraps the session's executor in the recorders asked for, for the
-// search; done ends what only the search needed (full stacks).
-func (f *finder) watch(ex search.Executor) (search.Executor, func()) {
-	done := func() {}
-	if f.a.v.GetString("profile") != "" {
-		f.s.Proc.SetFlags(f.s.Proc.Flags() | wire.FlagStacks)
-		f.prof = schedprof.NewRecorder(ex, f.s.Syms)
+// search.
+func (f *finder) watch(ex search.Executor, syms *symbolize.Symbolizer) (search.Executor, func()) {
+	if f.a.s.Profile != "" {
+		f.prof = schedprof.NewRecorder(ex, syms)
 		f.prof.Binary = f.t.Binary
 		ex = f.prof
-		// Stacks are for the profile: minimisation needs none.
-		done = func() { f.s.Proc.SetFlags(f.s.Proc.Flags() &^ wire.FlagStacks) }
 	}
 	if f.outs.graph != "" {
-		f.graph = stategraph.NewRecorder(ex, f.s.Syms, graphLimit, f.a.stateful())
+		f.graph = stategraph.NewRecorder(ex, syms, graphLimit, f.a.s.stateful())
 		ex = f.graph
 	}
-	return ex, done
+	return ex, func() {}
 }
 
 // sessionFind is the session's Find with the settings: the plan, the
 // reports and the corpus; what the search does otherwise than asked is
 // said on stderr.
 func (f *finder) sessionFind() *session.Find {
-	a, t := f.a, f.t
-	quiet := a.v.GetBool("quiet")
+	a, t, st := f.a, f.t, &f.a.s
+	quiet := st.Quiet
+	pl := f.p.Plan
+	pl.MaxDepth = f.maxDepth
 	fd := &session.Find{
-		Plan: session.Plan{Spec: f.p.spec, Strategy: f.p.st, MaxDepth: f.maxDepth, All: a.v.GetBool("all"), MaxExecutions: f.p.executions,
-			Budget: f.p.budget, Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
-			Jobs: a.v.GetInt("jobs"), Shard: f.p.shard, Shards: f.p.shards,
-			InTarget: a.v.GetBool("in-target"), Watched: f.outs.graph != "" || a.v.GetString("profile") != ""},
-		Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
+		Plan:    pl,
+		Visited: st.Visited, Livelock: st.Livelock,
 		Hooks: session.Hooks{Progress: f.prog.update, Minimising: f.prog.minimising,
 			Note: func(msg string) {
 				if quiet && strings.HasPrefix(msg, "the program ended its process") {
@@ -77,18 +75,23 @@ func (f *finder) sessionFind() *session.Find {
 				f.prog.clear()
 				fmt.Fprintln(a.stderr, "stdbg: "+msg)
 			}},
-		Warn:                func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
-		Watch:               f.watch,
-		MinimiseNoReduction: a.v.GetString("reduction") == "none",
+		Warn:  func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
+		Watch: f.watch,
+		// A profile's stacks; the minimisation needs none.
+		Stacks:              st.Profile != "",
+		MinimiseNoReduction: st.Reduction == search.ReductionNone,
 	}
 	if !quiet {
 		fd.Hooks.OnBug = f.announcer()
 	}
-	if text := a.v.GetString("ltl"); text != "" {
+	if !st.JSON {
+		fd.Reported = f.reporter()
+	}
+	if text := st.LTL; text != "" {
 		fd.LTL, _ = ltl.Parse(text) // checked with the settings
 	}
-	if !a.v.GetBool("no-save") {
-		dir := a.v.GetString("corpus")
+	if !st.NoSave {
+		dir := st.Corpus
 		switch {
 		case f.corpusDir != "":
 			dir = f.corpusDir
@@ -96,10 +99,10 @@ func (f *finder) sessionFind() *session.Find {
 			dir = corpus.DefaultDir(t.Arg)
 		}
 		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
-			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
+			Search:      corpus.Search{Strategy: f.p.Search.Name(), Reduction: f.p.Search.Reduction},
 			ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
 		if f.p.seeded() {
-			c.Search.Seed = int64(f.p.spec.Seed)
+			c.Search.Seed = int64(f.p.Search.Seed)
 		}
 		c.BinarySHA256, _ = corpus.FileSHA256(t.Binary)
 		fd.Corpus = c
@@ -108,8 +111,9 @@ func (f *finder) sessionFind() *session.Find {
 }
 
 // announcer says each distinct bug the moment it is found, on stderr, so
-// that a long run tells at once what it found. A bug about to be minimised
-// is said without its schedule: the report gives the minimised one.
+// that a long run tells at once what it found, with its schedule and the
+// command that replays it; a bug whose report follows at once on stdout
+// (the first bug, without --all or --json) is said in a line.
 func (f *finder) announcer() func(search.Bug) {
 	a, t, prog := f.a, f.t, f.prog
 	var mu sync.Mutex
@@ -126,13 +130,15 @@ func (f *finder) announcer() func(search.Bug) {
 		if b.By != "" {
 			found = "bug found by " + b.By
 		}
-		if !a.v.GetBool("no-minimise") && b.Cycle == nil {
-			// One Path per bug: the report gives the minimised one (and
-			// the JSON the one found).
-			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; minimising its schedule of %s\n", found, b.Outcome.Kind,
+		if !a.s.NoMinimise && b.Cycle == nil && !a.s.All && !a.s.JSON {
+			// Its report, with its Path, follows at once on stdout, then
+			// the minimised one.
+			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; reporting it, then minimising its schedule of %s\n", found, b.Outcome.Kind,
 				report.Summary(b.Outcome.Message), plural(len(b.Schedule), "step"))
 			return
 		}
+		// The reports come when the search ends (--all goes on, --json
+		// prints one document): the schedule is told now.
 		sched := search.LassoString(b.Schedule, b.Cycle)
 		if len(b.Schedule) > 40 { // the path once, in the command that replays it
 			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; %d steps (replay: %s)\n", found, b.Outcome.Kind, report.Summary(b.Outcome.Message),
@@ -144,68 +150,88 @@ func (f *finder) announcer() func(search.Bug) {
 	}
 }
 
-// notModelledCoverage rewrites the coverage line of a search that ran out
-// of schedules of a program with n constructs it does not model.
-func notModelledCoverage(coverage string, n int) string {
-	rest, ok := strings.CutPrefix(coverage, "Search: exhaustive ")
-	if !ok {
-		return coverage
+// reporter prints each bug's report on stdout as soon as the hunt tells
+// of it: a bug to be minimised as found (explained and saved), then, when
+// its minimisation ends, the minimised report in full if the schedule
+// changed, else what the minimisation proved. The result printed at the
+// end then holds the search's verdict alone.
+func (f *finder) reporter() func(*hunt.Finding) {
+	c := &findCmd{app: f.a}
+	var first *hunt.Finding // the bug as found, being minimised
+	shown := 0
+	return func(fd *hunt.Finding) {
+		f.shown = true
+		r := fd.Report
+		if r == nil {
+			return
+		}
+		f.prog.clear()
+		w := f.a.stdout
+		if first != nil && !fd.Minimising {
+			// The end of the minimisation of the bug reported before.
+			before := first
+			first = nil
+			if fd.Bug.Schedule.Equal(before.Bug.Schedule) {
+				if r.Minimised != nil {
+					fmt.Fprintln(w, r.Minimised)
+				}
+				for _, n := range r.Notes[min(len(before.Report.Notes), len(r.Notes)):] {
+					fmt.Fprintln(w, "Note: "+n)
+				}
+				return
+			}
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "Minimised:")
+			c.printReport(r, fd.Replaced)
+			return
+		}
+		if shown > 0 {
+			fmt.Fprintln(w)
+		}
+		shown++
+		c.printReport(r, "")
+		if fd.Minimising {
+			first = fd
+			bound := ""
+			if fd.MinimiseFor > 0 {
+				bound = fmt.Sprintf(" for at most %s (%d times the search's time)", fd.MinimiseFor.Round(100*time.Millisecond),
+					hunt.MinimiseFactor)
+			}
+			fmt.Fprintf(w, "Minimising its schedule of %s%s...\n", plural(len(fd.Bug.Schedule), "step"), bound)
+		}
 	}
-	verb := "are"
-	if n == 1 {
-		verb = "is"
-	}
-	return fmt.Sprintf("Search: complete over the modelled operations %s; not exhaustive: %s %s not modelled (below).",
-		strings.TrimSuffix(rest, "."), plural(n, "construct"), verb)
 }
 
 // result is the document find prints.
 func (f *finder) result(found *session.Found) *findResult {
-	res := &found.Result
+	res, cov := &found.Result, &found.Coverage
 	t, p := f.t, f.p
-	why := stopNone
-	switch {
-	case res.Interrupted:
-		why = stopInterrupted
-	case res.BudgetSpent:
-		why = stopBudget
-	}
 	out := &findResult{Target: t.Arg, Binary: t.Binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Search.Complete, DepthLimited: res.Search.DepthLimited, Interrupted: res.Interrupted, Bugs: []*report.Report{},
-		Strategy: p.spec.Strategy, Sampled: p.sampled(), Coverage: p.coverage(&res.Search, why, f.maxDepth), Scope: "thread operations",
-		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: scopeNote(t), NotModelled: t.Unmodelled}
-	if out.Complete && len(t.Unmodelled) > 0 {
-		// Exhaustive is a promise the search cannot make for what it
-		// does not model.
-		out.Coverage = notModelledCoverage(out.Coverage, len(t.Unmodelled))
-	}
+		Strategy: p.Search.Strategy, Sampled: p.sampled(), Coverage: cov.Line, Scope: cov.Scope, Bounds: cov.Bounds,
+		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: cov.ScopeNote, NotModelled: cov.NotModelled}
 	if found.InTarget {
 		out.SearchedIn = "target"
 	}
-	if t.Go {
-		out.Scope = "goroutine operations"
-	}
 	switch {
 	case t.MemoryLogged:
-		out.Scope, out.MemoryChecked = "thread operations and atomics; global and heap memory checked for data races", true
+		out.MemoryChecked = true
 	case t.Memory:
-		out.Scope, out.MemoryPoints, out.MemoryChecked = "thread operations and global and heap memory", true, true
+		out.MemoryPoints, out.MemoryChecked = true, true
 	}
 	if p.seeded() {
-		out.Seed = p.spec.Seed
-	}
-	if p.pb != nil {
-		out.Bounds = p.pb.Bounds()
+		out.Seed = p.Search.Seed
 	}
 	for _, fd := range res.Findings {
 		out.Bugs = append(out.Bugs, fd.Report)
 	}
+	out.shown = f.shown
 	return out
 }
 
 // write prints the result of a find and writes the files asked for.
 func (c *findCmd) write(out *findResult, f *finder) error {
-	if c.v.GetBool("json") {
+	if c.s.JSON {
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintln(c.stdout, string(b))
 	} else {

@@ -4,6 +4,7 @@ package main
 // thread step at a time (package gdbscript writes the script).
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,15 +17,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/gdbscript"
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
-	"github.com/stdbg/stdbg/wire"
 )
 
 // gdbStdin is what GDB reads its commands from (the terminal; tests
@@ -61,7 +60,7 @@ func (c *replayer) gdb(cmd *cobra.Command, args []string) (handled bool, err err
 	}
 	decisions, _ := cmd.Flags().GetString("decisions")
 
-	sched, t, env, err := c.debugTarget(cmd, "--gdb", "a program", "", args)
+	t, rp, err := c.debugTarget(cmd, "--gdb", "a program", "", args)
 	if err != nil {
 		return true, err
 	}
@@ -98,7 +97,7 @@ func (c *replayer) gdb(cmd *cobra.Command, args []string) (handled bool, err err
 		return true, usageErr("--decisions: %v", err)
 	}
 
-	r, trace, err := c.runNative(t, sched, env, decisions)
+	r, trace, err := c.runNative(t, rp, decisions)
 	if err != nil {
 		return true, err
 	}
@@ -111,7 +110,7 @@ func (c *replayer) gdb(cmd *cobra.Command, args []string) (handled bool, err err
 	if err != nil {
 		return true, &exitError{code: exitUsage, err: err}
 	}
-	s := &gdbscript.Session{Target: t.Arg, Args: t.Args, Env: env, Log: decisions, Report: r}
+	s := &gdbscript.Session{Target: t.Arg, Args: t.Args, Env: t.Env, Log: decisions, Report: r}
 	if s.Binary, err = filepath.Abs(t.Binary); err != nil {
 		return true, usageErr("%s: %v", t.Binary, err)
 	}
@@ -135,50 +134,41 @@ func (c *replayer) gdb(cmd *cobra.Command, args []string) (handled bool, err err
 	return true, c.runGDB(gdbExe, scriptPath, s.Binary)
 }
 
-// runNative runs the schedule once under the checker with stacks, writes
+// runNative runs the replay once under the checker with stacks, writes
 // the decision log (unless decisions is "") and returns the report and the
-// trace. The program's
-// output is dropped: it shows again under GDB.
-func (c *replayer) runNative(t *session.Target, sched schedule.Schedule, env []string, decisions string) (*report.Report, []executor.Step, error) {
+// trace. The program's output is dropped: it shows again under the
+// debugger.
+func (c *replayer) runNative(t *session.Target, r hunt.Replay, decisions string) (*report.Report, []executor.Step, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := c.startSession(t, session.Options{Stdout: io.Discard, Stderr: io.Discard, Env: env})
+	s, err := c.startSession(t, session.Options{Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer s.Close()
-	s.Proc.SetFlags(wire.FlagStacks)
-	e, err := s.Checker.Begin()
+	rd, err := s.Replay(context.Background(), r)
 	if err != nil {
-		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.Arg, err)}
+		return nil, nil, &exitError{code: exitUsage, err: err}
 	}
-	defer e.Close()
-	rr, err := search.Replay(e, sched, c.v.GetInt("max-depth"))
-	if err != nil {
-		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.Arg, err)}
-	}
-	r := report.Build(e, rr.Outcome, s.Syms)
-	r.Path = sched.String()
-	r.Executed = rr.Executed.String()
-	trace := append([]executor.Step(nil), e.Trace()...)
-	if rr.Outcome != nil && rr.Outcome.Kind == search.Diverged {
-		return r, trace, nil
+	rep := rd.Report
+	if rd.Diverged() {
+		return rep, rd.Trace, nil
 	}
 	switch {
-	case rr.Outcome == nil:
-		r.Notes = append(r.Notes, fmt.Sprintf("stopped after %d transitions (--max-depth): the decision log ends there", len(rr.Executed)))
-	case rr.Outcome.Kind == search.Timeout:
-		r.Notes = append(r.Notes, "under GDB the last step runs until you interrupt it (^C), as it never reaches a thread operation")
+	case rd.Outcome == nil:
+		rep.Notes = append(rep.Notes, "the decision log ends where the depth bound stopped the run")
+	case rd.Outcome.Kind == search.Timeout:
+		rep.Notes = append(rep.Notes, "under GDB the last step runs until you interrupt it (^C), as it never reaches a thread operation")
 	}
 	if decisions == "" {
-		return r, trace, nil
+		return rep, rd.Trace, nil
 	}
 	// The library reads lines of at most 255 bytes: keep the comment short.
-	comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", shorten(t.Arg), shorten(sched.String()), shorten(rr.Executed.String()))
-	if err := ctarget.WriteDecisions(decisions, trace, comment); err != nil {
+	comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", shorten(t.Arg), shorten(r.Schedule.String()), shorten(rd.Executed.String()))
+	if err := ctarget.WriteDecisions(decisions, rd.Trace, comment); err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("writing the decision log: %w", err)}
 	}
-	return r, trace, nil
+	return rep, rd.Trace, nil
 }
 
 // runGDB runs GDB on the terminal with the script and waits for it. An
@@ -204,32 +194,22 @@ func shorten(s string) string {
 // debugTarget resolves what a debugger replay runs: a corpus entry (whose
 // search depth becomes the default), or --schedule and a program (run
 // selects a Go test). flag (the debugger's) and what (the kind of
-// program) word the usage errors.
-func (c *replayer) debugTarget(cmd *cobra.Command, flag, what, run string, args []string) (sched schedule.Schedule, t *session.Target, env []string, err error) {
-	if cmd.Flags().Changed("schedule") {
-		if sched, err = parseSchedule(c.sched); err != nil {
-			return nil, nil, nil, err
-		}
-		if t, err = c.resolve(args, run); err != nil {
-			return nil, nil, nil, err
-		}
-		return sched, t, t.Env, nil
+// program) word the usage errors. A debugger follows plain schedules, not
+// lassos.
+func (c *replayer) debugTarget(cmd *cobra.Command, flag, what, run string, args []string) (*session.Target, hunt.Replay, error) {
+	var t *session.Target
+	var r hunt.Replay
+	var err error
+	switch {
+	case cmd.Flags().Changed("schedule"):
+		t, r, err = c.scheduleReplay(args, run)
+	case len(args) != 1 || !strings.HasSuffix(args[0], ".json"):
+		return nil, r, usageErr("replay %s needs a corpus entry (.json) or --schedule and %s", flag, what)
+	default:
+		t, r, err = c.entryReplay(args[0])
 	}
-	if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-		return nil, nil, nil, usageErr("replay %s needs a corpus entry (.json) or --schedule and %s", flag, what)
+	if err == nil && r.Lasso() {
+		err = usageErr("replay %s follows a schedule, not a lasso (%s): replay it without %s", flag, r, flag)
 	}
-	e, err := corpus.Load(args[0])
-	if err != nil {
-		return nil, nil, nil, usageErr("%v", err)
-	}
-	if sched, err = parseSchedule(e.Schedule); err != nil {
-		return nil, nil, nil, err
-	}
-	if t, err = session.FromEntry(args[0], e, c.binary); err != nil {
-		return nil, nil, nil, usageErr("%v", err)
-	}
-	if c.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
-		c.v.Set("max-depth", e.Search.MaxDepth)
-	}
-	return sched, t, e.Target.Env, nil
+	return t, r, err
 }

@@ -30,8 +30,8 @@ func TestFindDataRaceInC(t *testing.T) {
 	if !re.MatchString(out) {
 		t.Errorf("the race is not told with both accesses:\n%s", out)
 	}
-	entry := regexp.MustCompile(`Saved (\S+\.json)`).FindStringSubmatch(out)
-	if entry == nil {
+	entry := []string{"", lastSaved(out)}
+	if entry[1] == "" {
 		t.Fatalf("no corpus entry saved:\n%s", out)
 	}
 	rout, rerrs, rcode := stdbg(t, "replay", entry[1])
@@ -86,8 +86,8 @@ func TestFindMemoryRace(t *testing.T) {
 		regexp.MustCompile(`(load|store)\(&visits`).MatchString(out) {
 		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
 	}
-	entry := regexp.MustCompile(`Saved (\S+\.json)`).FindStringSubmatch(out)
-	if entry == nil {
+	entry := []string{"", lastSaved(out)}
+	if entry[1] == "" {
 		t.Fatalf("no corpus entry saved:\n%s", out)
 	}
 	b, err := os.ReadFile(entry[1])

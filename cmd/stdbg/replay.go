@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"runtime"
@@ -11,11 +12,9 @@ import (
 
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
-	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
-	"github.com/stdbg/stdbg/wire"
 )
 
 // replayer is stdbg replay: one schedule of a program, or a corpus
@@ -90,11 +89,15 @@ began, and stops there.`,
 			}
 			if !cmd.Flags().Changed("schedule") {
 				if len(args) == 1 && strings.HasSuffix(args[0], ".json") {
-					return c.entry(cmd, args[0])
+					return c.entry(args[0])
 				}
 				return usageErr("replay needs a corpus entry (.json) or --schedule (copy the Path printed by stdbg find)")
 			}
-			return c.schedule(args)
+			t, r, err := c.scheduleReplay(args, c.run)
+			if err != nil {
+				return err
+			}
+			return c.target(r, t)
 		},
 	}
 	cmd.Flags().StringVar(&c.sched, "schedule", "", "the schedule to follow, e.g. '1;1;2'")
@@ -114,114 +117,96 @@ began, and stops there.`,
 }
 
 // entry replays the corpus entry at path.
-func (c *replayer) entry(cmd *cobra.Command, path string) error {
+func (c *replayer) entry(path string) error {
 	c.replayOf = "stdbg replay " + session.ShellQuote(path)
-	e, err := corpus.Load(path)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	sched, err := parseSchedule(e.Schedule)
+	t, r, err := c.entryReplay(path)
 	if err != nil {
 		return err
+	}
+	return c.target(r, t)
+}
+
+// entryReplay loads the corpus entry at path and resolves its target and
+// its replay: the entry's depth bound, unless the user gave one.
+func (c *replayer) entryReplay(path string) (*session.Target, hunt.Replay, error) {
+	e, err := corpus.Load(path)
+	if err != nil {
+		return nil, hunt.Replay{}, usageErr("%v", err)
+	}
+	r, err := session.EntryReplay(e)
+	if err != nil {
+		return nil, hunt.Replay{}, usageErr("%s: %v", path, err)
 	}
 	t, err := session.FromEntry(path, e, c.binary)
 	if err != nil {
-		return usageErr("%v", err)
+		return nil, hunt.Replay{}, usageErr("%v", err)
 	}
-	if e.Cycle != "" {
-		cycle, err := parseSchedule(e.Cycle)
-		if err != nil {
-			return err
-		}
-		return c.lasso(sched, cycle, t, e.Target.Env)
-	}
-	// The entry's depth bound, unless the user gave one.
-	if c.source(cmd, "max-depth") == "default" && e.Search.MaxDepth > 0 {
-		c.v.Set("max-depth", e.Search.MaxDepth)
-	}
-	return c.target(sched, t, e.Target.Env)
+	c.settings(&r)
+	return t, r, nil
 }
 
-// schedule replays --schedule (a lasso's too) on the program of args.
-func (c *replayer) schedule(args []string) error {
-	text := c.sched
-	if strings.Contains(text, "(") {
-		stem, cycle, err := search.ParseLasso(text)
-		if err != nil {
-			return usageErr("--schedule %q: %v", text, err)
-		}
-		t, err := c.resolve(args, c.run)
-		if err != nil {
-			return err
-		}
-		return c.lasso(stem, cycle, t, nil)
-	}
-	sched, err := parseSchedule(text)
+// scheduleReplay resolves the program of args and the replay of
+// --schedule (a lasso's too) on it.
+func (c *replayer) scheduleReplay(args []string, run string) (*session.Target, hunt.Replay, error) {
+	r, err := session.ParseReplay(c.sched)
 	if err != nil {
-		return err
+		return nil, hunt.Replay{}, usageErr("--schedule %q: %v", c.sched, err)
 	}
-	t, err := c.resolve(args, c.run)
+	t, err := c.resolve(args, run)
 	if err != nil {
-		return err
+		return nil, hunt.Replay{}, err
 	}
-	return c.target(sched, t, nil)
+	c.settings(&r)
+	return t, r, nil
 }
 
-// target runs sched on t (env: more environment), shows the program's
-// output and the report, and writes the decision log and the page asked
-// for.
-func (c *replayer) target(sched schedule.Schedule, t *session.Target, env []string) error {
+// settings gives r the depth bound and the runs of a lasso's cycle that
+// the user set.
+func (c *replayer) settings(r *hunt.Replay) {
+	if c.explicit("max-depth") {
+		r.MaxDepth = c.s.MaxDepth
+	}
+	if r.Lasso() {
+		r.Cycles = c.s.Cycles
+	}
+}
+
+// target runs r on t, shows the program's output and the report, and
+// writes the decision log and the page asked for. Exit 1 when the run
+// fails (a bug, or a lasso whose every run of the cycle came back to the
+// state where it began), 2 when the schedule does not fit.
+func (c *replayer) target(r hunt.Replay, t *session.Target) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := c.startSession(t, session.Options{Stdout: c.stdout, Stderr: c.stderr, Env: env})
+	// A lasso's replay stops after its cycles: no need for the program's
+	// exit handlers.
+	s, err := c.startSession(t, session.Options{Stdout: c.stdout, Stderr: c.stderr, FastExit: r.Lasso(), State: r.Lasso()})
 	if err != nil {
 		return err
 	}
-	closed := false
-	defer func() {
-		if !closed {
-			s.Close()
-		}
-	}()
-	s.Proc.SetFlags(wire.FlagStacks)
-	e, err := s.Checker.Begin()
+	rd, err := s.Replay(context.Background(), r)
+	// Let the program's output drain before the report.
+	s.Close()
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("starting %s: %w", t.Arg, err)}
+		return &exitError{code: exitUsage, err: err}
 	}
-	rr, err := search.Replay(e, sched, c.maxDepth(t))
-	if err != nil {
-		e.Close()
-		return &exitError{code: exitUsage, err: fmt.Errorf("replaying %s: %w", t.Arg, err)}
-	}
-	r := report.Build(e, rr.Outcome, s.Syms)
-	if c.decisions != "" {
-		comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", t.Arg, sched, rr.Executed)
-		if err := ctarget.WriteDecisions(c.decisions, e.Trace(), comment); err != nil {
-			e.Close()
+	rep := rd.Report
+	if c.decisions != "" && !r.Lasso() {
+		comment := fmt.Sprintf("%s\nschedule %s\nexecuted %s", t.Arg, r.Schedule, rd.Executed)
+		if err := ctarget.WriteDecisions(c.decisions, rd.Trace, comment); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 		lib, _ := ctarget.Library()
-		r.Notes = append(r.Notes, fmt.Sprintf("decision log written to %s; replay it without stdbg with STDBG_REPLAY=%s LD_PRELOAD=%s %s",
+		rep.Notes = append(rep.Notes, fmt.Sprintf("decision log written to %s; replay it without stdbg with STDBG_REPLAY=%s LD_PRELOAD=%s %s",
 			c.decisions, session.ShellQuote(c.decisions), session.ShellQuote(lib), session.ShellQuote(t.Binary)))
 	}
-	e.Close()
-	// Let the program's output drain before the report.
-	s.Close()
-	closed = true
-	r.Path = sched.String()
-	r.Executed = rr.Executed.String()
-	if rr.Outcome == nil {
-		r.Notes = append(r.Notes, fmt.Sprintf("stopped after %d transitions (--max-depth)", len(rr.Executed)))
-	} else if rr.Leftover > 0 && rr.Outcome.Kind != search.Diverged {
-		r.Notes = append(r.Notes, fmt.Sprintf("the program ended %d steps before the end of the schedule", rr.Leftover))
-	}
-	if err := c.print(r, t, sched.String()); err != nil {
+	if err := c.print(rep, t, r.String()); err != nil {
 		return err
 	}
 	switch {
-	case rr.Outcome != nil && rr.Outcome.Kind == search.Diverged:
+	case rd.Diverged():
 		return &exitError{code: exitUsage}
-	case rr.Outcome != nil && rr.Outcome.Kind.IsBug():
+	case r.Lasso() && rd.Loops(), !r.Lasso() && rd.Failed():
 		return bugFound
 	}
 	return nil
@@ -230,7 +215,7 @@ func (c *replayer) target(sched schedule.Schedule, t *session.Target, env []stri
 // print prints the report of a replay of sched on t (JSON with --json),
 // and writes its page when --html asked for it.
 func (c *replayer) print(r *report.Report, t *session.Target, sched string) error {
-	if c.v.GetBool("json") {
+	if c.s.JSON {
 		b, _ := json.MarshalIndent(r, "", "  ")
 		fmt.Fprintln(c.stdout, string(b))
 	} else {

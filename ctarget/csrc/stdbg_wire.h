@@ -47,7 +47,9 @@ struct stdbg_slot {
 	uint32_t pid;              /* pid of the child running the generation */
 	uint32_t dead_gen;         /* set by the fork server when it reaped gen */
 	int32_t dead_status;       /* wait status of that child */
-	uint32_t pad[19];
+	uint32_t checker_cpu;      /* 1 + the CPU the checker answered from (0: unknown) */
+	uint32_t runtime_cpu;      /* 1 + the CPU the runtime handed over from (0: unknown) */
+	uint32_t pad[17];
 	uint8_t down[STDBG_DOWN_CAP];
 	uint8_t up[STDBG_UP_CAP];
 };

@@ -83,6 +83,7 @@ __attribute__((constructor(101))) static void stdbg_init(void)
 		die_now(70);
 	}
 	g_mailbox = p;
+	poll_init();
 	{
 		void *warm[4];
 		backtrace(warm, 4); /* loads the unwinder now, not in a signal handler */

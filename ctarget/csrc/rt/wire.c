@@ -31,13 +31,44 @@ static void up_hdr(uint16_t type, uint32_t len)
 	up_put(&h, sizeof h);
 }
 
+/* my_cpu is 1 + the CPU this thread runs on (0: unknown); glibc reads it
+ * from the thread's rseq area, without a system call. */
+static uint32_t my_cpu(void)
+{
+	int c = sched_getcpu();
+	return c < 0 ? 0 : (uint32_t)c + 1;
+}
+
 static void up_flush(void)
 {
 	struct stdbg_slot *s = g_slot;
+	__atomic_store_n(&s->runtime_cpu, my_cpu(), __ATOMIC_RELAXED);
 	__atomic_store_n(&s->up_len, g_up_len, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&s->up_seq, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&s->checker_sleeping, __ATOMIC_SEQ_CST))
 		sys_futex(&s->up_seq, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+/* The poll of wait_down, in pauses: it adapts to what it wins. A wait
+ * answered while polling doubles the next poll (up to POLL_MAX), one that
+ * had to sleep halves it (down to POLL_MIN): on a machine too busy to
+ * answer within the poll, or where the checker is often off its CPU, the
+ * poll shrinks and leaves the CPU to others. */
+#define POLL_MAX 1500
+#define POLL_MIN 50
+static int g_poll_local = POLL_MAX;
+/* The poll lives in memory shared by the fork server and its children
+ * (poll_init), which a reset does not put back: what one execution
+ * learned serves the next. */
+static int *g_poll = &g_poll_local;
+
+static void poll_init(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		g_poll = p;
+		*g_poll = POLL_MAX;
+	}
 }
 
 /* wait_down waits until the checker answered (down_seq moved past last). */
@@ -45,14 +76,23 @@ static void wait_down(uint32_t last)
 {
 	struct stdbg_slot *s = g_slot;
 	/* The checker usually answers within microseconds from another CPU:
-	 * poll first, unless it runs on this CPU, where polling only keeps
-	 * it from running. */
-	int spin = (g_flags & STDBG_F_NO_SPIN) ? 0 : 1500;
+	 * poll first, unless it runs on this CPU (the flag, or the CPU it
+	 * last answered from is this thread's), where polling only keeps it
+	 * from running. */
+	int spin = __atomic_load_n(g_poll, __ATOMIC_RELAXED);
+	uint32_t ck = __atomic_load_n(&s->checker_cpu, __ATOMIC_RELAXED);
+	if ((g_flags & STDBG_F_NO_SPIN) || (ck != 0 && ck == my_cpu()))
+		spin = 0;
 	for (int i = 0; i < spin; i++) {
-		if (__atomic_load_n(&s->down_seq, __ATOMIC_ACQUIRE) != last)
+		if (__atomic_load_n(&s->down_seq, __ATOMIC_ACQUIRE) != last) {
+			if (spin < POLL_MAX)
+				__atomic_store_n(g_poll, spin * 2 < POLL_MAX ? spin * 2 : POLL_MAX, __ATOMIC_RELAXED);
 			return;
+		}
 		cpu_relax();
 	}
+	if (spin > 0)
+		__atomic_store_n(g_poll, spin / 2 > POLL_MIN ? spin / 2 : POLL_MIN, __ATOMIC_RELAXED);
 	struct timespec ts = {0, LIFELINE_MS * 1000000L};
 	for (;;) {
 		__atomic_store_n(&s->runtime_sleeping, 1, __ATOMIC_SEQ_CST);
