@@ -232,20 +232,45 @@ func partnerValue[T any](ex *Execution, tid, cas int) T {
 //go:norace
 func (s *ChanState[T]) sync(ex *Execution) {
 	if s.gen != ex.gen {
-		clear(s.buf)
+		var zero T
+		for i := range s.buf {
+			s.buf[i] = zero
+		}
 		s.buf, s.head, s.gen = s.buf[:0], 0, ex.gen
 	}
 }
 
+// push appends v to the buffer, moving its values to the front when the
+// ring is full at the back. The goroutines that push and pop are ordered
+// by the model, which the race detector does not see; so the values are
+// moved and the buffer grown element by element, never by copy, clear or
+// append: the runtime reports those to the race detector even from a
+// function marked norace, and the test would fail for a race of stdbg's
+// own (a producer and a consumer wrapping a buffered channel around).
+//
 //go:norace
 func (s *ChanState[T]) push(ex *Execution, v T) {
 	s.sync(ex)
+	var zero T
 	if s.head > 0 && len(s.buf) == cap(s.buf) {
-		n := copy(s.buf, s.buf[s.head:])
-		clear(s.buf[n:])
+		n := len(s.buf) - s.head
+		for i := range n {
+			s.buf[i] = s.buf[s.head+i]
+		}
+		for i := n; i < len(s.buf); i++ {
+			s.buf[i] = zero
+		}
 		s.buf, s.head = s.buf[:n], 0
 	}
-	s.buf = append(s.buf, v)
+	if len(s.buf) == cap(s.buf) {
+		grown := make([]T, len(s.buf), 2*cap(s.buf)+1)
+		for i := range s.buf {
+			grown[i] = s.buf[i]
+		}
+		s.buf = grown
+	}
+	s.buf = s.buf[:len(s.buf)+1]
+	s.buf[len(s.buf)-1] = v
 }
 
 //go:norace
