@@ -43,6 +43,14 @@ var modules = []module{
 	{"xsync", "golang.org/x/sync", "v0.23.0"},
 	{"ants", "github.com/panjf2000/ants/v2", "v2.10.0"},
 	{"lru", "github.com/hashicorp/golang-lru/v2", "v2.0.7"},
+	// Modules first run here for issue 43's item 6 (docs/go-test.md).
+	{"xtime", "golang.org/x/time", "v0.16.0"},
+	{"backoff", "github.com/cenkalti/backoff/v4", "v4.3.0"},
+	{"clock", "github.com/benbjohnson/clock", "v1.3.5"},
+	{"clockwork", "github.com/jonboulle/clockwork", "v0.5.0"},
+	{"ratelimit", "go.uber.org/ratelimit", "v0.3.1"},
+	{"gobreaker", "github.com/sony/gobreaker/v2", "v2.4.0"},
+	{"xsyncmap", "github.com/puzpuzpuz/xsync/v4", "v4.5.0"},
 }
 
 func main() {
