@@ -1,8 +1,10 @@
 package grade
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file writes a Result for the classroom tools that are not
@@ -124,5 +126,48 @@ func (r *Result) PrairieLearn() *PrairieLearn {
 	if !p.Gradable {
 		p.Score = 0
 	}
+	p.fit(prairieLearnLimit)
 	return p
+}
+
+// prairieLearnLimit is the size PrairieLearn allows results.json
+// ("this file should be limited to 1 MB").
+const prairieLearnLimit = 1 << 20
+
+// cutNote ends an output cut to fit.
+const cutNote = "\n[cut: the rest is too long for PrairieLearn; stdbg grade --out writes it in full]"
+
+// fit shortens p's texts until its JSON takes at most limit bytes: first
+// the whole feedback (each test's output holds its part of it), then each
+// test's output, cut with a note that says where the rest is.
+func (p *PrairieLearn) fit(limit int) {
+	size := func() int {
+		b, _ := json.Marshal(p)
+		return len(b)
+	}
+	if size() <= limit {
+		return
+	}
+	p.Output = "The feedback is too long for PrairieLearn: each test's output holds its part."
+	over := size() - limit
+	for over > 0 {
+		// Cut the longest output by what is over, and a little more for
+		// the note and JSON's escapes.
+		k := 0
+		for i := range p.Tests {
+			if len(p.Tests[i].Output) > len(p.Tests[k].Output) {
+				k = i
+			}
+		}
+		t := &p.Tests[k]
+		if len(t.Output) <= len(cutNote) {
+			return // nothing left to cut
+		}
+		keep := max(0, len(t.Output)-over-len(cutNote)-1024)
+		for keep > 0 && !utf8.RuneStart(t.Output[keep]) {
+			keep--
+		}
+		t.Output = t.Output[:keep] + cutNote
+		over = size() - limit
+	}
 }

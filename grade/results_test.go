@@ -162,16 +162,20 @@ func TestClassroomJSON(t *testing.T) {
 // external grading results format: gradable, a score in [0, 1], and tests
 // with name, description, points, max_points, message and output; a
 // submission that does not build is not gradable, with the compiler's
-// messages as format_errors.
+// messages as format_errors; the whole document within PrairieLearn's
+// 1 MB.
 func TestPrairieLearnJSON(t *testing.T) {
 	notBuilt := &grade.Result{Assignment: "A", MaxScore: 2, Checks: []grade.CheckResult{
 		{Name: "one", MaxScore: 2, Status: grade.StatusNotBuilt, Message: "your program does not build:\nx.c:3: error"}}}
+	// PrairieLearn allows results.json 1 MB: a story of 3 MB is cut.
+	long := sample()
+	long.Checks[1].Failures[0].Story = []string{strings.Repeat("Thread 1 takes the lock m. ", 3<<20/27)}
 	for _, tc := range []struct {
 		name     string
 		res      *grade.Result
 		gradable bool
 		score    float64
-	}{{"graded", sample(), true, 0.6}, {"not built", notBuilt, false, 0}} {
+	}{{"graded", sample(), true, 0.6}, {"not built", notBuilt, false, 0}, {"too long", long, true, 0.6}} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "results.json")
 			if err := tc.res.WriteFiles(grade.Outputs{PrairieLearn: path}); err != nil {
@@ -180,6 +184,9 @@ func TestPrairieLearnJSON(t *testing.T) {
 			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(b) > 1<<20 {
+				t.Errorf("results.json takes %d bytes, more than PrairieLearn's 1 MB", len(b))
 			}
 			var doc map[string]any
 			if err := json.Unmarshal(b, &doc); err != nil {
