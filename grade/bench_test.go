@@ -9,16 +9,35 @@ import (
 	"github.com/stdbg/stdbg/grade"
 )
 
-// BenchmarkGradeOne grades one wrong answer end to end (build, two
-// searches, minimisation, feedback): the time a student waits.
+// BenchmarkGradeOne grades one wrong answer end to end (build, searches,
+// minimisation, feedback): the time a student waits, for a C and a Go
+// submission, with the submission's processes confined as this machine
+// allows and without confinement (what the sandbox costs: prlimit,
+// unshare and setpriv run before each process of the program).
 func BenchmarkGradeOne(b *testing.B) {
-	a, err := grade.Load("../exercises/c/bounded-buffer/assignment.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, err := grade.Grade(context.Background(), a, "../exercises/c/bounded-buffer/wrong/one-cond-signal", grade.Options{}); err != nil {
+	for _, s := range []struct{ name, assignment, dir string }{
+		{"C", "../exercises/c/bounded-buffer/assignment.yaml", "../exercises/c/bounded-buffer/wrong/one-cond-signal"},
+		{"Go", "../exercises/go/worker-pool/assignment.yaml", "../exercises/go/worker-pool/wrong/each-worker-closes"},
+	} {
+		a, err := grade.Load(s.assignment)
+		if err != nil {
 			b.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			conf *grade.Confinement
+		}{{"confined", nil}, {"unconfined", &grade.Confinement{User: -1}}} {
+			b.Run(s.name+"/"+c.name, func(b *testing.B) {
+				for b.Loop() {
+					res, err := grade.Grade(context.Background(), a, s.dir, grade.Options{Confinement: c.conf})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Score == res.MaxScore {
+						b.Fatalf("%s: full marks for a wrong answer", s.dir)
+					}
+				}
+			})
 		}
 	}
 }
