@@ -62,7 +62,7 @@ var patterns = []string{
 	grade.PatternSendClosed, grade.PatternBusyWait, grade.PatternTryGivesUp, grade.PatternRetryLivelock,
 	grade.PatternSplitSection, grade.PatternHeldByCaller, grade.PatternNoCommonLock, grade.PatternCheckOutside,
 	grade.PatternPassedWithout, grade.PatternNeverRestored, grade.PatternCloseClosed, grade.PatternWaitFirst,
-	grade.PatternNoReceiver, grade.PatternLockUpgrade, grade.PatternCtxNeverCancelled,
+	grade.PatternNoReceiver, grade.PatternLockUpgrade, grade.PatternCtxNeverCancelled, grade.PatternDoneEarly,
 }
 
 // expect is a wrong answer's expected grading (wrong/NAME/expect.yaml):
