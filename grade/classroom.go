@@ -71,8 +71,9 @@ func (r *Result) Classroom() *Classroom {
 // (docs/externalGrading.md of PrairieLearn, "Grading results"): the
 // score as a fraction of the points, and a test per check.
 type PrairieLearn struct {
-	// Gradable is false when the submission could not be graded at all
-	// (it does not build, or a file is missing): PrairieLearn then
+	// Gradable is false when the submission could not be graded (it
+	// does not build, a file is missing, or a check ran out of its time
+	// bound): PrairieLearn then
 	// awards or takes no points and counts no attempt, and shows
 	// FormatErrors.
 	Gradable     bool               `json:"gradable"`
@@ -105,7 +106,9 @@ func (r *Result) PrairieLearn() *PrairieLearn {
 	p.Output = all.String()
 	for i := range r.Checks {
 		c := &r.Checks[i]
-		if c.Status == StatusNotBuilt || c.Status == StatusIncomplete {
+		if c.Status == StatusNotBuilt || c.Status == StatusIncomplete || c.Status == StatusUnfinished {
+			// A check that ran out of its time bound has no grade: no
+			// attempt is counted, and grading again gives one.
 			p.Gradable = false
 			if len(p.FormatErrors) == 0 {
 				p.FormatErrors = append(p.FormatErrors, c.Message)
