@@ -249,6 +249,14 @@ func Build(e *executor.Execution, o *search.Outcome, syms Symbols) *Report {
 	}
 	b.expr = ""
 	r.Message = b.nameAddresses(r.Message)
+	if o != nil && o.Kind == search.DataRace && strings.HasPrefix(r.Message, "WARNING: DATA RACE") {
+		// An instrumented plain-Go test runs its body in lang.CheckTest.
+		wrapped := strings.Contains(r.Message, stdbgRuntime+"/lang.CheckTest")
+		for _, f := range r.Stack {
+			wrapped = wrapped || strings.HasPrefix(f.Func, stdbgRuntime+"/lang.CheckTest")
+		}
+		r.Message = goRace(r.Message, started, moduleRoots{}.root, wrapped)
+	}
 	if t := e.TimedOut(); t != nil {
 		r.Failure = &Where{Thread: t.Tid, Where: b.location(t.Frames, false)}
 		r.Stack = b.stack(t.Frames, false)
