@@ -411,6 +411,12 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 		}
 		return api
 	case syncmodel.Read, syncmodel.Write:
+		switch op.API {
+		case syncmodel.APILoad, syncmodel.APIStore, syncmodel.APICAtomicLoad, syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
+			// An access of an instrumented C program: the call on its
+			// line says what it stores; the step, how much memory.
+			return fmt.Sprintf("%s(&%s) (%s)", api, b.name(op.Obj, "mem"), count(int(op.Arg), "byte"))
+		}
 		return fmt.Sprintf("%s(&%s, %d)", api, b.name(op.Obj, "mem"), op.Arg)
 	case syncmodel.CondWait:
 		if res.Spurious {
