@@ -249,6 +249,14 @@ func Build(e *executor.Execution, o *search.Outcome, syms Symbols) *Report {
 	}
 	b.expr = ""
 	r.Message = b.nameAddresses(r.Message)
+	if o != nil && o.Kind == search.DataRace && strings.HasPrefix(r.Message, "WARNING: DATA RACE") {
+		// An instrumented plain-Go test runs its body in lang.CheckTest.
+		wrapped := strings.Contains(r.Message, stdbgRuntime+"/lang.CheckTest")
+		for _, f := range r.Stack {
+			wrapped = wrapped || strings.HasPrefix(f.Func, stdbgRuntime+"/lang.CheckTest")
+		}
+		r.Message = goRace(r.Message, started, moduleRoots{}.root, wrapped)
+	}
 	if t := e.TimedOut(); t != nil {
 		r.Failure = &Where{Thread: t.Tid, Where: b.location(t.Frames, false)}
 		r.Stack = b.stack(t.Frames, false)
@@ -403,6 +411,12 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 		}
 		return api
 	case syncmodel.Read, syncmodel.Write:
+		switch op.API {
+		case syncmodel.APILoad, syncmodel.APIStore, syncmodel.APICAtomicLoad, syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
+			// An access of an instrumented C program: the call on its
+			// line says what it stores; the step, how much memory.
+			return fmt.Sprintf("%s(&%s) (%s)", api, b.name(op.Obj, "mem"), count(int(op.Arg), "byte"))
+		}
 		return fmt.Sprintf("%s(&%s, %d)", api, b.name(op.Obj, "mem"), op.Arg)
 	case syncmodel.CondWait:
 		if res.Spurious {

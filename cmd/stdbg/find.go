@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -195,7 +196,11 @@ func (c *findCmd) find(args []string) error {
 		// which says why.)
 		var all []string
 		var err error
-		if tests, all, err = gotest.Matching(ctx, "", args[0], "", c.run); err == nil && len(tests) == 0 {
+		dir, pattern := "", args[0]
+		if st, serr := os.Stat(args[0]); serr == nil && st.IsDir() {
+			dir, pattern = args[0], "." // (in its own module, if another)
+		}
+		if tests, all, err = gotest.Matching(ctx, dir, pattern, "", c.run); err == nil && len(tests) == 0 {
 			return c.noTests(args[0], all)
 		}
 	}

@@ -260,7 +260,7 @@ func raceFailure(th *Thread, rep string) wire.Failure {
 			"with a goroutine started before the check, whose accesses stdbg cannot order against the checked goroutines' " +
 			"(it synchronises through the real locks and channels, they through stdbg's model of them):\n" + rep}
 	}
-	f := wire.Failure{Tid: th.tid, Kind: wire.FailRace, Message: rep, Frames: th.last}
+	f := wire.Failure{Tid: th.tid, Kind: wire.FailRace, Message: raceThreads(th, rep), Frames: th.last}
 	f.File, f.Line = firstFrame(rep)
 	return f
 }

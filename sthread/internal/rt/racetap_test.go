@@ -2,6 +2,7 @@ package rt
 
 import (
 	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"syscall"
@@ -115,5 +116,49 @@ func TestInternalRace(t *testing.T) {
 		if got := internalRace(tt.rep); got != tt.internal {
 			t.Errorf("internalRace = %v, want %v:\n%s", got, tt.internal, tt.rep)
 		}
+	}
+}
+
+func raceEntryA() {}
+func raceEntryB() {}
+
+// A race report names the goroutines of the execution's threads by their
+// thread numbers: the first access's is the thread that reached its
+// scheduling point, another the one thread that runs the function at the
+// bottom of its stack; others keep their numbers.
+func TestRaceThreads(t *testing.T) {
+	const pkg = "github.com/stdbg/stdbg/sthread/internal/rt."
+	ex := &Execution{}
+	for _, f := range []func(){raceEntryA, raceEntryB, raceEntryB} {
+		ex.threads = append(ex.threads, &Thread{ex: ex, tid: len(ex.threads) + 1, fn: reflect.ValueOf(f).Pointer()})
+	}
+	stack := func(entry string) string {
+		return "  f()\n      /src/a.go:1 +0x1\n  " + pkg + entry + "()\n      /src/a.go:2 +0x1\n  " + threadRun + "\n      /src/t.go:3 +0x1\n"
+	}
+	rep := func(cur, prev string) string {
+		return "WARNING: DATA RACE\nWrite at 0x00c00002c4a0 by goroutine 14:\n" + stack(cur) +
+			"\nPrevious read at 0x00c00002c4a0 by goroutine 130:\n" + stack(prev) +
+			"\nGoroutine 14 (running) created at:\n  g()\n      /src/a.go:3 +0x1\n\nGoroutine 130 (finished) created at:\n"
+	}
+	for _, tt := range []struct {
+		name     string
+		current  int
+		cur, prv string
+		want     []string
+	}{
+		{"both", 2, "raceEntryB", "raceEntryA", []string{"Write at 0x00c00002c4a0 by thread 2:", "Previous read at 0x00c00002c4a0 by thread 1:",
+			"Thread 2 (running) created at:", "Thread 1 (finished) created at:"}},
+		{"same function", 1, "raceEntryA", "raceEntryB", []string{"by thread 1:", "Previous read at 0x00c00002c4a0 by goroutine 130:",
+			"Goroutine 130 (finished) created at:"}},
+		{"other of the same function", 3, "raceEntryB", "raceEntryB", []string{"by thread 3:", "Previous read at 0x00c00002c4a0 by thread 2:"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := raceThreads(ex.threads[tt.current-1], rep(tt.cur, tt.prv))
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q:\n%s", w, got)
+				}
+			}
+		})
 	}
 }
