@@ -49,6 +49,11 @@ type dporEvent struct {
 	op     syncmodel.Op
 	child  int // the thread a ThreadCreate creates (0 if unknown or not a create)
 	idx    int // the number of earlier events of the thread: (thread, idx) names the event in every execution
+	// terminal: the event ended the execution it ran in (a failure: a
+	// misuse, an assertion, a crash), so that nothing ran after it. In a
+	// sleep set it stands only for the schedules that begin with it: it
+	// commutes with no event that would follow it (see weakInitial).
+	terminal bool
 }
 
 func (ev *dporEvent) step() schedule.Step {
@@ -372,7 +377,17 @@ func (d *dpor) End(r *Report) {
 	if r.DepthLimited {
 		d.cut = true
 	}
+	if n := len(r.Trace); n > 0 && n <= len(d.nodes) && ends(r) {
+		d.nodes[n-1].ev.terminal = true
+	}
 	d.races(r)
+}
+
+// ends reports whether the last step of an execution ended it while other
+// threads could still have run: a failure (a deadlock ends nothing: no
+// thread could run).
+func ends(r *Report) bool {
+	return r.Outcome != nil && r.Outcome.Kind.IsBug() && r.Outcome.Kind != Deadlock
 }
 
 func (d *dpor) Exhausted() bool { return true }

@@ -110,7 +110,7 @@ func (d *dpor) races(r *Report) {
 			case i == n:
 				// An execution stopped by a failure ends every thread:
 				// its last step is dependent on all that was pending.
-				failed := r.Outcome != nil && r.Outcome.Kind.IsBug() && r.Outcome.Kind != Deadlock
+				failed := ends(r)
 				for k := range final {
 					d.pending(tr, i, &final[k], failed, r.DepthLimited)
 				}
@@ -445,7 +445,9 @@ func (d *dpor) plan(j int, v []dporEvent) {
 // taken while no execution has been cut by the bound: x is in the sleep set
 // because every execution starting with x has been explored, none of them
 // cut, exactly as in an unbounded search. Once one was cut, only the former
-// is.
+// is. An event that ended its execution (terminal) comes first only in a
+// schedule that begins with it: nothing ran after it, so it stands for no
+// schedule in which other events follow it.
 func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 	f = -1
 	for i := range v {
@@ -455,6 +457,9 @@ func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 		}
 	}
 	d.rs.work += int64(f + 1)
+	if x.terminal {
+		return f, f == 0
+	}
 	if f < 0 {
 		d.rs.work += int64(len(v))
 		if d.cut {
