@@ -1,6 +1,8 @@
 package search
 
 import (
+	"slices"
+
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/syncmodel"
 )
@@ -69,13 +71,96 @@ type wakeNode struct {
 
 // dporNode is a scheduling point on the current path.
 type dporNode struct {
-	threads []Thread    // the point as Next saw it
+	// ts are the point's threads as Next saw them, by id; blocked, the
+	// threads blocked there that were not at the point before (or that
+	// ran the step before it), with their operations; maxID, the largest
+	// id. (A point is copied at every step: a thousand threads, the
+	// goroutines of timers, made the copy of whole Threads the cost of a
+	// step.)
+	ts      []nodeThread
+	blocked []Thread
+	maxID   int
 	ev      dporEvent   // the event taken from here on the current path
 	taken   bool        // ev is valid (and not yet in sleep)
 	sleep   []dporEvent // events explored from here or an ancestor, not to start again
 	wut     []*wakeNode // planned: the wakeup tree's children still to run
 	pick    *wakeNode   // chosen by Begin for the next execution
 	done    int         // children explored from here (for Explored)
+}
+
+// nodeThread is what a scheduling point keeps of one of its threads.
+type nodeThread struct {
+	id      int32
+	choices int32 // Thread.Choices
+	enabled bool
+}
+
+// thread returns the point's thread id, if it has one.
+func (n *dporNode) thread(id int) (*nodeThread, bool) {
+	ts := n.ts
+	lo, hi := 0, len(ts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(ts[m].id) < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(ts) && int(ts[lo].id) == id {
+		return &ts[lo], true
+	}
+	return nil, false
+}
+
+// setPoint makes n, the k-th point of the current path, the point p.
+func (d *dpor) setPoint(k int, n *dporNode, p Point) {
+	if cap(n.ts) < len(p.Threads) {
+		n.ts = make([]nodeThread, 0, len(p.Threads)+len(p.Threads)/4)
+	}
+	n.ts, n.blocked, n.maxID = n.ts[:0], n.blocked[:0], 0
+	sorted := true
+	for i := range p.Threads {
+		t := &p.Threads[i]
+		n.ts = append(n.ts, nodeThread{id: int32(t.ID), enabled: t.Enabled, choices: int32(t.Choices())})
+		sorted = sorted && (i == 0 || t.ID > p.Threads[i-1].ID)
+	}
+	if !sorted {
+		slices.SortFunc(n.ts, func(a, b nodeThread) int { return int(a.id) - int(b.id) })
+	}
+	if len(n.ts) > 0 {
+		n.maxID = int(n.ts[len(n.ts)-1].id)
+	}
+	// The threads blocked here that were not at the point before, or
+	// that ran the step before: a walk of the two points, both by id.
+	var prev []nodeThread
+	ran := -1
+	if k > 0 && k-1 < len(d.nodes) {
+		prev, ran = d.nodes[k-1].ts, d.nodes[k-1].ev.thread
+	}
+	j := 0
+	for i := range n.ts {
+		t := &n.ts[i]
+		if t.enabled {
+			continue
+		}
+		for j < len(prev) && prev[j].id < t.id {
+			j++
+		}
+		if k > 0 && int(t.id) != ran && j < len(prev) && prev[j].id == t.id && !prev[j].enabled {
+			continue // blocked on the same operation at the point before
+		}
+		if sorted {
+			n.blocked = append(n.blocked, p.Threads[i])
+			continue
+		}
+		for x := range p.Threads {
+			if p.Threads[x].ID == int(t.id) {
+				n.blocked = append(n.blocked, p.Threads[x])
+				break
+			}
+		}
+	}
 }
 
 type dpor struct {
@@ -158,18 +243,24 @@ func (d *dpor) inc(t int) {
 	d.counts[t]++
 }
 
-// note records the pending operations of a point of this execution.
+// note records the pending operations of a point of this execution: an
+// operation whose annotation depends on the state is recorded as it is at
+// every point, any other once (the same at every point until it runs).
 func (d *dpor) note(p Point) {
 	for i := range p.Threads {
 		t := &p.Threads[i]
-		d.setFresh(t.ID, d.count(t.ID), t.Op)
+		idx := d.count(t.ID)
+		if !syncmodel.StateAnnotated(t.Op.Kind) && t.ID < len(d.fresh) && idx < len(d.fresh[t.ID]) && d.fresh[t.ID][idx].gen == d.gen {
+			continue
+		}
+		d.setFresh(t.ID, idx, t.Op)
 	}
 }
 
 func (d *dpor) Init(c Config) {
 	d.cut = false
 	for i := range d.nodes {
-		d.nodes[i] = dporNode{threads: d.nodes[i].threads[:0]}
+		d.nodes[i] = dporNode{ts: d.nodes[i].ts[:0], blocked: d.nodes[i].blocked[:0]}
 	}
 	d.nodes = d.nodes[:0]
 	d.sub = nil
@@ -220,11 +311,11 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 // other operation was what let the thread go on); nothing is lost by
 // dropping it.
 func feasible(n *dporNode, ev *dporEvent) bool {
-	t := findThread(n.threads, ev.thread)
-	if t == nil || !t.Enabled {
+	t, ok := n.thread(ev.thread)
+	if !ok || !t.enabled {
 		return false
 	}
-	nc := t.Choices()
+	nc := int(t.choices)
 	if nc == 0 {
 		return !asleep(n.sleep, ev.thread, schedule.NoChoice)
 	}
@@ -275,7 +366,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		n.pick = nil
 		d.div = k
 		d.sub = c.kids
-		n.threads = append(n.threads[:0], p.Threads...)
+		d.setPoint(k, n, p)
 		d.note(p)
 		return d.take(n, p, c.ev), true
 	}
@@ -289,7 +380,8 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		d.nodes = append(d.nodes, dporNode{})
 	}
 	n := &d.nodes[k]
-	*n = dporNode{threads: append(n.threads[:0], p.Threads...), sleep: n.sleep[:0]}
+	*n = dporNode{ts: n.ts, blocked: n.blocked, sleep: n.sleep[:0]}
+	d.setPoint(k, n, p)
 	d.note(p)
 	if k > 0 {
 		parent := &d.nodes[k-1]

@@ -54,9 +54,7 @@ func (d *dpor) races(r *Report) {
 		width = max(width, t.ID+1)
 	}
 	for i := 0; i < n && i < len(d.nodes); i++ {
-		for _, t := range d.nodes[i].threads {
-			width = max(width, t.ID+1)
-		}
+		width = max(width, d.nodes[i].maxID+1)
 	}
 	// The events before the point where this execution chose anew are
 	// the last execution's, with the same clocks: rows the last call
@@ -115,10 +113,12 @@ func (d *dpor) races(r *Report) {
 					d.pending(tr, i, &final[k], failed, r.DepthLimited)
 				}
 			case i < len(d.nodes):
-				for k := range d.nodes[i].threads {
-					if t := &d.nodes[i].threads[k]; !t.Enabled && d.newlyBlocked(i, t.ID) {
-						d.pending(tr, i, t, false, false)
-					}
+				// A thread blocked at point i, and not already blocked on
+				// the same operation at i-1 (then its races were found
+				// there: between the two nothing it could race with has
+				// run that it could have gone before).
+				for k := range d.nodes[i].blocked {
+					d.pending(tr, i, &d.nodes[i].blocked[k], false, false)
 				}
 			}
 		}
@@ -335,18 +335,6 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 	}
 }
 
-// newlyBlocked reports whether thread tid, blocked at point i, was not
-// already blocked on the same operation at point i-1 (then its races were
-// found there; between the two nothing it could race with has run that it
-// could have gone before).
-func (d *dpor) newlyBlocked(i, tid int) bool {
-	if i == 0 || i-1 >= len(d.nodes) || d.rs.last[tid] == i-1 {
-		return true
-	}
-	t := findThread(d.nodes[i-1].threads, tid)
-	return t == nil || t.Enabled
-}
-
 // event returns event c of the trace as a planned event.
 func (rs *raceScratch) event(tr []Event, c int) dporEvent {
 	e := &tr[c]
@@ -377,8 +365,8 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 	// waiting: p was already waiting for this operation at j, so that j
 	// (or an event after it that does not happen after it) is what let it
 	// go on.
-	t := findThread(node.threads, p)
-	waiting := t != nil && !t.Enabled && rs.last[p] < j
+	t, ok := node.thread(p)
+	waiting := ok && !t.enabled && rs.last[p] < j
 	tj := tr[j].Step.Thread
 	// (A misuse did not do what the operation does: an unlock of an
 	// unlocked mutex held nothing that a lock waited for.)
@@ -552,9 +540,10 @@ func (d *dpor) finalThreads(r *Report) []Thread {
 	}
 	last := r.Trace[n-1].Step.Thread
 	fs := d.rs.final[:0]
-	for _, t := range d.nodes[n-1].threads {
-		if t.ID != last {
-			fs = append(fs, t)
+	for _, t := range d.nodes[n-1].ts {
+		if id := int(t.id); id != last {
+			op := d.opOf(&dporEvent{thread: id, idx: d.count(id)})
+			fs = append(fs, Thread{ID: id, Op: op, Enabled: t.enabled, Alternatives: int(t.choices)})
 		}
 	}
 	d.rs.final = fs
