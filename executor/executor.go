@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -74,6 +75,10 @@ type Options struct {
 	// syncmodel.World.SetSpuriousWakeups): a wait guarded by if instead of
 	// while is then found even with one waiter.
 	SpuriousWakeups bool
+	// MaxStall is the stall bound of Go targets' virtual time
+	// (syncmodel.World.SetMaxStall): nil, syncmodel.DefaultMaxStall; a
+	// negative bound, none.
+	MaxStall *time.Duration
 }
 
 // Executor is a search.Executor over a Runtime.
@@ -142,6 +147,10 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 		e.trace = make([]Step, 0, room)
 	}
 	e.w.SetSpuriousWakeups(c.opts.SpuriousWakeups)
+	e.w.SetMaxStall(syncmodel.DefaultMaxStall)
+	if d := c.opts.MaxStall; d != nil {
+		e.w.SetMaxStall(int64(*d))
+	}
 	c.cur = e
 	evs, err := c.rt.Begin()
 	if err != nil {

@@ -101,6 +101,10 @@ type Result struct {
 	// Spurious is set on a CondWait that returned at once without a
 	// signal (SetSpuriousWakeups); Code is then SpuriousReturn.
 	Spurious bool
+	// Stall is how long, in nanoseconds of virtual time, the thread could
+	// have performed the operation before it did, while time passed (a
+	// timer fired): a delay the execution needs of it (see SetMaxStall).
+	Stall int64
 }
 
 // Misuse is the error (as a *Misuse) Execute returns when an operation is a misuse of a
@@ -158,7 +162,7 @@ type Wait struct {
 // NewWorld returns the initial world: thread 1 exists and is live, with no
 // pending operation yet, and there are no objects.
 func NewWorld() *World {
-	return &World{threads: make([]thread, 1, 4)}
+	return &World{threads: make([]thread, 1, 4), timeState: timeState{maxStall: DefaultMaxStall}}
 }
 
 // put stores v at key k of the object map *m, making the map on first use:
@@ -367,7 +371,7 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		th.hasPending = false
 		th.pending = Op{}
 	}
-	w.heat(tid, op, res)
+	w.heat(tid, op, &res)
 	return res, nil
 }
 
