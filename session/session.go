@@ -116,7 +116,7 @@ func Start(t *Target, o Options) (*Session, error) {
 	}
 	s := &Session{Target: t, proc: p, syms: symbolize.New(mods), opts: o}
 	s.checker = executor.New(p, executor.Options{FastExit: o.FastExit, Locate: s.locate, Races: !t.Go && o.Races,
-		Variable: s.variable, SpuriousWakeups: !t.Go && o.SpuriousWakeups})
+		Variable: s.variable, SpuriousWakeups: !t.Go && o.SpuriousWakeups, MaxStall: t.maxStall()})
 	return s, nil
 }
 

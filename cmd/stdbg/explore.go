@@ -12,7 +12,7 @@ import (
 
 // resolve builds the target args name with the settings (race, memory);
 // run selects Go tests. A Go target's random numbers come from the
-// rand-seed setting.
+// rand-seed setting, its stall bound from max-stall.
 func (a *app) resolve(args []string, run string) (*session.Target, error) {
 	t, err := session.Resolve(args, session.Build{Run: run, Race: a.v.GetBool("races"),
 		Memory: a.v.GetBool("memory"), MemoryAsked: a.explicit("memory")})
@@ -20,6 +20,7 @@ func (a *app) resolve(args []string, run string) (*session.Target, error) {
 		return nil, usageErr("%v", err)
 	}
 	t.SeedRand(a.v.GetInt64("rand-seed"))
+	t.SetMaxStall(a.maxStall())
 	return t, nil
 }
 

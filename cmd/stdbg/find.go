@@ -112,7 +112,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&c.outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions", "budget", "profile",
-		"visited", "livelock", "ltl", "in-target", "races", "memory", "spurious-wakeups", "rand-seed", "quiet")
+		"visited", "livelock", "ltl", "in-target", "races", "memory", "spurious-wakeups", "rand-seed", "max-stall", "quiet")
 	return cmd
 }
 

@@ -11,9 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
 	"github.com/stdbg/stdbg/ltl"
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // This file holds the configuration keys every command shares: their
@@ -26,6 +27,15 @@ type setting struct {
 	key   string
 	def   any
 	usage string
+}
+
+// defaultMaxStall is the max-stall setting's default: the model's.
+var defaultMaxStall = rtnames.FormatMaxStall(syncmodel.DefaultMaxStall)
+
+// maxStall is the max-stall setting, validated by validate.
+func (a *app) maxStall() time.Duration {
+	d, _ := rtnames.ParseMaxStall(a.v.GetString("max-stall"))
+	return d
 }
 
 // defaultRandSeed is the seed of a Go target's random numbers when none is
@@ -65,6 +75,7 @@ var settings = []setting{
 	{"spurious-wakeups", true, "C targets: each thread's first condition wait (pthread_cond_wait, cnd_wait, timed or not) in an execution may also return at once without a signal, as POSIX allows, so that a wait guarded by if instead of while is found; false: a wait returns only when signalled or timed out"},
 	{"races", true, "report data races: in C targets, accesses to the same memory that no synchronization orders (a happens-before detector over every schedule run; it sees the memory accesses stdbg sees); plain Go targets (not importing sthread) are built with Go's race detector (needs cgo)"},
 	{"rand-seed", defaultRandSeed, "Go targets: the seed of the generator that math/rand and math/rand/v2 draw from in every execution (STDBG_RAND_SEED); recorded in the corpus entries, which replay with it"},
+	{"max-stall", defaultMaxStall, "Go targets: how long virtual time may pass while a goroutine that can run does not, so that a timer fires before it (a timeout that beats a worker a loaded machine delays; a report that needs it says so): a duration, 0 (time passes only when every goroutine is blocked or waits for time, as in testing/synctest) or none (at any moment); recorded in the corpus entries, which replay with it (STDBG_MAX_STALL)"},
 }
 
 // addSettings defines the flags of the given keys on cmd.
@@ -198,6 +209,9 @@ func (a *app) validate() error {
 		}
 	}
 
+	if _, err := rtnames.ParseMaxStall(a.v.GetString("max-stall")); err != nil {
+		return usageErr("max-stall must be a duration of at least 0 (such as 50ms or 1s) or none, not %q", a.v.GetString("max-stall"))
+	}
 	if s := a.v.GetString("rand-seed"); !validRandSeed(s) {
 		return usageErr("rand-seed must be a whole number from 0 to %d, not %q", uint64(math.MaxInt64), s)
 	}

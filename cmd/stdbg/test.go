@@ -90,7 +90,7 @@ usage.`,
 	f.DurationVar(&tf.timeout, "timeout", 10*time.Minute, "longest a test may run once as go test runs it; a test that hangs is ended with its goroutines' stacks (go test -timeout)")
 	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "no-save",
 		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions", "budget",
-		"in-target", "races", "rand-seed")
+		"in-target", "races", "rand-seed", "max-stall")
 	// What the shared settings mean here.
 	f.Lookup("json").Usage = "write go test -json's event stream (test2json's TestEvent objects) instead of text"
 	f.Lookup("corpus").Usage = "directory where the bugs are saved, under <import path>/<TestName> (default: testdata/stdbg/<TestName> in each test's package)"
@@ -131,7 +131,7 @@ func (c *tester) test(args []string) error {
 	cfg := gotest.Config{
 		Patterns: args, Tags: tf.tags, Run: tf.run, Skip: tf.skip, Short: tf.short, Timeout: tf.timeout, Count: tf.count,
 		Verbose: tf.verbose, JSON: a.v.GetBool("json"), Parallel: tf.parallel, Race: a.v.GetBool("races"), Shard: shard, Shards: shards,
-		RandSeed: a.v.GetInt64("rand-seed"),
+		RandSeed: a.v.GetInt64("rand-seed"), MaxStall: new(a.maxStall()),
 		Options: session.Options{Stdout: nil, Stderr: nil, FastExit: true,
 			TransitionTimeout: a.v.GetDuration("transition-timeout"), StartTimeout: a.v.GetDuration("start-timeout"),
 			Races: a.v.GetBool("races"), SpuriousWakeups: a.v.GetBool("spurious-wakeups"), KeepThreads: true},
