@@ -30,7 +30,7 @@ const DefaultMaxStall = 50_000_000
 
 // timeState is the world's record of time: the channels of timers (the
 // Obj of their TimerWaits), how many threads time woke (thread.hot), how
-// many TimerWaits ran so far (for fairness, see fairWait), the time of
+// many TimerWaits ran so far (for fairness, see fair.go), the time of
 // timers, the stall bound, and what the rules need of every thread at
 // once, computed when a TimerWait first asks in a state (timeView).
 type timeState struct {
@@ -62,7 +62,7 @@ type timeThread struct {
 	// when the thread last performed an operation and when it last
 	// performed a TimerWait (0: never). Counting only TimerWaits, which
 	// are dependent on everything, keeps two independent operations
-	// commuting. Only their order is hashed (see fairWait).
+	// commuting. Only their order is hashed (see fingerprint).
 	ran, waited uint64
 	// since is the time of timers when the thread became able to run:
 	// when it last performed an operation, was created, or, if it was
@@ -122,10 +122,9 @@ func (*timePrim) fingerprint(w *World, f fp) fp {
 	// reach the same state). The order of every ran and waited count
 	// says it: their ranks among one another, ties kept.
 	type mark struct {
-		v       uint64
-		waited  bool
-		i       int
-		present bool
+		v      uint64
+		waited bool
+		i      int
 	}
 	var marks []mark
 	for i := range w.threads {
@@ -317,7 +316,8 @@ func (w *World) holdsTime(tid int, th *thread) bool {
 
 // earliestTimer reports whether thread tid's TimerWait for at may run:
 // time may pass to at (see timeView), and fairness does not hold the
-// thread back (see fairWait).
+// thread back (fair.go: a thread that waited for time before waits until
+// every thread that can run now has run since).
 func (w *World) earliestTimer(tid int, at int64) bool {
 	v := w.timeView()
 	if v.still || at > v.minWait {

@@ -22,9 +22,11 @@ func manyTimers(n, work int) func() {
 		}
 		var mu sthread.Mutex
 		done := sthread.MakeChan[int](0)
+		n := 0
 		turns := func() {
 			for range work {
 				mu.Lock()
+				n++
 				mu.Unlock()
 			}
 		}

@@ -50,7 +50,8 @@ func TestStallBound(t *testing.T) {
 					lang.ChanSend(acquired, ok)
 				})
 			}
-			sthread.Assert(lang.ChanRecv(acquired) && lang.ChanRecv(acquired), "Acquire timed out with the semaphore free")
+			first, second := lang.ChanRecv(acquired), lang.ChanRecv(acquired)
+			sthread.Assert(first && second, "Acquire timed out with the semaphore free")
 		}, none: true},
 		{name: "a 10ms timeout beats a worker about to answer", f: func() {
 			answer := make(chan int)
