@@ -181,7 +181,7 @@ func (l dapLauncher) Launch(ctx context.Context, args dap.LaunchArgs, out dap.Ou
 		if t, rp, err = rc.scheduleReplay(append([]string{pkg}, args.Args...), args.Run); err != nil {
 			return nil, err
 		}
-		race = c.v.GetBool("races")
+		race = c.s.Races
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -123,7 +123,7 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 	// Built as the search built it: a corpus entry's target is rebuilt
 	// with the race detector (session.FromEntry), a --schedule's as
 	// --races says.
-	race := c.v.GetBool("races") || !cmd.Flags().Changed("schedule")
+	race := c.s.Races || !cmd.Flags().Changed("schedule")
 	var stop stopAt
 	dr, err := c.startDlvReplay(t, rp, race, listen, c.stdout, c.stderr, func(r *report.Report, steps int) error {
 		r.WriteStyled(c.stdout, c.colour())
@@ -207,7 +207,7 @@ func (a *app) startDlvReplay(t *session.Target, rp hunt.Replay, race bool, liste
 	b, err := dlvbridge.Start(dlvbridge.Config{
 		Dlv: dlvExe, Program: debugBin, Args: t.RunArgs(), Schedule: executed,
 		Env: t.Env, Dir: dir, Stdout: stdout, Stderr: stderr,
-		Timeout: a.v.GetDuration("transition-timeout") + a.v.GetDuration("start-timeout"),
+		Timeout: a.s.TransitionTimeout + a.s.StartTimeout,
 		Listen:  listen,
 	})
 	if err != nil {

@@ -18,7 +18,9 @@ const version = "0.1.0"
 // corpusCmd and rerunner, grader, ccCmd, configCmd), which holds the
 // command's own flags and state.
 type app struct {
-	v          *viper.Viper
+	v *viper.Viper
+	// s are the settings, read once from v when the command starts.
+	s          Settings
 	stdout     io.Writer
 	stderr     io.Writer
 	configFile string // the file read, "" if none
