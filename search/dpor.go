@@ -1,8 +1,6 @@
 package search
 
 import (
-	"slices"
-
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/syncmodel"
 )
@@ -71,13 +69,10 @@ type wakeNode struct {
 
 // dporNode is a scheduling point on the current path.
 type dporNode struct {
-	// ts are the point's threads as Next saw them, by id; blocked, the
-	// threads blocked there that were not at the point before (or that
-	// ran the step before it), with their operations; maxID, the largest
-	// id. (A point is copied at every step: a thousand threads, the
-	// goroutines of timers, made the copy of whole Threads the cost of a
-	// step.)
-	ts      []nodeThread
+	// blocked are the threads blocked at the point that were not at the
+	// point before (or that ran the step before it), with their
+	// operations; maxID, the largest id at the point. What the point
+	// keeps of every thread is in dpor.pts.
 	blocked []Thread
 	maxID   int
 	ev      dporEvent   // the event taken from here on the current path
@@ -88,79 +83,14 @@ type dporNode struct {
 	done    int         // children explored from here (for Explored)
 }
 
-// nodeThread is what a scheduling point keeps of one of its threads.
-type nodeThread struct {
-	id      int32
-	choices int32 // Thread.Choices
-	enabled bool
-}
-
-// thread returns the point's thread id, if it has one.
-func (n *dporNode) thread(id int) (*nodeThread, bool) {
-	ts := n.ts
-	lo, hi := 0, len(ts)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if int(ts[m].id) < id {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(ts) && int(ts[lo].id) == id {
-		return &ts[lo], true
-	}
-	return nil, false
-}
-
 // setPoint makes n, the k-th point of the current path, the point p.
 func (d *dpor) setPoint(k int, n *dporNode, p Point) {
-	if cap(n.ts) < len(p.Threads) {
-		n.ts = make([]nodeThread, 0, len(p.Threads)+len(p.Threads)/4)
-	}
-	n.ts, n.blocked, n.maxID = n.ts[:0], n.blocked[:0], 0
-	sorted := true
-	for i := range p.Threads {
-		t := &p.Threads[i]
-		n.ts = append(n.ts, nodeThread{id: int32(t.ID), enabled: t.Enabled, choices: int32(t.Choices())})
-		sorted = sorted && (i == 0 || t.ID > p.Threads[i-1].ID)
-	}
-	if !sorted {
-		slices.SortFunc(n.ts, func(a, b nodeThread) int { return int(a.id) - int(b.id) })
-	}
-	if len(n.ts) > 0 {
-		n.maxID = int(n.ts[len(n.ts)-1].id)
-	}
-	// The threads blocked here that were not at the point before, or
-	// that ran the step before: a walk of the two points, both by id.
-	var prev []nodeThread
 	ran := -1
 	if k > 0 && k-1 < len(d.nodes) {
-		prev, ran = d.nodes[k-1].ts, d.nodes[k-1].ev.thread
+		ran = d.nodes[k-1].ev.thread
 	}
-	j := 0
-	for i := range n.ts {
-		t := &n.ts[i]
-		if t.enabled {
-			continue
-		}
-		for j < len(prev) && prev[j].id < t.id {
-			j++
-		}
-		if k > 0 && int(t.id) != ran && j < len(prev) && prev[j].id == t.id && !prev[j].enabled {
-			continue // blocked on the same operation at the point before
-		}
-		if sorted {
-			n.blocked = append(n.blocked, p.Threads[i])
-			continue
-		}
-		for x := range p.Threads {
-			if p.Threads[x].ID == int(t.id) {
-				n.blocked = append(n.blocked, p.Threads[x])
-				break
-			}
-		}
-	}
+	n.blocked = n.blocked[:0]
+	n.maxID = d.pts.set(k, &p, ran, func(i int) { n.blocked = append(n.blocked, p.Threads[i]) })
 }
 
 type dpor struct {
@@ -174,6 +104,8 @@ type dpor struct {
 	// bound (see weakInitial).
 	cut bool
 	rs  raceScratch
+	// pts are what the points of the current path keep of their threads.
+	pts pointThreads
 
 	// The objects an operation names may differ from one execution to the
 	// next (a Go variable allocated anew by each execution); an event is
@@ -260,9 +192,10 @@ func (d *dpor) note(p Point) {
 func (d *dpor) Init(c Config) {
 	d.cut = false
 	for i := range d.nodes {
-		d.nodes[i] = dporNode{ts: d.nodes[i].ts[:0], blocked: d.nodes[i].blocked[:0]}
+		d.nodes[i] = dporNode{blocked: d.nodes[i].blocked[:0]}
 	}
 	d.nodes = d.nodes[:0]
+	d.pts.reset()
 	d.sub = nil
 	d.started, d.over = false, false
 	d.div = 0
@@ -288,7 +221,7 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 		for len(n.wut) > 0 {
 			c := n.wut[0]
 			n.wut = n.wut[1:]
-			if feasible(n, &c.ev) {
+			if d.feasible(top, &c.ev) {
 				n.pick = c
 				d.nodes = d.nodes[:top+1]
 				d.prefix = d.prefix[:0]
@@ -305,13 +238,14 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 	return nil, false
 }
 
-// feasible reports whether a planned event can be taken at n: its thread is
-// enabled there and the step was not explored from there already. A plan
-// whose thread is blocked reversed a race that cannot be reversed (the
-// other operation was what let the thread go on); nothing is lost by
-// dropping it.
-func feasible(n *dporNode, ev *dporEvent) bool {
-	t, ok := n.thread(ev.thread)
+// feasible reports whether a planned event can be taken at point k: its
+// thread is enabled there and the step was not explored from there
+// already. A plan whose thread is blocked reversed a race that cannot be
+// reversed (the other operation was what let the thread go on); nothing is
+// lost by dropping it.
+func (d *dpor) feasible(k int, ev *dporEvent) bool {
+	n := &d.nodes[k]
+	t, ok := d.pts.at(k, ev.thread)
 	if !ok || !t.enabled {
 		return false
 	}
@@ -380,7 +314,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		d.nodes = append(d.nodes, dporNode{})
 	}
 	n := &d.nodes[k]
-	*n = dporNode{ts: n.ts, blocked: n.blocked, sleep: n.sleep[:0]}
+	*n = dporNode{blocked: n.blocked, sleep: n.sleep[:0]}
 	d.setPoint(k, n, p)
 	d.note(p)
 	if k > 0 {
@@ -398,7 +332,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 	for len(n.wut) > 0 {
 		c := n.wut[0]
 		n.wut = n.wut[1:]
-		if feasible(n, &c.ev) {
+		if d.feasible(k, &c.ev) {
 			d.sub = c.kids
 			return d.take(n, p, c.ev), true
 		}

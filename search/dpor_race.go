@@ -361,11 +361,10 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 	if j >= len(d.nodes) {
 		return
 	}
-	node := &d.nodes[j]
 	// waiting: p was already waiting for this operation at j, so that j
 	// (or an event after it that does not happen after it) is what let it
 	// go on.
-	t, ok := node.thread(p)
+	t, ok := d.pts.at(j, p)
 	waiting := ok && !t.enabled && rs.last[p] < j
 	tj := tr[j].Step.Thread
 	// (A misuse did not do what the operation does: an unlock of an
@@ -540,12 +539,12 @@ func (d *dpor) finalThreads(r *Report) []Thread {
 	}
 	last := r.Trace[n-1].Step.Thread
 	fs := d.rs.final[:0]
-	for _, t := range d.nodes[n-1].ts {
-		if id := int(t.id); id != last {
+	d.pts.threads(n-1, func(id int, t nodeThread) {
+		if id != last {
 			op := d.opOf(&dporEvent{thread: id, idx: d.count(id)})
 			fs = append(fs, Thread{ID: id, Op: op, Enabled: t.enabled, Alternatives: int(t.choices)})
 		}
-	}
+	})
 	d.rs.final = fs
 	return fs
 }
