@@ -25,6 +25,11 @@ const (
 	// may pass while a goroutine that can run does not.
 	MaxStallEnv = "STDBG_MAX_STALL"
 
+	// SearchEnv names the environment variable that hands a Go target a
+	// whole search to run in its process (package targetsearch's Spec,
+	// as JSON): the runtime searches when it is set.
+	SearchEnv = "STDBG_SEARCH"
+
 	// Package is the import path of the runtime.
 	Package = "github.com/stdbg/stdbg/sthread"
 	// HookFunc is the function a replay calls before every step, as Delve
