@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -74,6 +75,10 @@ type Options struct {
 	// syncmodel.World.SetSpuriousWakeups): a wait guarded by if instead of
 	// while is then found even with one waiter.
 	SpuriousWakeups bool
+	// MaxStall is the stall bound of Go targets' virtual time
+	// (syncmodel.World.SetMaxStall): nil, syncmodel.DefaultMaxStall; a
+	// negative bound, none.
+	MaxStall *time.Duration
 }
 
 // Executor is a search.Executor over a Runtime.
@@ -142,6 +147,10 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 		e.trace = make([]Step, 0, room)
 	}
 	e.w.SetSpuriousWakeups(c.opts.SpuriousWakeups)
+	e.w.SetMaxStall(syncmodel.DefaultMaxStall)
+	if d := c.opts.MaxStall; d != nil {
+		e.w.SetMaxStall(int64(*d))
+	}
 	c.cur = e
 	evs, err := c.rt.Begin()
 	if err != nil {
@@ -231,6 +240,9 @@ type Execution struct {
 	earlyTimeout map[int][]int
 	state        *wire.State   // the runtime's last state report (wire.FlagState)
 	races        *raceDetector // nil until the first memory access
+	// misuseAt is the thread the misuse that ended the execution is placed
+	// at (MisuseThread).
+	misuseAt int
 	// searched: started by StartPrefix, its trace's room goes to the next.
 	searched bool
 	// err: the execution reached a state the executor cannot judge (see
@@ -253,6 +265,12 @@ func (e *Execution) Trace() []Step { return e.trace }
 // Failure returns the runtime's failure report, if the execution ended
 // with one (assertion, crash, abort).
 func (e *Execution) Failure() *wire.Failure { return e.failure }
+
+// MisuseThread returns the thread whose operation the misuse that ended
+// the execution is placed at: the thread that made the last step, or the
+// one about to perform the other operation of a pair that nothing orders
+// (syncmodel.Misuse.At); 0 if the execution did not end with a misuse.
+func (e *Execution) MisuseThread() int { return e.misuseAt }
 
 // TimedOut returns the timeout event, if the execution ended with one.
 func (e *Execution) TimedOut() *wire.TimedOut { return e.timeout }
@@ -341,7 +359,15 @@ func (e *Execution) Step(st schedule.Step) error {
 		// (Only here: the target of errors.As lives on the heap.)
 		var mis *syncmodel.Misuse
 		if errors.As(err, &mis) {
-			e.finish(&search.Outcome{Kind: search.Misuse, Message: mis.Msg, Where: op.API.String() + "@" + e.where(rec.Frames)}, false)
+			where := op.API.String() + "@" + e.where(rec.Frames)
+			e.misuseAt = tid
+			if p, ok := e.w.Pending(mis.At); ok && mis.At != tid {
+				// Placed at another thread's pending operation
+				// (syncmodel.Misuse.At).
+				where = p.API.String() + "@" + e.where(e.PendingFrames(mis.At))
+				e.misuseAt = mis.At
+			}
+			e.finish(&search.Outcome{Kind: search.Misuse, Message: mis.Msg, Where: where}, false)
 			return nil
 		}
 		return fmt.Errorf("step %d (thread %d, %s): %w", len(e.trace), tid, op.Kind, err)

@@ -77,6 +77,9 @@ type Config struct {
 	// RandSeed is the seed of the tests' random numbers
 	// (session.Target.SeedRand; 0: session.DefaultRandSeed).
 	RandSeed int64
+	// MaxStall is the stall bound of the tests' virtual time
+	// (session.Target.SetMaxStall; nil: the default).
+	MaxStall *time.Duration
 	// Options start the processes of the tests.
 	Options session.Options
 	// Search explores a test in s, a session of its target: the search
@@ -499,6 +502,9 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 					seed = session.DefaultRandSeed
 				}
 				t.SeedRand(seed)
+				if cfg.MaxStall != nil {
+					t.SetMaxStall(*cfg.MaxStall)
+				}
 			}
 			res = pk.test(ctx, t, n)
 			pk.store(keys, res)

@@ -136,6 +136,9 @@ func (r *Report) WriteStyled(w io.Writer, colour bool) error {
 			shown++
 		}
 	}
+	for _, s := range r.Stalls {
+		b.WriteString("  timing: " + Clean(s.Text()) + "\n")
+	}
 	for _, n := range r.Notes {
 		b.WriteString("  note: " + Clean(n) + "\n")
 	}

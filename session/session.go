@@ -118,7 +118,7 @@ func Start(t *Target, o Options) (*Session, error) {
 	// its element or member (forks[1], b.not_empty), from the DWARF types.
 	s := &Session{Target: t, proc: p, syms: symbolize.NewWithOptions(mods, symbolize.Options{Types: !t.Go}), opts: o}
 	s.checker = executor.New(p, executor.Options{FastExit: o.FastExit, Locate: s.locate, Races: !t.Go && o.Races,
-		Variable: s.variable, SpuriousWakeups: !t.Go && o.SpuriousWakeups})
+		Variable: s.variable, SpuriousWakeups: !t.Go && o.SpuriousWakeups, MaxStall: t.maxStall()})
 	return s, nil
 }
 

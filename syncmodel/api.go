@@ -242,7 +242,7 @@ var apiNames = [...]string{
 	APITimerStop:         "Timer.Stop",
 	APITimerNew:          "timer made",
 	APIChanCloseOutside:  "closed outside the check: Chan.Close",
-	APITimerHalt:         "Timer.Stop",
+	APITimerHalt:         "Timer.Stop or Reset",
 	APIMemoryPoll:        "memory poll",
 	APIStdbgChoose:       "stdbg_choose",
 	APIThrdCreate:        "thrd_create",

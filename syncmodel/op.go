@@ -309,6 +309,14 @@ type Effect struct {
 	// completes with (nil if none): taking the select disables its other
 	// cases, so the operation touches all of them.
 	Links []uint64
+	// Ends are the parked threads whose operation this one may complete
+	// or end besides Partner (nil if none): for a select, the parked
+	// partner of each of its ready cases (which case proceeds is a choice
+	// made when it runs); for a close, every thread parked on the channel.
+	// A ChanWake of a thread not among them (nor Partner) is independent
+	// of the operation: the wake's thread was woken already, or is parked
+	// where the operation cannot reach it.
+	Ends []int
 	// Mid reports a send into a buffer or a receive from it that finds
 	// the buffer neither empty nor full, with no sender waiting and no
 	// select parked on the channel.

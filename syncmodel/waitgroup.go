@@ -57,8 +57,11 @@ func (*wgPrim) enabled(w *World, tid int, op *Op) bool {
 func (*wgPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
 	switch op.Kind {
 	case WGAdd:
-		return done(0, w.wgAdd(op))
+		return done(0, w.wgAdd(tid, op))
 	case WGWait:
+		if msg := w.wgConcurrent(tid, op); msg != "" {
+			return done(0, msg)
+		}
 		return done(w.wgWait(tid, op), "")
 	}
 	return done(0, w.wgWake(tid, op))
@@ -156,8 +159,9 @@ func (w *World) waitGroup(obj uint64) *waitGroup {
 	return g
 }
 
-// wgAdd adds op.Arg to the counter; reaching zero releases the waiters.
-func (w *World) wgAdd(op Op) string {
+// wgAdd adds op.Arg to the counter of thread tid's wait group; reaching
+// zero releases the waiters.
+func (w *World) wgAdd(tid int, op Op) string {
 	var count int64
 	if g := w.wgs[op.Obj]; g != nil {
 		count = g.count
@@ -165,6 +169,9 @@ func (w *World) wgAdd(op Op) string {
 	n := count + op.Arg
 	if n < 0 {
 		return fmt.Sprintf("negative WaitGroup counter: Add(%d) on WaitGroup %#x with counter %d", op.Arg, op.Obj, count)
+	}
+	if msg := w.wgConcurrent(tid, op); msg != "" {
+		return msg
 	}
 	g := w.waitGroup(op.Obj)
 	g.count = n
@@ -174,6 +181,47 @@ func (w *World) wgAdd(op Op) string {
 			th.woken, th.wakeCode = true, 0
 		}
 		g.waiters = nil
+	}
+	return ""
+}
+
+// wgConcurrent returns the misuse of an Add with a positive delta that
+// starts from zero and a Wait of the same group that nothing orders: op,
+// thread tid's Add or Wait, finds the counter at zero while another thread
+// is about to perform the other (its pending operation). Both can then run
+// first, so the Add does not happen before the Wait, as sync.WaitGroup
+// requires ("calls with a positive delta that occur when the counter is
+// zero must happen before a Wait"; a group reused must see its new Adds
+// happen after the previous Waits returned). Go's race detector reports
+// it in the schedule in which the Add comes first and the Wait blocks; Go
+// itself panics when the Add lands while a released Wait has not returned
+// yet. The search runs the two in both orders (they are dependent), and in
+// the order it reverses one of them is pending while the other runs, so
+// the misuse is found from either; it is placed at the Add in both
+// (Misuse.At). "" if op is not such an Add or Wait.
+func (w *World) wgConcurrent(tid int, op Op) string {
+	if op.Kind == WGAdd && op.Arg <= 0 || !w.wgZero(op.Obj) {
+		return ""
+	}
+	for i := range w.threads {
+		th := &w.threads[i]
+		if i+1 == tid || th.finished || !th.hasPending || th.pending.Obj != op.Obj {
+			continue
+		}
+		p := &th.pending
+		adder, add, waiter := tid, op.Arg, i+1
+		switch {
+		case op.Kind == WGAdd && p.Kind == WGWait:
+		case op.Kind == WGWait && p.Kind == WGAdd && p.Arg > 0:
+			adder, add, waiter = i+1, p.Arg, tid
+			w.misuseAt = adder
+		default:
+			continue
+		}
+		return fmt.Sprintf("WaitGroup %#x: thread %d's Add(%d) with the counter at zero and thread %d's Wait are not ordered: "+
+			"an Add from zero must happen before the Wait (Go's race detector reports the two as a data race; "+
+			"a group reused before its Wait returned panics: WaitGroup is reused before previous Wait has returned)",
+			op.Obj, adder, add, waiter)
 	}
 	return ""
 }

@@ -26,6 +26,9 @@ type World struct {
 
 	exited bool
 	status int64
+	// misuseAt is Misuse.At of the misuse an operation under way reports
+	// (set by its primitive, read by Execute; no state between steps).
+	misuseAt int
 
 	// The state of each primitive (see prims.go), declared in its file.
 	mutexState
@@ -98,6 +101,10 @@ type Result struct {
 	// Spurious is set on a CondWait that returned at once without a
 	// signal (SetSpuriousWakeups); Code is then SpuriousReturn.
 	Spurious bool
+	// Stall is how long, in nanoseconds of virtual time, the thread could
+	// have performed the operation before it did, while time passed (a
+	// timer fired): a delay the execution needs of it (see SetMaxStall).
+	Stall int64
 }
 
 // Misuse is the error (as a *Misuse) Execute returns when an operation is a misuse of a
@@ -112,6 +119,13 @@ type Misuse struct {
 	// Msg is one readable sentence, e.g. "unlock of mutex 0x601040 held by
 	// thread 2".
 	Msg string
+	// At is the thread whose pending operation the misuse is placed at,
+	// when it is not Tid (0 otherwise): a misuse of two operations that
+	// nothing orders, committed by whichever of them runs second, is
+	// placed at the same one in both orders, so that the two orders
+	// report one bug (an Add from zero and a Wait of a WaitGroup: at the
+	// Add).
+	At int
 }
 
 // Error returns the thread, the operation and the message.
@@ -148,7 +162,7 @@ type Wait struct {
 // NewWorld returns the initial world: thread 1 exists and is live, with no
 // pending operation yet, and there are no objects.
 func NewWorld() *World {
-	return &World{threads: make([]thread, 1, 4)}
+	return &World{threads: make([]thread, 1, 4), timeState: timeState{maxStall: DefaultMaxStall}}
 }
 
 // put stores v at key k of the object map *m, making the map on first use:
@@ -343,12 +357,13 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		return Result{}, fmt.Errorf("%w: thread %d cannot perform %s", ErrNotEnabled, tid, th.pending)
 	}
 	op := th.pending
+	w.misuseAt = 0
 	res, msg, err := primOf(op.Kind).exec(w, tid, op, choice)
 	if err != nil {
 		return Result{}, err
 	}
 	if msg != "" {
-		return Result{}, &Misuse{Tid: tid, Op: op, Msg: msg}
+		return Result{}, &Misuse{Tid: tid, Op: op, Msg: msg, At: w.misuseAt}
 	}
 	// exec may have grown w.threads: look the thread up again.
 	th = w.thread(tid)
@@ -356,7 +371,7 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		th.hasPending = false
 		th.pending = Op{}
 	}
-	w.heat(tid, op, res)
+	w.heat(tid, op, &res)
 	return res, nil
 }
 

@@ -133,7 +133,7 @@ func (c *tester) test(args []string) error {
 	cfg := gotest.Config{
 		Patterns: args, Tags: tf.tags, Run: tf.run, Skip: tf.skip, Short: tf.short, Timeout: tf.timeout, Count: tf.count, Budget: p.Budget,
 		Verbose: tf.verbose, JSON: a.s.JSON, Parallel: tf.parallel, Race: a.s.Races, Shard: shard, Shards: shards,
-		RandSeed: a.s.RandSeed,
+		RandSeed: a.s.RandSeed, MaxStall: new(a.s.maxStall()),
 		Options:  a.sessionOptions(session.Options{FastExit: true, KeepThreads: true}),
 		Search:   c.search(p),
 		CacheKey: c.cacheKey(),

@@ -154,6 +154,9 @@ func (e *goExecution) failingThread(api string) string {
 	}
 	trace := ce.Trace()
 	tid := trace[len(trace)-1].Thread
+	if m := ce.MisuseThread(); m != 0 {
+		tid = m // a misuse placed at another thread's operation
+	}
 	k := -1
 	if tid == 1 {
 		k = 0
