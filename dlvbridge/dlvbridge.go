@@ -251,7 +251,7 @@ func Start(cfg Config) (*Bridge, error) {
 		args = append(args, cfg.Args...)
 	}
 	cmd := exec.Command(cfg.Dlv, args...)
-	cmd.Env = rtnames.WithQuickRaceExit(append(os.Environ(), cfg.Env...))
+	cmd.Env = rtnames.WithRaceOptions(append(os.Environ(), cfg.Env...))
 	cmd.Env = append(cmd.Env, rtnames.ReplayEnv+"="+cfg.Schedule)
 	cmd.Stdout, cmd.Stderr = cfg.Stdout, cfg.Stderr
 	cmd.ExtraFiles = []*os.File{logW}

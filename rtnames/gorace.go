@@ -1,22 +1,176 @@
 package rtnames
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 
-// WithQuickRaceExit returns env with GORACE set so that a program built
-// with -race exits as soon as it is done: the race runtime otherwise
-// sleeps a second at exit (atexit_sleep_ms=1000), which every execution
-// in a fresh process, every replay and every test binary would pay. The
-// user's own GORACE options are kept, and so is an atexit_sleep_ms they
-// chose.
-func WithQuickRaceExit(env []string) []string {
+	"github.com/stdbg/stdbg/internal/atomicfile"
+	"github.com/stdbg/stdbg/internal/cachedir"
+)
+
+// Module is the import path of stdbg's module, whose packages the runtime
+// links into every Go target.
+const Module = "github.com/stdbg/stdbg"
+
+// RaceSuppressions are the race detector's suppressions that keep stdbg's
+// own code invisible to it in a Go target built with -race: each is a
+// part of a function's name, and the detector makes no report (prints
+// none, counts none, so that package testing does not fail the test) of a
+// race either of whose two stacks has a frame of a function whose name
+// holds one. They name
+//
+//   - the packages of the search that runs inside a target (its goroutine
+//     shares the process with the checked goroutines, and with them the
+//     standard library's pools, such as package fmt's printers, which it
+//     uses while they are parked);
+//   - the scheduler's side of the runtime (its Runner) and the runtime's
+//     own state, which the checked goroutines touch at their scheduling
+//     points while they hide their hand-overs from the detector (see
+//     sthread/internal/rt's race.go): every function of package rt that
+//     reaches such state through code the detector sees (the standard
+//     library's generators, package fmt) has a name that starts with
+//     quiet, or is a method of a type whose name does.
+//
+// None of them runs the program's code or touches the program's memory on
+// its behalf: a race of the program is never in their frames. (A function
+// of the runtime that calls the program's, such as the trampoline of every
+// checked goroutine, appears in the stacks of all its accesses, and must
+// not be named here.)
+var RaceSuppressions = []string{
+	Module + "/corpus.",
+	Module + "/executor.",
+	Module + "/hunt.",
+	Module + "/internal/",
+	Module + "/ltl.",
+	Module + "/report.",
+	Module + "/rtnames.",
+	Module + "/schedule.",
+	Module + "/search.",
+	Module + "/symbolize.",
+	Module + "/syncmodel.",
+	Module + "/targetsearch.",
+	Module + "/wire.",
+	Package + ".(*checkerLink).",
+	Package + "/internal/rt.(*Runner).",
+	Package + "/internal/rt.quiet",
+	Package + "/internal/rt.(*quiet",
+}
+
+// IsSuppressed reports whether the function of the qualified name (as a
+// race report spells it) is named by RaceSuppressions.
+func IsSuppressed(fn string) bool {
+	for _, s := range RaceSuppressions {
+		if strings.Contains(fn, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// WithRaceOptions returns env with GORACE set for a program built with
+// -race that stdbg runs:
+//
+//   - it exits as soon as it is done: the race runtime otherwise sleeps a
+//     second at exit (atexit_sleep_ms=1000), which every execution in a
+//     fresh process, every replay and every test binary would pay; an
+//     atexit_sleep_ms the user chose is kept;
+//   - its reports leave out stdbg's own code (RaceSuppressions, written to
+//     a file in stdbg's cache directory, with the suppressions of the
+//     user's own GORACE if it names a file); when the file cannot be
+//     written there are none, and the runtime drops such reports itself,
+//     though package testing then counts them.
+//
+// The user's other GORACE options are kept.
+func WithRaceOptions(env []string) []string {
+	dir, err := cachedir.Dir()
+	if err != nil {
+		dir = ""
+	}
+	return withRaceOptions(env, dir)
+}
+
+// withRaceOptions is WithRaceOptions with the suppressions file under dir
+// ("": none).
+func withRaceOptions(env []string, dir string) []string {
 	old := ""
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
 			old = v
 		}
 	}
-	if strings.Contains(old, "atexit_sleep_ms") {
-		return env
+	opts := strings.Fields(old)
+	theirs := ""
+	kept := opts[:0]
+	for _, o := range opts {
+		if v, ok := strings.CutPrefix(o, "suppressions="); ok {
+			theirs = v
+			continue
+		}
+		kept = append(kept, o)
 	}
-	return append(env, "GORACE="+strings.TrimSpace(old+" atexit_sleep_ms=0"))
+	opts = kept
+	if !strings.Contains(old, "atexit_sleep_ms") {
+		opts = append(opts, "atexit_sleep_ms=0")
+	}
+	if path, err := suppressionsFile(dir, theirs); err == nil {
+		opts = append(opts, "suppressions="+path)
+	} else if theirs != "" {
+		opts = append(opts, "suppressions="+theirs)
+	}
+	return append(env, "GORACE="+strings.Join(opts, " "))
+}
+
+// suppressions caches the files written, by directory and the user's file.
+var suppressions struct {
+	mu    sync.Mutex
+	paths map[[2]string]string
+}
+
+// suppressionsFile writes the race detector's suppressions file under dir
+// (once per process and inputs): RaceSuppressions, then the lines of the
+// user's file theirs, if any. Its name holds a hash of its contents, so
+// that programs of another stdbg version read their own.
+func suppressionsFile(dir, theirs string) (string, error) {
+	if dir == "" {
+		return "", os.ErrNotExist
+	}
+	suppressions.mu.Lock()
+	defer suppressions.mu.Unlock()
+	key := [2]string{dir, theirs}
+	if p, ok := suppressions.paths[key]; ok {
+		return p, nil
+	}
+	var b strings.Builder
+	b.WriteString("# stdbg's own code, which the race detector must not see in a target (rtnames.RaceSuppressions)\n")
+	for _, s := range RaceSuppressions {
+		b.WriteString("race:" + s + "\n")
+	}
+	if theirs != "" {
+		data, err := os.ReadFile(theirs)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("# from " + theirs + "\n")
+		b.Write(data)
+		b.WriteString("\n")
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	path := filepath.Join(dir, "race", "suppressions-"+hex.EncodeToString(sum[:8])+".txt")
+	if data, err := os.ReadFile(path); err != nil || string(data) != b.String() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", err
+		}
+		if err := atomicfile.Write(path, []byte(b.String())); err != nil {
+			return "", err
+		}
+	}
+	if suppressions.paths == nil {
+		suppressions.paths = map[[2]string]string{}
+	}
+	suppressions.paths[key] = path
+	return path, nil
 }

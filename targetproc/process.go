@@ -217,7 +217,7 @@ func (p *Process) launch() error {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = rtnames.WithQuickRaceExit(targetEnv(env, cfg.Library))
+	cmd.Env = rtnames.WithRaceOptions(targetEnv(env, cfg.Library))
 	if len(cfg.Wrap) > 0 {
 		cmd = wrapped(cmd, cfg.Wrap)
 	}

@@ -512,7 +512,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		cmd = exec.Command(w[0], append(append(w[1:len(w):len(w)], m.cfg.Binary), m.cfg.Args...)...)
 	}
 	cmd.Dir = m.cfg.Dir
-	cmd.Env = append(rtnames.WithQuickRaceExit(append(os.Environ(), m.cfg.Env...)),
+	cmd.Env = append(rtnames.WithRaceOptions(append(os.Environ(), m.cfg.Env...)),
 		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)
 	cmd.ExtraFiles = []*os.File{streamW, stopR}
 	stderr := &tailBuffer{max: 4096}

@@ -51,11 +51,14 @@ type Execution struct {
 	// clockVars are the counts of readings of the clock that the
 	// objects pass on (see clocksync.go).
 	clockVars table
-	// rand and rand2 are the execution's generators (see clock.go).
-	rand  *rand.Rand
-	rand2 *randv2.Rand
+	// rand and rand2 are the execution's generators (see rand.go), and
+	// randVal and randPos what rand's last draw for a Read left.
+	rand    *rand.Rand
+	rand2   *randv2.Rand
+	randVal int64
+	randPos int8
 	// mapOrder chooses the order of the execution's ranges over maps
-	// (see clock.go).
+	// (see rand.go).
 	mapOrder *randv2.Rand
 	// cleanups are the cleanups of the checked test and its subtests,
 	// by their *testing.T (see subtest.go).

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/wire"
 )
 
@@ -154,8 +155,7 @@ func (t *stderrTap) takeRace() string {
 		copyBytes(own, b[i:i+j])
 		rep := unsafe.String(unsafe.SliceData(own), len(own))
 		t.data = t.data[:copyBytes(t.data, b[i+j+len(raceSep):])]
-		// A report whose access is in sthread's own code (its maps, which
-		// the Go runtime reports whoever calls it) is not the program's.
+		// A report of stdbg's own code is not the program's.
 		if internalRace(rep) {
 			continue
 		}
@@ -230,20 +230,20 @@ var stdSrc = func() string {
 	return dir
 }()
 
-// internalRace reports whether either access of race report rep is made
-// by sthread's own code: the first of its frames outside the runtime and
-// the standard library (sthread's reading of the report, through package
-// bytes, is its own) is sthread's.
+// internalRace reports whether either access of race report rep was made
+// by stdbg's own code, as rtnames.RaceSuppressions names it: a frame of
+// either stack is such a function's. The race detector makes no such
+// report when stdbg started the process (it passes the suppressions in
+// GORACE): one that reaches the tap came from a process started without
+// them, and is dropped here.
 func internalRace(rep string) bool {
 	first, second, _ := strings.Cut(rep, "\nPrevious ")
 	if i := strings.Index(second, "\nGoroutine "); i >= 0 {
 		second = second[:i]
 	}
-	caller := func(fn, file string) bool {
-		return !isRuntimeFrame(fn, file) && (stdSrc == "" || !strings.HasPrefix(file, stdSrc))
-	}
+	own := func(fn, _ string) bool { return rtnames.IsSuppressed(fn) }
 	for _, st := range []string{first, second} {
-		if f, _ := frameWhere(st, caller); f != "" && isSthreadFile(f) {
+		if f, _ := frameWhere(st, own); f != "" {
 			return true
 		}
 	}

@@ -1,0 +1,108 @@
+package everyday
+
+import (
+	"fmt"
+	"math/rand"
+	randv2 "math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestBufferWraps: three goroutines each send two values into a channel
+// with room for two; the test receives six. Once a receive has freed the
+// oldest slot, the next send goes into the ring past its end.
+func TestBufferWraps(t *testing.T) {
+	c := make(chan int, 2)
+	for i := 1; i <= 3; i++ {
+		go func() {
+			c <- i
+			c <- 10 * i
+		}()
+	}
+	if s := Sum(c, 6); s != 66 {
+		t.Errorf("sum %d, want 66", s)
+	}
+}
+
+// TestBufferWrapsInSelect: the same through a select that sends or gives
+// up on a stop that never comes.
+func TestBufferWrapsInSelect(t *testing.T) {
+	c := make(chan int, 2)
+	stop := make(chan struct{})
+	for i := 1; i <= 3; i++ {
+		go func() {
+			select {
+			case c <- i:
+			case <-stop:
+			}
+		}()
+	}
+	if s := Sum(c, 3); s != 6 {
+		t.Errorf("sum %d, want 6", s)
+	}
+	close(stop)
+}
+
+// TestMapRangesInGoroutines: two goroutines each range over a map of
+// their own.
+func TestMapRangesInGoroutines(t *testing.T) {
+	var wg sync.WaitGroup
+	ws := make([]int, 2)
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws[g] = Weight(map[int]int{1: 1, 2: 2, 3: 3})
+		}()
+	}
+	wg.Wait()
+	if ws[0] != 14 || ws[1] != 14 {
+		t.Errorf("weights %v, want 14 each", ws)
+	}
+}
+
+// TestRandomInGoroutines: goroutines draw from the shared generators of
+// math/rand and math/rand/v2, which are safe for concurrent use.
+func TestRandomInGoroutines(t *testing.T) {
+	var wg sync.WaitGroup
+	got := make([]int, 3)
+	for g := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := make([]byte, 9)
+			rand.Read(b)
+			p := rand.Perm(4)
+			rand.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+			got[g] = rand.Intn(10) + randv2.IntN(10) + int(b[8]&1) + len(p)
+		}()
+	}
+	wg.Wait()
+	for _, n := range got {
+		if n < 4 || n > 23 {
+			t.Errorf("draws out of range: %v", got)
+		}
+	}
+}
+
+// TestEncodeInWorkers: goroutines encode with encoding/json, whose pooled
+// encoders they share through the standard library.
+func TestEncodeInWorkers(t *testing.T) {
+	out, err := Encode(3, 3)
+	if err != nil || len(out) != 9 {
+		t.Errorf("%d encoded, %v", len(out), err)
+	}
+}
+
+// TestFormatWhileWorkersRun: the test formats and logs while its
+// goroutines format too (package fmt pools its printers).
+func TestFormatWhileWorkersRun(t *testing.T) {
+	done := make(chan []string)
+	go func() { done <- Labels(2) }()
+	t.Logf("waiting for %d labels (%v)", 2, []string{"a", "b"})
+	labels := <-done
+	if s := fmt.Sprint(labels); !strings.Contains(s, "worker 1 of 2") {
+		t.Errorf("labels %s", s)
+	}
+}

@@ -1,0 +1,206 @@
+//go:build race
+
+package sthread_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/sthread"
+	scontext "github.com/stdbg/stdbg/sthread/context"
+	"github.com/stdbg/stdbg/sthread/internal/rt"
+	"github.com/stdbg/stdbg/sthread/lang"
+	srand "github.com/stdbg/stdbg/sthread/math/rand"
+	srand2 "github.com/stdbg/stdbg/sthread/math/rand/v2"
+	ssync "github.com/stdbg/stdbg/sthread/sync"
+	"github.com/stdbg/stdbg/sthread/sync/atomic"
+	stime "github.com/stdbg/stdbg/sthread/time"
+)
+
+// invisibleEnv marks the process that TestOwnStateInvisible starts.
+const invisibleEnv = "STDBG_TEST_INVISIBLE"
+
+// correct are programs that every goroutine of which orders its accesses
+// to what it shares with the others as Go's memory model asks, written as
+// stdbg's instrumentation of plain Go writes them (the channel operations,
+// selects, map ranges and random numbers through sthread's packages): the
+// race detector has nothing to report in them, whatever the schedule.
+var correct = map[string]func(){
+	// Three goroutines each send two values into a channel with room for
+	// two: the ring wraps around as receives free its slots.
+	"buffer wraps": func() {
+		c := make(chan int, 2)
+		for i := 1; i <= 3; i++ {
+			sthread.Go(func() {
+				lang.ChanSend(c, i)
+				lang.ChanSend(c, 10*i)
+			})
+		}
+		s := 0
+		for range 6 {
+			s += lang.ChanRecv(c)
+		}
+		sthread.Assert(s == 66, "sum")
+	},
+	// The same through selects, and a typed channel of sthread's own.
+	"buffer wraps in selects": func() {
+		c := make(chan int, 1)
+		stop := make(chan struct{})
+		typed := sthread.MakeChan[string](1)
+		for i := 1; i <= 2; i++ {
+			sthread.Go(func() {
+				lang.SelectOf(false, lang.SendCaseOf(c, i), lang.RecvCaseOf(stop))
+				typed.Send(fmt.Sprint(i))
+			})
+		}
+		s := 0
+		for range 2 {
+			r := lang.RecvCaseOf(c)
+			lang.SelectOf(false, r)
+			s += r.Val()
+			typed.Recv()
+		}
+		lang.ChanClose(stop)
+		sthread.Assert(s == 3, "sum")
+	},
+	// Two goroutines each range over a map of their own: the order of
+	// both comes from one generator of the execution.
+	"map ranges": func() {
+		var wg ssync.WaitGroup
+		ws := make([]int, 2)
+		for g := range 2 {
+			wg.Add(1)
+			sthread.Go(func() {
+				defer wg.Done()
+				m := map[int]int{1: 1, 2: 2, 3: 3}
+				for next, k, v, ok := lang.MapRangeLoop(m); ok; k, v, ok = next() {
+					ws[g] += k * v
+				}
+			})
+		}
+		wg.Wait()
+		sthread.Assert(ws[0] == 14 && ws[1] == 14, "weights")
+	},
+	// Goroutines draw from the shared generators of math/rand and
+	// math/rand/v2, which are safe for concurrent use.
+	"random numbers": func() {
+		var wg ssync.WaitGroup
+		for g := range 2 {
+			wg.Add(1)
+			sthread.Go(func() {
+				defer wg.Done()
+				b := make([]byte, 9)
+				srand.Read(b)
+				p := srand.Perm(3)
+				srand.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+				if g == 0 {
+					srand.Seed(7)
+				}
+				_ = srand.Intn(10) + srand2.IntN(10) + srand2.N(5) + int(srand.Int63()&1)
+				srand2.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+			})
+		}
+		wg.Wait()
+	},
+	// Timers, sleeps and contexts on the virtual clock, used from
+	// several goroutines.
+	"timers and contexts": func() {
+		ctx, cancel := scontext.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c := make(chan int, 1)
+		sthread.Go(func() {
+			stime.Sleep(time.Millisecond)
+			lang.ChanSend(c, 1)
+		})
+		t := stime.NewTimer(time.Hour)
+		r := lang.RecvCaseOf(c)
+		// (Which case wins is not the point: time may pass while a
+		// goroutine is runnable.)
+		if lang.SelectOf(false, r, lang.RecvCaseOf(ctx.Done()), lang.RecvCaseOf(t.C)) != 0 {
+			lang.ChanRecv(c)
+		}
+		t.Stop()
+		_ = stime.Since(stime.Now())
+	},
+	// Once, Cond, sync.Map and atomics.
+	"sync": func() {
+		var once ssync.Once
+		var m ssync.Map
+		var n atomic.Int64
+		var mu ssync.Mutex
+		cond := ssync.NewCond(&mu)
+		ready := false
+		var wg ssync.WaitGroup
+		for g := range 2 {
+			wg.Add(1)
+			sthread.Go(func() {
+				defer wg.Done()
+				once.Do(func() { n.Add(10) })
+				m.Store(g, g)
+				n.Add(1)
+				mu.Lock()
+				for !ready {
+					cond.Wait()
+				}
+				mu.Unlock()
+			})
+		}
+		mu.Lock()
+		ready = true
+		cond.Broadcast()
+		mu.Unlock()
+		wg.Wait()
+		sthread.Assert(n.Load() == 12, "count")
+	},
+}
+
+// The race detector must not see stdbg's own state: with the checked
+// goroutines hiding their hand-overs from it (as they do under stdbg find)
+// and the suppressions stdbg passes every target it starts, every schedule
+// of correct programs that use every part of the runtime makes no race
+// report at all (the channel buffers that wrap around and the generator of
+// map orders made some, which failed the tests under way). The programs
+// run in a process of their own, started as stdbg starts a target.
+func TestOwnStateInvisible(t *testing.T) {
+	if os.Getenv(invisibleEnv) != "" {
+		exploreInvisibly(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("explores programs in a process of their own")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnStateInvisible$", "-test.v")
+	cmd.Env = append(rtnames.WithRaceOptions(os.Environ()), invisibleEnv+"=1", "STDBG_CACHE="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "DATA RACE") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// exploreInvisibly explores every correct program, with the checked
+// goroutines hiding their hand-overs, and fails if the race detector
+// reported anything.
+func exploreInvisibly(t *testing.T) {
+	rt.HideRaces()
+	before := runtime.RaceErrors()
+	for name, f := range correct {
+		res, err := sthread.Explore(f, sthread.All(), sthread.NoMinimise(), sthread.MaxExecutions(3000))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, b := range res.Bugs {
+			t.Errorf("%s: %s", name, b)
+		}
+		if n := runtime.RaceErrors() - before; n > 0 {
+			t.Fatalf("%s: the race detector made %d reports (on standard error)", name, n)
+		}
+		t.Logf("%s: %d executions", name, res.Stats.Executions)
+	}
+}
