@@ -1,5 +1,3 @@
-//go:build race
-
 package sthread_test
 
 import (
@@ -7,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -174,12 +171,17 @@ func TestOwnStateInvisible(t *testing.T) {
 		return
 	}
 	if testing.Short() {
-		t.Skip("explores programs in a process of their own")
+		t.Skip("explores programs in a process of their own, built with the race detector")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnStateInvisible$", "-test.v")
+	var cmd *exec.Cmd
+	if raceBuild {
+		cmd = exec.Command(os.Args[0], "-test.run=^TestOwnStateInvisible$", "-test.v")
+	} else {
+		cmd = exec.Command("go", "test", "-race", "-count=1", "-v", "-run=^TestOwnStateInvisible$", ".")
+	}
 	cmd.Env = append(rtnames.WithRaceOptions(os.Environ()), invisibleEnv+"=1", "STDBG_CACHE="+t.TempDir())
 	out, err := cmd.CombinedOutput()
-	if err != nil || strings.Contains(string(out), "DATA RACE") {
+	if err != nil || strings.Contains(string(out), "DATA RACE") || !strings.Contains(string(out), "--- PASS: TestOwnStateInvisible") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
@@ -188,8 +190,11 @@ func TestOwnStateInvisible(t *testing.T) {
 // goroutines hiding their hand-overs, and fails if the race detector
 // reported anything.
 func exploreInvisibly(t *testing.T) {
+	if !raceBuild {
+		t.Fatal("not built with the race detector")
+	}
 	rt.HideRaces()
-	before := runtime.RaceErrors()
+	before := raceErrors()
 	for name, f := range correct {
 		res, err := sthread.Explore(f, sthread.All(), sthread.NoMinimise(), sthread.MaxExecutions(3000))
 		if err != nil {
@@ -198,7 +203,7 @@ func exploreInvisibly(t *testing.T) {
 		for _, b := range res.Bugs {
 			t.Errorf("%s: %s", name, b)
 		}
-		if n := runtime.RaceErrors() - before; n > 0 {
+		if n := raceErrors() - before; n > 0 {
 			t.Fatalf("%s: the race detector made %d reports (on standard error)", name, n)
 		}
 		t.Logf("%s: %d executions", name, res.Stats.Executions)
