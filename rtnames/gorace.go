@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -91,6 +92,49 @@ func WithRaceOptions(env []string) []string {
 		dir = ""
 	}
 	return withRaceOptions(env, dir)
+}
+
+// WithRaceLog is WithRaceOptions for a Go target that hides its runtime's
+// hand-overs from the race detector (one that stdbg find starts to search
+// or to run executions in): the detector writes its reports to a file of
+// the process's own, RaceLogFile, that the runtime reads, rather than to
+// the program's standard error, unless the user's GORACE names a log_path.
+// The caller removes the file once the process has ended.
+func WithRaceLog(env []string) []string {
+	dir, err := cachedir.Dir()
+	if err != nil {
+		dir = ""
+	}
+	return withRaceLog(env, dir)
+}
+
+// withRaceLog is WithRaceLog with stdbg's cache directory dir ("": none).
+func withRaceLog(env []string, dir string) []string {
+	env = withRaceOptions(env, dir)
+	last := len(env) - 1
+	if dir == "" || strings.Contains(env[last], "log_path=") {
+		return env
+	}
+	// The detector dies if it cannot open the file at its first report.
+	prefix := raceLogPrefix(dir)
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		return env
+	}
+	env[last] += " log_path=" + prefix
+	return env
+}
+
+// raceLogPrefix is the log_path of WithRaceLog's targets.
+func raceLogPrefix(dir string) string { return filepath.Join(dir, "race", "reports") }
+
+// RaceLogFile is the file of the race reports of the process pid started
+// with WithRaceLog's environment ("" if there is none).
+func RaceLogFile(pid int) string {
+	dir, err := cachedir.Dir()
+	if err != nil {
+		return ""
+	}
+	return raceLogPrefix(dir) + "." + strconv.Itoa(pid)
 }
 
 // withRaceOptions is WithRaceOptions with the suppressions file under dir

@@ -117,3 +117,22 @@ func TestRaceSuppressionsCoverTheSearch(t *testing.T) {
 		}
 	}
 }
+
+// A target that hides its hand-overs has the detector write its reports
+// to a file of its own, unless the user's GORACE names one.
+func TestWithRaceLog(t *testing.T) {
+	dir := t.TempDir()
+	got := lastGORACE(withRaceLog([]string{"GORACE=halt_on_error=1"}, dir))
+	if !strings.HasPrefix(got, "halt_on_error=1 atexit_sleep_ms=0 suppressions=") ||
+		!strings.HasSuffix(got, " log_path="+filepath.Join(dir, "race", "reports")) {
+		t.Errorf("GORACE is %q", got)
+	}
+	got = lastGORACE(withRaceLog([]string{"GORACE=log_path=/mine/r"}, dir))
+	if strings.Count(got, "log_path=") != 1 || !strings.Contains(got, "log_path=/mine/r") {
+		t.Errorf("with the user's log_path, GORACE is %q", got)
+	}
+	t.Setenv("STDBG_CACHE", dir)
+	if f := RaceLogFile(42); f != filepath.Join(dir, "race", "reports.42") {
+		t.Errorf("RaceLogFile(42) = %q", f)
+	}
+}

@@ -217,7 +217,9 @@ func (p *Process) launch() error {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = rtnames.WithRaceOptions(targetEnv(env, cfg.Library))
+	// A Go target's runtime reads the race detector's reports from a file
+	// of its own, which goes once the process has ended.
+	cmd.Env = rtnames.WithRaceLog(targetEnv(env, cfg.Library))
 	if len(cfg.Wrap) > 0 {
 		cmd = wrapped(cmd, cfg.Wrap)
 	}
@@ -243,7 +245,13 @@ func (p *Process) launch() error {
 		return fmt.Errorf("starting %s: %w", cfg.Binary, err)
 	}
 	p.cmd, p.ctl, p.waitCh, p.quit = cmd, ours, make(chan error, 1), false
-	go func() { p.waitCh <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		if f := rtnames.RaceLogFile(cmd.Process.Pid); f != "" {
+			os.Remove(f)
+		}
+		p.waitCh <- err
+	}()
 	buf := make([]byte, 1<<20)
 	ours.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
 	n, err := ours.Read(buf)

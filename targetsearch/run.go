@@ -512,7 +512,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		cmd = exec.Command(w[0], append(append(w[1:len(w):len(w)], m.cfg.Binary), m.cfg.Args...)...)
 	}
 	cmd.Dir = m.cfg.Dir
-	cmd.Env = append(rtnames.WithRaceOptions(append(os.Environ(), m.cfg.Env...)),
+	cmd.Env = append(rtnames.WithRaceLog(append(os.Environ(), m.cfg.Env...)),
 		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)
 	cmd.ExtraFiles = []*os.File{streamW, stopR}
 	stderr := &tailBuffer{max: 4096}
@@ -524,6 +524,10 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("starting %s: %w", m.cfg.Binary, err)
 	}
+	// The race detector's reports of the process, which its runtime read:
+	// kept for what the detector says of its death.
+	raceLog := rtnames.RaceLogFile(cmd.Process.Pid)
+	defer os.Remove(raceLog)
 	exited := make(chan struct{})
 	go func() {
 		cmd.Wait()
@@ -588,7 +592,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	if rerr != nil {
 		return nil, "", nil, rerr
 	}
-	return nil, stderr.describe(cmd.ProcessState), streamed, nil
+	return nil, stderr.describe(cmd.ProcessState, raceLog), streamed, nil
 }
 
 // tailBuffer keeps the last bytes written to it.
@@ -609,19 +613,47 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 // describe says how the process ended ("exit status 3"), with the last
-// line of its standard error.
-func (t *tailBuffer) describe(ps *os.ProcessState) string {
+// line of its standard error, or else the last of the race detector's
+// file raceLog (where the detector writes its own death, in a target
+// started with rtnames.WithRaceLog).
+func (t *tailBuffer) describe(ps *os.ProcessState, raceLog string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := "ended"
 	if ps != nil {
 		s = ps.String()
 	}
-	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		s += ": " + last
-	} else {
-		s += ", with nothing on its standard error"
+	if last := lastLine(string(t.b)); last != "" {
+		return s + ": " + last
 	}
-	return s
+	if b, err := readTail(raceLog, 4096); err == nil {
+		if last := lastLine(strings.ReplaceAll(string(b), "==================", "")); last != "" {
+			return s + ": " + last
+		}
+	}
+	return s + ", with nothing on its standard error"
+}
+
+// lastLine returns the last line of s that is not blank, trimmed.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// readTail returns the last n bytes of the file at path ("": none).
+func readTail(path string, n int64) ([]byte, error) {
+	if path == "" {
+		return nil, os.ErrNotExist
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > n {
+		if _, err := f.Seek(st.Size()-n, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, n))
 }

@@ -10,7 +10,8 @@ import (
 // CheckTest runs the body of a plain test function: under stdbg find it
 // is one execution of body, like sthread.Check; elsewhere it runs body
 // once. A test marked failed (t.Error) when body returns is reported as an
-// assertion failure.
+// assertion failure at the test function, unless the race detector made
+// it fail: its race is reported then.
 //
 //go:norace
 func CheckTest(t *testing.T, body func()) {
@@ -39,7 +40,9 @@ func CheckTest(t *testing.T, body func()) {
 		rt.RunCleanups(t)
 		returned = true
 		if !failed && t.Failed() {
-			sthread.Assert(false, "the test failed (t.Error or t.Fail)")
+			// Failed by a call stdbg did not see (its t.Error calls are
+			// assertions of their own), or by the race detector.
+			rt.TestFailed("the test failed (t.Error or t.Fail)")
 		}
 	})
 }

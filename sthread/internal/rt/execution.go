@@ -72,11 +72,14 @@ type Execution struct {
 	// serves many (the checker's hand-overs, hidden from the race
 	// detector, order nothing).
 	raceEnd, racePrev *uint64
+	// raceReports is how many reports the race detector had made when
+	// the execution began.
+	raceReports int
 }
 
 //go:norace
 func (r *Runner) newExecution() *Execution {
-	ex := &Execution{r: r, gen: genCounter.Add(1), raceEnd: new(uint64)}
+	ex := &Execution{r: r, gen: genCounter.Add(1), raceEnd: new(uint64), raceReports: raceErrors()}
 	if ex.gen == 0 {
 		ex.gen = genCounter.Add(1)
 	}

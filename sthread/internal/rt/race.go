@@ -24,9 +24,9 @@ import (
 // search explores.
 //
 // This is done under stdbg find only (see raceHide). There the detector's
-// report (which it writes to standard error) is caught: standard error goes
-// through a pipe that sthread reads, and the transition in which a report
-// appeared ends the execution with a data-race failure carrying the
+// report is caught: stdbg has the detector write its reports to a file
+// that sthread reads (see racelog.go), and the transition in which a
+// report appeared ends the execution with a data-race failure carrying the
 // report, with both stacks.
 
 // raceHide turns the hiding on: in a process started by stdbg find, which
@@ -36,15 +36,15 @@ import (
 var raceHide bool
 
 // HideRaces hides the runtime's hand-overs from the race detector, in a
-// race build, and catches its reports on standard error (see race.go): for
-// a process that stdbg find started to search or run executions in, which
-// checks and does nothing else.
+// race build, and catches its reports in the file stdbg has it write them
+// to (see race.go): for a process that stdbg find started to search or run
+// executions in, which checks and does nothing else.
 //
 //go:norace
 func HideRaces() {
 	if raceOn {
 		raceHide = true
-		tapStderr()
+		openRaceLog()
 	}
 }
 
@@ -265,10 +265,10 @@ func quietStore(p *atomic.Uint64, v uint64) {
 func (th *Thread) raceEnter() {
 	raceDisable()
 	th.raceOff = true
-	if tap == nil {
+	if raceReports == nil {
 		return
 	}
-	if rep := tap.takeRace(); rep != "" {
+	if rep := raceReports.takeRace(); rep != "" {
 		th.ex.fail(th, raceFailure(th, rep), nil)
 		th.park()
 		panic(abortSignal{})
@@ -283,10 +283,10 @@ func (th *Thread) raceEnter() {
 //
 //go:norace
 func (th *Thread) racePending() (wire.Failure, bool) {
-	if tap == nil {
+	if raceReports == nil {
 		return wire.Failure{}, false
 	}
-	rep := tap.takeRace()
+	rep := raceReports.takeRace()
 	if rep == "" {
 		return wire.Failure{}, false
 	}

@@ -3,6 +3,7 @@ package everyday
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	randv2 "math/rand/v2"
 	"strings"
 	"sync"
@@ -105,4 +106,24 @@ func TestFormatWhileWorkersRun(t *testing.T) {
 	if s := fmt.Sprint(labels); !strings.Contains(s, "worker 1 of 2") {
 		t.Errorf("labels %s", s)
 	}
+}
+
+// TestVerboseWorker: a goroutine writes 2 MiB to standard error in one
+// go. stdbg read the race detector's reports from a pipe of 1 MiB that it
+// put behind standard error, and drained only between two scheduling
+// points: the write blocked, and stdbg reported a transition timeout.
+// (It writes only with STDBG_ZOO set, to spare go test's output.)
+func TestVerboseWorker(t *testing.T) {
+	if os.Getenv("STDBG_ZOO") == "" {
+		t.Skip("writes 2 MiB to standard error (set STDBG_ZOO=1)")
+	}
+	done := make(chan bool)
+	go func() {
+		line := strings.Repeat("x", 1023) + "\n"
+		for range 2048 {
+			os.Stderr.WriteString(line)
+		}
+		done <- true
+	}()
+	<-done
 }

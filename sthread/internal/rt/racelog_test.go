@@ -1,7 +1,7 @@
 package rt
 
 import (
-	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -41,27 +41,23 @@ func TestFirstFrame(t *testing.T) {
 }
 
 // Goroutines that hide their synchronisation from the race detector (as
-// the threads of a check do under stdbg find) read the tap one after the
+// the threads of a check do under stdbg find) read the log one after the
 // other: nothing they share may look like a race to the detector (package
 // regexp's matchers, reused through a sync.Pool, did, and so did the
-// tap's buffer, copied and searched by instrumented code).
-func TestTapHidingSynchronisation(t *testing.T) {
+// buffer of the pipe that stood for the log, copied and searched by
+// instrumented code).
+func TestRaceLogHidingSynchronisation(t *testing.T) {
 	if !raceOn {
 		t.Skip("the race detector is off")
 	}
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
-		t.Fatal(err)
-	}
-	null, err := syscall.Open(os.DevNull, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	path := filepath.Join(t.TempDir(), "race.1")
+	w, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Close(p[0])
-	defer syscall.Close(p[1])
-	defer syscall.Close(null)
-	tp := &stderrTap{r: p[0], out: null, buf: make([]byte, 64<<10)}
-	report := []byte(raceReport + "==================\n")
+	defer syscall.Close(w)
+	l := &raceLog{path: append([]byte(path), 0), fd: -1, buf: make([]byte, 64<<10)}
+	report := []byte("==================\n" + raceReport + "==================\n")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	turn := make(chan bool)
 	done := make(chan bool)
@@ -73,8 +69,9 @@ func TestTapHidingSynchronisation(t *testing.T) {
 				if g == 1 {
 					<-turn
 				}
-				syscall.RawSyscall(syscall.SYS_WRITE, uintptr(p[1]), uintptr(unsafe.Pointer(&report[0])), uintptr(len(report)))
-				if rep := tp.takeRace(); !strings.HasPrefix(rep, "WARNING: DATA RACE") {
+				syscall.RawSyscall(syscall.SYS_WRITE, uintptr(w), uintptr(unsafe.Pointer(&report[0])), uintptr(len(report)))
+				l.read()
+				if rep := l.takeRace(); !strings.HasPrefix(rep, "WARNING: DATA RACE") {
 					panic("no report taken: " + rep)
 				}
 				firstFrame(raceReport)
@@ -87,6 +84,20 @@ func TestTapHidingSynchronisation(t *testing.T) {
 	}
 	<-done
 	<-done
+}
+
+// The file of the reports is named by the last log_path of GORACE.
+func TestRaceLogPath(t *testing.T) {
+	for _, tt := range []struct{ opts, want string }{
+		{"", ""},
+		{"atexit_sleep_ms=0", ""},
+		{"log_path=/a/race atexit_sleep_ms=0", "/a/race"},
+		{"log_path=/a/race log_path=/b/r halt_on_error=1", "/b/r"},
+	} {
+		if got := raceLogPath(tt.opts); got != tt.want {
+			t.Errorf("raceLogPath(%q) = %q, want %q", tt.opts, got, tt.want)
+		}
+	}
 }
 
 // A race one of whose accesses has a frame of stdbg's own code, as
