@@ -3,8 +3,8 @@ package everyday
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	randv2 "math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"testing"
