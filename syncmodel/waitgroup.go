@@ -57,11 +57,11 @@ func (*wgPrim) enabled(w *World, tid int, op *Op) bool {
 func (*wgPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
 	switch op.Kind {
 	case WGAdd:
-		return done(0, w.wgAdd(op))
+		return done(w.wgAdd(op), "")
 	case WGWait:
 		return done(w.wgWait(tid, op), "")
 	}
-	return done(0, w.wgWake(tid, op))
+	return done(w.wgWake(tid, op), "")
 }
 
 func (*wgPrim) waitFor(w *World, _ int, op *Op) Wait { return w.wgWaitFor(op.Obj) }
@@ -157,17 +157,15 @@ func (w *World) waitGroup(obj uint64) *waitGroup {
 }
 
 // wgAdd adds op.Arg to the counter; reaching zero releases the waiters.
-func (w *World) wgAdd(op Op) string {
-	var count int64
-	if g := w.wgs[op.Obj]; g != nil {
-		count = g.count
-	}
-	n := count + op.Arg
-	if n < 0 {
-		return fmt.Sprintf("negative WaitGroup counter: Add(%d) on WaitGroup %#x with counter %d", op.Arg, op.Obj, count)
-	}
+// It returns GoPanics when the counter goes below zero: Go stores it, then
+// panics.
+func (w *World) wgAdd(op Op) int64 {
 	g := w.waitGroup(op.Obj)
+	n := g.count + op.Arg
 	g.count = n
+	if n < 0 {
+		return GoPanics
+	}
 	if n == 0 {
 		for _, t := range g.waiters {
 			th := &w.threads[t-1]
@@ -175,7 +173,7 @@ func (w *World) wgAdd(op Op) string {
 		}
 		g.waiters = nil
 	}
-	return ""
+	return 0
 }
 
 // wgZero reports whether the counter of wait group obj is zero: a Wait
@@ -200,13 +198,13 @@ func (w *World) wgWait(tid int, op Op) int64 {
 }
 
 // wgWake ends a parked Wait. Go panics if the group was reused (its counter
-// raised again) before the released waiter returned.
-func (w *World) wgWake(tid int, op Op) string {
-	if g := w.wgs[op.Obj]; g != nil && g.count != 0 {
-		return fmt.Sprintf("WaitGroup %#x is reused before the previous Wait has returned (counter %d)", op.Obj, g.count)
-	}
+// raised again) before the released waiter returned: GoPanics.
+func (w *World) wgWake(tid int, op Op) int64 {
 	w.threads[tid-1].clearNext()
-	return ""
+	if g := w.wgs[op.Obj]; g != nil && g.count != 0 {
+		return GoPanics
+	}
+	return 0
 }
 
 func (w *World) wgWaitFor(obj uint64) Wait {

@@ -3,6 +3,7 @@ package main
 import (
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -40,5 +41,32 @@ func TestEverydayGo(t *testing.T) {
 		if m[1] != "ok" && m[1] != "incomplete" {
 			t.Errorf("%s: %s\n%s", m[2], m[1], out)
 		}
+	}
+}
+
+// TestRecoveredPanics: in Go a send on a closed channel, a close of a
+// closed or nil channel and a negative WaitGroup counter panic, and a
+// deferred recover takes the panic (examples/go/plain/recovered). stdbg
+// reported each as a misuse and stopped there: the correct tests now pass,
+// and the race that comes after a recovered send is found.
+func TestRecoveredPanics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go tests with the race detector")
+	}
+	dir := filepath.Join("..", "..", "examples", "go", "plain", "recovered")
+	cmd := exec.Command("go", "test", "-race", "-count=20", ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test -race fails: the example is wrong: %v\n%s", err, out)
+	}
+	t.Setenv("STDBG_ZOO", "1")
+	out, errs, code := stdbg(t, "test", "-count=1", "--no-save", "--budget", "5s", dir)
+	got := map[string]string{}
+	for _, m := range testLine.FindAllStringSubmatch(out, -1) {
+		got[m[2]] = m[1]
+	}
+	want := map[string]string{"TestSendAfterOwnClose": "ok", "TestCloseTwice": "ok", "TestDoneTooOften": "ok", "TestRaceAfterRecovery": "BUG"}
+	if code != exitBug || !reflect.DeepEqual(got, want) || !strings.Contains(out, "*** DATA RACE ***") {
+		t.Fatalf("stdbg test: exit %d, tests %v, want %v and the race\n%s\n%s", code, got, want, out, errs)
 	}
 }

@@ -59,7 +59,6 @@ func (sc *SendCase[T]) selectCase() rt.Case {
 // proceeded, or -1 for the default case when hasDefault is set and no case
 // can proceed.
 //
-//go:norace
 func SelectOf(hasDefault bool, cases ...PlainCase) int {
 	sc := make([]rt.Case, 0, len(cases)+1)
 	for _, c := range cases {

@@ -93,8 +93,12 @@ func (ex *Execution) raceSync(th *Thread, op syncmodel.Op, code int64) {
 	case syncmodel.Read, syncmodel.Write:
 		return
 	case syncmodel.ChanClose:
-		if op.Obj != 0 {
-			raceReleaseMerge(ex.raceVar(op.Obj))
+		if op.Obj != 0 && syncmodel.DecodeChanResult(code).Via != syncmodel.ViaPanic {
+			// Go's close writes the channel, then releases it (a close
+			// that panics does neither).
+			v := ex.raceVar(op.Obj)
+			closeWritesChannel(v)
+			raceReleaseMerge(v)
 		}
 		return
 	case syncmodel.ChanSend, syncmodel.ChanRecv, syncmodel.Select, syncmodel.ChanWake:
@@ -112,8 +116,12 @@ func (ex *Execution) raceSync(th *Thread, op syncmodel.Op, code int64) {
 //
 //go:norace
 func (ex *Execution) raceChan(th *Thread, op syncmodel.Op, r syncmodel.ChanResult) {
+	if op.Kind != syncmodel.ChanWake {
+		ex.raceSendReads(op, r)
+	}
 	switch r.Via {
-	case syncmodel.ViaDefault:
+	case syncmodel.ViaDefault, syncmodel.ViaPanic:
+		// A send that panics on a closed channel synchronises nothing.
 		return
 	case syncmodel.ViaParked:
 		raceReleaseMerge(ex.racePark(th.tid))
@@ -146,6 +154,44 @@ func (ex *Execution) raceChan(th *Thread, op syncmodel.Op, r syncmodel.ChanResul
 		raceReleaseMerge(v)
 	}
 }
+
+// raceSendReads tells the detector of the reads of their channels that
+// Go's sends make before anything else (chansend reads the channel, and a
+// select every send case it polls: all of them when none is ready), which
+// a close writes: a send and a close that nothing orders race, as in Go,
+// whether the send went first or panicked. Of a select that proceeded,
+// only the case that did is read (Go polls in a random order).
+//
+//go:norace
+func (ex *Execution) raceSendReads(op syncmodel.Op, r syncmodel.ChanResult) {
+	switch op.Kind {
+	case syncmodel.ChanSend:
+		if op.Obj != 0 {
+			sendReadsChannel(ex.raceVar(op.Obj))
+		}
+	case syncmodel.Select:
+		polledAll := r.Via == syncmodel.ViaDefault || r.Via == syncmodel.ViaParked
+		for k, c := range op.Cases {
+			if c.Send && c.Chan != 0 && (polledAll || k == r.Case) {
+				sendReadsChannel(ex.raceVar(c.Chan))
+			}
+		}
+	}
+}
+
+// sendReadsChannel and closeWritesChannel are the accesses of a send and a
+// close to the channel whose detector's variable is v. Reports name them
+// (the program's frame that made the operation is not on the detector's
+// stack: sthread's functions between are not instrumented); the report's
+// place is the operation's, where the execution's trace shows it.
+//
+//go:noinline
+//go:norace
+func sendReadsChannel(v unsafe.Pointer) { raceRead(v) }
+
+//go:noinline
+//go:norace
+func closeWritesChannel(v unsafe.Pointer) { raceWrite(v) }
 
 // The keys, in an execution's raceVars, of the variable of thread tid's
 // latest park on channels, and of the raceBuffer of channel ch. (Not Go

@@ -12,3 +12,5 @@ func raceEnable()                     {}
 func raceAcquire(unsafe.Pointer)      {}
 func raceReleaseMerge(unsafe.Pointer) {}
 func raceErrors() int                 { return 0 }
+func raceRead(unsafe.Pointer)         {}
+func raceWrite(unsafe.Pointer)        {}

@@ -281,6 +281,8 @@ func raceFailure(th *Thread, rep string) wire.Failure {
 			"(it synchronises through the real locks and channels, they through stdbg's model of them):\n" + rep}
 	}
 	f := wire.Failure{Tid: th.tid, Kind: wire.FailRace, Message: rep, Frames: th.last}
-	f.File, f.Line = firstFrame(rep)
+	// A race of a channel's operations is told by sthread's functions,
+	// under the program's frame that made the operation.
+	f.File, f.Line = frameWhere(rep, func(fn, file string) bool { return !isRuntimeFrame(fn, file) && !rtnames.IsRuntimeFunc(fn) })
 	return f
 }
