@@ -60,6 +60,10 @@ type Execution struct {
 	// mapOrder chooses the order of the execution's ranges over maps
 	// (see rand.go).
 	mapOrder *randv2.Rand
+	// tests are the checked test (first) and its subtests, and testKey
+	// the key of the checked test's scheduling points (see testrules.go).
+	tests   []testState
+	testKey uint64
 	// cleanups are the cleanups of the checked test and its subtests,
 	// by their *testing.T (see subtest.go).
 	cleanups map[any][]func()

@@ -1,9 +1,7 @@
 package rt
 
 import (
-	"fmt"
 	"runtime"
-	"strings"
 	"unsafe"
 
 	"github.com/stdbg/stdbg/syncmodel"
@@ -89,30 +87,6 @@ func Logging() bool {
 	}
 	r := checking.Load()
 	return r == nil || r.cfg.Logs
-}
-
-// LateTestCall reports the misuse of calling the method of test t from a
-// goroutine of the checked function once that function returned (go test
-// panics when that happens in a real run).
-//
-//go:norace
-func LateTestCall(t interface{ Name() string }, method string) {
-	if !hooked.Load() {
-		return
-	}
-	th, ok := EnterFree()
-	if !ok || th.tid == 1 || !th.ex.over {
-		return
-	}
-	what := "Log"
-	switch {
-	case strings.HasPrefix(method, "Error"), strings.HasPrefix(method, "Fail"), strings.HasPrefix(method, "Fatal"):
-		what = "Fail"
-	case strings.HasPrefix(method, "Skip"):
-		what = "Skip"
-	}
-	th.failWith(wire.FailMisuse, fmt.Sprintf("t.%s called by goroutine %d after %s returned: go test panics (%s in goroutine after %s has completed)",
-		method, th.tid, t.Name(), what, t.Name()), "t."+method)
 }
 
 // TestFailed reports, as an assertion failure shown at the first line of
