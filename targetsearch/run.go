@@ -378,6 +378,14 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 		m.deadlines(&spec)
 		trace := filepath.Join(dir, "trace"+strconv.Itoa(restart))
 		res, tail, streamed, err := m.process(ctx, w, spec, trace, onBug)
+		if errors.Is(err, errOverran) {
+			// What it sent is what it found, within the budget.
+			m.mu.Lock()
+			stats := search.Stats.Add(m.dead, m.live[w])
+			m.mu.Unlock()
+			return &Found{Result: search.Result{Bugs: streamed, Stats: stats}, Minimised: make([]*search.Minimised, len(streamed)),
+				BudgetSpent: true, Ends: ends}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -538,18 +546,39 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		grace = 10 * time.Second
 	}
 	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// The target keeps its budget itself, but one that does not (stuck in
+	// a system call, or in code that never reaches a scheduling point) is
+	// stopped a grace period after the budget's end, as a stop would stop
+	// it: the budget bounds the search whatever the target does.
+	overran := make(chan struct{})
+	var overrun sync.Once
+	var overTimer *time.Timer
+	arm := func(until int64) {
+		if until == 0 || overTimer != nil {
+			return
+		}
+		overTimer = time.AfterFunc(time.Until(time.Unix(0, until))+grace, func() { overrun.Do(func() { close(overran) }) })
+	}
+	arm(spec.MinimiseUntil)
+	defer func() {
+		if overTimer != nil {
+			overTimer.Stop()
+		}
+	}()
 	// Told to stop: the target stops at once and sends its result; one
 	// that does not within the grace period is killed.
 	go func() {
 		select {
 		case <-ctx.Done():
-			stopW.Close()
-			select {
-			case <-exited:
-			case <-time.After(grace):
-				kill()
-			}
+		case <-overran:
 		case <-exited:
+			return
+		}
+		stopW.Close()
+		select {
+		case <-exited:
+		case <-time.After(grace):
+			kill()
 		}
 	}()
 	res, rerr := Read(streamR, func(msg Message) {
@@ -560,6 +589,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 				m.began = msg.Began
 			}
 			m.mu.Unlock()
+			arm(msg.Began.MinimiseUntil)
 		case msg.Progress != nil:
 			m.progress(w, *msg.Progress)
 		case msg.Minimising != nil:
@@ -592,8 +622,17 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	if rerr != nil {
 		return nil, "", nil, rerr
 	}
+	select {
+	case <-overran:
+		return nil, "", streamed, errOverran
+	default:
+	}
 	return nil, stderr.describe(cmd.ProcessState, raceLog), streamed, nil
 }
+
+// errOverran is process's error for a target that went on past the end of
+// its budget and was stopped.
+var errOverran = errors.New("the target went on past the end of its budget")
 
 // tailBuffer keeps the last bytes written to it.
 type tailBuffer struct {
