@@ -158,7 +158,7 @@ func TestRunTargetOverrunsItsBudget(t *testing.T) {
 	}
 	found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 		Binary: exe, Env: []string{hangingEnv + "=1"},
-		Spec:   targetsearch.Spec{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, Budget: time.Second},
+		Spec: targetsearch.Spec{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, Budget: time.Second},
 		Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
 			return nil, errors.New("no replay: the target did not die")
 		},
