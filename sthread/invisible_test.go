@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
 	scontext "github.com/stdbg/stdbg/sthread/context"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
@@ -126,6 +127,25 @@ var correct = map[string]func(){
 		t.Stop()
 		_ = stime.Since(stime.Now())
 	},
+	// AfterFunc, tickers, Reset, context.AfterFunc and deadlines.
+	"timer functions": func() {
+		fired := make(chan int, 3)
+		af := stime.AfterFunc(time.Millisecond, func() { lang.ChanSend(fired, 1) })
+		tk := stime.NewTicker(time.Millisecond)
+		lang.ChanRecv(tk.C)
+		tk.Stop()
+		if !af.Reset(time.Millisecond) {
+			lang.ChanRecv(fired)
+		}
+		ctx, cancel := scontext.WithDeadline(context.Background(), stime.Now().Add(time.Millisecond))
+		stop := scontext.AfterFunc(ctx, func() { lang.ChanSend(fired, 2) })
+		lang.ChanRecv(ctx.Done())
+		cancel()
+		if !stop() {
+			lang.ChanRecv(fired)
+		}
+		lang.ChanRecv(fired)
+	},
 	// Once, Cond, sync.Map and atomics.
 	"sync": func() {
 		var once ssync.Once
@@ -155,6 +175,17 @@ var correct = map[string]func(){
 		mu.Unlock()
 		wg.Wait()
 		sthread.Assert(n.Load() == 12, "count")
+	},
+}
+
+// crashing are programs whose every schedule ends in a panic, which stdbg
+// describes, with package fmt, the next execution's goroutines using it
+// too.
+var crashing = map[string]func(){
+	"a panic of a value fmt prints": func() {
+		got := sthread.MakeChan[string](1)
+		sthread.Go(func() { got.Send(fmt.Sprint([]int{1, 2})) })
+		panic(struct{ S string }{got.Recv()})
 	},
 }
 
@@ -207,5 +238,17 @@ func exploreInvisibly(t *testing.T) {
 			t.Fatalf("%s: the race detector made %d reports (on standard error)", name, n)
 		}
 		t.Logf("%s: %d executions", name, res.Stats.Executions)
+	}
+	for name, f := range crashing {
+		res, err := sthread.Explore(f, sthread.All(), sthread.MaxExecutions(200))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.Crash {
+			t.Errorf("%s: %v, want the crash", name, res.Bugs)
+		}
+		if n := raceErrors() - before; n > 0 {
+			t.Fatalf("%s: the race detector made %d reports (on standard error)", name, n)
+		}
 	}
 }

@@ -153,5 +153,13 @@ func panicMessage(p any) string {
 	case string:
 		return v
 	}
-	return fmt.Sprintf("%v", p)
+	return quietSprint(p)
 }
+
+// quietSprint formats p with package fmt, whose printers it shares with
+// the program through a pool: in the runtime's name (see
+// rtnames.RaceSuppressions), since the goroutine that calls it hides its
+// synchronisation from the race detector as it ends.
+//
+//go:noinline
+func quietSprint(p any) string { return fmt.Sprint(p) }
