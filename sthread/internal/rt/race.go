@@ -23,6 +23,17 @@ import (
 // orders are then reported by the detector, in whatever schedule the
 // search explores.
 //
+// The runtime's own state is invisible to the detector, as a rule: the
+// state the checked goroutines share is touched by code the detector does
+// not see (//go:norace, copies by hand), or by functions whose names start
+// with quiet (the generators of rand.go, the formatting of a panic's
+// value with package fmt, whose printers the program shares), which the
+// detector's suppressions that stdbg passes every target it starts
+// (rtnames.RaceSuppressions) leave out of its reports, with the search
+// that runs inside the target and the scheduler's side (Runner). A report
+// is then always the program's, and package testing, which fails a test
+// during which the detector reported a race, fails none for stdbg's.
+//
 // This is done under stdbg find only (see raceHide). There the detector's
 // report is caught: stdbg has the detector write its reports to a file
 // that sthread reads (see racelog.go), and the transition in which a
