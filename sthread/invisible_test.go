@@ -95,10 +95,12 @@ var correct = map[string]func(){
 			sthread.Go(func() {
 				defer wg.Done()
 				b := make([]byte, 9)
+				//lint:ignore SA1019 the mirror of a function programs still call
 				srand.Read(b)
 				p := srand.Perm(3)
 				srand.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
 				if g == 0 {
+					//lint:ignore SA1019 the mirror of a function programs still call
 					srand.Seed(7)
 				}
 				_ = srand.Intn(10) + srand2.IntN(10) + srand2.N(5) + int(srand.Int63()&1)

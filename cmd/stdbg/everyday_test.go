@@ -38,7 +38,7 @@ func TestEverydayGo(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go test -race fails: the example is wrong: %v\n%s", err, out)
 	}
-	out, errs, code := stdbg(t, "test", "-count=1", "--no-save", "--budget", "5s", dir)
+	out, errs, code := stdbg(t, "test", "-count=1", "--no-save", "--budget", "3s", dir)
 	lines := testLine.FindAllStringSubmatch(out, -1)
 	if code != exitClean || len(lines) < 7 || strings.Contains(out+errs, "DATA RACE") {
 		t.Fatalf("stdbg test on correct Go: exit %d, %d tests\n%s\n%s", code, len(lines), out, errs)
@@ -67,7 +67,7 @@ func TestRecoveredPanics(t *testing.T) {
 	}
 	t.Setenv("STDBG_ZOO", "1")
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
-	out, errs, code := stdbg(t, "test", "-count=1", "--no-save", "--budget", "5s", dir)
+	out, errs, code := stdbg(t, "test", "-count=1", "--no-save", "--budget", "3s", dir)
 	got := map[string]string{}
 	for _, m := range testLine.FindAllStringSubmatch(out, -1) {
 		got[m[2]] = m[1]

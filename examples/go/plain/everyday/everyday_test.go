@@ -73,6 +73,7 @@ func TestRandomInGoroutines(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			b := make([]byte, 9)
+			//lint:ignore SA1019 programs still call it, and stdbg mirrors it
 			rand.Read(b)
 			p := rand.Perm(4)
 			rand.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
