@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
@@ -107,7 +108,7 @@ func TestRunTargetDies(t *testing.T) {
 			var replayed []string
 			found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 				Binary: exe, Env: []string{dyingEnv + "=1"},
-				Spec: targetsearch.Spec{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true, Budget: tt.budget},
+				Spec: targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true, Budget: tt.budget}},
 				Replay: func(ctx context.Context, s schedule.Schedule) (*search.Outcome, error) {
 					replayed = append(replayed, s.String())
 					if tt.fresh == nil {
@@ -158,7 +159,7 @@ func TestRunTargetOverrunsItsBudget(t *testing.T) {
 	}
 	found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 		Binary: exe, Env: []string{hangingEnv + "=1"},
-		Spec: targetsearch.Spec{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, Budget: time.Second},
+		Spec: targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, Budget: time.Second}},
 		Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
 			return nil, errors.New("no replay: the target did not die")
 		},

@@ -48,12 +48,13 @@ var raceHide bool
 
 // HideRaces hides the runtime's hand-overs from the race detector, in a
 // race build, and catches its reports in the file stdbg has it write them
-// to (see race.go): for a process that stdbg find started to search or run
-// executions in, which checks and does nothing else.
+// to (see racelog.go): for a process that stdbg find started to search or run
+// executions in, which checks and does nothing else. Calls after the first
+// do nothing.
 //
 //go:norace
 func HideRaces() {
-	if raceOn {
+	if raceOn && !raceHide {
 		raceHide = true
 		openRaceLog()
 	}
