@@ -102,7 +102,7 @@ func Run(t *testing.T, name string, f func(t *testing.T)) bool {
 	}
 	var end rt.Lent
 	passed := t.Run(name, func(st *testing.T) {
-		end = th.Lend(func() {
+		end = th.Lend(f, func() {
 			rt.SubtestBegins(t, st, st.Name())
 			f(st)
 			rt.RunCleanups(st)

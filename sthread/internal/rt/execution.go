@@ -128,11 +128,15 @@ func (ex *Execution) Threads() int { return len(ex.threads) }
 
 // Thread describes thread tid of ex: the id of its goroutine (which changes
 // from run to run) and the entry of the function it runs, where its return
-// is shown.
+// is shown (while it is lent, that of the function it runs there: see
+// Lend).
 //
 //go:norace
 func (ex *Execution) Thread(tid int) (goroutine int64, entry uintptr) {
 	th := ex.threads[tid-1]
+	if th.lentFn != 0 {
+		return int64(th.goid.Load()), th.lentFn
+	}
 	return int64(th.goid.Load()), th.fn
 }
 

@@ -27,16 +27,19 @@ const (
 // the calling goroutine's from Enter, EnterFree or Current, and perform
 // their operations through its scheduling points (Point, PointAt, Again).
 type Thread struct {
-	ex    *Execution
-	tid   int
-	fn    uintptr // entry of the goroutine's function, for reports
-	g     atomic.Uintptr
-	job   func() // the function the thread runs
-	state atomic.Uint64
-	abort atomic.Bool
-	wake  chan struct{}
-	back  *Thread // the thread to hand control to when parking; nil: the scheduler
-	code  int64   // result of the operation it is resumed to perform
+	ex  *Execution
+	tid int
+	fn  uintptr // entry of the goroutine's function, for reports
+	// lentFn, while the thread is lent (Lend), is the entry of the
+	// user's function it runs there (a subtest's).
+	lentFn uintptr
+	g      atomic.Uintptr
+	job    func() // the function the thread runs
+	state  atomic.Uint64
+	abort  atomic.Bool
+	wake   chan struct{}
+	back   *Thread // the thread to hand control to when parking; nil: the scheduler
+	code   int64   // result of the operation it is resumed to perform
 	// raceOff: the goroutine stopped reporting synchronisation to the
 	// race detector at a scheduling point and has not resumed.
 	raceOff bool
@@ -104,7 +107,7 @@ func (th *Thread) reset() {
 	th.panicVal, th.panicObj = nil, 0
 	th.clk = 0
 	th.op, th.hasOp = syncmodel.Op{}, false
-	th.job = nil
+	th.job, th.lentFn = nil, 0
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
 }
 
