@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -191,6 +192,125 @@ var crashing = map[string]func(){
 	},
 }
 
+// racy are programs with a race of their own whose accesses are made in
+// functions that stdbg's runtime or mirrors call (a timer's function, the
+// goroutines it starts, context.AfterFunc's, Once.Do's, Shuffle's swap,
+// sync.Map's Range, a map range's body, the Error method of a panic's
+// value): the suppressions that keep stdbg's own state out of the
+// detector's reports must keep none of these out.
+var racy = map[string]func(){
+	"two goroutines started in a timer's function": func() {
+		x := 0
+		done := make(chan int, 2)
+		stime.AfterFunc(time.Millisecond, func() {
+			for range 2 {
+				sthread.Go(func() {
+					x++
+					lang.ChanSend(done, 1)
+				})
+			}
+		})
+		lang.ChanRecv(done)
+		lang.ChanRecv(done)
+	},
+	"a timer's function and the checked function": func() {
+		x := 0
+		done := make(chan int, 1)
+		stime.AfterFunc(time.Millisecond, func() {
+			x++
+			lang.ChanSend(done, 1)
+		})
+		x++
+		lang.ChanRecv(done)
+	},
+	"context.AfterFunc's function": func() {
+		x := 0
+		done := make(chan int, 1)
+		ctx, cancel := scontext.WithCancel(context.Background())
+		scontext.AfterFunc(ctx, func() {
+			x++
+			lang.ChanSend(done, 1)
+		})
+		cancel()
+		x++
+		lang.ChanRecv(done)
+	},
+	"Once.Do's function": func() {
+		x := 0
+		var once ssync.Once
+		var wg ssync.WaitGroup
+		wg.Add(1)
+		sthread.Go(func() {
+			defer wg.Done()
+			once.Do(func() { x++ })
+		})
+		x++
+		wg.Wait()
+	},
+	"Shuffle's swap": func() {
+		p := []int{1, 2, 3}
+		var wg ssync.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			sthread.Go(func() {
+				defer wg.Done()
+				srand.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+			})
+		}
+		wg.Wait()
+	},
+	"sync.Map's Range": func() {
+		var m ssync.Map
+		m.Store(1, 1)
+		x := 0
+		var wg ssync.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			sthread.Go(func() {
+				defer wg.Done()
+				m.Range(func(k, v any) bool { x++; return true })
+			})
+		}
+		wg.Wait()
+	},
+	"a map range's body": func() {
+		m := map[int]int{1: 1, 2: 2}
+		x := 0
+		var wg ssync.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			sthread.Go(func() {
+				defer wg.Done()
+				for next, k, _, ok := lang.MapRangeLoop(m); ok; k, _, ok = next() {
+					x += k
+				}
+			})
+		}
+		wg.Wait()
+	},
+}
+
+// racyError is an error whose Error method reads what a goroutine may be
+// writing.
+type racyError struct{ n int }
+
+func (e *racyError) Error() string { return "error " + strconv.Itoa(e.n) }
+
+// racyCrashing are programs that crash with a race of their own in what
+// Go runs to print the panic (the Error method of its value).
+var racyCrashing = map[string]func(){
+	"the Error method of a panic's value": func() {
+		e := &racyError{}
+		sthread.Go(func() { e.n++ })
+		// (A sleep orders nothing: the goroutine may write before the
+		// panic reads, and the search runs that order. The panic ends
+		// the execution: without it, the order where the panic comes
+		// first is the only one.)
+		stime.Sleep(time.Millisecond)
+		panic(e)
+	},
+}
+
 // The race detector must not see stdbg's own state: with the checked
 // goroutines hiding their hand-overs from it (as they do under stdbg find)
 // and the suppressions stdbg passes every target it starts, every schedule
@@ -206,16 +326,84 @@ func TestOwnStateInvisible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores programs in a process of their own, built with the race detector")
 	}
-	var cmd *exec.Cmd
-	if raceBuild {
-		cmd = exec.Command(os.Args[0], "-test.run=^TestOwnStateInvisible$", "-test.v")
-	} else {
-		cmd = exec.Command("go", "test", "-race", "-count=1", "-v", "-run=^TestOwnStateInvisible$", ".")
-	}
-	cmd.Env = append(rtnames.WithRaceOptions(os.Environ()), invisibleEnv+"=1", "STDBG_CACHE="+t.TempDir())
-	out, err := cmd.CombinedOutput()
+	out, err := invisibleChild(t, "TestOwnStateInvisible").CombinedOutput()
 	if err != nil || strings.Contains(string(out), "DATA RACE") || !strings.Contains(string(out), "--- PASS: TestOwnStateInvisible") {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestProgramRacesVisible: stdbg's suppressions keep no race of the
+// program out of the race detector's reports, even one whose accesses are
+// made in functions that stdbg's runtime calls (a timer's, the goroutines
+// it starts, a panic value's Error method): each racy program's race is
+// found. The programs run in a process of their own, started as stdbg
+// starts a target, which package testing fails for the races.
+func TestProgramRacesVisible(t *testing.T) {
+	if os.Getenv(invisibleEnv) != "" {
+		exploreRacy(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("explores programs in a process of their own, built with the race detector")
+	}
+	out, _ := invisibleChild(t, "TestProgramRacesVisible").CombinedOutput()
+	for name := range racy {
+		if !strings.Contains(string(out), "race found: "+name+"\n") {
+			t.Errorf("%s: its race is not reported", name)
+		}
+	}
+	for name := range racyCrashing {
+		if !strings.Contains(string(out), "race found: "+name+"\n") {
+			t.Errorf("%s: its race is not reported", name)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%s", out)
+	}
+}
+
+// invisibleChild is the command that runs test in a process of its own,
+// built with the race detector, started as stdbg starts a target.
+func invisibleChild(t *testing.T, test string) *exec.Cmd {
+	var cmd *exec.Cmd
+	if raceBuild {
+		cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
+	} else {
+		cmd = exec.Command("go", "test", "-race", "-count=1", "-v", "-run=^"+test+"$", ".")
+	}
+	cmd.Env = append(rtnames.WithRaceLog(os.Environ()), invisibleEnv+"=1", "STDBG_CACHE="+t.TempDir())
+	return cmd
+}
+
+// exploreRacy explores every racy program, with the checked goroutines
+// hiding their hand-overs, and says which races were found.
+func exploreRacy(t *testing.T) {
+	if !raceBuild {
+		t.Fatal("not built with the race detector")
+	}
+	rt.HideRaces()
+	for name, f := range racy {
+		before := raceErrors()
+		res, err := sthread.Explore(f, sthread.MaxExecutions(3000))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(res.Bugs) == 1 && res.Bugs[0].Kind == search.DataRace && raceErrors() > before {
+			t.Logf("race found: %s\n", name)
+		} else {
+			t.Logf("race missed: %s: %v", name, res.Bugs)
+		}
+	}
+	for name, f := range racyCrashing {
+		before := raceErrors()
+		if _, err := sthread.Explore(f, sthread.All(), sthread.MaxExecutions(3000)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if raceErrors() > before {
+			t.Logf("race found: %s\n", name)
+		} else {
+			t.Logf("race missed: %s", name)
+		}
 	}
 }
 
