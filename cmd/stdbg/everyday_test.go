@@ -133,3 +133,74 @@ func TestCorrectGoCorpus(t *testing.T) {
 		t.Logf("the tests:\n%s", files["gen/gen_test.go"])
 	}
 }
+
+// subtestTests are plain Go tests whose second subtest deadlocks in some
+// schedules, after a first one that logs and formats.
+const subtestTests = `package subtests
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+func TestTwo(t *testing.T) {
+	t.Run("fine", func(t *testing.T) {
+		done := make(chan string)
+		go func() { done <- fmt.Sprintf("%d", 1) }()
+		t.Logf("got %s", <-done)
+	})
+	t.Run("crossed", func(t *testing.T) {
+		var a, b sync.Mutex
+		done := make(chan bool)
+		go func() {
+			a.Lock()
+			b.Lock()
+			b.Unlock()
+			a.Unlock()
+			done <- true
+		}()
+		b.Lock()
+		a.Lock()
+		a.Unlock()
+		b.Unlock()
+		<-done
+	})
+}
+`
+
+// TestAbortedSubtest: an execution that ends while a subtest runs (here,
+// deadlocked) unwinds the subtest's goroutine, which package testing then
+// uses to report the subtest with package fmt and to signal its parent.
+// That goroutine went on hiding its synchronisation from the race
+// detector (its printer went back to fmt's pool, its signal was sent,
+// unseen), and the lending goroutine, which hid nothing, was told to stop
+// hiding: the search, inside the target, saw executions that did not
+// repeat themselves, and searched again with a fresh process per
+// execution. Now the one deadlock is all that stdbg find --all reports,
+// searching inside the target.
+func TestAbortedSubtest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go tests with the race detector")
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":                    "module example.com/subtests\n\ngo 1.24\n",
+		"subtests/subtests_test.go": subtestTests,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
+	t.Chdir(dir)
+	out, errs, code := stdbg(t, "find", "--no-save", "--all", "--no-minimise", "-run", "TestTwo", "./subtests")
+	if code != exitBug || strings.Count(out, "*** DEADLOCK DETECTED ***") != 1 || strings.Contains(out+errs, "DATA RACE") ||
+		strings.Contains(out+errs, "does not repeat itself") || !strings.Contains(out, "Search: exhaustive") {
+		t.Fatalf("stdbg find --all: exit %d, want the one deadlock, found searching inside the target\n%s\n%s", code, out, errs)
+	}
+}

@@ -40,6 +40,16 @@ func (th *Thread) Lend(user any, f func()) (l Lent) {
 		if p := recover(); p != nil {
 			if _, ok := p.(abortSignal); ok {
 				l.abort = true
+				if raceOn && raceHide && th.raceOff {
+					// Unwound from a scheduling point, where this
+					// goroutine stopped reporting synchronisation:
+					// it goes on in package testing (which reports
+					// the subtest with package fmt and signals the
+					// lending goroutine), and reports it again.
+					// The lending goroutine did not stop.
+					raceEnable()
+					th.raceOff = false
+				}
 			} else {
 				l.panicked, l.value = true, p
 			}

@@ -128,3 +128,37 @@ func TestVerboseWorker(t *testing.T) {
 	}()
 	<-done
 }
+
+// TestSubtests: table-driven subtests (t.Run), nested and parallel, each
+// with goroutines of its own, logging and formatting. Package testing
+// formats each subtest's result line ("--- PASS: ...") with package fmt
+// on the subtest's goroutine, which shares fmt's pooled printers with the
+// next subtest's.
+func TestSubtests(t *testing.T) {
+	for _, n := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("sum of %d", n), func(t *testing.T) {
+			c := make(chan int, n)
+			for i := 1; i <= n; i++ {
+				go func() { c <- i }()
+			}
+			want := n * (n + 1) / 2
+			if s := Sum(c, n); s != want {
+				t.Errorf("sum %d, want %d", s, want)
+			}
+			t.Logf("sum of %d: %d", n, want)
+		})
+	}
+	t.Run("group", func(t *testing.T) {
+		for _, name := range []string{"a", "b"} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				done := make(chan []string)
+				go func() { done <- Labels(2) }()
+				if labels := <-done; len(labels) != 2 {
+					t.Errorf("%s: labels %v", name, labels)
+				}
+				t.Log(name, "done")
+			})
+		}
+	})
+}
