@@ -36,6 +36,10 @@ const Module = "github.com/stdbg/stdbg"
 //     library's generators, package fmt) has a name that starts with
 //     quiet, or is a method of a type whose name does.
 //
+// Each names one package, those that the runtime links into a target (a
+// test checks the list against go list -deps), never a folder: a package
+// of the module's that a target does not link is not left out.
+//
 // None of them runs the program's code or touches the program's memory on
 // its behalf: a race of the program is never in their frames. (A function
 // of the runtime that calls the program's, such as the trampoline of every
@@ -45,7 +49,9 @@ var RaceSuppressions = []string{
 	Module + "/corpus.",
 	Module + "/executor.",
 	Module + "/hunt.",
-	Module + "/internal/",
+	Module + "/internal/atomicfile.",
+	Module + "/internal/cachedir.",
+	Module + "/internal/hashmix.",
 	Module + "/ltl.",
 	Module + "/report.",
 	Module + "/rtnames.",

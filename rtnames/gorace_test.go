@@ -93,6 +93,9 @@ func TestRaceSuppressionsName(t *testing.T) {
 		{"github.com/stdbg/stdbg/sthread.Check", false},
 		{"github.com/stdbg/stdbg/examples/go/plain/transfer.TestTransfer", false},
 		{"main.main", false},
+		// Packages of the module that targets do not link.
+		{"github.com/stdbg/stdbg/internal/racefree.File", false},
+		{"github.com/stdbg/stdbg/internal/testkit.Run", false},
 	} {
 		if got := IsSuppressed(tt.fn); got != tt.want {
 			t.Errorf("IsSuppressed(%q) = %v, want %v", tt.fn, got, tt.want)
@@ -102,18 +105,31 @@ func TestRaceSuppressionsName(t *testing.T) {
 
 // Every package of stdbg's module that the runtime links into a target,
 // but for sthread and its packages, is named by RaceSuppressions: its code
-// runs only as the search inside the target, never for the program.
+// runs only as the search inside the target, never for the program. And
+// RaceSuppressions names those packages one by one, and no other: not a
+// folder, whose other packages (internal/racefree, whose tests are the
+// corpus of correct programs) would be left out too.
 func TestRaceSuppressionsCoverTheSearch(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", Package+"/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
+	linked := map[string]bool{}
 	for _, p := range strings.Fields(string(out)) {
 		if !strings.HasPrefix(p, Module+"/") || p == Package || strings.HasPrefix(p, Package+"/") {
 			continue
 		}
+		linked[p] = true
 		if !IsSuppressed(p + ".F") {
 			t.Errorf("package %s is linked into Go targets but not named by RaceSuppressions", p)
+		}
+	}
+	for _, s := range RaceSuppressions {
+		if strings.HasPrefix(s, Package+".") || strings.HasPrefix(s, Package+"/") {
+			continue
+		}
+		if p, ok := strings.CutSuffix(s, "."); !ok || !linked[p] {
+			t.Errorf("RaceSuppressions holds %q, not a package linked into Go targets", s)
 		}
 	}
 }

@@ -4,7 +4,9 @@
 // as Go's memory model asks; no goroutine is left blocked; and every check
 // holds in every schedule. go test -race never fails them, and neither may
 // stdbg: they are the corpus on which a report of stdbg, whatever its kind,
-// is a false report (cmd/stdbg's TestCorrectGoCorpus).
+// is a false report (cmd/stdbg's TestCorrectGoCorpus). A race can be
+// planted among their idioms (Racy), which stdbg must report: the check
+// that nothing of the corpus's code is left out of the detector's reports.
 //
 // A test is made of idioms found in almost every Go program (a pipeline
 // over a buffered channel whose ring wraps around, a counter under a lock,
@@ -454,14 +456,49 @@ func logs(p string, _ *rand.Rand) idiom {
 `, p)}
 }
 
+// lostUpdate is the one racy idiom, planted on request (Racy): two
+// goroutines add to a counter without a lock, and the test waits for them
+// with a wait group. go test -race reports the race in every run.
+func lostUpdate(p string) idiom {
+	return idiom{name: "lost update (a race)", imports: []string{"sync"},
+		setup: fmt.Sprintf(`	var %[1]swg sync.WaitGroup
+	%[1]sn := 0
+	for range 2 {
+		%[1]swg.Add(1)
+		go func() {
+			defer %[1]swg.Done()
+			%[1]sn++
+		}()
+	}
+`, p),
+		finish: fmt.Sprintf(`	%[1]swg.Wait()
+	_ = %[1]sn
+`, p)}
+}
+
 // Test returns a test function named name made of k idioms drawn with
 // seed, and the imports it needs.
 func Test(name string, seed uint64, k int) (code string, imports []string) {
+	return test(name, seed, k, false)
+}
+
+// Racy is Test with a race planted among the idioms: the test of a checker
+// that must report nothing in Test's tests and the race in Racy's, whose
+// accesses are made in the same code as theirs.
+func Racy(name string, seed uint64, k int) (code string, imports []string) {
+	return test(name, seed, k, true)
+}
+
+func test(name string, seed uint64, k int, racy bool) (code string, imports []string) {
 	r := rand.New(rand.NewPCG(seed, 0x72616365))
 	picked := r.Perm(len(makers))[:min(k, len(makers))]
 	var ids []idiom
 	for i, m := range picked {
 		ids = append(ids, makers[m].make(fmt.Sprintf("i%d", i), r))
+	}
+	if racy {
+		at := r.IntN(len(ids) + 1)
+		ids = slices.Insert(ids, at, lostUpdate(fmt.Sprintf("i%d", len(ids))))
 	}
 	var b strings.Builder
 	var names []string
@@ -481,12 +518,18 @@ func Test(name string, seed uint64, k int) (code string, imports []string) {
 }
 
 // File returns a Go test file of package pkg with a test of k idioms for
-// each seed, named TestGen<seed>.
-func File(pkg string, seeds []uint64, k int) string {
+// each seed, named TestGen<seed>, and a racy one (Racy) for each seed of
+// racy, named TestRace<seed>.
+func File(pkg string, seeds []uint64, k int, racy ...uint64) string {
 	var tests []string
 	imports := []string{"testing"}
 	for _, s := range seeds {
 		code, imps := Test(fmt.Sprintf("TestGen%d", s), s, k)
+		tests = append(tests, code)
+		imports = append(imports, imps...)
+	}
+	for _, s := range racy {
+		code, imps := Racy(fmt.Sprintf("TestRace%d", s), s, k)
 		tests = append(tests, code)
 		imports = append(imports, imps...)
 	}

@@ -43,6 +43,25 @@ func TestFile(t *testing.T) {
 	}
 }
 
+// A racy test is its seed's correct test with the race planted among its
+// idioms.
+func TestRacy(t *testing.T) {
+	for s := uint64(1); s <= 10; s++ {
+		src := racefree.File("gen", []uint64{s}, 3, s)
+		if _, err := parser.ParseFile(token.NewFileSet(), "gen_test.go", src, 0); err != nil {
+			t.Fatalf("seed %d: %v\n%s", s, err, src)
+		}
+		correct, _ := racefree.Test("T", s, 3)
+		racy, _ := racefree.Racy("T", s, 3)
+		_, names, _ := strings.Cut(strings.SplitN(correct, "\n", 2)[0], "): ")
+		_, racyNames, _ := strings.Cut(strings.SplitN(racy, "\n", 2)[0], "): ")
+		if strings.Count(racyNames, "lost update (a race)") != 1 || strings.Count(names, "lost update") != 0 ||
+			len(strings.Split(racyNames, ", ")) != 4 || !strings.Contains(src, "func TestRace"+fmt.Sprint(s)+"(") {
+			t.Errorf("seed %d: correct %q, racy %q", s, names, racyNames)
+		}
+	}
+}
+
 // A test of two idioms: its first line names them.
 func ExampleTest() {
 	code, imports := racefree.Test("TestGen1", 1, 2)
