@@ -839,7 +839,7 @@ func (b *Bridge) Close() {
 func (b *Bridge) kill() {
 	if b.pid > 0 {
 		syscall.Kill(b.pid, syscall.SIGKILL)
-		if f := rtnames.RaceLogFile(b.pid); f != "" {
+		if f := rtnames.RaceLogFile(b.cmd.Env, b.pid); f != "" {
 			defer os.Remove(f)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/stdbg/stdbg/internal/atomicfile"
 	"github.com/stdbg/stdbg/internal/cachedir"
@@ -133,14 +134,72 @@ func withRaceLog(env []string, dir string) []string {
 // raceLogPrefix is the log_path of WithRaceLog's targets.
 func raceLogPrefix(dir string) string { return filepath.Join(dir, "race", "reports") }
 
-// RaceLogFile is the file of the race reports of the process pid started
-// with WithRaceLog's environment ("" if there is none).
-func RaceLogFile(pid int) string {
+// WithSharedRaceLog is WithRaceLog for a target that runs as another user
+// than stdbg (confined, as stdbg grade runs a submission as nobody): the
+// detector dies when it cannot create its file at its first report, and
+// such a user may not enter stdbg's cache directory. Its file is made in
+// a directory of stdbg's user in the system's temporary directory that
+// every user may add files to (sticky, as /tmp is); without one, the
+// reports go to standard error, unseen by the runtime.
+func WithSharedRaceLog(env []string) []string {
 	dir, err := cachedir.Dir()
 	if err != nil {
+		dir = ""
+	}
+	env = withRaceOptions(env, dir)
+	last := len(env) - 1
+	shared := sharedRaceDir()
+	if shared == "" || strings.Contains(env[last], "log_path=") {
+		return env
+	}
+	env[last] += " log_path=" + filepath.Join(shared, "reports")
+	return env
+}
+
+// sharedRaceDir returns the directory of WithSharedRaceLog's files, made
+// if need be: os.TempDir()/stdbg-race-UID, a directory (not a link) that
+// the calling user owns, with mode 1777; "" if there cannot be one.
+func sharedRaceDir() string {
+	dir := filepath.Join(os.TempDir(), "stdbg-race-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(dir, 0o700); err == nil {
+		if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
+			return ""
+		}
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o777 || fi.Mode()&os.ModeSticky == 0 {
 		return ""
 	}
-	return raceLogPrefix(dir) + "." + strconv.Itoa(pid)
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		return ""
+	}
+	return dir
+}
+
+// RaceLogFile is the file of the race reports of the process pid started
+// with env, WithRaceLog's or WithSharedRaceLog's environment ("" if its
+// reports go elsewhere: to standard error, or to a log_path of the
+// user's, which stays theirs).
+func RaceLogFile(env []string, pid int) string {
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
+			path = ""
+			for _, o := range strings.Fields(v) {
+				if p, ok := strings.CutPrefix(o, "log_path="); ok {
+					path = p
+				}
+			}
+		}
+	}
+	ours := filepath.Join(os.TempDir(), "stdbg-race-"+strconv.Itoa(os.Getuid()), "reports")
+	if dir, err := cachedir.Dir(); err == nil && path == raceLogPrefix(dir) {
+		ours = path
+	}
+	if path == "" || path != ours {
+		return ""
+	}
+	return path + "." + strconv.Itoa(pid)
 }
 
 // withRaceOptions is WithRaceOptions with the suppressions file under dir

@@ -148,7 +148,53 @@ func TestWithRaceLog(t *testing.T) {
 		t.Errorf("with the user's log_path, GORACE is %q", got)
 	}
 	t.Setenv("STDBG_CACHE", dir)
-	if f := RaceLogFile(42); f != filepath.Join(dir, "race", "reports.42") {
+	env := WithRaceLog([]string{"GORACE=halt_on_error=1"})
+	if f := RaceLogFile(env, 42); f != filepath.Join(dir, "race", "reports.42") {
 		t.Errorf("RaceLogFile(42) = %q", f)
+	}
+	for _, env := range [][]string{{"HOME=/h"}, WithRaceOptions(nil), WithRaceLog([]string{"GORACE=log_path=/mine/r"})} {
+		if f := RaceLogFile(env, 42); f != "" {
+			t.Errorf("RaceLogFile(%q, 42) = %q, want none (not stdbg's file)", env, f)
+		}
+	}
+}
+
+// A target that runs as another user makes its file of reports in a
+// directory that user may write to, and no other user may remove.
+func TestWithSharedRaceLog(t *testing.T) {
+	t.Setenv("STDBG_CACHE", t.TempDir())
+	system := os.TempDir()
+	t.Setenv("TMPDIR", t.TempDir())
+	env := WithSharedRaceLog([]string{"GORACE=halt_on_error=1"})
+	f := RaceLogFile(env, 42)
+	dir := filepath.Dir(f)
+	if f == "" || !strings.HasSuffix(lastGORACE(env), " log_path="+filepath.Join(dir, "reports")) {
+		t.Fatalf("GORACE is %q, its file %q", lastGORACE(env), f)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode().Perm() != 0o777 || fi.Mode()&os.ModeSticky == 0 {
+		t.Fatalf("the directory of the reports: %v, %v", fi.Mode(), err)
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		return
+	}
+	// As nobody, as stdbg grade runs a submission when root; the test's
+	// own directories opened to it (and nothing above them).
+	for d := filepath.Dir(dir); d != system && strings.HasPrefix(d, system+"/"); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+		"sh", "-c", "echo report > "+f).CombinedOutput()
+	if err != nil {
+		t.Fatalf("user nobody cannot write %s: %v %s", f, err, out)
+	}
+	if err := os.Remove(f); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -218,10 +218,13 @@ func (p *Process) launch() error {
 		env = os.Environ()
 	}
 	// A Go target's runtime reads the race detector's reports from a file
-	// of its own, which goes once the process has ended.
-	cmd.Env = rtnames.WithRaceLog(targetEnv(env, cfg.Library))
+	// of its own, which goes once the process has ended; one that runs as
+	// another user (Wrap) makes it where that user may.
 	if len(cfg.Wrap) > 0 {
+		cmd.Env = rtnames.WithSharedRaceLog(targetEnv(env, cfg.Library))
 		cmd = wrapped(cmd, cfg.Wrap)
+	} else {
+		cmd.Env = rtnames.WithRaceLog(targetEnv(env, cfg.Library))
 	}
 	if cfg.Flags&wire.FlagState != 0 {
 		// Stateful search: the library tracks heap blocks from the start.
@@ -247,7 +250,7 @@ func (p *Process) launch() error {
 	p.cmd, p.ctl, p.waitCh, p.quit = cmd, ours, make(chan error, 1), false
 	go func() {
 		err := cmd.Wait()
-		if f := rtnames.RaceLogFile(cmd.Process.Pid); f != "" {
+		if f := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid); f != "" {
 			os.Remove(f)
 		}
 		p.waitCh <- err

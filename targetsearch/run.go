@@ -500,6 +500,13 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	if err := CreateTrace(trace, spec.MaxDepth+1); err != nil {
 		return nil, "", nil, err
 	}
+	// The target gets the trace open, not its path: a target that runs
+	// as another user (confined by Wrap) could not open it.
+	traceF, err := os.OpenFile(trace, os.O_RDWR, 0)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("opening the trace file: %w", err)
+	}
+	defer traceF.Close()
 	js, err := json.Marshal(spec)
 	if err != nil {
 		return nil, "", nil, err
@@ -520,9 +527,15 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		cmd = exec.Command(w[0], append(append(w[1:len(w):len(w)], m.cfg.Binary), m.cfg.Args...)...)
 	}
 	cmd.Dir = m.cfg.Dir
-	cmd.Env = append(rtnames.WithRaceLog(append(os.Environ(), m.cfg.Env...)),
-		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)
-	cmd.ExtraFiles = []*os.File{streamW, stopR}
+	withRaceLog := rtnames.WithRaceLog
+	if len(m.cfg.Wrap) > 0 {
+		// The target runs as another user, who may not enter stdbg's
+		// cache directory.
+		withRaceLog = rtnames.WithSharedRaceLog
+	}
+	cmd.Env = append(withRaceLog(append(os.Environ(), m.cfg.Env...)),
+		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"=5")
+	cmd.ExtraFiles = []*os.File{streamW, stopR, traceF}
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -534,7 +547,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	}
 	// The race detector's reports of the process, which its runtime read:
 	// kept for what the detector says of its death.
-	raceLog := rtnames.RaceLogFile(cmd.Process.Pid)
+	raceLog := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid)
 	defer os.Remove(raceLog)
 	exited := make(chan struct{})
 	go func() {
