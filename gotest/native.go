@@ -39,7 +39,7 @@ func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env [
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	// A race-enabled binary would sleep a second at its exit.
-	cmd.Env = rtnames.WithQuickRaceExit(append(os.Environ(), env...))
+	cmd.Env = rtnames.WithRaceOptions(append(os.Environ(), env...))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

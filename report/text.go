@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // WriteText renders the report as the user reads it in a terminal, in
@@ -196,11 +198,19 @@ func runtimeFrame(fn string) bool {
 	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/")
 }
 
+// frameFunc returns the function of a frame's first line in a report of
+// Go's race detector ("  main.f()": "main.f").
+func frameFunc(line string) string {
+	fn, _ := strings.CutSuffix(strings.TrimSpace(line), "()")
+	return fn
+}
+
 // Summary returns a message on one line: the message itself when it has
 // one line, else for a report of Go's race detector its two accesses with
-// their first source lines outside the Go runtime ("write by goroutine 11
-// at a.go:49; previous read by goroutine 10 at a.go:55"), else its first
-// line.
+// their first source lines outside the Go runtime and stdbg's
+// ("write by goroutine 11 at a.go:49; previous read by goroutine 10 at
+// a.go:55"; stdbg's runtime tells the detector of the accesses that Go's
+// channel operations make), else its first line.
 func Summary(msg string) string {
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
 	if len(lines) == 1 {
@@ -222,10 +232,11 @@ func Summary(msg string) string {
 				}
 				continue
 			}
-			if at == "" || !runtimeFrame(lines[i+j]) {
+			own := runtimeFrame(lines[i+j]) || rtnames.IsRuntimeFunc(frameFunc(lines[i+j]))
+			if at == "" || !own {
 				at = " at " + filepath.Base(fm[1]) + ":" + fm[2]
 			}
-			if !runtimeFrame(lines[i+j]) {
+			if !own {
 				break
 			}
 		}

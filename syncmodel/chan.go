@@ -86,7 +86,7 @@ func (*chanPrim) exec(w *World, tid int, op Op, choice int) (Result, string, err
 	case ChanSend, ChanRecv, Select:
 		return w.chanOp(tid, op, choice)
 	case ChanClose:
-		return done(0, w.chanClose(op))
+		return done(w.chanClose(op), "")
 	case ChanLen:
 		return done(w.chanLen(op), "")
 	}
@@ -266,7 +266,7 @@ func opCases(op Op) []Case {
 }
 
 // caseReady reports whether case c can proceed now (a send on a closed
-// channel is ready: proceeding is the misuse).
+// channel is ready: it proceeds by panicking).
 func (w *World) caseReady(c Case) bool {
 	if c.Chan == 0 {
 		return false
@@ -340,7 +340,7 @@ func (w *World) chanOp(tid int, op Op, choice int) (Result, string, error) {
 func (w *World) proceed(tid int, c Case, k int) (ChanResult, string) {
 	if c.Send {
 		if ch := w.chans[c.Chan]; ch != nil && ch.closed {
-			return ChanResult{}, fmt.Sprintf("send on closed channel %#x", c.Chan)
+			return ChanResult{Via: ViaPanic, Case: k}, ""
 		}
 		ch := w.channel(c.Chan, c.Cap)
 		if len(ch.recvq) > 0 {
@@ -393,8 +393,8 @@ func (w *World) park(tid int, op Op, cases []Case) {
 }
 
 // wakeParked wakes parked thread tid with result r and takes it off every
-// channel queue. closedSend marks a sender woken by a close: its wake is the
-// misuse.
+// channel queue. closedSend marks a sender woken by a close: its wake
+// panics.
 func (w *World) wakeParked(tid int, r ChanResult, closedSend bool) {
 	th := &w.threads[tid-1]
 	th.woken, th.wakeCode, th.wakeClosed = true, r.Code(), closedSend
@@ -416,14 +416,12 @@ func (w *World) wakeParked(tid int, r ChanResult, closedSend bool) {
 // chanWake performs the second half of a parked channel operation.
 func (w *World) chanWake(tid int) (int64, string) {
 	th := &w.threads[tid-1]
-	if th.wakeClosed {
-		c := th.nextObj
-		if th.parkedOp == Select {
-			c = th.nextCases[DecodeChanResult(th.wakeCode).Case].Chan
-		}
-		return 0, fmt.Sprintf("send on closed channel %#x (closed while thread %d was blocked sending)", c, tid)
-	}
 	code := th.wakeCode
+	if th.wakeClosed {
+		// A send parked on a channel that was then closed panics as it
+		// wakes, as in Go.
+		code = ChanResult{Via: ViaPanic, Case: DecodeChanResult(th.wakeCode).Case}.Code()
+	}
 	th.clearNext()
 	return code, ""
 }
@@ -442,12 +440,15 @@ func (w *World) chanMake(op Op) string {
 	return ""
 }
 
-func (w *World) chanClose(op Op) string {
+// chanClose closes channel op.Obj and returns the close's result: 0, or
+// a ChanResult of ViaPanic for a close of a nil or closed channel, which
+// panics in Go and changes nothing.
+func (w *World) chanClose(op Op) int64 {
 	if op.Obj == 0 {
-		return "close of nil channel"
+		return ChanResult{Via: ViaPanic, Case: -1}.Code()
 	}
 	if ch := w.chans[op.Obj]; ch != nil && ch.closed {
-		return fmt.Sprintf("close of closed channel %#x", op.Obj)
+		return ChanResult{Via: ViaPanic, Case: -1}.Code()
 	}
 	ch := w.channel(op.Obj, op.Arg)
 	ch.closed = true
@@ -459,7 +460,7 @@ func (w *World) chanClose(op Op) string {
 		p := ch.sendq[0]
 		w.wakeParked(p.tid, ChanResult{Via: ViaWoken, Case: p.cas}, true)
 	}
-	return ""
+	return 0
 }
 
 func (w *World) chanLen(op Op) int64 {

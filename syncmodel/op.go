@@ -264,6 +264,14 @@ const (
 	// without a signal (World.SetSpuriousWakeups): the runtime returns 0
 	// from the wait and reports no CondReacquire.
 	SpuriousReturn = -2
+	// GoPanics is returned for a Go operation that Go makes panic, with a
+	// value a deferred recover may take: a WaitGroup's Add that takes the
+	// counter below zero (the counter stays there, as Go leaves it), the
+	// wake of a Wait whose group was reused before it returned. The
+	// runtime raises the panic Go raises. (Channel operations say it with
+	// ViaPanic. A fatal error of Go, such as the unlock of an unlocked
+	// mutex, is a misuse: nothing recovers from it.)
+	GoPanics = -3
 )
 
 // Op is a visible operation a thread is about to perform.

@@ -57,14 +57,14 @@ func (*wgPrim) enabled(w *World, tid int, op *Op) bool {
 func (*wgPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
 	switch op.Kind {
 	case WGAdd:
-		return done(0, w.wgAdd(tid, op))
+		return done(w.wgAdd(tid, op))
 	case WGWait:
 		if msg := w.wgConcurrent(tid, op); msg != "" {
 			return done(0, msg)
 		}
 		return done(w.wgWait(tid, op), "")
 	}
-	return done(0, w.wgWake(tid, op))
+	return done(w.wgWake(tid, op), "")
 }
 
 func (*wgPrim) waitFor(w *World, _ int, op *Op) Wait { return w.wgWaitFor(op.Obj) }
@@ -160,21 +160,25 @@ func (w *World) waitGroup(obj uint64) *waitGroup {
 }
 
 // wgAdd adds op.Arg to the counter of thread tid's wait group; reaching
-// zero releases the waiters.
-func (w *World) wgAdd(tid int, op Op) string {
+// zero releases the waiters. It returns GoPanics when the counter goes
+// below zero (Go stores it, then panics), and a misuse when the Add and a
+// Wait that nothing orders meet the counter at zero (wgConcurrent).
+func (w *World) wgAdd(tid int, op Op) (int64, string) {
 	var count int64
 	if g := w.wgs[op.Obj]; g != nil {
 		count = g.count
 	}
-	n := count + op.Arg
-	if n < 0 {
-		return fmt.Sprintf("negative WaitGroup counter: Add(%d) on WaitGroup %#x with counter %d", op.Arg, op.Obj, count)
-	}
-	if msg := w.wgConcurrent(tid, op); msg != "" {
-		return msg
+	if count+op.Arg >= 0 {
+		if msg := w.wgConcurrent(tid, op); msg != "" {
+			return 0, msg
+		}
 	}
 	g := w.waitGroup(op.Obj)
+	n := g.count + op.Arg
 	g.count = n
+	if n < 0 {
+		return GoPanics, ""
+	}
 	if n == 0 {
 		for _, t := range g.waiters {
 			th := &w.threads[t-1]
@@ -182,7 +186,7 @@ func (w *World) wgAdd(tid int, op Op) string {
 		}
 		g.waiters = nil
 	}
-	return ""
+	return 0, ""
 }
 
 // wgConcurrent returns the misuse of an Add with a positive delta that
@@ -248,13 +252,13 @@ func (w *World) wgWait(tid int, op Op) int64 {
 }
 
 // wgWake ends a parked Wait. Go panics if the group was reused (its counter
-// raised again) before the released waiter returned.
-func (w *World) wgWake(tid int, op Op) string {
-	if g := w.wgs[op.Obj]; g != nil && g.count != 0 {
-		return fmt.Sprintf("WaitGroup %#x is reused before the previous Wait has returned (counter %d)", op.Obj, g.count)
-	}
+// raised again) before the released waiter returned: GoPanics.
+func (w *World) wgWake(tid int, op Op) int64 {
 	w.threads[tid-1].clearNext()
-	return ""
+	if g := w.wgs[op.Obj]; g != nil && g.count != 0 {
+		return GoPanics
+	}
+	return 0
 }
 
 func (w *World) wgWaitFor(obj uint64) Wait {

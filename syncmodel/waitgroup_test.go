@@ -29,12 +29,19 @@ func TestWaitGroup(t *testing.T) {
 			}),
 		},
 		{
-			name: "negative counter",
-			steps: []step{
+			// Go stores the negative counter, then panics; a deferred
+			// recover may take the panic. Every later Add that leaves it
+			// negative panics again, and a Wait waits for zero.
+			name: "negative counter panics",
+			steps: cat(threads(2), []step{
 				{tid: 1, op: add(1)},
-				{tid: 1, op: add(-2), misuse: "negative WaitGroup counter: Add(-2) on WaitGroup 0x60a000 with counter 1"},
-				{tid: 1, op: add(-1)},
-			},
+				{tid: 1, op: add(-2), code: GoPanics},
+				{tid: 2, op: wait, blocked: true},
+				{tid: 1, op: add(-1), code: GoPanics},
+				{tid: 2, blocked: true},
+				{tid: 1, op: add(2)},
+				{tid: 2, code: WaitReturned},
+			}),
 		},
 		{
 			// Go panics ("WaitGroup is reused before previous Wait has

@@ -217,9 +217,14 @@ func (p *Process) launch() error {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = rtnames.WithQuickRaceExit(targetEnv(env, cfg.Library))
+	// A Go target's runtime reads the race detector's reports from a file
+	// of its own, which goes once the process has ended; one that runs as
+	// another user (Wrap) makes it where that user may.
 	if len(cfg.Wrap) > 0 {
+		cmd.Env = rtnames.WithSharedRaceLog(targetEnv(env, cfg.Library))
 		cmd = wrapped(cmd, cfg.Wrap)
+	} else {
+		cmd.Env = rtnames.WithRaceLog(targetEnv(env, cfg.Library))
 	}
 	if cfg.Flags&wire.FlagState != 0 {
 		// Stateful search: the library tracks heap blocks from the start.
@@ -243,7 +248,13 @@ func (p *Process) launch() error {
 		return fmt.Errorf("starting %s: %w", cfg.Binary, err)
 	}
 	p.cmd, p.ctl, p.waitCh, p.quit = cmd, ours, make(chan error, 1), false
-	go func() { p.waitCh <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		if f := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid); f != "" {
+			os.Remove(f)
+		}
+		p.waitCh <- err
+	}()
 	buf := make([]byte, 1<<20)
 	ours.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
 	n, err := ours.Read(buf)

@@ -1,7 +1,7 @@
 package rt
 
 import (
-	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -42,27 +42,23 @@ func TestFirstFrame(t *testing.T) {
 }
 
 // Goroutines that hide their synchronisation from the race detector (as
-// the threads of a check do under stdbg find) read the tap one after the
+// the threads of a check do under stdbg find) read the log one after the
 // other: nothing they share may look like a race to the detector (package
 // regexp's matchers, reused through a sync.Pool, did, and so did the
-// tap's buffer, copied and searched by instrumented code).
-func TestTapHidingSynchronisation(t *testing.T) {
+// buffer of the pipe that stood for the log, copied and searched by
+// instrumented code).
+func TestRaceLogHidingSynchronisation(t *testing.T) {
 	if !raceOn {
 		t.Skip("the race detector is off")
 	}
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
-		t.Fatal(err)
-	}
-	null, err := syscall.Open(os.DevNull, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	path := filepath.Join(t.TempDir(), "race.1")
+	w, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Close(p[0])
-	defer syscall.Close(p[1])
-	defer syscall.Close(null)
-	tp := &stderrTap{r: p[0], out: null, buf: make([]byte, 64<<10)}
-	report := []byte(raceReport + "==================\n")
+	defer syscall.Close(w)
+	l := &raceLog{path: append([]byte(path), 0), fd: -1, buf: make([]byte, 64<<10)}
+	report := []byte("==================\n" + raceReport + "==================\n")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	turn := make(chan bool)
 	done := make(chan bool)
@@ -74,8 +70,9 @@ func TestTapHidingSynchronisation(t *testing.T) {
 				if g == 1 {
 					<-turn
 				}
-				syscall.RawSyscall(syscall.SYS_WRITE, uintptr(p[1]), uintptr(unsafe.Pointer(&report[0])), uintptr(len(report)))
-				if rep := tp.takeRace(); !strings.HasPrefix(rep, "WARNING: DATA RACE") {
+				syscall.RawSyscall(syscall.SYS_WRITE, uintptr(w), uintptr(unsafe.Pointer(&report[0])), uintptr(len(report)))
+				l.read()
+				if rep := l.takeRace(); !strings.HasPrefix(rep, "WARNING: DATA RACE") {
 					panic("no report taken: " + rep)
 				}
 				firstFrame(raceReport)
@@ -90,28 +87,42 @@ func TestTapHidingSynchronisation(t *testing.T) {
 	<-done
 }
 
-// A race whose access is made by sthread's own code, directly or through
-// the standard library, is not the program's; one made by the program
-// through the standard library is.
-func TestInternalRace(t *testing.T) {
-	if stdSrc == "" {
-		t.Skip("the standard library's sources cannot be told apart")
+// The file of the reports is named by the last log_path of GORACE.
+func TestRaceLogPath(t *testing.T) {
+	for _, tt := range []struct{ opts, want string }{
+		{"", ""},
+		{"atexit_sleep_ms=0", ""},
+		{"log_path=/a/race atexit_sleep_ms=0", "/a/race"},
+		{"log_path=/a/race log_path=/b/r halt_on_error=1", "/b/r"},
+	} {
+		if got := raceLogPath(tt.opts); got != tt.want {
+			t.Errorf("raceLogPath(%q) = %q, want %q", tt.opts, got, tt.want)
+		}
 	}
-	own := sthreadDir + "internal/rt/racetap.go"
+}
+
+// A race one of whose accesses has a frame of stdbg's own code, as
+// rtnames.RaceSuppressions names it, is not the program's; one made by the
+// program, through the standard library or through sthread's functions
+// that act for it (a range over its map), is.
+func TestInternalRace(t *testing.T) {
 	access := func(via, caller string) string {
 		return "WARNING: DATA RACE\nRead at 0x00c0000b2c00 by goroutine 18:\n" +
-			"  bytes.Index()\n      " + stdSrc + "bytes/bytes.go:1306 +0x685\n" +
+			"  bytes.Index()\n      /usr/local/go/src/bytes/bytes.go:1306 +0x685\n" +
 			"  " + via + "()\n      " + caller + ":87 +0x74\n\n" +
 			"Previous write at 0x00c0000b2c00 by goroutine 17:\n" +
-			"  runtime.slicecopy()\n      " + stdSrc + "runtime/slice.go:392 +0x0\n" +
-			"  main.g()\n      /src/m/main.go:9 +0x1\n\nGoroutine 18 (running) created at:\n"
+			"  runtime.slicecopy()\n      /usr/local/go/src/runtime/slice.go:392 +0x0\n" +
+			"  main.g()\n      /src/m/main.go:9 +0x1\n\nGoroutine 18 (running) created at:\n" +
+			"  github.com/stdbg/stdbg/sthread/internal/rt.(*Thread).start()\n      /src/stdbg/sthread/internal/rt/thread.go:280 +0x58\n"
 	}
 	for _, tt := range []struct {
 		rep      string
 		internal bool
 	}{
-		{access("github.com/stdbg/stdbg/sthread/internal/rt.(*stderrTap).takeRace", own), true},
+		{access("github.com/stdbg/stdbg/sthread/internal/rt.quietRead", "/src/stdbg/sthread/internal/rt/rand.go"), true},
+		{access("github.com/stdbg/stdbg/search.(*DPOR).Next", "/src/stdbg/search/dpor.go"), true},
 		{access("main.f", "/src/m/main.go"), false},
+		{access("github.com/stdbg/stdbg/sthread/lang.MapRangeLoop[go.shape.int,go.shape.int]", "/src/stdbg/sthread/lang/maprange.go"), false},
 	} {
 		if got := internalRace(tt.rep); got != tt.internal {
 			t.Errorf("internalRace = %v, want %v:\n%s", got, tt.internal, tt.rep)
