@@ -188,12 +188,11 @@ func (e *Execution) spinPoint(v *wire.Pending) {
 		}
 	}
 	st := e.stretchOf(tid)
-	if v.Spin.State == 0 || !v.Spin.Clean {
-		if !v.Spin.Clean {
-			st.reset()
-		}
+	if v.Spin.State == 0 {
 		return
 	}
+	// (After a transition that was not clean the stretch starts here:
+	// spinDone emptied it, and this point is its first mark.)
 	for j := len(st.marks) - 1; j >= 0; j-- {
 		if st.marks[j].state != v.Spin.State {
 			continue

@@ -80,6 +80,11 @@ var systemFilePrefixes = []string{
 // is shown.
 const annotationHeader = "stdbg.h"
 
+// memoryStub is the source of the entry points of stdbg's memory
+// instrumentation, linked into the programs stdbg builds: an atomic
+// operation's frame there is stdbg's, its caller's the program's.
+const memoryStub = "stdbg_tsan.c"
+
 // systemFileParts are path components of compiler and C library headers.
 var systemFileParts = []string{"bits/", "c++/"}
 
@@ -125,7 +130,7 @@ func IsSystem(f Frame) bool {
 		return true
 	}
 	file := filepath.ToSlash(f.File)
-	if path.Base(file) == annotationHeader {
+	if b := path.Base(file); b == annotationHeader || b == memoryStub {
 		return true
 	}
 	for _, p := range systemFilePrefixes {
