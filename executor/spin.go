@@ -234,6 +234,16 @@ func (e *Execution) spinAwait(tid int, reads []spinRead) {
 	}
 }
 
+// spinning reports whether thread tid waits for a write after an
+// iteration that changed nothing.
+func (e *Execution) spinning(tid int) bool {
+	if len(e.awaiting) == 0 {
+		return false
+	}
+	_, ok := e.w.Awaits(tid)
+	return ok
+}
+
 // spinStep prepares thread tid's step: a thread that waits and is run all
 // the same (a schedule replayed from elsewhere) runs as it would without
 // the wait, its stretch started again.

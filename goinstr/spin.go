@@ -521,6 +521,9 @@ func (a *spinAnalysis) value(e ast.Expr) bool {
 		return false
 	case *ast.SelectorExpr:
 		if sel := info.Selections[x]; sel != nil {
+			if sel.Kind() == types.FieldVal && sel.Indirect() && timerChannel(sel) {
+				return a.value(x.X) // set when the timer is made, then never
+			}
 			if sel.Kind() != types.FieldVal || sel.Indirect() {
 				return false // a method value, or a field behind a pointer
 			}
@@ -619,6 +622,24 @@ func (a *spinAnalysis) address(e ast.Expr) bool {
 		return a.value(x)
 	}
 	return false
+}
+
+// timerChannel reports whether sel selects the channel C of a timer or a
+// ticker of package time (or of sthread's mirror of it).
+func timerChannel(sel *types.Selection) bool {
+	if sel.Obj().Name() != "C" {
+		return false
+	}
+	t := sel.Recv()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	path := n.Obj().Pkg().Path()
+	return (path == "time" || path == sthreadPath+"/time") && (n.Obj().Name() == "Timer" || n.Obj().Name() == "Ticker")
 }
 
 // spinCalls are the functions and methods the checker sees as operations,

@@ -93,6 +93,15 @@ var _, _, _ = fmt.Sprint, time.Now, runtime.Gosched
 			}
 			runtime.Gosched()
 		}`, true},
+		{"a timer's channel", `timer := time.NewTimer(time.Second)
+		for {
+			select {
+			case <-timer.C:
+				return
+			default:
+			}
+			runtime.Gosched()
+		}`, true},
 		{"a trylock", `for !mu.TryLock() {
 			runtime.Gosched()
 		}`, true},
