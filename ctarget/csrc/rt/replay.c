@@ -249,9 +249,12 @@ static int64_t sched(uint16_t kind, uint16_t api, const void *obj, const void *o
 		__atomic_store_n(&me->started, 1, __ATOMIC_SEQ_CST);
 		sys_futex(&me->started, FUTEX_WAKE_PRIVATE, 1, NULL);
 		wait_turn(me);
+		spin_resume(me);
 		return me->result;
 	}
-	return handoff(me);
+	int64_t code = handoff(me);
+	spin_resume(me);
+	return code;
 }
 
 #define RA __builtin_return_address(0)

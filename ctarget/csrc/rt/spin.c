@@ -33,7 +33,8 @@
  * before in its current clean stretch (same call, operation and object):
  * a loop is then found at its second turn instead of its first, and a
  * program that does not spin pays for none. Stateful searches (flag 4) get
- * no claims: they cut loops by state themselves.
+ * no claims: they cut loops by state themselves; nor does a program run
+ * with STDBG_SPIN=0, whose every turn is explored.
  */
 
 /* ------------------------------------------------------------------ */
@@ -216,6 +217,9 @@ EXPORT void stdbg_rt_instrumented(void)
 	if (g_instrumented || !g_enabled || g_replay)
 		return;
 	g_instrumented = 1;
+	const char *off = getenv("STDBG_SPIN");
+	if (off && strcmp(off, "0") == 0)
+		return; /* (every turn of every loop explored: a reference) */
 	in_runtime++;
 	void (*tls_info)(size_t *, size_t *);
 	*(void **)&tls_info = dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
@@ -352,6 +356,15 @@ static int spin_seen(struct thr *me, uint16_t kind, const void *obj, void *ra)
 	return 0;
 }
 
+/* spin_resume starts thread me's transition as it gets its turn: the
+ * calls out counted from here are its own (the threads that ran while it
+ * waited made theirs). */
+static inline void spin_resume(struct thr *me)
+{
+	if (g_spin_calls && me)
+		me->spin_calls = *g_spin_calls;
+}
+
 /* struct stdbg_spin is the spin report that follows a PENDING's (empty)
  * select cases (docs/protocol.md). */
 struct stdbg_spin {
@@ -386,10 +399,10 @@ static int spin_report(struct thr *me, uint16_t kind, uint16_t api, const void *
 			poked[(*npoked)++] = g_poked[i];
 	}
 	r->npoked = (uint32_t)*npoked;
-	/* The next transition starts. */
+	/* The next transition starts (its count of calls when it resumes:
+	 * spin_resume). */
 	me->spin_dirty = 0;
 	me->spin_unchanged = 0;
-	me->spin_calls = *g_spin_calls;
 	me->spin_sp = (uintptr_t)__builtin_frame_address(0);
 	me->spin_tp = thread_pointer();
 	g_npoked = 0;
