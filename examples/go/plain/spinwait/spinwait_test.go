@@ -7,6 +7,7 @@
 package spinwait
 
 import (
+	"os"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -30,8 +31,15 @@ func TestPublish(t *testing.T) {
 
 // TestRetryGivesUp: a worker looks for the job three times, yielding
 // between tries; the count of tries is a variable that the closure it
-// calls increments. It gives up if the job was not posted by then.
+// calls increments. It gives up if the job was not posted by then. It is
+// skipped outside stdbg (STDBG_ZOO unset): under go test it fails only in
+// rare schedules.
+//
+//	STDBG_ZOO=1 stdbg find -run TestRetryGivesUp ./examples/go/plain/spinwait
 func TestRetryGivesUp(t *testing.T) {
+	if os.Getenv("STDBG_ZOO") == "" {
+		t.Skip("a bug shown by stdbg find (set STDBG_ZOO=1)")
+	}
 	var posted atomic.Bool
 	tries := 0
 	try := func() bool {
