@@ -104,6 +104,9 @@ type spinAnalysis struct {
 	// shared: the function's variables that a closure captures or whose
 	// address is taken, which another goroutine may write.
 	shared map[*types.Var]bool
+	// written: the file's variables that are written after their
+	// declaration, or may be (see findWritten); nil until asked.
+	written map[*types.Var]bool
 }
 
 // pure reports whether the loop's condition, post statement and body,
@@ -141,7 +144,122 @@ func (a *spinAnalysis) local(v *types.Var) bool {
 // iteration), or it is a variable of the function that nothing but the
 // function's own code can write (the loop does not: see assigned).
 func (a *spinAnalysis) stable(v *types.Var) bool {
-	return a.inside(v) || a.local(v) && !a.shared[v]
+	return a.inside(v) || a.local(v) && !a.shared[v] || a.fixed(v)
+}
+
+// fixed reports whether v is a variable of a function of the file (not a
+// package-level one, not a field) that keeps the value it was declared
+// with: no statement of the file assigns it again and nothing takes its
+// address. A closure that captures it reads that value, which was set
+// before the closure existed.
+func (a *spinAnalysis) fixed(v *types.Var) bool {
+	if v.IsField() || v.Pkg() != a.r.types || v.Parent() == nil || v.Parent() == a.r.types.Scope() ||
+		v.Pos() < a.r.file.Pos() || v.Pos() >= a.r.file.End() {
+		return false
+	}
+	if a.written == nil {
+		a.written = findWritten(a.r.info, a.r.file)
+	}
+	return !a.written[v]
+}
+
+// findWritten returns the variables of file f that may change after their
+// declaration: those assigned (with =, an operator and =, ++ or --, a :=
+// that redeclares them, a range clause), those whose address is taken
+// (&v, a slice of an array, a method with a pointer receiver called on
+// them), the named results of functions (a return sets them) and the
+// variables a range or for clause declares (shared by the iterations
+// before Go 1.22).
+func findWritten(info *types.Info, f *ast.File) map[*types.Var]bool {
+	w := map[*types.Var]bool{}
+	mark := func(e ast.Expr) {
+		if v := rootVar(info, e); v != nil {
+			w[v] = true
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, e := range n.Lhs {
+				if id, ok := ast.Unparen(e).(*ast.Ident); ok && n.Tok == token.DEFINE {
+					if v, ok := info.Uses[id].(*types.Var); ok {
+						w[v] = true // redeclared
+					}
+					continue
+				}
+				mark(e)
+			}
+		case *ast.IncDecStmt:
+			mark(n.X)
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if e == nil {
+					continue
+				}
+				mark(e)
+				if id, ok := e.(*ast.Ident); ok {
+					if v, ok := info.Defs[id].(*types.Var); ok {
+						w[v] = true
+					}
+				}
+			}
+		case *ast.ForStmt:
+			if as, ok := n.Init.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+				for _, e := range as.Lhs {
+					if id, ok := e.(*ast.Ident); ok {
+						if v, ok := info.Defs[id].(*types.Var); ok {
+							w[v] = true
+						}
+					}
+				}
+			}
+		case *ast.FuncType:
+			if n.Results != nil {
+				for _, fl := range n.Results.List {
+					for _, id := range fl.Names {
+						if v, ok := info.Defs[id].(*types.Var); ok {
+							w[v] = true
+						}
+					}
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				mark(n.X)
+			}
+		case *ast.SliceExpr:
+			if t := info.TypeOf(n.X); t != nil {
+				if _, ok := t.Underlying().(*types.Array); ok {
+					mark(n.X)
+				}
+			}
+		case *ast.SelectorExpr:
+			if pointerMethodOnValue(info, n) {
+				mark(n.X)
+			}
+		}
+		return true
+	})
+	return w
+}
+
+// pointerMethodOnValue reports whether n selects a method with a pointer
+// receiver on an operand that is not a pointer: calling it takes the
+// operand's address.
+func pointerMethodOnValue(info *types.Info, n *ast.SelectorExpr) bool {
+	sel := info.Selections[n]
+	if sel == nil || sel.Kind() == types.FieldVal {
+		return false
+	}
+	sig, ok := sel.Obj().Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return false
+	}
+	if _, ptr := sig.Recv().Type().(*types.Pointer); !ptr {
+		return false
+	}
+	_, xptr := info.TypeOf(n.X).Underlying().(*types.Pointer)
+	return !xptr
 }
 
 // findShared collects the variables of the loop's function that a closure
@@ -171,15 +289,9 @@ func (a *spinAnalysis) findShared() {
 		case *ast.SelectorExpr:
 			// A method with a pointer receiver called on a variable
 			// takes its address.
-			if sel := info.Selections[n]; sel != nil && sel.Kind() != types.FieldVal {
-				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
-					if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
-						if _, xptr := info.TypeOf(n.X).Underlying().(*types.Pointer); !xptr {
-							if v := rootVar(info, n.X); v != nil {
-								a.shared[v] = true
-							}
-						}
-					}
+			if pointerMethodOnValue(info, n) {
+				if v := rootVar(info, n.X); v != nil {
+					a.shared[v] = true
 				}
 			}
 		}
@@ -259,7 +371,7 @@ func (a *spinAnalysis) leaves(s ast.Stmt, outs []ast.Node) bool {
 	case *ast.ReturnStmt:
 		return true
 	case *ast.ExprStmt:
-		if c, ok := s.X.(*ast.CallExpr); ok && a.r.builtin(c.Fun) == "panic" {
+		if c, ok := s.X.(*ast.CallExpr); ok && (a.r.builtin(c.Fun) == "panic" || a.noReturn(c)) {
 			return true
 		}
 	case *ast.BranchStmt:
@@ -274,6 +386,47 @@ func (a *spinAnalysis) leaves(s ast.Stmt, outs []ast.Node) bool {
 		}
 	}
 	return false
+}
+
+// noReturns are the functions and methods that never return to their
+// caller, by package path and name (a method by its name alone, whatever
+// its receiver in the package): they end the goroutine (runtime.Goexit,
+// and a test's FailNow, Fatal and Skip, which call it), the program
+// (os.Exit, log.Fatal) or panic (log.Panic).
+var noReturns = map[string]map[string]bool{
+	"runtime": nameSet("Goexit"),
+	"os":      nameSet("Exit"),
+	"log":     nameSet("Fatal", "Fatalf", "Fatalln", "Panic", "Panicf", "Panicln"),
+	"testing": nameSet("Fatal", "Fatalf", "FailNow", "Skip", "Skipf", "SkipNow"),
+}
+
+// noReturn reports whether call c is of a function or method that never
+// returns (noReturns), in its standard package or in sthread's mirror of
+// it: a statement list that ends with it leaves the loop for good.
+func (a *spinAnalysis) noReturn(c *ast.CallExpr) bool {
+	var obj types.Object
+	switch f := ast.Unparen(c.Fun).(type) {
+	case *ast.Ident:
+		obj = a.r.info.Uses[f]
+	case *ast.SelectorExpr:
+		if sel := a.r.info.Selections[f]; sel != nil {
+			if sel.Kind() != types.MethodVal {
+				return false
+			}
+			obj = sel.Obj()
+		} else {
+			obj = a.r.info.Uses[f.Sel]
+		}
+	}
+	fn, ok := obj.(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return false
+	}
+	path := fn.Pkg().Path()
+	if len(path) > len(sthreadPath)+1 && path[:len(sthreadPath)+1] == sthreadPath+"/" {
+		path = path[len(sthreadPath)+1:]
+	}
+	return noReturns[path][fn.Name()]
 }
 
 // isLoopLabel reports whether l labels the loop itself.

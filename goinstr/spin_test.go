@@ -56,6 +56,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -70,6 +71,8 @@ type state struct {
 func use(...any) {}
 
 var _, _, _ = fmt.Sprint, time.Now, runtime.Gosched
+
+var _ testing.TB
 `
 	tests := []struct {
 		name   string
@@ -121,6 +124,29 @@ var _, _, _ = fmt.Sprint, time.Now, runtime.Gosched
 				return
 			}
 		}`, true},
+		{"a test that gives up", `t := new(testing.T)
+		timer := time.NewTimer(time.Second)
+		for !s.ready.Load() {
+			select {
+			case <-timer.C:
+				t.Fatal("timed out")
+			default:
+			}
+		}`, true},
+		{"a goroutine that ends itself", `for !s.ready.Load() {
+			if mu.TryLock() {
+				runtime.Goexit()
+			}
+		}`, true},
+		{"a captured ticker that stays put", `tick := time.NewTicker(time.Millisecond)
+		go func() {
+			for !s.ready.Load() {
+				select {
+				case <-tick.C:
+				default:
+				}
+			}
+		}()`, true},
 
 		{"a count in the post statement", `for i := 0; !s.ready.Load(); i++ {
 		}`, false},
@@ -145,6 +171,43 @@ var _, _, _ = fmt.Sprint, time.Now, runtime.Gosched
 		go func() { done = true }()
 		for !done {
 			runtime.Gosched()
+		}`, false},
+		{"a captured variable assigned later", `tick := time.NewTicker(time.Millisecond)
+		go func() {
+			for !s.ready.Load() {
+				select {
+				case <-tick.C:
+				default:
+				}
+			}
+		}()
+		tick = nil`, false},
+		{"a captured variable whose address is taken", `flag := false
+		go func() {
+			for !flag {
+				runtime.Gosched()
+			}
+		}()
+		p := &flag
+		*p = true`, false},
+		{"a captured named result", `_ = func() (done bool) {
+			go func() {
+				for !done {
+					runtime.Gosched()
+				}
+			}()
+			return true
+		}`, false},
+		{"a captured range variable", `for _, b := range []bool{false, true} {
+			go func() {
+				for !b {
+					runtime.Gosched()
+				}
+			}()
+		}`, false},
+		{"a test that logs and goes on", `t := new(testing.T)
+		for !s.ready.Load() {
+			t.Log("waiting")
 		}`, false},
 		{"a plain read behind a pointer", `for !s.done {
 			runtime.Gosched()

@@ -101,7 +101,7 @@ func targets() []target {
 		"TransferAudit", "DroppedNotification", "WaitGroupDoneTwice", "SendUnderLock", "RangeNeverClosed", "DoubleUnlock",
 		"DoubleClose", "SendAfterClose", "UnlockedMapWrites", "GaugeReadWithoutLock", "CheckThenStart", "LazyMapInit",
 		"TimeoutLeaksFastWorker", "ExpiryBeforeStop", "RetryLogsAfterTheTest", "TimerLogsAfterTheTest", "CancelBeforeTheWorkerStarts",
-		"PollGivesUpEarly", "PollerOutlivesTheTest", "JobsAfterSpinWait"} {
+		"PollGivesUpEarly", "PollerOutlivesTheTest", "JobsAfterSpinWait", "PollTimesOutUnderLoad"} {
 		ts = append(ts, target{name: "kernels/" + k, args: []string{"--run", "^Test" + k + "$", "./examples/go/kernels"},
 			env: []string{"STDBG_ZOO=1"}, group: "Go kernels"})
 	}

@@ -61,3 +61,28 @@ func TestJobsAfterSpinWait(t *testing.T) {
 	jobs <- 1
 	jobs <- 2
 }
+
+// A test starts a dial and polls for its connection, looking at its
+// deadline between polls; the dial is quick, so the deadline seems
+// generous, but a dialer that is not scheduled before the deadline makes
+// the test fail (a flaky test on a loaded machine). The loop never
+// blocks, and its turns change nothing until the dial or the timer: the
+// test waits for either (docs/spin.md) instead of polling on to the depth
+// bound in every execution.
+func TestPollTimesOutUnderLoad(t *testing.T) {
+	zoo(t)
+	var conn atomic.Pointer[string]
+	go func() {
+		addr := "127.0.0.1:8080"
+		conn.Store(&addr)
+	}()
+	deadline := time.NewTimer(50 * time.Millisecond)
+	defer deadline.Stop()
+	for conn.Load() == nil {
+		select {
+		case <-deadline.C:
+			t.Fatal("no connection within 50ms")
+		default:
+		}
+	}
+}
