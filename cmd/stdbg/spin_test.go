@@ -1,9 +1,34 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// deadlineTest is a Go test that polls an atomic until a deadline read
+// from the clock: its turns change the clock, so they never wait, and run
+// to the depth bound when the goroutine that would end them does not run.
+const deadlineTest = `package m
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestDeadline(t *testing.T) {
+	var result atomic.Int32
+	go func() { result.Store(7) }()
+	deadline := time.Now().Add(time.Second)
+	for result.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}
+`
 
 // TestFindSpinLoops: what stdbg find says of spin loops, with its default
 // search (docs/spin.md): a correct test-and-set lock is exhausted; a spin
@@ -17,6 +42,12 @@ func TestFindSpinLoops(t *testing.T) {
 		t.Skip("compiles C programs")
 	}
 	t.Parallel()
+	mod := t.TempDir()
+	for name, text := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "deadline_test.go": deadlineTest} {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -31,6 +62,11 @@ func TestFindSpinLoops(t *testing.T) {
 		{"a poll of a pipe", []string{"find", "--max-depth", "200", "--executions", "50", example("spin/pipe-poll.c")}, exitClean,
 			[]string{"/!\\ Max depth reached ! /!\\", "The first execution cut was looping:",
 				"thread 1 yields at pipe-poll.c:40", "--visited", "--max-depth above 200"}},
+		// A Go test's search runs in the test's process: its verdict
+		// says where the executions cut were looping too.
+		{"a Go poll against the clock", []string{"find", "--max-depth", "300", "--executions", "5", "--run", "^TestDeadline$", mod}, exitClean,
+			[]string{"/!\\ Max depth reached ! /!\\", "The first execution cut was looping:",
+				"thread 1 polls ", "at deadline_test.go:13", "--max-depth above 300"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
