@@ -495,6 +495,13 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	if err := CreateTrace(trace, spec.MaxDepth+1); err != nil {
 		return nil, "", nil, err
 	}
+	// The target gets the trace open, not its path: a target that runs
+	// as another user (confined by Wrap) could not open it.
+	traceF, err := os.OpenFile(trace, os.O_RDWR, 0)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("opening the trace file: %w", err)
+	}
+	defer traceF.Close()
 	js, err := json.Marshal(spec)
 	if err != nil {
 		return nil, "", nil, err
@@ -516,8 +523,8 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	}
 	cmd.Dir = m.cfg.Dir
 	cmd.Env = append(rtnames.WithQuickRaceExit(append(os.Environ(), m.cfg.Env...)),
-		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)
-	cmd.ExtraFiles = []*os.File{streamW, stopR}
+		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"=5")
+	cmd.ExtraFiles = []*os.File{streamW, stopR, traceF}
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

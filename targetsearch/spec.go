@@ -42,7 +42,8 @@ const (
 	StreamEnv = "STDBG_SEARCH_STREAM"
 	// StopEnv is the file descriptor whose end (EOF) stops the search.
 	StopEnv = "STDBG_SEARCH_STOP"
-	// TraceEnv is the path of the trace file (see Trace).
+	// TraceEnv is the file descriptor of the trace file, open for reading
+	// and writing (see Trace and MapTrace).
 	TraceEnv = "STDBG_SEARCH_TRACE"
 )
 
