@@ -142,7 +142,7 @@ type Found struct {
 
 // Run runs the search of cfg in target processes and merges what they
 // find. It returns an error wrapping search.ErrNondeterministic when a
-// target saw its program not repeat itself (a *StateError when the target
+// target saw its program not repeat itself (a *search.StateError when the target
 // could not put back the state an execution left in its process), ErrTooManyDeaths when targets
 // kept dying, and other errors when a target could not search at all (it
 // ended before its first execution, or is not a checkable program); the
@@ -453,7 +453,7 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 // found converts a process's result.
 func (m *merger) found(res *Result, ends []End) (*Found, error) {
 	if res.KeptState != "" {
-		return nil, fmt.Errorf("searching in the target: %w", &StateError{State: res.KeptState})
+		return nil, fmt.Errorf("searching in the target: %w", &search.StateError{State: res.KeptState})
 	}
 	if res.Nondeterministic {
 		return nil, fmt.Errorf("searching in the target: %w", search.ErrNondeterministic)
