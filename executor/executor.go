@@ -140,6 +140,8 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 		spare.w.Reset()
 		e.w, e.trace, e.threads = spare.w, spare.trace[:0], spare.threads[:0]
 		e.frames, e.ostids, e.changed = spare.frames[:0], spare.ostids[:0], spare.changed[:0]
+		e.spins, e.awaiting = spare.spins, spare.awaiting
+		e.resetSpins()
 	} else {
 		e.w = syncmodel.NewWorld()
 	}
@@ -251,6 +253,11 @@ type Execution struct {
 	// outside is what the runtime's latest wire.NoteOutside said (see
 	// Outsider).
 	outside string
+	// Spin loops (spin.go): each thread's stretch, the threads that wait
+	// for a write, the operation of the step under way.
+	spins    []stretch
+	awaiting []int
+	ran      spinRan
 }
 
 // Threads implements search.Execution.
@@ -342,6 +349,7 @@ func (e *Execution) Step(st schedule.Step) error {
 	if alternatives == 0 {
 		choice = schedule.NoChoice
 	}
+	e.spinStep(tid)
 	var leaked []Blocked
 	if op.Kind == syncmodel.Exit {
 		leaked = e.blockedNow(tid)
@@ -375,6 +383,7 @@ func (e *Execution) Step(st schedule.Step) error {
 	if tid < len(e.frames) {
 		e.frames[tid] = nil
 	}
+	e.ran = spinRan{tid: tid, op: op, res: res, valid: true}
 	if e.checkRace(); e.outcome != nil {
 		return nil
 	}
@@ -421,6 +430,11 @@ func (e *Execution) Step(st schedule.Step) error {
 	if err := e.absorb(evs); err != nil {
 		return err
 	}
+	if e.ran.valid {
+		// No report of the thread's next point: it finished, or the
+		// execution ended.
+		e.spinDone(tid, wire.Spin{})
+	}
 	if e.outcome == nil && op.Kind == syncmodel.Exit {
 		status, _ := e.w.Exited()
 		e.finish(&search.Outcome{Kind: search.Exited, Message: fmt.Sprintf("exit status %d", status)}, true)
@@ -442,6 +456,7 @@ func (e *Execution) absorbPending(v *wire.Pending) error {
 		return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
 	}
 	e.change(v.Tid)
+	e.spinPoint(v)
 	for v.Tid >= len(e.frames) {
 		e.frames = append(e.frames, nil)
 	}
@@ -499,8 +514,10 @@ func (e *Execution) absorb(evs []wire.Event) error {
 			e.state = &st
 		case wire.Accesses:
 			e.checkLogged(&v)
+			e.spinAccesses(&v)
 		case *wire.Accesses:
 			e.checkLogged(v)
+			e.spinAccesses(v)
 		case wire.Note:
 			if why, ok := strings.CutPrefix(v.Text, wire.NoteOutside); ok {
 				e.outside = why
@@ -623,14 +640,24 @@ func (e *Execution) settle() {
 		if e.skipped {
 			msg = "the test skipped itself (t.Skip)"
 		}
-		e.finish(&search.Outcome{Kind: search.Exited, Message: msg + note}, false)
+		e.finish(&search.Outcome{Kind: search.Exited, Message: msg + note + e.spinNote()}, false)
 	case live == 0:
 		e.finish(&search.Outcome{Kind: search.Exited, Message: "all threads finished"}, true)
 	case !anyEnabled:
-		if e.cannotJudge(e.programBlocked(), "no thread can go on:") {
+		stuck := e.programBlocked()
+		spinning := e.spinningNow()
+		if e.cannotJudge(append(stuck, spinning...), "no thread can go on:") {
 			return
 		}
-		e.blocked = e.programBlocked()
+		if len(spinning) > 0 {
+			// Some thread spins for ever: nothing left can write what
+			// its loop reads.
+			e.blocked = append(spinning, stuck...)
+			e.finish(&search.Outcome{Kind: search.Livelock, Message: e.spinMessage(spinning, stuck),
+				Where: e.blockedKey(e.blocked)}, false)
+			return
+		}
+		e.blocked = stuck
 		e.finish(&search.Outcome{Kind: search.Deadlock, Message: deadlockMessage(e.blocked),
 			Where: e.blockedKey(e.blocked)}, false)
 	}

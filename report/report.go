@@ -531,6 +531,9 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 
 // wait renders why a blocked thread cannot go on.
 func (b *builder) wait(bl executor.Blocked) string {
+	if bl.Wait.What == "spin" {
+		return b.spinWait(bl)
+	}
 	if s, ok := b.goWait(bl); ok {
 		return s
 	}
@@ -577,6 +580,27 @@ func (b *builder) wait(bl executor.Blocked) string {
 		text += ", which has finished"
 	}
 	return text
+}
+
+// spinWait says what a thread that spins for ever waits for: a write to
+// what its loop read (syncmodel.World.Await).
+func (b *builder) spinWait(bl executor.Blocked) string {
+	api := bl.Op.API.String()
+	if bl.Op.API == syncmodel.APINone {
+		api = bl.Op.Kind.String()
+	}
+	if len(bl.Wait.Reads) == 0 {
+		return fmt.Sprintf("spins in %s for ever: its loop reads nothing another thread writes", api)
+	}
+	names := make([]string, len(bl.Wait.Reads))
+	for i, r := range bl.Wait.Reads {
+		family := "mem"
+		if !r.Mem() {
+			family = objKind(bl.Op.Kind)
+		}
+		names[i] = b.name(r.Addr, family)
+	}
+	return fmt.Sprintf("spins in %s waiting for a write to %s, which no thread left can make", api, strings.Join(names, " or "))
 }
 
 func baseName(p string) string {

@@ -341,6 +341,11 @@ type Effect struct {
 	// Writer reports an RWUnlock by the thread that holds the rwlock for
 	// writing: it releases the write lock.
 	Writer bool
+	// Await, for the pending operation of a thread that waits for a
+	// write after an iteration that changed nothing (World.Await), is
+	// what the iteration read: an operation that may write one of them
+	// enables the thread, and so depends on its operation.
+	Await []Span
 }
 
 // String returns the operation as a call, e.g. "pthread_mutex_lock(0x601040)",

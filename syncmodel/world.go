@@ -74,6 +74,7 @@ type thread struct {
 	condThread
 	barrierThread
 	timeThread
+	awaitThread
 }
 
 // clearNext ends a two-halved operation.
@@ -157,6 +158,10 @@ type Wait struct {
 	// Detail is a short extra, e.g. "value 0", "2 of 3 arrived", "not
 	// signalled", "held by thread 2 (finished)".
 	Detail string
+	// Reads, for a thread that spins (What "spin": it waits for a write
+	// after an iteration that changed nothing, see World.Await), is what
+	// the iteration read.
+	Reads []Span
 }
 
 // NewWorld returns the initial world: thread 1 exists and is live, with no
@@ -219,6 +224,7 @@ func (w *World) SetPending(tid int, op Op) error {
 	}
 	th.pending = op
 	th.hasPending = true
+	th.awaiting, th.reads = false, nil
 	w.timePending(th)
 	return nil
 }
@@ -255,6 +261,9 @@ func (w *World) annotate(tid int, pending, op *Op) {
 		op.Eff = in.prim.effect(w, tid, pending)
 	} else {
 		op.Eff = Effect{Known: true}
+	}
+	if th := &w.threads[tid-1]; th.awaiting {
+		op.Eff.Await = th.reads
 	}
 }
 
@@ -293,6 +302,9 @@ func (w *World) Enabled(tid int) bool {
 // enabled is Enabled for thread tid's pending operation *op (a pointer:
 // it is called for every thread at every step, and an Op is big).
 func (w *World) enabled(tid int, op *Op) bool {
+	if w.threads[tid-1].awaiting {
+		return false
+	}
 	return primOf(op.Kind).enabled(w, tid, op)
 }
 
@@ -319,8 +331,9 @@ func (w *World) choices(tid int, th *thread) int {
 }
 
 // Blocked returns the live threads that have a pending operation that is not
-// enabled, but a TimerWait (it waits for time, which always passes),
-// ascending. After an Exit it returns nil.
+// enabled, but a TimerWait (it waits for time, which always passes) and a
+// thread that waits for a write after an iteration that changed nothing
+// (Await: it spins, see Spinning), ascending. After an Exit it returns nil.
 func (w *World) Blocked() []int {
 	if w.exited {
 		return nil
@@ -330,7 +343,7 @@ func (w *World) Blocked() []int {
 		th := &w.threads[i]
 		// A TimerWait not yet enabled waits for time, which passes: it
 		// is not blocked.
-		if !th.finished && th.hasPending && th.pending.Kind != TimerWait && !w.enabled(i+1, &th.pending) {
+		if !th.finished && th.hasPending && th.pending.Kind != TimerWait && !th.awaiting && !w.enabled(i+1, &th.pending) {
 			ids = append(ids, i+1)
 		}
 	}
@@ -381,6 +394,9 @@ func (w *World) WaitFor(tid int) Wait {
 	th := w.thread(tid)
 	if th == nil || th.finished || !th.hasPending || w.exited || w.enabled(tid, &th.pending) {
 		return Wait{}
+	}
+	if th.awaiting {
+		return awaitWait(th.reads)
 	}
 	return primOf(th.pending.Kind).waitFor(w, tid, &th.pending)
 }

@@ -257,6 +257,9 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 			out.Complete = out.Complete && r.Complete
 		}
 		out.DepthLimited = out.DepthLimited || r.DepthLimited
+		if out.Loops == nil {
+			out.Loops = r.Loops
+		}
 		out.Cut = max(out.Cut, r.Cut)
 		out.Stopped = out.Stopped || r.Stopped
 		out.BudgetSpent = out.BudgetSpent || r.BudgetSpent
@@ -475,7 +478,7 @@ func (m *merger) found(res *Result, ends []End) (*Found, error) {
 	stats := search.Stats.Add(m.dead, res.Stats)
 	stats.Elapsed = m.dead.Elapsed + res.Stats.Elapsed
 	m.mu.Unlock()
-	out := &Found{Result: search.Result{Stats: stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut},
+	out := &Found{Result: search.Result{Stats: stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut, Loops: res.Loops},
 		Stopped: res.Stopped, BudgetSpent: res.BudgetSpent, Ends: ends}
 	for _, b := range res.Bugs {
 		sb, err := b.SearchBug()

@@ -57,6 +57,12 @@ func TestGoKernels(t *testing.T) {
 		{"TestTimerLogsAfterTheTest", "*** MISUSE OF THE THREAD API ***", "t.Log called by goroutine 2 after TestTimerLogsAfterTheTest returned"},
 		{"TestCancelBeforeTheWorkerStarts", "*** THREADS LEAKED", `result <- "done"`},
 		{"TestPollGivesUpEarly", "*** THREADS LEAKED", "<-ack"},
+		// Spin loops (docs/spin.md): a poll that never blocks, whose
+		// turns wait for what would end them instead of running every
+		// execution to the depth bound.
+		{"TestPollerOutlivesTheTest", "*** THREADS LEAKED", "report <- -1"},
+		{"TestJobsAfterSpinWait", "*** DEADLOCK DETECTED ***", "jobs <- 2"},
+		{"TestPollTimesOutUnderLoad", "*** PROPERTY NOT VALID: ASSERTION FAILED ***", "no connection within 50ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.run, func(t *testing.T) {

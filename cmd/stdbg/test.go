@@ -210,6 +210,10 @@ func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, t
 		for _, n := range out.NotModelled {
 			notes = append(notes, "not modelled: "+strings.TrimPrefix(n, "not instrumented: "))
 		}
+		if out.DepthLimited && len(out.Loops) > 0 {
+			notes = append(notes, fmt.Sprintf("executions were cut at %d transitions; the first was looping: %s (a loop that comes back "+
+				"to a state ends with --visited, one that ends later needs a larger --max-depth)", out.MaxDepth, strings.Join(out.Loops, "; ")))
+		}
 		return &gotest.Searched{Bugs: out.Bugs, Complete: out.Complete && !out.Interrupted, Coverage: found.Coverage,
 			Stats: report.FormatStats(out.Stats), Notes: append(notes, out.Notes...), Executions: out.Stats.Executions}, err
 	}

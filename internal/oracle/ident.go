@@ -111,7 +111,7 @@ func (e *goExecution) ident(o *search.Outcome) string {
 	case search.Misuse:
 		api, _, _ := strings.Cut(o.Where, "@")
 		return api + "@" + e.failingThread(api)
-	case search.Deadlock, search.Leak:
+	case search.Deadlock, search.Leak, search.Livelock:
 		if r == nil {
 			break
 		}

@@ -50,6 +50,7 @@ func Yield() {
 //go:norace
 func MemPoint(k syncmodel.Kind, api syncmodel.API, p unsafe.Pointer, n uintptr) {
 	if th, ok := EnterFree(); ok {
+		th.spinMem(p)
 		th.Point(syncmodel.Op{Kind: k, API: api, Obj: uint64(uintptr(p)), Arg: int64(n)})
 	}
 }

@@ -74,6 +74,8 @@ type Thread struct {
 	sendVal any   // the value of a parked send
 	selVals []any // the values of the send cases of a parked select
 	recvVal any   // the value delivered to a parked receive
+
+	spin spinThread // spin loops (spin.go)
 }
 
 // status returns the state of th.
@@ -109,6 +111,7 @@ func (th *Thread) reset() {
 	th.op, th.hasOp = syncmodel.Op{}, false
 	th.job, th.lentFn = nil, 0
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
+	th.spin.reset()
 }
 
 // Tid returns th's thread id: 1 for the checked function, then 2, 3, ...
@@ -166,7 +169,7 @@ func (th *Thread) pending(op syncmodel.Op, frames []uint64) int64 {
 	ex := th.ex
 	th.last = frames
 	th.op, th.hasOp = op, true
-	ex.events = append(ex.events, wire.Pending{Tid: th.tid, Op: op, Frames: frames})
+	ex.events = append(ex.events, wire.Pending{Tid: th.tid, Op: op, Frames: frames, Spin: th.spinReport()})
 	th.handBack()
 	<-th.wake
 	if th.abort.Load() {
@@ -181,6 +184,7 @@ func (th *Thread) pending(op syncmodel.Op, frames []uint64) int64 {
 		ex.raceSync(th, op, th.code)
 	}
 	ex.clockSync(th, op, th.code)
+	th.spinResumed(&op)
 	if op.Kind == syncmodel.ChanClose && syncmodel.DecodeChanResult(th.code).Via != syncmodel.ViaPanic {
 		if pi := ex.plainOf(op.Obj); pi != nil {
 			pi.closedGen = ex.gen
