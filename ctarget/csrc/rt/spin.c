@@ -61,11 +61,19 @@ static uintptr_t (*u_getcfa)(struct _Unwind_Context *);
  * state nor read memory behind the checker's back. */
 static const char *const spin_pure[] = {"__errno_location", NULL};
 
+/* thread_pointer is the thread's TLS block (x86-64: %fs:0). The builtin
+ * emits the same instruction as an asm statement, which, built in a
+ * directory whose name holds quotes and a backslash (gdbscript's
+ * TestGDBQuoting), made the assembler reject the code after it. */
 static inline uintptr_t thread_pointer(void)
 {
+#if defined(__has_builtin) && __has_builtin(__builtin_thread_pointer)
+	return (uintptr_t)__builtin_thread_pointer();
+#else
 	uintptr_t tp;
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
 	return tp;
+#endif
 }
 
 /* spin_unwinder finds the unwinder's entry points. */
