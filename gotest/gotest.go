@@ -458,8 +458,11 @@ type pkgRun struct {
 
 // tests runs the package's selected tests in order, each from the cache
 // or explored in the package's instrumented test binary, built before
-// the first that is not cached. lines are the package's own output (a
-// build that failed: build set).
+// the first that is not cached. The tests whose searches found no bug
+// then run as go test runs them, together (runPending): when the first
+// of them has waited batchWait, and at the end. Results are written in
+// order as they are complete. lines are the package's own output (a build
+// that failed: build set).
 func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string, build bool) {
 	r, cfg := pk.r, pk.r.cfg
 	pk.arg = relArg(pk.p.Dir)
@@ -467,6 +470,21 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 	if cfg.Count == 0 && cfg.Cache != "" {
 		keys = pk.cacheKeys(ctx)
 	}
+	written := 0 // results[:written] are written
+	var waiting time.Time
+	write := func(all bool) {
+		if all {
+			pk.runPending(ctx, results[written:])
+			waiting = time.Time{}
+		}
+		for ; written < len(results) && results[written].pending == nil; written++ {
+			res := results[written]
+			pk.store(keys, res)
+			pk.out.result(res)
+			r.count(res)
+		}
+	}
+	defer write(true)
 	var t *session.Target
 	for _, n := range pk.names {
 		if ctx.Err() != nil {
@@ -490,14 +508,21 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 				t.SeedRand(seed)
 			}
 			res = pk.test(ctx, t, n)
-			pk.store(keys, res)
+			if res.pending != nil && waiting.IsZero() {
+				waiting = time.Now()
+			}
 		}
-		pk.out.result(res)
-		r.count(res)
 		results = append(results, res)
+		write(!waiting.IsZero() && time.Since(waiting) >= batchWait)
 	}
 	return results, nil, false
 }
+
+// batchWait is how long a test whose search found no bug waits, at most,
+// for its run as go test runs it, while later tests are searched: a
+// package's tests run together, in one process, within that time (a
+// variable for the tests).
+var batchWait = 5 * time.Second
 
 // buildFailure says why the package's instrumented test binary did not
 // build: as go test says it when the package does not build as it is, else

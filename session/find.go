@@ -111,7 +111,7 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	}
 	ex, done := search.Executor(s.checker), func() {}
 	if f.Watch != nil {
-		ex, done = f.Watch(ex, s.syms)
+		ex, done = f.Watch(ex, s.symbols())
 	}
 	if f.Stacks {
 		s.proc.SetFlags(s.proc.Flags() | wire.FlagStacks)
