@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/symbolize"
 )
 
 // lockOrderModule is a module of plain Go tests: TestOneWay has no bug,
@@ -80,9 +81,19 @@ func TestDeferStart(t *testing.T) {
 		if s.proc.Launched() == deferStart {
 			t.Errorf("%s: a process started %v, want %v", test, s.proc.Launched(), !deferStart)
 		}
-		found, err := s.Find(context.Background(), &Find{Plan: Plan{Spec: spec, MaxDepth: GoMaxDepth, Minimise: true, InTarget: true, Jobs: 1}})
+		// A front end that can watch a search (stdbg find's profile and
+		// drawing) passes Watch whether or not it watches this one.
+		watched := false
+		found, err := s.Find(context.Background(), &Find{Plan: Plan{Spec: spec, MaxDepth: GoMaxDepth, Minimise: true, InTarget: true, Jobs: 1},
+			Watch: func(ex search.Executor, syms *symbolize.Symbolizer) (search.Executor, func()) {
+				watched = true
+				return ex, func() {}
+			}})
 		if err != nil {
 			t.Fatalf("%s: %v", test, err)
+		}
+		if watched {
+			t.Errorf("%s: Watch called for a search not watched", test)
 		}
 		if !found.InTarget {
 			t.Fatalf("%s: searched from stdbg, want inside the target", test)
