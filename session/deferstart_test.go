@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
 )
@@ -84,7 +85,7 @@ func TestDeferStart(t *testing.T) {
 		// A front end that can watch a search (stdbg find's profile and
 		// drawing) passes Watch whether or not it watches this one.
 		watched := false
-		found, err := s.Find(context.Background(), &Find{Plan: Plan{Spec: spec, MaxDepth: GoMaxDepth, Minimise: true, InTarget: true, Jobs: 1},
+		found, err := s.Find(context.Background(), &Find{Plan: Plan{Request: hunt.Request{Search: spec, MaxDepth: GoMaxDepth, Minimise: true}, InTarget: true, Jobs: 1},
 			Watch: func(ex search.Executor, syms *symbolize.Symbolizer) (search.Executor, func()) {
 				watched = true
 				return ex, func() {}
