@@ -14,8 +14,9 @@
 // that fails outside the schedules explored (or hangs, ended by -timeout
 // with its goroutines' stacks).
 //
-// Packages are built and explored several at once (Config.Parallel);
-// their output comes in the order the patterns list them.
+// Packages are built and explored several at once (Config.Parallel), and
+// a package's tests several at once (Config.Searches); their output comes
+// in the order the patterns and the test files list them.
 package gotest
 
 import (
@@ -63,6 +64,12 @@ type Config struct {
 	// Parallel is the number of packages built and explored at once (-p;
 	// < 1: one per two CPUs).
 	Parallel int
+	// Searches is the number of a package's tests explored at once (< 1:
+	// as many as fill the CPUs left to the package, NumCPU / (Parallel *
+	// Test.Jobs), since a Go test's search runs inside its test binary,
+	// each copy of it on a CPU, while stdbg waits). Their results are
+	// written in order all the same.
+	Searches int
 	// Race builds the instrumented tests with Go's race detector.
 	Race bool
 	// Shard and Shards select part Shard of Shards of the tests (0 <= Shard
@@ -229,6 +236,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	r := &runner{cfg: &cfg, run: run, skip: skip, pr: newPrinter(cfg.Stdout, cfg.JSON, cfg.Verbose),
 		jobs: max(1, session.JobsFor(0)/par), sum: &Summary{}}
+	r.searches = cfg.Searches
+	if r.searches < 1 {
+		r.searches = max(1, runtime.NumCPU()/(par*r.jobs))
+	}
 	r.selectTests(pkgs)
 	r.results, r.broken = make([][]*TestResult, len(pkgs)), make([]*Broken, len(pkgs))
 	work := make(chan int)
@@ -295,6 +306,7 @@ type runner struct {
 	run, skip *selector
 	pr        *printer
 	jobs      int         // Test.Jobs
+	searches  int         // a package's searches under way at once
 	selected  []selection // by package
 
 	// results and broken are the packages' results, by package.
@@ -456,13 +468,13 @@ type pkgRun struct {
 	arg string
 }
 
-// tests runs the package's selected tests in order, each from the cache
-// or explored in the package's instrumented test binary, built before
-// the first that is not cached. The tests whose searches found no bug
-// then run as go test runs them, together (runPending): when the first
-// of them has waited batchWait, and at the end. Results are written in
-// order as they are complete. lines are the package's own output (a build
-// that failed: build set).
+// tests runs the package's selected tests, each from the cache or
+// explored in the package's instrumented test binary, built before the
+// first that is not cached; up to r.searches searches run at once. The
+// tests whose searches found no bug then run as go test runs them,
+// together (runPending): when the first of them has waited batchWait, and
+// at the end. Results are written in order as they are complete. lines
+// are the package's own output (a build that failed: build set).
 func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string, build bool) {
 	r, cfg := pk.r, pk.r.cfg
 	pk.arg = relArg(pk.p.Dir)
@@ -484,36 +496,75 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 			r.count(res)
 		}
 	}
-	defer write(true)
+	// The tests' results, in order, as each is complete (done closed).
+	type slot struct {
+		res  *result
+		done chan struct{}
+	}
+	var slots []*slot
+	// collect takes the results that are complete, in order (all of them
+	// when wait is set, waiting for the searches under way), and writes
+	// those that are final.
+	collect := func(wait bool) {
+		for len(results) < len(slots) {
+			s := slots[len(results)]
+			if wait {
+				<-s.done
+			} else {
+				select {
+				case <-s.done:
+				default:
+					return
+				}
+			}
+			if s.res.pending != nil && waiting.IsZero() {
+				waiting = time.Now()
+			}
+			results = append(results, s.res)
+			write(!waiting.IsZero() && time.Since(waiting) >= batchWait)
+		}
+	}
+	defer func() {
+		collect(true)
+		write(true)
+	}()
+	searching := make(chan struct{}, r.searches) // a token per search under way
 	var t *session.Target
 	for _, n := range pk.names {
 		if ctx.Err() != nil {
 			break
 		}
-		res := lookup(cfg.Cache, keys[n])
-		if res != nil {
+		collect(false)
+		s := &slot{done: make(chan struct{})}
+		if res := lookup(cfg.Cache, keys[n]); res != nil {
 			res.Name, res.Cached = n, true
 			pk.out.run(n, true)
-		} else {
-			if t == nil {
-				var err error
-				t, err = session.Resolve([]string{pk.arg}, session.Build{Run: ".", Race: cfg.Race, Tags: cfg.Tags})
-				if err != nil {
-					return results, pk.buildFailure(ctx, err), true
-				}
-				seed := cfg.RandSeed
-				if seed == 0 {
-					seed = session.DefaultRandSeed
-				}
-				t.SeedRand(seed)
-			}
-			res = pk.test(ctx, t, n)
-			if res.pending != nil && waiting.IsZero() {
-				waiting = time.Now()
-			}
+			s.res = res
+			close(s.done)
+			slots = append(slots, s)
+			continue
 		}
-		results = append(results, res)
-		write(!waiting.IsZero() && time.Since(waiting) >= batchWait)
+		if t == nil {
+			var err error
+			t, err = session.Resolve([]string{pk.arg}, session.Build{Run: ".", Race: cfg.Race, Tags: cfg.Tags})
+			if err != nil {
+				return results, pk.buildFailure(ctx, err), true
+			}
+			seed := cfg.RandSeed
+			if seed == 0 {
+				seed = session.DefaultRandSeed
+			}
+			t.SeedRand(seed)
+		}
+		// Wait for a search to end (its result then complete) before
+		// starting another beyond r.searches.
+		searching <- struct{}{}
+		slots = append(slots, s)
+		go func() {
+			s.res = pk.test(ctx, t, n)
+			close(s.done)
+			<-searching
+		}()
 	}
 	return results, nil, false
 }
