@@ -62,13 +62,14 @@ type Config struct {
 	// text.
 	Verbose, JSON bool
 	// Parallel is the number of packages built and explored at once (-p;
-	// < 1: one per two CPUs).
+	// < 1: one per CPU, as go test's -p), so that a package is built
+	// while another's tests are explored.
 	Parallel int
-	// Searches is the number of a package's tests explored at once (< 1:
-	// as many as fill the CPUs left to the package, NumCPU / (Parallel *
-	// Test.Jobs), since a Go test's search runs inside its test binary,
-	// each copy of it on a CPU, while stdbg waits). Their results are
-	// written in order all the same.
+	// Searches is the number of tests explored at once, whichever their
+	// packages (< 1: as many as fill the CPUs, NumCPU / Test.Jobs, since a
+	// Go test's search runs inside its test binary, each copy of it on a
+	// CPU, while stdbg waits). Their results are written in order all the
+	// same.
 	Searches int
 	// Race builds the instrumented tests with Go's race detector.
 	Race bool
@@ -226,7 +227,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	par := cfg.Parallel
 	if par < 1 {
-		par = max(1, runtime.NumCPU()/2)
+		par = runtime.NumCPU()
 	}
 	if cfg.Shards < 1 {
 		cfg.Shard, cfg.Shards = 0, 1
@@ -236,10 +237,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	r := &runner{cfg: &cfg, run: run, skip: skip, pr: newPrinter(cfg.Stdout, cfg.JSON, cfg.Verbose),
 		jobs: max(1, session.JobsFor(0)/par), sum: &Summary{}}
-	r.searches = cfg.Searches
-	if r.searches < 1 {
-		r.searches = max(1, runtime.NumCPU()/(par*r.jobs))
+	searches := cfg.Searches
+	if searches < 1 {
+		searches = max(1, runtime.NumCPU()/r.jobs)
 	}
+	r.searching = make(chan struct{}, searches)
 	r.selectTests(pkgs)
 	r.results, r.broken = make([][]*TestResult, len(pkgs)), make([]*Broken, len(pkgs))
 	work := make(chan int)
@@ -305,9 +307,9 @@ type runner struct {
 	cfg       *Config
 	run, skip *selector
 	pr        *printer
-	jobs      int         // Test.Jobs
-	searches  int         // a package's searches under way at once
-	selected  []selection // by package
+	jobs      int           // Test.Jobs
+	searching chan struct{} // a token per search under way (Searches)
+	selected  []selection   // by package
 
 	// results and broken are the packages' results, by package.
 	results [][]*TestResult
@@ -470,11 +472,12 @@ type pkgRun struct {
 
 // tests runs the package's selected tests, each from the cache or
 // explored in the package's instrumented test binary, built before the
-// first that is not cached; up to r.searches searches run at once. The
-// tests whose searches found no bug then run as go test runs them,
-// together (runPending): when the first of them has waited batchWait, and
-// at the end. Results are written in order as they are complete. lines
-// are the package's own output (a build that failed: build set).
+// first that is not cached; up to Config.Searches searches, of all the
+// packages, run at once. The tests whose searches found no bug then run
+// as go test runs them, together (runPending): when the first of them has
+// waited batchWait, and at the end. Results are written in order as they
+// are complete. lines are the package's own output (a build that failed:
+// build set).
 func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string, build bool) {
 	r, cfg := pk.r, pk.r.cfg
 	pk.arg = relArg(pk.p.Dir)
@@ -528,7 +531,6 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 		collect(true)
 		write(true)
 	}()
-	searching := make(chan struct{}, r.searches) // a token per search under way
 	var t *session.Target
 	for _, n := range pk.names {
 		if ctx.Err() != nil {
@@ -557,13 +559,13 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 			t.SeedRand(seed)
 		}
 		// Wait for a search to end (its result then complete) before
-		// starting another beyond r.searches.
-		searching <- struct{}{}
+		// starting another beyond Config.Searches.
+		r.searching <- struct{}{}
 		slots = append(slots, s)
 		go func() {
 			s.res = pk.test(ctx, t, n)
 			close(s.done)
-			<-searching
+			<-r.searching
 		}()
 	}
 	return results, nil, false
