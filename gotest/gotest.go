@@ -68,7 +68,8 @@ type Config struct {
 	// Searches is the number of tests explored at once, whichever their
 	// packages (< 1: as many as fill the CPUs, NumCPU / Test.Jobs, since a
 	// Go test's search runs inside its test binary, each copy of it on a
-	// CPU, while stdbg waits). Their results are written in order all the
+	// CPU, while stdbg waits); the build of a package's test binary takes
+	// the place of a search. Their results are written in order all the
 	// same.
 	Searches int
 	// Race builds the instrumented tests with Go's race detector.
@@ -547,8 +548,13 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 			continue
 		}
 		if t == nil {
+			// A build takes a search's place: the searches' budgets are
+			// of wall time, and a build beside them all would shrink
+			// their share of the CPUs.
+			r.searching <- struct{}{}
 			var err error
 			t, err = session.Resolve([]string{pk.arg}, session.Build{Run: ".", Race: cfg.Race, Tags: cfg.Tags})
+			<-r.searching
 			if err != nil {
 				return results, pk.buildFailure(ctx, err), true
 			}
