@@ -141,7 +141,9 @@ func (s *Session) symbols() *symbolize.Symbolizer {
 	for _, m := range s.proc.Modules() {
 		mods = append(mods, symbolize.Module{Path: m.Path, Bias: m.Bias, Start: m.Start, End: m.End})
 	}
-	s.syms = symbolize.New(mods)
+	// A C or C++ object inside a global array or structure is named by
+	// its element or member (forks[1], b.not_empty), from the DWARF types.
+	s.syms = symbolize.NewWithOptions(mods, symbolize.Options{Types: !s.Target.Go})
 	return s.syms
 }
 
