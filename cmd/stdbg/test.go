@@ -83,7 +83,7 @@ usage.`, defaultTestBudget),
 	f.StringVar(&tf.tags, "tags", "", "build tags, comma-separated (go test -tags)")
 	f.BoolVar(&tf.short, "short", false, "tell the tests to run in short mode (go test -short)")
 	f.BoolVarP(&tf.verbose, "verbose", "v", false, "show every test's output and the statistics of its search (go test -v)")
-	f.IntVarP(&tf.parallel, "parallel-packages", "p", 0, "packages built and explored at once (go test -p; 0: one per two CPUs)")
+	f.IntVarP(&tf.parallel, "parallel-packages", "p", 0, "packages built and explored at once (go test -p; 0: one per CPU)")
 	f.IntVar(&tf.count, "count", 0, "explore each test n times, ignoring the cache (go test -count; 1 is the way to skip the cache)")
 	f.StringVar(&tf.junit, "junit", "", "also write the whole run as JUnit XML to this file: a test suite per package, a BUG or FAIL as a failure, an ERROR or a package that did not build as an error")
 	f.StringVar(&tf.sarif, "sarif", "", "also write the bugs of the whole run as a SARIF 2.1.0 log to this file (tests that failed otherwise and packages that did not build as notifications)")
