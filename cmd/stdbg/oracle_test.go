@@ -22,20 +22,15 @@ var oraclePlanted = map[string]string{
 	"TestPlantedCheckThenClose":      "close of closed channel",
 }
 
-// oracleSkipped are correct tests of examples/go/plain/oracle that stdbg
-// still reports: draws from math/rand's shared generator and the order of
-// map ranges in two goroutines are taken by the race detector for races
-// on the generator's state, which stdbg's own scheduling hides from it.
-const oracleSkipped = "^(TestMapRangeInWorkers|TestRandAndFmtInWorkers)$"
-
 // TestOracleExamples judges stdbg test by real Go on
 // examples/go/plain/oracle: go test -race passes its correct tests (50
 // runs each, -cpu 1,2,4) and stdbg test, the race detector on, reports
 // nothing in them (ok, or incomplete at the budget); go test -race shows
 // each planted bug (at least once in 100 runs), and stdbg test reports it.
 // TestBufferedWrapAround was reported as a data race of stdbg's own (its
-// channel buffer moved with copy and append, which the race detector sees
-// even in functions marked norace).
+// channel buffer moved with copy, which the race detector sees even in
+// functions marked norace), TestMapRangeInWorkers and
+// TestRandAndFmtInWorkers as races on the shared random generator.
 func TestOracleExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go tests with the race detector")
@@ -51,7 +46,7 @@ func TestOracleExamples(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	if out, err := goTest(false, "-count=50", "-cpu", "1,2,4", "-skip", oracleSkipped, "."); err != nil {
+	if out, err := goTest(false, "-count=50", "-cpu", "1,2,4", "."); err != nil {
 		t.Fatalf("go test -race fails on the correct tests: the example is wrong: %v\n%s", err, out)
 	}
 	for name := range oraclePlanted {
@@ -64,7 +59,7 @@ func TestOracleExamples(t *testing.T) {
 	}
 	t.Setenv("STDBG_ZOO", "1")
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
-	out, errs, _ := stdbg(t, "test", "-count=1", "--no-save", "--budget", "2s", "-skip", oracleSkipped, dir)
+	out, errs, _ := stdbg(t, "test", "-count=1", "--no-save", "--budget", "2s", dir)
 	seen := map[string]bool{}
 	for _, m := range oracleLine.FindAllStringSubmatch(out, -1) {
 		status, name, said := m[1], m[2], m[3]
@@ -84,8 +79,8 @@ func TestOracleExamples(t *testing.T) {
 			t.Errorf("%s not run", name)
 		}
 	}
-	if len(seen) < len(oraclePlanted)+10 {
-		t.Errorf("%d tests run, want %d or more", len(seen), len(oraclePlanted)+10)
+	if len(seen) < len(oraclePlanted)+12 {
+		t.Errorf("%d tests run, want %d or more", len(seen), len(oraclePlanted)+12)
 	}
 	if t.Failed() {
 		t.Logf("stdbg test:\n%s\n%s", out, errs)
