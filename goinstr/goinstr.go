@@ -110,7 +110,19 @@ type cacheEntry struct {
 // output is cached under a key made of the contents of every file of the
 // module's packages in the build: a second run with the same sources
 // skips loading and rewriting.
+//
+// A package whose toolchain is newer than the Go stdbg was built with is
+// read by an instrumenter built with that toolchain (see toolchain.go).
 func Instrument(cfg Config) (*Result, error) {
+	if v, err := newerToolchain(cfg.Dir); err != nil {
+		return nil, err
+	} else if v != "" {
+		resp, err := remote(cfg.Dir, v, request{Op: "instrument", Config: cfg})
+		if err != nil {
+			return nil, err
+		}
+		return resp.Result, nil
+	}
 	key, pkgs, outside, err := sourceKey(cfg)
 	if err != nil {
 		return nil, err
