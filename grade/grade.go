@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/goinstr"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
@@ -116,7 +117,8 @@ type Failure struct {
 // Grade checks the submission (a directory holding the assignment's
 // Submit files, or, for a one-file assignment, that file) against a. An
 // error means the grading itself could not run (the submission is not
-// there); what is wrong with the submission (missing files, a build
+// there, or stdbg is not installed correctly: a *goinstr.InstallError,
+// which no submission is graded under); what is wrong with the submission (missing files, a build
 // error, bugs) is in the Result.
 func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*Result, error) {
 	start := time.Now()
@@ -152,6 +154,11 @@ func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*R
 			cr = CheckResult{Status: StatusIncomplete, Message: "your submission has no " + strings.Join(missing, ", ") + ": hand in every file the assignment names"}
 		} else {
 			cr = g.check(ctx, c)
+		}
+		if g.broken != nil {
+			// stdbg cannot build any submission: no grade at all
+			// rather than a wrong one.
+			return nil, g.broken
 		}
 		cr.Name, cr.Kind, cr.MaxScore, cr.Visibility = c.Name, c.Kind, c.Points, c.Visibility
 		res.Checks = append(res.Checks, cr)
@@ -198,6 +205,9 @@ type grader struct {
 	sb     *sandbox
 	files  map[string]string
 	builds map[string]*built
+	// broken is set when stdbg itself cannot build Go programs
+	// (goinstr.InstallError): grading stops there.
+	broken error
 }
 
 // built is a submission built with a check's harness.
@@ -292,6 +302,11 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 	defer func() { cr.Seconds = time.Since(start).Seconds() }()
 	b := g.build(c)
 	if b.err != nil {
+		var ie *goinstr.InstallError
+		if errors.As(b.err, &ie) {
+			g.broken = ie
+			return CheckResult{Status: StatusError, Message: ie.Error()}
+		}
 		msg := b.err.Error()
 		var ue *session.UsageError
 		if errors.As(b.err, &ue) {
