@@ -49,7 +49,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-7"
+const version = "goinstr-8"
 
 // Config says what to instrument.
 type Config struct {

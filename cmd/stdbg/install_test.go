@@ -233,3 +233,30 @@ func TestGradeNotInstalled(t *testing.T) {
 		t.Errorf("%s written: %v", out, ents)
 	}
 }
+
+// TestToolchainLocal checks a module that needs a newer Go than the local
+// one while GOTOOLCHAIN=local forbids the go command to fetch it: stdbg
+// test and stdbg find fail in one line, with exit status 2, naming the
+// command that lets the go command fetch it.
+func TestToolchainLocal(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":    "module example.com/future\n\ngo 1.99.0\n",
+		"f_test.go": "package future\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("GOTOOLCHAIN", "local")
+	t.Chdir(dir)
+	for _, args := range [][]string{{"test", "./..."}, {"find", "-run", "TestF", "."}} {
+		var stdout, stderr bytes.Buffer
+		status := run(args, &stdout, &stderr)
+		msg := strings.TrimSpace(stderr.String())
+		want := "GOTOOLCHAIN=auto stdbg " + strings.Join(args, " ") + " lets the go command fetch Go 1.99.0"
+		if status != exitUsage || strings.Contains(msg, "\n") || !strings.Contains(msg, want) {
+			t.Errorf("stdbg %s: status %d, want %d and one line with %q; stderr:\n%s", strings.Join(args, " "), status, exitUsage, want, msg)
+		}
+	}
+}

@@ -32,10 +32,12 @@ func CheckTest(t *testing.T, body func()) {
 				// execution ends as if it returned, once the test's
 				// cleanups ran.
 				rt.Skipping()
+				cancelContexts(t)
 				rt.RunCleanups(t)
 			}
 		}()
 		body()
+		cancelContexts(t)
 		rt.RunCleanups(t)
 		returned = true
 		if !failed && t.Failed() {
@@ -82,6 +84,7 @@ func Run(t *testing.T, name string, f func(t *testing.T)) bool {
 	passed := t.Run(name, func(st *testing.T) {
 		end = th.Lend(func() {
 			f(st)
+			cancelContexts(st)
 			rt.RunCleanups(st)
 		})
 	})
