@@ -13,7 +13,8 @@ import (
 // featureTests are tests written with what Go 1.22 to 1.25 added to the
 // language and the library (range over an int, range over a function,
 // sync.WaitGroup.Go, testing.T.Context and T.Chdir), each correct or with
-// a bug of its own, and the line stdbg test must give each.
+// a bug of its own, and the line stdbg test must give each; and a struct
+// of sync's types padded to a cache line.
 const featureTests = `package feat
 
 import (
@@ -22,7 +23,47 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"unsafe"
 )
+
+const cacheLine = 64
+
+// bucket pads itself to a cache line: with a sync.Mutex larger than Go's,
+// the array's length is negative and the package does not build.
+type bucket struct {
+	mu   sync.Mutex
+	wg   sync.WaitGroup
+	once sync.Once
+	n    int
+	_    [cacheLine - unsafe.Sizeof(struct {
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		once sync.Once
+		n    int
+	}{})]byte
+}
+
+func TestPadded(t *testing.T) {
+	var bs [2]bucket
+	if unsafe.Sizeof(bs[0]) != cacheLine {
+		t.Fatalf("a bucket has %d bytes", unsafe.Sizeof(bs[0]))
+	}
+	for i := range bs {
+		b := &bs[i]
+		b.wg.Go(func() {
+			b.once.Do(func() { b.n = 10 })
+			b.mu.Lock()
+			b.n++
+			b.mu.Unlock()
+		})
+	}
+	for i := range bs {
+		bs[i].wg.Wait()
+		if bs[i].n != 11 {
+			t.Fatal(bs[i].n)
+		}
+	}
+}
 
 // counter is a count under a lock.
 type counter struct {
@@ -155,6 +196,7 @@ func TestChdir(t *testing.T) {
 
 // featureLines are the lines stdbg test gives the tests of featureTests.
 var featureLines = []struct{ status, test, detail string }{
+	{"ok", "TestPadded", "exhaustive"},
 	{"ok", "TestWaitGroupGo", "exhaustive"},
 	{"BUG", "TestWaitGroupGoLost", "*** PROPERTY NOT VALID: ASSERTION FAILED ***"},
 	{"ok", "TestRangeInt", "exhaustive"},
