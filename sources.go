@@ -25,6 +25,6 @@ import "embed"
 //go:embed symbolize/*.go syncmodel/*.go targetsearch/*.go wire/*.go
 //go:embed sthread/*.go sthread/context/*.go sthread/internal/rt/*.go sthread/internal/rt/*.s
 //go:embed sthread/lang/*.go sthread/math/rand/*.go sthread/math/rand/v2/*.go sthread/runtime/*.go
-//go:embed sthread/sync/*.go sthread/sync/atomic/*.go sthread/time/*.go
+//go:embed sthread/sync/*.go sthread/sync/atomic/*.go sthread/testing/synctest/*.go sthread/time/*.go
 //go:embed goinstr/*.go goinstr/internal/instrumenter/*.go
 var Sources embed.FS

@@ -49,7 +49,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-8"
+const version = "goinstr-9"
 
 // Config says what to instrument.
 type Config struct {

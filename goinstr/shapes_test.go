@@ -44,6 +44,9 @@ func TestMirrorShapes(t *testing.T) {
 		for name := range m.names {
 			so := byPath[std].Scope().Lookup(name)
 			mo := byPath[m.path].Scope().Lookup(name)
+			if so == nil && newerName(std+"."+name) {
+				continue // a name of a newer Go release
+			}
 			if so == nil || mo == nil {
 				t.Errorf("%s.%s: the standard one is %v, the mirror's %v", std, name, so, mo)
 				continue

@@ -6,6 +6,7 @@ import (
 	goversion "go/version"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -208,8 +209,131 @@ var featureLines = []struct{ status, test, detail string }{
 	{"ok", "TestChdir", "exhaustive"},
 }
 
+// bubbleTests are tests written with testing/synctest (Go 1.25), each
+// correct or with a bug, as real Go judges them (go test panics on a
+// bubble's deadlock; the lock-order deadlock shows in some runs).
+const bubbleTests = `package feat
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestBubbleLockOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var a, b sync.Mutex
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			b.Lock()
+			a.Lock()
+			a.Unlock()
+			b.Unlock()
+		})
+		a.Lock()
+		b.Lock()
+		b.Unlock()
+		a.Unlock()
+		wg.Wait()
+	})
+}
+
+func TestBubbleWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		done := false
+		go func() { done = true }()
+		synctest.Wait()
+		if !done {
+			t.Fatal("Wait returned before the goroutine ended")
+		}
+	})
+}
+
+func TestBubbleTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var mu sync.Mutex
+		var order []int
+		go func() {
+			time.Sleep(time.Second)
+			mu.Lock()
+			order = append(order, 1)
+			mu.Unlock()
+		}()
+		time.Sleep(2 * time.Second)
+		mu.Lock()
+		defer mu.Unlock()
+		if len(order) != 1 {
+			t.Fatalf("the sleeper of 1s did not wake first: %v", order)
+		}
+		if d := time.Since(start); d < 2*time.Second {
+			t.Fatalf("slept %v", d)
+		}
+	})
+}
+
+func TestBubbleTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		time.Sleep(5*time.Second - time.Nanosecond)
+		synctest.Wait()
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("before the timeout: %v", err)
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		if err := ctx.Err(); err != context.DeadlineExceeded {
+			t.Fatalf("after the timeout: %v", err)
+		}
+	})
+}
+
+func TestBubbleLeftBlocked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ch := make(chan int)
+		go func() { <-ch }()
+	})
+}
+
+func TestBubbleCleanup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		done := make(chan struct{})
+		go func() { <-ctx.Done(); close(done) }()
+		t.Cleanup(func() { <-done })
+	})
+}
+
+// A worker that forgets its lock, found inside the bubble.
+func TestBubbleRace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		n := 0
+		var wg sync.WaitGroup
+		wg.Go(func() { n++ })
+		wg.Go(func() { mu.Lock(); n++; mu.Unlock() })
+		wg.Wait()
+	})
+}
+`
+
+// bubbleLines are the lines stdbg test gives the tests of bubbleTests.
+var bubbleLines = []struct{ status, test, detail string }{
+	{"BUG", "TestBubbleLockOrder", "*** DEADLOCK DETECTED ***"},
+	{"ok", "TestBubbleWait", "exhaustive"},
+	{"ok", "TestBubbleTime", "exhaustive"},
+	{"ok", "TestBubbleTimeout", "exhaustive"},
+	{"BUG", "TestBubbleLeftBlocked", "*** MISUSE OF THE THREAD API ***"},
+	{"ok", "TestBubbleCleanup", "exhaustive"},
+	{"BUG", "TestBubbleRace", "*** DATA RACE ***"},
+}
+
 // checkFeatures runs stdbg test on a module made of files, in dir, and
-// checks the lines of its tests: lines, and those of featureLines.
+// checks the lines of its tests: lines, and those of featureLines and
+// bubbleLines.
 func checkFeatures(t *testing.T, dir string, files map[string]string, lines []struct{ status, test, detail string }) {
 	t.Helper()
 	if err := writeFiles(dir, files); err != nil {
@@ -220,7 +344,7 @@ func checkFeatures(t *testing.T, dir string, files map[string]string, lines []st
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, out.String())
 	}
-	for _, want := range append(lines, featureLines...) {
+	for _, want := range slices.Concat(lines, featureLines, bubbleLines) {
 		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want.status) + ` +` + want.test + ` \(\d+\.\d\ds\): ` + regexp.QuoteMeta(want.detail))
 		if !re.MatchString(out.String()) {
 			t.Errorf("no line %s %s: %s in:\n%s", want.status, want.test, want.detail, out.String())
@@ -229,15 +353,17 @@ func checkFeatures(t *testing.T, dir string, files map[string]string, lines []st
 }
 
 // TestFeatures checks tests written with the language and library
-// features of Go 1.22 to 1.25 through stdbg test: the correct ones pass
-// with an exhaustive search, each bug is found.
+// features of Go 1.22 to 1.25 through stdbg test, testing/synctest's
+// bubbles among them: the correct ones pass with an exhaustive search,
+// each bug is found.
 func TestFeatures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
 	checkFeatures(t, t.TempDir(), map[string]string{
-		"go.mod":            "module example.com/feat\n\ngo 1.25\n",
-		"feat/feat_test.go": featureTests,
+		"go.mod":              "module example.com/feat\n\ngo 1.25\n",
+		"feat/feat_test.go":   featureTests,
+		"feat/bubble_test.go": bubbleTests,
 	}, nil)
 }
 
@@ -260,8 +386,9 @@ func TestNewestToolchain(t *testing.T) {
 	t.Setenv("GOTOOLCHAIN", "auto")
 	lang := strings.TrimPrefix(goversion.Lang(v), "go")
 	checkFeatures(t, t.TempDir(), map[string]string{
-		"go.mod":            "module example.com/feat\n\ngo " + lang + "\n\ntoolchain " + v + "\n",
-		"feat/feat_test.go": featureTests,
+		"go.mod":              "module example.com/feat\n\ngo " + lang + "\n\ntoolchain " + v + "\n",
+		"feat/feat_test.go":   featureTests,
+		"feat/bubble_test.go": bubbleTests,
 		"feat/box.go": `package feat
 
 import "sync"

@@ -156,6 +156,8 @@ const (
 	APITimerHalt         // Timer.Stop or Reset (or Ticker's) begins: a Select with default on a channel of the timer's own, which orders it against the timer's other Stops and Resets and its goroutine
 	APIChanCloseOutside  // a real channel found closed by code outside the check (before it, or code stdbg does not instrument): its close, as a step of the goroutine that next meets it
 	APIMemoryPoll        // a polling loop over plain memory (C, STDBG_MEM_LOG=1): a Yield, Obj the address polled last
+	APISynctestTest      // testing/synctest.Test: its bubble's BubbleEnter and BubbleEnd
+	APISynctestWait      // testing/synctest.Wait (BubbleWait)
 	apiCount
 )
 
@@ -244,6 +246,8 @@ var apiNames = [...]string{
 	APIChanCloseOutside:  "closed outside the check: Chan.Close",
 	APITimerHalt:         "Timer.Stop",
 	APIMemoryPoll:        "memory poll",
+	APISynctestTest:      "synctest.Test",
+	APISynctestWait:      "synctest.Wait",
 	APIStdbgChoose:       "stdbg_choose",
 	APIThrdCreate:        "thrd_create",
 	APIThrdJoin:          "thrd_join",

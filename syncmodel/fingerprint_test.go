@@ -100,7 +100,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 	}{
 		// Generic: the world and its threads (every primitive's part of
 		// both is hashed by its fingerprint method), operations.
-		{World{}, 15}, {thread{}, 15}, {Op{}, 7}, {Case{}, 3},
+		{World{}, 16}, {thread{}, 16}, {Op{}, 7}, {Case{}, 3},
 		// Mutexes and spin locks.
 		{mutexState{}, 1}, {spinState{}, 1}, {mutex{}, 4},
 		// Condition variables. condWaiter.by is not hashed: it annotates
@@ -115,6 +115,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		{wgState{}, 1}, {waitGroup{}, 2},
 		{chanState{}, 1}, {channel{}, 5}, {parkedOn{}, 2},
 		{timeState{}, 3}, {timeThread{}, 3},
+		{bubbleState{}, 2}, {bubbleThread{}, 1}, {bubble{}, 1},
 	} {
 		typ := reflect.TypeOf(tc.v)
 		accounted[typ] = tc.n

@@ -36,9 +36,14 @@ func (*timePrim) kinds() []kindSpec {
 	return []kindSpec{{kind: TimerWait, mayWait: true}}
 }
 
-func (*timePrim) enabled(w *World, tid int, op *Op) bool { return w.earliestTimer(tid, op.Arg) }
+func (*timePrim) enabled(w *World, tid int, op *Op) bool {
+	return w.earliestTimer(tid, op.Arg) && w.bubbleTimeMayPass(tid)
+}
 
-func (*timePrim) exec(*World, int, Op, int) (Result, string, error) { return Result{}, "", nil }
+func (*timePrim) exec(w *World, _ int, op Op, _ int) (Result, string, error) {
+	w.timeReached(op.Arg)
+	return Result{}, "", nil
+}
 
 func (*timePrim) fingerprint(w *World, f fp) fp {
 	f.n(w.hot)

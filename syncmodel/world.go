@@ -40,6 +40,7 @@ type World struct {
 	wgState
 	chanState
 	timeState
+	bubbleState
 }
 
 // thread is the model's record of one thread. Its only pointers are to
@@ -71,6 +72,7 @@ type thread struct {
 	condThread
 	barrierThread
 	timeThread
+	bubbleThread
 }
 
 // clearNext ends a two-halved operation.

@@ -107,14 +107,15 @@ func Parallel(t *testing.T) {
 }
 
 // Cleanup is t.Cleanup(f). Under a check, f runs when the test (or
-// subtest) ends in the execution that registered it, as a test's cleanups
+// subtest, or the function of synctest.Test: see Bubble) ends in the
+// execution that registered it, as a test's cleanups
 // run when it ends under go test (package testing would run the cleanups
 // of every execution once the whole search is over). Elsewhere it is
 // t.Cleanup.
 //
 //go:norace
 func Cleanup(t testing.TB, f func()) {
-	if rt.Cleanup(t, f) {
+	if rt.Cleanup(scope(t), f) {
 		return
 	}
 	t.Cleanup(f)

@@ -61,6 +61,8 @@ type Execution struct {
 	// cleanups are the cleanups of the checked test and its subtests,
 	// by their *testing.T (see subtest.go).
 	cleanups map[any][]func()
+	// values are the execution's values (see execvalue.go).
+	values []execValue
 	// raceVars are the race detector's variables of the objects (see
 	// race.go).
 	raceVars table
