@@ -3,8 +3,9 @@
 // concurrency operations onto package sthread and its packages — go
 // statements onto sthread.Go; the uses of sync's Mutex, RWMutex, WaitGroup,
 // Once, Cond, Locker and Map, of sync/atomic, runtime.Gosched, time's
-// sleeps, timers, tickers and clock, context's cancelable contexts and the
-// top-level functions of math/rand and math/rand/v2 onto the same names in
+// sleeps, timers, tickers and clock, context's cancelable contexts, the
+// top-level functions of math/rand and math/rand/v2 and testing/synctest's
+// Test, Wait and Sleep onto the same names in
 // sthread's mirrors of those packages (time.Sleep becomes Sleep of
 // github.com/stdbg/stdbg/sthread/time, imported under a name of its own);
 // channel send, receive, close, len, range and select, and ranges over
