@@ -46,6 +46,16 @@ func TestShapes(t *testing.T) {
 	if a, b := unsafe.Offsetof(bucket{}.n), unsafe.Offsetof(stdBucket{}.n); a != b {
 		t.Errorf("a field after the mirrors is at %d, after sync's at %d", a, b)
 	}
+	var sb stdBucket // in use as a bucket of sync's types is
+	sb.once.Do(func() { sb.n = 10 })
+	sb.wg.Add(1)
+	sb.rw.RLock()
+	sb.mu.Lock()
+	sb.n++
+	sb.mu.Unlock()
+	sb.rw.RUnlock()
+	sb.wg.Done()
+	sb.wg.Wait()
 	if unsafe.Sizeof(paddedBucket{}) != cacheLine {
 		t.Errorf("a padded bucket has size %d", unsafe.Sizeof(paddedBucket{}))
 	}
@@ -61,9 +71,10 @@ func TestShapes(t *testing.T) {
 				sthread.Go(func() {
 					defer b.wg.Done()
 					b.rw.RLock()
+					seen := b.n
 					b.rw.RUnlock()
 					b.mu.Lock()
-					b.n++
+					b.n = max(b.n, seen) + 1
 					b.mu.Unlock()
 				})
 				b.wg.Wait()
@@ -101,6 +112,7 @@ type lockBox struct {
 
 func TestRegisteredByAddress(t *testing.T) {
 	var leftLocked, shared sync.Mutex
+	turns := 0
 	res, err := sthread.Explore(func() {
 		leftLocked.Lock() // never unlocked: the next execution finds it unlocked
 		for range 200 {
@@ -116,6 +128,7 @@ func TestRegisteredByAddress(t *testing.T) {
 				b := new(lockBox)
 				b.mu.Lock()
 				shared.Lock()
+				turns++
 				shared.Unlock()
 				b.mu.Unlock()
 			})
