@@ -20,10 +20,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -287,9 +289,31 @@ func (g *grader) build(c *Check) *built {
 }
 
 // goMod is the module file of a Go submission: the module stdbg builds,
-// at the language version of the Go that builds it.
+// at the language version of the go command that builds it (which may be
+// older than the Go stdbg was built with: a go line above it would have
+// the go command fetch a newer toolchain, or refuse the module).
 func goMod() string {
-	v := strings.TrimPrefix(runtime.Version(), "go")
+	goCmdOnce.Do(func() {
+		goCmdVersion = runtime.Version()
+		cmd := exec.Command("go", "env", "GOVERSION")
+		cmd.Dir = os.TempDir() // where submissions are built: no go.mod around
+		if out, err := cmd.Output(); err == nil {
+			if f := strings.Fields(string(out)); len(f) > 0 {
+				goCmdVersion = f[0]
+			}
+		}
+	})
+	return goModAt(goCmdVersion)
+}
+
+var (
+	goCmdOnce    sync.Once
+	goCmdVersion string
+)
+
+// goModAt is goMod for the go command of version (go1.26.8).
+func goModAt(version string) string {
+	v := strings.TrimPrefix(version, "go")
 	if parts := strings.SplitN(v, ".", 3); len(parts) >= 2 {
 		v = parts[0] + "." + parts[1]
 	}
