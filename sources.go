@@ -22,7 +22,7 @@ import "embed"
 //go:embed go.mod go.sum sources.go
 //go:embed corpus/*.go executor/*.go hunt/*.go internal/atomicfile/*.go internal/hashmix/*.go
 //go:embed internal/cachedir/*.go ltl/*.go report/*.go rtnames/*.go schedule/*.go search/*.go
-//go:embed symbolize/*.go syncmodel/*.go targetsearch/*.go wire/*.go
+//go:embed symbolize/*.go syncmodel/*.go targetsearch/*.go wire/*.go wire/*.s
 //go:embed sthread/*.go sthread/context/*.go sthread/internal/rt/*.go sthread/internal/rt/*.s
 //go:embed sthread/lang/*.go sthread/math/rand/*.go sthread/math/rand/v2/*.go sthread/runtime/*.go
 //go:embed sthread/sync/*.go sthread/sync/atomic/*.go sthread/testing/synctest/*.go sthread/time/*.go
