@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/go-delve/delve v1.27.2
+	github.com/google/go-dap v0.12.0
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/spf13/cobra v1.10.2

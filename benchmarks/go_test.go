@@ -9,6 +9,7 @@ import (
 
 	"github.com/stdbg/stdbg/examples/go/dpor"
 	"github.com/stdbg/stdbg/executor"
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
@@ -116,7 +117,7 @@ func BenchmarkGoLastZero3InTarget(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 			Binary: exe, Args: []string{"-test.run=^TestCheckLastZero3$"},
-			Spec: targetsearch.Spec{Search: search.Spec{Strategy: "dfs", Reduction: "none"}, All: true, MaxDepth: 20000, MaxExecutions: lastZeroExecutions},
+			Spec: targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: "dfs", Reduction: "none"}, All: true, MaxDepth: 20000, MaxExecutions: lastZeroExecutions}},
 			Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
 				return nil, errors.New("no process may die in this benchmark")
 			},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
@@ -37,7 +38,7 @@ func packageState(b *testing.B, restore string, inTarget bool) {
 			b.Fatal(err)
 		}
 		found, err := s.Find(context.Background(), &session.Find{
-			Plan: session.Plan{Spec: spec, MaxDepth: session.GoMaxDepth, InTarget: true, Jobs: 1}})
+			Plan: session.Plan{Request: hunt.Request{Search: spec, MaxDepth: session.GoMaxDepth}, InTarget: true, Jobs: 1}})
 		s.Close()
 		if err != nil || !found.Search.Complete || len(found.Findings) > 0 || found.InTarget != inTarget {
 			b.Fatalf("complete %v, %d bugs, inside the target %v: %v", found.Search.Complete, len(found.Findings), found.InTarget, err)

@@ -206,6 +206,15 @@ type Stop struct {
 	File  string
 	Line  int
 	Frame int
+	// Breakpoint is set when Run stopped at another breakpoint than
+	// the step hook: the id of one a client set through Client, or of
+	// one of Delve's own (negative: an unrecovered panic, a fatal
+	// error), named BreakpointName. Goroutine is then the goroutine
+	// that hit it, Thread its stdbg thread (0 for a goroutine outside
+	// the check), Func, File and Line where it stopped (Frame 0), and
+	// Step the step under way.
+	Breakpoint     int
+	BreakpointName string
 }
 
 // Start starts Delve headless on the target, on a loopback port, connects
@@ -360,9 +369,26 @@ func connect(addr string, timeout time.Duration) (*rpc2.RPCClient, error) {
 
 // Next lets the target run to the next step hook and returns the stop.
 // When the target ends instead, it returns a nil Stop and how the target
-// ended. An error means Delve could not be driven, or that the target did
-// not reach the hook within the timeout (it is then halted).
+// ended. An error means Delve could not be driven, that the target
+// stopped elsewhere (at a breakpoint: see Run), or that it did not reach
+// the hook within the timeout (it is then halted).
 func (b *Bridge) Next() (*Stop, *Exit, error) {
+	s, exit, err := b.Run()
+	if err != nil || exit != nil {
+		return nil, exit, err
+	}
+	if s.Breakpoint != 0 {
+		return nil, nil, fmt.Errorf("the target stopped in goroutine %d at %s:%d, not at %s (breakpoint %q)", s.Goroutine, s.File, s.Line, rtnames.HookFunc, s.BreakpointName)
+	}
+	return s, nil, nil
+}
+
+// Run lets the target run to its next stop: the step hook, another
+// breakpoint (the Stop's Breakpoint says which), or its end (a nil Stop
+// and how the target ended). An error means Delve could not be driven,
+// or that the target did not stop within the timeout (it is then
+// halted).
+func (b *Bridge) Run() (*Stop, *Exit, error) {
 	if b.exit != nil {
 		return nil, b.exit, nil
 	}
@@ -374,14 +400,46 @@ func (b *Bridge) Next() (*Stop, *Exit, error) {
 		b.exit = &Exit{Status: st.ExitStatus}
 		return nil, b.exit, nil
 	}
-	if !atHook(st, b.bp.ID) {
-		where := ""
-		if g := st.SelectedGoroutine; g != nil {
-			where = fmt.Sprintf(" in goroutine %d at %s:%d", g.ID, g.CurrentLoc.File, g.CurrentLoc.Line)
-		}
-		return nil, nil, fmt.Errorf("the target stopped%s, not at %s (reason %q)", where, rtnames.HookFunc, st.StopReason)
+	if atHook(st, b.bp.ID) {
+		return b.position()
 	}
-	return b.position()
+	for _, th := range st.Threads {
+		if th.Breakpoint == nil {
+			continue
+		}
+		s, err := b.breakpointStop(th)
+		return s, nil, err
+	}
+	where := ""
+	if g := st.SelectedGoroutine; g != nil {
+		where = fmt.Sprintf(" in goroutine %d at %s:%d", g.ID, g.CurrentLoc.File, g.CurrentLoc.Line)
+	}
+	return nil, nil, fmt.Errorf("the target stopped%s, not at a breakpoint (reason %q)", where, st.StopReason)
+}
+
+// breakpointStop describes the stop of thread th at a breakpoint that is
+// not the step hook.
+func (b *Bridge) breakpointStop(th *api.Thread) (*Stop, error) {
+	v, err := b.client.EvalVariable(api.EvalScope{GoroutineID: th.GoroutineID}, rtnames.StateVar, stateLoad)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", rtnames.StateVar, err)
+	}
+	s, _, err := decodeState(v)
+	if err != nil {
+		return nil, err
+	}
+	s.Breakpoint, s.BreakpointName = th.Breakpoint.ID, th.Breakpoint.Name
+	s.Goroutine, s.Thread = th.GoroutineID, 0
+	for i, g := range s.Goroutines {
+		if g == th.GoroutineID && g != 0 {
+			s.Thread = i + 1
+		}
+	}
+	s.File, s.Line, s.Frame = th.File, th.Line, 0
+	if th.Function != nil {
+		s.Func = th.Function.Name()
+	}
+	return s, nil
 }
 
 // cont continues the target and waits for it to stop, at most the
@@ -477,7 +535,7 @@ func (b *Bridge) locate(s *Stop, entry uint64) error {
 	}
 	s.Frame = -1
 	for i, fr := range frames {
-		if fr.Function == nil || !userFunc(fr.Function.Name()) {
+		if fr.Function == nil || !UserFunc(fr.Function.Name()) {
 			continue
 		}
 		s.Frame, s.Func, s.File, s.Line = i, fr.Function.Name(), fr.File, fr.Line
@@ -498,9 +556,20 @@ func (b *Bridge) locate(s *Stop, entry uint64) error {
 	return nil
 }
 
-// userFunc reports whether a function is the user's: not the Go
+// UserFrame returns the index of the first frame of a stack that is the
+// user's (UserFunc), -1 if none is.
+func UserFrame(frames []api.Stackframe) int {
+	for i, fr := range frames {
+		if fr.Function != nil && UserFunc(fr.Function.Name()) {
+			return i
+		}
+	}
+	return -1
+}
+
+// UserFunc reports whether a function is the user's: not the Go
 // runtime's, nor sthread's (or its packages'), nor the testing package's.
-func userFunc(name string) bool {
+func UserFunc(name string) bool {
 	if rtnames.IsRuntimeFunc(name) {
 		return false
 	}
@@ -546,6 +615,12 @@ func decodeState(v *api.Variable) (*Stop, uint64, error) {
 	}
 	return s, entry, nil
 }
+
+// Client is the JSON-RPC client through which the bridge drives Delve,
+// for reading the stopped target (goroutines, stacks, variables) and
+// setting breakpoints. Resume the target through Next or Run only, which
+// keep the replay's position; nil after HandOver.
+func (b *Bridge) Client() *rpc2.RPCClient { return b.client }
 
 // Eval evaluates expr in the selected goroutine's frame and returns its
 // value as Delve prints it.

@@ -271,6 +271,70 @@ func TestFollowsSchedule(t *testing.T) {
 	}
 }
 
+// TestRunStopsAtBreakpoints sets a breakpoint of the user's through
+// Client: Run stops there, in the goroutine of the thread whose step is
+// under way, between two steps, and goes on to the next step after it;
+// Next calls a stop there an error.
+func TestRunStopsAtBreakpoints(t *testing.T) {
+	dlv := needDlv(t)
+	dir, err := filepath.Abs(filepath.Join("..", "examples", "go", "embrace-prog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildDebug(t, dir, false)
+	for _, next := range []bool{false, true} {
+		b, err := Start(Config{Dlv: dlv, Program: bin, Schedule: "1;1;2;2", Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		// Line 15, b.Lock() in the goroutine: thread 2 reaches it in
+		// step 3 (thread starts), before the step of its b.Lock.
+		bp, err := b.Client().CreateBreakpoint(&api.Breakpoint{File: filepath.Join(dir, "main.go"), Line: 15})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stops []string
+		for range 6 {
+			run := b.Run
+			if next {
+				run = b.Next
+			}
+			s, exit, err := run()
+			if err != nil {
+				stops = append(stops, "error")
+				if !strings.Contains(err.Error(), "not at "+"github.com/stdbg/stdbg/sthread.stepHook") {
+					t.Errorf("Next at a breakpoint: %v", err)
+				}
+				break
+			}
+			if exit != nil {
+				stops = append(stops, "exit "+strconv.Itoa(exit.Status))
+				break
+			}
+			switch {
+			case s.Breakpoint != 0:
+				stops = append(stops, "breakpoint")
+				if s.Breakpoint != bp.ID || s.Thread != 2 || s.Step != 3 || filepath.Base(s.File) != "main.go" || s.Line != 15 || s.Goroutine != s.Goroutines[1] {
+					t.Errorf("stop at the breakpoint: %+v; want breakpoint %d, thread 2 (goroutine of Goroutines[1]), step 3, main.go:15", s, bp.ID)
+				}
+			case s.Over:
+				stops = append(stops, "over")
+			default:
+				stops = append(stops, "step "+strconv.Itoa(s.Step))
+			}
+		}
+		want := "step 1, step 2, step 3, breakpoint, step 4, over"
+		if next {
+			want = "step 1, step 2, step 3, error"
+		}
+		if got := strings.Join(stops, ", "); got != want {
+			t.Errorf("next=%v: stops %s, want %s", next, got, want)
+		}
+		b.Close()
+	}
+}
+
 // TestHandOver leaves the process stopped at a step for another client,
 // which finds the goroutine selected, reads the program's variables and
 // the replay state, and runs on to the failure.

@@ -25,8 +25,8 @@ func SearchWith(budget time.Duration, noSave bool) func(context.Context, *sessio
 			return nil, err
 		}
 		f := &session.Find{
-			Plan: session.Plan{Spec: spec, MaxDepth: session.GoMaxDepth, Budget: budget, Minimise: true,
-				MinimiseExecutions: 20000, Jobs: t.Jobs, InTarget: true},
+			Plan: session.Plan{Request: hunt.Request{Search: spec, MaxDepth: session.GoMaxDepth, Budget: budget, Minimise: true,
+				MinimiseExecutions: 20000}, Jobs: t.Jobs, InTarget: true},
 		}
 		if !noSave {
 			dir := filepath.Join(t.Target.Source, corpus.Root, t.Name)

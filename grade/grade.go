@@ -31,6 +31,7 @@ import (
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
@@ -391,9 +392,7 @@ func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
 		return CheckResult{Status: StatusError, Message: err.Error()}
 	}
 	f := &session.Find{
-		Plan: session.Plan{Spec: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
-			Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions, Jobs: 1, InTarget: true,
-			Watched: stateful},
+		Plan:     session.Plan{Request: l.request(spec), Jobs: 1, InTarget: true, Watched: stateful},
 		Visited:  stateful,
 		Livelock: c.Kind == KindProgress,
 		LTL:      c.formula,
@@ -519,4 +518,11 @@ func coverage(f *session.Found, l Limits) string {
 		return fmt.Sprintf("incomplete: the limit of %s reached", runs)
 	}
 	return fmt.Sprintf("%s explored", runs)
+}
+
+// request is the hunt of a check with limits l and search spec: every
+// bug, minimised.
+func (l Limits) request(spec search.Spec) hunt.Request {
+	return hunt.Request{Search: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
+		Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stdbg/stdbg/executor"
 	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/search"
 )
 
 // A hunt of two threads that take two mutexes in opposite orders: the
@@ -16,8 +15,7 @@ func ExampleRun() {
 	rt := embrace() // a scripted runtime standing for the program
 	res, err := hunt.Run(context.Background(), hunt.Config{
 		Executor: executor.New(rt, executor.Options{}),
-		Options:  search.Options{MaxDepth: 100},
-		Minimise: true,
+		Request:  hunt.Request{MaxDepth: 100, Minimise: true},
 		Explain:  explainer(rt),
 		ReplayCommand: func(sched string) string {
 			return "stdbg replay --schedule '" + sched + "' ./embrace"

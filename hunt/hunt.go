@@ -33,7 +33,13 @@ type Config struct {
 	Executor search.Executor
 	// Strategy explores (nil: search.NewDPOR()).
 	Strategy search.Strategy
-	// Options are the search's; their MaxDepth also bounds minimisation.
+	// Request is the hunt asked for: its depth bound (which also bounds
+	// minimisation), All, the execution limit, the budget and the
+	// minimisation. (Its Search names the search for a front end that
+	// builds the Strategy, or divides the search, from it.)
+	Request
+	// Options are the search's callbacks and stateful search; the
+	// Request sets their MaxDepth, All and MaxExecutions (Request.SearchOptions).
 	Options search.Options
 	// Explore, if not nil, replaces search.Explore(ctx, Executor, Strategy,
 	// Options): a search divided among processes, or run inside the target.
@@ -43,20 +49,17 @@ type Config struct {
 	// LTL, if not nil, is checked on the state graph of a complete search
 	// that found no bug (or with Options.All); Options.Graph must be set.
 	LTL *ltl.Formula
-	// Minimise shrinks each bug's schedule (search.Minimise, exhaustive)
-	// with at most MinimiseExecutions executions (0: the default),
-	// reporting to MinimiseProgress (may be nil).
-	Minimise           bool
-	MinimiseExecutions int64
-	MinimiseProgress   func(search.Stats)
+	// MinimiseProgress, if not nil, is told of a minimisation under way
+	// (Request.Minimise).
+	MinimiseProgress func(search.Stats)
 	// MinimiseNoReduction proves minimisations without the model's
 	// independence (search.MinimiseOptions.NoReduction): for a search run
 	// without reduction.
 	MinimiseNoReduction bool
-	// Budget bounds the whole hunt's wall time (0: no bound). The search
+	// The Request's Budget bounds the whole hunt's wall time. The search
 	// gets four fifths of it when bugs are to be minimised, minimisation
 	// what is left (see Deadlines).
-	Budget time.Duration
+	//
 	// SearchContext and MinimiseContext, if not nil, are the contexts the
 	// search and the minimisation run under, in place of ctx and the
 	// Budget's shares of it: a front end that cannot start timers (a Go
@@ -198,6 +201,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 func run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg.Options = cfg.SearchOptions(cfg.Options)
 	searchCtx, minCtx := ctx, ctx
 	if cfg.Budget > 0 {
 		searchUntil, until := Deadlines(time.Now(), cfg.Budget, cfg.Minimise)

@@ -86,7 +86,7 @@ func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	ex := &counting{Executor: executor.New(rt, executor.Options{})}
 	res, err := hunt.Run(context.Background(), hunt.Config{
-		Executor: ex, Options: search.Options{MaxDepth: 100}, Minimise: true,
+		Executor: ex, Request: hunt.Request{MaxDepth: 100, Minimise: true},
 		Explain:       explainer(rt),
 		ReplayCommand: func(s string) string { return "replay " + s },
 		Corpus: &hunt.Corpus{Dir: dir, Target: corpus.Target{Kind: "binary", Binary: "embrace"}, Version: "test",
@@ -133,7 +133,7 @@ func TestRun(t *testing.T) {
 	}
 	// The same bug again: already saved.
 	again, err := hunt.Run(context.Background(), hunt.Config{Executor: executor.New(rt, executor.Options{}),
-		Options: search.Options{MaxDepth: 100}, Minimise: true, Explain: explainer(rt),
+		Request: hunt.Request{MaxDepth: 100, Minimise: true}, Explain: explainer(rt),
 		Corpus: &hunt.Corpus{Dir: dir, Target: corpus.Target{Kind: "binary", Binary: "embrace"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestRunStages(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := embrace()
 			ex := &counting{Executor: executor.New(rt, executor.Options{})}
-			cfg := hunt.Config{Executor: ex, Options: search.Options{MaxDepth: 100}, Minimise: true, Explain: explainer(rt)}
+			cfg := hunt.Config{Executor: ex, Request: hunt.Request{MaxDepth: 100, Minimise: true}, Explain: explainer(rt)}
 			if tc.cfg != nil {
 				tc.cfg(&cfg)
 			}

@@ -50,7 +50,7 @@ func TestReportFirst(t *testing.T) {
 		return names
 	}
 	res, err := hunt.Run(context.Background(), hunt.Config{
-		Executor: ex, Options: search.Options{MaxDepth: 100}, Minimise: true,
+		Executor: ex, Request: hunt.Request{MaxDepth: 100, Minimise: true},
 		Explore:       foundLong(t),
 		Explain:       explainer(rt),
 		ReplayCommand: func(s string) string { return "replay " + s },
@@ -105,8 +105,8 @@ func TestReportFirst(t *testing.T) {
 func TestReportFirstOlderEntries(t *testing.T) {
 	rt := embrace()
 	cfg := func(dir string, minimise bool) hunt.Config {
-		return hunt.Config{Executor: executor.New(rt, executor.Options{}), Options: search.Options{MaxDepth: 100},
-			Explore: foundLong(t), Explain: explainer(rt), Minimise: minimise,
+		return hunt.Config{Executor: executor.New(rt, executor.Options{}), Request: hunt.Request{MaxDepth: 100, Minimise: minimise},
+			Explore: foundLong(t), Explain: explainer(rt),
 			Corpus:   &hunt.Corpus{Dir: dir, Target: corpus.Target{Kind: "binary", Binary: "embrace"}},
 			Reported: func(*hunt.Finding) {}}
 	}
@@ -198,8 +198,8 @@ func TestMinimiseBound(t *testing.T) {
 	hunt.MinimiseFloor = 50 * time.Millisecond
 	rt := embrace()
 	res, err := hunt.Run(context.Background(), hunt.Config{
-		Executor: &slow{Executor: executor.New(rt, executor.Options{})}, Options: search.Options{MaxDepth: 100},
-		Minimise: true, Explore: foundLong(t), Explain: explainer(rt)})
+		Executor: &slow{Executor: executor.New(rt, executor.Options{})}, Request: hunt.Request{MaxDepth: 100, Minimise: true},
+		Explore: foundLong(t), Explain: explainer(rt)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func coverageOf(p *Plan, st search.Strategy, t *Target, found *Found) Coverage {
 	}
 	pb, _ := st.(*search.PreemptionBounding)
 	switch {
-	case p.Spec.Sampled():
+	case p.Search.Sampled():
 		c.Kind, c.Why = Sampled, p.why(found)
 		c.Line = fmt.Sprintf("Search: sampled (%s): %s, %s; schedules not sampled may hide bugs.",
 			c.Search, plural64(res.Stats.Executions, "execution"), c.Why)
@@ -127,15 +127,15 @@ func coverageOf(p *Plan, st search.Strategy, t *Target, found *Found) Coverage {
 		c.Kind = Part
 		c.Line = fmt.Sprintf("Search: part %d of %d (--shard %d/%d) of an exhaustive search (%s): every schedule%s of this part explored; "+
 			"the other parts are explored by the other shards.", p.Shard+1, p.Shards, p.Shard, p.Shards, c.Search, depth)
-	case res.Complete && p.Spec.Portfolio():
+	case res.Complete && p.Search.Portfolio():
 		// The verdict is the exhaustive member's.
 		how := "every schedule" + depth + " explored, up to the order of independent operations"
-		if p.Spec.Reduction == search.ReductionNone {
+		if p.Search.Reduction == search.ReductionNone {
 			how = "every schedule" + depth + " explored"
 		}
 		c.Kind = Exhaustive
-		c.Line = fmt.Sprintf("Search: exhaustive (the portfolio's %s finished): %s.", p.Spec.Exhaustive().Describe(), how)
-	case res.Complete && p.Spec.Reduction == search.ReductionDPOR:
+		c.Line = fmt.Sprintf("Search: exhaustive (the portfolio's %s finished): %s.", p.Search.Exhaustive().Describe(), how)
+	case res.Complete && p.Search.Reduction == search.ReductionDPOR:
 		c.Kind = Exhaustive
 		c.Line = fmt.Sprintf("Search: exhaustive (DFS with DPOR): every schedule%s explored, up to the order of independent operations.", depth)
 	case res.Complete:
@@ -164,7 +164,7 @@ func coverageOf(p *Plan, st search.Strategy, t *Target, found *Found) Coverage {
 // bounded fills in the coverage of a preemption- or delay-bounded search:
 // which bounds were finished.
 func (c *Coverage) bounded(p *Plan, pb *search.PreemptionBounding, found *Found, depth string) {
-	c.Unit = strings.TrimSuffix(p.Spec.BoundBy, "s")
+	c.Unit = strings.TrimSuffix(p.Search.BoundBy, "s")
 	c.Bounds = pb.Bounds()
 	var parts []string
 	for _, b := range c.Bounds {
@@ -208,9 +208,9 @@ const manyFreeSwitches = 1000
 // divided portfolio is a part of its exhaustive member's search.
 func (p *Plan) describe() string {
 	if p.Shards > 1 {
-		return p.Spec.Exhaustive().Describe()
+		return p.Search.Exhaustive().Describe()
 	}
-	return p.Spec.Describe()
+	return p.Search.Describe()
 }
 
 // why names the limit that stopped an incomplete search.

@@ -35,25 +35,25 @@ func TestCoverage(t *testing.T) {
 		line     string
 		short    string
 	}{
-		{"dpor ran out", Plan{Spec: dfs, MaxDepth: 100}, goTarget, Found{Result: hunt.Result{Search: complete}},
+		{"dpor ran out", Plan{Request: hunt.Request{Search: dfs, MaxDepth: 100}}, goTarget, Found{Result: hunt.Result{Search: complete}},
 			Exhaustive, true, "Search: exhaustive (DFS with DPOR): every schedule explored, up to the order of independent operations.", "exhaustive"},
-		{"up to the depth bound", Plan{Spec: dfs, MaxDepth: 100}, goTarget,
+		{"up to the depth bound", Plan{Request: hunt.Request{Search: dfs, MaxDepth: 100}}, goTarget,
 			Found{Result: hunt.Result{Search: search.Result{Complete: true, DepthLimited: true}}},
 			Exhaustive, true, "every schedule up to depth 100 explored", "exhaustive"},
-		{"the portfolio's dpor finished", Plan{Spec: portfolio, MaxDepth: 100}, goTarget, Found{Result: hunt.Result{Search: complete}},
+		{"the portfolio's dpor finished", Plan{Request: hunt.Request{Search: portfolio, MaxDepth: 100}}, goTarget, Found{Result: hunt.Result{Search: complete}},
 			Exhaustive, true, "Search: exhaustive (the portfolio's DFS with DPOR finished)", "exhaustive"},
-		{"constructs not modelled", Plan{Spec: dfs, MaxDepth: 100}, cgo, Found{Result: hunt.Result{Search: complete}},
+		{"constructs not modelled", Plan{Request: hunt.Request{Search: dfs, MaxDepth: 100}}, cgo, Found{Result: hunt.Result{Search: complete}},
 			CompleteModelled, true, "Search: complete over the modelled operations (DFS with DPOR): every schedule explored, up to the order of " +
 				"independent operations; not exhaustive: 2 constructs are not modelled (below).",
 			"complete over the modelled operations (2 constructs are not modelled)"},
-		{"sampled", Plan{Spec: random, MaxDepth: 100, MaxExecutions: 12}, goTarget, Found{Result: hunt.Result{Search: search.Result{Stats: search.Stats{Executions: 12}}}},
+		{"sampled", Plan{Request: hunt.Request{Search: random, MaxDepth: 100, MaxExecutions: 12}}, goTarget, Found{Result: hunt.Result{Search: search.Result{Stats: search.Stats{Executions: 12}}}},
 			Sampled, false, "Search: sampled (random walk, seed 7): 12 executions, execution limit of 12 reached; schedules not sampled may hide bugs.", ""},
-		{"budget spent", Plan{Spec: dfs, MaxDepth: 100, Budget: 30 * time.Second}, cgo,
+		{"budget spent", Plan{Request: hunt.Request{Search: dfs, MaxDepth: 100, Budget: 30 * time.Second}}, cgo,
 			Found{Result: hunt.Result{BudgetSpent: true, Search: search.Result{Cut: 3}}},
 			Incomplete, false, "Search: DFS with DPOR, incomplete: budget of 30s spent (the execution under way was cut after 3 transitions).", ""},
-		{"interrupted", Plan{Spec: dfs, MaxDepth: 100}, goTarget, Found{Result: hunt.Result{Interrupted: true}},
+		{"interrupted", Plan{Request: hunt.Request{Search: dfs, MaxDepth: 100}}, goTarget, Found{Result: hunt.Result{Interrupted: true}},
 			Incomplete, false, "Search: DFS with DPOR, incomplete: interrupted.", ""},
-		{"a part of a divided search", Plan{Spec: portfolio, MaxDepth: 100, Shard: 1, Shards: 4}, goTarget, Found{Result: hunt.Result{Search: complete}},
+		{"a part of a divided search", Plan{Request: hunt.Request{Search: portfolio, MaxDepth: 100, Shard: 1, Shards: 4}}, goTarget, Found{Result: hunt.Result{Search: complete}},
 			Part, true, "Search: part 2 of 4 (--shard 1/4) of an exhaustive search (DFS with DPOR)", ""},
 	}
 	for _, tt := range tests {

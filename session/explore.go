@@ -20,29 +20,20 @@ import (
 
 // Plan is a search of a session's target and what it may use.
 type Plan struct {
-	// Spec is the search (normal: see search.Spec.Normal).
-	Spec search.Spec
-	// Strategy, if not nil, is the strategy of Spec that the search runs
+	// Request is the hunt: the search (normal: see search.Spec.Normal),
+	// its bounds (a MaxDepth of 0: the target's, Target.MaxDepth) and
+	// budget (hunt.Deadlines splits it), the part of a divided search it
+	// is (--shard I/N; Shards <= 1: the whole), and the minimisation,
+	// which the in-target search makes where it runs.
+	hunt.Request
+	// Strategy, if not nil, is the strategy of Search that the search runs
 	// in one copy of the program (a front end that asks it for its account
 	// afterwards: the bounds a bounded search finished); a divided search
-	// makes its own from Spec.
+	// makes its own from Search.
 	Strategy search.Strategy
-	// Options are the search's bounds (MaxDepth, All, MaxExecutions).
-	MaxDepth      int
-	All           bool
-	MaxExecutions int64
-	// Budget bounds the wall time of the search and the minimisation
-	// (hunt.Deadlines splits it).
-	Budget time.Duration
-	// Minimise and MinimiseExecutions are hunt.Config's: the in-target
-	// search minimises where it runs.
-	Minimise           bool
-	MinimiseExecutions int64
 	// Jobs is the number of copies of the program an exhaustive search
-	// may be divided among (0: one per two CPUs); Shard and Shards select
-	// a part of it (--shard I/N; Shards <= 1: the whole).
-	Jobs          int
-	Shard, Shards int
+	// may be divided among (0: one per two CPUs).
+	Jobs int
 	// InTarget lets a Go target run the whole search inside its own
 	// process (ten times faster), each bug confirmed in a fresh one.
 	InTarget bool
@@ -68,16 +59,16 @@ func JobsFor(jobs int) int { return (&Plan{Jobs: jobs}).jobs() }
 // split reports whether the search may be divided among copies of the
 // program and shards: an exhaustive search (ExploreSplit) or the
 // portfolio (ExplorePortfolio).
-func (p *Plan) split() bool { return (p.Spec.Splittable() || p.Spec.Portfolio()) && !p.Watched }
+func (p *Plan) split() bool { return (p.Search.Splittable() || p.Search.Portfolio()) && !p.Watched }
 
 // search is the search the plan runs: its Spec, but for a part of a
 // divided search (--shard), which is a part of the exhaustive search
 // alone (a portfolio's exhaustive member).
 func (p *Plan) search() search.Spec {
-	if p.Shards > 1 && p.Spec.Portfolio() {
-		return p.Spec.Exhaustive()
+	if p.Shards > 1 && p.Search.Portfolio() {
+		return p.Search.Exhaustive()
 	}
-	return p.Spec
+	return p.Search
 }
 
 // Hooks are what a front end is told while a search runs.
@@ -282,7 +273,7 @@ var (
 func (s *Session) searchesInTarget(p *Plan) bool {
 	t := s.Target
 	return t.Go && p.InTarget && !s.opts.NoReuse && os.Getenv("STDBG_REUSE") != "0" &&
-		!p.Spec.Bounded() && !p.Watched && !(p.Shards > 1 && raceBuilt(t.Binary)) && len(t.KeptState()) == 0
+		!p.Search.Bounded() && !p.Watched && !(p.Shards > 1 && raceBuilt(t.Binary)) && len(t.KeptState()) == 0
 }
 
 // raceBuilt reports whether the Go executable was built with the race
@@ -302,10 +293,8 @@ func raceBuilt(exe string) bool {
 
 // spec is the search of the plan as a target runs it.
 func (p *Plan) spec() targetsearch.Spec {
-	sp := targetsearch.Spec{Search: p.search(), MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
-		Shard: p.Shard, Shards: p.Shards, Minimise: p.Minimise, MinimiseExecutions: p.MinimiseExecutions}
-	// The target starts the budget's clock as it begins to search.
-	sp.Budget = p.Budget
+	sp := targetsearch.Spec{Request: p.Request}
+	sp.Search = p.search()
 	return sp
 }
 

@@ -81,9 +81,13 @@ type Found struct {
 // found so far are explained and saved, not minimised, as hunt.Run says.
 func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	p := &f.Plan
-	opts := search.Options{MaxDepth: p.MaxDepth, All: p.All, MaxExecutions: p.MaxExecutions,
-		Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
-		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil, Fairness: f.Fairness}
+	if p.MaxDepth == 0 {
+		plan := *p
+		plan.MaxDepth = s.Target.MaxDepth()
+		p = &plan
+	}
+	opts := p.SearchOptions(search.Options{Progress: f.Hooks.Progress, OnBug: f.Hooks.OnBug,
+		Visited: f.Visited, Livelock: f.Livelock, Graph: f.Graph || f.LTL != nil, Fairness: f.Fairness})
 	err := s.checkStateful(p, opts)
 	if err != nil {
 		return nil, err
@@ -97,11 +101,11 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		plan.Watched = true
 		p = &plan
 	}
-	if p.Strategy == nil && p.Spec.Bounded() {
+	if p.Strategy == nil && p.Search.Bounded() {
 		// Kept, for the coverage to say which bounds were finished (a
 		// bounded search runs in one copy, from here).
 		plan := *p
-		if plan.Strategy, err = p.Spec.New(); err != nil {
+		if plan.Strategy, err = p.Search.New(); err != nil {
 			return nil, err
 		}
 		p = &plan
@@ -133,12 +137,12 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 	}
 	explore, inTarget := s.Explorer(ctx, searched, ex, f.Hooks)
 	cfg := hunt.Config{
-		Executor: s.checker, Strategy: p.Strategy, Options: opts, Budget: p.Budget, LTL: f.LTL,
+		Executor: s.checker, Strategy: p.Strategy, Request: p.Request, Options: opts, LTL: f.LTL,
 		Explore: func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
 			defer done()
 			return explore(ctx, opts)
 		},
-		Minimise: p.Minimise, MinimiseExecutions: p.MinimiseExecutions, MinimiseProgress: f.Hooks.Minimising,
+		MinimiseProgress:    f.Hooks.Minimising,
 		MinimiseNoReduction: f.MinimiseNoReduction,
 		Nondeterminism:      Nondeterminism,
 		Hints:               s.ReuseHints,
@@ -166,7 +170,7 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 // have tracked the heap blocks the program allocated before the search
 // asked, and would take different states for one.
 func (s *Session) checkStateful(p *Plan, opts search.Options) error {
-	if err := p.Spec.CheckOptions(opts); err != nil {
+	if err := p.Search.CheckOptions(opts); err != nil {
 		return err
 	}
 	if opts.Stateful() && !s.Target.Go && !s.opts.State {

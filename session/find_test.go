@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 )
 
@@ -21,15 +22,15 @@ func TestFindRefusesUnsoundStatefulSearch(t *testing.T) {
 		find  Find
 		err   string
 	}{
-		{"visited with DPOR", false, true, Find{Plan: Plan{Spec: search.Spec{Strategy: search.StrategyDFS}}, Visited: true},
+		{"visited with DPOR", false, true, Find{Plan: Plan{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyDFS}}}, Visited: true},
 			"needs a stateful spec"},
-		{"livelock with the portfolio", true, false, Find{Plan: Plan{Spec: search.Spec{}}, Livelock: true},
+		{"livelock with the portfolio", true, false, Find{Plan: Plan{Request: hunt.Request{Search: search.Spec{}}}, Livelock: true},
 			"needs a stateful spec"},
-		{"graph with a bound", true, false, Find{Plan: Plan{Spec: search.Spec{BoundBy: search.BoundDelays, Bound: 1}}, Graph: true},
+		{"graph with a bound", true, false, Find{Plan: Plan{Request: hunt.Request{Search: search.Spec{BoundBy: search.BoundDelays, Bound: 1}}}, Graph: true},
 			"needs a stateful spec"},
-		{"a spec refused anyway", true, false, Find{Plan: Plan{Spec: search.Spec{Strategy: search.StrategyPCT, Stateful: true}}, Visited: true},
+		{"a spec refused anyway", true, false, Find{Plan: Plan{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyPCT, Stateful: true}}}, Visited: true},
 			"cannot be combined with strategy pct"},
-		{"C without Options.State", false, false, Find{Plan: Plan{Spec: stateful}, Visited: true},
+		{"C without Options.State", false, false, Find{Plan: Plan{Request: hunt.Request{Search: stateful}}, Visited: true},
 			"needs a session started with Options.State"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +47,7 @@ func TestFindRefusesUnsoundStatefulSearch(t *testing.T) {
 		{Target: &Target{}, opts: Options{State: true}},
 		{Target: &Target{Go: true}},
 	} {
-		p := &Plan{Spec: stateful}
+		p := &Plan{Request: hunt.Request{Search: stateful}}
 		if err := s.checkStateful(p, search.Options{Visited: true, Livelock: true}); err != nil {
 			t.Errorf("Go %v: %v", s.Target.Go, err)
 		}

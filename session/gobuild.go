@@ -57,9 +57,11 @@ type goBuilt struct {
 
 // BuildGoDebug is buildGo for a debugger: optimisations and inlining are
 // off in every package (-gcflags=all=-N -l), so that Delve shows every
-// variable and every call. Plain Go is built without the race detector.
-func BuildGoDebug(pkg string, test bool) (string, error) {
-	b, err := buildGoMode(pkg, test, false, true, "")
+// variable and every call. race builds plain Go with the race detector,
+// as the search and the native replay build it, so that a data race the
+// search reported is reported under the debugger too.
+func BuildGoDebug(pkg string, test, race bool) (string, error) {
+	b, err := buildGoMode(pkg, test, race, true, "")
 	return b.exe, err
 }
 

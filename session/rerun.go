@@ -125,8 +125,7 @@ func (s *Session) research(ctx context.Context, path string, e *corpus.Entry, pr
 	}
 	res, err := hunt.Run(ctx, hunt.Config{
 		Executor: s.checker, Strategy: search.NewDFS(), Prefix: prefix, Pick: pick,
-		Options:  search.Options{MaxDepth: depth, All: true, MaxExecutions: budget},
-		Minimise: true, MinimiseExecutions: budget,
+		Request:        hunt.Request{MaxDepth: depth, All: true, MaxExecutions: budget, Minimise: true, MinimiseExecutions: budget},
 		Explain:        func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, depth) },
 		Nondeterminism: Nondeterminism, Hints: s.ReuseHints,
 	})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 )
 
@@ -195,7 +196,7 @@ func findWithin(t *testing.T, dir, test string, race bool, budget time.Duration)
 		t.Fatal(err)
 	}
 	var v verdict
-	f := &Find{Plan: Plan{Spec: spec, MaxDepth: GoMaxDepth, Minimise: true, InTarget: true, Jobs: 1, Budget: budget},
+	f := &Find{Plan: Plan{Request: hunt.Request{Search: spec, MaxDepth: GoMaxDepth, Minimise: true, Budget: budget}, InTarget: true, Jobs: 1},
 		Hooks: Hooks{Note: func(n string) { v.notes = append(v.notes, n) }}}
 	found, err := s.Find(context.Background(), f)
 	if err != nil {

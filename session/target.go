@@ -126,7 +126,7 @@ func Resolve(args []string, b Build) (*Target, error) {
 			t.Dir = strings.TrimSuffix(t.Arg, string(filepath.Separator))
 		}
 		t.askState()
-		built, err := buildGoMode(t.Arg, b.Run != "", b.Race, false, b.Tags)
+		built, err := buildShared(t.Arg, b.Run != "", b.Race, b.Tags)
 		if err != nil {
 			return nil, &UsageError{err}
 		}
@@ -205,7 +205,7 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 	}
 	switch e.Target.Kind {
 	case "go-test":
-		b, err := buildGo(src, true, true)
+		b, err := buildShared(src, true, true, "")
 		if err != nil {
 			return nil, err
 		}
@@ -216,7 +216,7 @@ func FromEntry(path string, e *corpus.Entry, binary string) (*Target, error) {
 		t.Arg, t.Source, t.Binary, t.Go, t.Run, t.Unmodelled = src, src, b.exe, true, run, b.unmodelled
 		t.Dir = src
 	case "go-program":
-		b, err := buildGo(src, false, true)
+		b, err := buildShared(src, false, true, "")
 		if err != nil {
 			return nil, err
 		}
@@ -373,7 +373,7 @@ func (t *Target) askState() {
 	}
 	t.stateSoon = make(chan []goinstr.Var, 1)
 	go func() {
-		vars, err := goinstr.PackageState(dir, t.Run != "")
+		vars, err := packageState(dir, t.Run != "")
 		if err != nil {
 			vars = []goinstr.Var{{Name: err.Error()}} // unknown: be safe
 		}

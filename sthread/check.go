@@ -214,7 +214,7 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 	}
 	checkMu.Lock()
 	defer checkMu.Unlock()
-	rd, err := describe(f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.maxDepth}, logs)
+	rd, err := describe(f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, logs)
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
 			continue
 		}
 		checkMu.Lock()
-		rd, err := describe(f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.maxDepth}, false)
+		rd, err := describe(f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, false)
 		checkMu.Unlock()
 		runs++
 		if err != nil {

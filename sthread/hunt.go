@@ -41,10 +41,8 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 	ex := &inProcess{f: f, cfg: cfg}
 	defer ex.pause()
 	hc := hunt.Config{
-		Executor: ex, Strategy: st, LTL: formula, Budget: cfg.budget,
-		Options: search.Options{MaxDepth: cfg.maxDepth, All: cfg.all, MaxExecutions: cfg.maxExecutions,
-			Visited: cfg.visited, Livelock: cfg.livelock, Graph: formula != nil},
-		Minimise: !cfg.noMinimise,
+		Executor: ex, Strategy: st, LTL: formula, Request: cfg.req,
+		Options: search.Options{Visited: cfg.visited, Livelock: cfg.livelock, Graph: formula != nil},
 		Explain: func(b search.Bug) (*hunt.Explanation, error) {
 			// A replay with full stacks has a runner of its own.
 			ex.pause()
@@ -119,7 +117,7 @@ func (p *inProcess) pause() {
 //
 //go:norace
 func explainBug(f func(), cfg *config, b search.Bug) *hunt.Explanation {
-	rd, err := describe(f, cfg, hunt.Replay{Schedule: b.Schedule, Cycle: b.Cycle, MaxDepth: cfg.maxDepth}, false)
+	rd, err := describe(f, cfg, hunt.Replay{Schedule: b.Schedule, Cycle: b.Cycle, MaxDepth: cfg.req.MaxDepth}, false)
 	if err != nil {
 		return &hunt.Explanation{}
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
@@ -37,17 +38,15 @@ const (
 type Option func(*config)
 
 type config struct {
-	maxDepth      int
-	all           bool
-	timeout       time.Duration
-	schedule      string
-	hasSchedule   bool
-	maxExecutions int64
-	noSave        bool
-	noMinimise    bool
-	strategy      search.Strategy
-	noReduction   bool
-	budget        time.Duration
+	// req is the hunt the options ask for: its depth bound, All, the
+	// execution limit, the budget and the minimisation.
+	req         hunt.Request
+	timeout     time.Duration
+	schedule    string
+	hasSchedule bool
+	noSave      bool
+	strategy    search.Strategy
+	noReduction bool
 
 	visited  bool   // stateful search
 	livelock bool   // report fair non-progress cycles
@@ -56,7 +55,7 @@ type config struct {
 
 //go:norace
 func newConfig(opts []Option) *config {
-	c := &config{maxDepth: DefaultMaxDepth, timeout: DefaultTimeout}
+	c := &config{req: hunt.Request{MaxDepth: DefaultMaxDepth, Minimise: true}, timeout: DefaultTimeout}
 	for _, o := range opts {
 		if o != nil {
 			o(c)
@@ -71,13 +70,13 @@ func newConfig(opts []Option) *config {
 // execution does.
 //
 //go:norace
-func MaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
+func MaxDepth(n int) Option { return func(c *config) { c.req.MaxDepth = n } }
 
 // All keeps exploring after the first bug and reports every distinct bug
 // (by kind and place) once, with the first schedule that showed it.
 //
 //go:norace
-func All() Option { return func(c *config) { c.all = true } }
+func All() Option { return func(c *config) { c.req.All = true } }
 
 // Timeout sets the transition timeout (default DefaultTimeout): the longest
 // a goroutine may run between two sthread calls. A goroutine that takes
@@ -109,7 +108,7 @@ func Schedule(s string) Option {
 // limit).
 //
 //go:norace
-func MaxExecutions(n int64) Option { return func(c *config) { c.maxExecutions = max(n, 0) } }
+func MaxExecutions(n int64) Option { return func(c *config) { c.req.MaxExecutions = max(n, 0) } }
 
 // Strategy makes Check and Explore search with st instead of the
 // exhaustive depth-first search: search.NewRandom, search.NewPCT or
@@ -123,12 +122,12 @@ func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy =
 // found what is left (all of it with NoMinimise). A search stopped by its
 // budget is not an error: Check passes if it found no bug, and Explore's
 // Result is not Complete.
-func Budget(d time.Duration) Option { return func(c *config) { c.budget = max(d, 0) } }
+func Budget(d time.Duration) Option { return func(c *config) { c.req.Budget = max(d, 0) } }
 
 // NoMinimise reports each bug with the schedule the search found, instead
 // of shrinking it first to the shortest schedule of the bug, with the
 // fewest preemptions (stdbg find's --no-minimise).
-func NoMinimise() Option { return func(c *config) { c.noMinimise = true } }
+func NoMinimise() Option { return func(c *config) { c.req.Minimise = false } }
 
 // NoReduction makes the search run every schedule (stdbg find's
 // --reduction none). By default it runs one schedule per class of

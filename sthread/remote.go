@@ -42,6 +42,9 @@ func Run(f func()) {
 		os.Exit(runRemoteOrDie(f, newConfig(nil)))
 	}
 	if s, ok := os.LookupEnv(ReplayEnv); ok {
+		// The race detector sees the program as the search saw it
+		// (rt.HideRaces).
+		rt.HideRaces()
 		os.Exit(replayProgram(s, f, os.Stderr))
 	}
 	f()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -73,7 +74,7 @@ func TestServeCutsTheExecutionUnderWay(t *testing.T) {
 			defer targetsearch.SetClock(clock.now)()
 			start := clock.t
 			ex := &spinner{clock: clock}
-			spec := &targetsearch.Spec{Search: search.Spec{Strategy: "dfs"}, MaxDepth: tt.depth}
+			spec := &targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: "dfs"}, MaxDepth: tt.depth}}
 			if tt.budget > 0 {
 				spec.SearchUntil = start.Add(tt.budget).UnixNano()
 			}
@@ -123,7 +124,7 @@ func TestServeStartsTheBudget(t *testing.T) {
 			clock.t = clock.t.Add(time.Hour)
 			start := clock.t
 			ex := &spinner{clock: clock}
-			spec := &targetsearch.Spec{Search: search.Spec{Strategy: "dfs"}, MaxDepth: 100000, Budget: time.Second, Minimise: minimise}
+			spec := &targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: "dfs"}, MaxDepth: 100000, Budget: time.Second, Minimise: minimise}}
 			var buf bytes.Buffer
 			if err := targetsearch.Serve(ex, spec, &buf, nil, nil); err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
@@ -87,7 +88,7 @@ func TestRunTargetDies(t *testing.T) {
 			var replayed []string
 			found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 				Binary: exe, Env: []string{dyingEnv + "=1"},
-				Spec: targetsearch.Spec{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true, Budget: tt.budget},
+				Spec: targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true, Budget: tt.budget}},
 				Replay: func(ctx context.Context, s schedule.Schedule) (*search.Outcome, error) {
 					replayed = append(replayed, s.String())
 					if tt.fresh == nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/targetsearch"
@@ -29,7 +30,7 @@ func TestRunSamplingWaits(t *testing.T) {
 		t.Helper()
 		found, err := targetsearch.Run(context.Background(), targetsearch.Config{
 			Binary: bin,
-			Spec:   targetsearch.Spec{Search: sp, MaxDepth: 1000, All: true},
+			Spec:   targetsearch.Spec{Request: hunt.Request{Search: sp, MaxDepth: 1000, All: true}},
 			Jobs:   jobs,
 			Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
 				return nil, errors.New("no process should end mid-search")

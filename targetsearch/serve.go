@@ -106,15 +106,18 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 		}
 	}
 	poll()
-	cfg := hunt.Config{Executor: rec, Strategy: st,
-		Options: search.Options{MaxDepth: spec.MaxDepth, All: spec.All, MaxExecutions: spec.MaxExecutions,
+	// The budget is kept here, by the deadlines: the hunt's own timers
+	// would be goroutines of the search's (see hunt.Config).
+	req := spec.Request
+	req.Budget = 0
+	cfg := hunt.Config{Executor: rec, Strategy: st, Request: req,
+		Options: search.Options{
 			Progress: progress(func(st *search.Stats) Message { return Message{Progress: st} }),
 			OnBug: func(b search.Bug) {
 				sb := FromBug(b)
 				out.send(Message{Bug: &sb})
 			}},
 		SearchContext: searchCtx, MinimiseContext: minCtx,
-		Minimise: spec.Minimise, MinimiseExecutions: spec.MinimiseExecutions,
 		MinimiseNoReduction: spec.Search.Reduction == search.ReductionNone && spec.Search.Splittable(),
 		MinimiseProgress:    progress(func(st *search.Stats) Message { return Message{Minimising: st} }),
 	}

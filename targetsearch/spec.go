@@ -29,6 +29,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
@@ -47,18 +48,13 @@ const (
 
 // Spec is a search as stdbg hands it to a target.
 type Spec struct {
-	// Search is the search, in the vocabulary of every front end.
-	Search search.Spec `json:"search"`
-	// MaxDepth, All and MaxExecutions are search.Options'.
-	MaxDepth      int   `json:"max_depth"`
-	All           bool  `json:"all,omitempty"`
-	MaxExecutions int64 `json:"max_executions,omitempty"`
-	// Budget, when not zero, bounds the wall time of the search and the
-	// minimisation together (hunt.Deadlines splits it), counted from
-	// when the target begins to search: the time it takes to start and
-	// initialise is not the search's. The target announces the deadlines
-	// it took (Began).
-	Budget time.Duration `json:"budget,omitempty"`
+	// Request is the hunt, as every front end asks for it: the search,
+	// its bounds, its budget, the part of a divided search (see
+	// search.Split) and the minimisation. The Budget, when not zero,
+	// is counted from when the target begins to search: the time it
+	// takes to start and initialise is not the search's. The target
+	// announces the deadlines it took (Began).
+	hunt.Request
 	// SearchUntil and MinimiseUntil, when not zero, are the wall-clock
 	// times (Unix nanoseconds) at which the search and the minimisation
 	// stop, in place of Budget's: absolute, so that a search started
@@ -66,14 +62,6 @@ type Spec struct {
 	// took.
 	SearchUntil   int64 `json:"search_until,omitempty"`
 	MinimiseUntil int64 `json:"minimise_until,omitempty"`
-	// Shard and Shards select a part of an exhaustive search (see
-	// search.Split); Shards <= 1 is the whole search.
-	Shard  int `json:"shard,omitempty"`
-	Shards int `json:"shards,omitempty"`
-	// Minimise minimises each bug found (search.Minimise, exhaustive),
-	// with at most MinimiseExecutions executions (0: the default).
-	Minimise           bool  `json:"minimise,omitempty"`
-	MinimiseExecutions int64 `json:"minimise_executions,omitempty"`
 	// TransitionTimeout bounds a transition (0: the runtime's default).
 	TransitionTimeout time.Duration `json:"transition_timeout,omitempty"`
 	// Ends are schedules whose last step ended an earlier target process:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
@@ -139,7 +140,7 @@ func TestServe(t *testing.T) {
 			ex, release := sthread.Executor(embrace)
 			defer release()
 			var buf bytes.Buffer
-			spec := &targetsearch.Spec{All: true, MaxDepth: 100, Minimise: true}
+			spec := &targetsearch.Spec{Request: hunt.Request{All: true, MaxDepth: 100, Minimise: true}}
 			if err := targetsearch.Serve(ex, spec, &buf, nil, func() bool { return tt.stopped }); err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +194,7 @@ func ExampleServe() {
 	ex, release := sthread.Executor(embrace)
 	defer release()
 	var stream bytes.Buffer
-	spec := &targetsearch.Spec{MaxDepth: 100, Minimise: true}
+	spec := &targetsearch.Spec{Request: hunt.Request{MaxDepth: 100, Minimise: true}}
 	if err := targetsearch.Serve(ex, spec, &stream, nil, nil); err != nil {
 		fmt.Println(err)
 		return

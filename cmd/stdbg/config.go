@@ -29,7 +29,7 @@ one JSON object.`,
 					w = len(k)
 				}
 			}
-			if c.v.GetBool("json") {
+			if c.s.JSON {
 				return c.printJSON(cmd, keys)
 			}
 			if c.configFile != "" {
@@ -38,7 +38,7 @@ one JSON object.`,
 				fmt.Fprintln(c.stdout, "# config file: none (no stdbg.yaml here or above)")
 			}
 			for _, k := range keys {
-				fmt.Fprintf(c.stdout, "%-*s = %-8v  # %s\n", w, k, c.v.Get(k), c.source(cmd, k))
+				fmt.Fprintf(c.stdout, "%-*s = %-8v  # %s\n", w, k, c.s.value(k), c.source(cmd, k))
 			}
 			return nil
 		},
@@ -74,7 +74,7 @@ func (c *configCmd) printJSON(cmd *cobra.Command, keys []string) error {
 		Settings   map[string]configSetting `json:"settings"`
 	}{ConfigFile: c.configFile, Settings: map[string]configSetting{}}
 	for _, k := range keys {
-		out.Settings[k] = configSetting{Value: c.v.Get(k), Source: c.source(cmd, k)}
+		out.Settings[k] = configSetting{Value: c.s.value(k), Source: c.source(cmd, k)}
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

@@ -86,7 +86,7 @@ func (c *corpusCmd) list() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if c.v.GetBool("json") {
+			if c.s.JSON {
 				type row struct {
 					Path     string `json:"path"`
 					Kind     string `json:"kind,omitempty"`
@@ -155,7 +155,7 @@ func (c *corpusCmd) show() *cobra.Command {
 					return usageErr("%v", err)
 				}
 			}
-			if c.v.GetBool("json") {
+			if c.s.JSON {
 				b, _ := json.MarshalIndent(e, "", "  ")
 				fmt.Fprintln(c.stdout, string(b))
 				return nil

@@ -99,7 +99,7 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 			}
 			c.reports = sarifPath != ""
 			results, err := c.all(args, func(r rerun) {
-				if !c.v.GetBool("json") {
+				if !c.s.JSON {
 					line := fmt.Sprintf("%-18s %s", strings.ToUpper(r.Status), r.Path)
 					if r.Detail != "" {
 						line += ": " + r.Detail
@@ -134,7 +134,7 @@ updated with the new (minimised) schedule and reported as reproducing.`,
 			for _, r := range results {
 				counts[r.Status]++
 			}
-			if c.v.GetBool("json") {
+			if c.s.JSON {
 				b, _ := json.MarshalIndent(results, "", "  ")
 				fmt.Fprintln(c.stdout, string(b))
 			} else {

@@ -17,7 +17,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stdbg/stdbg/dlvbridge"
+	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/internal/cachedir"
+	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
@@ -97,40 +100,103 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 		return true, usageErr("--dlv-listen %s", err)
 	}
 
-	t, rp, err := c.debugTarget(cmd, "--dlv", "a Go package", c.run, args)
+	var t *session.Target
+	var rp hunt.Replay
+	switch {
+	case cmd.Flags().Changed("schedule"):
+		t, rp, err = c.scheduleReplay(args, c.run)
+	case len(args) != 1 || !strings.HasSuffix(args[0], ".json"):
+		err = usageErr("replay --dlv needs a corpus entry (.json) or --schedule and a Go package")
+	default:
+		t, rp, err = c.entryReplay(args[0])
+	}
 	if err != nil {
 		return true, err
 	}
 	if !t.Go {
 		return true, usageErr("--dlv debugs Go programs and tests, and %s is not one: use --gdb", t.Arg)
 	}
-	dlvExe, err := findDlv(c.stderr)
-	if err != nil {
-		return true, &exitError{code: exitUsage, err: fmt.Errorf("cannot run Delve: %w", err)}
+	if rp.Lasso() {
+		fmt.Fprintf(c.stdout, "A lasso: Delve replays its stem, %s, then its cycle, %s, %d times (--cycles).\n", rp.Schedule, rp.Cycle, max(rp.Cycles, 1))
+		rp = unrollLasso(rp)
 	}
-
-	r, trace, err := c.runNative(t, rp, "")
+	// Built as the search built it: a corpus entry's target is rebuilt
+	// with the race detector (session.FromEntry), a --schedule's as
+	// --races says.
+	race := c.s.Races || !cmd.Flags().Changed("schedule")
+	var stop stopAt
+	dr, err := c.startDlvReplay(t, rp, race, listen, c.stdout, c.stderr, func(r *report.Report, steps int) error {
+		r.WriteStyled(c.stdout, c.colour())
+		if r.Kind == search.Diverged.String() {
+			return &exitError{code: exitUsage, err: errors.New("the schedule does not fit the program: nothing to debug")}
+		}
+		var err error
+		if stop, err = parseStopAt(stopText, steps); err != nil {
+			return usageErr("%v", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return true, err
 	}
-	r.WriteStyled(c.stdout, c.colour())
-	if r.Kind == search.Diverged.String() {
-		return true, &exitError{code: exitUsage, err: errors.New("the schedule does not fit the program: nothing to debug")}
-	}
-	stop, err := parseStopAt(stopText, len(trace))
-	if err != nil {
-		return true, usageErr("%v", err)
-	}
+	defer dr.b.Close()
+	fmt.Fprintf(c.stdout, "Delve %s runs %s at %s, replaying %s:\n", dr.exe, filepath.Base(dr.bin), dr.b.Addr, dr.executed)
+	d := &dlvDriver{app: c.app, b: dr.b, r: dr.r, stop: stop, noConnect: noConnect, wait: wait, exe: dr.exe}
+	return true, d.drive()
+}
 
-	debugBin, err := session.BuildGoDebug(t.Arg, t.Run != "")
+// unrollLasso returns the replay a debugger follows for the lasso rp:
+// its stem, then its cycle rp.Cycles times (a cycle brings the program
+// back to the state where it began, so it can run again), as a plain
+// schedule whose replay stops there, where the lasso says the program
+// goes round for ever.
+func unrollLasso(rp hunt.Replay) hunt.Replay {
+	out := append(schedule.Schedule(nil), rp.Schedule...)
+	for range max(rp.Cycles, 1) {
+		out = append(out, rp.Cycle...)
+	}
+	return hunt.Replay{Schedule: out, MaxDepth: len(out)}
+}
+
+// dlvReplay is a schedule replayed under Delve: stdbg's own run of it,
+// and Delve on the debugging build of the target, stopped before anything
+// of the replay ran.
+type dlvReplay struct {
+	b        *dlvbridge.Bridge
+	r        *report.Report // the native run's
+	executed string         // the schedule Delve replays: the native run's, tail included
+	exe, bin string         // Delve, and the debugging build
+}
+
+// startDlvReplay starts the replay rp on t under Delve, listening at listen, the program's output going to stdout
+// and stderr: it runs the schedule natively for its report and trace,
+// hands them to check (which may refuse to go on), builds t for Delve
+// (with the race detector if race) and starts Delve on that build with
+// the schedule the native run executed. It is the one place where replay
+// --dlv and stdbg dap start a replay under Delve.
+func (a *app) startDlvReplay(t *session.Target, rp hunt.Replay, race bool, listen string, stdout, stderr io.Writer, check func(r *report.Report, steps int) error) (*dlvReplay, error) {
+	dlvExe, err := findDlv(stderr)
 	if err != nil {
-		return true, usageErr("%v", err)
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("cannot run Delve: %w", err)}
+	}
+	r, trace, err := (&replayer{app: a}).runNative(t, rp, "")
+	if err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(r, len(trace)); err != nil {
+			return nil, err
+		}
+	}
+	debugBin, err := session.BuildGoDebug(t.Arg, t.Run != "", race)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
 	dir := ""
 	if t.Run != "" {
 		// go test runs a test binary in its package's directory.
 		if dir, err = filepath.Abs(t.Arg); err != nil {
-			return true, usageErr("%s: %v", t.Arg, err)
+			return nil, usageErr("%s: %v", t.Arg, err)
 		}
 	}
 	// The schedule actually run, tail included, replays the same steps.
@@ -140,15 +206,12 @@ func (c *replayer) dlv(cmd *cobra.Command, args []string) (handled bool, err err
 	}
 	b, err := dlvbridge.Start(dlvbridge.Config{
 		Dlv: dlvExe, Program: debugBin, Args: t.RunArgs(), Schedule: executed,
-		Env: t.Env, Dir: dir, Stdout: c.stdout, Stderr: c.stderr,
-		Timeout: c.v.GetDuration("transition-timeout") + c.v.GetDuration("start-timeout"),
+		Env: t.Env, Dir: dir, Stdout: stdout, Stderr: stderr,
+		Timeout: a.s.TransitionTimeout + a.s.StartTimeout,
 		Listen:  listen,
 	})
 	if err != nil {
-		return true, &exitError{code: exitUsage, err: err}
+		return nil, &exitError{code: exitUsage, err: err}
 	}
-	defer b.Close()
-	fmt.Fprintf(c.stdout, "Delve %s runs %s at %s, replaying %s:\n", dlvExe, filepath.Base(debugBin), b.Addr, executed)
-	d := &dlvDriver{app: c.app, b: b, r: r, stop: stop, noConnect: noConnect, wait: wait, exe: dlvExe}
-	return true, d.drive()
+	return &dlvReplay{b: b, r: r, executed: executed, exe: dlvExe, bin: debugBin}, nil
 }

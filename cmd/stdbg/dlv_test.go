@@ -120,47 +120,61 @@ func TestReplayDlv(t *testing.T) {
 		{"embrace-prog entry", []string{entry}, "deadlock: "},
 		{"embrace-test", []string{"--schedule", "1;1;1;2;2;3;3", "--run", "TestEmbrace", filepath.Join(goEx, "embrace-test")}, "deadlock: "},
 		{"leak-prog", []string{"--schedule", "1;1;2;2;2;1;1;3;3", filepath.Join(goEx, "leak-prog")}, "leak: "},
+		// A plain program, built with the race detector for Delve too.
+		{"plain counter, data race", []string{"--schedule", "1;1;1;1;2;2;2;3;3;3", filepath.Join(goEx, "plain", "counter")}, "data-race: WARNING: DATA RACE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want := nativeReport(t, tt.args...)
-			if !want.Bug || len(want.Steps) == 0 {
-				t.Fatalf("stdbg's own replay shows no bug: %+v", want)
-			}
-			out, errs, code := stdbg(t, append([]string{"replay", "--dlv", "--stop-at", "none"}, tt.args...)...)
-			if code != exitBug {
-				t.Fatalf("replay --dlv: exit %d, want %d\n%s\n%s", code, exitBug, out, errs)
-			}
-			got := parseDlvSteps(out)
-			if len(got) != len(want.Steps) {
-				t.Fatalf("Delve stopped at %d steps, the trace has %d:\n%s", len(got), len(want.Steps), out)
-			}
-			goroutineOf := map[int]int64{}
-			for i, g := range got {
-				w := want.Steps[i]
-				if g.k != i+1 || g.n != len(want.Steps) || g.thread != w.Thread {
-					t.Errorf("line %d: step %d/%d thread %d; want step %d/%d thread %d", i+1, g.k, g.n, g.thread, i+1, len(want.Steps), w.Thread)
-				}
-				if g.file != filepath.Base(w.Where.File) || g.line != w.Where.Line {
-					t.Errorf("step %d: Delve shows thread %d at %s:%d, the trace at %s:%d", g.k, g.thread, g.file, g.line, filepath.Base(w.Where.File), w.Where.Line)
-				}
-				if prev, ok := goroutineOf[g.thread]; ok && prev != g.goroutine {
-					t.Errorf("step %d: thread %d in goroutine %d, before in %d", g.k, g.thread, g.goroutine, prev)
-				}
-				goroutineOf[g.thread] = g.goroutine
-			}
-			seen := map[int64]int{}
-			for th, g := range goroutineOf {
-				if other, ok := seen[g]; ok {
-					t.Errorf("threads %d and %d both in goroutine %d", th, other, g)
-				}
-				seen[g] = th
-			}
-			end := "end after step " + strconv.Itoa(len(want.Steps)) + "/" + strconv.Itoa(len(want.Steps)) + ": " + tt.outcome
-			if !strings.Contains(out, end) || !strings.Contains(out, "The program exited with status 1.") {
-				t.Errorf("output lacks %q and the exit:\n%s", end, out)
-			}
+			checkDlvReplay(t, tt.args, tt.outcome, true)
 		})
+	}
+}
+
+// checkDlvReplay runs replay --dlv --stop-at none with args and checks it
+// against stdbg's own replay (replay --json): Delve stops once per step
+// of the trace, in the thread the trace names, at the trace's file and
+// line, and the execution ends with outcome (its kind and ": ") and the
+// program's exit status 1. With oneGoroutine, each thread stays in one
+// goroutine and no two threads share one (a subtest runs a thread's
+// steps on the subtest's goroutine).
+func checkDlvReplay(t *testing.T, args []string, outcome string, oneGoroutine bool) {
+	t.Helper()
+	want := nativeReport(t, args...)
+	if !want.Bug || len(want.Steps) == 0 {
+		t.Fatalf("stdbg's own replay shows no bug: %+v", want)
+	}
+	out, errs, code := stdbg(t, append([]string{"replay", "--dlv", "--stop-at", "none"}, args...)...)
+	if code != exitBug {
+		t.Fatalf("replay --dlv: exit %d, want %d\n%s\n%s", code, exitBug, out, errs)
+	}
+	got := parseDlvSteps(out)
+	if len(got) != len(want.Steps) {
+		t.Fatalf("Delve stopped at %d steps, the trace has %d:\n%s", len(got), len(want.Steps), out)
+	}
+	goroutineOf := map[int]int64{}
+	for i, g := range got {
+		w := want.Steps[i]
+		if g.k != i+1 || g.n != len(want.Steps) || g.thread != w.Thread {
+			t.Errorf("line %d: step %d/%d thread %d; want step %d/%d thread %d", i+1, g.k, g.n, g.thread, i+1, len(want.Steps), w.Thread)
+		}
+		if g.file != filepath.Base(w.Where.File) || g.line != w.Where.Line {
+			t.Errorf("step %d: Delve shows thread %d at %s:%d, the trace at %s:%d", g.k, g.thread, g.file, g.line, filepath.Base(w.Where.File), w.Where.Line)
+		}
+		if prev, ok := goroutineOf[g.thread]; ok && prev != g.goroutine && oneGoroutine {
+			t.Errorf("step %d: thread %d in goroutine %d, before in %d", g.k, g.thread, g.goroutine, prev)
+		}
+		goroutineOf[g.thread] = g.goroutine
+	}
+	seen := map[int64]int{}
+	for th, g := range goroutineOf {
+		if other, ok := seen[g]; ok {
+			t.Errorf("threads %d and %d both in goroutine %d", th, other, g)
+		}
+		seen[g] = th
+	}
+	end := "end after step " + strconv.Itoa(len(want.Steps)) + "/" + strconv.Itoa(len(want.Steps)) + ": " + outcome
+	if !strings.Contains(out, end) || !strings.Contains(out, "The program exited with status 1.") {
+		t.Errorf("output lacks %q and the exit:\n%s", end, out)
 	}
 }
 

@@ -89,7 +89,9 @@ func (d *dlvDriver) drive() error {
 		if s.Over {
 			end := "the execution ended cleanly"
 			if s.Outcome != "" {
-				end = s.Outcome
+				// A data race's outcome is the detector's whole
+				// report, which the program printed already.
+				end, _, _ = strings.Cut(s.Outcome, "\n")
 			}
 			fmt.Fprintf(a.stdout, "end after step %d/%d: %s\n", s.Step, total, end)
 			if stop.end {

@@ -25,7 +25,7 @@ const (
 
 // runEstimate runs find --estimate on the target of args.
 func (c *findCmd) runEstimate(args []string) error {
-	p, err := c.plan()
+	p, err := c.plan(true, false)
 	if err != nil {
 		return err
 	}
@@ -41,18 +41,18 @@ func (c *findCmd) checkEstimate(p *plan) error {
 	a, outs := c.app, c.outs
 	switch {
 	case p.sampled():
-		return usageErr("--estimate estimates an exhaustive search: --strategy %s never ends", p.spec.Strategy)
-	case p.spec.Bounded():
-		return usageErr("--estimate estimates an exhaustive search, not one bounded by --%s", p.spec.BoundBy)
-	case a.stateful():
+		return usageErr("--estimate estimates an exhaustive search: --strategy %s never ends", p.Search.Strategy)
+	case p.Search.Bounded():
+		return usageErr("--estimate estimates an exhaustive search, not one bounded by --%s", p.Search.BoundBy)
+	case a.s.stateful():
 		return usageErr("--estimate estimates a stateless search: it cannot be combined with --visited, --livelock or --ltl")
-	case p.shards > 1:
+	case p.Shards > 1:
 		return usageErr("--estimate estimates the whole search: it cannot be combined with --shard")
-	case a.v.GetBool("all"):
+	case a.s.All:
 		return usageErr("--estimate runs no search: it cannot be combined with --all")
 	}
 	for _, o := range []struct{ flag, path string }{{"sarif", outs.sarif}, {"html", outs.html}, {"graph", outs.graph},
-		{"profile", a.v.GetString("profile")}} {
+		{"profile", a.s.Profile}} {
 		if o.path != "" {
 			return usageErr("--estimate runs no search: it cannot be combined with --%s", o.flag)
 		}
@@ -107,26 +107,26 @@ func (c *findCmd) estimateSearch(args []string, p *plan) error {
 	defer s.Close()
 
 	probes := estimateProbes
-	if n := a.v.GetInt("executions"); n > 0 {
-		probes = n
+	if n := a.s.Executions; n > 0 {
+		probes = int(n)
 	}
 	budget := estimateBudget
-	if a.explicit("budget") && p.budget > 0 {
-		budget = p.budget
+	if a.explicit("budget") && p.Budget > 0 {
+		budget = p.Budget
 	}
 	ctx, cancel := context.WithTimeout(stopper.ctx, budget)
 	defer cancel()
-	prog := newProgress(a.stderr, a.v.GetBool("quiet"))
+	prog := newProgress(a.stderr, a.s.Quiet)
 	defer prog.stop()
 	maxDepth := a.maxDepth(t)
 	start := time.Now()
-	est, err := s.Estimate(ctx, &session.Estimate{Spec: p.spec, MaxDepth: maxDepth, Probes: probes, Seed: p.spec.Seed,
+	est, err := s.Estimate(ctx, &session.Estimate{Spec: p.Search, MaxDepth: maxDepth, Probes: probes, Seed: p.Search.Seed,
 		Progress: func(e *search.Estimate) { prog.update(e.Stats) }})
 	prog.stop() // no progress line among the results
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	x := p.spec.Exhaustive()
+	x := p.Search.Exhaustive()
 	out := &estimateResult{Target: t.Arg, Search: x.Describe(), Reduction: x.Reduction, MaxDepth: maxDepth, Probes: est.Probes,
 		Log10Executions: est.Log10Executions, RelError: est.RelError, Transitions: est.Transitions,
 		Seconds: est.Time.Seconds(), DepthLimited: est.DepthLimited, BugProbes: est.Bugs, Elapsed: time.Since(start).Seconds()}
@@ -136,7 +136,7 @@ func (c *findCmd) estimateSearch(args []string, p *plan) error {
 	if math.IsInf(out.Transitions, 0) {
 		out.Transitions = 0
 	}
-	if a.v.GetBool("json") {
+	if a.s.JSON {
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintln(a.stdout, string(b))
 		return nil
@@ -149,7 +149,7 @@ func (c *findCmd) estimateSearch(args []string, p *plan) error {
 func (c *findCmd) printEstimate(out *estimateResult, p *plan) {
 	w := c.stdout
 	whose := out.Search
-	if p.spec.Portfolio() {
+	if p.Search.Portfolio() {
 		whose += ", the portfolio's exhaustive member"
 	}
 	fmt.Fprintf(w, "Estimate of an exhaustive search (%s) of %s, from %s in %s:\n", whose, out.Target,

@@ -14,12 +14,11 @@ import (
 // run selects Go tests. A Go target's random numbers come from the
 // rand-seed setting.
 func (a *app) resolve(args []string, run string) (*session.Target, error) {
-	t, err := session.Resolve(args, session.Build{Run: run, Race: a.v.GetBool("races"),
-		Memory: a.v.GetBool("memory"), MemoryAsked: a.explicit("memory")})
+	t, err := session.Resolve(args, session.Build{Run: run, Race: a.s.Races, Memory: a.s.Memory, MemoryAsked: a.explicit("memory")})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	t.SeedRand(a.v.GetInt64("rand-seed"))
+	t.SeedRand(a.s.RandSeed)
 	return t, nil
 }
 
@@ -41,19 +40,19 @@ func (a *app) startSession(t *session.Target, o session.Options) (*session.Sessi
 // spurious wake-ups.
 func (a *app) sessionOptions(o session.Options) session.Options {
 	o.Stdout, o.Stderr = direct(o.Stdout), direct(o.Stderr)
-	o.TransitionTimeout, o.StartTimeout = a.v.GetDuration("transition-timeout"), a.v.GetDuration("start-timeout")
-	o.Races, o.SpuriousWakeups = a.v.GetBool("races"), a.v.GetBool("spurious-wakeups")
+	o.TransitionTimeout, o.StartTimeout = a.s.TransitionTimeout, a.s.StartTimeout
+	o.Races, o.SpuriousWakeups = a.s.Races, a.s.SpuriousWakeups
 	return o
 }
 
 // maxDepth is the depth bound of a search or replay of t: the setting, or
-// for a Go target whose setting was left at its default,
-// session.GoMaxDepth.
+// the target's when the setting was left at its default (Target.MaxDepth:
+// session.GoMaxDepth for a Go target).
 func (a *app) maxDepth(t *session.Target) int {
-	if t.Go && !a.explicit("max-depth") {
-		return session.GoMaxDepth
+	if !a.explicit("max-depth") {
+		return t.MaxDepth()
 	}
-	return a.v.GetInt("max-depth")
+	return a.s.MaxDepth
 }
 
 // parseShard reads a --shard value "I/N" (0 <= I < N); "" is the whole

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
 
@@ -23,15 +24,15 @@ func (c *findCmd) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "find [flags] PROGRAM [-- ARGS...]",
 		Short: "explore the schedules of a program and report the bugs found",
-		Long: `Explore the thread schedules of PROGRAM and report the bugs found. Stop at
+		Long: fmt.Sprintf(`Explore the thread schedules of PROGRAM and report the bugs found. Stop at
 the first bug (or, with --all, report each distinct bug once).
 
 By default (--strategy portfolio) four searches share the time: the
 exhaustive depth-first search with DPOR (--reduction dpor: schedules that
 differ only in the order of independent operations are explored once; it
 finds the same bugs as --reduction none, which runs every schedule, in far
-fewer executions) runs alone for its first half second, then takes half
-of the time, and PCT, delay bounding (up to 2 delays) and a random walk
+fewer executions) runs alone for its first %s, then takes %s
+of the time, and PCT, delay bounding (up to %d delays) and a random walk
 the rest. The first bug from any ends the search, and the report says which
 found it; the search is exhaustive only when DPOR finished. --seed repeats
 the sampling searches' choices. --strategy dfs runs DPOR alone (as does
@@ -84,6 +85,7 @@ reports a weakly fair cycle of states without progress (stdbg_progress,
 sthread.Progress) as a lasso: Path = STEM (CYCLE)*. --ltl FORMULA checks a
 formula over the propositions (stdbg_prop, sthread.Prop) under weak fairness:
 atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
+			search.PortfolioLeadTime, portfolioShare(), search.PortfolioDelays),
 		Example: `  stdbg find examples/c/deadly-embrace.c
   stdbg find --max-depth 10 ./myprog -- input.txt
   stdbg find --cfg=model-check/max-depth:10 ./myprog
@@ -110,10 +112,30 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&c.outs.html, "html", "", "also write the bugs found as one self-contained HTML page to this file: threads as lanes, source on hover, who waits for whom")
 	cmd.Flags().StringVar(&c.outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug)", graphLimit))
 	cmd.Flags().StringVar(&c.outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
-	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "shard", "no-save",
-		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions", "budget", "profile",
-		"visited", "livelock", "ltl", "in-target", "races", "memory", "spurious-wakeups", "rand-seed", "quiet")
+	addSettings(cmd, searchSettings...)
+	addSettings(cmd, "shard", "profile", "visited", "livelock", "ltl", "memory", "spurious-wakeups", "quiet")
 	return cmd
+}
+
+// portfolioShare says in words the share of the time the portfolio's
+// exhaustive member takes once its lead is over ("half").
+func portfolioShare() string {
+	decides, total := 0, 0
+	for _, m := range (search.Spec{}).Members() {
+		total += m.Share
+		if m.Decides {
+			decides = m.Share
+		}
+	}
+	switch {
+	case 2*decides == total:
+		return "half"
+	case 4*decides == total:
+		return "a quarter"
+	case 4*decides == 3*total:
+		return "three quarters"
+	}
+	return fmt.Sprintf("%d/%d", decides, total)
 }
 
 // findOutputs are the files find writes besides its report.
@@ -136,19 +158,17 @@ func (o findOutputs) check() error {
 
 // find searches the target of args and prints what it found.
 func (c *findCmd) find(args []string) error {
-	p, err := c.plan()
+	// A recorder that sees every execution (a profile, a drawing): the
+	// search runs in one copy.
+	p, err := c.plan(true, c.outs.graph != "" || c.s.Profile != "")
 	if err != nil {
 		return err
 	}
 	if err := c.outs.check(); err != nil {
 		return err
 	}
-	if c.outs.graph != "" {
-		// One recorder sees every execution: the search runs in one copy.
-		if p.shards > 1 {
-			return usageErr("--graph draws a whole search: it cannot be combined with --shard")
-		}
-		p.split = false
+	if c.outs.graph != "" && p.Shards > 1 {
+		return usageErr("--graph draws a whole search: it cannot be combined with --shard")
 	}
 	for _, n := range p.notes {
 		fmt.Fprintf(c.stderr, "stdbg: %s\n", n)
@@ -173,7 +193,7 @@ func (c *findCmd) find(args []string) error {
 	defer runtime.UnlockOSThread()
 
 	s, err := c.startSession(t, session.Options{Stdout: io.Discard, Stderr: io.Discard, FastExit: true, KeepThreads: true,
-		State: c.stateful()})
+		State: c.s.stateful()})
 	if err != nil {
 		return err
 	}
@@ -183,12 +203,12 @@ func (c *findCmd) find(args []string) error {
 		return &exitError{code: stopper.exitCode(), err: fmt.Errorf("stopped by %v before the search began", stopper.signal())}
 	}
 	f := &finder{a: c.app, t: t, s: s, p: p, outs: c.outs, maxDepth: c.maxDepth(t)}
-	f.prog = newProgress(c.stderr, c.v.GetBool("quiet"))
+	f.prog = newProgress(c.stderr, c.s.Quiet)
 	defer f.prog.stop()
 	res, err := s.Find(ctx, f.sessionFind())
 	f.prog.clear()
 	if f.prof != nil {
-		if err := f.prof.WriteFile(c.v.GetString("profile")); err != nil {
+		if err := f.prof.WriteFile(c.s.Profile); err != nil {
 			// The bugs found matter more: report them all the same.
 			fmt.Fprintf(c.stderr, "stdbg: %v\n", err)
 		}

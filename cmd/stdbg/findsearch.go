@@ -44,13 +44,13 @@ type finder struct {
 // watch wraps the session's executor in the recorders asked for, for the
 // search.
 func (f *finder) watch(ex search.Executor, syms *symbolize.Symbolizer) (search.Executor, func()) {
-	if f.a.v.GetString("profile") != "" {
+	if f.a.s.Profile != "" {
 		f.prof = schedprof.NewRecorder(ex, syms)
 		f.prof.Binary = f.t.Binary
 		ex = f.prof
 	}
 	if f.outs.graph != "" {
-		f.graph = stategraph.NewRecorder(ex, syms, graphLimit, f.a.stateful())
+		f.graph = stategraph.NewRecorder(ex, syms, graphLimit, f.a.s.stateful())
 		ex = f.graph
 	}
 	return ex, func() {}
@@ -60,14 +60,13 @@ func (f *finder) watch(ex search.Executor, syms *symbolize.Symbolizer) (search.E
 // reports and the corpus; what the search does otherwise than asked is
 // said on stderr.
 func (f *finder) sessionFind() *session.Find {
-	a, t := f.a, f.t
-	quiet := a.v.GetBool("quiet")
+	a, t, st := f.a, f.t, &f.a.s
+	quiet := st.Quiet
+	pl := f.p.Plan
+	pl.MaxDepth = f.maxDepth
 	fd := &session.Find{
-		Plan: session.Plan{Spec: f.p.spec, Strategy: f.p.st, MaxDepth: f.maxDepth, All: a.v.GetBool("all"), MaxExecutions: f.p.executions,
-			Budget: f.p.budget, Minimise: !a.v.GetBool("no-minimise"), MinimiseExecutions: int64(a.v.GetInt("minimise-executions")),
-			Jobs: a.v.GetInt("jobs"), Shard: f.p.shard, Shards: f.p.shards,
-			InTarget: a.v.GetBool("in-target"), Watched: f.outs.graph != "" || a.v.GetString("profile") != ""},
-		Visited: a.v.GetBool("visited"), Livelock: a.v.GetBool("livelock"),
+		Plan:    pl,
+		Visited: st.Visited, Livelock: st.Livelock,
 		Hooks: session.Hooks{Progress: f.prog.update, Minimising: f.prog.minimising,
 			Note: func(msg string) {
 				if quiet && strings.HasPrefix(msg, "the program ended its process") {
@@ -79,20 +78,20 @@ func (f *finder) sessionFind() *session.Find {
 		Warn:  func(msg string) { f.prog.clear(); fmt.Fprintln(a.stderr, "stdbg:", msg) },
 		Watch: f.watch,
 		// A profile's stacks; the minimisation needs none.
-		Stacks:              a.v.GetString("profile") != "",
-		MinimiseNoReduction: a.v.GetString("reduction") == "none",
+		Stacks:              st.Profile != "",
+		MinimiseNoReduction: st.Reduction == search.ReductionNone,
 	}
 	if !quiet {
 		fd.Hooks.OnBug = f.announcer()
 	}
-	if !a.v.GetBool("json") {
+	if !st.JSON {
 		fd.Reported = f.reporter()
 	}
-	if text := a.v.GetString("ltl"); text != "" {
+	if text := st.LTL; text != "" {
 		fd.LTL, _ = ltl.Parse(text) // checked with the settings
 	}
-	if !a.v.GetBool("no-save") {
-		dir := a.v.GetString("corpus")
+	if !st.NoSave {
+		dir := st.Corpus
 		switch {
 		case f.corpusDir != "":
 			dir = f.corpusDir
@@ -100,10 +99,10 @@ func (f *finder) sessionFind() *session.Find {
 			dir = corpus.DefaultDir(t.Arg)
 		}
 		c := &hunt.Corpus{Dir: dir, Target: t.EntryTarget(dir), Version: version,
-			Search:      corpus.Search{Strategy: f.p.spec.Name(), Reduction: f.p.spec.Reduction},
+			Search:      corpus.Search{Strategy: f.p.Search.Name(), Reduction: f.p.Search.Reduction},
 			ReplaySaved: func(path string) string { return "stdbg replay " + session.ShellQuote(path) }}
 		if f.p.seeded() {
-			c.Search.Seed = int64(f.p.spec.Seed)
+			c.Search.Seed = int64(f.p.Search.Seed)
 		}
 		c.BinarySHA256, _ = corpus.FileSHA256(t.Binary)
 		fd.Corpus = c
@@ -131,7 +130,7 @@ func (f *finder) announcer() func(search.Bug) {
 		if b.By != "" {
 			found = "bug found by " + b.By
 		}
-		if !a.v.GetBool("no-minimise") && b.Cycle == nil && !a.v.GetBool("all") && !a.v.GetBool("json") {
+		if !a.s.NoMinimise && b.Cycle == nil && !a.s.All && !a.s.JSON {
 			// Its report, with its Path, follows at once on stdout, then
 			// the minimised one.
 			fmt.Fprintf(a.stderr, "stdbg: %s (%s): %s; reporting it, then minimising its schedule of %s\n", found, b.Outcome.Kind,
@@ -209,7 +208,7 @@ func (f *finder) result(found *session.Found) *findResult {
 	t, p := f.t, f.p
 	out := &findResult{Target: t.Arg, Binary: t.Binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Search.Complete, DepthLimited: res.Search.DepthLimited, Interrupted: res.Interrupted, Bugs: []*report.Report{},
-		Strategy: p.spec.Strategy, Sampled: p.sampled(), Coverage: cov.Line, Scope: cov.Scope, Bounds: cov.Bounds,
+		Strategy: p.Search.Strategy, Sampled: p.sampled(), Coverage: cov.Line, Scope: cov.Scope, Bounds: cov.Bounds,
 		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: cov.ScopeNote, NotModelled: cov.NotModelled}
 	if found.InTarget {
 		out.SearchedIn = "target"
@@ -221,7 +220,7 @@ func (f *finder) result(found *session.Found) *findResult {
 		out.MemoryPoints, out.MemoryChecked = true, true
 	}
 	if p.seeded() {
-		out.Seed = p.spec.Seed
+		out.Seed = p.Search.Seed
 	}
 	for _, fd := range res.Findings {
 		out.Bugs = append(out.Bugs, fd.Report)
@@ -232,7 +231,7 @@ func (f *finder) result(found *session.Found) *findResult {
 
 // write prints the result of a find and writes the files asked for.
 func (c *findCmd) write(out *findResult, f *finder) error {
-	if c.v.GetBool("json") {
+	if c.s.JSON {
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintln(c.stdout, string(b))
 	} else {

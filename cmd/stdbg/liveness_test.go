@@ -87,6 +87,9 @@ func TestStatefulSearchSettings(t *testing.T) {
 		}
 		a.v.Set(tc.other, tc.ov)
 		a.v.Set(tc.key, tc.val)
+		if err := a.v.Unmarshal(&a.s); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 		err := a.validateStateful()
 		if (err != nil) != tc.fail {
 			t.Errorf("%s: error %v, want failure %v", name, err, tc.fail)
@@ -94,13 +97,13 @@ func TestStatefulSearchSettings(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		p, err := a.plan()
+		p, err := a.plan(true, false)
 		if err != nil {
 			t.Errorf("%s: plan: %v", name, err)
 			continue
 		}
-		if p.spec.Reduction != tc.reduction || (len(p.notes) > 0) != tc.note {
-			t.Errorf("%s: reduction %s, notes %q; want %s, a note: %v", name, p.spec.Reduction, p.notes, tc.reduction, tc.note)
+		if p.Search.Reduction != tc.reduction || (len(p.notes) > 0) != tc.note {
+			t.Errorf("%s: reduction %s, notes %q; want %s, a note: %v", name, p.Search.Reduction, p.notes, tc.reduction, tc.note)
 		}
 	}
 }

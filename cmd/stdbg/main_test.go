@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stdbg/stdbg/session"
 )
 
 var cacheDir string
@@ -24,6 +26,9 @@ func TestMain(m *testing.M) {
 	// Tests never write corpora into the repository; those that test the
 	// corpus pass --no-save=false with their own directories.
 	os.Setenv("STDBG_NO_SAVE", "1")
+	// The tests resolve the same example packages again and again: each
+	// is built once while its files stay the same.
+	session.ShareBuilds(true)
 	for _, k := range []string{"STDBG_MAX_DEPTH", "STDBG_ALL", "STDBG_JSON", "STDBG_TRANSITION_TIMEOUT"} {
 		os.Unsetenv(k)
 	}

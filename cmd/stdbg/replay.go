@@ -164,10 +164,10 @@ func (c *replayer) scheduleReplay(args []string, run string) (*session.Target, h
 // the user set.
 func (c *replayer) settings(r *hunt.Replay) {
 	if c.explicit("max-depth") {
-		r.MaxDepth = c.v.GetInt("max-depth")
+		r.MaxDepth = c.s.MaxDepth
 	}
 	if r.Lasso() {
-		r.Cycles = c.v.GetInt("cycles")
+		r.Cycles = c.s.Cycles
 	}
 }
 
@@ -215,7 +215,7 @@ func (c *replayer) target(r hunt.Replay, t *session.Target) error {
 // print prints the report of a replay of sched on t (JSON with --json),
 // and writes its page when --html asked for it.
 func (c *replayer) print(r *report.Report, t *session.Target, sched string) error {
-	if c.v.GetBool("json") {
+	if c.s.JSON {
 		b, _ := json.MarshalIndent(r, "", "  ")
 		fmt.Fprintln(c.stdout, string(b))
 	} else {

@@ -18,7 +18,9 @@ const version = "0.1.0"
 // corpusCmd and rerunner, grader, ccCmd, configCmd), which holds the
 // command's own flags and state.
 type app struct {
-	v          *viper.Viper
+	v *viper.Viper
+	// s are the settings, read once from v when the command starts.
+	s          Settings
 	stdout     io.Writer
 	stderr     io.Writer
 	configFile string // the file read, "" if none
@@ -84,7 +86,7 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 		return usageErr("%v (see stdbg %s --help)", err, cmd.Name())
 	})
 	cfg := &configCmd{app: a}
-	root.AddCommand((&findCmd{app: a}).command(), (&tester{app: a}).command(), (&replayer{app: a}).command(),
+	root.AddCommand((&findCmd{app: a}).command(), (&tester{app: a}).command(), (&replayer{app: a}).command(), (&dapCmd{app: a}).command(),
 		(&corpusCmd{app: a}).command(), (&grader{app: a}).command(), (&ccCmd{app: a}).command(), cfg.command(), cfg.versionCommand())
 	return root
 }

@@ -5,56 +5,46 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/session"
 )
 
 // defaultSampleExecutions bounds a random or PCT search given neither
 // --executions nor --budget.
 const defaultSampleExecutions = 10000
 
-// plan is how find searches: the search (one search.Spec, from the
-// strategy, reduction, preemptions, delays, pct-depth, seed and stateful
-// settings) and its limits.
+// plan is how stdbg find and stdbg test search: the session's plan (the
+// hunt.Request, and where the search may run) that the settings ask for,
+// and notes on what the search does otherwise than asked.
 type plan struct {
-	spec       search.Spec // normal: its defaults explicit
-	st         search.Strategy
-	executions int64
-	budget     time.Duration
-	// split: the search may be divided among -j workers and --shard parts
-	// (exhaustive searches without a profile).
-	split bool
-	// shard and shards: this search is part shard of shards (--shard).
-	shard, shards int
-	// notes explain settings the search does not use as given.
+	session.Plan
 	notes []string
 }
 
 // stateful reports whether the settings ask for a stateful search.
-func (a *app) stateful() bool {
-	return a.v.GetBool("visited") || a.v.GetBool("livelock") || a.v.GetString("ltl") != ""
-}
+func (s *Settings) stateful() bool { return s.Visited || s.Livelock || s.LTL != "" }
 
 // searchSpec is the search the settings name (its seed not yet chosen).
 // Without a strategy named, it is the portfolio, unless a reduction, a
 // bound or a stateful search names the dfs (search.Spec.Normal).
 func (a *app) searchSpec() (search.Spec, error) {
-	spec := search.Spec{PCTDepth: a.v.GetInt("pct-depth"), Stateful: a.stateful()}
-	if s := a.v.GetString("strategy"); a.explicit("strategy") || s != search.StrategyPortfolio {
-		spec.Strategy = s
+	s := &a.s
+	spec := search.Spec{PCTDepth: s.PCTDepth, Stateful: s.stateful()}
+	if a.explicit("strategy") || s.Strategy != search.StrategyPortfolio {
+		spec.Strategy = s.Strategy
 	}
-	if a.explicit("reduction") || a.v.GetString("reduction") != search.ReductionDPOR {
-		spec.Reduction = a.v.GetString("reduction")
+	if a.explicit("reduction") || s.Reduction != search.ReductionDPOR {
+		spec.Reduction = s.Reduction
 	}
-	if k := a.v.GetInt("preemptions"); k >= 0 {
-		spec.BoundBy, spec.Bound = search.BoundPreemptions, k
+	if s.Preemptions >= 0 {
+		spec.BoundBy, spec.Bound = search.BoundPreemptions, s.Preemptions
 	}
-	if d := a.v.GetInt("delays"); d >= 0 {
+	if s.Delays >= 0 {
 		if spec.BoundBy != "" {
 			return spec, usageErr("--preemptions and --delays are two bounds of one search: give one")
 		}
-		spec.BoundBy, spec.Bound = search.BoundDelays, d
+		spec.BoundBy, spec.Bound = search.BoundDelays, s.Delays
 	}
 	if err := spec.Check(); err != nil {
 		return spec, usageErr("%s", flagWords(err.Error()))
@@ -62,16 +52,27 @@ func (a *app) searchSpec() (search.Spec, error) {
 	return spec, nil
 }
 
-// plan builds the search of find from the settings.
-func (a *app) plan() (*plan, error) {
+// plan is the one function that turns the settings into the search
+// request of stdbg find and stdbg test: the search (one search.Spec, from
+// the strategy, reduction, preemptions, delays, pct-depth, seed and
+// stateful settings, its seed chosen), its bounds (the depth bound left to
+// the target's unless set), budget and minimisation, and where it may run
+// (-j, --in-target; watched: a profile or a drawing watches every step).
+// With divided, --shard divides the search (find); stdbg test divides its
+// tests instead.
+func (a *app) plan(divided, watched bool) (*plan, error) {
+	s := &a.s
 	spec, err := a.searchSpec()
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{executions: int64(a.v.GetInt("executions")), budget: a.v.GetDuration("budget")}
+	p := &plan{Plan: session.Plan{Request: s.request(), Jobs: s.Jobs, InTarget: s.InTarget, Watched: watched}}
+	if !a.explicit("max-depth") {
+		p.MaxDepth = 0 // the target's
+	}
 	if n, _, err := spec.Normal(); err == nil && (n.Sampled() || n.Portfolio()) {
-		if s := a.v.GetInt64("seed"); s != 0 {
-			spec.Seed = uint64(s)
+		if s.Seed != 0 {
+			spec.Seed = uint64(s.Seed)
 		} else {
 			var b [8]byte
 			if _, err := rand.Read(b[:]); err != nil {
@@ -80,22 +81,24 @@ func (a *app) plan() (*plan, error) {
 			// Keep it positive as an int64, so that --seed takes it back.
 			spec.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1
 		}
-		if p.executions == 0 && p.budget == 0 && n.Sampled() {
-			p.executions = defaultSampleExecutions
+		if p.MaxExecutions == 0 && p.Budget == 0 && n.Sampled() {
+			p.MaxExecutions = defaultSampleExecutions
 		}
 	}
-	if p.spec, p.notes, err = spec.Normal(); err != nil {
+	if p.Search, p.notes, err = spec.Normal(); err != nil {
 		return nil, usageErr("%s", flagWords(err.Error()))
 	}
-	if p.st, err = p.spec.New(); err != nil {
+	if p.Strategy, err = p.Search.New(); err != nil {
 		return nil, usageErr("%v", err)
 	}
-	p.split = (p.spec.Splittable() || p.spec.Portfolio()) && a.v.GetString("profile") == ""
-	p.shard, p.shards, _ = parseShard(a.v.GetString("shard"))
+	p.Shard, p.Shards = 0, 1
+	if divided {
+		p.Shard, p.Shards, _ = parseShard(s.Shard)
+	}
 	switch {
-	case p.shards > 1 && p.spec.Sampled():
-		return nil, usageErr("--shard divides the exhaustive search, not --strategy %s (run the shards with different --seed values instead)", p.spec.Strategy)
-	case p.shards > 1 && !p.split:
+	case p.Shards > 1 && p.Search.Sampled():
+		return nil, usageErr("--shard divides the exhaustive search, not --strategy %s (run the shards with different --seed values instead)", p.Search.Strategy)
+	case p.Shards > 1 && (s.Profile != "" || !p.Search.Splittable() && !p.Search.Portfolio()):
 		return nil, usageErr("--shard divides the exhaustive search: it cannot be combined with --preemptions, --delays, --visited, --livelock, --ltl or --profile")
 	}
 	return p, nil
@@ -116,7 +119,7 @@ func flagWords(msg string) string {
 }
 
 // sampled reports a random or PCT search.
-func (p *plan) sampled() bool { return p.spec.Sampled() }
+func (p *plan) sampled() bool { return p.Search.Sampled() }
 
 // seeded reports a search with a seed: random, PCT, the portfolio.
-func (p *plan) seeded() bool { return p.spec.Sampled() || p.spec.Portfolio() && p.shards <= 1 }
+func (p *plan) seeded() bool { return p.Search.Sampled() || p.Search.Portfolio() && p.Shards <= 1 }

@@ -85,13 +85,12 @@ usage.`,
 	f.IntVar(&tf.count, "count", 0, "explore each test n times, ignoring the cache (go test -count; 1 is the way to skip the cache)")
 	f.StringVar(&tf.junit, "junit", "", "also write the whole run as JUnit XML to this file: a test suite per package, a BUG or FAIL as a failure, an ERROR or a package that did not build as an error")
 	f.StringVar(&tf.sarif, "sarif", "", "also write the bugs of the whole run as a SARIF 2.1.0 log to this file (tests that failed otherwise and packages that did not build as notifications)")
-	// The shard setting, here over the tests rather than inside a search.
-	f.String("shard", "", "run only part I of N of the tests (I/N, 0 <= I < N): the tests of all the packages are dealt to the N parts in turn, so that N CI jobs share a suite; join their corpora with stdbg corpus merge")
 	f.DurationVar(&tf.timeout, "timeout", 10*time.Minute, "longest a test may run once as go test runs it; a test that hangs is ended with its goroutines' stacks (go test -timeout)")
-	addSettings(cmd, "max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs", "no-save",
-		"no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions", "budget",
-		"in-target", "races", "rand-seed")
-	// What the shared settings mean here.
+	addSettings(cmd, searchSettings...)
+	addSettings(cmd, "shard")
+	// What the shared settings mean here: the shard setting, over the
+	// tests rather than inside a search.
+	f.Lookup("shard").Usage = "run only part I of N of the tests (I/N, 0 <= I < N): the tests of all the packages are dealt to the N parts in turn, so that N CI jobs share a suite; join their corpora with stdbg corpus merge"
 	f.Lookup("json").Usage = "write go test -json's event stream (test2json's TestEvent objects) instead of text"
 	f.Lookup("corpus").Usage = "directory where the bugs are saved, under <import path>/<TestName> (default: testdata/stdbg/<TestName> in each test's package)"
 	return cmd
@@ -114,12 +113,11 @@ func (c *tester) test(args []string) error {
 	}
 	// --shard divides the suite's tests: each test's search is whole,
 	// whatever its strategy.
-	shard, shards, err := parseShard(a.v.GetString("shard"))
+	shard, shards, err := parseShard(a.s.Shard)
 	if err != nil {
 		return err
 	}
-	a.v.Set("shard", "")
-	p, err := a.plan()
+	p, err := a.plan(false, false)
 	if err != nil {
 		return err
 	}
@@ -130,11 +128,9 @@ func (c *tester) test(args []string) error {
 	defer stopper.stop()
 	cfg := gotest.Config{
 		Patterns: args, Tags: tf.tags, Run: tf.run, Skip: tf.skip, Short: tf.short, Timeout: tf.timeout, Count: tf.count,
-		Verbose: tf.verbose, JSON: a.v.GetBool("json"), Parallel: tf.parallel, Race: a.v.GetBool("races"), Shard: shard, Shards: shards,
-		RandSeed: a.v.GetInt64("rand-seed"),
-		Options: session.Options{Stdout: nil, Stderr: nil, FastExit: true,
-			TransitionTimeout: a.v.GetDuration("transition-timeout"), StartTimeout: a.v.GetDuration("start-timeout"),
-			Races: a.v.GetBool("races"), SpuriousWakeups: a.v.GetBool("spurious-wakeups"), KeepThreads: true},
+		Verbose: tf.verbose, JSON: a.s.JSON, Parallel: tf.parallel, Race: a.s.Races, Shard: shard, Shards: shards,
+		RandSeed: a.s.RandSeed,
+		Options:  a.sessionOptions(session.Options{FastExit: true, KeepThreads: true}),
 		Search:   c.search(p),
 		CacheKey: c.cacheKey(),
 		Stdout:   a.stdout,
@@ -185,12 +181,12 @@ func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, t
 	return func(ctx context.Context, s *session.Session, tt *gotest.Test) (*gotest.Searched, error) {
 		pt := *p
 		var err error
-		if pt.st, err = pt.spec.New(); err != nil {
+		if pt.Strategy, err = pt.Search.New(); err != nil {
 			return nil, err
 		}
 		f := &finder{a: a, t: tt.Target, s: s, p: &pt, maxDepth: a.maxDepth(tt.Target),
 			corpusDir: filepath.Join(tt.Target.Source, corpus.Root, tt.Name)}
-		if dir := a.v.GetString("corpus"); dir != "" {
+		if dir := a.s.Corpus; dir != "" {
 			f.corpusDir = filepath.Join(dir, filepath.FromSlash(tt.Package), tt.Name)
 		}
 		fd := f.sessionFind()
@@ -219,13 +215,14 @@ func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, t
 // tests' inputs: stdbg's version and the settings of the search.
 func (c *tester) cacheKey() string {
 	a := c.app
-	skip := map[string]bool{"json": true, "quiet": true, "corpus": true, "no-save": true, "jobs": true, "profile": true, "cycles": true}
+	skip := map[string]bool{"json": true, "quiet": true, "corpus": true, "no-save": true, "jobs": true, "profile": true, "cycles": true,
+		"shard": true} // --shard picks the tests, not how each is searched
 	keys := knownKeys()
 	sort.Strings(keys)
 	parts := []string{"stdbg " + version, runtime.GOOS + "/" + runtime.GOARCH}
 	for _, k := range keys {
 		if !skip[k] {
-			parts = append(parts, fmt.Sprintf("%s=%v", k, a.v.Get(k)))
+			parts = append(parts, fmt.Sprintf("%s=%v", k, a.s.value(k)))
 		}
 	}
 	return strings.Join(parts, "\x00")

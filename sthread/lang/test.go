@@ -1,23 +1,35 @@
 package lang
 
 import (
+	"os"
 	"testing"
 
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
 // CheckTest runs the body of a plain test function: under stdbg find it
-// is one execution of body, like sthread.Check; elsewhere it runs body
-// once. A test marked failed (t.Error) when body returns is reported as an
+// is one execution of body, like sthread.Check; with rtnames.ReplayEnv
+// set (stdbg replay --dlv, stdbg dap) it replays that schedule of body,
+// publishing each step for a debugger; elsewhere it runs body once. A
+// test marked failed (t.Error) when body returns is reported as an
 // assertion failure.
 //
 //go:norace
 func CheckTest(t *testing.T, body func()) {
 	t.Helper()
-	if !rt.Remote() && !rt.Searching() {
+	_, replaying := os.LookupEnv(rtnames.ReplayEnv)
+	if !rt.Remote() && !rt.Searching() && !replaying {
 		body()
 		return
+	}
+	if replaying {
+		// Only stdbg runs an instrumented test binary, and it starts
+		// one to replay a schedule of one test and nothing else: the
+		// race detector sees the program as the search that found the
+		// bug saw it.
+		rt.HideRaces()
 	}
 	sthread.Check(t, func() {
 		rt.ShowAs(body)

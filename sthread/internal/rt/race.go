@@ -38,11 +38,11 @@ var raceHide bool
 // HideRaces hides the runtime's hand-overs from the race detector, in a
 // race build, and catches its reports on standard error (see race.go): for
 // a process that stdbg find started to search or run executions in, which
-// checks and does nothing else.
+// checks and does nothing else. Calls after the first do nothing.
 //
 //go:norace
 func HideRaces() {
-	if raceOn {
+	if raceOn && !raceHide {
 		raceHide = true
 		tapStderr()
 	}

@@ -19,14 +19,18 @@ type Lent struct {
 // scheduled as they would be on th's goroutine. What ended f (the
 // execution unwound, a panic) is given back for Lent.Resume on th's own
 // goroutine; a runtime.Goexit of f (t.FailNow) ends the calling goroutine
-// as it would without Lend.
+// as it would without Lend. Meanwhile th's goroutine id (Execution.Thread,
+// the stack of a thread that does not come back) is the calling
+// goroutine's, where a debugger finds th's operations.
 //
 //go:norace
 func (th *Thread) Lend(f func()) (l Lent) {
-	own := th.g.Load()
+	own, ownID := th.g.Load(), th.goid.Load()
 	th.g.Store(getg())
+	th.goid.Store(goid())
 	defer func() {
 		th.g.Store(own)
+		th.goid.Store(ownID)
 		if p := recover(); p != nil {
 			if _, ok := p.(abortSignal); ok {
 				l.abort = true
