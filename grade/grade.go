@@ -32,6 +32,7 @@ import (
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
 	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
@@ -128,6 +129,11 @@ func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*R
 	files, err := submitted(a, submission)
 	if err != nil {
 		return nil, err
+	}
+	// Every build goes through stdbg's cache: without one no submission
+	// builds, and none is graded.
+	if _, err := cachedir.Usable(); err != nil {
+		return nil, &goinstr.InstallError{Err: err}
 	}
 	conf := o.Confinement
 	if conf == nil {
