@@ -167,8 +167,9 @@ func remote(dir, version string, req request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	// In this process's directory, as the request's paths (a relative
+	// dir among them: stdbg test ./pkg) are.
 	cmd := exec.Command(exe)
-	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

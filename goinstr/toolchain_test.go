@@ -108,3 +108,32 @@ func TestServe(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRemoteRelative checks that the instrumenter of another toolchain
+// reads the package a request names by a relative directory, as stdbg
+// test ./pkg names it, in the directory stdbg runs in: it ran in that
+// package's directory and looked for the package again below it, so that
+// the package state of every module needing a newer Go than stdbg's was an
+// error, and each of its tests ran execution after execution in fresh
+// processes.
+func TestRemoteRelative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the instrumenter")
+	}
+	t.Setenv("STDBG_CACHE", t.TempDir())
+	vals, err := goEnv(".", "GOVERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.Fields(vals[0])[0] // the local toolchain: no download
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"go.mod":   "module example.com/m\n\ngo 1.22\n",
+		"sub/s.go": "package sub\n\nimport \"sync\"\n\nvar mu sync.Mutex\n\n// Lock locks.\nfunc Lock() { mu.Lock() }\n",
+	})
+	t.Chdir(dir)
+	resp, err := remote("./sub", version, request{Op: "state", Dir: "./sub"})
+	if err != nil || len(resp.Vars) != 1 || resp.Vars[0].Name != "mu" {
+		t.Fatalf("state of ./sub through the instrumenter built with %s: %+v, %v; want mu", version, resp, err)
+	}
+}
