@@ -34,9 +34,14 @@ type Assignment struct {
 }
 
 // Limits bound a check's search and the submission's processes. Zero
-// values take the defaults (DefaultLimits).
+// values take the defaults (DefaultLimits). A search is bounded by what it
+// explores (Executions, MaxDepth, Preemptions), which gives the same
+// grade on any machine; the time bounds (Budget, Wall) are a safety net
+// for programs that run for ever, and a check that reaches them is not
+// graded (StatusUnfinished).
 type Limits struct {
-	// Budget bounds the wall time of the search and its minimisation.
+	// Budget bounds the wall time of the search and its minimisation; a
+	// check that spends it is unfinished and gets no points.
 	Budget Duration `yaml:"budget"`
 	// Wall bounds the whole check (build excluded); the processes are
 	// killed when it is spent (default: budget plus 20 seconds).
@@ -60,6 +65,12 @@ type Limits struct {
 	MaxDepth int `yaml:"max_depth"`
 	// Executions bounds the number of executions the search runs.
 	Executions int64 `yaml:"executions"`
+	// Incomplete says what a search that found no bug but stopped at
+	// Executions, or cut some execution at MaxDepth, is worth:
+	// IncompleteFail (the default: no points, StatusUnverified) or
+	// IncompletePass (full marks, the search line saying what was
+	// explored).
+	Incomplete string `yaml:"incomplete"`
 	// Preemptions, when set, bounds the search to the schedules with at
 	// most this many preemptions (nil: exhaustive).
 	Preemptions *int `yaml:"preemptions"`
@@ -69,10 +80,17 @@ type Limits struct {
 	MinimiseExecutions int64 `yaml:"minimise_executions"`
 }
 
+// What a search that stopped at its bounds is worth (Limits.Incomplete).
+const (
+	IncompleteFail = "fail"
+	IncompletePass = "pass"
+)
+
 // DefaultLimits are the limits of a check that sets none.
 var DefaultLimits = Limits{
-	Budget: Duration(20 * time.Second), CPU: Duration(60 * time.Second), Step: Duration(3 * time.Second),
-	MemoryMB: 1024, Processes: 512, FileMB: 16, MaxDepth: 2000, MinimiseExecutions: 2000,
+	Budget: Duration(5 * time.Minute), CPU: Duration(5 * time.Minute), Step: Duration(5 * time.Second),
+	MemoryMB: 1024, Processes: 512, FileMB: 16, MaxDepth: 2000, Executions: 20000, Incomplete: IncompleteFail,
+	MinimiseExecutions: 2000,
 }
 
 // Check is one graded property of a submission.
@@ -355,6 +373,8 @@ func (l *Limits) check(line int) error {
 		return fmt.Errorf("preemptions%s: must not be negative", at)
 	case l.MemoryMB > 0 && l.MemoryMB < 64:
 		return fmt.Errorf("memory_mb %d%s: a program needs at least 64 MiB", l.MemoryMB, at)
+	case l.Incomplete != "" && l.Incomplete != IncompleteFail && l.Incomplete != IncompletePass:
+		return fmt.Errorf("incomplete %q%s: expected fail (no points for a search that could not finish) or pass", l.Incomplete, at)
 	}
 	return nil
 }
@@ -390,6 +410,15 @@ func (c *Check) limits(a *Assignment) Limits {
 	pickI(&l.MaxDepth, o.MaxDepth, d.MaxDepth)
 	if l.Executions == 0 {
 		l.Executions = o.Executions
+	}
+	if l.Executions == 0 {
+		l.Executions = d.Executions
+	}
+	if l.Incomplete == "" {
+		l.Incomplete = o.Incomplete
+	}
+	if l.Incomplete == "" {
+		l.Incomplete = d.Incomplete
 	}
 	if l.MinimiseExecutions == 0 {
 		l.MinimiseExecutions = o.MinimiseExecutions

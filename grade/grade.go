@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,10 +30,8 @@ import (
 
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
-	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
 
@@ -45,6 +42,9 @@ type Options struct {
 	Confinement *Confinement
 	// Log, if not nil, is told of each check as it starts.
 	Log func(string)
+	// Version is stdbg's version, written at the foot of the HTML
+	// traces.
+	Version string
 }
 
 // Result is a graded submission.
@@ -62,11 +62,21 @@ type Result struct {
 
 // Check statuses.
 const (
-	StatusPassed     = "passed"
-	StatusFailed     = "failed"
-	StatusNotBuilt   = "not-built"
+	StatusPassed   = "passed"
+	StatusFailed   = "failed"
+	StatusNotBuilt = "not-built"
+	// StatusIncomplete: the submission lacks a file the assignment
+	// names.
 	StatusIncomplete = "missing-files"
 	StatusError      = "error"
+	// StatusUnverified: the search found no bug but stopped at its bound
+	// of executions or of depth before it had explored every schedule to
+	// its end; the check gets no points unless the assignment says
+	// incomplete: pass.
+	StatusUnverified = "unverified"
+	// StatusUnfinished: the check ran out of its time bound (a program
+	// that runs for ever, or a machine too busy): no points, said.
+	StatusUnfinished = "unfinished"
 )
 
 // CheckResult is the outcome of one check.
@@ -122,7 +132,7 @@ type Failure struct {
 // Submit files, or, for a one-file assignment, that file) against a. An
 // error means the grading itself could not run (the submission is not
 // there, or stdbg is not installed correctly: a *goinstr.InstallError,
-// which no submission is graded under); what is wrong with the submission (missing files, a build
+// under which no submission is graded); what is wrong with the submission (missing files, a build
 // error, bugs) is in the Result.
 func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*Result, error) {
 	start := time.Now()
@@ -152,29 +162,27 @@ func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*R
 		return nil, err
 	}
 	defer sb.close()
-	g := &grader{a: a, sb: sb, files: files, builds: map[string]*built{}}
-	for i := range a.Checks {
-		c := &a.Checks[i]
-		if o.Log != nil {
-			o.Log(fmt.Sprintf("check %d/%d: %s", i+1, len(a.Checks), c.Name))
+	g := &grader{a: a, sb: sb, files: files, builds: map[string]*built{}, log: o.Log, version: o.Version}
+	if len(missing) > 0 {
+		for i := range a.Checks {
+			c := &a.Checks[i]
+			cr := CheckResult{Status: StatusIncomplete, Message: "your submission has no " + strings.Join(missing, ", ") + ": hand in every file the assignment names"}
+			cr.Name, cr.Kind, cr.MaxScore, cr.Visibility = c.Name, c.Kind, c.Points, c.Visibility
+			res.Checks = append(res.Checks, cr)
+			res.MaxScore += c.Points
 		}
-		var cr CheckResult
-		if len(missing) > 0 {
-			cr = CheckResult{Status: StatusIncomplete, Message: "your submission has no " + strings.Join(missing, ", ") + ": hand in every file the assignment names"}
-		} else {
-			cr = g.check(ctx, c)
-		}
+	} else {
+		res.Checks = g.checks(ctx)
 		if g.broken != nil {
 			// stdbg cannot build any submission: no grade at all
 			// rather than a wrong one.
 			return nil, g.broken
 		}
-		cr.Name, cr.Kind, cr.MaxScore, cr.Visibility = c.Name, c.Kind, c.Points, c.Visibility
-		res.Checks = append(res.Checks, cr)
-		res.Score += cr.Score
-		res.MaxScore += c.Points
-		if ctx.Err() != nil {
-			break
+		for i, c := range a.Checks {
+			res.MaxScore += c.Points
+			if i < len(res.Checks) {
+				res.Score += res.Checks[i].Score
+			}
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -214,9 +222,12 @@ type grader struct {
 	sb     *sandbox
 	files  map[string]string
 	builds map[string]*built
+	log    func(string)
 	// broken is set when stdbg itself cannot build Go programs
 	// (goinstr.InstallError): grading stops there.
 	broken error
+	// version is stdbg's, for the HTML traces.
+	version string
 }
 
 // built is a submission built with a check's harness.
@@ -264,7 +275,10 @@ func (g *grader) build(c *Check) *built {
 		if len(c.Harness) > 0 {
 			main = c.Harness[0]
 		}
-		arg, build.Memory = filepath.Join(dir, main), race
+		// A race check builds with the memory instrumentation and
+		// checks every schedule's accesses for races without making
+		// them scheduling points, as stdbg find does by default.
+		arg, build.Memory, build.Race = filepath.Join(dir, main), race, race
 	}
 	t, err := session.Resolve(append([]string{arg}, c.Args...), build)
 	if err != nil {
@@ -327,152 +341,6 @@ func goModAt(version string) string {
 	return "module submission\n\ngo " + v + "\n"
 }
 
-// check runs one check.
-func (g *grader) check(ctx context.Context, c *Check) (cr CheckResult) {
-	start := time.Now()
-	defer func() { cr.Seconds = time.Since(start).Seconds() }()
-	b := g.build(c)
-	if b.err != nil {
-		var ie *goinstr.InstallError
-		if errors.As(b.err, &ie) {
-			g.broken = ie
-			return CheckResult{Status: StatusError, Message: ie.Error()}
-		}
-		msg := b.err.Error()
-		var ue *session.UsageError
-		if errors.As(b.err, &ue) {
-			msg = strings.ReplaceAll(msg, b.dir+"/", "")
-		}
-		return CheckResult{Status: StatusNotBuilt, Message: "your program does not build:\n" + msg}
-	}
-	l := c.limits(g.a)
-	race := c.wantsRace() && b.t.Go
-	stateful := c.Kind == KindLTL || c.Kind == KindProgress
-	s, err := session.Start(b.t, session.Options{
-		Stdout: io.Discard, Stderr: io.Discard, FastExit: true, KeepThreads: true,
-		TransitionTimeout: time.Duration(l.Step), StartTimeout: time.Duration(l.Step) + 10*time.Second,
-		Races: c.wantsRace(), SpuriousWakeups: true, State: stateful,
-		Dir: b.run, Wrap: g.sb.conf.wrap(l, race), Library: b.lib,
-	})
-	if err != nil {
-		return CheckResult{Status: StatusError, Message: "your program could not be started: " + strings.ReplaceAll(err.Error(), b.dir+"/", "")}
-	}
-	// The wall-clock bound: the search is stopped, and the program's
-	// processes (its process group: a fork bomb's children too) killed
-	// until it stops. The session is closed only here, by this goroutine.
-	wctx, cancel := context.WithTimeout(ctx, time.Duration(l.Wall))
-	defer cancel()
-	closed := make(chan struct{})
-	group, _ := syscall.Getpgid(s.Pid())
-	go func() {
-		select {
-		case <-wctx.Done():
-		case <-closed:
-			return
-		}
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			killGroup(group)
-			select {
-			case <-closed:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	defer func() { close(closed); s.Close(); killGroup(group) }()
-	// DPOR alone, not the portfolio of stdbg find: the portfolio shares
-	// its search in wall time, so what it runs, and which member finds a
-	// bug first, moves with the machine's load, and grading the same
-	// submission twice must give the same result.
-	spec := search.Spec{Strategy: search.StrategyDFS}
-	if l.Preemptions != nil {
-		spec.BoundBy, spec.Bound = search.BoundPreemptions, *l.Preemptions
-	}
-	if stateful {
-		spec.Stateful, spec.Reduction = true, search.ReductionNone
-	}
-	spec, _, err = spec.Normal()
-	if err != nil {
-		return CheckResult{Status: StatusError, Message: err.Error()}
-	}
-	f := &session.Find{
-		Plan:     session.Plan{Request: l.request(spec), Jobs: 1, InTarget: true, Watched: stateful},
-		Visited:  stateful,
-		Livelock: c.Kind == KindProgress,
-		LTL:      c.formula,
-		// Starvation freedom as a course states it assumes fair locks:
-		// under weak fairness a thread waiting for a mutex that others
-		// take in turn may starve, in every lock-based algorithm.
-		Fairness: search.StrongFairness,
-	}
-	if !b.t.Go {
-		// Minimise and explain only the first bug of each kind the check
-		// counts. (A Go search inside the target has minimised every bug
-		// already, in its own process, faster than stdbg would.)
-		f.Pick = func(bugs []search.Bug) []search.Bug {
-			var out []search.Bug
-			seen := map[string]bool{}
-			for _, bug := range bugs {
-				kind := bug.Outcome.Kind.String()
-				if c.counts(kind) && !seen[kind] {
-					seen[kind] = true
-					out = append(out, bug)
-				}
-			}
-			return out
-		}
-	}
-	found, err := s.Find(wctx, f)
-	if wctx.Err() != nil && ctx.Err() == nil {
-		return CheckResult{Status: StatusFailed, Message: fmt.Sprintf("the check did not finish within its wall-clock bound of %s: "+
-			"your program may run for ever, start processes without end or allocate without end", time.Duration(l.Wall))}
-	}
-	if err != nil && (found == nil || len(found.Findings) == 0) {
-		return CheckResult{Status: StatusError, Message: "the check could not run: " + strings.ReplaceAll(err.Error(), b.dir+"/", "")}
-	}
-	cr = CheckResult{Executions: found.Search.Stats.Executions, Search: coverage(found, l)}
-	if found.Search.Stats.Executions == 0 && len(found.Findings) == 0 {
-		cr.Status = StatusFailed
-		cr.Message = "your program did not run a single schedule to its end within the check's limits: " +
-			"it may start processes or allocate memory without end, or take too long to start"
-		return cr
-	}
-	lost := map[string]bool{}
-	for _, fd := range found.Findings {
-		kind := fd.Bug.Outcome.Kind.String()
-		if !c.counts(kind) || fd.Report == nil || lost[kind] {
-			// One failure of each kind: the first found, minimised,
-			// is the student's to fix first.
-			continue
-		}
-		fl := g.failure(c, b, fd.Report)
-		cr.Failures = append(cr.Failures, fl)
-		lost[kind] = true
-	}
-	cr.Score = c.Points
-	if len(cr.Failures) == 0 {
-		cr.Status = StatusPassed
-		return cr
-	}
-	cr.Status = StatusFailed
-	sort.SliceStable(cr.Failures, func(i, j int) bool { return cr.Failures[i].Kind < cr.Failures[j].Kind })
-	if len(c.Deduct) == 0 {
-		cr.Score = 0
-		return cr
-	}
-	for kind := range lost {
-		pts, ok := c.Deduct[classOf(kind)]
-		if !ok {
-			pts = c.Points
-		}
-		cr.Score -= pts
-	}
-	cr.Score = max(0, cr.Score)
-	return cr
-}
-
 // killGroup kills a process group, if there is one left.
 func killGroup(pgid int) {
 	if pgid > 1 {
@@ -498,37 +366,4 @@ func classOf(kind string) string {
 		}
 	}
 	return kind
-}
-
-// coverage says what a check's search covered (session.Coverage), in a
-// student's words.
-func coverage(f *session.Found, l Limits) string {
-	c := f.Coverage
-	n := c.Executions
-	runs := fmt.Sprintf("%d schedules", n)
-	if n == 1 {
-		runs = "1 schedule"
-	}
-	switch {
-	case c.BudgetSpent:
-		return fmt.Sprintf("incomplete: %s explored within the budget of %s", runs, time.Duration(l.Budget))
-	case c.Complete && l.Preemptions != nil:
-		return fmt.Sprintf("every schedule with at most %d preemptions explored (%s)", *l.Preemptions, runs)
-	case c.Kind == session.CompleteModelled:
-		return fmt.Sprintf("complete over the operations stdbg sees (%s), not exhaustive: %s", runs, strings.Join(c.NotModelled, "; "))
-	case c.Complete && c.DepthLimited:
-		return fmt.Sprintf("every schedule up to %d steps explored (%s)", c.MaxDepth, runs)
-	case c.Kind == session.Exhaustive:
-		return fmt.Sprintf("exhaustive: every schedule explored (%s)", runs)
-	case l.Executions > 0 && n >= l.Executions:
-		return fmt.Sprintf("incomplete: the limit of %s reached", runs)
-	}
-	return fmt.Sprintf("%s explored", runs)
-}
-
-// request is the hunt of a check with limits l and search spec: every
-// bug, minimised.
-func (l Limits) request(spec search.Spec) hunt.Request {
-	return hunt.Request{Search: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
-		Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions}
 }

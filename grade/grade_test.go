@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,7 +59,10 @@ var patterns = []string{
 	grade.PatternUnprotected, grade.PatternNoSignal, grade.PatternWaitNoLock, grade.PatternWaitInWorker,
 	grade.PatternDoneMissing, grade.PatternUnlockTwice, grade.PatternCancelOpen, grade.PatternSignalNoLock,
 	grade.PatternStaleWake, grade.PatternStarved, grade.PatternLocalSync, grade.PatternSelfSend,
-	grade.PatternSendClosed,
+	grade.PatternSendClosed, grade.PatternBusyWait, grade.PatternTryGivesUp, grade.PatternRetryLivelock,
+	grade.PatternSplitSection, grade.PatternHeldByCaller, grade.PatternNoCommonLock, grade.PatternCheckOutside,
+	grade.PatternPassedWithout, grade.PatternNeverRestored, grade.PatternCloseClosed, grade.PatternWaitFirst,
+	grade.PatternNoReceiver, grade.PatternLockUpgrade, grade.PatternCtxNeverCancelled,
 }
 
 // expect is a wrong answer's expected grading (wrong/NAME/expect.yaml):
@@ -102,9 +106,9 @@ func submissions(t testing.TB) []submission {
 }
 
 // TestExerciseSet checks the shape of exercises/ without grading: at
-// least ten exercises, in C and Go, each with its statement, starter code,
-// an assignment that loads, a reference solution and at least four wrong
-// answers whose expect.yaml names checks of the assignment and known
+// least sixteen exercises, in C and Go, each with its statement, starter
+// code, an assignment that loads, a reference solution and at least four
+// wrong answers whose expect.yaml names checks of the assignment and known
 // hints.
 func TestExerciseSet(t *testing.T) {
 	subs := submissions(t)
@@ -160,8 +164,8 @@ func TestExerciseSet(t *testing.T) {
 			t.Errorf("%s has %d wrong answers, want at least 4", key, wrongs[key])
 		}
 	}
-	if len(exercises) < 10 || languages["c"] == 0 || languages["go"] == 0 {
-		t.Errorf("%d exercises (%v), want at least ten in C and Go", len(exercises), languages)
+	if len(exercises) < 16 || languages["c"] == 0 || languages["go"] == 0 {
+		t.Errorf("%d exercises (%v), want at least sixteen in C and Go", len(exercises), languages)
 	}
 	for _, name := range representative {
 		if !slices.ContainsFunc(subs, func(s submission) bool { return s.name == name }) {
@@ -191,12 +195,14 @@ func TestGradeExercises(t *testing.T) {
 			}
 			checkGrading(t, sub, res)
 			if *gradeAll {
+				stop := cpuHogs(t, 2)
 				again, err := grade.Grade(context.Background(), a, sub.dir, grade.Options{})
+				stop()
 				if err != nil {
 					t.Fatal(err)
 				}
 				if x, y := comparable(res), comparable(again); x != y {
-					t.Errorf("two gradings differ:\n%s\n%s", x, y)
+					t.Errorf("two gradings differ (the second beside two CPU hogs):\n%s\n%s", x, y)
 				}
 			}
 		})
@@ -270,9 +276,14 @@ func comparable(res *grade.Result) string {
 	return string(b)
 }
 
-// TestGradeTwice grades wrong answers twice: the same result (but the
-// times). With -grade.all, TestGradeExercises does it for every
-// submission.
+// TestGradeTwice grades wrong answers twice, the second time beside two
+// processes that keep both CPUs busy: the same result (but the times). A
+// check is bounded by what it explores, not by the wall clock, so a busy
+// machine changes how long a grading takes, not its grade: the
+// readers-first answer of C4 once got full marks beside two CPU hogs, its
+// starvation check cut by a wall-clock budget and passed as
+// "incomplete". With -grade.all, TestGradeExercises grades every
+// submission twice too, the second time beside CPU hogs.
 func TestGradeTwice(t *testing.T) {
 	for _, s := range []struct{ assignment, dir string }{
 		{"../exercises/c/bounded-buffer/assignment.yaml", "../exercises/c/bounded-buffer/wrong/one-cond-signal"},
@@ -284,17 +295,46 @@ func TestGradeTwice(t *testing.T) {
 		}
 		var docs [2]string
 		for i := range docs {
+			stop := func() {}
+			if i == 1 {
+				stop = cpuHogs(t, 2)
+			}
 			res, err := grade.Grade(context.Background(), a, s.dir, grade.Options{})
+			stop()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Score == res.MaxScore {
-				t.Fatalf("%s: full marks for a wrong answer", s.dir)
+				var text strings.Builder
+				res.WriteText(&text)
+				t.Fatalf("%s: full marks for a wrong answer (grading %d):\n%s", s.dir, i+1, text.String())
 			}
 			docs[i] = comparable(res)
 		}
 		if docs[0] != docs[1] {
-			t.Errorf("%s: two gradings differ:\n%s\n%s", s.dir, docs[0], docs[1])
+			t.Errorf("%s: the gradings beside CPU hogs and without differ:\n%s\n%s", s.dir, docs[0], docs[1])
 		}
 	}
+}
+
+// cpuHogs starts n processes that spin until stop is called.
+func cpuHogs(t *testing.T, n int) (stop func()) {
+	t.Helper()
+	var hogs []*exec.Cmd
+	for range n {
+		cmd := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("starting a CPU hog: %v", err)
+		}
+		hogs = append(hogs, cmd)
+	}
+	stop = func() {
+		for _, h := range hogs {
+			h.Process.Kill()
+			h.Wait()
+		}
+		hogs = nil
+	}
+	t.Cleanup(stop)
+	return stop
 }

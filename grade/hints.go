@@ -49,6 +49,22 @@ const (
 	PatternLocalSync     = "local-sync-object"
 	PatternSelfSend      = "send-to-self"
 	PatternSendClosed    = "send-on-closed-channel"
+	PatternBusyWait      = "busy-wait"
+	PatternTryGivesUp    = "trylock-gives-up"
+	PatternRetryLivelock = "retry-livelock"
+	PatternSplitSection  = "split-critical-section"
+	PatternHeldByCaller  = "lock-held-by-caller"
+	PatternNoCommonLock  = "no-common-lock"
+	PatternCheckOutside  = "check-outside-lock"
+	PatternPassedWithout = "passed-without-waiting"
+	PatternNeverRestored = "condition-never-restored"
+	PatternCloseClosed   = "close-of-closed-channel"
+	PatternWaitFirst     = "wait-before-receive"
+	PatternNoReceiver    = "send-with-no-receiver"
+	PatternLockUpgrade   = "lock-upgrade"
+	// PatternCtxNeverCancelled: a goroutine waits for its context to be
+	// cancelled, and nothing cancels it.
+	PatternCtxNeverCancelled = "context-never-cancelled"
 )
 
 // sources reads the student's files of a build, by base name.
@@ -83,6 +99,16 @@ var (
 	returnStmt = regexp.MustCompile(`\breturn\b`)
 )
 
+// hasPattern reports a hint of the pattern among hints.
+func hasPattern(hints []Hint, pattern string) bool {
+	for _, h := range hints {
+		if h.Pattern == pattern {
+			return true
+		}
+	}
+	return false
+}
+
 // recognise finds the hints that fit a failure.
 func recognise(r *report.Report, files map[string][]string) []Hint {
 	s := src(files)
@@ -96,24 +122,48 @@ func recognise(r *report.Report, files map[string][]string) []Hint {
 	add(waitNoLock(r))
 	add(unlockTooMany(r))
 	add(lockOrder(r))
+	add(lockUpgrade(r))
 	add(unlockMissing(r, s))
 	add(signalOne(r, s))
 	add(staleWake(r))
+	if !hasPattern(hints, PatternSignalOne) && !hasPattern(hints, PatternStaleWake) {
+		add(neverRestored(r, s))
+	}
 	add(starved(r))
+	add(busyWait(r, s))
+	add(trylockGivesUp(r, s))
+	add(retryLivelock(r))
+	if !hasPattern(hints, PatternBusyWait) {
+		// A harness that counts polls stops a busy-wait in code the
+		// student's calls: not work done without the lock.
+		add(noCommonLock(r, s))
+	}
+	add(checkOutsideLock(r, s))
+	add(splitSection(r, s))
+	add(passedWithoutWaiting(r))
 	add(addInside(r, s))
 	if self := selfSend(r); self != nil {
 		// What else is stuck waits for the goroutine that sends to
 		// itself: that is the mistake to point at.
 		add(self)
 	} else {
-		add(neverClosed(r))
-		add(cancelNotClosed(r))
+		if ctx := ctxNeverCancelled(r); ctx != nil {
+			add(ctx)
+		} else {
+			add(neverClosed(r))
+			add(cancelNotClosed(r))
+		}
+		add(waitFirst(r))
 		if len(hints) == 0 {
 			add(wgStuck(r))
 		}
-		add(noCancel(r))
+		add(noReceiver(r))
+		if !hasPattern(hints, PatternWaitFirst) && !hasPattern(hints, PatternNoReceiver) {
+			add(noCancel(r))
+		}
 	}
 	add(sendOnClosed(r))
+	add(closeClosed(r))
 	add(unprotected(r, s))
 	add(localSync(r, s))
 	return hints

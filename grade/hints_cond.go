@@ -380,3 +380,48 @@ func guarded(s src, l report.Location) bool {
 	g, _ := s.guard(l)
 	return loopStart.MatchString(g) || ifStart.MatchString(g) || strings.HasPrefix(g, "} while")
 }
+
+// neverRestored: a thread waits for ever, in a loop, on a condition that
+// was broadcast (or signalled) before it began to wait, and whose
+// signallers have finished: they left the state the loop waits on as it
+// was, and nobody is left to change it (a count not put back, a flag not
+// reset).
+func neverRestored(r *report.Report, s src) *Hint {
+	if r.Kind != "deadlock" && r.Kind != "leak" {
+		return nil
+	}
+	for _, w := range r.Waits {
+		if !strings.Contains(w.Text, "never signalled") && !strings.Contains(w.Text, "not signalled") {
+			continue
+		}
+		waitedAt := -1
+		var cond string
+		for i, st := range r.Steps {
+			if st.Thread == w.Thread && isCondWait(st.Call) {
+				cond, waitedAt = parseCall(st.Call).arg(0), i
+			}
+		}
+		if waitedAt < 0 || !s.mine(w.Where.File) {
+			continue
+		}
+		g, gl := s.guard(w.Where)
+		if !loopStart.MatchString(g) {
+			continue
+		}
+		for _, st := range r.Steps[:waitedAt] {
+			c := parseCall(st.Call)
+			l := strings.ToLower(c.fn)
+			if !(strings.HasSuffix(l, "signal") || strings.HasSuffix(l, "broadcast")) || c.arg(0) != cond ||
+				!finished(r, st.Thread) && !blocked(r)[st.Thread] {
+				continue
+			}
+			return &Hint{Pattern: PatternNeverRestored, Line: fmt.Sprintf("%s:%d", filepath.Base(w.Where.File), gl),
+				Text: fmt.Sprintf("Thread %d waits on %s at %s for ever, in its loop %s: thread %d announced a change on %s (at %s) and "+
+					"finished, and the condition still holds: no thread is left to change it, or to wake the waiter when it "+
+					"changed. Either some change the waiters wait for is never made (a count not put back, a flag not reset), "+
+					"or it is made without waking them: every change that can end a wait must signal (or broadcast) its "+
+					"condition variable.", w.Thread, cond, at(w.Where), strings.TrimSuffix(g, " {"), st.Thread, cond, at(st.Where))}
+		}
+	}
+	return nil
+}

@@ -20,8 +20,18 @@ func addInside(r *report.Report, s src) *Hint {
 			waiter = st.Thread
 		}
 	}
+	// Who calls Done on which WaitGroup: the goroutines it counts.
+	counted := map[string]map[int]bool{}
 	for _, st := range r.Steps {
-		if strings.HasPrefix(st.Call, "WaitGroup.Add") && waiter != 0 && st.Thread != waiter {
+		if c := parseCall(st.Call); c.fn == "WaitGroup.Done" {
+			if counted[c.arg(0)] == nil {
+				counted[c.arg(0)] = map[int]bool{}
+			}
+			counted[c.arg(0)][st.Thread] = true
+		}
+	}
+	for _, st := range r.Steps {
+		if c := parseCall(st.Call); c.fn == "WaitGroup.Add" && waiter != 0 && st.Thread != waiter && counted[c.arg(0)][st.Thread] {
 			return &Hint{Pattern: PatternAddInside, Line: at(st.Where),
 				Text: fmt.Sprintf("wg.Add is called at %s by the goroutine it counts, so Wait can run before it and return while that "+
 					"goroutine still works. Call wg.Add in the goroutine that starts the others, before the go statement.", at(st.Where))}
@@ -165,7 +175,7 @@ func noCancel(r *report.Report) *Hint {
 var (
 	chanID   = regexp.MustCompile(`\[(chan#\d+)\]`)
 	sendWait = regexp.MustCompile(`^waits in Chan\.Send for (.*?) \[(chan#\d+)\]`)
-	closedCh = regexp.MustCompile(`send on closed channel (chan#\d+)`)
+	closedCh = regexp.MustCompile(`send on closed channel (\S+)`)
 )
 
 // selfSend: a goroutine waits for ever to send on a channel that only it
@@ -211,13 +221,184 @@ func sendOnClosed(r *report.Report) *Hint {
 	for i := len(r.Steps) - 1; i >= 0; i-- {
 		st := r.Steps[i]
 		c := parseCall(st.Call)
-		if c.fn != "Chan.Close" || !strings.Contains(st.Call, "["+m[1]+"]") {
+		if c.fn != "Chan.Close" || !sameChannel(c.arg(0), strings.TrimSuffix(m[1], ".")) {
 			continue
 		}
 		return &Hint{Pattern: PatternSendClosed, Line: at(st.Where),
 			Text: fmt.Sprintf("Goroutine %d closes a channel at %s while goroutine %d may still send on it (at %s), and a send on a "+
 				"closed channel panics. Close a channel only when nothing will send on it again: after its senders are done "+
 				"(wait for them first), or in the sender itself after its last send.", st.Thread, at(st.Where), send.Thread, at(send.Where))}
+	}
+	return nil
+}
+
+var closeOfClosed = regexp.MustCompile(`close of closed channel (\S+)`)
+
+// sameChannel reports whether a step's channel argument ("results
+// [chan#2]", "results", "chan#2") is the channel a message names.
+func sameChannel(arg, name string) bool {
+	if arg == name || strings.Contains(arg, "["+name+"]") {
+		return true
+	}
+	first, _, _ := strings.Cut(arg, " ")
+	return first == name
+}
+
+// closeClosed: a channel closed twice (each worker closing the results,
+// or two goroutines each closing a done channel): the second close
+// panics.
+func closeClosed(r *report.Report) *Hint {
+	m := closeOfClosed.FindStringSubmatch(r.Message)
+	if m == nil {
+		return nil
+	}
+	ch := strings.TrimSuffix(m[1], ".")
+	var closes []report.Step
+	for _, st := range r.Steps {
+		if c := parseCall(st.Call); c.fn == "Chan.Close" && sameChannel(c.arg(0), ch) {
+			closes = append(closes, st)
+		}
+	}
+	second := report.Location{}
+	thread := 0
+	if r.Failure != nil {
+		second, thread = r.Failure.Where, r.Failure.Thread
+	}
+	if len(closes) == 0 {
+		return nil
+	}
+	first := closes[0]
+	if second.Line == 0 && len(closes) > 1 {
+		second, thread = closes[len(closes)-1].Where, closes[len(closes)-1].Thread
+	}
+	text := fmt.Sprintf("Goroutine %d closes %s at %s after goroutine %d closed it at %s, and a channel can be closed only once: "+
+		"the second close panics.", thread, ch, at(second), first.Thread, at(first.Where))
+	if thread != first.Thread && second.Line == first.Where.Line {
+		text = fmt.Sprintf("Goroutines %d and %d both close %s at %s: every goroutine that runs that code closes it, and the "+
+			"second close panics.", first.Thread, thread, ch, at(second))
+	}
+	return &Hint{Pattern: PatternCloseClosed, Line: at(second),
+		Text: text + " Close a channel in one place only, once its senders are all done: for results sent by several " +
+			"workers, in a goroutine that waits for them (wg.Wait(); close(results)); to stop goroutines, in the goroutine " +
+			"that decides to stop them."}
+}
+
+// waitFirst: a WaitGroup's Wait waits for goroutines that are stuck
+// sending on a channel that only the waiting goroutine would receive
+// from, after its Wait: each waits for the other.
+func waitFirst(r *report.Report) *Hint {
+	if r.Kind != "deadlock" && r.Kind != "leak" {
+		return nil
+	}
+	var waiter *report.Wait
+	var senders []report.Wait
+	for i, w := range r.Waits {
+		switch {
+		case wgWait.MatchString(w.Text):
+			waiter = &r.Waits[i]
+		case strings.HasPrefix(w.Text, "waits in Chan.Send"):
+			senders = append(senders, w)
+		}
+	}
+	if waiter == nil || len(senders) == 0 {
+		return nil
+	}
+	ch := ""
+	if m := sendWait.FindStringSubmatch(senders[0].Text); m != nil {
+		ch = m[1]
+	}
+	return &Hint{Pattern: PatternWaitFirst, Line: at(waiter.Where),
+		Text: fmt.Sprintf("Goroutine %d waits at %s for goroutines that are stuck sending on %s (goroutine %d at %s), which only "+
+			"goroutine %d would receive, after its Wait: each waits for the other. Receive while they run: wait for them in "+
+			"a goroutine of its own that then closes the channel (go func() { wg.Wait(); close(results) }()), and range over "+
+			"the channel meanwhile; or give the channel room for every value.", waiter.Thread, at(waiter.Where), ch,
+			senders[0].Thread, at(senders[0].Where), waiter.Thread)}
+}
+
+// noReceiver: the only goroutine left sends on a channel nobody has ever
+// received from (an unbuffered send before the goroutine that would
+// receive it was started).
+func noReceiver(r *report.Report) *Hint {
+	if r.Kind != "deadlock" || len(r.Waits) != 1 || !strings.HasPrefix(r.Waits[0].Text, "waits in Chan.Send") {
+		return nil
+	}
+	w := r.Waits[0]
+	for _, st := range r.Steps {
+		if st.Thread != w.Thread {
+			return nil // another goroutine ran: noCancel's case
+		}
+	}
+	ch := ""
+	if m := sendWait.FindStringSubmatch(w.Text); m != nil {
+		ch = m[1]
+	}
+	return &Hint{Pattern: PatternNoReceiver, Line: at(w.Where),
+		Text: fmt.Sprintf("Goroutine %d sends on %s at %s before any goroutine that could receive it has started, and an "+
+			"unbuffered send waits for its receiver: it waits for ever. Start the goroutines that receive first, then send.",
+			w.Thread, ch, at(w.Where))}
+}
+
+// lockUpgrade: a thread waits for the write lock of a readers-writer lock
+// it holds for reading itself (Go's RWMutex, POSIX rwlocks): a read lock
+// cannot be upgraded, and the writer waits for every reader, itself too.
+func lockUpgrade(r *report.Report) *Hint {
+	if r.Kind != "deadlock" && r.Kind != "leak" {
+		return nil
+	}
+	for _, w := range r.Waits {
+		if !strings.Contains(w.Text, "RWMutex.Lock") && !strings.Contains(w.Text, "wrlock") {
+			continue
+		}
+		self := false
+		for _, h := range w.Holders {
+			self = self || h == w.Thread
+		}
+		if !self {
+			continue
+		}
+		var rlock report.Step
+		for _, st := range r.Steps {
+			c := parseCall(st.Call)
+			if st.Thread == w.Thread && (c.fn == "RWMutex.RLock" || strings.HasSuffix(strings.ToLower(c.fn), "rdlock")) {
+				rlock = st
+			}
+		}
+		return &Hint{Pattern: PatternLockUpgrade, Line: at(w.Where),
+			Text: fmt.Sprintf("Goroutine %d asks for the write lock at %s while it holds the read lock of the same lock (taken at "+
+				"%s): a writer waits until every reader has left, itself too, so it waits for ever. A read lock cannot be "+
+				"turned into a write lock: release the read lock, take the write lock, and check again what you saw under "+
+				"the read lock (another writer may have come in between).", w.Thread, at(w.Where), at(rlock.Where))}
+	}
+	return nil
+}
+
+// ctxNeverCancelled: a goroutine waits for ever for its context to be
+// cancelled (a receive from ctx.Done(), in a select or alone), and
+// nothing cancels that context: no cancel function was called, or the
+// context does not derive from the one that was cancelled.
+func ctxNeverCancelled(r *report.Report) *Hint {
+	if r.Kind != "leak" && r.Kind != "deadlock" {
+		return nil
+	}
+	for _, w := range r.Waits {
+		if !strings.Contains(w.Where.Source, ".Done()") || !chanRecvWait.MatchString(w.Text) && !selectWait.MatchString(w.Text) &&
+			!strings.Contains(w.Text, "nil channel") {
+			continue
+		}
+		if strings.Contains(w.Text, "nil channel") {
+			// Done() of context.Background() or TODO(): nil.
+			return &Hint{Pattern: PatternCtxNeverCancelled, Line: at(w.Where),
+				Text: fmt.Sprintf("Goroutine %d waits for ever at %s for its context to be cancelled (%s), but it was given a "+
+					"context that can never be cancelled (context.Background() or context.TODO(), whose Done() is nil). Give "+
+					"goroutines a context derived from the one you were given, ctx, cancel := context.WithCancel(ctx), and call "+
+					"cancel when their work is no longer needed (defer cancel()).", w.Thread, at(w.Where), strings.TrimSpace(w.Where.Source))}
+		}
+		return &Hint{Pattern: PatternCtxNeverCancelled, Line: at(w.Where),
+			Text: fmt.Sprintf("Goroutine %d waits for ever at %s for its context to be cancelled (%s), and nothing cancels "+
+				"it. A context is cancelled by the cancel function of the context.WithCancel (or WithTimeout) that made it, or "+
+				"of one of its parents: derive the context you give to goroutines from the one you were given (ctx, cancel := "+
+				"context.WithCancel(ctx)), give them that one, and call cancel when their work is no longer needed (defer "+
+				"cancel()).", w.Thread, at(w.Where), strings.TrimSpace(w.Where.Source))}
 	}
 	return nil
 }

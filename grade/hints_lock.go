@@ -65,8 +65,12 @@ func lockOrder(r *report.Report) *Hint {
 func unlockMissing(r *report.Report, s src) *Hint {
 	if r.Kind == "misuse" && strings.Contains(r.Message, "relock") && len(r.Steps) > 0 {
 		// A thread locks a mutex it holds already: it took it before
-		// and never released it.
+		// and never released it, or it holds it in a function that
+		// called the one that locks it again.
 		last := r.Steps[len(r.Steps)-1]
+		if h := heldByCaller(r, s, last, len(r.Steps)-1); h != nil {
+			return h
+		}
 		h := &Hint{Pattern: PatternUnlockMissing, Line: at(last.Where),
 			Text: fmt.Sprintf("At %s thread %d locks a lock it already holds: it took it before and some path did not release it.",
 				at(last.Where), last.Thread)}
@@ -79,6 +83,16 @@ func unlockMissing(r *report.Report, s src) *Hint {
 			continue
 		}
 		holder, _ := strconv.Atoi(m[1])
+		if holder == w.Thread {
+			// A lock its waiter holds itself: taken by a function that
+			// called the one that locks it again?
+			if call := lockCallAt(r, w); call != "" {
+				last := report.Step{Thread: w.Thread, Call: call, Where: w.Where}
+				if h := heldByCaller(r, s, last, len(r.Steps)); h != nil {
+					return h
+				}
+			}
+		}
 		if !strings.Contains(w.Text, "finished") && holder != w.Thread {
 			continue
 		}
@@ -87,6 +101,66 @@ func unlockMissing(r *report.Report, s src) *Hint {
 				"and never releases it.", at(w.Where), holder, map[bool]string{true: "is the waiting thread itself", false: "has finished"}[holder == w.Thread])}
 		addReturn(h, r, s, holder, len(r.Steps))
 		return h
+	}
+	return nil
+}
+
+// shortFunc is a function's name without its package path ("Get" for
+// "main.(*Cache).Get").
+func shortFunc(fn string) string {
+	if i := strings.LastIndexByte(fn, '.'); i >= 0 {
+		return fn[i+1:]
+	}
+	return fn
+}
+
+// lockCallAt is the lock call a wait is blocked in, as a step would
+// write it ("Mutex.Lock(c.mu)"), from the wait's text ("waits in
+// Mutex.Lock for c.mu (held by goroutine 1)").
+func lockCallAt(r *report.Report, w report.Wait) string {
+	m := lockWait.FindStringSubmatch(w.Text)
+	if m == nil {
+		return ""
+	}
+	return m[1] + "(" + m[2] + ")"
+}
+
+var lockWait = regexp.MustCompile(`^waits in (\S*[Ll]ock) for (\S+)`)
+
+// heldByCaller: the relock at last (a step, or a wait) is in another
+// function than the lock its thread holds, taken among the steps before
+// index before (with no return before its unlock) by a function that then
+// called the one that locks again; or in the same function at the same
+// line, entered again through code it called.
+func heldByCaller(r *report.Report, s src, last report.Step, before int) *Hint {
+	_, m := classify(last.Call)
+	for i := before - 1; i >= 0; i-- {
+		st := r.Steps[i]
+		if k, obj := classify(st.Call); st.Thread != last.Thread || k != opLock || obj != m {
+			continue
+		}
+		if st.Where.Func == "" || !s.mine(st.Where.File) || returnBeforeUnlock(s, st.Where.File, st.Where.Line) > 0 {
+			return nil
+		}
+		if st.Where.Func == last.Where.Func {
+			if st.Where.Line != last.Where.Line {
+				return nil
+			}
+			// The same lock at the same line: the function was
+			// entered again, through code it called with the lock held.
+			fn := shortFunc(last.Where.Func)
+			return &Hint{Pattern: PatternHeldByCaller, Line: at(last.Where),
+				Text: fmt.Sprintf("%s takes %s at %s while thread %d already holds it: an earlier call of %s took it there "+
+					"and, before releasing it, called code that called %s again. A mutex cannot be taken twice by one thread: "+
+					"do not hold a lock while you call code that may come back (a callback, a load function); release it "+
+					"first, and take it again after.", fn, m, at(last.Where), last.Thread, fn, fn)}
+		}
+		return &Hint{Pattern: PatternHeldByCaller, Line: at(last.Where),
+			Text: fmt.Sprintf("%s takes %s at %s, but thread %d already holds it: %s took it at %s and called %s without "+
+				"releasing it. A mutex (not recursive) cannot be taken twice by one thread. In %s, do directly what %s does "+
+				"(the lock is already held), or give %s a version that expects the lock held.", shortFunc(last.Where.Func), m,
+				at(last.Where), last.Thread, shortFunc(st.Where.Func), at(st.Where), shortFunc(last.Where.Func),
+				shortFunc(st.Where.Func), shortFunc(last.Where.Func), shortFunc(last.Where.Func))}
 	}
 	return nil
 }
@@ -149,6 +223,14 @@ func unprotected(r *report.Report, s src) *Hint {
 	if r.Failure != nil {
 		where = r.Failure.Where
 	}
+	// A C race report names both accesses' lines ("at buffer.c:38"):
+	// the first in the student's files.
+	for _, m := range raceAt.FindAllStringSubmatch(r.Message, -1) {
+		if n, err := strconv.Atoi(m[2]); err == nil && s.mine(m[1]) {
+			where = report.Location{File: m[1], Line: n, Source: s.line(m[1], n)}
+			break
+		}
+	}
 	if !s.mine(where.File) {
 		for _, st := range r.Steps {
 			if s.mine(st.Where.File) {
@@ -162,6 +244,18 @@ func unprotected(r *report.Report, s src) *Hint {
 	return &Hint{Pattern: PatternUnprotected, Line: at(where),
 		Text: fmt.Sprintf("%s is reached by two threads at once with nothing ordering them. Protect every access to the shared "+
 			"variable, reads included, with the same lock (or use an atomic operation).", at(where))}
+}
+
+// raceAt finds the lines a race report names.
+var raceAt = regexp.MustCompile(`at (\S+\.\w+):(\d+)`)
+
+// line is the text of line n of the student's file.
+func (s src) line(file string, n int) string {
+	lines := s[filepath.Base(file)]
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[n-1])
 }
 
 var (

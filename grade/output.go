@@ -139,7 +139,7 @@ func (r *Result) WriteHTML(dir string) error {
 
 // page renders the trace of a failure (while the program's sources are
 // there to show).
-func page(check string, f *Failure, r *report.Report) []byte {
+func page(check string, f *Failure, r *report.Report, version string) []byte {
 	summary := append([]string{f.Class + ": " + f.Explanation}, f.Story...)
 	for _, h := range f.Hints {
 		summary = append(summary, "Hint: "+h.Text)
@@ -147,42 +147,55 @@ func page(check string, f *Failure, r *report.Report) []byte {
 	rep := *r
 	rep.Replay = f.Replay
 	var b bytes.Buffer
-	if err := htmltrace.Write(&b, []*report.Report{&rep}, htmltrace.Options{Title: check, Summary: summary}); err != nil {
+	if err := htmltrace.Write(&b, []*report.Report{&rep}, htmltrace.Options{Title: check, Summary: summary, Version: version}); err != nil {
 		return nil
 	}
 	return b.Bytes()
 }
 
-// WriteFiles writes the outputs of a grading into dir: feedback.txt, the
-// HTML traces, results.json (Gradescope's) and result.json (plain);
-// gradescope and plain, when not "", are where to write those two
-// instead. Each file is written whole or not at all.
-func (r *Result) WriteFiles(dir, plain, gradescope string) error {
-	if dir != "" {
-		if err := r.WriteHTML(dir); err != nil {
+// Outputs are where WriteFiles writes a grading's results: the files of
+// Dir (feedback.txt, the HTML traces, results.json for Gradescope,
+// result.json, classroom.json for GitHub Classroom and prairielearn.json
+// for PrairieLearn), and each of the four results elsewhere when its path
+// is given. A path left "" with Dir "" is not written.
+type Outputs struct {
+	Dir                                        string
+	Plain, Gradescope, Classroom, PrairieLearn string
+}
+
+// WriteFiles writes the outputs of a grading. Each file is written whole
+// or not at all.
+func (r *Result) WriteFiles(o Outputs) error {
+	if o.Dir != "" {
+		if err := r.WriteHTML(o.Dir); err != nil {
 			return fmt.Errorf("writing the traces: %w", err)
 		}
 		var b strings.Builder
 		r.WriteText(&b)
-		if err := writeAtomic(filepath.Join(dir, "feedback.txt"), []byte(b.String())); err != nil {
+		if err := writeAtomic(filepath.Join(o.Dir, "feedback.txt"), []byte(b.String())); err != nil {
 			return err
 		}
-		if gradescope == "" {
-			gradescope = filepath.Join(dir, "results.json")
-		}
-		if plain == "" {
-			plain = filepath.Join(dir, "result.json")
-		}
-	}
-	if plain != "" {
-		js, _ := json.MarshalIndent(r, "", "  ")
-		if err := writeAtomic(plain, append(js, '\n')); err != nil {
-			return err
+		for _, f := range []struct {
+			path *string
+			name string
+		}{{&o.Gradescope, "results.json"}, {&o.Plain, "result.json"}, {&o.Classroom, "classroom.json"}, {&o.PrairieLearn, "prairielearn.json"}} {
+			if *f.path == "" {
+				*f.path = filepath.Join(o.Dir, f.name)
+			}
 		}
 	}
-	if gradescope != "" {
-		js, _ := json.MarshalIndent(r.Gradescope(), "", "  ")
-		if err := writeAtomic(gradescope, append(js, '\n')); err != nil {
+	for _, f := range []struct {
+		path string
+		doc  any
+	}{{o.Plain, r}, {o.Gradescope, r.Gradescope()}, {o.Classroom, r.Classroom()}, {o.PrairieLearn, r.PrairieLearn()}} {
+		if f.path == "" {
+			continue
+		}
+		js, err := json.MarshalIndent(f.doc, "", "  ")
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		if err := writeAtomic(f.path, append(js, '\n')); err != nil {
 			return err
 		}
 	}

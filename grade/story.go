@@ -49,7 +49,8 @@ func (g *grader) failure(c *Check, b *built, r *report.Report) Failure {
 	f.Lines = sourceLines(f.Report, g.a.Submit)
 	f.Hints = recognise(f.Report, g.sources(b))
 	// Objects the report names by address (b+104) are named as the
-	// source writes them (b->not_empty).
+	// source writes them (b->not_empty), in the text and on the page.
+	html := r // with the sandbox's paths, whose sources the page shows
 	if rn := renamer(r); rn != nil {
 		f.Message = rn.Replace(f.Message)
 		for i := range f.Story {
@@ -58,15 +59,34 @@ func (g *grader) failure(c *Check, b *built, r *report.Report) Failure {
 		for i := range f.Hints {
 			f.Hints[i].Text = rn.Replace(f.Hints[i].Text)
 		}
+		html = renamed(rn, r)
 	}
 	f.Replay, f.Debug = replayCommands(g.a, c, b.t, f.Schedule)
-	f.page = page(c.Name, &f, r)
+	f.page = page(c.Name, &f, html, g.version)
 	return f
+}
+
+// renamed is a copy of r with its objects renamed by rn wherever the
+// page shows them: the message, the steps' calls, the waits.
+func renamed(rn *strings.Replacer, r *report.Report) *report.Report {
+	c := *r
+	c.Message = rn.Replace(r.Message)
+	c.Steps = append([]report.Step(nil), r.Steps...)
+	for i := range c.Steps {
+		c.Steps[i].Call = rn.Replace(c.Steps[i].Call)
+	}
+	c.Waits = append([]report.Wait(nil), r.Waits...)
+	for i := range c.Waits {
+		c.Waits[i].Text = rn.Replace(c.Waits[i].Text)
+	}
+	return &c
 }
 
 // renamer maps the names the report gives objects by address ("b+104",
 // "mutex#1") to the expressions the source passes at the steps that use
-// them ("b->not_empty"), nil when there are none.
+// them ("b->not_empty"), nil when there are none. An expression that
+// stands for several objects (forks[i] in a loop) names each with the
+// report's name too ("forks[i] (mutex#2)"), so that they stay apart.
 func renamer(r *report.Report) *strings.Replacer {
 	names := map[string]string{}
 	for _, st := range r.Steps {
@@ -83,13 +103,22 @@ func renamer(r *report.Report) *strings.Replacer {
 			continue
 		}
 		for k, a := range c.args {
-			if strings.ContainsAny(a, "+#") && sc.args[k] != "" && !strings.ContainsAny(sc.args[k], " ()") {
+			if _, ok := names[a]; !ok && strings.ContainsAny(a, "+#") && sc.args[k] != "" && !strings.ContainsAny(sc.args[k], " ()") {
 				names[a] = sc.args[k]
 			}
 		}
 	}
 	if len(names) == 0 {
 		return nil
+	}
+	objects := map[string]int{}
+	for _, x := range names {
+		objects[x]++
+	}
+	for a, x := range names {
+		if objects[x] > 1 {
+			names[a] = x + " (" + a + ")"
+		}
 	}
 	keys := make([]string, 0, len(names))
 	for k := range names {
@@ -226,8 +255,15 @@ func replayCommands(a *Assignment, c *Check, t *session.Target, sched string) (r
 	if c.Run != "" {
 		parts = append(parts, "--run", session.ShellQuote(c.Run))
 	}
-	if c.wantsRace() && !t.Go {
-		parts = append(parts, "--memory")
+	// The build the check searched: stdbg replay builds a C source with
+	// the memory instrumentation (atomics are scheduling points) and a Go
+	// package with the race detector unless told otherwise.
+	switch {
+	case c.wantsRace():
+	case t.Go:
+		parts = append(parts, "--races=false")
+	default:
+		parts = append(parts, "--memory=false")
 	}
 	parts = append(parts, target)
 	if len(c.Args) > 0 {

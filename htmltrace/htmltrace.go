@@ -12,6 +12,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
 	"math"
@@ -195,12 +196,20 @@ func build(i int, r *report.Report, context int) bugData {
 	return d
 }
 
-var heldBy = regexp.MustCompile(`held by threads? ([0-9, ]+)`)
+var (
+	heldBy = regexp.MustCompile(`held by (?:thread|goroutine)s? ([0-9, ]+)`)
+	joins  = regexp.MustCompile(`for (?:thread|goroutine) (\d+) to (?:exit|finish)`)
+)
 
-// holders are the threads a wait names as holding what it waits for.
+// holders are the threads holding what a wait waits for (a lock's owner,
+// the thread a join waits to end), when the wait names them.
 func holders(w report.Wait) []int {
 	if len(w.Holders) > 0 {
 		return w.Holders
+	}
+	if m := joins.FindStringSubmatch(w.Text); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return []int{n}
 	}
 	m := heldBy.FindStringSubmatch(w.Text)
 	if m == nil {
@@ -215,9 +224,47 @@ func holders(w report.Wait) []int {
 	return out
 }
 
+// edge is an arrow of the waits-for graph: from waits for to. A sure edge
+// goes to the thread that holds what from waits for; the others go to
+// each thread that could give it (a signal, a value, a unit): the other
+// blocked threads, or nobody (to = 0) when none is left.
+type edge struct {
+	from, to int
+	sure     bool
+	why      string
+}
+
+// edges are the arrows of every wait of a report.
+func edges(waits []report.Wait) []edge {
+	var out []edge
+	for _, w := range waits {
+		if hs := holders(w); len(hs) > 0 {
+			for _, h := range hs {
+				out = append(out, edge{from: w.Thread, to: h, sure: true, why: w.Text})
+			}
+			continue
+		}
+		n := 0
+		for _, o := range waits {
+			if o.Thread != w.Thread {
+				out = append(out, edge{from: w.Thread, to: o.Thread, why: w.Text})
+				n++
+			}
+		}
+		if n == 0 {
+			out = append(out, edge{from: w.Thread, to: 0, why: w.Text})
+		}
+	}
+	return out
+}
+
 // waitsFor draws the blocked threads on a circle, with an arrow from each
-// to the threads holding what it waits for.
+// to the threads holding what it waits for (solid), or, for a wait that
+// no thread holds (a condition variable, a channel, a semaphore, a
+// WaitGroup, a barrier), to each thread that could end it (dashed): the
+// other blocked threads, or a node "nobody" when no thread is left.
 func waitsFor(waits []report.Wait) template.HTML {
+	es := edges(waits)
 	nodes := map[int]bool{}
 	var ids []int
 	add := func(t int) {
@@ -228,11 +275,14 @@ func waitsFor(waits []report.Wait) template.HTML {
 	}
 	for _, w := range waits {
 		add(w.Thread)
-		for _, h := range holders(w) {
-			add(h)
-		}
+	}
+	for _, e := range es {
+		add(e.to)
 	}
 	sort.Ints(ids)
+	if len(ids) > 0 && ids[0] == 0 {
+		ids = append(ids[1:], 0) // nobody last
+	}
 	const size, radius, node = 260.0, 85.0, 24.0
 	pos := map[int][2]float64{}
 	for i, id := range ids {
@@ -246,34 +296,41 @@ func waitsFor(waits []report.Wait) template.HTML {
 	fmt.Fprintf(&b, `<svg class="waits-for" xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="waits-for graph">`,
 		size, size, size, size)
 	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#b3261e"/></marker></defs>`)
-	for _, w := range waits {
-		for _, h := range holders(w) {
-			p, q := pos[w.Thread], pos[h]
-			if h == w.Thread {
-				fmt.Fprintf(&b, `<path class="edge" data-from="%d" data-to="%d" d="M%.1f,%.1f c 40,-50 60,10 %.1f,%.1f" fill="none" stroke="#b3261e" stroke-width="2" marker-end="url(#arrow)"/>`,
-					w.Thread, h, p[0]+node*0.7, p[1]-node*0.7, node*0.05, node*1.4)
-				continue
-			}
-			// A curve bending to the left of its direction, so that
-			// the two arrows of a cycle of two do not overlap.
-			dx, dy := q[0]-p[0], q[1]-p[1]
-			l := math.Hypot(dx, dy)
-			ux, uy := dx/l, dy/l
-			nx, ny := uy, -ux
-			const bend = 22.0
-			cx, cy := (p[0]+q[0])/2+nx*bend, (p[1]+q[1])/2+ny*bend
-			sx, sy := p[0]+ux*node*0.9+nx*node*0.45, p[1]+uy*node*0.9+ny*node*0.45
-			ex, ey := q[0]-ux*(node*0.9+2)+nx*node*0.45, q[1]-uy*(node*0.9+2)+ny*node*0.45
-			fmt.Fprintf(&b, `<path class="edge" data-from="%d" data-to="%d" d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" fill="none" stroke="#b3261e" stroke-width="2" marker-end="url(#arrow)"/>`,
-				w.Thread, h, sx, sy, cx, cy, ex, ey)
+	for _, e := range es {
+		p, q := pos[e.from], pos[e.to]
+		class, dash := "edge", ""
+		if !e.sure {
+			class, dash = "edge could", ` stroke-dasharray="5,4"`
 		}
+		title := "<title>" + html.EscapeString(e.why) + "</title>"
+		if e.to == e.from {
+			fmt.Fprintf(&b, `<path class="%s" data-from="%d" data-to="%d" d="M%.1f,%.1f c 40,-50 60,10 %.1f,%.1f" fill="none" stroke="#b3261e" stroke-width="2"%s marker-end="url(#arrow)">%s</path>`,
+				class, e.from, e.to, p[0]+node*0.7, p[1]-node*0.7, node*0.05, node*1.4, dash, title)
+			continue
+		}
+		// A curve bending to the left of its direction, so that
+		// the two arrows of a cycle of two do not overlap.
+		dx, dy := q[0]-p[0], q[1]-p[1]
+		l := math.Hypot(dx, dy)
+		ux, uy := dx/l, dy/l
+		nx, ny := uy, -ux
+		const bend = 22.0
+		cx, cy := (p[0]+q[0])/2+nx*bend, (p[1]+q[1])/2+ny*bend
+		sx, sy := p[0]+ux*node*0.9+nx*node*0.45, p[1]+uy*node*0.9+ny*node*0.45
+		ex, ey := q[0]-ux*(node*0.9+2)+nx*node*0.45, q[1]-uy*(node*0.9+2)+ny*node*0.45
+		fmt.Fprintf(&b, `<path class="%s" data-from="%d" data-to="%d" d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" fill="none" stroke="#b3261e" stroke-width="2"%s marker-end="url(#arrow)">%s</path>`,
+			class, e.from, e.to, sx, sy, cx, cy, ex, ey, dash, title)
 	}
 	for _, id := range ids {
 		p := pos[id]
+		label := fmt.Sprintf("T%d", id)
+		if id == 0 {
+			label = "nobody"
+		}
 		fmt.Fprintf(&b, `<g class="node" data-thread="%d"><circle cx="%.1f" cy="%.1f" r="%.0f" fill="#fff4e5" stroke="#7a4b00" stroke-width="2"/>`+
-			`<text x="%.1f" y="%.1f" text-anchor="middle" dominant-baseline="central" font-size="13">T%d</text></g>`,
-			id, p[0], p[1], node, p[0], p[1], id)
+			`<text x="%.1f" y="%.1f" text-anchor="middle" dominant-baseline="central" font-size="13">%s</text></g>`,
+			id, p[0], p[1], node, p[0], p[1], label)
 	}
 	b.WriteString(`</svg>`)
-	return template.HTML(b.String()) // built from numbers only
+	return template.HTML(b.String()) // built from numbers and escaped text only
 }

@@ -23,12 +23,32 @@ func TestPage(t *testing.T) {
 	crash := &report.Report{Kind: "crash", Bug: true, Banner: "*** CRASH IN THE PROGRAM ***", Path: "1", Message: "SIGSEGV",
 		Steps:   []report.Step{{N: 1, Thread: 1, Call: "pthread_create -> thread 2"}},
 		Failure: &report.Where{Thread: 2}, Stack: []report.Frame{{Func: "worker", File: "w.c", Line: 9, User: true}, {Func: "start_thread", Module: "libc.so.6"}}}
+	// A deadlock of every kind of wait: main joins thread 2, which waits
+	// for a lock thread 3 holds; thread 3 waits on a condition variable
+	// that only thread 2 could signal.
+	kinds := &report.Report{Kind: "deadlock", Bug: true, Banner: "*** DEADLOCK DETECTED ***", Path: "1;2;3",
+		Steps: []report.Step{{N: 1, Thread: 1, Call: "pthread_create -> thread 2"}},
+		Waits: []report.Wait{
+			{Thread: 1, Text: "waits in pthread_join for thread 2 to exit"},
+			{Thread: 2, Text: "waits in pthread_mutex_lock for b.lock (held by thread 3)"},
+			{Thread: 3, Text: "waits on b.not_empty with b.lock released (never signalled)"},
+		}}
+	// A leak: the waiter has nobody left to signal it.
+	leak := &report.Report{Kind: "leak", Bug: true, Banner: "*** THREADS LEFT BLOCKED ***", Path: "1",
+		Steps: []report.Step{{N: 1, Thread: 1, Call: "go"}},
+		Waits: []report.Wait{{Thread: 2, Text: "waits in Chan.Recv for jobs (no sender)"}}}
 	tests := []struct {
 		name   string
 		r      *report.Report
 		want   []string
 		absent []string
 	}{
+		{"every kind of wait", kinds, []string{
+			`class="edge" data-from="1" data-to="2"`, `class="edge" data-from="2" data-to="3"`,
+			`class="edge could" data-from="3" data-to="1"`, `class="edge could" data-from="3" data-to="2"`,
+			"<title>waits in pthread_join for thread 2 to exit</title>", "Written by stdbg test.",
+		}, []string{`data-from="3" data-to="3"`}},
+		{"nobody left", leak, []string{`class="edge could" data-from="2" data-to="0"`, ">nobody</text>"}, nil},
 		{"deadlock", deadlock, []string{
 			`<th class="lane" data-thread="1">thread 1</th><th class="lane" data-thread="3">thread 3</th>`,
 			`data-from="1" data-to="3"`, `data-from="3" data-to="1"`, "threads &lt;script&gt;alert(1)&lt;/script&gt; blocked",
@@ -55,6 +75,18 @@ func TestPage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFooterWithoutVersion: a page written without a version says so
+// without a gap ("Written by stdbg ." was).
+func TestFooterWithoutVersion(t *testing.T) {
+	var b bytes.Buffer
+	if err := htmltrace.Write(&b, nil, htmltrace.Options{Title: "prog"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "<footer>Written by stdbg.</footer>") {
+		t.Errorf("footer: %s", b.String()[strings.Index(b.String(), "<footer>"):])
 	}
 }
 

@@ -17,6 +17,11 @@ const (
 	// the random numbers of a Go target's executions.
 	RandSeedEnv = "STDBG_RAND_SEED"
 
+	// SearchEnv names the environment variable that hands a Go target a
+	// whole search to run in its process (package targetsearch's Spec,
+	// as JSON): the runtime searches when it is set.
+	SearchEnv = "STDBG_SEARCH"
+
 	// Package is the import path of the runtime.
 	Package = "github.com/stdbg/stdbg/sthread"
 	// HookFunc is the function a replay calls before every step, as Delve

@@ -378,7 +378,7 @@ func StateNote(vars []string) string {
 // restored says that the search put back the program's package-level
 // variables before each execution.
 func inTargetFallback(err error, restored bool) string {
-	var se *targetsearch.StateError
+	var se *search.StateError
 	var de *targetsearch.DeathError
 	switch {
 	case errors.As(err, &se):

@@ -114,7 +114,9 @@ func Start(t *Target, o Options) (*Session, error) {
 	for _, m := range p.Modules() {
 		mods = append(mods, symbolize.Module{Path: m.Path, Bias: m.Bias, Start: m.Start, End: m.End})
 	}
-	s := &Session{Target: t, proc: p, syms: symbolize.New(mods), opts: o}
+	// A C or C++ object inside a global array or structure is named by
+	// its element or member (forks[1], b.not_empty), from the DWARF types.
+	s := &Session{Target: t, proc: p, syms: symbolize.NewWithOptions(mods, symbolize.Options{Types: !t.Go}), opts: o}
 	s.checker = executor.New(p, executor.Options{FastExit: o.FastExit, Locate: s.locate, Races: !t.Go && o.Races,
 		Variable: s.variable, SpuriousWakeups: !t.Go && o.SpuriousWakeups})
 	return s, nil

@@ -52,14 +52,22 @@ func serveSearch(f func(), cfg *config) error {
 	if err != nil {
 		return err
 	}
-	tracePath := os.Getenv(targetsearch.TraceEnv)
+	traceFD := -1
+	if os.Getenv(targetsearch.TraceEnv) != "" {
+		if traceFD, err = envFD(targetsearch.TraceEnv); err != nil {
+			return err
+		}
+	}
 	for _, k := range []string{targetsearch.SpecEnv, targetsearch.StreamEnv, targetsearch.StopEnv, targetsearch.TraceEnv} {
 		os.Unsetenv(k)
 	}
 	stream := os.NewFile(uintptr(streamFD), "stdbg-stream")
 	var tr *targetsearch.Trace
-	if tracePath != "" {
-		if tr, err = targetsearch.OpenTrace(tracePath); err != nil {
+	if traceFD >= 0 {
+		f := os.NewFile(uintptr(traceFD), "stdbg-trace")
+		tr, err = targetsearch.MapTrace(f)
+		f.Close()
+		if err != nil {
 			return err
 		}
 		defer tr.Close()

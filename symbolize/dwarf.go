@@ -45,6 +45,7 @@ type dwarfData struct {
 	files []string
 	rows  []lineRow   // sorted by addr; end rows before others at equal addr
 	funcs []funcRange // sorted by low
+	vars  []variable  // laid-out global and static variables, sorted by addr
 }
 
 // line returns the source position of the file virtual address v: the row
@@ -90,6 +91,11 @@ type dwarfBuilder struct {
 	pending []pendingFunc
 	seq     []lineRow
 	nerrs   int
+	// vars are the variables with a fixed address of the compile units
+	// whose language is laid out (layoutCU: the unit being walked).
+	vars      []pendingVar
+	declTypes map[dwarf.Offset]dwarf.Offset
+	layoutCU  bool
 }
 
 // pendingFunc is a subprogram range whose name is resolved after all DIEs
@@ -153,11 +159,19 @@ func (b *dwarfBuilder) walk() {
 		}
 		switch e.Tag {
 		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+			lang, _ := e.Val(dwarf.AttrLanguage).(int64)
+			b.layoutCU = layoutLanguages[lang]
 			b.addLines(e)
 		case dwarf.TagSubprogram:
 			b.addSubprogram(e)
+		case dwarf.TagVariable:
+			b.addDeclaration(e)
+			b.addVariable(e)
+			if e.Children {
+				r.SkipChildren()
+			}
 		case dwarf.TagInlinedSubroutine, dwarf.TagCallSite, tagGNUCallSite,
-			dwarf.TagFormalParameter, dwarf.TagVariable, dwarf.TagEnumerationType,
+			dwarf.TagFormalParameter, dwarf.TagEnumerationType,
 			dwarf.TagSubroutineType, dwarf.TagArrayType:
 			// Nothing named by a subprogram range lives below these.
 			if e.Children {
@@ -291,7 +305,7 @@ func (b *dwarfBuilder) resolveName(off dwarf.Offset) string {
 // finish sorts the tables and returns them in a new dwarfData, so that the
 // builder and the DWARF data it references can be collected.
 func (b *dwarfBuilder) finish() *dwarfData {
-	dd := &dwarfData{files: slices.Clone(b.dd.files), rows: slices.Clone(b.dd.rows)}
+	dd := &dwarfData{files: slices.Clone(b.dd.files), rows: slices.Clone(b.dd.rows), vars: b.layVariables()}
 	b.dd = dwarfData{}
 	slices.SortStableFunc(dd.rows, func(a, b lineRow) int {
 		if c := cmp.Compare(a.addr, b.addr); c != 0 {

@@ -41,6 +41,12 @@ type Options struct {
 	// search in global directories (the module's own directory and its
 	// .debug subdirectory are still tried for .gnu_debuglink).
 	DebugDirs []string
+	// Types names an object inside a global or static variable of a C or
+	// C++ module by the array element or structure member that holds it,
+	// from the variable's DWARF type: forks[1], b.not_empty, gpair.b
+	// instead of forks+40, b+16, gpair+8. The first Data lookup in a
+	// module then reads its debug information.
+	Types bool
 }
 
 // defaultDebugDirs is used when Options.DebugDirs is nil.
@@ -56,6 +62,7 @@ type Symbolizer struct {
 	mods      []Module  // as given, sorted by Start
 	byStart   []*module // modules with a non-empty range, sorted by Start
 	debugDirs []string
+	types     bool
 	closed    atomic.Bool
 
 	frames  sync.Map // uint64 (lookup address) -> Frame
@@ -81,6 +88,7 @@ func NewWithOptions(mods []Module, opts Options) *Symbolizer {
 	s := &Symbolizer{
 		mods:      slices.Clone(mods),
 		debugDirs: opts.DebugDirs,
+		types:     opts.Types,
 	}
 	if s.debugDirs == nil {
 		s.debugDirs = defaultDebugDirs
@@ -125,7 +133,9 @@ func (s *Symbolizer) Exact(pc uint64) Frame {
 // Data returns the name of the global or static variable containing addr,
 // from the STT_OBJECT symbols of .symtab (or of a separate debug file) and
 // .dynsym of the module containing addr: "name" for its first byte,
-// "name+8" for an offset inside it. ok is false when no variable is known.
+// "name+8" for an offset inside it; with Options.Types, the element or
+// member of the variable that holds it ("name[1]", "name.field"). ok is
+// false when no variable is known.
 func (s *Symbolizer) Data(addr uint64) (name string, ok bool) {
 	if v, hit := s.data.Load(addr); hit {
 		r := v.(dataResult)
@@ -134,7 +144,15 @@ func (s *Symbolizer) Data(addr uint64) (name string, ok bool) {
 	var r dataResult
 	if m := s.module(addr); m != nil {
 		sd := m.symbols(s)
-		r.name, r.ok = sd.object(addr - m.Bias)
+		v := addr - m.Bias
+		r.name, r.ok = sd.object(v)
+		if s.types && r.ok {
+			if sym, ok := sd.objectAt(v); ok {
+				if vr, ok := m.dwarf(s).variable(v); ok && vr.addr == sym.addr {
+					r.name = demangleName(sym.name) + vr.l.path(v-vr.addr)
+				}
+			}
+		}
 	}
 	if s.ndata.Load() < maxCached {
 		if _, loaded := s.data.LoadOrStore(addr, r); !loaded {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -226,6 +227,27 @@ var cCases = []symCase{
 	{name: "libc return", kind: kindReturn, key: "LIBC", delta: 8, fn: "pthread_mutex_lock", module: "libc.so", system: true},
 	{name: "shared library", kind: kindReturn, key: "SO_RA", fn: "shared_here", file: "shared.c", marker: "LINE_SO", module: "libshared.so"},
 	{name: "shared library static", kind: kindData, key: "SO_DATA", fn: "so_table+16"},
+	{name: "first element", kind: kindData, key: "GFORK0", fn: "gforks"},
+	{name: "array element", kind: kindData, key: "GFORK2", fn: "gforks+80"},
+	{name: "element of a member", kind: kindData, key: "GTABLE_LOCK1", fn: "gtable+48"},
+}
+
+// typedCases are cCases as Options.Types names them: elements and
+// members from the DWARF types, a pthread_mutex_t (a union) as a whole.
+var typedCases = typed(cCases, map[string]string{
+	"GPAIR_B": "gpair.b", "SSTATE2": "sstate[2]", "SO_DATA": "so_table[2]",
+	"GFORK0": "gforks[0]", "GFORK2": "gforks[2]", "GTABLE_LOCK1": "gtable.locks[1]",
+})
+
+// typed returns cases with the data names of names.
+func typed(cases []symCase, names map[string]string) []symCase {
+	out := slices.Clone(cases)
+	for i, c := range out {
+		if n, ok := names[c.key]; ok && c.kind == kindData {
+			out[i].fn = n
+		}
+	}
+	return out
 }
 
 // cxxCases are the lookups checked in every build of testdata/main.cpp.
@@ -253,6 +275,9 @@ func TestSymbolize(t *testing.T) {
 		{"c-dwarf4", buildOpts{flags: []string{"-gdwarf-4"}}, noDebugDirs, cCases},
 		{"cxx-pie", buildOpts{cxx: true, flags: []string{"-fPIE", "-pie"}}, Options{}, cxxCases},
 		{"cxx-nopie", buildOpts{cxx: true, flags: []string{"-fno-pie", "-no-pie"}}, noDebugDirs, cxxCases},
+		{"c-types", buildOpts{flags: []string{"-fPIE", "-pie"}}, Options{DebugDirs: []string{}, Types: true}, typedCases},
+		{"cxx-types", buildOpts{cxx: true, flags: []string{"-fPIE", "-pie"}}, Options{DebugDirs: []string{}, Types: true},
+			typed(cxxCases, map[string]string{"GVAL1": "ns::gval[1]"})},
 	}
 	for _, b := range builds {
 		t.Run(b.name, func(t *testing.T) {

@@ -57,16 +57,26 @@ func (sd *symData) preferredAt(v uint64) (string, bool) {
 // object returns "name" or "name+off" for the data symbol containing the
 // file virtual address v, trying .symtab before .dynsym.
 func (sd *symData) object(v uint64) (string, bool) {
+	s, ok := sd.objectAt(v)
+	if !ok {
+		return "", false
+	}
+	name := demangleName(s.name)
+	if off := v - s.addr; off != 0 {
+		name = fmt.Sprintf("%s+%d", name, off)
+	}
+	return name, true
+}
+
+// objectAt returns the data symbol containing the file virtual address
+// v, trying .symtab before .dynsym.
+func (sd *symData) objectAt(v uint64) (symbol, bool) {
 	for _, t := range sd.objects {
 		if s, ok := t.find(v); ok {
-			name := demangleName(s.name)
-			if off := v - s.addr; off != 0 {
-				name = fmt.Sprintf("%s+%d", name, off)
-			}
-			return name, true
+			return s, true
 		}
 	}
-	return "", false
+	return symbol{}, false
 }
 
 // isFuncSym selects code symbols.

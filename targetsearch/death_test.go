@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +23,29 @@ import (
 // execution: it kills itself, silently, with SIGKILL.
 const dyingEnv = "TARGETSEARCH_TEST_DYING"
 
+// twoLocksEnv makes the test binary a target of two goroutines that lock
+// one mutex: two executions.
+const twoLocksEnv = "TARGETSEARCH_TEST_TWO_LOCKS"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(twoLocksEnv) != "" {
+		sthread.Run(func() {
+			var mu sthread.Mutex
+			var n int
+			done := sthread.MakeChan[bool](0)
+			sthread.Go(func() {
+				mu.Lock()
+				n++
+				mu.Unlock()
+				done.Send(true)
+			})
+			mu.Lock()
+			n++
+			mu.Unlock()
+			done.Recv()
+		})
+		return
+	}
 	if os.Getenv(dyingEnv) != "" {
 		executions := 0
 		sthread.Run(func() {
@@ -122,5 +146,54 @@ func TestRunTargetDies(t *testing.T) {
 				t.Errorf("the error says %q", msg)
 			}
 		})
+	}
+}
+
+// A target confined as a user of its own (stdbg grade runs a submission as
+// nobody) searches in its process: it gets its trace file as a
+// descriptor, not as a path in a directory of stdbg's it may not enter.
+func TestRunAsAnotherUser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("runs the target as user nobody: needs root")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("no setpriv(1)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A copy of the test binary that nobody may run.
+	dir := t.TempDir()
+	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "target")
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	found, err := targetsearch.Run(context.Background(), targetsearch.Config{
+		Binary: bin, Env: []string{twoLocksEnv + "=1"}, Dir: dir,
+		Wrap: []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"},
+		Spec: targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, All: true}},
+		Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
+			return nil, errors.New("no target should die")
+		},
+	})
+	if err != nil {
+		t.Fatalf("Run as nobody: %v", err)
+	}
+	if !found.Complete || found.Stats.Executions != 2 || len(found.Bugs) != 0 {
+		t.Errorf("Run as nobody: complete %v, %d executions, %d bugs; want complete, 2, none", found.Complete, found.Stats.Executions, len(found.Bugs))
 	}
 }

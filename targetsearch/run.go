@@ -142,7 +142,7 @@ type Found struct {
 
 // Run runs the search of cfg in target processes and merges what they
 // find. It returns an error wrapping search.ErrNondeterministic when a
-// target saw its program not repeat itself (a *StateError when the target
+// target saw its program not repeat itself (a *search.StateError when the target
 // could not put back the state an execution left in its process), ErrTooManyDeaths when targets
 // kept dying, and other errors when a target could not search at all (it
 // ended before its first execution, or is not a checkable program); the
@@ -450,7 +450,7 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 // found converts a process's result.
 func (m *merger) found(res *Result, ends []End) (*Found, error) {
 	if res.KeptState != "" {
-		return nil, fmt.Errorf("searching in the target: %w", &StateError{State: res.KeptState})
+		return nil, fmt.Errorf("searching in the target: %w", &search.StateError{State: res.KeptState})
 	}
 	if res.Nondeterministic {
 		return nil, fmt.Errorf("searching in the target: %w", search.ErrNondeterministic)
@@ -492,6 +492,13 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	if err := CreateTrace(trace, spec.MaxDepth+1); err != nil {
 		return nil, "", nil, err
 	}
+	// The target gets the trace open, not its path: a target that runs
+	// as another user (confined by Wrap) could not open it.
+	traceF, err := os.OpenFile(trace, os.O_RDWR, 0)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("opening the trace file: %w", err)
+	}
+	defer traceF.Close()
 	js, err := json.Marshal(spec)
 	if err != nil {
 		return nil, "", nil, err
@@ -513,8 +520,8 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	}
 	cmd.Dir = m.cfg.Dir
 	cmd.Env = append(rtnames.WithQuickRaceExit(append(os.Environ(), m.cfg.Env...)),
-		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"="+trace)
-	cmd.ExtraFiles = []*os.File{streamW, stopR}
+		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"=5")
+	cmd.ExtraFiles = []*os.File{streamW, stopR, traceF}
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -141,7 +141,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 	case errors.Is(err, search.ErrNondeterministic):
 		r.Nondeterministic = true
 		r.Error = err.Error()
-		var se *StateError
+		var se *search.StateError
 		if errors.As(err, &se) {
 			r.KeptState = se.State
 		}

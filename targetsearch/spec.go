@@ -30,19 +30,22 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
 )
 
 // Environment variables through which stdbg hands a target its search.
 const (
-	// SpecEnv holds the Spec as JSON.
-	SpecEnv = "STDBG_SEARCH"
+	// SpecEnv holds the Spec as JSON (named in rtnames, where the Go
+	// runtime reads it).
+	SpecEnv = rtnames.SearchEnv
 	// StreamEnv is the file descriptor the target writes its stream to.
 	StreamEnv = "STDBG_SEARCH_STREAM"
 	// StopEnv is the file descriptor whose end (EOF) stops the search.
 	StopEnv = "STDBG_SEARCH_STOP"
-	// TraceEnv is the path of the trace file (see Trace).
+	// TraceEnv is the file descriptor of the trace file, open for reading
+	// and writing (see Trace and MapTrace).
 	TraceEnv = "STDBG_SEARCH_TRACE"
 )
 

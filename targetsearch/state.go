@@ -2,22 +2,7 @@ package targetsearch
 
 import "github.com/stdbg/stdbg/search"
 
-// StateError is the error of a search inside a target that cannot go on
-// in one process: an execution left the process's state changed in a way
-// the runtime cannot put back before the next one (a closure that captured
-// variables, a value of another package changed in place, ...). State
-// says which, naming the package-level variable it is reached from:
-// "next (count.go:12): holds a closure (example.com/m.counter.func1),
-// whose captured variables cannot be put back". It is
-// search.ErrNondeterministic for errors.Is: the search runs again with a
-// fresh process per execution.
-type StateError struct {
-	State string
-}
-
-func (e *StateError) Error() string {
-	return "the program keeps state in its process that cannot be put back before the next execution: " + e.State
-}
-
-// Is reports whether target is search.ErrNondeterministic.
-func (e *StateError) Is(target error) bool { return target == search.ErrNondeterministic }
+// StateError is search.StateError, the error of a search inside a target
+// that cannot go on in one process. It is defined in package search so
+// that the Go runtime, which returns it, does not import this package.
+type StateError = search.StateError

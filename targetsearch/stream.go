@@ -80,7 +80,7 @@ type Result struct {
 	// CannotJudge reports a search that failed with
 	// search.ErrCannotJudge (Error says why).
 	CannotJudge bool `json:"cannot_judge,omitempty"`
-	// KeptState is the StateError.State of a search that failed because
+	// KeptState is the search.StateError.State of a search that failed because
 	// the process kept state it could not put back (Nondeterministic is
 	// then set too).
 	KeptState string `json:"kept_state,omitempty"`

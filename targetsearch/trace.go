@@ -48,6 +48,14 @@ func OpenTrace(path string) (*Trace, error) {
 		return nil, fmt.Errorf("opening the trace file: %w", err)
 	}
 	defer f.Close()
+	return MapTrace(f)
+}
+
+// MapTrace maps the trace file open as f (read and write) for writing; f
+// may be closed afterwards. A target gets its trace as a descriptor that
+// stdbg opened (TraceEnv), so that it needs no right to the file's
+// directory: a program confined as a user of its own writes it too.
+func MapTrace(f *os.File) (*Trace, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("opening the trace file: %w", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestGradeCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := json.Unmarshal(b, &gs); err != nil || len(gs.Tests) != 2 {
+			if err := json.Unmarshal(b, &gs); err != nil || len(gs.Tests) != 3 {
 				t.Fatalf("results.json: %v %s", err, b)
 			}
 			for _, f := range []string{"result.json", "feedback.txt"} {
@@ -91,6 +92,70 @@ func TestGradeBadInput(t *testing.T) {
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Fatalf("%s written on bad input", out)
+			}
+		})
+	}
+}
+
+// TestGradeReplayCommands runs the replay command that stdbg grade gives
+// for each failure, in a directory holding the student's file and the
+// check's harness, as a student would: it must show the same failure. A
+// C check built without the memory instrumentation says --memory=false (a
+// source replayed with it has more scheduling points, its atomics, and the
+// schedule would not fail); a race check replays as stdbg builds a source
+// by default.
+func TestGradeReplayCommands(t *testing.T) {
+	ex := filepath.Join("..", "..", "exercises", "c", "semaphore")
+	tests := []struct {
+		sub, check, harness, want string
+	}{
+		{"if-wait", "one thread at a time, the lock used correctly, no busy-waiting", "test_semaphore.c", "ASSERTION FAILED"},
+		{"unlocked-up", "the value is protected (no data race)", "test_semaphore_race.c", "DATA RACE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.sub, func(t *testing.T) {
+			dir := t.TempDir()
+			sub := filepath.Join(ex, "wrong", tc.sub)
+			status := run([]string{"grade", "--json", filepath.Join(dir, "result.json"), filepath.Join(ex, "assignment.yaml"), sub}, io.Discard, io.Discard)
+			if status != exitBug {
+				t.Fatalf("grade: status %d, want %d", status, exitBug)
+			}
+			var res struct {
+				Checks []struct {
+					Name     string
+					Failures []struct{ Replay string }
+				}
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+			if err != nil || json.Unmarshal(b, &res) != nil {
+				t.Fatalf("result.json: %v %s", err, b)
+			}
+			replay := ""
+			for _, c := range res.Checks {
+				if c.Name == tc.check && len(c.Failures) > 0 {
+					replay = c.Failures[0].Replay
+				}
+			}
+			if replay == "" {
+				t.Fatalf("no failure of %q to replay: %s", tc.check, b)
+			}
+			work := filepath.Join(dir, "work")
+			os.Mkdir(work, 0o755)
+			for _, f := range []string{filepath.Join(sub, "semaphore.c"), filepath.Join(ex, tc.harness), filepath.Join(ex, "polls.h")} {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(filepath.Join(work, filepath.Base(f)), data, 0o644)
+			}
+			args, err := shellWords(replay)
+			if err != nil || len(args) < 3 || args[0] != "stdbg" || args[len(args)-1] != tc.harness {
+				t.Fatalf("replay command %q", replay)
+			}
+			args[len(args)-1] = filepath.Join(work, tc.harness)
+			out, errs, code := stdbg(t, args[1:]...)
+			if code != exitBug || !strings.Contains(out, tc.want) {
+				t.Fatalf("%s: status %d, want %d and %s\n%s\n%s", replay, code, exitBug, tc.want, out, errs)
 			}
 		})
 	}

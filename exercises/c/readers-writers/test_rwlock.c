@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbg.h>
+#include "polls.h" /* no busy-waiting: a thread takes the lock at most twice per call */
 #include "rwlock.c"
 
 static struct rwlock l;
@@ -11,11 +12,13 @@ static atomic_int readers_in, writers_in;
 static void *reader(void *arg)
 {
 	(void)arg;
+	polls = 0;
 	read_lock(&l);
 	atomic_fetch_add(&readers_in, 1);
 	stdbg_yield(); /* others may run while this reader is inside */
 	stdbg_assert(writers_in == 0, "a reader is inside with a writer");
 	atomic_fetch_sub(&readers_in, 1);
+	polls = 0;
 	read_unlock(&l);
 	return NULL;
 }
@@ -23,11 +26,13 @@ static void *reader(void *arg)
 static void *writer(void *arg)
 {
 	(void)arg;
+	polls = 0;
 	write_lock(&l);
 	atomic_fetch_add(&writers_in, 1);
 	stdbg_yield();
 	stdbg_assert(writers_in == 1 && readers_in == 0, "a writer is not alone inside");
 	atomic_fetch_sub(&writers_in, 1);
+	polls = 0;
 	write_unlock(&l);
 	return NULL;
 }

@@ -3,7 +3,7 @@ package rt
 import (
 	"os"
 
-	"github.com/stdbg/stdbg/targetsearch"
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // Environment variables through which stdbg find hands a target process
@@ -27,6 +27,6 @@ func Remote() bool {
 //
 //go:norace
 func Searching() bool {
-	_, ok := os.LookupEnv(targetsearch.SpecEnv)
+	_, ok := os.LookupEnv(rtnames.SearchEnv)
 	return ok
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/targetsearch"
+	"github.com/stdbg/stdbg/search"
 )
 
 // Package-level state. The search inside a target runs execution after
@@ -19,7 +19,7 @@ import (
 // initialisation, TestMain and whatever ran before the check), and puts
 // them back before each later execution (snapshot.go, restore.go). What it cannot put
 // back makes the next execution fail to begin with a
-// targetsearch.StateError naming the variable, and stdbg searches again
+// search.StateError naming the variable, and stdbg searches again
 // with a fresh process per execution.
 
 // A Var is a package-level variable as the instrumentation registers it.
@@ -82,12 +82,12 @@ func own(pkg string) bool {
 
 // putBack takes the snapshot of the registered variables when the
 // runner's first execution begins, and puts them back before each later
-// one. It fails with a *targetsearch.StateError when they cannot be.
+// one. It fails with a *search.StateError when they cannot be.
 //
 //go:norace
 func (r *Runner) putBack() (err error) {
 	if r.state != nil && r.state.problem != "" {
-		return &targetsearch.StateError{State: r.state.problem}
+		return &search.StateError{State: r.state.problem}
 	}
 	if raceOn && raceHide {
 		// The scheduler reads and writes what the goroutines of the
@@ -118,12 +118,12 @@ func (r *Runner) putBack() (err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = &targetsearch.StateError{State: fmt.Sprintf("putting back the package-level variables failed: %v", p)}
+			err = &search.StateError{State: fmt.Sprintf("putting back the package-level variables failed: %v", p)}
 		}
 	}()
 	if msg := r.state.restore(); msg != "" {
 		r.state.problem = msg
-		return &targetsearch.StateError{State: msg}
+		return &search.StateError{State: msg}
 	}
 	return nil
 }

@@ -1,18 +1,30 @@
 package main
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // Squares returns the squares of jobs, in any order, computed by workers
 // goroutines that take jobs from a channel.
-func Squares(jobs []int, workers int) []int {
+func Squares(jobs []int, workers int) ([]int, error) {
 	in := make(chan int, len(jobs))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var results []int
+	var err error // the first negative job
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			for j := range in {
+				if j < 0 {
+					mu.Lock()
+					if err == nil {
+						err = fmt.Errorf("job %d is negative", j)
+					}
+					mu.Unlock()
+					continue
+				}
 				if j == 0 {
 					wg.Done()
 					return
@@ -28,5 +40,8 @@ func Squares(jobs []int, workers int) []int {
 	}
 	close(in)
 	wg.Wait()
-	return results
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
 }

@@ -1,0 +1,38 @@
+package main
+
+import "sync"
+
+// Ring passes a token round n nodes, rounds times, and returns the order
+// in which the nodes held it. The token carries the number of hops made so
+// far; the node that makes the last one says so on finished, and Ring then
+// closes every link, which ends each node's loop.
+func Ring(n, rounds int) []int {
+	links := make([]chan int, n) // links[i] carries the token to node i
+	for i := range links {
+		links[i] = make(chan int)
+	}
+	finished := make(chan struct{})
+	var trace []int
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			wg.Done() // this node is running
+			for hops := range links[i] {
+				trace = append(trace, i) // only the token's holder touches trace
+				if hops+1 == n*rounds {
+					close(finished)
+					continue
+				}
+				links[(i+1)%n] <- hops + 1
+			}
+		}()
+	}
+	links[0] <- 0
+	<-finished
+	for _, l := range links {
+		close(l)
+	}
+	wg.Wait()
+	return trace
+}
