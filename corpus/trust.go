@@ -8,10 +8,11 @@ import (
 )
 
 // RecordedEnv are the environment variables an entry may hold: those stdbg
-// itself records (the seed of a Go program's random numbers; that an
-// instrumented C program logs its memory accesses). Anything else (loader
-// or shell variables) could change what runs.
-var RecordedEnv = []string{"STDBG_RAND_SEED", "STDBG_MEM_LOG"}
+// itself records (the seed of a Go program's random numbers and the stall
+// bound of its virtual time; that an instrumented C program logs its
+// memory accesses). Anything else (loader or shell variables) could
+// change what runs.
+var RecordedEnv = []string{"STDBG_RAND_SEED", "STDBG_MAX_STALL", "STDBG_MEM_LOG"}
 
 // RefusedError says why an entry is refused before anything of it runs:
 // an entry is data, and may only name a program inside its own project.

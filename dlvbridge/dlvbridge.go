@@ -260,7 +260,10 @@ func Start(cfg Config) (*Bridge, error) {
 		args = append(args, cfg.Args...)
 	}
 	cmd := exec.Command(cfg.Dlv, args...)
-	cmd.Env = rtnames.WithQuickRaceExit(append(os.Environ(), cfg.Env...))
+	// A race build replays as the search ran it: the race detector
+	// writes its reports to a file the runtime reads, and the step of a
+	// race ends the replay with its data-race failure.
+	cmd.Env = rtnames.WithRaceLog(append(os.Environ(), cfg.Env...))
 	cmd.Env = append(cmd.Env, rtnames.ReplayEnv+"="+cfg.Schedule)
 	cmd.Stdout, cmd.Stderr = cfg.Stdout, cfg.Stderr
 	cmd.ExtraFiles = []*os.File{logW}
@@ -836,6 +839,9 @@ func (b *Bridge) Close() {
 func (b *Bridge) kill() {
 	if b.pid > 0 {
 		syscall.Kill(b.pid, syscall.SIGKILL)
+		if f := rtnames.RaceLogFile(b.cmd.Env, b.pid); f != "" {
+			defer os.Remove(f)
+		}
 	}
 	select {
 	case <-b.exited:

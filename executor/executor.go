@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/stdbg/stdbg/schedule"
 	"github.com/stdbg/stdbg/search"
@@ -74,6 +75,10 @@ type Options struct {
 	// syncmodel.World.SetSpuriousWakeups): a wait guarded by if instead of
 	// while is then found even with one waiter.
 	SpuriousWakeups bool
+	// MaxStall is the stall bound of Go targets' virtual time
+	// (syncmodel.World.SetMaxStall): nil, syncmodel.DefaultMaxStall; a
+	// negative bound, none.
+	MaxStall *time.Duration
 }
 
 // Executor is a search.Executor over a Runtime.
@@ -135,6 +140,8 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 		spare.w.Reset()
 		e.w, e.trace, e.threads = spare.w, spare.trace[:0], spare.threads[:0]
 		e.frames, e.ostids, e.changed = spare.frames[:0], spare.ostids[:0], spare.changed[:0]
+		e.spins, e.awaiting = spare.spins, spare.awaiting
+		e.resetSpins()
 	} else {
 		e.w = syncmodel.NewWorld()
 	}
@@ -142,6 +149,10 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 		e.trace = make([]Step, 0, room)
 	}
 	e.w.SetSpuriousWakeups(c.opts.SpuriousWakeups)
+	e.w.SetMaxStall(syncmodel.DefaultMaxStall)
+	if d := c.opts.MaxStall; d != nil {
+		e.w.SetMaxStall(int64(*d))
+	}
 	c.cur = e
 	evs, err := c.rt.Begin()
 	if err != nil {
@@ -231,6 +242,9 @@ type Execution struct {
 	earlyTimeout map[int][]int
 	state        *wire.State   // the runtime's last state report (wire.FlagState)
 	races        *raceDetector // nil until the first memory access
+	// misuseAt is the thread the misuse that ended the execution is placed
+	// at (MisuseThread).
+	misuseAt int
 	// searched: started by StartPrefix, its trace's room goes to the next.
 	searched bool
 	// err: the execution reached a state the executor cannot judge (see
@@ -239,6 +253,11 @@ type Execution struct {
 	// outside is what the runtime's latest wire.NoteOutside said (see
 	// Outsider).
 	outside string
+	// Spin loops (spin.go): each thread's stretch, the threads that wait
+	// for a write, the operation of the step under way.
+	spins    []stretch
+	awaiting []int
+	ran      spinRan
 }
 
 // Threads implements search.Execution.
@@ -253,6 +272,12 @@ func (e *Execution) Trace() []Step { return e.trace }
 // Failure returns the runtime's failure report, if the execution ended
 // with one (assertion, crash, abort).
 func (e *Execution) Failure() *wire.Failure { return e.failure }
+
+// MisuseThread returns the thread whose operation the misuse that ended
+// the execution is placed at: the thread that made the last step, or the
+// one about to perform the other operation of a pair that nothing orders
+// (syncmodel.Misuse.At); 0 if the execution did not end with a misuse.
+func (e *Execution) MisuseThread() int { return e.misuseAt }
 
 // TimedOut returns the timeout event, if the execution ended with one.
 func (e *Execution) TimedOut() *wire.TimedOut { return e.timeout }
@@ -324,6 +349,7 @@ func (e *Execution) Step(st schedule.Step) error {
 	if alternatives == 0 {
 		choice = schedule.NoChoice
 	}
+	e.spinStep(tid)
 	var leaked []Blocked
 	if op.Kind == syncmodel.Exit {
 		leaked = e.blockedNow(tid)
@@ -341,7 +367,15 @@ func (e *Execution) Step(st schedule.Step) error {
 		// (Only here: the target of errors.As lives on the heap.)
 		var mis *syncmodel.Misuse
 		if errors.As(err, &mis) {
-			e.finish(&search.Outcome{Kind: search.Misuse, Message: mis.Msg, Where: op.API.String() + "@" + e.where(rec.Frames)}, false)
+			where := op.API.String() + "@" + e.where(rec.Frames)
+			e.misuseAt = tid
+			if p, ok := e.w.Pending(mis.At); ok && mis.At != tid {
+				// Placed at another thread's pending operation
+				// (syncmodel.Misuse.At).
+				where = p.API.String() + "@" + e.where(e.PendingFrames(mis.At))
+				e.misuseAt = mis.At
+			}
+			e.finish(&search.Outcome{Kind: search.Misuse, Message: mis.Msg, Where: where}, false)
 			return nil
 		}
 		return fmt.Errorf("step %d (thread %d, %s): %w", len(e.trace), tid, op.Kind, err)
@@ -349,6 +383,7 @@ func (e *Execution) Step(st schedule.Step) error {
 	if tid < len(e.frames) {
 		e.frames[tid] = nil
 	}
+	e.ran = spinRan{tid: tid, op: op, res: res, valid: true}
 	if e.checkRace(); e.outcome != nil {
 		return nil
 	}
@@ -395,6 +430,11 @@ func (e *Execution) Step(st schedule.Step) error {
 	if err := e.absorb(evs); err != nil {
 		return err
 	}
+	if e.ran.valid {
+		// No report of the thread's next point: it finished, or the
+		// execution ended.
+		e.spinDone(tid, wire.Spin{})
+	}
 	if e.outcome == nil && op.Kind == syncmodel.Exit {
 		status, _ := e.w.Exited()
 		e.finish(&search.Outcome{Kind: search.Exited, Message: fmt.Sprintf("exit status %d", status)}, true)
@@ -416,6 +456,7 @@ func (e *Execution) absorbPending(v *wire.Pending) error {
 		return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
 	}
 	e.change(v.Tid)
+	e.spinPoint(v)
 	for v.Tid >= len(e.frames) {
 		e.frames = append(e.frames, nil)
 	}
@@ -473,8 +514,10 @@ func (e *Execution) absorb(evs []wire.Event) error {
 			e.state = &st
 		case wire.Accesses:
 			e.checkLogged(&v)
+			e.spinAccesses(&v)
 		case *wire.Accesses:
 			e.checkLogged(v)
+			e.spinAccesses(v)
 		case wire.Note:
 			if why, ok := strings.CutPrefix(v.Text, wire.NoteOutside); ok {
 				e.outside = why
@@ -597,14 +640,24 @@ func (e *Execution) settle() {
 		if e.skipped {
 			msg = "the test skipped itself (t.Skip)"
 		}
-		e.finish(&search.Outcome{Kind: search.Exited, Message: msg + note}, false)
+		e.finish(&search.Outcome{Kind: search.Exited, Message: msg + note + e.spinNote()}, false)
 	case live == 0:
 		e.finish(&search.Outcome{Kind: search.Exited, Message: "all threads finished"}, true)
 	case !anyEnabled:
-		if e.cannotJudge(e.programBlocked(), "no thread can go on:") {
+		stuck := e.programBlocked()
+		spinning := e.spinningNow()
+		if e.cannotJudge(append(stuck, spinning...), "no thread can go on:") {
 			return
 		}
-		e.blocked = e.programBlocked()
+		if len(spinning) > 0 {
+			// Some thread spins for ever: nothing left can write what
+			// its loop reads.
+			e.blocked = append(spinning, stuck...)
+			e.finish(&search.Outcome{Kind: search.Livelock, Message: e.spinMessage(spinning, stuck),
+				Where: e.blockedKey(e.blocked)}, false)
+			return
+		}
+		e.blocked = stuck
 		e.finish(&search.Outcome{Kind: search.Deadlock, Message: deadlockMessage(e.blocked),
 			Where: e.blockedKey(e.blocked)}, false)
 	}

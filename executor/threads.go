@@ -43,6 +43,7 @@ func (e *Execution) listThreads() {
 				live, en, alts := e.w.Status(tid)
 				if live {
 					ts[k].Enabled, ts[k].Alternatives = en, alts
+					ts[k].Spinning = !en && e.spinning(tid)
 					k++
 				}
 				continue
@@ -58,6 +59,7 @@ func (e *Execution) listThreads() {
 			continue
 		}
 		t.Enabled, t.Alternatives = en, alts
+		t.Spinning = !en && e.spinning(tid)
 		k++
 	}
 	e.threads = ts[:k]
@@ -76,6 +78,7 @@ func (e *Execution) fillThreads(from, to int) {
 			continue
 		}
 		t.Enabled, t.Alternatives = en, alts
+		t.Spinning = !en && e.spinning(tid)
 	}
 	clear(e.changed)
 }

@@ -50,7 +50,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-9"
+const version = "goinstr-10"
 
 // Config says what to instrument.
 type Config struct {

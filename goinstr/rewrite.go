@@ -135,6 +135,8 @@ func (r *fileRewriter) walk(root ast.Node, skip map[ast.Node]bool) {
 			if n.Op == token.ARROW {
 				r.recv(n, "ChanRecv", depth)
 			}
+		case *ast.ForStmt:
+			r.spinLoop(n, stack)
 		case *ast.RangeStmt:
 			if r.isChan(n.X) {
 				r.rangeChan(n, depth)

@@ -79,7 +79,7 @@ func (pk *pkgRun) cacheKeys(ctx context.Context) map[string]string {
 func (pk *pkgRun) inputsKey(ctx context.Context) (string, error) {
 	cfg := pk.r.cfg
 	h := sha256.New()
-	fmt.Fprintf(h, "stdbg test cache 1\x00%s\x00tags=%s\x00race=%v\x00seed=%d\x00", cfg.CacheKey, cfg.Tags, cfg.Race, cfg.RandSeed)
+	fmt.Fprintf(h, "stdbg test cache 1\x00%s\x00tags=%s\x00race=%v\x00seed=%d\x00stall=%v\x00", cfg.CacheKey, cfg.Tags, cfg.Race, cfg.RandSeed, stallKey(cfg.MaxStall))
 	self, err := selfKey()
 	if err != nil {
 		return "", err
@@ -291,4 +291,12 @@ func (pk *pkgRun) store(keys map[string]string, res *result) {
 	if os.MkdirAll(dir, 0o755) == nil {
 		atomicfile.Write(filepath.Join(dir, key+".json"), b) // a cache: a failure only costs a search
 	}
+}
+
+// stallKey spells a stall bound for the cache's key.
+func stallKey(d *time.Duration) string {
+	if d == nil {
+		return "default"
+	}
+	return d.String()
 }

@@ -14,8 +14,9 @@
 // that fails outside the schedules explored (or hangs, ended by -timeout
 // with its goroutines' stacks).
 //
-// Packages are built and explored several at once (Config.Parallel);
-// their output comes in the order the patterns list them.
+// Packages are built and explored several at once (Config.Parallel), and
+// a package's tests several at once (Config.Searches); their output comes
+// in the order the patterns and the test files list them.
 package gotest
 
 import (
@@ -65,8 +66,16 @@ type Config struct {
 	// text.
 	Verbose, JSON bool
 	// Parallel is the number of packages built and explored at once (-p;
-	// < 1: one per two CPUs).
+	// < 1: one per CPU, as go test's -p), so that a package is built
+	// while another's tests are explored.
 	Parallel int
+	// Searches is the number of tests explored at once, whichever their
+	// packages (< 1: as many as fill the CPUs, NumCPU / Test.Jobs, since a
+	// Go test's search runs inside its test binary, each copy of it on a
+	// CPU, while stdbg waits); the build of a package's test binary takes
+	// the place of a search. Their results are written in order all the
+	// same.
+	Searches int
 	// Race builds the instrumented tests with Go's race detector.
 	Race bool
 	// Shard and Shards select part Shard of Shards of the tests (0 <= Shard
@@ -77,6 +86,9 @@ type Config struct {
 	// RandSeed is the seed of the tests' random numbers
 	// (session.Target.SeedRand; 0: session.DefaultRandSeed).
 	RandSeed int64
+	// MaxStall is the stall bound of the tests' virtual time
+	// (session.Target.SetMaxStall; nil: the default).
+	MaxStall *time.Duration
 	// Options start the processes of the tests.
 	Options session.Options
 	// Search explores a test in s, a session of its target: the search
@@ -226,7 +238,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	par := cfg.Parallel
 	if par < 1 {
-		par = max(1, runtime.NumCPU()/2)
+		par = runtime.NumCPU()
 	}
 	if cfg.Shards < 1 {
 		cfg.Shard, cfg.Shards = 0, 1
@@ -236,6 +248,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	r := &runner{cfg: &cfg, run: run, skip: skip, pr: newPrinter(cfg.Stdout, cfg.JSON, cfg.Verbose),
 		jobs: max(1, session.JobsFor(0)/par), sum: &Summary{Budget: cfg.Budget}}
+	searches := cfg.Searches
+	if searches < 1 {
+		searches = max(1, runtime.NumCPU()/r.jobs)
+	}
+	r.searching = make(chan struct{}, searches)
 	r.selectTests(pkgs)
 	r.results, r.broken = make([][]*TestResult, len(pkgs)), make([]*Broken, len(pkgs))
 	work := make(chan int)
@@ -305,8 +322,9 @@ type runner struct {
 	cfg       *Config
 	run, skip *selector
 	pr        *printer
-	jobs      int         // Test.Jobs
-	selected  []selection // by package
+	jobs      int           // Test.Jobs
+	searching chan struct{} // a token per search under way (Searches)
+	selected  []selection   // by package
 
 	// results and broken are the packages' results, by package.
 	results [][]*TestResult
@@ -467,10 +485,14 @@ type pkgRun struct {
 	arg string
 }
 
-// tests runs the package's selected tests in order, each from the cache
-// or explored in the package's instrumented test binary, built before
-// the first that is not cached. lines are the package's own output (a
-// build that failed: build set).
+// tests runs the package's selected tests, each from the cache or
+// explored in the package's instrumented test binary, built before the
+// first that is not cached; up to Config.Searches searches, of all the
+// packages, run at once. The tests whose searches found no bug then run
+// as go test runs them, together (runPending): when the first of them has
+// waited batchWait, and at the end. Results are written in order as they
+// are complete. lines are the package's own output (a build that failed:
+// build set).
 func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string, build bool) {
 	r, cfg := pk.r, pk.r.cfg
 	pk.arg = relArg(pk.p.Dir)
@@ -478,37 +500,105 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 	if cfg.Count == 0 && cfg.Cache != "" {
 		keys = pk.cacheKeys(ctx)
 	}
+	written := 0 // results[:written] are written
+	var waiting time.Time
+	write := func(all bool) {
+		if all {
+			pk.runPending(ctx, results[written:])
+			waiting = time.Time{}
+		}
+		for ; written < len(results) && results[written].pending == nil; written++ {
+			res := results[written]
+			pk.store(keys, res)
+			pk.out.result(res)
+			r.count(res)
+		}
+	}
+	// The tests' results, in order, as each is complete (done closed).
+	type slot struct {
+		res  *result
+		done chan struct{}
+	}
+	var slots []*slot
+	// collect takes the results that are complete, in order (all of them
+	// when wait is set, waiting for the searches under way), and writes
+	// those that are final.
+	collect := func(wait bool) {
+		for len(results) < len(slots) {
+			s := slots[len(results)]
+			if wait {
+				<-s.done
+			} else {
+				select {
+				case <-s.done:
+				default:
+					return
+				}
+			}
+			if s.res.pending != nil && waiting.IsZero() {
+				waiting = time.Now()
+			}
+			results = append(results, s.res)
+			write(!waiting.IsZero() && time.Since(waiting) >= batchWait)
+		}
+	}
+	defer func() {
+		collect(true)
+		write(true)
+	}()
 	var t *session.Target
 	for _, n := range pk.names {
 		if ctx.Err() != nil {
 			break
 		}
-		res := lookup(cfg.Cache, keys[n])
-		if res != nil {
+		collect(false)
+		s := &slot{done: make(chan struct{})}
+		if res := lookup(cfg.Cache, keys[n]); res != nil {
 			res.Name, res.Cached = n, true
 			pk.out.run(n, true)
-		} else {
-			if t == nil {
-				var err error
-				t, err = session.Resolve([]string{pk.arg}, session.Build{Run: ".", Race: cfg.Race, Tags: cfg.Tags})
-				if err != nil {
-					return results, pk.buildFailure(ctx, err), true
-				}
-				seed := cfg.RandSeed
-				if seed == 0 {
-					seed = session.DefaultRandSeed
-				}
-				t.SeedRand(seed)
-			}
-			res = pk.test(ctx, t, n)
-			pk.store(keys, res)
+			s.res = res
+			close(s.done)
+			slots = append(slots, s)
+			continue
 		}
-		pk.out.result(res)
-		r.count(res)
-		results = append(results, res)
+		if t == nil {
+			// A build takes a search's place: the searches' budgets are
+			// of wall time, and a build beside them all would shrink
+			// their share of the CPUs.
+			r.searching <- struct{}{}
+			var err error
+			t, err = session.Resolve([]string{pk.arg}, session.Build{Run: ".", Race: cfg.Race, Tags: cfg.Tags})
+			<-r.searching
+			if err != nil {
+				return results, pk.buildFailure(ctx, err), true
+			}
+			seed := cfg.RandSeed
+			if seed == 0 {
+				seed = session.DefaultRandSeed
+			}
+			t.SeedRand(seed)
+			if cfg.MaxStall != nil {
+				t.SetMaxStall(*cfg.MaxStall)
+			}
+		}
+		// Wait for a search to end (its result then complete) before
+		// starting another beyond Config.Searches.
+		r.searching <- struct{}{}
+		slots = append(slots, s)
+		go func() {
+			s.res = pk.test(ctx, t, n)
+			close(s.done)
+			<-r.searching
+		}()
 	}
 	return results, nil, false
 }
+
+// batchWait is how long a test whose search found no bug waits, at most,
+// for its run as go test runs it, while later tests are searched: a
+// package's tests run together, in one process, within that time (a
+// variable for the tests).
+var batchWait = 5 * time.Second
 
 // buildFailure says why the package's instrumented test binary did not
 // build: as go test says it when the package does not build as it is, else

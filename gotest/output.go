@@ -55,6 +55,11 @@ type result struct {
 	Cached bool `json:"-"`
 	// bugs are the reports of a BUG.
 	bugs []*report.Report
+	// pending, until the test has run as go test runs it, is what its
+	// result waits for (its search found no bug); native is what it
+	// printed then, shown with -v and -json.
+	pending *pending
+	native  []string
 }
 
 // failed reports whether the result fails its package.
@@ -164,6 +169,7 @@ func (o *pkgOut) output(test string, lines []string) {
 // result writes a test's result: its status line and the lines below it,
 // then in JSON its pass, fail or skip.
 func (o *pkgOut) result(r *result) {
+	o.output(r.Name, r.native)
 	took := fmt.Sprintf("(%.2fs)", r.Elapsed.Seconds())
 	if r.Cached {
 		took = "(cached)"

@@ -14,8 +14,10 @@ import (
 	"github.com/stdbg/stdbg/session"
 )
 
-// test explores one test of the package's test binary base and runs it
-// once as go test does when the search found no bug.
+// test explores one test of the package's test binary base. A test
+// whose search found no bug still has to run once as go test runs it: its
+// result is then pending (res.pending), and finish completes it with that
+// run.
 func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *result {
 	r, cfg := pk.r, pk.r.cfg
 	start := time.Now()
@@ -23,15 +25,8 @@ func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *
 	if r.run.rest != "" {
 		pattern += "/" + r.run.rest
 	}
-	var extra []string
-	if cfg.Short {
-		extra = append(extra, "-test.short")
-	}
-	if r.skip.rest != "" {
-		extra = append(extra, "-test.skip="+cfg.Skip)
-	}
 	t := base.WithRun(pattern)
-	t.Args = append(t.Args, extra...)
+	t.Args = append(t.Args, pk.extra()...)
 	pk.out.run(name, false)
 	res := &result{Name: name}
 	defer func() { res.Elapsed = time.Since(start) }()
@@ -76,32 +71,108 @@ func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *
 		res.Status, res.Detail = statusIncomplete, covered(found)+" (interrupted)"
 		return res
 	}
-	native := runNative(ctx, t.Binary, t.Dir, name, pattern, extra, t.Env, cfg.Timeout)
-	pk.out.output(name, native.testOutput(name))
+	res.pending = &pending{found: found, judged: judged, pattern: pattern, target: t}
+	return res
+}
+
+// pending is what a test whose search found no bug waits for: its run as
+// go test runs it.
+type pending struct {
+	found   *Searched
+	judged  string          // why stdbg cannot judge the test ("": it can)
+	pattern string          // -test.run's pattern for the test alone
+	target  *session.Target // the test's target (its binary, directory, environment)
+}
+
+// extra are the test binary's flags that every run of a test takes:
+// -short, and -skip when it selects subtests.
+func (pk *pkgRun) extra() []string {
+	var extra []string
+	if pk.r.cfg.Short {
+		extra = append(extra, "-test.short")
+	}
+	if pk.r.skip.rest != "" {
+		extra = append(extra, "-test.skip="+pk.r.cfg.Skip)
+	}
+	return extra
+}
+
+// runPending runs the tests of results whose searches found no bug as go
+// test runs them, and completes their results: all in one process of the
+// test binary first, as go test runs a package; then each test that did
+// not pass or skip itself there (or that the process ended before) alone
+// in a process of its own, as go test -run would, whose run is its
+// verdict. A test that hung there for the whole -timeout needs no second
+// run.
+func (pk *pkgRun) runPending(ctx context.Context, results []*result) {
+	var names []string
+	var t *session.Target
+	for _, res := range results {
+		if res.pending != nil {
+			names = append(names, res.Name)
+			t = res.pending.target
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	cfg := pk.r.cfg
+	var runs map[string]*nativeRun
+	if ctx.Err() == nil {
+		var outside []string
+		runs, outside = runNatives(ctx, t.Binary, t.Dir, names, pk.r.run.rest, pk.extra(), t.Env, cfg.Timeout)
+		pk.out.output("", outside)
+	}
+	for _, res := range results {
+		p := res.pending
+		if p == nil {
+			continue
+		}
+		res.pending = nil
+		if ctx.Err() != nil {
+			res.Status, res.Detail = statusIncomplete, covered(p.found)+" (interrupted)"
+			continue
+		}
+		native := runs[res.Name]
+		if native == nil {
+			start := time.Now()
+			native = runNative(ctx, p.target.Binary, p.target.Dir, res.Name, p.pattern, pk.extra(), p.target.Env, cfg.Timeout)
+			native.took = time.Since(start)
+		}
+		res.Elapsed += native.took
+		pk.finish(res, p, native)
+	}
+}
+
+// finish completes the result of a test whose search found no bug with its
+// run as go test runs it.
+func (pk *pkgRun) finish(res *result, p *pending, native *nativeRun) {
+	cfg := pk.r.cfg
+	name := res.Name
+	res.native = native.testOutput(name)
 	switch {
 	case native.status == "SKIP":
 		res.Status, res.Detail = statusSkip, native.skipReason(name)
-		return res
+		return
 	case native.status != "PASS":
 		res.Status = statusFail
 		res.Detail = "no schedule explored failed, but as go test runs it " + native.why
 		if !cfg.Verbose && !cfg.JSON {
-			res.Lines = native.testOutput(name)
+			res.Lines = res.native
 		}
-		return res
+		return
 	}
-	if judged != "" {
-		res.Status, res.Detail = statusIncomplete, "stdbg cannot judge it: "+judged
-		return res
+	if p.judged != "" {
+		res.Status, res.Detail = statusIncomplete, "stdbg cannot judge it: "+p.judged
+		return
 	}
-	res.Status, res.Detail = statusOK, covered(found)
-	if !found.Complete || ctx.Err() != nil {
+	res.Status, res.Detail = statusOK, covered(p.found)
+	if !p.found.Complete {
 		res.Status = statusIncomplete
 	}
 	if cfg.Verbose {
-		res.Lines = searchLines(found)
+		res.Lines = searchLines(p.found)
 	}
-	return res
 }
 
 // search runs one search of the test.
@@ -110,7 +181,12 @@ func (pk *pkgRun) search(ctx context.Context, t *session.Target, name string) (*
 	// beside it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := session.Start(t, pk.r.cfg.Options)
+	// The search runs inside a process of its own (a session's first
+	// process would only wait): the session starts one when a run from
+	// here needs it (a fallback, a replay that confirms a bug).
+	o := pk.r.cfg.Options
+	o.DeferStart = true
+	s, err := session.Start(t, o)
 	if err != nil {
 		return nil, err
 	}

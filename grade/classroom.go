@@ -1,8 +1,10 @@
 package grade
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file writes a Result for the classroom tools that are not
@@ -69,8 +71,9 @@ func (r *Result) Classroom() *Classroom {
 // (docs/externalGrading.md of PrairieLearn, "Grading results"): the
 // score as a fraction of the points, and a test per check.
 type PrairieLearn struct {
-	// Gradable is false when the submission could not be graded at all
-	// (it does not build, or a file is missing): PrairieLearn then
+	// Gradable is false when the submission could not be graded (it
+	// does not build, a file is missing, or a check ran out of its time
+	// bound): PrairieLearn then
 	// awards or takes no points and counts no attempt, and shows
 	// FormatErrors.
 	Gradable     bool               `json:"gradable"`
@@ -103,7 +106,9 @@ func (r *Result) PrairieLearn() *PrairieLearn {
 	p.Output = all.String()
 	for i := range r.Checks {
 		c := &r.Checks[i]
-		if c.Status == StatusNotBuilt || c.Status == StatusIncomplete {
+		if c.Status == StatusNotBuilt || c.Status == StatusIncomplete || c.Status == StatusUnfinished {
+			// A check that ran out of its time bound has no grade: no
+			// attempt is counted, and grading again gives one.
 			p.Gradable = false
 			if len(p.FormatErrors) == 0 {
 				p.FormatErrors = append(p.FormatErrors, c.Message)
@@ -124,5 +129,48 @@ func (r *Result) PrairieLearn() *PrairieLearn {
 	if !p.Gradable {
 		p.Score = 0
 	}
+	p.fit(prairieLearnLimit)
 	return p
+}
+
+// prairieLearnLimit is the size PrairieLearn allows results.json
+// ("this file should be limited to 1 MB").
+const prairieLearnLimit = 1 << 20
+
+// cutNote ends an output cut to fit.
+const cutNote = "\n[cut: the rest is too long for PrairieLearn; stdbg grade --out writes it in full]"
+
+// fit shortens p's texts until its JSON takes at most limit bytes: first
+// the whole feedback (each test's output holds its part of it), then each
+// test's output, cut with a note that says where the rest is.
+func (p *PrairieLearn) fit(limit int) {
+	size := func() int {
+		b, _ := json.Marshal(p)
+		return len(b)
+	}
+	if size() <= limit {
+		return
+	}
+	p.Output = "The feedback is too long for PrairieLearn: each test's output holds its part."
+	over := size() - limit
+	for over > 0 {
+		// Cut the longest output by what is over, and a little more for
+		// the note and JSON's escapes.
+		k := 0
+		for i := range p.Tests {
+			if len(p.Tests[i].Output) > len(p.Tests[k].Output) {
+				k = i
+			}
+		}
+		t := &p.Tests[k]
+		if len(t.Output) <= len(cutNote) {
+			return // nothing left to cut
+		}
+		keep := max(0, len(t.Output)-over-len(cutNote)-1024)
+		for keep > 0 && !utf8.RuneStart(t.Output[keep]) {
+			keep--
+		}
+		t.Output = t.Output[:keep] + cutNote
+		over = size() - limit
+	}
 }

@@ -65,6 +65,9 @@ const (
 	// PatternCtxNeverCancelled: a goroutine waits for its context to be
 	// cancelled, and nothing cancels it.
 	PatternCtxNeverCancelled = "context-never-cancelled"
+	// PatternDoneEarly: a goroutine calls wg.Done and goes on working,
+	// so a Wait returns while it works.
+	PatternDoneEarly = "done-before-work-ends"
 )
 
 // sources reads the student's files of a build, by base name.
@@ -142,6 +145,7 @@ func recognise(r *report.Report, files map[string][]string) []Hint {
 	add(splitSection(r, s))
 	add(passedWithoutWaiting(r))
 	add(addInside(r, s))
+	add(doneEarly(r))
 	if self := selfSend(r); self != nil {
 		// What else is stuck waits for the goroutine that sends to
 		// itself: that is the mistake to point at.
@@ -164,7 +168,11 @@ func recognise(r *report.Report, files map[string][]string) []Hint {
 	}
 	add(sendOnClosed(r))
 	add(closeClosed(r))
-	add(unprotected(r, s))
+	if !hasPattern(hints, PatternDoneEarly) {
+		// A Wait that returned too early is why nothing orders the
+		// accesses: a lock is not the fix.
+		add(unprotected(r, s))
+	}
 	add(localSync(r, s))
 	return hints
 }

@@ -58,6 +58,38 @@ func addInside(r *report.Report, s src) *Hint {
 	return nil
 }
 
+// doneEarly: a goroutine calls wg.Done and then goes on working, and the
+// goroutine that failed had waited on wg: its Wait returned on that Done,
+// while the work it waits for was still under way.
+func doneEarly(r *report.Report) *Hint {
+	if r.Failure == nil || r.Kind != "data-race" && r.Kind != "assertion" && r.Kind != "crash" {
+		return nil
+	}
+	waited := map[string]report.Step{} // WaitGroup -> the failing goroutine's Wait
+	for _, st := range r.Steps {
+		if c := parseCall(st.Call); c.fn == "WaitGroup.Wait" && st.Thread == r.Failure.Thread {
+			waited[c.arg(0)] = st
+		}
+	}
+	for i, st := range r.Steps {
+		c := parseCall(st.Call)
+		w, ok := waited[c.arg(0)]
+		if c.fn != "WaitGroup.Done" || !ok || st.Thread == r.Failure.Thread {
+			continue
+		}
+		for _, later := range r.Steps[i+1:] {
+			if later.Thread != st.Thread {
+				continue
+			}
+			return &Hint{Pattern: PatternDoneEarly, Line: at(st.Where),
+				Text: fmt.Sprintf("Goroutine %d calls wg.Done() at %s and then goes on working (%s): Done says that a goroutine's "+
+					"work is over, so wg.Wait() at %s returned while that work was still under way. Call Done when the work is "+
+					"done: defer wg.Done() as the goroutine's first statement.", st.Thread, at(st.Where), at(later.Where), at(w.Where))}
+		}
+	}
+	return nil
+}
+
 var chanRecvWait = regexp.MustCompile(`^waits in (?:range )?Chan\.(?:Recv2?|All) for (\S+)`)
 
 // neverClosed: a goroutine waits for ever to receive from a channel that

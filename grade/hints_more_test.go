@@ -210,6 +210,28 @@ func TestRecogniseMore(t *testing.T) {
 					Where: report.Location{File: "config.go", Line: 17}}}},
 			want: PatternLockUpgrade, not: PatternUnlockMissing,
 		},
+		{
+			name: "a Done at the start of the work",
+			r: report.Report{Kind: "data-race", Message: "data race: a read at ring.go:35, and before it a write at ring.go:22", Steps: []report.Step{
+				fstep(1, 1, "WaitGroup.Add(wg, 1)", "ring.go", 18, "Ring"),
+				fstep(2, 1, "go -> thread 2", "ring.go", 19, "Ring"),
+				fstep(3, 2, "WaitGroup.Done(wg)", "ring.go", 20, "Ring.func1"),
+				fstep(4, 2, "range Chan.All(links[i] [chan#1]) from thread 1", "ring.go", 21, "Ring.func1"),
+				fstep(5, 1, "WaitGroup.Wait(wg) returns", "ring.go", 34, "Ring"),
+			}, Failure: &report.Where{Thread: 1, Where: report.Location{File: "ring.go", Line: 35}}},
+			want: PatternDoneEarly,
+		},
+		{
+			name: "a Done deferred, and a race elsewhere",
+			r: report.Report{Kind: "data-race", Message: "data race: a read at pool.go:30, and before it a write at pool.go:12", Steps: []report.Step{
+				fstep(1, 1, "WaitGroup.Add(wg, 1)", "pool.go", 18, "Squares"),
+				fstep(2, 1, "go -> thread 2", "pool.go", 19, "Squares"),
+				fstep(3, 2, "Chan.Recv(in [chan#1])", "pool.go", 21, "Squares.func1"),
+				fstep(4, 2, "WaitGroup.Done(wg)", "pool.go", 20, "Squares.func1"),
+				fstep(5, 1, "WaitGroup.Wait(wg) returns", "pool.go", 28, "Squares"),
+			}, Failure: &report.Where{Thread: 1, Where: report.Location{File: "pool.go", Line: 30}}},
+			not: PatternDoneEarly,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := patternsOf(&tc.r, tc.files)

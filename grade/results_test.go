@@ -161,17 +161,24 @@ func TestClassroomJSON(t *testing.T) {
 // TestPrairieLearnJSON checks prairielearn.json against PrairieLearn's
 // external grading results format: gradable, a score in [0, 1], and tests
 // with name, description, points, max_points, message and output; a
-// submission that does not build is not gradable, with the compiler's
-// messages as format_errors.
+// submission that does not build, or whose check ran out of its time
+// bound, is not gradable, with the compiler's messages or why as
+// format_errors; the whole document within PrairieLearn's
+// 1 MB.
 func TestPrairieLearnJSON(t *testing.T) {
 	notBuilt := &grade.Result{Assignment: "A", MaxScore: 2, Checks: []grade.CheckResult{
 		{Name: "one", MaxScore: 2, Status: grade.StatusNotBuilt, Message: "your program does not build:\nx.c:3: error"}}}
+	unfinished := &grade.Result{Assignment: "A", MaxScore: 2, Checks: []grade.CheckResult{
+		{Name: "one", MaxScore: 2, Status: grade.StatusUnfinished, Message: "the check did not finish within its time bound of 5m0s"}}}
+	// PrairieLearn allows results.json 1 MB: a story of 3 MB is cut.
+	long := sample()
+	long.Checks[1].Failures[0].Story = []string{strings.Repeat("Thread 1 takes the lock m. ", 3<<20/27)}
 	for _, tc := range []struct {
 		name     string
 		res      *grade.Result
 		gradable bool
 		score    float64
-	}{{"graded", sample(), true, 0.6}, {"not built", notBuilt, false, 0}} {
+	}{{"graded", sample(), true, 0.6}, {"not built", notBuilt, false, 0}, {"too long", long, true, 0.6}, {"unfinished", unfinished, false, 0}} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "results.json")
 			if err := tc.res.WriteFiles(grade.Outputs{PrairieLearn: path}); err != nil {
@@ -180,6 +187,9 @@ func TestPrairieLearnJSON(t *testing.T) {
 			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(b) > 1<<20 {
+				t.Errorf("results.json takes %d bytes, more than PrairieLearn's 1 MB", len(b))
 			}
 			var doc map[string]any
 			if err := json.Unmarshal(b, &doc); err != nil {
@@ -195,7 +205,7 @@ func TestPrairieLearnJSON(t *testing.T) {
 				t.Errorf("gradable %v, score %v; want %v, %v", doc["gradable"], doc["score"], tc.gradable, tc.score)
 			}
 			if !tc.gradable {
-				if fe, _ := doc["format_errors"].([]any); len(fe) == 0 || !strings.Contains(fe[0].(string), "x.c:3: error") {
+				if fe, _ := doc["format_errors"].([]any); len(fe) == 0 || !strings.Contains(fe[0].(string), tc.res.Checks[0].Message) {
 					t.Errorf("format_errors %v, want the compiler's messages", doc["format_errors"])
 				}
 			}

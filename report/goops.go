@@ -78,6 +78,10 @@ func (b *builder) goCall(op syncmodel.Op, res syncmodel.Result) (string, bool) {
 	r := syncmodel.DecodeChanResult(res.Code)
 	switch op.Kind {
 	case syncmodel.Read, syncmodel.Write:
+		if op.API == syncmodel.APITestCall || op.API == syncmodel.APITestEnd {
+			// A test's key: no object of the program's.
+			return api, true
+		}
 		if op.API >= syncmodel.APIMapLoad && op.API <= syncmodel.APIMapClear {
 			return fmt.Sprintf("%s(%s)", api, b.name(op.Obj, "map")), true
 		}

@@ -122,6 +122,38 @@ type Report struct {
 	// FoundBy names the strategy that found the bug, when the search had
 	// several (the portfolio's members): "PCT (depth 3, seed 7)".
 	FoundBy string `json:"found_by,omitempty"`
+	// Stalls are the delays of goroutines the execution needs: virtual
+	// time passed (a timer fired) while each could have run and did not.
+	Stalls []Stall `json:"stalls,omitempty"`
+}
+
+// Stall is a delay of a goroutine that an execution needs: the goroutine
+// could run from where it was (After: its previous step, or its go
+// statement) and ran its next operation (At, at step Step; 0: it had not
+// run when the execution ended) only once virtual time had passed by Nanos:
+// a real run shows the same only when its scheduler keeps the goroutine
+// waiting that long (a loaded machine, a long GC pause). The max-stall
+// setting bounds it.
+type Stall struct {
+	Thread int      `json:"thread"`
+	Nanos  int64    `json:"ns"`
+	Start  bool     `json:"start,omitempty"` // the goroutine had not started: After is its go statement
+	After  Location `json:"after"`
+	At     Location `json:"at"`
+	Step   int      `json:"step,omitempty"`
+}
+
+// Text renders the stall in a line: "needs thread 2 to stall >= 10ms
+// between a.go:12 and a.go:13".
+func (s Stall) Text() string {
+	d := time.Duration(s.Nanos)
+	if s.Start {
+		return fmt.Sprintf("needs thread %d to stall >= %v before it starts (go statement at %s)", s.Thread, d, s.After.Short())
+	}
+	if a, b := s.After.Short(), s.At.Short(); a != b {
+		return fmt.Sprintf("needs thread %d to stall >= %v between %s and %s", s.Thread, d, a, b)
+	}
+	return fmt.Sprintf("needs thread %d to stall >= %v at %s", s.Thread, d, s.At.Short())
 }
 
 // Minimisation records how a bug's schedule was shrunk.
@@ -249,11 +281,57 @@ func Build(e *executor.Execution, o *search.Outcome, syms Symbols) *Report {
 	}
 	b.expr = ""
 	r.Message = b.nameAddresses(r.Message)
+	if o != nil && o.Kind == search.DataRace && strings.HasPrefix(r.Message, "WARNING: DATA RACE") {
+		// An instrumented plain-Go test runs its body in lang.CheckTest.
+		wrapped := strings.Contains(r.Message, stdbgRuntime+"/lang.CheckTest")
+		for _, f := range r.Stack {
+			wrapped = wrapped || strings.HasPrefix(f.Func, stdbgRuntime+"/lang.CheckTest")
+		}
+		r.Message = goRace(r.Message, started, moduleRoots{}.root, wrapped)
+	}
 	if t := e.TimedOut(); t != nil {
 		r.Failure = &Where{Thread: t.Tid, Where: b.location(t.Frames, false)}
 		r.Stack = b.stack(t.Frames, false)
 	}
+	r.Stalls = b.stalls(e, r)
 	return r
+}
+
+// stalls returns the delays of goroutines execution e needs: those each
+// of its steps ended (syncmodel.Result.Stall), then those of the
+// goroutines that could still run when it ended.
+func (b *builder) stalls(e *executor.Execution, r *Report) []Stall {
+	trace := e.Trace()
+	// before returns where thread t was before step i: its previous step,
+	// or the go statement that made it (start).
+	before := func(t, i int) (Location, bool) {
+		for j := i - 1; j >= 0; j-- {
+			if trace[j].Thread == t {
+				return r.Steps[j].Where, false
+			}
+			if trace[j].Op.Kind == syncmodel.ThreadCreate && trace[j].Result.NewThread == t {
+				return r.Steps[j].Where, true
+			}
+		}
+		return Location{}, false
+	}
+	var out []Stall
+	for i := range trace {
+		st := &trace[i]
+		if st.Result.Stall <= 0 || i >= len(r.Steps) {
+			continue
+		}
+		after, start := before(st.Thread, i)
+		out = append(out, Stall{Thread: st.Thread, Nanos: st.Result.Stall, Start: start && st.Op.Kind == syncmodel.ThreadStart,
+			After: after, At: r.Steps[i].Where, Step: i + 1})
+	}
+	for _, s := range e.World().Stalls() {
+		op, _ := e.World().Pending(s.Thread)
+		after, start := before(s.Thread, len(trace))
+		out = append(out, Stall{Thread: s.Thread, Nanos: s.At - s.Since, Start: start && op.Kind == syncmodel.ThreadStart,
+			After: after, At: b.location(e.PendingFrames(s.Thread), false)})
+	}
+	return out
 }
 
 // nameAddresses replaces the addresses of named objects in a message (the
@@ -403,6 +481,12 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 		}
 		return api
 	case syncmodel.Read, syncmodel.Write:
+		switch op.API {
+		case syncmodel.APILoad, syncmodel.APIStore, syncmodel.APICAtomicLoad, syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
+			// An access of an instrumented C program: the call on its
+			// line says what it stores; the step, how much memory.
+			return fmt.Sprintf("%s(&%s) (%s)", api, b.name(op.Obj, "mem"), count(int(op.Arg), "byte"))
+		}
 		return fmt.Sprintf("%s(&%s, %d)", api, b.name(op.Obj, "mem"), op.Arg)
 	case syncmodel.CondWait:
 		if res.Spurious {
@@ -447,6 +531,9 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 
 // wait renders why a blocked thread cannot go on.
 func (b *builder) wait(bl executor.Blocked) string {
+	if bl.Wait.What == "spin" {
+		return b.spinWait(bl)
+	}
 	if s, ok := b.goWait(bl); ok {
 		return s
 	}
@@ -493,6 +580,27 @@ func (b *builder) wait(bl executor.Blocked) string {
 		text += ", which has finished"
 	}
 	return text
+}
+
+// spinWait says what a thread that spins for ever waits for: a write to
+// what its loop read (syncmodel.World.Await).
+func (b *builder) spinWait(bl executor.Blocked) string {
+	api := bl.Op.API.String()
+	if bl.Op.API == syncmodel.APINone {
+		api = bl.Op.Kind.String()
+	}
+	if len(bl.Wait.Reads) == 0 {
+		return fmt.Sprintf("spins in %s for ever: its loop reads nothing another thread writes", api)
+	}
+	names := make([]string, len(bl.Wait.Reads))
+	for i, r := range bl.Wait.Reads {
+		family := "mem"
+		if !r.Mem() {
+			family = objKind(bl.Op.Kind)
+		}
+		names[i] = b.name(r.Addr, family)
+	}
+	return fmt.Sprintf("spins in %s waiting for a write to %s, which no thread left can make", api, strings.Join(names, " or "))
 }
 
 func baseName(p string) string {

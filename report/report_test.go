@@ -191,6 +191,13 @@ func TestSummary(t *testing.T) {
 		// Only runtime frames: the first one still says where.
 		{"WARNING: DATA RACE\nWrite at 0x1 by goroutine 2:\n  runtime.f()\n      /go/src/runtime/f.go:3 +0x0\n\nPrevious write at 0x1 by goroutine 1:\n  runtime.g()\n      /go/src/runtime/g.go:4 +0x0\n",
 			"write by goroutine 2 at f.go:3; previous write by goroutine 1 at g.go:4"},
+		// A send and a close that race: stdbg's runtime tells the
+		// detector of their accesses to the channel, under the
+		// program's frames.
+		{"WARNING: DATA RACE\nRead at 0x1 by goroutine 14:\n  github.com/stdbg/stdbg/sthread/internal/rt.sendReadsChannel()\n      /s/sthread/internal/rt/race.go:190 +0x0\n" +
+			"  pkg.TestSend.func1()\n      /src/pkg/s_test.go:43 +0x1\n\nPrevious write at 0x1 by goroutine 13:\n" +
+			"  github.com/stdbg/stdbg/sthread/internal/rt.closeWritesChannel()\n      /s/sthread/internal/rt/race.go:194 +0x0\n  pkg.TestSend()\n      /src/pkg/s_test.go:46 +0x1\n",
+			"read by goroutine 14 at s_test.go:43; previous write by goroutine 13 at s_test.go:46"},
 		{"first line\nsecond line", "first line"},
 	}
 	for _, tt := range tests {

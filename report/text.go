@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/stdbg/stdbg/rtnames"
 )
 
 // WriteText renders the report as the user reads it in a terminal, in
@@ -136,6 +138,9 @@ func (r *Report) WriteStyled(w io.Writer, colour bool) error {
 			shown++
 		}
 	}
+	for _, s := range r.Stalls {
+		b.WriteString("  timing: " + Clean(s.Text()) + "\n")
+	}
 	for _, n := range r.Notes {
 		b.WriteString("  note: " + Clean(n) + "\n")
 	}
@@ -180,7 +185,7 @@ func (r *Report) JSON() ([]byte, error) {
 
 // raceAccess is the head of an access in a report of Go's race detector,
 // e.g. "Previous write at 0x00c000012345 by goroutine 7:".
-var raceAccess = regexp.MustCompile(`^(Read|Write|Previous read|Previous write|Atomic read|Atomic write|Previous atomic read|Previous atomic write)(?: at 0x[0-9a-f]+)? by (goroutine \d+|main goroutine):$`)
+var raceAccess = regexp.MustCompile(`^(Read|Write|Previous read|Previous write|Atomic read|Atomic write|Previous atomic read|Previous atomic write)(?: at 0x[0-9a-f]+)? by (goroutine \d+|thread \d+|main goroutine):$`)
 
 // raceFrameLine is a source line of a frame in such a report.
 var raceFrameLine = regexp.MustCompile(`^\s+(\S+\.go):(\d+)`)
@@ -193,11 +198,19 @@ func runtimeFrame(fn string) bool {
 	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/")
 }
 
+// frameFunc returns the function of a frame's first line in a report of
+// Go's race detector ("  main.f()": "main.f").
+func frameFunc(line string) string {
+	fn, _ := strings.CutSuffix(strings.TrimSpace(line), "()")
+	return fn
+}
+
 // Summary returns a message on one line: the message itself when it has
 // one line, else for a report of Go's race detector its two accesses with
-// their first source lines outside the Go runtime ("write by goroutine 11
-// at a.go:49; previous read by goroutine 10 at a.go:55"), else its first
-// line.
+// their first source lines outside the Go runtime and stdbg's
+// ("write by goroutine 11 at a.go:49; previous read by goroutine 10 at
+// a.go:55"; stdbg's runtime tells the detector of the accesses that Go's
+// channel operations make), else its first line.
 func Summary(msg string) string {
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
 	if len(lines) == 1 {
@@ -219,10 +232,11 @@ func Summary(msg string) string {
 				}
 				continue
 			}
-			if at == "" || !runtimeFrame(lines[i+j]) {
+			own := runtimeFrame(lines[i+j]) || rtnames.IsRuntimeFunc(frameFunc(lines[i+j]))
+			if at == "" || !own {
 				at = " at " + filepath.Base(fm[1]) + ":" + fm[2]
 			}
-			if !runtimeFrame(lines[i+j]) {
+			if !own {
 				break
 			}
 		}

@@ -7,7 +7,11 @@
 // name.
 package rtnames
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 const (
 	// ReplayEnv names the environment variable that makes a Go target run
@@ -16,6 +20,10 @@ const (
 	// RandSeedEnv names the environment variable that sets the seed of
 	// the random numbers of a Go target's executions.
 	RandSeedEnv = "STDBG_RAND_SEED"
+	// MaxStallEnv names the environment variable that sets the stall
+	// bound of a Go target's executions (ParseMaxStall): how long time
+	// may pass while a goroutine that can run does not.
+	MaxStallEnv = "STDBG_MAX_STALL"
 
 	// SearchEnv names the environment variable that hands a Go target a
 	// whole search to run in its process (package targetsearch's Spec,
@@ -50,4 +58,34 @@ func IsRuntimeFunc(name string) bool {
 	}
 	dot := strings.IndexByte(rest, '.')
 	return dot > 1 && !strings.HasSuffix(rest[:dot], "_test")
+}
+
+// ParseMaxStall reads a stall bound as the max-stall setting and
+// MaxStallEnv spell it: a duration of Go's syntax, at least 0 ("50ms";
+// "0": time passes only when every goroutine is blocked or waits for
+// time), or "none" (no bound: time may pass at any moment), which it
+// returns as -1.
+func ParseMaxStall(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "none" {
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil && s != "" && strings.Trim(s, "0123456789") == "" {
+		// A bare number of nanoseconds: how viper writes a duration
+		// back, and what an environment variable may hold.
+		d, err = time.ParseDuration(s + "ns")
+	}
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("stall bound %q: want a duration of at least 0 (50ms, 1s, 0) or none", s)
+	}
+	return d, nil
+}
+
+// FormatMaxStall spells a stall bound as ParseMaxStall reads it.
+func FormatMaxStall(d time.Duration) string {
+	if d < 0 {
+		return "none"
+	}
+	return d.String()
 }

@@ -49,6 +49,11 @@ type dporEvent struct {
 	op     syncmodel.Op
 	child  int // the thread a ThreadCreate creates (0 if unknown or not a create)
 	idx    int // the number of earlier events of the thread: (thread, idx) names the event in every execution
+	// terminal: the event ended the execution it ran in (a failure: a
+	// misuse, an assertion, a crash), so that nothing ran after it. In a
+	// sleep set it stands only for the schedules that begin with it: it
+	// commutes with no event that would follow it (see weakInitial).
+	terminal bool
 }
 
 func (ev *dporEvent) step() schedule.Step {
@@ -64,13 +69,28 @@ type wakeNode struct {
 
 // dporNode is a scheduling point on the current path.
 type dporNode struct {
-	threads []Thread    // the point as Next saw it
+	// blocked are the threads blocked at the point that were not at the
+	// point before (or that ran the step before it), with their
+	// operations; maxID, the largest id at the point. What the point
+	// keeps of every thread is in dpor.pts.
+	blocked []Thread
+	maxID   int
 	ev      dporEvent   // the event taken from here on the current path
 	taken   bool        // ev is valid (and not yet in sleep)
 	sleep   []dporEvent // events explored from here or an ancestor, not to start again
 	wut     []*wakeNode // planned: the wakeup tree's children still to run
 	pick    *wakeNode   // chosen by Begin for the next execution
 	done    int         // children explored from here (for Explored)
+}
+
+// setPoint makes n, the k-th point of the current path, the point p.
+func (d *dpor) setPoint(k int, n *dporNode, p Point) {
+	ran := -1
+	if k > 0 && k-1 < len(d.nodes) {
+		ran = d.nodes[k-1].ev.thread
+	}
+	n.blocked = n.blocked[:0]
+	n.maxID = d.pts.set(k, &p, ran, func(i int) { n.blocked = append(n.blocked, p.Threads[i]) })
 }
 
 type dpor struct {
@@ -84,6 +104,8 @@ type dpor struct {
 	// bound (see weakInitial).
 	cut bool
 	rs  raceScratch
+	// pts are what the points of the current path keep of their threads.
+	pts pointThreads
 
 	// The objects an operation names may differ from one execution to the
 	// next (a Go variable allocated anew by each execution); an event is
@@ -153,20 +175,27 @@ func (d *dpor) inc(t int) {
 	d.counts[t]++
 }
 
-// note records the pending operations of a point of this execution.
+// note records the pending operations of a point of this execution: an
+// operation whose annotation depends on the state is recorded as it is at
+// every point, any other once (the same at every point until it runs).
 func (d *dpor) note(p Point) {
 	for i := range p.Threads {
 		t := &p.Threads[i]
-		d.setFresh(t.ID, d.count(t.ID), t.Op)
+		idx := d.count(t.ID)
+		if !syncmodel.StateAnnotated(t.Op.Kind) && t.ID < len(d.fresh) && idx < len(d.fresh[t.ID]) && d.fresh[t.ID][idx].gen == d.gen {
+			continue
+		}
+		d.setFresh(t.ID, idx, t.Op)
 	}
 }
 
 func (d *dpor) Init(c Config) {
 	d.cut = false
 	for i := range d.nodes {
-		d.nodes[i] = dporNode{threads: d.nodes[i].threads[:0]}
+		d.nodes[i] = dporNode{blocked: d.nodes[i].blocked[:0]}
 	}
 	d.nodes = d.nodes[:0]
+	d.pts.reset()
 	d.sub = nil
 	d.started, d.over = false, false
 	d.div = 0
@@ -192,7 +221,7 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 		for len(n.wut) > 0 {
 			c := n.wut[0]
 			n.wut = n.wut[1:]
-			if feasible(n, &c.ev) {
+			if d.feasible(top, &c.ev) {
 				n.pick = c
 				d.nodes = d.nodes[:top+1]
 				d.prefix = d.prefix[:0]
@@ -209,17 +238,18 @@ func (d *dpor) Begin() (schedule.Schedule, bool) {
 	return nil, false
 }
 
-// feasible reports whether a planned event can be taken at n: its thread is
-// enabled there and the step was not explored from there already. A plan
-// whose thread is blocked reversed a race that cannot be reversed (the
-// other operation was what let the thread go on); nothing is lost by
-// dropping it.
-func feasible(n *dporNode, ev *dporEvent) bool {
-	t := findThread(n.threads, ev.thread)
-	if t == nil || !t.Enabled {
+// feasible reports whether a planned event can be taken at point k: its
+// thread is enabled there and the step was not explored from there
+// already. A plan whose thread is blocked reversed a race that cannot be
+// reversed (the other operation was what let the thread go on); nothing is
+// lost by dropping it.
+func (d *dpor) feasible(k int, ev *dporEvent) bool {
+	n := &d.nodes[k]
+	t, ok := d.pts.at(k, ev.thread)
+	if !ok || !t.enabled {
 		return false
 	}
-	nc := t.Choices()
+	nc := int(t.choices)
 	if nc == 0 {
 		return !asleep(n.sleep, ev.thread, schedule.NoChoice)
 	}
@@ -270,7 +300,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		n.pick = nil
 		d.div = k
 		d.sub = c.kids
-		n.threads = append(n.threads[:0], p.Threads...)
+		d.setPoint(k, n, p)
 		d.note(p)
 		return d.take(n, p, c.ev), true
 	}
@@ -284,7 +314,8 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		d.nodes = append(d.nodes, dporNode{})
 	}
 	n := &d.nodes[k]
-	*n = dporNode{threads: append(n.threads[:0], p.Threads...), sleep: n.sleep[:0]}
+	*n = dporNode{blocked: n.blocked, sleep: n.sleep[:0]}
+	d.setPoint(k, n, p)
 	d.note(p)
 	if k > 0 {
 		parent := &d.nodes[k-1]
@@ -301,7 +332,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 	for len(n.wut) > 0 {
 		c := n.wut[0]
 		n.wut = n.wut[1:]
-		if feasible(n, &c.ev) {
+		if d.feasible(k, &c.ev) {
 			d.sub = c.kids
 			return d.take(n, p, c.ev), true
 		}
@@ -372,7 +403,17 @@ func (d *dpor) End(r *Report) {
 	if r.DepthLimited {
 		d.cut = true
 	}
+	if n := len(r.Trace); n > 0 && n <= len(d.nodes) && ends(r) {
+		d.nodes[n-1].ev.terminal = true
+	}
 	d.races(r)
+}
+
+// ends reports whether the last step of an execution ended it while other
+// threads could still have run: a failure (a deadlock ends nothing: no
+// thread could run).
+func ends(r *Report) bool {
+	return r.Outcome != nil && r.Outcome.Kind.IsBug() && r.Outcome.Kind != Deadlock
 }
 
 func (d *dpor) Exhausted() bool { return true }

@@ -54,9 +54,7 @@ func (d *dpor) races(r *Report) {
 		width = max(width, t.ID+1)
 	}
 	for i := 0; i < n && i < len(d.nodes); i++ {
-		for _, t := range d.nodes[i].threads {
-			width = max(width, t.ID+1)
-		}
+		width = max(width, d.nodes[i].maxID+1)
 	}
 	// The events before the point where this execution chose anew are
 	// the last execution's, with the same clocks: rows the last call
@@ -110,15 +108,17 @@ func (d *dpor) races(r *Report) {
 			case i == n:
 				// An execution stopped by a failure ends every thread:
 				// its last step is dependent on all that was pending.
-				failed := r.Outcome != nil && r.Outcome.Kind.IsBug() && r.Outcome.Kind != Deadlock
+				failed := ends(r)
 				for k := range final {
 					d.pending(tr, i, &final[k], failed, r.DepthLimited)
 				}
 			case i < len(d.nodes):
-				for k := range d.nodes[i].threads {
-					if t := &d.nodes[i].threads[k]; !t.Enabled && d.newlyBlocked(i, t.ID) {
-						d.pending(tr, i, t, false, false)
-					}
+				// A thread blocked at point i, and not already blocked on
+				// the same operation at i-1 (then its races were found
+				// there: between the two nothing it could race with has
+				// run that it could have gone before).
+				for k := range d.nodes[i].blocked {
+					d.pending(tr, i, &d.nodes[i].blocked[k], false, false)
 				}
 			}
 		}
@@ -335,18 +335,6 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 	}
 }
 
-// newlyBlocked reports whether thread tid, blocked at point i, was not
-// already blocked on the same operation at point i-1 (then its races were
-// found there; between the two nothing it could race with has run that it
-// could have gone before).
-func (d *dpor) newlyBlocked(i, tid int) bool {
-	if i == 0 || i-1 >= len(d.nodes) || d.rs.last[tid] == i-1 {
-		return true
-	}
-	t := findThread(d.nodes[i-1].threads, tid)
-	return t == nil || t.Enabled
-}
-
 // event returns event c of the trace as a planned event.
 func (rs *raceScratch) event(tr []Event, c int) dporEvent {
 	e := &tr[c]
@@ -373,12 +361,11 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 	if j >= len(d.nodes) {
 		return
 	}
-	node := &d.nodes[j]
 	// waiting: p was already waiting for this operation at j, so that j
 	// (or an event after it that does not happen after it) is what let it
 	// go on.
-	t := findThread(node.threads, p)
-	waiting := t != nil && !t.Enabled && rs.last[p] < j
+	t, ok := d.pts.at(j, p)
+	waiting := ok && !t.enabled && rs.last[p] < j
 	tj := tr[j].Step.Thread
 	// (A misuse did not do what the operation does: an unlock of an
 	// unlocked mutex held nothing that a lock waited for.)
@@ -445,7 +432,9 @@ func (d *dpor) plan(j int, v []dporEvent) {
 // taken while no execution has been cut by the bound: x is in the sleep set
 // because every execution starting with x has been explored, none of them
 // cut, exactly as in an unbounded search. Once one was cut, only the former
-// is.
+// is. An event that ended its execution (terminal) comes first only in a
+// schedule that begins with it: nothing ran after it, so it stands for no
+// schedule in which other events follow it.
 func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 	f = -1
 	for i := range v {
@@ -455,6 +444,9 @@ func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 		}
 	}
 	d.rs.work += int64(f + 1)
+	if x.terminal {
+		return f, f == 0
+	}
 	if f < 0 {
 		d.rs.work += int64(len(v))
 		if d.cut {
@@ -547,11 +539,12 @@ func (d *dpor) finalThreads(r *Report) []Thread {
 	}
 	last := r.Trace[n-1].Step.Thread
 	fs := d.rs.final[:0]
-	for _, t := range d.nodes[n-1].threads {
-		if t.ID != last {
-			fs = append(fs, t)
+	d.pts.threads(n-1, func(id int, t nodeThread) {
+		if id != last {
+			op := d.opOf(&dporEvent{thread: id, idx: d.count(id)})
+			fs = append(fs, Thread{ID: id, Op: op, Enabled: t.enabled, Alternatives: int(t.choices)})
 		}
-	}
+	})
 	d.rs.final = fs
 	return fs
 }

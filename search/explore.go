@@ -64,6 +64,10 @@ type Result struct {
 	// when the context stopped the search in its middle (0: it stopped
 	// between executions).
 	Cut int
+	// Loops says, for the first execution cut by the depth bound, which
+	// threads were looping and where, as its executor tells (Looper): why
+	// the executions did not end.
+	Loops []string
 	// Graph is the state graph, with Options.Graph or Options.Livelock.
 	Graph *Graph
 }
@@ -246,6 +250,9 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 		}
 		if maxDepth > 0 && k >= maxDepth {
 			rep.DepthLimited = true
+			if l, ok := e.(Looper); ok && x.res.Loops == nil {
+				x.res.Loops = l.Loops()
+			}
 			if x.sf != nil {
 				x.sf.cut()
 			}

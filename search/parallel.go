@@ -456,6 +456,9 @@ func (sx *splitter) result() *Result {
 		owned++
 		res.Complete = res.Complete && r.Complete
 		res.DepthLimited = res.DepthLimited || r.DepthLimited
+		if res.Loops == nil {
+			res.Loops = r.Loops
+		}
 		res.Cut = max(res.Cut, r.Cut)
 		for _, b := range r.Bugs {
 			if k := b.Outcome.Key(); !seen[k] {

@@ -220,10 +220,14 @@ type treeSizer interface {
 // sizeEstimate returns the estimate of the deciding member's tree, if a
 // member makes one and it has enough probes to trust: 30, and a relative
 // error of at most a half.
-func (p *Portfolio) sizeEstimate() (*Estimate, bool) {
+func (p *Portfolio) sizeEstimate() (*Estimate, bool) { return p.walkEstimate(0.5) }
+
+// walkEstimate is the walks' estimate of the deciding member's tree, once
+// they are 30, with a relative error of at most maxErr.
+func (p *Portfolio) walkEstimate(maxErr float64) (*Estimate, bool) {
 	for _, m := range p.members {
 		if ts, ok := m.Strategy.(treeSizer); ok {
-			if e, ok := ts.treeSize(); ok && e.Probes >= 30 && e.RelError <= 0.5 {
+			if e, ok := ts.treeSize(); ok && e.Probes >= 30 && e.RelError <= maxErr {
 				return e, true
 			}
 		}
@@ -365,7 +369,12 @@ func (p *Portfolio) Exhausted() bool { return p.exhausted }
 // Explored implements Progressive: the deciding member's executions out of
 // those the walks estimate its tree holds, when a member makes such an
 // estimate (below 1 until that member finishes), else the deciding
-// member's own estimate along its path.
+// member's own estimate along its path. The walks' estimate is taken
+// whatever its error, so that what a search shows while it runs and what
+// it says at its end come from one estimator: on a tree whose few heavy
+// subtrees the walks rarely reach (a spin loop's), the error comes and
+// goes as probes reach them, and the estimate along the path read 73%
+// where the walks' read 3%.
 func (p *Portfolio) Explored() float64 {
 	for _, m := range p.members {
 		if !m.Decides {
@@ -374,7 +383,7 @@ func (p *Portfolio) Explored() float64 {
 		if m.out {
 			return 1
 		}
-		if e, ok := p.sizeEstimate(); ok && float64(m.executions) < e.Executions {
+		if e, ok := p.walkEstimate(math.Inf(1)); ok && float64(m.executions) < e.Executions {
 			return float64(m.executions) / e.Executions
 		}
 		if pr, ok := m.Strategy.(Progressive); ok {

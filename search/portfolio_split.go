@@ -149,7 +149,10 @@ func explorePortfolioSplit(ctx context.Context, newEx NewExecutor, n Spec, newEx
 	}
 
 	res := &Result{Stats: eres.Stats.Add(sres.Stats), DepthLimited: eres.DepthLimited || sres.DepthLimited,
-		Cut: max(eres.Cut, sres.Cut)}
+		Cut: max(eres.Cut, sres.Cut), Loops: eres.Loops}
+	if res.Loops == nil {
+		res.Loops = sres.Loops
+	}
 	res.Stats.Explored = eres.Stats.Explored
 	res.Stats.Elapsed = time.Since(ps.start)
 	ps.mu.Lock()

@@ -447,3 +447,27 @@ func TestPortfolioLeadGoesOn(t *testing.T) {
 		})
 	}
 }
+
+// sizedWalk is a strategy whose walks estimate a fixed tree.
+type sizedWalk struct {
+	Strategy
+	est Estimate
+}
+
+func (w sizedWalk) treeSize() (*Estimate, bool) { return &w.est, true }
+
+// What a portfolio says it explored comes from the walks' estimate
+// whenever they have one, however spread: an estimate that switched to the
+// deciding member's own, along its path, when the error rose, read 3% while
+// the search ran and 73% at its end.
+func TestPortfolioExploredKeepsOneEstimator(t *testing.T) {
+	for _, relErr := range []float64{0.2, 0.9} {
+		dpor := NewDPOR()
+		p := NewPortfolio(Member{Name: "DPOR", Strategy: dpor, Share: 1, Decides: true},
+			Member{Name: "random", Strategy: sizedWalk{NewRandom(3), Estimate{Executions: 10000, Probes: 100, RelError: relErr}}, Share: 1})
+		p.members[0].executions = 300
+		if got := p.Explored(); got != 0.03 {
+			t.Errorf("relative error %v: explored %v, want 300 of the 10000 the walks estimate", relErr, got)
+		}
+	}
+}

@@ -162,7 +162,7 @@ func fit(ts []Thread, s schedule.Step) (int, misfit) {
 		return -1, noThread
 	}
 	t := &ts[i]
-	if !t.Enabled {
+	if !t.Enabled && !t.Spinning {
 		return i, blocked
 	}
 	n := t.Choices()

@@ -21,6 +21,12 @@ type Thread struct {
 	Op syncmodel.Op
 	// Enabled reports whether the thread can perform Op now.
 	Enabled bool
+	// Spinning reports a thread that is not enabled because it came back
+	// to a state it was in having changed nothing (a spin loop), and waits
+	// for a write to what it read (syncmodel.World.Await): strategies leave
+	// it, but a given schedule (a replay) may run it, and it goes on as it
+	// would have.
+	Spinning bool
 	// Alternatives, when positive, is the number of values a step of this
 	// thread can take, as the model counts them (syncmodel.World.Choices):
 	// the values of a data choice, or the ready cases of a select when
@@ -58,6 +64,13 @@ type Execution interface {
 	Step(schedule.Step) error
 	// Close ends the execution and releases what it holds.
 	Close() error
+}
+
+// A Looper is an Execution that can say, once the depth bound cut it,
+// which threads were looping and where ("thread 3 polls a timer at
+// x.go:12"), most active first.
+type Looper interface {
+	Loops() []string
 }
 
 // Executor starts executions of one program.

@@ -40,8 +40,8 @@ type Find struct {
 	// Watch, if not nil, wraps the session's executor in recorders (a
 	// profile, a drawing of the state graph) for the search, not the
 	// minimisation; syms names the program's addresses; done is called
-	// when the search ends. The search then runs from here: Plan.Watched
-	// must be set.
+	// when the search ends. It is used when Plan.Watched is set (the
+	// search then runs from here), and only then.
 	Watch func(ex search.Executor, syms *symbolize.Symbolizer) (watched search.Executor, done func())
 	// Stacks asks the program for full stacks at every step of the
 	// search, for Watch's recorders (a profile); the minimisation runs
@@ -114,8 +114,8 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		s.ClaimCPUs(p.jobs())
 	}
 	ex, done := search.Executor(s.checker), func() {}
-	if f.Watch != nil {
-		ex, done = f.Watch(ex, s.syms)
+	if f.Watch != nil && p.Watched {
+		ex, done = f.Watch(ex, s.symbols())
 	}
 	if f.Stacks {
 		s.proc.SetFlags(s.proc.Flags() | wire.FlagStacks)

@@ -170,7 +170,7 @@ func (s *Session) replay(ctx context.Context, r hunt.Replay, stacks bool) (*Repl
 	defer e.Close()
 	var build func(*search.Outcome) *report.Report
 	if stacks {
-		build = func(o *search.Outcome) *report.Report { return report.Build(e, o, s.syms) }
+		build = func(o *search.Outcome) *report.Report { return report.Build(e, o, s.symbols()) }
 	}
 	rd, err := r.Run(ctx, e, build)
 	return &Replayed{Replayed: rd, Trace: append([]executor.Step(nil), e.Trace()...)}, err

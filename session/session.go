@@ -48,6 +48,11 @@ type Options struct {
 	Dir     string
 	Wrap    []string
 	Library string
+	// DeferStart starts a Go target's first process when the first
+	// execution run from here needs it, not in Start: a search inside the
+	// target starts processes of its own, and never needs it (stdbg test
+	// searches each test so). Start then only checks the executable.
+	DeferStart bool
 }
 
 // Session is a running target: its processes, symbols and checker,
@@ -56,7 +61,9 @@ type Options struct {
 type Session struct {
 	Target *Target
 	proc   *targetproc.Process
-	syms   *symbolize.Symbolizer
+	// syms names the program's addresses (symbols): made from the
+	// first process's greeting.
+	syms *symbolize.Symbolizer
 	// checker is the executor of the target's executions.
 	checker *executor.Executor
 	opts    Options
@@ -103,6 +110,7 @@ func Start(t *Target, o Options) (*Session, error) {
 		Flags:             flags,
 		NoReuse:           o.NoReuse || t.KeepsState(),
 		KeepThreads:       o.KeepThreads,
+		Lazy:              t.Go && o.DeferStart,
 	})
 	if err != nil {
 		if errors.Is(err, ctarget.ErrNoCompiler) {
@@ -110,16 +118,33 @@ func Start(t *Target, o Options) (*Session, error) {
 		}
 		return nil, err
 	}
-	mods := make([]symbolize.Module, 0, len(p.Modules()))
-	for _, m := range p.Modules() {
+	s := &Session{Target: t, proc: p, opts: o}
+	s.checker = executor.New(p, executor.Options{FastExit: o.FastExit, Locate: s.locate, Races: !t.Go && o.Races,
+		Variable: s.variable, SpuriousWakeups: !t.Go && o.SpuriousWakeups, MaxStall: t.maxStall()})
+	return s, nil
+}
+
+// symbols returns the symbolizer of the program's addresses, made from the
+// greeting of its first process (started now, for a session started with
+// DeferStart that has run no execution yet: the symbols are those of the
+// processes to come).
+func (s *Session) symbols() *symbolize.Symbolizer {
+	if s.syms != nil {
+		return s.syms
+	}
+	if !s.proc.Launched() {
+		if err := s.proc.Launch(); err != nil {
+			return symbolize.New(nil) // no process: nothing to name, and nothing kept
+		}
+	}
+	mods := make([]symbolize.Module, 0, len(s.proc.Modules()))
+	for _, m := range s.proc.Modules() {
 		mods = append(mods, symbolize.Module{Path: m.Path, Bias: m.Bias, Start: m.Start, End: m.End})
 	}
 	// A C or C++ object inside a global array or structure is named by
 	// its element or member (forks[1], b.not_empty), from the DWARF types.
-	s := &Session{Target: t, proc: p, syms: symbolize.NewWithOptions(mods, symbolize.Options{Types: !t.Go}), opts: o}
-	s.checker = executor.New(p, executor.Options{FastExit: o.FastExit, Locate: s.locate, Races: !t.Go && o.Races,
-		Variable: s.variable, SpuriousWakeups: !t.Go && o.SpuriousWakeups})
-	return s, nil
+	s.syms = symbolize.NewWithOptions(mods, symbolize.Options{Types: !s.Target.Go})
+	return s.syms
 }
 
 // envWith returns stdbg's environment plus extra NAME=VALUE entries, or nil
@@ -133,7 +158,7 @@ func envWith(extra []string) []string {
 
 // locate names a place stably across runs: file:line of the first frame.
 func (s *Session) locate(pc uint64) string {
-	f := s.syms.Return(pc)
+	f := s.symbols().Return(pc)
 	if filepath.Base(f.File) == "stdbg.h" {
 		// An annotation's own code: its caller tells where it is.
 		return ""
@@ -149,20 +174,26 @@ func (s *Session) locate(pc uint64) string {
 
 // variable names the variable at a data address, "" if unknown.
 func (s *Session) variable(addr uint64) string {
-	name, _ := s.syms.Data(addr)
+	name, _ := s.symbols().Data(addr)
 	return name
 }
 
 // Pid is the process id of the target's first process (a fork server's,
 // or the process of the execution under way): a front end that confines
-// the program finds its process group from it.
-func (s *Session) Pid() int { return s.proc.Pid() }
+// the program finds its process group from it. (A session started with
+// DeferStart starts that process now if it has none.)
+func (s *Session) Pid() int {
+	s.symbols()
+	return s.proc.Pid()
+}
 
 // Close ends the target's processes and releases the CPUs it held.
 func (s *Session) Close() {
 	s.ReleaseCPUs()
 	s.proc.Close()
-	s.syms.Close()
+	if s.syms != nil {
+		s.syms.Close()
+	}
 }
 
 // Nondeterminism is the guess at why a bug's replay ended otherwise than

@@ -23,11 +23,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stdbg/stdbg/corpus"
 	"github.com/stdbg/stdbg/ctarget"
 	"github.com/stdbg/stdbg/goinstr"
 	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/syncmodel"
 	"github.com/stdbg/stdbg/targetproc"
 )
 
@@ -51,6 +53,9 @@ type Target struct {
 	// random numbers (RandSeed, see SeedRand).
 	Env      []string
 	RandSeed int64
+	// MaxStall is the stall bound of a Go target's virtual time
+	// (SetMaxStall); nil: the library's default.
+	MaxStall *time.Duration
 	// Memory: a C source built with the memory instrumentation;
 	// MemoryNote says why it could not be, when it was asked for.
 	Memory     bool
@@ -292,6 +297,34 @@ func (t *Target) SeedRand(seed int64) {
 	t.Env = append(t.Env, fmt.Sprintf("%s=%d", rtnames.RandSeedEnv, seed))
 }
 
+// SetMaxStall bounds how long virtual time may pass, in the executions of
+// a Go target, while a goroutine that can run does not (recorded in its
+// Env, see sthread.MaxStall); a negative d: no bound.
+func (t *Target) SetMaxStall(d time.Duration) {
+	if !t.Go {
+		return
+	}
+	t.MaxStall = &d
+	t.Env = append(t.Env, rtnames.MaxStallEnv+"="+rtnames.FormatMaxStall(d))
+}
+
+// maxStall is the stall bound of t's executions: MaxStall, or what its
+// Env says (a corpus entry's target), or nil (the default).
+func (t *Target) maxStall() *time.Duration {
+	if t.MaxStall != nil || !t.Go {
+		return t.MaxStall
+	}
+	var d *time.Duration
+	for _, kv := range t.Env {
+		if v, ok := strings.CutPrefix(kv, rtnames.MaxStallEnv+"="); ok {
+			if x, err := rtnames.ParseMaxStall(v); err == nil {
+				d = &x
+			}
+		}
+	}
+	return d
+}
+
 // RunArgs are the arguments the binary runs with: the test selection of a
 // Go test binary, then the program's own.
 func (t *Target) RunArgs() []string {
@@ -392,6 +425,9 @@ func (t *Target) ReplayCommand(sched string) string {
 	}
 	if t.Go && t.RandSeed != DefaultRandSeed {
 		parts = append(parts, "--rand-seed", fmt.Sprint(t.RandSeed))
+	}
+	if d := t.maxStall(); d != nil && *d != syncmodel.DefaultMaxStall {
+		parts = append(parts, "--max-stall", rtnames.FormatMaxStall(*d))
 	}
 	parts = append(parts, ShellQuote(t.Arg))
 	if len(t.Args) > 0 {

@@ -300,6 +300,42 @@ func TestDPORGoRefinementsKeepBugs(t *testing.T) {
 			}
 			rw.RUnlock()
 		}},
+		{"a poll with default takes a value sent after another goroutine let its sender go on", func() {
+			values := sthread.MakeChan[int](0)
+			other := sthread.MakeChan[int](0)
+			done := sthread.MakeChan[int](1)
+			// Takes the sender's first value: the sender is woken, and
+			// its wake was taken to depend on every later select of its
+			// channels, which ordered the poll below before its second
+			// send and hid the schedule in which that send came first.
+			sthread.Go(func() { sthread.Select(other.RecvCase(nil, nil), sthread.Default()) })
+			sthread.Go(func() { other.Send(1); values.Send(2); done.Recv() })
+			sthread.Select(other.RecvCase(nil, nil), values.RecvCase(nil, nil), sthread.Default())
+			values.Send(3) // the bug: blocks for ever once the poll took the sender's value
+		}},
+		{"a close after a parked select was woken", func() {
+			c, d := sthread.MakeChan[int](0), sthread.MakeChan[int](0)
+			sthread.Go(func() {
+				sthread.Select(c.SendCase(1), d.RecvCase(nil, nil))
+				c.Close()
+			})
+			c.Recv()
+			sthread.Select(c.SendCase(2), c.RecvCase(nil, nil)) // the bug: a send on c, closed once the goroutine goes on
+		}},
+		{"a failure ends the execution before another goroutine's select", func() {
+			c, d := sthread.MakeChan[int](0), sthread.MakeChan[int](0)
+			e := sthread.MakeChan[int](1)
+			sthread.Go(func() {
+				c.Close()
+				sthread.Select(d.RecvCase(nil, nil), sthread.Default())
+				sthread.Select(c.SendCase(1), e.RecvCase(nil, nil))
+			})
+			sthread.Go(func() {
+				sthread.Select(c.SendCase(1), c.RecvCase(nil, nil)) // the bug: may send on the closed c
+			})
+			c.Send(1)
+			d.Send(1)
+		}},
 		{"a broadcast before the second waiter registers", func() {
 			var mu sthread.Mutex
 			c := sthread.NewCond(&mu)

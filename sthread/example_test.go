@@ -175,7 +175,8 @@ func ExampleWaitGroup_Go() {
 	// 2
 }
 
-// Misuses of the primitives are found before Go would panic.
+// A close of a closed channel panics, as in Go: unrecovered, it is a
+// crash, reported with Go's message and the channel's name.
 func ExampleChan_Close() {
 	res, _ := sthread.Explore(func() {
 		done := sthread.MakeChan[struct{}](0)
@@ -185,7 +186,7 @@ func ExampleChan_Close() {
 	})
 	fmt.Println(res.Bugs[0].Kind, "-", res.Bugs[0].Message)
 	// Output:
-	// misuse - close of closed channel done
+	// crash - panic: close of closed channel done
 }
 
 // The report is plain text.

@@ -2,6 +2,7 @@ package sthread
 
 import (
 	"errors"
+	"os"
 	"sync"
 	"time"
 
@@ -51,11 +52,20 @@ type config struct {
 	visited  bool   // stateful search
 	livelock bool   // report fair non-progress cycles
 	ltl      string // an LTL formula to check
+
+	// maxStall is the stall bound of virtual time (MaxStall); nil: the
+	// environment's (MaxStallEnv), else syncmodel.DefaultMaxStall.
+	maxStall *time.Duration
 }
 
 //go:norace
 func newConfig(opts []Option) *config {
 	c := &config{req: hunt.Request{MaxDepth: DefaultMaxDepth, Minimise: true}, timeout: DefaultTimeout}
+	if s, ok := os.LookupEnv(MaxStallEnv); ok {
+		if d, err := rtnames.ParseMaxStall(s); err == nil {
+			c.maxStall = &d
+		}
+	}
 	for _, o := range opts {
 		if o != nil {
 			o(c)
@@ -103,6 +113,24 @@ func Timeout(d time.Duration) Option {
 func Schedule(s string) Option {
 	return func(c *config) { c.schedule, c.hasSchedule = s, true }
 }
+
+// MaxStall bounds how long time may pass, on the virtual clock of
+// sthread/time, while a goroutine that can run does not: a timer fires
+// while a goroutine that could still answer first is kept from running
+// only while that goroutine has been able to run for at most d (default
+// syncmodel.DefaultMaxStall, 50ms, or what MaxStallEnv says). So a
+// timeout that beats a worker delayed by a loaded machine is explored,
+// and a one-minute guard around work that is ready to run is not. 0: time
+// passes only when every goroutine is blocked or waits for time, as in
+// testing/synctest; a negative d: no bound, time may pass at any moment.
+// A bug that needs a goroutine delayed says so in its report.
+func MaxStall(d time.Duration) Option { return func(c *config) { c.maxStall = &d } }
+
+// MaxStallEnv names the environment variable that sets the stall bound
+// (MaxStall) of the checks of a process that set none: a duration ("50ms",
+// "0") or "none". stdbg sets it from its max-stall setting, and records it
+// in the corpus entries of the bugs it finds, which replay with it.
+const MaxStallEnv = rtnames.MaxStallEnv
 
 // MaxExecutions stops the search after n executions (0, the default: no
 // limit).
@@ -168,7 +196,7 @@ func (c *config) reduction() string {
 //
 //go:norace
 func (c *config) runtime(depth int, state bool) rt.Config {
-	return rt.Config{Depth: depth, Timeout: c.timeout, State: state}
+	return rt.Config{Depth: depth, Timeout: c.timeout, State: state, MaxStall: c.maxStall}
 }
 
 // checkMu serialises the checks of the process: a process checks one

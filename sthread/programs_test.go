@@ -244,9 +244,20 @@ var programs = []program{
 		var rw sthread.RWMutex
 		rw.RUnlock()
 	}},
-	{name: "negative wait group", kind: search.Misuse, want: []string{"negative WaitGroup counter"}, f: func() {
+	// Go panics, with a value a deferred recover may take: an
+	// unrecovered one is a crash, with Go's message.
+	{name: "negative wait group", kind: search.Crash, want: []string{"panic: sync: negative WaitGroup counter"}, f: func() {
 		var wg sthread.WaitGroup
 		wg.Done()
+	}},
+	{name: "negative wait group recovered", kind: search.Deadlock, want: []string{"WaitGroup"}, f: func() {
+		var wg sthread.WaitGroup
+		func() {
+			defer func() { sthread.Assert(recover() != nil, "no panic") }()
+			wg.Done()
+		}()
+		// The counter stays at -1, as Go leaves it: Wait waits for zero.
+		wg.Wait()
 	}},
 	{name: "wait group add racing with wait", kind: search.AssertionFailure, want: []string{"Wait returned before the work was done"}, f: func() {
 		var wg sthread.WaitGroup
@@ -324,26 +335,56 @@ var programs = []program{
 		var once sthread.Once
 		once.Do(func() { once.Do(func() {}) })
 	}},
-	{name: "double close", kind: search.Misuse, want: []string{"close of closed channel ch"}, f: func() {
+	{name: "double close", kind: search.Crash, want: []string{"panic: close of closed channel ch"}, f: func() {
 		ch := sthread.MakeChan[int](0)
 		ch.Close()
 		ch.Close()
 	}},
-	{name: "close of nil channel", kind: search.Misuse, want: []string{"close of nil channel"}, f: func() {
+	{name: "close of nil channel", kind: search.Crash, want: []string{"panic: close of nil channel"}, f: func() {
 		var ch sthread.Chan[int]
 		ch.Close()
 	}},
-	{name: "send on closed channel", kind: search.Misuse, want: []string{"send on closed channel ch"}, f: func() {
+	{name: "send on closed channel", kind: search.Crash, want: []string{"panic: send on closed channel ch"}, f: func() {
 		ch := sthread.MakeChan[int](1)
 		ch.Close()
 		ch.Send(1)
 	}},
-	{name: "close while a sender is blocked", kind: search.Misuse, want: []string{"send on closed channel ch"}, f: func() {
+	// A recovered panic is no bug: the program goes on, and its later bug
+	// is found.
+	{name: "send on closed channel recovered", kind: search.Deadlock, want: []string{"ch"}, f: func() {
+		ch := sthread.MakeChan[int](1)
+		ch.Close()
+		func() {
+			defer func() { sthread.Assert(recover() != nil, "no panic") }()
+			ch.Send(1)
+		}()
+		func() {
+			defer func() { sthread.Assert(recover() != nil, "no panic") }()
+			ch.Close()
+		}()
+		sthread.MakeChan[int](0).Recv()
+	}},
+	{name: "close while a sender is blocked", kind: search.Crash, want: []string{"panic: send on closed channel ch"}, f: func() {
 		ch := sthread.MakeChan[int](0)
 		sthread.Go(func() { ch.Send(1) })
 		sthread.Yield()
 		ch.Close()
 	}, opts: []sthread.Option{sthread.All()}},
+	// DPOR tries both orders of a send and the close that makes it
+	// panic: the panic is recovered, and only the order close first
+	// fails the assertion.
+	{name: "send racing with a close, recovered", kind: search.AssertionFailure, want: []string{"the send panicked"}, f: func() {
+		ch := sthread.MakeChan[int](1)
+		var wg sthread.WaitGroup
+		panicked := false
+		wg.Go(func() {
+			defer func() { panicked = recover() != nil }()
+			ch.Send(1)
+		})
+		wg.Go(func() { ch.Close() })
+		wg.Wait()
+		sthread.Assert(!panicked, "the send panicked")
+	}},
 	{name: "nil channel blocks", kind: search.Deadlock, want: []string{"on a nil channel"}, f: func() {
 		var ch sthread.Chan[int]
 		ch.Recv()

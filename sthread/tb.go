@@ -46,7 +46,7 @@ func sprintln(args []any) string { return strings.TrimSuffix(fmt.Sprintln(args..
 
 //go:norace
 func (c *checkedTB) Error(args ...any) {
-	rt.LateTestCall(c.TB, "Error")
+	rt.TestCall(c.TB, "Error")
 	if !c.fail(sprintln(args)) {
 		c.TB.Helper()
 		c.TB.Error(args...)
@@ -55,7 +55,7 @@ func (c *checkedTB) Error(args ...any) {
 
 //go:norace
 func (c *checkedTB) Errorf(format string, args ...any) {
-	rt.LateTestCall(c.TB, "Errorf")
+	rt.TestCall(c.TB, "Errorf")
 	if !c.fail(fmt.Sprintf(format, args...)) {
 		c.TB.Helper()
 		c.TB.Errorf(format, args...)
@@ -64,7 +64,7 @@ func (c *checkedTB) Errorf(format string, args ...any) {
 
 //go:norace
 func (c *checkedTB) Fatal(args ...any) {
-	rt.LateTestCall(c.TB, "Fatal")
+	rt.TestCall(c.TB, "Fatal")
 	if !c.fail(sprintln(args)) {
 		c.TB.Helper()
 		c.TB.Fatal(args...)
@@ -73,7 +73,7 @@ func (c *checkedTB) Fatal(args ...any) {
 
 //go:norace
 func (c *checkedTB) Fatalf(format string, args ...any) {
-	rt.LateTestCall(c.TB, "Fatalf")
+	rt.TestCall(c.TB, "Fatalf")
 	if !c.fail(fmt.Sprintf(format, args...)) {
 		c.TB.Helper()
 		c.TB.Fatalf(format, args...)
@@ -82,7 +82,7 @@ func (c *checkedTB) Fatalf(format string, args ...any) {
 
 //go:norace
 func (c *checkedTB) Fail() {
-	rt.LateTestCall(c.TB, "Fail")
+	rt.TestCall(c.TB, "Fail")
 	if !c.fail("Fail called") {
 		c.TB.Fail()
 	}
@@ -90,7 +90,7 @@ func (c *checkedTB) Fail() {
 
 //go:norace
 func (c *checkedTB) FailNow() {
-	rt.LateTestCall(c.TB, "FailNow")
+	rt.TestCall(c.TB, "FailNow")
 	if !c.fail("FailNow called") {
 		c.TB.FailNow()
 	}
@@ -98,7 +98,7 @@ func (c *checkedTB) FailNow() {
 
 //go:norace
 func (c *checkedTB) Log(args ...any) {
-	rt.LateTestCall(c.TB, "Log")
+	rt.TestCall(c.TB, "Log")
 	if rt.Logging() {
 		c.TB.Helper()
 		c.TB.Log(args...)
@@ -107,7 +107,7 @@ func (c *checkedTB) Log(args ...any) {
 
 //go:norace
 func (c *checkedTB) Logf(format string, args ...any) {
-	rt.LateTestCall(c.TB, "Logf")
+	rt.TestCall(c.TB, "Logf")
 	if rt.Logging() {
 		c.TB.Helper()
 		c.TB.Logf(format, args...)

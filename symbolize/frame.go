@@ -80,6 +80,12 @@ var systemFilePrefixes = []string{
 // is shown.
 const annotationHeader = "stdbg.h"
 
+// tsanEntryPoints is the file of stdbg's entry points of the compiler's
+// thread-sanitizer instrumentation, linked into the C programs stdbg
+// builds with it: the access an entry point reports is the user's, made
+// at the line that called it.
+const tsanEntryPoints = "stdbg_tsan.c"
+
 // systemFileParts are path components of compiler and C library headers.
 var systemFileParts = []string{"bits/", "c++/"}
 
@@ -125,7 +131,7 @@ func IsSystem(f Frame) bool {
 		return true
 	}
 	file := filepath.ToSlash(f.File)
-	if path.Base(file) == annotationHeader {
+	if path.Base(file) == annotationHeader || path.Base(file) == tsanEntryPoints {
 		return true
 	}
 	for _, p := range systemFilePrefixes {

@@ -707,3 +707,22 @@ func BenchmarkResolve(b *testing.B) {
 		s.resolve(ra - 1)
 	}
 }
+
+func TestIsSystemStdbgsOwnSources(t *testing.T) {
+	tests := []struct {
+		f    Frame
+		want bool
+	}{
+		{Frame{Func: "worker", File: "/src/tas.c", Line: 9, Module: "/src/tas"}, false},
+		// The annotation header and the entry points of the memory
+		// instrumentation are stdbg's: a step shows its caller's line.
+		{Frame{Func: "stdbg_yield", File: "/cache/include/stdbg.h", Line: 40, Module: "/src/tas"}, true},
+		{Frame{Func: "__tsan_atomic8_exchange", File: "/cache/lib-1/src-2/stdbg_tsan.c", Line: 183, Module: "/src/tas"}, true},
+		{Frame{Func: "strlen", File: "", Module: "/usr/lib/x86_64-linux-gnu/libc.so.6"}, true},
+	}
+	for _, tt := range tests {
+		if got := IsSystem(tt.f); got != tt.want {
+			t.Errorf("IsSystem(%s in %s) = %v, want %v", tt.f.Func, tt.f.File, got, tt.want)
+		}
+	}
+}

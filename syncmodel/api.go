@@ -156,6 +156,8 @@ const (
 	APITimerHalt         // Timer.Stop or Reset (or Ticker's) begins: a Select with default on a channel of the timer's own, which orders it against the timer's other Stops and Resets and its goroutine
 	APIChanCloseOutside  // a real channel found closed by code outside the check (before it, or code stdbg does not instrument): its close, as a step of the goroutine that next meets it
 	APIMemoryPoll        // a polling loop over plain memory (C, STDBG_MEM_LOG=1): a Yield, Obj the address polled last
+	APITestCall          // a goroutine's call of a method of its test's t that logs, fails or skips (Go): a Read of the test's key
+	APITestEnd           // a Go test or subtest ends, its function and cleanups done: a Write of the test's key
 	APISynctestTest      // testing/synctest.Test: its bubble's BubbleEnter and BubbleEnd
 	APISynctestWait      // testing/synctest.Wait (BubbleWait)
 	apiCount
@@ -244,8 +246,10 @@ var apiNames = [...]string{
 	APITimerStop:         "Timer.Stop",
 	APITimerNew:          "timer made",
 	APIChanCloseOutside:  "closed outside the check: Chan.Close",
-	APITimerHalt:         "Timer.Stop",
+	APITimerHalt:         "Timer.Stop or Reset",
 	APIMemoryPoll:        "memory poll",
+	APITestCall:          "calls its test's t",
+	APITestEnd:           "test ends",
 	APISynctestTest:      "synctest.Test",
 	APISynctestWait:      "synctest.Wait",
 	APIStdbgChoose:       "stdbg_choose",

@@ -35,13 +35,12 @@ type bubble struct {
 	root int
 }
 
-// bubbleState is the world's bubbles, by object (the Obj of BubbleEnter),
-// and the time the clock has reached (the latest TimerWait's): a
-// goroutine of a bubble waiting for that time is not blocked, its timer
-// fired when time reached it.
+// bubbleState is the world's bubbles, by object (the Obj of BubbleEnter).
+// A goroutine of a bubble waiting for a time the clock has reached
+// (World.now, the latest TimerWait's) is not blocked: its timer fired
+// when time reached it.
 type bubbleState struct {
 	bubbles map[uint64]*bubble
-	reached int64
 }
 
 // bubbleThread is what a thread keeps of bubbles: the one it belongs to,
@@ -145,7 +144,6 @@ func (*bubblePrim) waitFor(w *World, tid int, op *Op) Wait {
 func (*bubblePrim) dependent(int, Op, int, Op, bool) bool { return true }
 
 func (*bubblePrim) fingerprint(w *World, f fp) fp {
-	f.i(w.reached)
 	for _, k := range sortedKeys(w.bubbles) {
 		f.u(k)
 		f.n(w.bubbles[k].root)
@@ -159,9 +157,6 @@ func (*bubblePrim) fingerprint(w *World, f fp) fp {
 func (*bubblePrim) clone(dst, src *World) { dst.bubbles = cloneMap(src.bubbles, copyOf[bubble]) }
 
 func (*bubblePrim) reset(w *World) { w.bubbleState = bubbleState{bubbles: keepMap(w.bubbles)} }
-
-// timeReached records that the clock reached at (a TimerWait ran).
-func (w *World) timeReached(at int64) { w.reached = max(w.reached, at) }
 
 // inheritBubble makes thread child, just created by thread parent, a
 // goroutine of parent's bubble.
@@ -221,7 +216,7 @@ func (w *World) bubbleTimeCanPass(b uint64, live []int) bool {
 // is in synctest.Wait, and the root has not returned.
 func (w *World) bubbleTimeMayPass(tid int) bool {
 	b := w.threads[tid-1].bubble
-	if b == 0 || w.threads[tid-1].pending.Arg <= w.reached {
+	if b == 0 || w.threads[tid-1].pending.Arg <= w.now {
 		return true // outside a bubble, or no time to pass
 	}
 	if bb := w.bubbles[b]; bb == nil || w.threads[bb.root-1].finished {
@@ -248,7 +243,7 @@ func (w *World) durablyBlocked(tid int) bool {
 	op := &th.pending
 	switch op.Kind {
 	case TimerWait:
-		return op.Arg > w.reached // not a time reached, when it fires at once
+		return op.Arg > w.now // not a time reached, when it fires at once
 	case ChanSend, ChanRecv, Select, ChanWake, WGWait, WGWake, GoCondWait, GoCondWake, CondWait, CondReacquire:
 		return !w.enabled(tid, op)
 	}

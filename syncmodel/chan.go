@@ -23,7 +23,7 @@ func (*chanPrim) kinds() []kindSpec {
 		{kind: ChanMake, precedes: true},
 		{kind: ChanSend, mayWait: true, stateEff: true, precedes: true},
 		{kind: ChanRecv, mayWait: true, stateEff: true, precedes: true},
-		{kind: ChanClose, precedes: true},
+		{kind: ChanClose, stateEff: true, precedes: true},
 		{kind: ChanLen, precedes: true},
 		{kind: Select, objects: objCases, mayWait: true, stateEff: true, precedes: true},
 		{kind: ChanWake, objects: objCasesSet, mayWait: true, precedes: true},
@@ -86,7 +86,7 @@ func (*chanPrim) exec(w *World, tid int, op Op, choice int) (Result, string, err
 	case ChanSend, ChanRecv, Select:
 		return w.chanOp(tid, op, choice)
 	case ChanClose:
-		return done(0, w.chanClose(op))
+		return done(w.chanClose(op), "")
 	case ChanLen:
 		return done(w.chanLen(op), "")
 	}
@@ -97,19 +97,31 @@ func (*chanPrim) waitFor(w *World, tid int, op *Op) Wait { return w.chanWait(tid
 
 // effect: whom a send or a receive completes with, and whether it finds a
 // buffer strictly between empty and full (see chanEffect). Which case of a
-// select proceeds is a choice made when it runs: its effect is left
-// unknown, which Dependent treats conservatively. But whichever case it
-// is, it may complete a parked select, and then it touches that select's
-// other channels too: a receive on one of them no longer finds the select
-// there (Links).
+// select proceeds is a choice made when it runs: its effect names every
+// parked thread one of its ready cases would complete (Ends), and, since
+// whichever case it is may complete a parked select, that select's other
+// channels, which it then touches too: a receive on one of them no longer
+// finds the select there (Links). A close ends every thread parked on its
+// channel (Ends).
 func (*chanPrim) effect(w *World, _ int, op *Op) Effect {
 	switch op.Kind {
 	case ChanSend, ChanRecv:
 		return w.chanEffect(op)
 	case Select:
-		return Effect{Links: w.selectLinks(*op)}
+		return Effect{Known: true, Links: w.selectLinks(*op), Ends: w.selectEnds(op.Cases)}
+	case ChanClose:
+		return Effect{Known: true, Ends: w.closeEnds(op.Obj)}
 	}
 	return Effect{Known: true}
+}
+
+// ends reports whether operation op, annotated in the state where it
+// runs, may complete or end the parked operation of thread t: t is its
+// partner, or among the threads it ends (Effect.Ends), or its effect is
+// not known. A make is taken to end every thread (a make of a channel
+// with threads parked on it is a misuse).
+func ends(op *Op, t int) bool {
+	return op.Kind == ChanMake || !op.Eff.Known || op.Eff.Partner == t || slices.Contains(op.Eff.Ends, t)
 }
 
 // dependent decides two channel operations of different threads, using
@@ -120,8 +132,15 @@ func (*chanPrim) effect(w *World, _ int, op *Op) Effect {
 //     parked select an operation completes with) are independent.
 //   - Two ChanLen are independent; two ChanWake are independent (a wake
 //     only lets its own thread go on).
-//   - A ChanWake of thread t depends only on the operation that completed
-//     t's parked operation (Eff.Partner t) and on closes of its channels.
+//   - A ChanWake of thread t depends only on the operations that may
+//     complete or end t's parked operation (see ends: a send or receive
+//     whose partner is t, a select with a ready case whose partner is t, a
+//     close of a channel t is parked on). Once t was woken, nothing else
+//     changes what its wake does: it commutes with everything. (It was
+//     dependent on every select and close of its channels: the select of
+//     another thread then ordered the wake after it, and every later
+//     operation of t with it, which hid their races with the select, and
+//     DPOR missed the schedules in which they come first.)
 //   - A receive does not park (it waits, disabled, for a value), so an
 //     unbuffered send parks and the receive that takes its value completes
 //     it: the send, the receive and the sender's wake are the rendezvous,
@@ -142,7 +161,7 @@ func (*chanPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
 		ta, a, tb, b = tb, b, ta, a
 	}
 	if a.Kind == ChanWake {
-		return b.Kind == ChanClose || b.Kind == ChanMake || !b.Eff.Known || b.Eff.Partner == ta
+		return ends(&b, ta)
 	}
 	if b.Kind == ChanSend {
 		ta, a, tb, b = tb, b, ta, a
@@ -160,17 +179,21 @@ func (*chanPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
 }
 
 // mustPrecede: an unbuffered send that parked, and the receive that took
-// its value (Eff.Partner); another channel operation, and a ChanWake (a
-// wake changes nothing but lets its thread go on: the channel operation it
-// depends on is the one that completed the parked operation, or a close,
-// which comes before it; with any other it commutes).
-func (*chanPrim) mustPrecede(ta int, a Op, _ int, b Op) bool {
+// its value (Eff.Partner); a channel operation that may complete or end
+// the parked operation of thread tb, and tb's ChanWake (tb is parked when
+// the operation runs, so its wake is disabled until an operation ends its
+// park: this one, or another that competes with it and is ordered with
+// it). An operation whose effect is not known is not known to precede.
+func (*chanPrim) mustPrecede(ta int, a Op, tb int, b Op) bool {
+	if b.Kind == ChanWake {
+		return a.Kind != ChanMake && a.Eff.Known && ends(&a, tb)
+	}
 	if a.Kind == ChanSend {
 		// The receive took this send's parked value on an unbuffered
 		// channel: it could not run before the send offered it.
 		return b.Kind == ChanRecv && b.Obj == a.Obj && a.Arg == 0 && a.Eff.Parks && b.Eff.Partner == ta
 	}
-	return b.Kind == ChanWake
+	return false
 }
 
 func (*chanPrim) fingerprint(w *World, f fp) fp {
@@ -243,7 +266,7 @@ func opCases(op Op) []Case {
 }
 
 // caseReady reports whether case c can proceed now (a send on a closed
-// channel is ready: proceeding is the misuse).
+// channel is ready: it proceeds by panicking).
 func (w *World) caseReady(c Case) bool {
 	if c.Chan == 0 {
 		return false
@@ -317,7 +340,7 @@ func (w *World) chanOp(tid int, op Op, choice int) (Result, string, error) {
 func (w *World) proceed(tid int, c Case, k int) (ChanResult, string) {
 	if c.Send {
 		if ch := w.chans[c.Chan]; ch != nil && ch.closed {
-			return ChanResult{}, fmt.Sprintf("send on closed channel %#x", c.Chan)
+			return ChanResult{Via: ViaPanic, Case: k}, ""
 		}
 		ch := w.channel(c.Chan, c.Cap)
 		if len(ch.recvq) > 0 {
@@ -370,8 +393,8 @@ func (w *World) park(tid int, op Op, cases []Case) {
 }
 
 // wakeParked wakes parked thread tid with result r and takes it off every
-// channel queue. closedSend marks a sender woken by a close: its wake is the
-// misuse.
+// channel queue. closedSend marks a sender woken by a close: its wake
+// panics.
 func (w *World) wakeParked(tid int, r ChanResult, closedSend bool) {
 	th := &w.threads[tid-1]
 	th.woken, th.wakeCode, th.wakeClosed = true, r.Code(), closedSend
@@ -393,14 +416,12 @@ func (w *World) wakeParked(tid int, r ChanResult, closedSend bool) {
 // chanWake performs the second half of a parked channel operation.
 func (w *World) chanWake(tid int) (int64, string) {
 	th := &w.threads[tid-1]
-	if th.wakeClosed {
-		c := th.nextObj
-		if th.parkedOp == Select {
-			c = th.nextCases[DecodeChanResult(th.wakeCode).Case].Chan
-		}
-		return 0, fmt.Sprintf("send on closed channel %#x (closed while thread %d was blocked sending)", c, tid)
-	}
 	code := th.wakeCode
+	if th.wakeClosed {
+		// A send parked on a channel that was then closed panics as it
+		// wakes, as in Go.
+		code = ChanResult{Via: ViaPanic, Case: DecodeChanResult(th.wakeCode).Case}.Code()
+	}
 	th.clearNext()
 	return code, ""
 }
@@ -419,12 +440,15 @@ func (w *World) chanMake(op Op) string {
 	return ""
 }
 
-func (w *World) chanClose(op Op) string {
+// chanClose closes channel op.Obj and returns the close's result: 0, or
+// a ChanResult of ViaPanic for a close of a nil or closed channel, which
+// panics in Go and changes nothing.
+func (w *World) chanClose(op Op) int64 {
 	if op.Obj == 0 {
-		return "close of nil channel"
+		return ChanResult{Via: ViaPanic, Case: -1}.Code()
 	}
 	if ch := w.chans[op.Obj]; ch != nil && ch.closed {
-		return fmt.Sprintf("close of closed channel %#x", op.Obj)
+		return ChanResult{Via: ViaPanic, Case: -1}.Code()
 	}
 	ch := w.channel(op.Obj, op.Arg)
 	ch.closed = true
@@ -436,7 +460,7 @@ func (w *World) chanClose(op Op) string {
 		p := ch.sendq[0]
 		w.wakeParked(p.tid, ChanResult{Via: ViaWoken, Case: p.cas}, true)
 	}
-	return ""
+	return 0
 }
 
 func (w *World) chanLen(op Op) int64 {
@@ -544,6 +568,46 @@ func (w *World) partner(eff *Effect, p int) {
 			}
 		}
 	}
+}
+
+// selectEnds returns the parked threads that the ready cases of a select
+// with these cases would complete, each once (nil if none): the receiver
+// a send hands its value to, the sender whose value a receive takes or
+// moves into the buffer.
+func (w *World) selectEnds(cases []Case) []int {
+	var ends []int
+	for _, c := range cases {
+		ch := w.chans[c.Chan]
+		if c.Chan == 0 || ch == nil || ch.closed {
+			continue
+		}
+		q := ch.sendq
+		if c.Send {
+			q = ch.recvq
+		}
+		if len(q) > 0 && !slices.Contains(ends, q[0].tid) {
+			ends = append(ends, q[0].tid)
+		}
+	}
+	return ends
+}
+
+// closeEnds returns the threads parked on channel ch, whose operations a
+// close of it ends (nil if none).
+func (w *World) closeEnds(ch uint64) []int {
+	c := w.chans[ch]
+	if ch == 0 || c == nil || c.closed {
+		return nil
+	}
+	var ends []int
+	for _, q := range [][]parkedOn{c.recvq, c.sendq} {
+		for _, p := range q {
+			if !slices.Contains(ends, p.tid) {
+				ends = append(ends, p.tid)
+			}
+		}
+	}
+	return ends
 }
 
 // selectLinks returns the channels of every parked select that one of the

@@ -51,11 +51,17 @@ const (
 	ViaWoken
 	// ViaDefault: a select with no ready case ran its default case.
 	ViaDefault
+	// ViaPanic: the operation panics, as Go makes it, and changes
+	// nothing: a send (or the send case of a select) on a closed channel,
+	// the wake of a send parked on a channel that was then closed, a close
+	// of a closed or nil channel. The runtime raises Go's panic, which a
+	// deferred recover may take.
+	ViaPanic
 )
 
 var viaNames = [...]string{
 	ViaBuffer: "buffer", ViaPartner: "partner", ViaClosed: "closed",
-	ViaParked: "parked", ViaWoken: "woken", ViaDefault: "default",
+	ViaParked: "parked", ViaWoken: "woken", ViaDefault: "default", ViaPanic: "panic",
 }
 
 // String returns the name of v, e.g. "buffer".

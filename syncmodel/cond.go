@@ -340,7 +340,10 @@ func (w *World) reacquireEnabled(tid int, op *Op) bool {
 // mutex is where it would have been without it (the checker cuts such an
 // execution: its continuation is the waiting branch's). Once per thread
 // keeps every wait loop finite. Go's sync.Cond has no spurious wake-ups.
-func (w *World) SetSpuriousWakeups(on bool) { w.spurious = on }
+func (w *World) SetSpuriousWakeups(on bool) {
+	w.spurious = on
+	w.changed()
+}
 
 func (w *World) canWakeSpuriously(tid int) bool {
 	return w.spurious && !w.threads[tid-1].spuriousUsed

@@ -91,6 +91,11 @@ const (
 //     inside of an object, past its first byte, is not seen as touching it).
 //   - Yield and Sleep: dependent on every Yield, Sleep, Read and Write of
 //     another thread, independent of the rest (but Exit).
+//   - A thread that waits for a write after an iteration that changed
+//     nothing (World.Await): its pending operation, annotated with what the
+//     iteration read (Effect.Await), depends on every operation that may
+//     write one of them (a memory write over it, any synchronization
+//     operation on it), which enables it again.
 //   - Thread operations: a ThreadJoin or ThreadDetach of thread t (Arg t)
 //     depends on t's ThreadExit (the one performed by thread t) and on every
 //     other ThreadJoin or ThreadDetach of t. Two ThreadCreates are dependent,
@@ -120,6 +125,9 @@ func DependentInOrder(ta int, a Op, tb int, b Op) bool {
 
 func dependent(ta int, a Op, tb int, b Op, ordered bool) bool {
 	if ta == tb || !a.Kind.Valid() || !b.Kind.Valid() || a.Kind == TimerWait || b.Kind == TimerWait {
+		return true
+	}
+	if (a.Eff.Await != nil || b.Eff.Await != nil) && awaitDependent(&a, &b) {
 		return true
 	}
 	ia, ib := &kindTable[a.Kind], &kindTable[b.Kind]

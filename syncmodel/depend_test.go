@@ -477,3 +477,148 @@ func TestSelectCompletingAParkedSelect(t *testing.T) {
 		t.Errorf("%s and %s are independent, but only one of them can complete thread 1's select", a, b)
 	}
 }
+
+// The wake of a parked channel operation depends only on the operations
+// that may end its park: while thread 1 is parked, a select with a ready
+// case whose partner it is and a close of its channel are dependent on its
+// wake and must precede it; once another thread woke it, they commute with
+// it. Before, every select and close of its channels was dependent on the
+// wake and taken to precede it, so that DPOR ordered every later operation
+// of the woken thread after the select and missed the schedules in which
+// one of them comes first (a send a poll with default could have taken).
+func TestChanWakeDependsOnWhatEndsItsPark(t *testing.T) {
+	parked := func(t *testing.T) *World {
+		w := NewWorld()
+		run(t, w, cat(threads(3), []step{
+			// thread 1 offers on ch1 or waits for a value on ch2
+			{tid: 1, op: sel(false, sc(ch1, 0), rc(ch2, 0)), code: parkedCode},
+		}))
+		if err := w.SetPending(1, selwake(sc(ch1, 0), rc(ch2, 0))); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	poll := sel(true, rc(ch1, 0), rc(ch3, 0))
+	closeCh2 := o(ChanClose, ch2, 0)
+	check := func(t *testing.T, w *World, op Op, want bool) {
+		t.Helper()
+		if err := w.SetPending(2, op); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := w.Annotated(2)
+		wake, _ := w.Annotated(1)
+		if got := Dependent(2, a, 1, wake); got != want {
+			t.Errorf("Dependent(%s %+v, wake) = %v, want %v", a, a.Eff, got, want)
+		}
+		if got := MustPrecede(2, a, 1, wake); got != want {
+			t.Errorf("MustPrecede(%s %+v, wake) = %v, want %v", a, a.Eff, got, want)
+		}
+	}
+	t.Run("parked", func(t *testing.T) {
+		w := parked(t)
+		check(t, w, poll, true)     // its receive of ch1 takes thread 1's offer
+		check(t, w, closeCh2, true) // wakes thread 1
+		check(t, w, sel(true, rc(ch3, 0)), false)
+	})
+	t.Run("woken", func(t *testing.T) {
+		w := parked(t)
+		run(t, w, []step{{tid: 3, op: recv(ch1, 0), code: cr(ViaPartner, 0, true, 1, 0)}})
+		if !w.Enabled(1) {
+			t.Fatal("thread 1 is not woken")
+		}
+		check(t, w, poll, false)
+		check(t, w, closeCh2, false)
+		// And they do commute: either order, the same results and world.
+		for _, op := range []Op{poll, closeCh2} {
+			w1, w2 := w.Clone(), w.Clone()
+			r1 := execAll(t, w1, 1, 2, op)
+			r2 := execAll(t, w2, 2, 1, op)
+			if r1[1] != r2[1] || r1[2] != r2[2] || !reflect.DeepEqual(w1, w2) {
+				t.Errorf("the wake and %s do not commute", op)
+			}
+		}
+	})
+}
+
+// execAll executes the pending operations of threads first and second of
+// w in that order, op being thread 2's, and returns their results by thread.
+func execAll(t *testing.T, w *World, first, second int, op Op) map[int]Result {
+	t.Helper()
+	if err := w.SetPending(2, op); err != nil {
+		t.Fatal(err)
+	}
+	rs := map[int]Result{}
+	for _, tid := range []int{first, second} {
+		r, err := w.Execute(tid, 0)
+		if err != nil {
+			t.Fatalf("thread %d: %v", tid, err)
+		}
+		rs[tid] = r
+	}
+	return rs
+}
+
+// A poll that fails (a try-lock, a semaphore's trywait, a select that takes
+// its default case, a length read) depends on every operation that would
+// have made it succeed: had that operation come first, the poll would have
+// returned something else. Each case sets up a state in which thread 1's
+// poll fails, checks that it is dependent on thread 3's enabling operation
+// as the model annotates both, and that the two indeed do not commute.
+func TestFailedPollDependsOnItsEnabler(t *testing.T) {
+	const sp = 0x607000 // spin lock
+	tests := []struct {
+		name   string
+		setup  []step // after threads 1..3 exist
+		poll   Op     // thread 1's, failing now
+		enable Op     // thread 3's
+	}{
+		{"Go TryLock, Unlock", []step{{tid: 3, op: o(GoMutexLock, gm, 0)}}, o(GoMutexTryLock, gm, 0), o(GoMutexUnlock, gm, 0)},
+		{"C trylock, unlock", []step{{tid: 3, op: o(MutexLock, mA, 0)}}, o(MutexTrylock, mA, 0), o(MutexUnlock, mA, 0)},
+		{"spin trylock, unlock", []step{{tid: 3, op: o(SpinLock, sp, 0)}}, o(SpinTrylock, sp, 0), o(SpinUnlock, sp, 0)},
+		{"sem trywait, post", nil, o(SemTrywait, sm, 0), o(SemPost, sm, 0)},
+		{"rwlock tryrdlock, writer's unlock", []step{{tid: 3, op: o(RWWrlock, rw, 0)}}, o(RWTryRdlock, rw, 0), o(RWUnlock, rw, 0)},
+		{"rwlock trywrlock, reader's unlock", []step{{tid: 3, op: o(RWRdlock, rw, 0)}}, o(RWTryWrlock, rw, 0), o(RWUnlock, rw, 0)},
+		{"Go TryRLock, writer's Unlock", []step{{tid: 3, op: o(GoRWLock, grw, 0)}, {tid: 3, op: o(GoRWLockDrain, grw, 0)}},
+			o(GoRWTryRLock, grw, 0), o(GoRWUnlock, grw, 0)},
+		{"Go TryLock, reader's RUnlock", []step{{tid: 3, op: o(GoRWRLock, grw, 0)}}, o(GoRWTryLock, grw, 0), o(GoRWRUnlock, grw, 0)},
+		{"select default, send on its receive case", nil, sel(true, rc(ch1, 1)), send(ch1, 1)},
+		{"select default, close of its receive case", nil, sel(true, rc(ch1, 0)), o(ChanClose, ch1, 0)},
+		{"select default, a select that parks receiving", nil, sel(true, sc(ch1, 0)), sel(false, rc(ch1, 0), sc(ch2, 0))},
+		{"select default, a send that parks", nil, sel(true, rc(ch1, 0)), send(ch1, 0)},
+		{"select default, a timer offering its time", nil, sel(true, rc(ch1, 0)),
+			Op{Kind: Select, API: APITimerFire, Cases: []Case{sc(ch1, 0), rc(ch3, 0)}}},
+		{"len, send", nil, o(ChanLen, ch1, 1), send(ch1, 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := NewWorld()
+			run(t, w, cat(threads(3), tt.setup))
+			if err := w.SetPending(1, tt.poll); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.SetPending(3, tt.enable); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := w.Annotated(1)
+			b, _ := w.Annotated(3)
+			if !Dependent(1, a, 3, b) || !DependentInOrder(1, a, 3, b) || !DependentInOrder(3, b, 1, a) {
+				t.Errorf("the failing %s is independent of %s", a, b)
+			}
+			first := w.Clone()
+			r, err := first.Execute(1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := w.Clone()
+			if _, err := after.Execute(3, 0); err != nil {
+				t.Fatal(err)
+			}
+			if after.Enabled(1) {
+				r2, err := after.Execute(1, 0)
+				if err == nil && r2 == r && reflect.DeepEqual(first, after) {
+					t.Errorf("%s returns the same after %s: the case does not show a failed poll", a, b)
+				}
+			}
+		})
+	}
+}

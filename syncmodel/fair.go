@@ -20,21 +20,9 @@ package syncmodel
 
 // noProgress reports whether operations of kind k make no progress: a
 // thread that performs one again while others wait for their turn is held
-// back (see fairWait). Only TimerWait for now: a Yield (or a Sleep, or a
+// back (earliestTimer: a thread that can run has not run since the
+// thread's last one). Only TimerWait for now: a Yield (or a Sleep, or a
 // select that takes its default case) is a turn of a polling loop only
 // when the thread performed the same one before, which the model cannot
 // tell from its operations alone.
 func noProgress(k Kind) bool { return k == TimerWait }
-
-// fairWait reports whether thread me, about to perform a noProgress
-// operation, must first let thread th (thread tid) run: me performed one
-// before, and th has not run since and can run now. A thread that waits
-// for time does not hold back one that waits for time too: time orders
-// the two (and a thread that waits for the time of the other, on its
-// channel, cannot run).
-func (w *World) fairWait(me *thread, tid int, th *thread) bool {
-	if me.waited == 0 || th.ran >= me.waited || th.finished || !th.hasPending || th.pending.Kind == TimerWait {
-		return false
-	}
-	return w.enabled(tid, &th.pending)
-}

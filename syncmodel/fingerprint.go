@@ -112,6 +112,12 @@ func (f *fp) thread(th *thread) {
 	f.b(th.woken)
 	f.i(th.wakeCode)
 	f.b(th.wakeClosed)
+	f.b(th.awaiting)
+	f.n(len(th.reads))
+	for _, r := range th.reads {
+		f.u(r.Addr)
+		f.i(r.Size)
+	}
 }
 
 func (f *fp) sum() uint64 { return hashmix.Mix(f.h) }

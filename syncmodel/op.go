@@ -274,6 +274,14 @@ const (
 	// without a signal (World.SetSpuriousWakeups): the runtime returns 0
 	// from the wait and reports no CondReacquire.
 	SpuriousReturn = -2
+	// GoPanics is returned for a Go operation that Go makes panic, with a
+	// value a deferred recover may take: a WaitGroup's Add that takes the
+	// counter below zero (the counter stays there, as Go leaves it), the
+	// wake of a Wait whose group was reused before it returned. The
+	// runtime raises the panic Go raises. (Channel operations say it with
+	// ViaPanic. A fatal error of Go, such as the unlock of an unlocked
+	// mutex, is a misuse: nothing recovers from it.)
+	GoPanics = -3
 )
 
 // Op is a visible operation a thread is about to perform.
@@ -319,6 +327,14 @@ type Effect struct {
 	// completes with (nil if none): taking the select disables its other
 	// cases, so the operation touches all of them.
 	Links []uint64
+	// Ends are the parked threads whose operation this one may complete
+	// or end besides Partner (nil if none): for a select, the parked
+	// partner of each of its ready cases (which case proceeds is a choice
+	// made when it runs); for a close, every thread parked on the channel.
+	// A ChanWake of a thread not among them (nor Partner) is independent
+	// of the operation: the wake's thread was woken already, or is parked
+	// where the operation cannot reach it.
+	Ends []int
 	// Mid reports a send into a buffer or a receive from it that finds
 	// the buffer neither empty nor full, with no sender waiting and no
 	// select parked on the channel.
@@ -335,6 +351,11 @@ type Effect struct {
 	// Writer reports an RWUnlock by the thread that holds the rwlock for
 	// writing: it releases the write lock.
 	Writer bool
+	// Await, for the pending operation of a thread that waits for a
+	// write after an iteration that changed nothing (World.Await), is
+	// what the iteration read: an operation that may write one of them
+	// enables the thread, and so depends on its operation.
+	Await []Span
 }
 
 // String returns the operation as a call, e.g. "pthread_mutex_lock(0x601040)",

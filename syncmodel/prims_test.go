@@ -53,7 +53,7 @@ func TestKindSpecs(t *testing.T) {
 		{"may wait", mayWait, []Kind{ChanSend, ChanRecv, Select, ChanWake, WGWait, WGWake, GoCondWait, GoCondWake,
 			CondWait, ThreadJoin, SemWait, SemTimedwait, BarrierWait, BarrierLeave, Yield, Sleep, TimerWait, Exit,
 			BubbleWait, BubbleEnd}},
-		{"state annotated", StateAnnotated, []Kind{ChanSend, ChanRecv, WGAdd, GoCondWake, RWUnlock, GoRWRUnlock, Select}},
+		{"state annotated", StateAnnotated, []Kind{ChanSend, ChanRecv, ChanClose, WGAdd, GoCondWake, RWUnlock, GoRWRUnlock, Select}},
 		{"may have to precede", func(k Kind) bool { return infoOf(k).precedes }, []Kind{ThreadExit, MutexUnlock, CondWait,
 			SpinUnlock, GoMutexUnlock, GoCondWait, RWUnlock, GoRWUnlock, GoRWRUnlock, OnceEnd, WGAdd,
 			ChanMake, ChanSend, ChanRecv, ChanClose, ChanLen, Select, ChanWake}},

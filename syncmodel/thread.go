@@ -81,6 +81,7 @@ func (*threadPrim) mustPrecede(ta int, a Op, _ int, b Op) bool {
 // create adds a new live thread with no pending operation and returns its id.
 func (w *World) create(detached bool) int {
 	w.threads = append(w.threads, thread{detached: detached})
+	w.threads[len(w.threads)-1].since = w.now // it can run from now on
 	return len(w.threads)
 }
 

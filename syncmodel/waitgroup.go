@@ -57,11 +57,14 @@ func (*wgPrim) enabled(w *World, tid int, op *Op) bool {
 func (*wgPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
 	switch op.Kind {
 	case WGAdd:
-		return done(0, w.wgAdd(op))
+		return done(w.wgAdd(tid, op))
 	case WGWait:
+		if msg := w.wgConcurrent(tid, op); msg != "" {
+			return done(0, msg)
+		}
 		return done(w.wgWait(tid, op), "")
 	}
-	return done(0, w.wgWake(tid, op))
+	return done(w.wgWake(tid, op), "")
 }
 
 func (*wgPrim) waitFor(w *World, _ int, op *Op) Wait { return w.wgWaitFor(op.Obj) }
@@ -156,24 +159,73 @@ func (w *World) waitGroup(obj uint64) *waitGroup {
 	return g
 }
 
-// wgAdd adds op.Arg to the counter; reaching zero releases the waiters.
-func (w *World) wgAdd(op Op) string {
+// wgAdd adds op.Arg to the counter of thread tid's wait group; reaching
+// zero releases the waiters. It returns GoPanics when the counter goes
+// below zero (Go stores it, then panics), and a misuse when the Add and a
+// Wait that nothing orders meet the counter at zero (wgConcurrent).
+func (w *World) wgAdd(tid int, op Op) (int64, string) {
 	var count int64
 	if g := w.wgs[op.Obj]; g != nil {
 		count = g.count
 	}
-	n := count + op.Arg
-	if n < 0 {
-		return fmt.Sprintf("negative WaitGroup counter: Add(%d) on WaitGroup %#x with counter %d", op.Arg, op.Obj, count)
+	if count+op.Arg >= 0 {
+		if msg := w.wgConcurrent(tid, op); msg != "" {
+			return 0, msg
+		}
 	}
 	g := w.waitGroup(op.Obj)
+	n := g.count + op.Arg
 	g.count = n
+	if n < 0 {
+		return GoPanics, ""
+	}
 	if n == 0 {
 		for _, t := range g.waiters {
 			th := &w.threads[t-1]
 			th.woken, th.wakeCode = true, 0
 		}
 		g.waiters = nil
+	}
+	return 0, ""
+}
+
+// wgConcurrent returns the misuse of an Add with a positive delta that
+// starts from zero and a Wait of the same group that nothing orders: op,
+// thread tid's Add or Wait, finds the counter at zero while another thread
+// is about to perform the other (its pending operation). Both can then run
+// first, so the Add does not happen before the Wait, as sync.WaitGroup
+// requires ("calls with a positive delta that occur when the counter is
+// zero must happen before a Wait"; a group reused must see its new Adds
+// happen after the previous Waits returned). Go's race detector reports
+// it in the schedule in which the Add comes first and the Wait blocks; Go
+// itself panics when the Add lands while a released Wait has not returned
+// yet. The search runs the two in both orders (they are dependent), and in
+// the order it reverses one of them is pending while the other runs, so
+// the misuse is found from either; it is placed at the Add in both
+// (Misuse.At). "" if op is not such an Add or Wait.
+func (w *World) wgConcurrent(tid int, op Op) string {
+	if op.Kind == WGAdd && op.Arg <= 0 || !w.wgZero(op.Obj) {
+		return ""
+	}
+	for i := range w.threads {
+		th := &w.threads[i]
+		if i+1 == tid || th.finished || !th.hasPending || th.pending.Obj != op.Obj {
+			continue
+		}
+		p := &th.pending
+		adder, add, waiter := tid, op.Arg, i+1
+		switch {
+		case op.Kind == WGAdd && p.Kind == WGWait:
+		case op.Kind == WGWait && p.Kind == WGAdd && p.Arg > 0:
+			adder, add, waiter = i+1, p.Arg, tid
+			w.misuseAt = adder
+		default:
+			continue
+		}
+		return fmt.Sprintf("WaitGroup %#x: thread %d's Add(%d) with the counter at zero and thread %d's Wait are not ordered: "+
+			"an Add from zero must happen before the Wait (Go's race detector reports the two as a data race; "+
+			"a group reused before its Wait returned panics: WaitGroup is reused before previous Wait has returned)",
+			op.Obj, adder, add, waiter)
 	}
 	return ""
 }
@@ -200,13 +252,13 @@ func (w *World) wgWait(tid int, op Op) int64 {
 }
 
 // wgWake ends a parked Wait. Go panics if the group was reused (its counter
-// raised again) before the released waiter returned.
-func (w *World) wgWake(tid int, op Op) string {
-	if g := w.wgs[op.Obj]; g != nil && g.count != 0 {
-		return fmt.Sprintf("WaitGroup %#x is reused before the previous Wait has returned (counter %d)", op.Obj, g.count)
-	}
+// raised again) before the released waiter returned: GoPanics.
+func (w *World) wgWake(tid int, op Op) int64 {
 	w.threads[tid-1].clearNext()
-	return ""
+	if g := w.wgs[op.Obj]; g != nil && g.count != 0 {
+		return GoPanics
+	}
+	return 0
 }
 
 func (w *World) wgWaitFor(obj uint64) Wait {

@@ -29,21 +29,48 @@ func TestWaitGroup(t *testing.T) {
 			}),
 		},
 		{
-			name: "negative counter",
-			steps: []step{
+			// Go stores the negative counter, then panics; a deferred
+			// recover may take the panic. Every later Add that leaves it
+			// negative panics again, and a Wait waits for zero.
+			name: "negative counter panics",
+			steps: cat(threads(2), []step{
 				{tid: 1, op: add(1)},
-				{tid: 1, op: add(-2), misuse: "negative WaitGroup counter: Add(-2) on WaitGroup 0x60a000 with counter 1"},
-				{tid: 1, op: add(-1)},
-			},
+				{tid: 1, op: add(-2), code: GoPanics},
+				{tid: 2, op: wait, blocked: true},
+				{tid: 1, op: add(-1), code: GoPanics},
+				{tid: 2, blocked: true},
+				{tid: 1, op: add(2)},
+				{tid: 2, code: WaitReturned},
+			}),
 		},
 		{
-			name: "an Add at zero before the waiter ran makes it wait for the new round",
+			// Go panics ("WaitGroup is reused before previous Wait has
+			// returned") or, under the race detector, reports the Add's
+			// race with the Wait.
+			name: "an Add at zero before the released waiter returned is a misuse",
 			steps: cat(threads(2), []step{
 				{tid: 1, op: add(1)},
 				{tid: 1, op: wait, blocked: true},
 				{tid: 2, op: add(-1)},
+				{tid: 2, op: add(1), misuse: "an Add from zero must happen before the Wait"},
+			}),
+		},
+		{
+			name: "a Wait at zero while another thread is about to Add is a misuse",
+			steps: cat(threads(2), []step{
+				{tid: 2, op: add(1), hold: true},
+				{tid: 1, op: wait, misuse: "thread 2's Add(1) with the counter at zero and thread 1's Wait"},
+			}),
+		},
+		{
+			name: "an Add ordered before the Wait by the thread itself, or after it returned, is not",
+			steps: cat(threads(2), []step{
+				{tid: 1, op: add(1)},
+				{tid: 2, op: wait, blocked: true},
+				{tid: 1, op: add(-1)},
+				{tid: 2, code: WaitReturned},
 				{tid: 2, op: add(1)},
-				{tid: 1, blocked: true},
+				{tid: 1, op: wait, blocked: true},
 				{tid: 2, op: add(-1)},
 				{tid: 1, code: WaitReturned},
 			}),

@@ -26,6 +26,9 @@ type World struct {
 
 	exited bool
 	status int64
+	// misuseAt is Misuse.At of the misuse an operation under way reports
+	// (set by its primitive, read by Execute; no state between steps).
+	misuseAt int
 
 	// The state of each primitive (see prims.go), declared in its file.
 	mutexState
@@ -72,6 +75,7 @@ type thread struct {
 	condThread
 	barrierThread
 	timeThread
+	awaitThread
 	bubbleThread
 }
 
@@ -100,6 +104,10 @@ type Result struct {
 	// Spurious is set on a CondWait that returned at once without a
 	// signal (SetSpuriousWakeups); Code is then SpuriousReturn.
 	Spurious bool
+	// Stall is how long, in nanoseconds of virtual time, the thread could
+	// have performed the operation before it did, while time passed (a
+	// timer fired): a delay the execution needs of it (see SetMaxStall).
+	Stall int64
 }
 
 // Misuse is the error (as a *Misuse) Execute returns when an operation is a misuse of a
@@ -114,6 +122,13 @@ type Misuse struct {
 	// Msg is one readable sentence, e.g. "unlock of mutex 0x601040 held by
 	// thread 2".
 	Msg string
+	// At is the thread whose pending operation the misuse is placed at,
+	// when it is not Tid (0 otherwise): a misuse of two operations that
+	// nothing orders, committed by whichever of them runs second, is
+	// placed at the same one in both orders, so that the two orders
+	// report one bug (an Add from zero and a Wait of a WaitGroup: at the
+	// Add).
+	At int
 }
 
 // Error returns the thread, the operation and the message.
@@ -145,12 +160,16 @@ type Wait struct {
 	// Detail is a short extra, e.g. "value 0", "2 of 3 arrived", "not
 	// signalled", "held by thread 2 (finished)".
 	Detail string
+	// Reads, for a thread that spins (What "spin": it waits for a write
+	// after an iteration that changed nothing, see World.Await), is what
+	// the iteration read.
+	Reads []Span
 }
 
 // NewWorld returns the initial world: thread 1 exists and is live, with no
 // pending operation yet, and there are no objects.
 func NewWorld() *World {
-	return &World{threads: make([]thread, 1, 4)}
+	return &World{threads: make([]thread, 1, 4), timeState: timeState{maxStall: DefaultMaxStall}}
 }
 
 // put stores v at key k of the object map *m, making the map on first use:
@@ -207,6 +226,7 @@ func (w *World) SetPending(tid int, op Op) error {
 	}
 	th.pending = op
 	th.hasPending = true
+	th.awaiting, th.reads = false, nil
 	w.timePending(th)
 	return nil
 }
@@ -243,6 +263,9 @@ func (w *World) annotate(tid int, pending, op *Op) {
 		op.Eff = in.prim.effect(w, tid, pending)
 	} else {
 		op.Eff = Effect{Known: true}
+	}
+	if th := &w.threads[tid-1]; th.awaiting {
+		op.Eff.Await = th.reads
 	}
 }
 
@@ -281,6 +304,9 @@ func (w *World) Enabled(tid int) bool {
 // enabled is Enabled for thread tid's pending operation *op (a pointer:
 // it is called for every thread at every step, and an Op is big).
 func (w *World) enabled(tid int, op *Op) bool {
+	if w.threads[tid-1].awaiting {
+		return false
+	}
 	return primOf(op.Kind).enabled(w, tid, op)
 }
 
@@ -307,8 +333,9 @@ func (w *World) choices(tid int, th *thread) int {
 }
 
 // Blocked returns the live threads that have a pending operation that is not
-// enabled, but a TimerWait (it waits for time, which always passes),
-// ascending. After an Exit it returns nil.
+// enabled, but a TimerWait (it waits for time, which always passes) and a
+// thread that waits for a write after an iteration that changed nothing
+// (Await: it spins, see Spinning), ascending. After an Exit it returns nil.
 func (w *World) Blocked() []int {
 	if w.exited {
 		return nil
@@ -318,7 +345,7 @@ func (w *World) Blocked() []int {
 		th := &w.threads[i]
 		// A TimerWait not yet enabled waits for time, which passes: it
 		// is not blocked.
-		if !th.finished && th.hasPending && th.pending.Kind != TimerWait && !w.enabled(i+1, &th.pending) {
+		if !th.finished && th.hasPending && th.pending.Kind != TimerWait && !th.awaiting && !w.enabled(i+1, &th.pending) {
 			ids = append(ids, i+1)
 		}
 	}
@@ -345,12 +372,13 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		return Result{}, fmt.Errorf("%w: thread %d cannot perform %s", ErrNotEnabled, tid, th.pending)
 	}
 	op := th.pending
+	w.misuseAt = 0
 	res, msg, err := primOf(op.Kind).exec(w, tid, op, choice)
 	if err != nil {
 		return Result{}, err
 	}
 	if msg != "" {
-		return Result{}, &Misuse{Tid: tid, Op: op, Msg: msg}
+		return Result{}, &Misuse{Tid: tid, Op: op, Msg: msg, At: w.misuseAt}
 	}
 	// exec may have grown w.threads: look the thread up again.
 	th = w.thread(tid)
@@ -358,7 +386,7 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		th.hasPending = false
 		th.pending = Op{}
 	}
-	w.heat(tid, op, res)
+	w.heat(tid, op, &res)
 	return res, nil
 }
 
@@ -368,6 +396,9 @@ func (w *World) WaitFor(tid int) Wait {
 	th := w.thread(tid)
 	if th == nil || th.finished || !th.hasPending || w.exited || w.enabled(tid, &th.pending) {
 		return Wait{}
+	}
+	if th.awaiting {
+		return awaitWait(th.reads)
 	}
 	return primOf(th.pending.Kind).waitFor(w, tid, &th.pending)
 }

@@ -63,6 +63,12 @@ type Config struct {
 	// cannot fork (Go programs): the process greets, receives FORK and is
 	// itself the execution. Without it the target is a fork server.
 	Respawn bool
+	// Lazy, with Respawn, starts no process in Start: the first
+	// execution (or Launch) starts it. A caller that may never run an
+	// execution here (a Go target that searches inside a process of its
+	// own) then pays for no process it does not use. Pid and Modules are
+	// zero until a process has greeted.
+	Lazy bool
 	// NoPreload starts the target without the interposition library (a
 	// Go program brings its own runtime, package sthread).
 	NoPreload bool
@@ -140,6 +146,9 @@ type Process struct {
 	waitCh chan error
 	quit   bool
 	fresh  bool // Respawn: the process greeted and has not run an execution yet
+	// greeted: a process has greeted (not yet, for a Lazy target before
+	// its first execution).
+	greeted bool
 
 	// Reuse (wire.FlagReuse): flags are those of the current child;
 	// parked says it was told to reset and will report the start of the
@@ -168,7 +177,9 @@ type Process struct {
 }
 
 // Start launches the target and waits for its greeting: from the fork
-// server, or (Respawn) from the process of the first execution.
+// server, or (Respawn) from the process of the first execution; with Lazy
+// and Respawn it only checks the executable, and the first execution
+// starts the process.
 func Start(cfg Config) (*Process, error) {
 	if cfg.TransitionTimeout <= 0 {
 		cfg.TransitionTimeout = 5 * time.Second
@@ -190,11 +201,27 @@ func Start(cfg Config) (*Process, error) {
 		return nil, err
 	}
 	p := &Process{cfg: cfg, mb: mb, ostids: make(map[int]int)}
+	if cfg.Lazy && cfg.Respawn {
+		return p, nil
+	}
 	if err := p.launch(); err != nil {
 		mb.Close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// Launched reports whether a target process has been started and greeted
+// (always, but for a Lazy process before its first execution or Launch).
+func (p *Process) Launched() bool { return p.greeted }
+
+// Launch starts the first process of a Lazy target, which the next
+// execution then runs in; it does nothing once one was started.
+func (p *Process) Launch() error {
+	if p.greeted {
+		return nil
+	}
+	return p.launch()
 }
 
 // launch starts a target process and reads its greeting.
@@ -217,9 +244,14 @@ func (p *Process) launch() error {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = rtnames.WithQuickRaceExit(targetEnv(env, cfg.Library))
+	// A Go target's runtime reads the race detector's reports from a file
+	// of its own, which goes once the process has ended; one that runs as
+	// another user (Wrap) makes it where that user may.
 	if len(cfg.Wrap) > 0 {
+		cmd.Env = rtnames.WithSharedRaceLog(targetEnv(env, cfg.Library))
 		cmd = wrapped(cmd, cfg.Wrap)
+	} else {
+		cmd.Env = rtnames.WithRaceLog(targetEnv(env, cfg.Library))
 	}
 	if cfg.Flags&wire.FlagState != 0 {
 		// Stateful search: the library tracks heap blocks from the start.
@@ -243,7 +275,13 @@ func (p *Process) launch() error {
 		return fmt.Errorf("starting %s: %w", cfg.Binary, err)
 	}
 	p.cmd, p.ctl, p.waitCh, p.quit = cmd, ours, make(chan error, 1), false
-	go func() { p.waitCh <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		if f := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid); f != "" {
+			os.Remove(f)
+		}
+		p.waitCh <- err
+	}()
 	buf := make([]byte, 1<<20)
 	ours.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
 	n, err := ours.Read(buf)
@@ -262,7 +300,7 @@ func (p *Process) launch() error {
 		return fmt.Errorf("%s: the stdbg runtime speaks protocol %d, this stdbg speaks %d", cfg.Binary, h.Version, wire.Version)
 	}
 	p.hello = h
-	p.fresh = true
+	p.fresh, p.greeted = true, true
 	return nil
 }
 

@@ -2,6 +2,7 @@ package targetsearch_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,11 +24,30 @@ import (
 // execution: it kills itself, silently, with SIGKILL.
 const dyingEnv = "TARGETSEARCH_TEST_DYING"
 
+// hangingEnv makes the test binary a target that begins its search, with
+// the deadlines of its budget, then hangs in a system call and never
+// looks at its stop pipe (as a target blocked writing to a full pipe did).
+const hangingEnv = "TARGETSEARCH_TEST_HANGING"
+
 // twoLocksEnv makes the test binary a target of two goroutines that lock
 // one mutex: two executions.
 const twoLocksEnv = "TARGETSEARCH_TEST_TWO_LOCKS"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hangingEnv) != "" {
+		spec, _, err := targetsearch.Requested()
+		if err != nil {
+			panic(err)
+		}
+		until := time.Now().Add(spec.Budget).UnixNano()
+		b, _ := json.Marshal(targetsearch.Message{Began: &targetsearch.Began{SearchUntil: until, MinimiseUntil: until}})
+		stream := os.NewFile(3, "stream")
+		stream.Write(append(b, '\n'))
+		var p [2]int
+		syscall.Pipe(p[:])
+		syscall.Read(p[0], make([]byte, 1))
+		return
+	}
 	if os.Getenv(twoLocksEnv) != "" {
 		sthread.Run(func() {
 			var mu sthread.Mutex
@@ -146,6 +166,31 @@ func TestRunTargetDies(t *testing.T) {
 				t.Errorf("the error says %q", msg)
 			}
 		})
+	}
+}
+
+// A target that goes on past the end of its budget (it hangs, and never
+// looks at its stop pipe) is stopped a grace period later: Run returns
+// with the budget spent, not when the target would have ended. (A target
+// blocked in write(2) kept stdbg test --budget 3s waiting for 20 minutes.)
+func TestRunTargetOverrunsItsBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := targetsearch.Run(context.Background(), targetsearch.Config{
+		Binary: exe, Env: []string{hangingEnv + "=1"},
+		Spec: targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: search.StrategyDFS}, MaxDepth: 100, Budget: time.Second}},
+		Replay: func(context.Context, schedule.Schedule) (*search.Outcome, error) {
+			return nil, errors.New("no replay: the target did not die")
+		},
+		Grace: 500 * time.Millisecond,
+	})
+	if err != nil || !found.BudgetSpent || found.Complete {
+		t.Fatalf("Run: %v, %+v; want the budget spent", err, found)
 	}
 }
 

@@ -257,6 +257,9 @@ func Run(ctx context.Context, cfg Config) (*Found, error) {
 			out.Complete = out.Complete && r.Complete
 		}
 		out.DepthLimited = out.DepthLimited || r.DepthLimited
+		if out.Loops == nil {
+			out.Loops = r.Loops
+		}
 		out.Cut = max(out.Cut, r.Cut)
 		out.Stopped = out.Stopped || r.Stopped
 		out.BudgetSpent = out.BudgetSpent || r.BudgetSpent
@@ -378,6 +381,14 @@ func (m *merger) runOne(ctx context.Context, w int, spec Spec, onBug func()) (*F
 		m.deadlines(&spec)
 		trace := filepath.Join(dir, "trace"+strconv.Itoa(restart))
 		res, tail, streamed, err := m.process(ctx, w, spec, trace, onBug)
+		if errors.Is(err, errOverran) {
+			// What it sent is what it found, within the budget.
+			m.mu.Lock()
+			stats := search.Stats.Add(m.dead, m.live[w])
+			m.mu.Unlock()
+			return &Found{Result: search.Result{Bugs: streamed, Stats: stats}, Minimised: make([]*search.Minimised, len(streamed)),
+				BudgetSpent: true, Ends: ends}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -467,7 +478,7 @@ func (m *merger) found(res *Result, ends []End) (*Found, error) {
 	stats := search.Stats.Add(m.dead, res.Stats)
 	stats.Elapsed = m.dead.Elapsed + res.Stats.Elapsed
 	m.mu.Unlock()
-	out := &Found{Result: search.Result{Stats: stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut},
+	out := &Found{Result: search.Result{Stats: stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut, Loops: res.Loops},
 		Stopped: res.Stopped, BudgetSpent: res.BudgetSpent, Ends: ends}
 	for _, b := range res.Bugs {
 		sb, err := b.SearchBug()
@@ -519,7 +530,13 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		cmd = exec.Command(w[0], append(append(w[1:len(w):len(w)], m.cfg.Binary), m.cfg.Args...)...)
 	}
 	cmd.Dir = m.cfg.Dir
-	cmd.Env = append(rtnames.WithQuickRaceExit(append(os.Environ(), m.cfg.Env...)),
+	withRaceLog := rtnames.WithRaceLog
+	if len(m.cfg.Wrap) > 0 {
+		// The target runs as another user, who may not enter stdbg's
+		// cache directory.
+		withRaceLog = rtnames.WithSharedRaceLog
+	}
+	cmd.Env = append(withRaceLog(append(os.Environ(), m.cfg.Env...)),
 		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"=5")
 	cmd.ExtraFiles = []*os.File{streamW, stopR, traceF}
 	stderr := &tailBuffer{max: 4096}
@@ -531,6 +548,10 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("starting %s: %w", m.cfg.Binary, err)
 	}
+	// The race detector's reports of the process, which its runtime read:
+	// kept for what the detector says of its death.
+	raceLog := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid)
+	defer os.Remove(raceLog)
 	exited := make(chan struct{})
 	go func() {
 		cmd.Wait()
@@ -541,18 +562,39 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		grace = 10 * time.Second
 	}
 	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// The target keeps its budget itself, but one that does not (stuck in
+	// a system call, or in code that never reaches a scheduling point) is
+	// stopped a grace period after the budget's end, as a stop would stop
+	// it: the budget bounds the search whatever the target does.
+	overran := make(chan struct{})
+	var overrun sync.Once
+	var overTimer *time.Timer
+	arm := func(until int64) {
+		if until == 0 || overTimer != nil {
+			return
+		}
+		overTimer = time.AfterFunc(time.Until(time.Unix(0, until))+grace, func() { overrun.Do(func() { close(overran) }) })
+	}
+	arm(spec.MinimiseUntil)
+	defer func() {
+		if overTimer != nil {
+			overTimer.Stop()
+		}
+	}()
 	// Told to stop: the target stops at once and sends its result; one
 	// that does not within the grace period is killed.
 	go func() {
 		select {
 		case <-ctx.Done():
-			stopW.Close()
-			select {
-			case <-exited:
-			case <-time.After(grace):
-				kill()
-			}
+		case <-overran:
 		case <-exited:
+			return
+		}
+		stopW.Close()
+		select {
+		case <-exited:
+		case <-time.After(grace):
+			kill()
 		}
 	}()
 	res, rerr := Read(streamR, func(msg Message) {
@@ -563,6 +605,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 				m.began = msg.Began
 			}
 			m.mu.Unlock()
+			arm(msg.Began.MinimiseUntil)
 		case msg.Progress != nil:
 			m.progress(w, *msg.Progress)
 		case msg.Minimising != nil:
@@ -595,8 +638,17 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	if rerr != nil {
 		return nil, "", nil, rerr
 	}
-	return nil, stderr.describe(cmd.ProcessState), streamed, nil
+	select {
+	case <-overran:
+		return nil, "", streamed, errOverran
+	default:
+	}
+	return nil, stderr.describe(cmd.ProcessState, raceLog), streamed, nil
 }
+
+// errOverran is process's error for a target that went on past the end of
+// its budget and was stopped.
+var errOverran = errors.New("the target went on past the end of its budget")
 
 // tailBuffer keeps the last bytes written to it.
 type tailBuffer struct {
@@ -616,19 +668,47 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 // describe says how the process ended ("exit status 3"), with the last
-// line of its standard error.
-func (t *tailBuffer) describe(ps *os.ProcessState) string {
+// line of its standard error, or else the last of the race detector's
+// file raceLog (where the detector writes its own death, in a target
+// started with rtnames.WithRaceLog).
+func (t *tailBuffer) describe(ps *os.ProcessState, raceLog string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := "ended"
 	if ps != nil {
 		s = ps.String()
 	}
-	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		s += ": " + last
-	} else {
-		s += ", with nothing on its standard error"
+	if last := lastLine(string(t.b)); last != "" {
+		return s + ": " + last
 	}
-	return s
+	if b, err := readTail(raceLog, 4096); err == nil {
+		if last := lastLine(strings.ReplaceAll(string(b), "==================", "")); last != "" {
+			return s + ": " + last
+		}
+	}
+	return s + ", with nothing on its standard error"
+}
+
+// lastLine returns the last line of s that is not blank, trimmed.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// readTail returns the last n bytes of the file at path ("": none).
+func readTail(path string, n int64) ([]byte, error) {
+	if path == "" {
+		return nil, os.ErrNotExist
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > n {
+		if _, err := f.Seek(st.Size()-n, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, n))
 }

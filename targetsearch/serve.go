@@ -135,7 +135,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 	found, err := hunt.Run(ctx, cfg)
 	poll()
 	res := found.Search
-	r := &Result{Stats: res.Stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut, Stopped: wasStopped}
+	r := &Result{Stats: res.Stats, Complete: res.Complete, DepthLimited: res.DepthLimited, Cut: res.Cut, Loops: res.Loops, Stopped: wasStopped}
 	switch {
 	case err == nil:
 	case errors.Is(err, search.ErrNondeterministic):

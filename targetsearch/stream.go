@@ -69,6 +69,8 @@ type Result struct {
 	DepthLimited bool         `json:"depth_limited"`
 	// Cut is search.Result.Cut.
 	Cut int `json:"cut,omitempty"`
+	// Loops is search.Result.Loops.
+	Loops []string `json:"loops,omitempty"`
 	// Stopped reports a search stopped by stdbg (the stop pipe closed);
 	// BudgetSpent, one stopped at Spec.SearchUntil.
 	Stopped     bool `json:"stopped,omitempty"`

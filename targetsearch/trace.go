@@ -198,6 +198,16 @@ func hashOf(s schedule.Schedule) uint64 {
 	return h
 }
 
+// Loops implements search.Looper for the execution it wraps, when that
+// one does: what the threads of an execution cut by the depth bound were
+// looping in.
+func (x *recorded) Loops() []string {
+	if l, ok := x.Execution.(search.Looper); ok {
+		return l.Loops()
+	}
+	return nil
+}
+
 func (x *recorded) Threads() []search.Thread {
 	if x.ended != nil {
 		return nil

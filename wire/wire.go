@@ -86,6 +86,36 @@ type Pending struct {
 	OSTid  int // kernel thread id (0 if not meaningful)
 	Op     syncmodel.Op
 	Frames []uint64 // Frames[0]: return address of the call; more with FlagStacks
+	// Spin is what the runtime saw of the thread's own state since its
+	// last scheduling point, for the checker to tell iterations of spin
+	// loops that changed nothing (docs/spin.md). The zero Spin claims
+	// nothing.
+	Spin Spin
+}
+
+// Spin is what a runtime tells of a thread at a scheduling point so that
+// the checker can tell an iteration of a loop that changed nothing
+// (docs/spin.md). Its zero value claims nothing: the checker then takes
+// the thread's last transition for one that may have changed anything.
+type Spin struct {
+	// State, when not 0, fingerprints the thread's own state at this
+	// point (in C its registers and stack, in Go the head of a loop that
+	// can only change what the checker sees): two points of a thread
+	// with the same State, between which every transition was Clean,
+	// are the same state of the thread.
+	State uint64
+	// Clean: since its previous scheduling point the thread did nothing
+	// the checker does not see that may change its own state or another
+	// thread's (a write or read of memory not reported, a call into
+	// code the runtime cannot see into).
+	Clean bool
+	// Unchanged: the thread's previous operation, a memory write in the
+	// model (a compare-and-swap, an exchange), left memory as it was.
+	Unchanged bool
+	// Poked lists the threads whose own state (their stacks) this
+	// transition read or wrote: what they did so far is not an
+	// iteration that changed nothing.
+	Poked []int
 }
 
 // Failure reports an assertion failure, crash or abort; the execution is
@@ -354,23 +384,58 @@ func (d *Decoder) decodePendingInto(pe *Pending, p []byte) error {
 		if len(rest) < caseSize*nc {
 			return fmt.Errorf("pending select cases: %w", ErrShort)
 		}
-		pe.Op.Cases = make([]syncmodel.Case, nc)
+		if nc > 0 {
+			pe.Op.Cases = make([]syncmodel.Case, nc)
+		}
 		for i := range pe.Op.Cases {
 			c := rest[caseSize*i:]
 			pe.Op.Cases[i] = syncmodel.Case{Send: c[0] != 0, Chan: le.Uint64(c[8:]), Cap: int64(le.Uint64(c[16:]))}
+		}
+		rest = rest[caseSize*nc:]
+	}
+	// Optional, after the cases (their count may be 0): the spin report,
+	// u64 state, u32 flags (SpinClean, SpinUnchanged), u32 npoked, then
+	// npoked u32 thread ids.
+	if len(rest) >= spinFixed {
+		pe.Spin.State = le.Uint64(rest)
+		flags := le.Uint32(rest[8:])
+		pe.Spin.Clean, pe.Spin.Unchanged = flags&SpinClean != 0, flags&SpinUnchanged != 0
+		np := int(le.Uint32(rest[12:]))
+		rest = rest[spinFixed:]
+		if np < 0 || len(rest) < 4*np {
+			return fmt.Errorf("pending spin report: %w", ErrShort)
+		}
+		if np > 0 {
+			pe.Spin.Poked = make([]int, np)
+			for i := range pe.Spin.Poked {
+				pe.Spin.Poked[i] = int(le.Uint32(rest[4*i:]))
+			}
 		}
 	}
 	return nil
 }
 
+// The flags of a PENDING message's spin report (Spin).
+const (
+	SpinClean     = 1
+	SpinUnchanged = 2
+)
+
+const spinFixed = 16
+
 const caseSize = 24
 
 // EncodePending appends a PENDING message to buf (used by Go runtimes and
-// tests). A select's cases follow the frames.
+// tests). A select's cases follow the frames, and the spin report, when it
+// claims something, the cases.
 func EncodePending(buf []byte, pe Pending) []byte {
 	n := pendingFixed + 8*len(pe.Frames)
-	if len(pe.Op.Cases) > 0 {
+	spin := pe.Spin.State != 0 || pe.Spin.Clean || pe.Spin.Unchanged || len(pe.Spin.Poked) > 0
+	if len(pe.Op.Cases) > 0 || spin {
 		n += 4 + caseSize*len(pe.Op.Cases)
+	}
+	if spin {
+		n += spinFixed + 4*len(pe.Spin.Poked)
 	}
 	buf = appendHdr(buf, MsgPending, n)
 	buf = le.AppendUint32(buf, uint32(pe.Tid))
@@ -384,7 +449,7 @@ func EncodePending(buf []byte, pe Pending) []byte {
 	for _, f := range pe.Frames {
 		buf = le.AppendUint64(buf, f)
 	}
-	if len(pe.Op.Cases) > 0 {
+	if len(pe.Op.Cases) > 0 || spin {
 		buf = le.AppendUint32(buf, uint32(len(pe.Op.Cases)))
 		for _, c := range pe.Op.Cases {
 			var send byte
@@ -394,6 +459,21 @@ func EncodePending(buf []byte, pe Pending) []byte {
 			buf = append(buf, send, 0, 0, 0, 0, 0, 0, 0)
 			buf = le.AppendUint64(buf, c.Chan)
 			buf = le.AppendUint64(buf, uint64(c.Cap))
+		}
+	}
+	if spin {
+		var flags uint32
+		if pe.Spin.Clean {
+			flags |= SpinClean
+		}
+		if pe.Spin.Unchanged {
+			flags |= SpinUnchanged
+		}
+		buf = le.AppendUint64(buf, pe.Spin.State)
+		buf = le.AppendUint32(buf, flags)
+		buf = le.AppendUint32(buf, uint32(len(pe.Spin.Poked)))
+		for _, t := range pe.Spin.Poked {
+			buf = le.AppendUint32(buf, uint32(t))
 		}
 	}
 	return buf

@@ -17,6 +17,13 @@ func TestRoundTrip(t *testing.T) {
 		Pending{Tid: 1, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{}},
 		Pending{Tid: 3, Op: syncmodel.Op{Kind: syncmodel.Select, Arg: 1, Cases: []syncmodel.Case{
 			{Send: true, Chan: 0xc000, Cap: 2}, {Chan: 0xd000}, {Chan: 0}}}, Frames: []uint64{7}},
+		// Spin reports: alone, after a select's cases, and claiming only
+		// a clean transition.
+		Pending{Tid: 2, Op: syncmodel.Op{Kind: syncmodel.Write, Obj: 0x601040, Arg: 4}, Frames: []uint64{8},
+			Spin: Spin{State: 0xabcdef0123456789, Clean: true, Unchanged: true, Poked: []int{3, 4}}},
+		Pending{Tid: 3, Op: syncmodel.Op{Kind: syncmodel.Select, Arg: 1, Cases: []syncmodel.Case{{Chan: 0xd000}}},
+			Frames: []uint64{9}, Spin: Spin{State: 1}},
+		Pending{Tid: 4, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{10}, Spin: Spin{Clean: true}},
 		State{Hash: 0xfeedface12345678, Progress: true, Props: []Prop{{Name: "r", Value: 1}, {Name: "cs", Value: -2}}},
 		State{Hash: 1},
 		Accesses{Tid: 2, List: []Access{{Addr: 0x601040, Size: 4, PC: 0x401234}, {Addr: 0x601048, Size: 8, Write: true, PC: 0x401250}}},

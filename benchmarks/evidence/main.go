@@ -2,8 +2,9 @@
 // portfolio) compares with the searches it is made of, run alone, on the
 // bundled bug examples: the C programs of examples/c, the plain Go
 // programs of examples/go/plain, the sthread programs of examples/go, the
-// Go kernels of examples/go/kernels, and the kernels of issue 34 in
-// benchmarks/evidence/kernels. For each program and search it
+// Go kernels of examples/go/kernels, the kernels of issue 34 in
+// benchmarks/evidence/kernels and the spin loops of examples/c/spin. For
+// each program and search it
 // runs `stdbg find --json --no-minimise --no-save -j 1 --budget B` and
 // prints a markdown table of the time and executions to the first bug, and
 // the number of bugs each search found within the budget.
@@ -77,6 +78,12 @@ func targets() []target {
 	// Kernels of issue 34: a test-and-set lock of C11 atomics with
 	// sched_yield in its wait loop.
 	ts = append(ts, target{name: "evidence/spin-tas.c", args: []string{"benchmarks/evidence/kernels/spin-tas.c"}, group: "C, plain memory"})
+	// Spin loops (docs/spin.md): a lost update under a test-and-set lock,
+	// retries that count in thread-local storage and on the heap, a spin
+	// nothing ends.
+	for _, f := range []string{"tas-lost-update.c", "tls-retry.c", "heap-retry.c", "spin-forever.c"} {
+		ts = append(ts, target{name: "spin/" + f, args: []string{"examples/c/spin/" + f}, group: "C, spin loops"})
+	}
 	for _, d := range []string{"embrace-prog", "leak-prog", "exit-prog"} {
 		ts = append(ts, target{name: "go/" + d, args: []string{"./examples/go/" + d}, group: "Go (sthread)"})
 	}
@@ -87,12 +94,14 @@ func targets() []target {
 	}
 	ts = append(ts, target{name: "plain/transfer", args: []string{"--run", "^TestTransfer$", "./examples/go/plain/transfer"},
 		env: []string{"STDBG_ZOO=1"}, group: "plain Go"})
+	ts = append(ts, target{name: "plain/spinwait", args: []string{"--run", "^TestRetryGivesUp$", "./examples/go/plain/spinwait"},
+		env: []string{"STDBG_ZOO=1"}, group: "plain Go"})
 	for _, k := range []string{"WatchLeakAfterTimeout", "CallbackUnderLock", "HandshakeBothWait", "FirstErrorLeaksOthers",
 		"SelectMissingStop", "WaitGroupAddInGoroutine", "CondLostSignal", "RecursiveReadLock", "CancelledRequestLeaksHandler",
 		"TransferAudit", "DroppedNotification", "WaitGroupDoneTwice", "SendUnderLock", "RangeNeverClosed", "DoubleUnlock",
 		"DoubleClose", "SendAfterClose", "UnlockedMapWrites", "GaugeReadWithoutLock", "CheckThenStart", "LazyMapInit",
 		"TimeoutLeaksFastWorker", "ExpiryBeforeStop", "RetryLogsAfterTheTest", "TimerLogsAfterTheTest", "CancelBeforeTheWorkerStarts",
-		"PollGivesUpEarly"} {
+		"PollGivesUpEarly", "PollerOutlivesTheTest", "JobsAfterSpinWait", "PollTimesOutUnderLoad"} {
 		ts = append(ts, target{name: "kernels/" + k, args: []string{"--run", "^Test" + k + "$", "./examples/go/kernels"},
 			env: []string{"STDBG_ZOO=1"}, group: "Go kernels"})
 	}

@@ -2,6 +2,11 @@
 // with concurrent code, beside go test -race on the same module, and prints
 // a markdown table: tests run, bugs reported, searches left incomplete,
 // tests that failed or could not be searched, and the wall time of each.
+// Then, on the same copy (its builds cached for both), the tests whose
+// searches completed (all but those left incomplete at their budget) are
+// run again by both, alternately (go test -race, stdbg test, go test -race
+// again, whose mean is the ratio's denominator): the last columns are their
+// wall times and their ratio. -complete=false leaves that second part out.
 //
 // Each module is fetched at a pinned version through the module proxy
 // (go mod download), copied into a temporary directory (the module cache
@@ -28,6 +33,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -51,6 +58,7 @@ func main() {
 	run := flag.String("run", "", "only the modules whose name matches this regular expression")
 	stdbg := flag.String("stdbg", os.Getenv("STDBG"), "the stdbg to run (default: built from this tree)")
 	events := flag.String("events", "", "write each module's stdbg test -json events to this directory, as <name>.json")
+	complete := flag.Bool("complete", true, "run the tests whose searches completed again with both, builds cached, and give the ratio")
 	flag.Parse()
 	sel, err := regexp.Compile(*run)
 	if err != nil {
@@ -71,20 +79,20 @@ func main() {
 			fail(fmt.Errorf("building stdbg: %v\n%s", err, out))
 		}
 	}
-	fmt.Printf("stdbg test --budget %s -count=1 beside go test -race -count=1, %s\n\n", *budget, time.Now().Format("2006-01-02"))
-	fmt.Println("| module | tests | bugs | incomplete | failed or errors | stdbg test | go test -race |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Printf("stdbg test --budget %s -count=1 beside go test -race -count=1, %s\n\n", *budget, time.Now().Format("2006-01-02 15:04 MST"))
+	fmt.Println("| module | tests | bugs | incomplete | failed or errors | stdbg test | go test -race | complete | stdbg test on them | go test -race on them | ratio | load |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, m := range modules {
 		if !sel.MatchString(m.name) {
 			continue
 		}
 		dir, err := fetch(m, *local, work)
 		if err != nil {
-			fmt.Printf("| %s %s | error: %s |||||\n", m.path, m.version, oneLine(err.Error()))
+			fmt.Printf("| %s %s | error: %s |||||||||| %s |\n", m.path, m.version, oneLine(err.Error()), loadAverage())
 			continue
 		}
 		goTime, goOK := timed(command(dir, "go", "test", "-race", "-count=1", "./..."))
-		c, out, stdbgTime := stdbgTest(*stdbg, dir, *budget)
+		c, out, stdbgTime := stdbgTest(*stdbg, dir, *budget, "")
 		if *events != "" {
 			if err := os.MkdirAll(*events, 0o755); err != nil {
 				fail(err)
@@ -97,8 +105,18 @@ func main() {
 		if !goOK {
 			mark = " (fails)"
 		}
-		fmt.Printf("| %s %s | %d | %d | %d | %d | %.1f s | %.1f s%s |\n", m.path, m.version, c.tests, c.bugs, c.incomplete, c.failed,
-			stdbgTime.Seconds(), goTime.Seconds(), mark)
+		rest := " | | | |"
+		if names := c.completed(); *complete && len(names) > 0 {
+			run := "^(" + strings.Join(names, "|") + ")$"
+			goBefore, _ := timed(command(dir, "go", "test", "-race", "-count=1", "-run", run, "./..."))
+			_, _, stdbgAgain := stdbgTest(*stdbg, dir, *budget, run)
+			goAfter, _ := timed(command(dir, "go", "test", "-race", "-count=1", "-run", run, "./..."))
+			goMean := (goBefore + goAfter) / 2
+			rest = fmt.Sprintf(" %d | %.1f s | %.1f s, %.1f s | %.1fx |", len(names), stdbgAgain.Seconds(), goBefore.Seconds(), goAfter.Seconds(),
+				stdbgAgain.Seconds()/goMean.Seconds())
+		}
+		fmt.Printf("| %s %s | %d | %d | %d | %d | %.1f s | %.1f s%s |%s %s |\n", m.path, m.version, c.tests, c.bugs, c.incomplete, c.failed,
+			stdbgTime.Seconds(), goTime.Seconds(), mark, rest, loadAverage())
 	}
 }
 
@@ -143,21 +161,45 @@ func fetch(m module, local, work string) (string, error) {
 }
 
 // counts are what stdbg test said of a module's tests.
-type counts struct{ tests, bugs, incomplete, failed int }
+type counts struct {
+	tests, bugs, incomplete, failed int
+	// status holds each test's statuses, by name (a name may be a test's
+	// in several packages).
+	status map[string][]string
+}
 
-// status is the first word of a test's line in stdbg test's output.
-var status = regexp.MustCompile(`^(ok|BUG|incomplete|SKIP|FAIL|ERROR) +Test`)
+// completed are the names of the tests whose searches completed (in every
+// package that has a test of that name), sorted.
+func (c counts) completed() []string {
+	var names []string
+	for name, sts := range c.status {
+		if !slices.Contains(sts, "incomplete") {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
 
-// stdbgTest runs stdbg test -json on the module and counts its tests'
-// statuses; it returns the events too.
-func stdbgTest(stdbg, dir string, budget time.Duration) (counts, []byte, time.Duration) {
-	cmd := command(dir, stdbg, "test", "--no-save", "--budget", budget.String(), "-count=1", "-json", "./...")
+// status is the first word of a test's line in stdbg test's output, and
+// the test's name.
+var status = regexp.MustCompile(`^(ok|BUG|incomplete|SKIP|FAIL|ERROR) +(Test\S*)`)
+
+// stdbgTest runs stdbg test -json on the module (on the tests that run
+// selects, "": all) and counts its tests' statuses; it returns the events
+// too.
+func stdbgTest(stdbg, dir string, budget time.Duration, run string) (counts, []byte, time.Duration) {
+	args := []string{"test", "--no-save", "--budget", budget.String(), "-count=1", "-json"}
+	if run != "" {
+		args = append(args, "-run", run)
+	}
+	cmd := command(dir, stdbg, append(args, "./...")...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	start := time.Now()
 	cmd.Run() // its exit status says a bug: the events say which
 	took := time.Since(start)
-	var c counts
+	c := counts{status: map[string][]string{}}
 	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
@@ -170,6 +212,7 @@ func stdbgTest(stdbg, dir string, budget time.Duration) (counts, []byte, time.Du
 			continue
 		}
 		c.tests++
+		c.status[m[2]] = append(c.status[m[2]], m[1])
 		switch m[1] {
 		case "BUG":
 			c.bugs++
@@ -195,6 +238,16 @@ func timed(cmd *exec.Cmd) (time.Duration, bool) {
 	start := time.Now()
 	err := cmd.Run()
 	return time.Since(start), err == nil
+}
+
+// loadAverage is the machine's load average over the last minute, or "?".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	return first
 }
 
 func oneLine(s string) string {

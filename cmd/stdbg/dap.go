@@ -82,7 +82,7 @@ stdbg dap serves Go targets; for C and C++ use stdbg replay --gdb.`,
 	cmd.Flags().DurationVar(&c.wait, "wait", time.Hour, "with --listen: how long to wait for the client before giving up")
 	cmd.Flags().StringVar(&c.sched, "schedule", "", "the schedule to replay when the launch request names none, e.g. '1;1;2'")
 	cmd.Flags().StringVar(&c.run, "run", "", "with --schedule: the Go test (as go test -run)")
-	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "races", "rand-seed", "cycles")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "races", "rand-seed", "max-stall", "cycles")
 	return cmd
 }
 

@@ -12,13 +12,14 @@ import (
 
 // resolve builds the target args name with the settings (race, memory);
 // run selects Go tests. A Go target's random numbers come from the
-// rand-seed setting.
+// rand-seed setting, its stall bound from max-stall.
 func (a *app) resolve(args []string, run string) (*session.Target, error) {
 	t, err := session.Resolve(args, session.Build{Run: run, Race: a.s.Races, Memory: a.s.Memory, MemoryAsked: a.explicit("memory")})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
 	t.SeedRand(a.s.RandSeed)
+	t.SetMaxStall(a.s.maxStall())
 	return t, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -118,7 +119,7 @@ atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
 	cmd.Flags().StringVar(&c.run, "run", "", "Go packages: check the tests matching this pattern (as go test -run)")
 	cmd.Flags().BoolVar(&c.estimate, "estimate", false, fmt.Sprintf("search nothing: estimate the executions and the time of an exhaustive search (DPOR, or --reduction none's) from random probes (Knuth's estimator; %d probes or %s unless --executions or --budget say otherwise)", estimateProbes, estimateBudget))
 	cmd.Flags().StringVar(&c.outs.html, "html", "", "also write the bugs found as one self-contained HTML page to this file: threads as lanes, source on hover, who waits for whom")
-	cmd.Flags().StringVar(&c.outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug)", graphLimit))
+	cmd.Flags().StringVar(&c.outs.graph, "graph", "", fmt.Sprintf("also write the explored state space as a Graphviz DOT graph to this file (at most %d states; --visited merges equal states, --all goes on past the first bug); the default search then runs its exhaustive member alone, so that the drawing does not depend on the machine's speed", graphLimit))
 	cmd.Flags().StringVar(&c.outs.sarif, "sarif", "", "also write the bugs found as a SARIF 2.1.0 log to this file (paths relative to the current directory), for code scanning")
 	addSettings(cmd, searchSettings...)
 	addSettings(cmd, "shard", "profile", "visited", "livelock", "ltl", "memory", "spurious-wakeups", "quiet")
@@ -178,6 +179,16 @@ func (c *findCmd) find(args []string) error {
 	if c.outs.graph != "" && p.Shards > 1 {
 		return usageErr("--graph draws a whole search: it cannot be combined with --shard")
 	}
+	if c.outs.graph != "" && p.Search.Portfolio() {
+		// A drawing is of the exhaustive search alone: the portfolio's
+		// other members join it once its lead is over, which a slow
+		// machine reaches and a fast one does not, and the drawing (and
+		// its count of states) would depend on the machine's speed.
+		p.Search = p.Search.Exhaustive()
+		if p.Strategy, err = p.Search.New(); err != nil {
+			return err
+		}
+	}
 	for _, n := range p.notes {
 		fmt.Fprintf(c.stderr, "stdbg: %s\n", n)
 	}
@@ -195,7 +206,11 @@ func (c *findCmd) find(args []string) error {
 		// which says why.)
 		var all []string
 		var err error
-		if tests, all, err = gotest.Matching(ctx, "", args[0], "", c.run); err == nil && len(tests) == 0 {
+		dir, pattern := "", args[0]
+		if st, serr := os.Stat(args[0]); serr == nil && st.IsDir() {
+			dir, pattern = args[0], "." // (in its own module, if another)
+		}
+		if tests, all, err = gotest.Matching(ctx, dir, pattern, "", c.run); err == nil && len(tests) == 0 {
 			return c.noTests(args[0], all)
 		}
 	}

@@ -22,6 +22,9 @@ type findResult struct {
 	Complete     bool             `json:"complete"`
 	DepthLimited bool             `json:"depth_limited"`
 	Interrupted  bool             `json:"interrupted,omitempty"`
+	// Loops, when executions were cut by the depth bound, says which
+	// threads the first one cut was looping in, and where.
+	Loops []string `json:"loops,omitempty"`
 	// Strategy is portfolio, dfs, random or pct; Seed is the seed of
 	// random, pct and the portfolio's.
 	Strategy string `json:"strategy"`
@@ -68,6 +71,7 @@ func (c *findCmd) printFind(out *findResult) {
 		if out.DepthLimited {
 			fmt.Fprintf(w, "%s (%d executions were cut at %d transitions)\n", report.Style("/!\\ Max depth reached ! /!\\", false, c.colour()),
 				out.Stats.MaxDepthHit, out.MaxDepth)
+			c.printLoops(out)
 		}
 		if out.Interrupted {
 			fmt.Fprintln(w, "Interrupted: the exploration is incomplete.")
@@ -116,6 +120,22 @@ func (c *findCmd) printReport(r *report.Report, replaced string) {
 		fmt.Fprintln(w, "Saved "+r.Saved)
 	}
 	fmt.Fprintln(w, "Replay: "+r.Replay)
+}
+
+// printLoops says why executions were cut by the depth bound: the threads
+// that were looping, and where; and what may end the loops.
+func (c *findCmd) printLoops(out *findResult) {
+	if len(out.Loops) == 0 {
+		return
+	}
+	w := c.stdout
+	fmt.Fprintln(w, "The first execution cut was looping:")
+	for _, l := range out.Loops {
+		fmt.Fprintln(w, "  "+l)
+	}
+	fmt.Fprintf(w, "A loop whose turns only read what the checker sees waits for a write instead (docs/spin.md); the checker could not tell "+
+		"that these turns change nothing. One that comes back to an earlier state of the program ends with --visited; one that ends "+
+		"after more turns needs a --max-depth above %d.\n", out.MaxDepth)
 }
 
 // printSearch prints what the search covered, the seed that repeats it and

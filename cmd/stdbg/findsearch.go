@@ -209,7 +209,7 @@ func (f *finder) result(found *session.Found) *findResult {
 	out := &findResult{Target: t.Arg, Binary: t.Binary, MaxDepth: f.maxDepth, Stats: report.FromStats(res.Stats),
 		Complete: res.Search.Complete, DepthLimited: res.Search.DepthLimited, Interrupted: res.Interrupted, Bugs: []*report.Report{},
 		Strategy: p.Search.Strategy, Sampled: p.sampled(), Coverage: cov.Line, Scope: cov.Scope, Bounds: cov.Bounds,
-		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: cov.ScopeNote, NotModelled: cov.NotModelled}
+		Notes: res.Notes, SearchedIn: "stdbg", scopeNote: cov.ScopeNote, NotModelled: cov.NotModelled, Loops: res.Search.Loops}
 	if found.InTarget {
 		out.SearchedIn = "target"
 	}

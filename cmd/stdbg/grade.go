@@ -55,7 +55,7 @@ submission cannot be read).`,
 			return c.grade(args[0], args[1])
 		},
 	}
-	cmd.Flags().StringVar(&c.out, "out", "", "write feedback.txt, the HTML trace of each failure, results.json and result.json into this directory")
+	cmd.Flags().StringVar(&c.out, "out", "", "write feedback.txt, the HTML trace of each failure, results.json (Gradescope), result.json, classroom.json and prairielearn.json into this directory")
 	cmd.Flags().StringVar(&c.plain, "json", "", "write the result as plain JSON to this file")
 	cmd.Flags().StringVar(&c.gs, "gradescope", "", "write the result in Gradescope's results.json format to this file")
 	cmd.Flags().StringVar(&c.classroom, "classroom", "", "write the result as a GitHub Classroom test runner's result (JSON; the workflow step gives it, base64-encoded, to the grading reporter: docs/teaching.md)")

@@ -31,12 +31,15 @@ func TestGoKernels(t *testing.T) {
 		{"TestCancelledRequestLeaksHandler", "*** THREADS LEAKED", "reply <- 42"},
 		{"TestTransferAudit", "*** DEADLOCK DETECTED ***", "ledger.Lock()"},
 		{"TestDoubleClose", "*** DATA RACE ***", "nonblocking_test.go"},
-		{"TestSendAfterClose", "*** MISUSE OF THE THREAD API ***", "send on closed channel"},
+		// A send and a close that nothing orders: a race for Go's
+		// detector whichever runs first (the send panics when the close
+		// won, as Go's does; recovered, it would be no bug).
+		{"TestSendAfterClose", "*** DATA RACE ***", "nonblocking_test.go:46"},
 		{"TestUnlockedMapWrites", "*** DATA RACE ***", "nonblocking_test.go"},
 		{"TestGaugeReadWithoutLock", "*** DATA RACE ***", "nonblocking_test.go"},
 		{"TestCheckThenStart", "*** PROPERTY NOT VALID: ASSERTION FAILED ***", "the job started 2 times"},
 		{"TestDroppedNotification", "*** DEADLOCK DETECTED ***", "<-ready"},
-		{"TestWaitGroupDoneTwice", "*** MISUSE OF THE THREAD API ***", "negative WaitGroup counter"},
+		{"TestWaitGroupDoneTwice", "*** CRASH IN THE PROGRAM ***", "panic: sync: negative WaitGroup counter"},
 		{"TestSendUnderLock", "*** DEADLOCK DETECTED ***", "stats += <-events"},
 		{"TestRangeNeverClosed", "*** DEADLOCK DETECTED ***", "for v := range items"},
 		{"TestDoubleUnlock", "*** MISUSE OF THE THREAD API ***", "unlock of unlocked mutex"},
@@ -54,6 +57,12 @@ func TestGoKernels(t *testing.T) {
 		{"TestTimerLogsAfterTheTest", "*** MISUSE OF THE THREAD API ***", "t.Log called by goroutine 2 after TestTimerLogsAfterTheTest returned"},
 		{"TestCancelBeforeTheWorkerStarts", "*** THREADS LEAKED", `result <- "done"`},
 		{"TestPollGivesUpEarly", "*** THREADS LEAKED", "<-ack"},
+		// Spin loops (docs/spin.md): a poll that never blocks, whose
+		// turns wait for what would end them instead of running every
+		// execution to the depth bound.
+		{"TestPollerOutlivesTheTest", "*** THREADS LEAKED", "report <- -1"},
+		{"TestJobsAfterSpinWait", "*** DEADLOCK DETECTED ***", "jobs <- 2"},
+		{"TestPollTimesOutUnderLoad", "*** PROPERTY NOT VALID: ASSERTION FAILED ***", "no connection within 50ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.run, func(t *testing.T) {

@@ -70,10 +70,12 @@ func lastSaved(out string) string {
 func TestBudgetCutsAnExecution(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join(t.TempDir(), "forever.c")
+	// (Each thread counts its turns: a loop whose turns change nothing
+	// would wait for a write to stop, and end as a livelock.)
 	prog := `#include <pthread.h>
 #include <sched.h>
 static volatile int stop;
-static void *spin(void *arg) { (void)arg; while (!stop) sched_yield(); return 0; }
+static void *spin(void *arg) { (void)arg; for (volatile long turns = 0; !stop; turns++) sched_yield(); return 0; }
 int main(void) { pthread_t t; pthread_create(&t, 0, spin, 0); spin(0); return 0; }
 `
 	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {

@@ -29,9 +29,18 @@ var zoo = []zooCase{
 		"thread 2 waits in Mutex.Lock for to.mu [mutex#2] (held by thread 3)", "transfer.go:18       to.mu.Lock()"}},
 	{dir: "transfer", run: "TestTransferOrdered"},
 	{dir: "latelog", run: "TestProgress$", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
-		"t.Logf called by goroutine 2 after TestProgress returned", "checked function returns  latelog_test.go:12",
+		"t.Logf called by goroutine 2 after TestProgress returned", "test ends", "latelog_test.go:12",
 		"thread 2 fails", "latelog_test.go:17"}},
 	{dir: "latelog", run: "TestProgressWaits$"},
+	// The log came in the step of the Done that let the test end: one
+	// execution, "exhaustive", until a goroutine's call of its test's t
+	// was a step of its own.
+	{dir: "latelog", run: "TestProgressCountsFirst$", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
+		"(Log in goroutine after TestProgressCountsFirst has completed)", "calls its test's t"}},
+	{dir: "latelog", run: "TestProgressCountsFirstInSubtest$", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
+		"(Log in goroutine after TestProgressCountsFirstInSubtest/copy has completed)"}},
+	// A subtest's late log goes to its parent, which still runs.
+	{dir: "latelog", run: "TestSubtestLogsToItsParent$"},
 	// Over 2,000 transitions of setup before the bug: past the depth
 	// bound of C targets, within that of Go targets.
 	{dir: "longsetup", flags: []string{"--no-minimise"}, banner: "*** DEADLOCK DETECTED ***", want: []string{
@@ -60,8 +69,10 @@ var zoo = []zooCase{
 		"not exhaustive: 1 construct is not modelled", "Not modelled: main.go:14: sync.Pool (a pool's Get and Put"}},
 	{dir: "condsignal", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"thread 1 waits in Cond.Wait for cond (not signalled)", "main.go:23"}},
-	{dir: "closesend", banner: "*** MISUSE OF THE THREAD API ***", want: []string{
-		"send on closed channel events", "main.go:18"}},
+	// Go's panic (with the race detector, the late send and the close
+	// race first).
+	{dir: "closesend", banner: "*** CRASH IN THE PROGRAM ***", want: []string{
+		"panic: send on closed channel events", "main.go:18"}},
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in Chan.Recv for t.C (no sender)", "main.go:23"}},
 	{dir: "timerstopok"},

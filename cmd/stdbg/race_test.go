@@ -101,7 +101,7 @@ func TestFindMemoryRace(t *testing.T) {
 
 	out, errs, code = stdbg(t, "find", "--races=false", prog)
 	if code != exitBug || !strings.Contains(out, "assertion failed") || !strings.Contains(out, "visits == 2") ||
-		!regexp.MustCompile(`thread \d  (load|store)\(&visits, 4\) +lost-update\.c:19`).MatchString(out) {
+		!regexp.MustCompile(`thread \d  (load|store)\(&visits\) \(4 bytes\) +lost-update\.c:19`).MatchString(out) {
 		t.Errorf("find --races=false: exit %d\n%s\n%s", code, out, errs)
 	}
 
@@ -152,7 +152,7 @@ func TestCCMemory(t *testing.T) {
 			t.Errorf("%s alone: %v %q", exe, err, out)
 		}
 		out, errs, code := stdbg(t, "find", "--races=false", exe)
-		if code != exitBug || !strings.Contains(out, "visits == 2") || !strings.Contains(out, "load(&visits, 4)") {
+		if code != exitBug || !strings.Contains(out, "visits == 2") || !strings.Contains(out, "load(&visits) (4 bytes)") {
 			t.Errorf("find --races=false %s: exit %d\n%s\n%s", exe, code, out, errs)
 		}
 		out, errs, code = stdbg(t, "find", exe)

@@ -112,7 +112,7 @@ began, and stops there.`,
 	cmd.Flags().Bool("dlv-no-connect", false, "with --dlv: do not start dlv connect; print the command and wait for a client to end the session (the default when stdin is not a terminal)")
 	cmd.Flags().String("dlv-listen", "127.0.0.1:0", "with --dlv: where Delve listens: a loopback host:port, or unix:PATH for a Unix socket only you can connect to (mode 0600)")
 	cmd.Flags().Duration("dlv-wait", time.Hour, "with --dlv: how long Delve waits for a client before stdbg stops it (the session ends within a second of its last client leaving)")
-	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "cycles", "races", "memory", "spurious-wakeups", "rand-seed")
+	addSettings(cmd, "max-depth", "transition-timeout", "start-timeout", "json", "cycles", "races", "memory", "spurious-wakeups", "rand-seed", "max-stall")
 	return cmd
 }
 

@@ -15,8 +15,10 @@ import (
 
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/ltl"
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // This file holds the configuration keys every command shares: their
@@ -59,6 +61,7 @@ type Settings struct {
 	SpuriousWakeups    bool          `mapstructure:"spurious-wakeups"`
 	Races              bool          `mapstructure:"races"`
 	RandSeed           int64         `mapstructure:"rand-seed"`
+	MaxStall           string        `mapstructure:"max-stall"`
 }
 
 // setting is one configuration key: a flag, an STDBG_* environment
@@ -76,7 +79,7 @@ type setting struct {
 // and read into it by Settings.request.
 var searchSettings = []string{"max-depth", "all", "transition-timeout", "start-timeout", "reduction", "json", "corpus", "jobs",
 	"no-save", "no-minimise", "minimise-executions", "strategy", "pct-depth", "seed", "preemptions", "delays", "executions",
-	"budget", "in-target", "races", "rand-seed"}
+	"budget", "in-target", "races", "rand-seed", "max-stall"}
 
 // request is the search request of the settings, but for what plan
 // decides: the search's spec, its seed, the default limit of a sampled
@@ -85,6 +88,16 @@ var searchSettings = []string{"max-depth", "all", "transition-timeout", "start-t
 func (s *Settings) request() hunt.Request {
 	return hunt.Request{MaxDepth: s.MaxDepth, All: s.All, MaxExecutions: s.Executions, Budget: s.Budget,
 		Minimise: !s.NoMinimise, MinimiseExecutions: s.MinimiseExecutions}
+}
+
+// defaultMaxStall is the max-stall setting's default: the model's.
+var defaultMaxStall = rtnames.FormatMaxStall(syncmodel.DefaultMaxStall)
+
+// maxStall is the stall bound the max-stall setting says (validated by
+// validate; negative: none).
+func (s *Settings) maxStall() time.Duration {
+	d, _ := rtnames.ParseMaxStall(s.MaxStall)
+	return d
 }
 
 // defaultRandSeed is the seed of a Go target's random numbers when none is
@@ -124,6 +137,7 @@ var settings = []setting{
 	{"spurious-wakeups", true, "C targets: each thread's first condition wait (pthread_cond_wait, cnd_wait, timed or not) in an execution may also return at once without a signal, as POSIX allows, so that a wait guarded by if instead of while is found; false: a wait returns only when signalled or timed out", ""},
 	{"races", true, "report data races: in C targets, accesses to the same memory that no synchronization orders (a happens-before detector over every schedule run; it sees the memory accesses stdbg sees); plain Go targets (not importing sthread) are built with Go's race detector (needs cgo)", ""},
 	{"rand-seed", defaultRandSeed, "Go targets: the seed of the generator that math/rand and math/rand/v2 draw from in every execution (STDBG_RAND_SEED); recorded in the corpus entries, which replay with it", fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxInt64))},
+	{"max-stall", defaultMaxStall, "Go targets: how long virtual time may pass while a goroutine that can run does not, so that a timer fires before it (a timeout that beats a worker a loaded machine delays; a report that needs it says so): a duration, 0 (time passes only when every goroutine is blocked or waits for time, as in testing/synctest) or none (at any moment); recorded in the corpus entries, which replay with it (STDBG_MAX_STALL)", "a duration of at least 0 (such as 50ms or 1s) or none"},
 }
 
 // addSettings defines the flags of the given keys on cmd.
@@ -293,6 +307,9 @@ func (a *app) validate() error {
 		return usageErr("rand-seed must be a whole number from 0 to %d, not %q", uint64(math.MaxInt64), fmt.Sprint(s.RandSeed))
 	case s.Jobs < 0:
 		return usageErr("jobs must be 0 (one per two CPUs) or more, not %d", s.Jobs)
+	}
+	if _, err := rtnames.ParseMaxStall(s.MaxStall); err != nil {
+		return usageErr("max-stall must be a duration of at least 0 (such as 50ms or 1s) or none, not %q", s.MaxStall)
 	}
 	if _, _, err := parseShard(s.Shard); err != nil {
 		return err

@@ -47,6 +47,8 @@ func TestBadSettingValues(t *testing.T) {
 		{"STDBG_BUDGET", "soon", `budget must be a duration such as 30s or 10m (0: no limit), not "soon"`},
 		{"STDBG_TRANSITION_TIMEOUT", "-1s", `transition-timeout must be a positive duration such as 5s, not "-1s"`},
 		{"STDBG_RAND_SEED", "-3", `rand-seed must be a whole number from 0 to 9223372036854775807, not "-3"`},
+		{"STDBG_MAX_STALL", "soon", `max-stall must be a duration of at least 0 (such as 50ms or 1s) or none, not "soon"`},
+		{"STDBG_MAX_STALL", "-1ms", `max-stall must be a duration of at least 0 (such as 50ms or 1s) or none, not "-1ms"`},
 		{"STDBG_ALL", "maybe", `all must be true or false, not "maybe"`},
 		{"STDBG_MINIMISE_EXECUTIONS", "1", "minimise-executions must be at least 2, not 1"},
 	} {

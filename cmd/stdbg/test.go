@@ -83,7 +83,7 @@ usage.`, defaultTestBudget),
 	f.StringVar(&tf.tags, "tags", "", "build tags, comma-separated (go test -tags)")
 	f.BoolVar(&tf.short, "short", false, "tell the tests to run in short mode (go test -short)")
 	f.BoolVarP(&tf.verbose, "verbose", "v", false, "show every test's output and the statistics of its search (go test -v)")
-	f.IntVarP(&tf.parallel, "parallel-packages", "p", 0, "packages built and explored at once (go test -p; 0: one per two CPUs)")
+	f.IntVarP(&tf.parallel, "parallel-packages", "p", 0, "packages built and explored at once (go test -p; 0: one per CPU)")
 	f.IntVar(&tf.count, "count", 0, "explore each test n times, ignoring the cache (go test -count; 1 is the way to skip the cache)")
 	f.StringVar(&tf.junit, "junit", "", "also write the whole run as JUnit XML to this file: a test suite per package, a BUG or FAIL as a failure, an ERROR or a package that did not build as an error")
 	f.StringVar(&tf.sarif, "sarif", "", "also write the bugs of the whole run as a SARIF 2.1.0 log to this file (tests that failed otherwise and packages that did not build as notifications)")
@@ -133,7 +133,7 @@ func (c *tester) test(args []string) error {
 	cfg := gotest.Config{
 		Patterns: args, Tags: tf.tags, Run: tf.run, Skip: tf.skip, Short: tf.short, Timeout: tf.timeout, Count: tf.count, Budget: p.Budget,
 		Verbose: tf.verbose, JSON: a.s.JSON, Parallel: tf.parallel, Race: a.s.Races, Shard: shard, Shards: shards,
-		RandSeed: a.s.RandSeed,
+		RandSeed: a.s.RandSeed, MaxStall: new(a.s.maxStall()),
 		Options:  a.sessionOptions(session.Options{FastExit: true, KeepThreads: true}),
 		Search:   c.search(p),
 		CacheKey: c.cacheKey(),
@@ -209,6 +209,10 @@ func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, t
 		out := f.result(found)
 		for _, n := range out.NotModelled {
 			notes = append(notes, "not modelled: "+strings.TrimPrefix(n, "not instrumented: "))
+		}
+		if out.DepthLimited && len(out.Loops) > 0 {
+			notes = append(notes, fmt.Sprintf("executions were cut at %d transitions; the first was looping: %s (a loop that comes back "+
+				"to a state ends with --visited, one that ends later needs a larger --max-depth)", out.MaxDepth, strings.Join(out.Loops, "; ")))
 		}
 		return &gotest.Searched{Bugs: out.Bugs, Complete: out.Complete && !out.Interrupted, Coverage: found.Coverage,
 			Stats: report.FormatStats(out.Stats), Notes: append(notes, out.Notes...), Executions: out.Stats.Executions}, err

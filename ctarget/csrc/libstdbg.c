@@ -58,6 +58,7 @@
  * define. */
 #include "rt/core.c"
 #include "rt/wire.c"
+#include "rt/spin.c"
 #include "rt/memlog.c"
 #include "rt/replay.c"
 #include "rt/forkserver.c"

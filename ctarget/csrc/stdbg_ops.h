@@ -221,11 +221,13 @@
 #define A_TEST_SKIPS_ITSELF__T_SKIP_ 139
 #define A_TIMER_STOP 140
 #define A_TIMER_MADE 141
-#define A_TIMER_STOP 142
+#define A_TIMER_STOP_OR_RESET 142
 #define A_CLOSED_OUTSIDE_THE_CHECK__CHAN_CLOSE 143
 #define A_MEMORY_POLL 144
-#define A_SYNCTEST_TEST 145
-#define A_SYNCTEST_WAIT 146
+#define A_CALLS_ITS_TEST_S_T 145
+#define A_TEST_ENDS 146
+#define A_SYNCTEST_TEST 147
+#define A_SYNCTEST_WAIT 148
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {

@@ -16,8 +16,11 @@
 #include <stddef.h>
 #include <string.h>
 
-/* What an access does, as stdbg_rt_mem takes it. */
-enum { MEM_READ, MEM_WRITE, MEM_ATOMIC_LOAD, MEM_ATOMIC_STORE, MEM_ATOMIC_RMW };
+/* What an access does, as stdbg_rt_mem takes it. MEM_ATOMIC_UNCHANGED
+ * follows an atomic store or read-modify-write that left memory as it was
+ * (a failed compare-and-swap, an exchange of the value already there): the
+ * checker may then take it for a read (docs/spin.md). */
+enum { MEM_READ, MEM_WRITE, MEM_ATOMIC_LOAD, MEM_ATOMIC_STORE, MEM_ATOMIC_RMW, MEM_ATOMIC_UNCHANGED };
 
 typedef void (*mem_hook)(const volatile void *addr, unsigned long size, int kind, void *ra);
 
@@ -51,6 +54,12 @@ __attribute__((constructor)) static void look_up_hook(void)
 {
 	*(void **)&hook = dlsym(RTLD_DEFAULT, "stdbg_rt_mem");
 	looked = 1;
+	/* Tell the library that this program is instrumented: what it does
+	 * to memory is seen (stdbg_rt_instrumented, rt/spin.c). */
+	void (*announce)(void);
+	*(void **)&announce = dlsym(RTLD_DEFAULT, "stdbg_rt_instrumented");
+	if (announce)
+		announce();
 }
 
 #define RA __builtin_return_address(0)
@@ -109,8 +118,34 @@ void *__tsan_memset(void *d, int c, size_t n)
 	return memset(d, c, n);
 }
 
-/* Atomics: the memory orders are taken as sequentially consistent. */
+/* Atomics: the memory orders are taken as sequentially consistent. Each
+ * operation is reported before it runs (a scheduling point); a store or a
+ * read-modify-write that then leaves memory as it was says so. */
 #define SC __ATOMIC_SEQ_CST
+#define SAME(a, T) report(a, sizeof(T), MEM_ATOMIC_UNCHANGED, RA)
+#define RMW(n, T, name, op, same)                                                                           \
+	T __tsan_atomic##n##_##name(volatile T *a, T v, int mo)                                             \
+	{                                                                                                   \
+		(void)mo;                                                                                   \
+		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
+		T old = op(a, v, SC);                                                                       \
+		if (same)                                                                                   \
+			SAME(a, T);                                                                         \
+		return old;                                                                                 \
+	}
+#define CAS(n, T, kind)                                                                                     \
+	int __tsan_atomic##n##_compare_exchange_##kind(volatile T *a, T *c, T v, int mo, int fmo)          \
+	{                                                                                                   \
+		(void)mo, (void)fmo;                                                                        \
+		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
+		T want = *c;                                                                                \
+		int ok = __atomic_compare_exchange_n(a, c, v, 0, SC, SC);                                   \
+		if (!ok || v == want)                                                                       \
+			SAME(a, T);                                                                         \
+		if (*c != want)                                                                             \
+			report(c, sizeof(T), MEM_WRITE, RA); /* the value found, stored */                  \
+		return ok;                                                                                  \
+	}
 #define ATOMIC(n, T)                                                                                        \
 	T __tsan_atomic##n##_load(const volatile T *a, int mo)                                              \
 	{                                                                                                   \
@@ -122,67 +157,27 @@ void *__tsan_memset(void *d, int c, size_t n)
 	{                                                                                                   \
 		(void)mo;                                                                                   \
 		report(a, sizeof(T), MEM_ATOMIC_STORE, RA);                                                 \
-		__atomic_store_n(a, v, SC);                                                                 \
+		T old = __atomic_exchange_n(a, v, SC);                                                      \
+		if (old == v)                                                                               \
+			SAME(a, T);                                                                         \
 	}                                                                                                   \
-	T __tsan_atomic##n##_exchange(volatile T *a, T v, int mo)                                           \
-	{                                                                                                   \
-		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_exchange_n(a, v, SC);                                                       \
-	}                                                                                                   \
-	T __tsan_atomic##n##_fetch_add(volatile T *a, T v, int mo)                                          \
-	{                                                                                                   \
-		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_fetch_add(a, v, SC);                                                        \
-	}                                                                                                   \
-	T __tsan_atomic##n##_fetch_sub(volatile T *a, T v, int mo)                                          \
-	{                                                                                                   \
-		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_fetch_sub(a, v, SC);                                                        \
-	}                                                                                                   \
-	T __tsan_atomic##n##_fetch_and(volatile T *a, T v, int mo)                                          \
-	{                                                                                                   \
-		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_fetch_and(a, v, SC);                                                        \
-	}                                                                                                   \
-	T __tsan_atomic##n##_fetch_or(volatile T *a, T v, int mo)                                           \
-	{                                                                                                   \
-		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_fetch_or(a, v, SC);                                                         \
-	}                                                                                                   \
-	T __tsan_atomic##n##_fetch_xor(volatile T *a, T v, int mo)                                          \
-	{                                                                                                   \
-		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_fetch_xor(a, v, SC);                                                        \
-	}                                                                                                   \
-	T __tsan_atomic##n##_fetch_nand(volatile T *a, T v, int mo)                                         \
-	{                                                                                                   \
-		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_fetch_nand(a, v, SC);                                                       \
-	}                                                                                                   \
-	int __tsan_atomic##n##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo)          \
-	{                                                                                                   \
-		(void)mo, (void)fmo;                                                                        \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_compare_exchange_n(a, c, v, 0, SC, SC);                                     \
-	}                                                                                                   \
-	int __tsan_atomic##n##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo)            \
-	{                                                                                                   \
-		(void)mo, (void)fmo;                                                                        \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
-		return __atomic_compare_exchange_n(a, c, v, 0, SC, SC);                                     \
-	}                                                                                                   \
+	RMW(n, T, exchange, __atomic_exchange_n, old == v)                                                  \
+	RMW(n, T, fetch_add, __atomic_fetch_add, v == 0)                                                    \
+	RMW(n, T, fetch_sub, __atomic_fetch_sub, v == 0)                                                    \
+	RMW(n, T, fetch_and, __atomic_fetch_and, (T)(old & v) == old)                                       \
+	RMW(n, T, fetch_or, __atomic_fetch_or, (T)(old | v) == old)                                         \
+	RMW(n, T, fetch_xor, __atomic_fetch_xor, v == 0)                                                    \
+	RMW(n, T, fetch_nand, __atomic_fetch_nand, (T)~(old & v) == old)                                    \
+	CAS(n, T, strong)                                                                                   \
+	CAS(n, T, weak)                                                                                     \
 	T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)                \
 	{                                                                                                   \
 		(void)mo, (void)fmo;                                                                        \
 		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
+		T want = c;                                                                                 \
 		__atomic_compare_exchange_n(a, &c, v, 0, SC, SC);                                           \
+		if (c != want || v == want)                                                                 \
+			SAME(a, T);                                                                         \
 		return c;                                                                                   \
 	}
 ATOMIC(8, char)

@@ -25,6 +25,9 @@ type Step struct {
 	// Logged are plain accesses the thread makes after this step's
 	// operation, reported (wire.Accesses) before its next operation.
 	Logged []wire.Access
+	// Spin is reported with this step's operation (wire.Pending.Spin):
+	// what the runtime saw of the thread since its previous one.
+	Spin wire.Spin
 }
 
 // Runtime runs scripts. Scripts[0] is thread 1's; a ThreadCreate op's Arg
@@ -60,7 +63,7 @@ func (r *Runtime) report(tid int) []wire.Event {
 	case st.Hang:
 		return []wire.Event{wire.TimedOut{Tid: tid, After: "1s", Frames: []uint64{st.PC}}}
 	}
-	return []wire.Event{wire.Pending{Tid: tid, Op: st.Op, Frames: []uint64{st.PC}}}
+	return []wire.Event{wire.Pending{Tid: tid, Op: st.Op, Frames: []uint64{st.PC}, Spin: st.Spin}}
 }
 
 // Begin implements executor.Runtime.

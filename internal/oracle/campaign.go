@@ -242,7 +242,11 @@ func dporTwin(res *Result, d Disagreement) (Disagreement, bool) {
 func (c *Campaign) compare(ctx context.Context, p *Program, seed uint64, sel func(string) bool) (*Result, error) {
 	if c.Lang == C && c.batch != nil {
 		if t, ok := c.batch.target(seed); ok {
-			return compare(ctx, t, c.Limits, sel)
+			res, err := compare(ctx, t, c.Limits, sel)
+			if err != nil {
+				return res, err
+			}
+			return withSpin(ctx, p, res, c.Limits, sel)
 		}
 	}
 	return Compare(ctx, p, c.Limits, sel)

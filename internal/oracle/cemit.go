@@ -107,6 +107,12 @@ func (e *cEmitter) program(out *strings.Builder) {
 			fmt.Fprintf(b, "static long *%s;\n", n)
 		}
 	}
+	spins := e.p.hasSpin()
+	if spins {
+		// Where an unrolled spin's thread blocks for ever (Unroll): in
+		// both builds of the program, so that every line is the same.
+		fmt.Fprintf(b, "static sem_t %snever; static void %sspunout(void);\n", pr, pr)
+	}
 	fmt.Fprintf(b, "static pthread_t %sth[%d];\n", pr, len(e.p.Threads))
 	for k := 1; k < len(e.p.Threads); k++ {
 		fmt.Fprintf(b, "static void *%st%d(void *arg);\n", pr, k)
@@ -118,6 +124,9 @@ func (e *cEmitter) program(out *strings.Builder) {
 		b.WriteString("\treturn NULL;\n}\n")
 	}
 	fmt.Fprintf(b, "\nstatic int %smain(void)\n{\n", pr)
+	if spins {
+		fmt.Fprintf(b, "\tsem_init(&%snever, 0, 0);\n", pr)
+	}
 	for _, o := range e.p.Objects {
 		n := pr + o.Name
 		switch o.Type {
@@ -161,6 +170,33 @@ func (e *cEmitter) program(out *strings.Builder) {
 	for _, src := range e.onces {
 		out.WriteString(src)
 	}
+	if spins {
+		fmt.Fprintf(out, "\nstatic void %sspunout(void)\n{\n\tsem_wait(&%snever); %s\n}\n", pr, pr, spunOutMark)
+	}
+}
+
+// spunOutMark ends the line where an unrolled spin's thread blocks, and
+// spinMark the line of a spin: checkSpin finds them in the source.
+const (
+	spunOutMark = "/* spun out */"
+	spinMark    = "/* spin */"
+)
+
+// hasSpin reports whether the program has a spin.
+func (p *Program) hasSpin() bool { return p.has("spin") }
+
+// has reports whether the program has an operation of one of codes.
+func (p *Program) has(codes ...string) bool {
+	found := false
+	for _, t := range p.Threads {
+		walk(t.Ops, func(op *Op) error {
+			for _, c := range codes {
+				found = found || op.Code == c
+			}
+			return nil
+		})
+	}
+	return found
 }
 
 func (e *cEmitter) regs(depth int) {
@@ -242,25 +278,45 @@ func (e *cEmitter) ops(ops []Op, depth int) {
 		case "pincr":
 			x := e.plain(op.Obj)
 			w("%s = %s + 1;", x, x)
+		// (The annotations of atomics: in a Memory build the atomic
+		// operation itself is a point, and the annotation a comment.)
 		case "aload":
-			w("stdbg_atomic_read(&%s, sizeof %s);", o, o)
+			w("%s", e.annotate("stdbg_atomic_read", o))
 			set(fmt.Sprintf("atomic_load(&%s)", o))
 		case "astore":
-			w("stdbg_atomic_write(&%s, sizeof %s);", o, o)
+			w("%s", e.annotate("stdbg_atomic_write", o))
 			w("atomic_store(&%s, %d);", o, op.Val)
 		case "aadd":
-			w("stdbg_atomic_write(&%s, sizeof %s);", o, o)
+			w("%s", e.annotate("stdbg_atomic_write", o))
 			set(fmt.Sprintf("atomic_fetch_add(&%s, %d) + %d", o, op.Val, op.Val))
 		case "acas":
 			w("{")
 			w("\tlong expected = %d;", op.Val)
-			w("\tstdbg_atomic_write(&%s, sizeof %s);", o, o)
+			w("\t%s", e.annotate("stdbg_atomic_write", o))
 			if op.Reg >= 0 {
 				w("\t%s = atomic_compare_exchange_strong(&%s, &expected, %d);", r, o, op.Val2)
 			} else {
 				w("\t(void)atomic_compare_exchange_strong(&%s, &expected, %d);", o, op.Val2)
 			}
 			w("}")
+		case "spin":
+			// On one line, unrolled or not, so that the lines of the
+			// two builds are the same.
+			look := fmt.Sprintf("(%satomic_load(&%s) != %d)", e.atomicRead(o), o, op.Val)
+			body := ""
+			for _, b := range op.Body {
+				body += map[string]string{"yield": " sched_yield();", "syield": " stdbg_yield();"}[b.Code]
+			}
+			if n := e.p.Unroll; n > 0 {
+				w("{ int spun = 1; for (int k = 0; k < %d; k++) { if (!%s) { spun = 0; break; }%s } if (spun) %sspunout(); } %s",
+					n, look, body, e.pre, spinMark)
+			} else {
+				w("while %s {%s } %s", look, body, spinMark)
+			}
+		case "retry":
+			look := fmt.Sprintf("(%satomic_load(&%s) == %d)", e.atomicRead(o), o, op.Val)
+			w("{ int seen = 0; for (int k = 0; k < %d; k++) { if (%s) { seen = 1; break; } sched_yield(); } stdbg_assert(seen, \"A%d\"); }",
+				op.Val2, look, op.ID)
 		case "assert":
 			w("stdbg_assert(%s %s %d, \"A%d\");", r, c, op.Val, op.ID)
 		case "crashif":
@@ -337,6 +393,26 @@ func (e *cEmitter) ops(ops []Op, depth int) {
 			set(fmt.Sprintf("pthread_spin_trylock(&%s) == 0", o))
 		}
 	}
+}
+
+// annotate is the annotation fn of an atomic operation on o: in a Memory
+// build, where the operation is instrumented (a scheduling point of its
+// own), a comment that keeps the line.
+func (e *cEmitter) annotate(fn, o string) string {
+	if e.p.Memory {
+		return fmt.Sprintf("/* %s(&%s) */", fn, o)
+	}
+	return fmt.Sprintf("%s(&%s, sizeof %s);", fn, o, o)
+}
+
+// atomicRead is what a loop's look at atomic o starts with: in a Memory
+// build nothing (the load is instrumented: a scheduling point of its own),
+// else its annotation.
+func (e *cEmitter) atomicRead(o string) string {
+	if e.p.Memory {
+		return ""
+	}
+	return fmt.Sprintf("stdbg_atomic_read(&%s, sizeof %s), ", o, o)
 }
 
 func (e *cEmitter) condMutex(cond string) string {

@@ -18,7 +18,7 @@ var objectTypes = map[Lang]map[string]bool{
 var objectOf = map[string]string{
 	"read": "var", "write": "var", "incr": "var",
 	"pload": "plain", "pstore": "plain", "pincr": "plain", // or heap
-	"aload": "atomic", "astore": "atomic", "aadd": "atomic", "acas": "atomic",
+	"aload": "atomic", "astore": "atomic", "aadd": "atomic", "acas": "atomic", "spin": "atomic", "retry": "atomic",
 	"lock": "mutex", "unlock": "mutex", "trylock": "mutex", "timedlock": "mutex",
 	"wait": "cond", "timedwait": "cond", "signal": "cond", "broadcast": "cond",
 	"once":  "once",
@@ -124,6 +124,21 @@ func (p *Program) Check() error {
 			if op.Code == "repeat" && (op.Val < 0 || op.Val > 4) {
 				return fmt.Errorf("repeat %d: want 0..4", op.Val)
 			}
+			if op.Code == "spin" && p.Lang == C && !p.Memory {
+				// Its turns would not wait: only an instrumented
+				// program's are vouched for (docs/spin.md).
+				return fmt.Errorf("spin: a C spin needs the memory build (memory)")
+			}
+			if op.Code == "spin" {
+				for _, b := range op.Body {
+					if b.Code != "yield" && b.Code != "syield" {
+						return fmt.Errorf("spin: its body may only yield, not %s", b.Code)
+					}
+				}
+			}
+			if op.Code == "retry" && (op.Val2 < 1 || op.Val2 > 4) {
+				return fmt.Errorf("retry %d times: want 1..4", op.Val2)
+			}
 			if op.Code == "select" {
 				if len(op.Cases) == 0 && !op.Default {
 					return fmt.Errorf("select without cases")
@@ -201,7 +216,7 @@ func (p *Program) object(name string) (Object, bool) {
 
 // Clone returns a deep copy of p.
 func (p *Program) Clone() *Program {
-	q := &Program{Lang: p.Lang, Races: p.Races, Memory: p.Memory, Objects: append([]Object(nil), p.Objects...)}
+	q := &Program{Lang: p.Lang, Races: p.Races, Memory: p.Memory, Unroll: p.Unroll, Objects: append([]Object(nil), p.Objects...)}
 	q.Threads = make([]Thread, len(p.Threads))
 	for i, t := range p.Threads {
 		q.Threads[i].Ops = cloneOps(t.Ops)

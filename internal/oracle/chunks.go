@@ -38,6 +38,7 @@ var chunkTable = []chunkDef{
 	{"spinChunk", 1, "c", (*gen).spinChunk},
 	{"exitChunk", 1, "c", (*gen).exitChunk},
 	{"publish", 3, "c", (*gen).publish},
+	{"spinWait", 2, "gc", (*gen).spinWait},
 }
 
 // chunk appends an idiom to thread k.
@@ -49,8 +50,10 @@ func (g *gen) chunk(k int) {
 		if w, ok := g.opts.Weights[c.name]; ok {
 			return w
 		}
-		if g.memory && c.name == "access" {
-			return 2 * c.weight // more unprotected plain accesses: races
+		if g.memory && (c.name == "access" || c.name == "spinWait") {
+			// More unprotected plain accesses (races), and spins (a C
+			// spin waits only in a Memory build).
+			return 2 * c.weight
 		}
 		return c.weight
 	}

@@ -182,3 +182,29 @@ func (g *gen) exitChunk(k int) {
 	}
 	g.emit(k, Op{Code: "exit", Reg: -1})
 }
+
+// spinWait: a thread spins until an atomic holds a value that another
+// thread stores (now and then none does: the spin never ends), yielding at
+// each turn or not; or it retries, looking a few times, and fails an
+// assertion if it never saw the value. A C program spins only in a Memory
+// build, whose spins are vouched for (docs/spin.md), and not in its main
+// thread.
+func (g *gen) spinWait(k int) {
+	a := g.object("atomic", 0, "")
+	v := int64(1 + g.rng.IntN(2))
+	// (A C spin of the main thread may come before any other thread
+	// starts: its loads are no scheduling points then, and it would run
+	// past the transition's timeout.)
+	if g.rng.IntN(3) == 0 || g.lang == C && (!g.memory || k == 0) {
+		g.emit(k, Op{Code: "retry", Obj: a, Val: v, Val2: int64(1 + g.rng.IntN(3)), ID: g.id(), Reg: -1})
+	} else {
+		op := Op{Code: "spin", Obj: a, Val: v, Reg: -1}
+		if g.rng.IntN(2) == 0 {
+			op.Body = []Op{{Code: "yield", Reg: -1}}
+		}
+		g.emit(k, op)
+	}
+	if p := g.partner(k); p >= 0 {
+		g.emit(p, Op{Code: "astore", Obj: a, Val: v, Reg: -1})
+	}
+}

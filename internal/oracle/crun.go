@@ -43,6 +43,9 @@ type cTarget struct {
 	// strict: the program's failures each follow a scheduling point
 	// (failuresFollowPoints), for checkMemory.
 	strict bool
+	// noSpin: no turn of a loop waits (STDBG_SPIN=0): every turn is
+	// explored (the reference of checkSpin).
+	noSpin bool
 }
 
 func (t *cTarget) lang() Lang { return C }
@@ -51,7 +54,7 @@ func (t *cTarget) lang() Lang { return C }
 // stdbg find runs it.
 func cTargetOf(p *Program, exe string, args []string) *cTarget {
 	return &cTarget{exe: exe, args: args, races: p.Races, memory: p.Memory, logged: p.Memory && p.Races,
-		strict: failuresFollowPoints(p)}
+		strict: failuresFollowPoints(p), noSpin: p.Unroll > 0}
 }
 
 // mode returns the same program run with the race detector on or off, its
@@ -72,6 +75,9 @@ func (t *cTarget) executor(stateful bool) (search.Executor, func(), error) {
 	}
 	if t.logged {
 		env = append(env, ctarget.MemoryLogEnv)
+	}
+	if t.noSpin {
+		env = append(env, "STDBG_SPIN=0")
 	}
 	if len(env) > 0 {
 		cfg.Env = append(os.Environ(), env...)

@@ -147,6 +147,25 @@ func (e *goEmitter) ops(b *strings.Builder, ops []Op, depth int) {
 			set(fmt.Sprintf("%s.Add(%d)", o, op.Val))
 		case "acas":
 			set(fmt.Sprintf("b2i(%s.CompareAndSwap(%d, %d))", o, op.Val, op.Val2))
+		case "spin":
+			// As goinstr marks a loop whose turns can change only what
+			// the checker sees (docs/spin.md).
+			id := 0x5e1 + i + 64*depth
+			w("lang.SpinEnter(%#x)", id)
+			w("for %s.Load() != %d {", o, op.Val)
+			w("	lang.SpinHead(%#x)", id)
+			e.ops(b, op.Body, depth+1)
+			w("}")
+		case "retry":
+			w("{")
+			w("\tseen := false")
+			w("\tfor k := 0; k < %d && !seen; k++ {", op.Val2)
+			w("\t\tif seen = %s.Load() == %d; !seen {", o, op.Val)
+			w("\t\t\tsthread.Yield()")
+			w("\t\t}")
+			w("\t}")
+			w("\tsthread.Assert(seen, %q)", fmt.Sprintf("A%d", op.ID))
+			w("}")
 		case "assert":
 			w("sthread.Assert(%s %s %d, %q)", r, cmp(op), op.Val, fmt.Sprintf("A%d", op.ID))
 		case "crashif":

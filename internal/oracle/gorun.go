@@ -120,7 +120,7 @@ func prepareGo(p *Program) (*goProg, error) {
 			o := gop{Op: op, obj: index[op.Obj], site: g.sites}
 			g.sites++
 			switch op.Code {
-			case "assert":
+			case "assert", "retry":
 				o.msg = "A" + strconv.Itoa(op.ID)
 			case "crashif":
 				o.msg = "P" + strconv.Itoa(op.ID)
@@ -149,6 +149,9 @@ type goRun struct {
 	// posDone. A thread runs once, but the function of an AfterFunc runs
 	// again each time its timer, reset, fires again.
 	pos [][]int
+	// looks holds, for each thread, the looks of the retry it is in (its
+	// count of tries is part of its state).
+	looks []int64
 
 	vars    []int64
 	atomics []atomic.Int64
@@ -221,7 +224,7 @@ func (g *goProg) newRun() *goRun {
 		onces: make([]sthread.Once, g.nonce), chans: make([]chan int, g.nchan),
 		timers: make([]*stime.Timer, g.ntimer), tickers: make([]*stime.Ticker, g.ntimer),
 		ctxs: make([]context.Context, g.nctx), cancels: make([]context.CancelFunc, g.nctx),
-		chanLog: make([][]int64, g.nchan), atomVals: make([]int64, g.natomic)}
+		chanLog: make([][]int64, g.nchan), atomVals: make([]int64, g.natomic), looks: make([]int64, n)}
 	for i, c := range g.conds {
 		if c.rw {
 			r.conds[i] = sthread.NewCond(r.rws[c.mutex].RLocker())
@@ -298,6 +301,17 @@ func (r *goRun) exec(k, run int, ops []gop) {
 				r.atomVals[op.obj] = op.Val2
 			}
 			set(op.Reg, b2i(ok))
+		case "spin":
+			r.spin(op)
+		case "retry":
+			seen := false
+			for r.looks[k] = 0; r.looks[k] < op.Val2 && !seen; r.looks[k]++ {
+				if seen = r.atomics[op.obj].Load() == op.Val; !seen {
+					sthread.Yield()
+				}
+			}
+			r.looks[k] = 0
+			sthread.Assert(seen, op.msg)
 		case "assert":
 			sthread.Assert((regs[op.Reg] == op.Val) != op.Neg, op.msg)
 		case "crashif":
@@ -476,8 +490,42 @@ func (r *goRun) sel(k int, op *gop) int64 {
 func (r *goRun) state() any {
 	var b strings.Builder
 	for k := range r.pos {
-		fmt.Fprintf(&b, "%v:%v;", r.pos[k], r.regs[k])
+		fmt.Fprintf(&b, "%v:%v:%d;", r.pos[k], r.regs[k], r.looks[k])
 	}
 	fmt.Fprintf(&b, "v%v a%v c%v", r.vars, r.atomVals, r.chanLog)
 	return b.String()
+}
+
+// spin runs a spin: as goinstr marks a loop whose turns can change only
+// what the checker sees (the interpreter's own state, its thread's
+// position and registers, does not change while it spins), so that a turn
+// that changed nothing waits for a write to the atomic; unrolled
+// (Program.Unroll), a few turns, after which the thread blocks for ever on
+// a nil channel.
+func (r *goRun) spin(op *gop) {
+	a := &r.atomics[op.obj]
+	if n := r.g.p.Unroll; n > 0 {
+		for range n {
+			if a.Load() == op.Val {
+				return
+			}
+			r.spinBody(op)
+		}
+		var never chan int
+		lang.ChanRecv(never)
+		return
+	}
+	id := uint64(0x5e1<<16 | op.site)
+	lang.SpinEnter(id)
+	for a.Load() != op.Val {
+		lang.SpinHead(id)
+		r.spinBody(op)
+	}
+}
+
+// spinBody runs a spin's turn: its yields.
+func (r *goRun) spinBody(op *gop) {
+	for range op.body {
+		sthread.Yield()
+	}
 }

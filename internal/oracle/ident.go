@@ -20,7 +20,8 @@ import (
 // terms:
 //
 //   - an assertion or a crash: its number (the message the interpreter
-//     gives it, "A3", "P4");
+//     gives it, "A3", "P4"); Go's panic of an operation (a send on a
+//     closed channel): the panic and the site, as for a misuse;
 //   - a misuse: the operation's API, the thread and the site it was at;
 //   - a deadlock or a leak: every started, unfinished thread's site.
 //
@@ -96,14 +97,21 @@ func (e *goExecution) ident(o *search.Outcome) string {
 			return m
 		}
 	case search.Crash:
-		if m, ok := strings.CutPrefix(o.Message, "panic: "); ok && isNumbered(m, 'P') {
+		m, ok := strings.CutPrefix(o.Message, "panic: ")
+		if ok && isNumbered(m, 'P') {
 			return m
+		}
+		if ok && goPanic(m) {
+			// Go's panic of an operation (a close of a closed channel):
+			// the panic and the site of the thread that made it, as a
+			// misuse is named.
+			return strings.TrimSpace(hexNumber.ReplaceAllString(m, "")) + "@" + e.failingThread("")
 		}
 		return hexNumber.ReplaceAllString(o.Message, "_")
 	case search.Misuse:
 		api, _, _ := strings.Cut(o.Where, "@")
 		return api + "@" + e.failingThread(api)
-	case search.Deadlock, search.Leak:
+	case search.Deadlock, search.Leak, search.Livelock:
 		if r == nil {
 			break
 		}
@@ -114,6 +122,18 @@ func (e *goExecution) ident(o *search.Outcome) string {
 		return strings.Join(at, ",")
 	}
 	return o.Where
+}
+
+// goPanic reports whether a panic's message is one Go raises for an
+// operation of the model (see syncmodel.ViaPanic and GoPanics).
+func goPanic(msg string) bool {
+	for _, p := range []string{"send on closed channel", "close of closed channel", "close of nil channel",
+		"sync: negative WaitGroup counter", "sync: WaitGroup is reused"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // where names the sites where thread k's unfinished runs are: "T1@s4"
@@ -154,6 +174,9 @@ func (e *goExecution) failingThread(api string) string {
 	}
 	trace := ce.Trace()
 	tid := trace[len(trace)-1].Thread
+	if m := ce.MisuseThread(); m != 0 {
+		tid = m // a misuse placed at another thread's operation
+	}
 	k := -1
 	if tid == 1 {
 		k = 0

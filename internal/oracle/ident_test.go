@@ -37,7 +37,7 @@ thread 0
 thread 1
   unlock m0
 `, []string{"misuse@Mutex.Unlock@T0@s2", "misuse@Mutex.Unlock@T1@s3"}, false},
-		{"a misuse in an AfterFunc's function", `lang go
+		{"Go's panic in an AfterFunc's function", `lang go
 obj ch0 chan 0
 obj t0 timer
 thread 0
@@ -46,7 +46,7 @@ thread 0
 thread 1
   close ch0
   close ch0
-`, []string{"misuse@Chan.Close@T1@s3"}, false},
+`, []string{"crash@close of closed channel@T1@s3"}, false},
 		{"a deadlock", `lang go
 obj m0 mutex
 obj m1 mutex

@@ -18,17 +18,6 @@ var known = []knownEntry{
 	// operation before every end would multiply the executions for no
 	// bug; a bug missed that way is still "missed-at-end", a failure.
 	{finding: "end", strategy: "dpor", what: "trace-missed-at-end"},
-	// F2 (trace level): a Stop that took back a timer's offer wakes
-	// after the timer's goroutine closes the arming's taken channel, or
-	// before; DPOR runs one of the two orders, which commute (the wake
-	// was by the Stop's rendezvous, not by the close), and the trace keys
-	// keep them apart. No bug missed: the bug-level F2 is fixed (see
-	// fixed).
-	{finding: "F2", strategy: "dpor", what: "trace-missed", uses: []string{"stop", "reset"}},
-	// F4: a select that takes its default case has no effect annotation,
-	// so the trace keys keep apart two orders DPOR rightly merges (a
-	// trace-level difference, no bug missed).
-	{finding: "F4", lang: Go, seed: 243, strategy: "dpor", what: "trace-missed"},
 	// F11: in logged mode DPOR does not see plain accesses, so on a
 	// program with a race it runs two transitions whose accesses conflict
 	// in one order only; when the other order fails in the first one,
@@ -53,27 +42,6 @@ thread 0
 thread 1
   aadd a0 1 r0
   assert r0 != 1 #1
-`,
-	// A misuse ends the execution while main's Done is pending (the
-	// deadly embrace of the findings file is fixed on main; this one is
-	// not).
-	"F2": `lang go
-obj t0 timer
-obj wg0 waitgroup
-thread 0
-  timer t0 0
-  wgadd wg0 1
-  reset t0 0 r0
-  wgwait wg0
-`,
-	"F4": `lang go
-obj ch0 chan 0
-thread 0
-  go 1
-  send ch0 1
-thread 1
-  recv ch0 r0
-  select r1 { recv ch0 _ | default }
 `,
 	// Thread 1 reads y0 after the flag (ordered after main's store) and
 	// crashes if it read 1: it must run between main's publication and
@@ -209,6 +177,110 @@ thread 1
   stop t0 r0
   crashif r0 == 1 #2
 `,
+	// F2 (trace level): a Stop that took back a timer's offer wakes
+	// after the timer's goroutine closes the arming's taken channel, or
+	// before: the two commute (the wake was by the Stop's rendezvous),
+	// but the close was taken to depend on every wake of its channel's
+	// goroutines and the trace keys kept them apart (fixed with F12).
+	"F2/trace": `lang go
+obj t0 timer
+obj wg0 waitgroup
+thread 0
+  timer t0 0
+  wgadd wg0 1
+  reset t0 0 r0
+  wgwait wg0
+`,
+	// F4: thread 1's select, which takes its default case, and main's
+	// wake from the send that thread 1's receive completed commute, but
+	// a select was taken to depend on every wake of its channels'
+	// goroutines: the trace keys kept the two orders apart (fixed with
+	// F12, which is the same cause at the level of bugs). No bug.
+	"F4": `lang go
+obj ch0 chan 0
+thread 0
+  go 1
+  send ch0 1
+thread 1
+  recv ch0 r0
+  select r1 { recv ch0 _ | default }
+`,
+	// F12: a select (here one with a default case, which polls) or a
+	// close was taken to depend on the wake of every goroutine parked on
+	// its channels, and to precede it, even once another operation had
+	// woken that goroutine: DPOR then ordered every later operation of
+	// the woken goroutine after the select and never reversed them.
+	// Thread 1's receive completes thread 2's send on c1; main's poll
+	// ran before thread 2's send on c0, which it could have taken (then
+	// main's own send blocks for ever, and thread 2's receive too).
+	"F12/poll": `lang go
+obj c0 chan 0
+obj c1 chan 0
+obj c2 chan 1
+thread 0
+  go 1
+  go 2
+  select r1 { recv c1 _ | recv c0 _ | default }
+  send c0 1
+thread 1
+  select r1 { recv c1 _ | recv c1 _ | default }
+thread 2
+  send c1 1
+  send c0 1
+  recv c2 r0
+`,
+	// F12, a close: main's receive completes thread 1's parked select;
+	// main's select parks; thread 1 closes c0 after its wake. DPOR never
+	// ran thread 1's close before main's select, whose send case then
+	// sends on a closed channel.
+	"F12/close": `lang go
+obj c0 chan 0
+obj c1 chan 0
+thread 0
+  go 1
+  recv c0 r0
+  select r1 { send c0 1 | recv c0 _ }
+thread 1
+  select r1 { send c0 1 | recv c1 _ }
+  close c0
+`,
+	// F13: an event that ended its execution (a misuse: thread 1's send
+	// on the closed c0) stood in a sleep set, and in a wakeup tree, for
+	// every schedule that starts with an event independent of it (thread
+	// 2's start), as if the execution had gone on after it: DPOR never
+	// started thread 2 there, whose select then sends on c0 too.
+	"F13": `lang go
+obj c0 chan 0
+obj c1 chan 0
+obj c2 chan 1
+thread 0
+  go 1
+  go 2
+  send c0 1
+  send c1 1
+thread 1
+  close c0
+  select r1 { recv c1 _ | recv c1 _ | default }
+  select r1 { send c0 1 | recv c2 _ }
+thread 2
+  select r1 { send c0 1 | recv c0 _ }
+`,
+	// F14: two goroutines cancel one context. Which one claims it (and
+	// so closes its Done and sets the cause it keeps) was decided by
+	// state the model does not see, and DPOR ran one of the two orders
+	// (long mode, seed 1032). No bug here; with causes, the cause Cause
+	// returns (sthread/context's TestConcurrentCancelsEachWin).
+	"F14": `lang go
+obj k0 ctx
+thread 0
+  ctx k0 0
+  go 1
+  go 2
+thread 1
+  cancel k0
+thread 2
+  cancel k0
+`,
 	"F6/ticker": `lang go
 obj t0 timer
 thread 0
@@ -336,8 +408,8 @@ func TestFixedFindingsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Reference == nil || len(res.Reference.Bugs) == 0 && name != "F6" && name != "F6/ticker" {
-				// every witness but the double Stop has a bug to find
+			if res.Reference == nil || len(res.Reference.Bugs) == 0 && name != "F6" && name != "F6/ticker" && name != "F4" && name != "F14" {
+				// every witness but the double Stop, F4 and F14 has a bug to find
 				t.Errorf("running every schedule found no bug: %s", res.summary())
 			}
 			for _, d := range res.Disagree {

@@ -42,7 +42,28 @@ func Compare(ctx context.Context, p *Program, l Limits, selected func(name strin
 		return nil, err
 	}
 	defer release()
-	return compare(ctx, t, l, selected)
+	res, err := compare(ctx, t, l, selected)
+	if err != nil {
+		return res, err
+	}
+	return withSpin(ctx, p, res, l, selected)
+}
+
+// withSpin adds to res, for a program with spins, the spin check
+// (checkSpin).
+func withSpin(ctx context.Context, p *Program, res *Result, l Limits, selected func(name string) bool) (*Result, error) {
+	if res.Skipped != "" || !p.has("spin", "retry") || selected != nil && !selected("spin") {
+		return res, nil
+	}
+	d, err := checkSpin(ctx, p, l)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		res.Disagree = append(res.Disagree, Disagreement{"spin", "error", err.Error()})
+	}
+	res.Disagree = append(res.Disagree, d...)
+	return res, nil
 }
 
 // newTarget prepares p for its runtime.

@@ -48,6 +48,10 @@ type Program struct {
 	// every one is a scheduling point. Such a program is also checked in
 	// both modes against each other (see checkMemory).
 	Memory bool
+	// Unroll, when positive, turns every spin of the program into that
+	// many turns, after which the thread blocks for ever: the reference
+	// the spin check compares the program's search with (checkSpin).
+	Unroll int
 }
 
 // Object is a shared object of a program.
@@ -138,6 +142,12 @@ var opCodes = map[string]signature{
 	"astore": {"ov", "gc"},
 	"aadd":   {"ovr", "gc"}, // r = (x += v)
 	"acas":   {"ovwr", "gc"},
+	// Loops on an atomic (docs/spin.md): a spin waits until o == v,
+	// running its body (a yield, or nothing) at each turn; a retry looks
+	// w times at most, yielding between looks, and fails assertion #i if
+	// it never saw o == v.
+	"spin":  {"ovb", "gc"},
+	"retry": {"ovwi", "gc"},
 	// Control and checks.
 	"assert":  {"rcvi", "gc"},
 	"crashif": {"rcvi", "gc"},
@@ -207,6 +217,9 @@ func (p *Program) String() string {
 	}
 	if p.Memory {
 		b.WriteString("memory\n")
+	}
+	if p.Unroll > 0 {
+		fmt.Fprintf(&b, "unroll %d\n", p.Unroll)
 	}
 	for _, o := range p.Objects {
 		fmt.Fprintf(&b, "obj %s %s", o.Name, o.Type)
@@ -321,6 +334,13 @@ func Parse(text string) (*Program, error) {
 			continue
 		case "memory":
 			p.Memory = true
+			continue
+		case "unroll":
+			v, err := strconv.Atoi(f[len(f)-1])
+			if len(f) != 2 || err != nil || v < 1 {
+				return nil, fail("want unroll N, N > 0")
+			}
+			p.Unroll = v
 			continue
 		case "obj":
 			o, err := parseObject(f[1:])

@@ -30,8 +30,11 @@ var cancelCtxKey int
 type cancelCtx struct {
 	context.Context // the parent
 
-	mu       sync.Mutex // never held across a scheduling point
-	done     chan struct{}
+	mu   sync.Mutex // never held across a scheduling point
+	done chan struct{}
+	// mark is never ready: a poll of it begins every cancel of c, and
+	// orders the cancels (see cancel).
+	mark     chan struct{}
 	err      error
 	cause    error
 	children map[*cancelCtx]struct{}
@@ -92,6 +95,12 @@ func (c *cancelCtx) cancel(removeFromParent bool, err, cause error) {
 	if cause == nil {
 		cause = err
 	}
+	// Which of concurrent cancels claims c (and so whose cause and error
+	// c keeps) is decided in the transition of a step the model sees, a
+	// poll of c.mark, dependent on every other cancel's: the search runs
+	// each order, as each may happen in Go. (Decided by the state below
+	// alone, the claims were invisible, and the search ran one order.)
+	rt.Select([]rt.Case{rt.CheckedChan(c.mark).RecvCase(nil, nil), rt.Default()})
 	c.mu.Lock()
 	if c.err != nil || c.cause != nil {
 		c.mu.Unlock()
@@ -145,7 +154,7 @@ func parentCancelCtx(parent context.Context) (*cancelCtx, bool) {
 //
 //go:norace
 func newCancelCtx(parent context.Context) *cancelCtx {
-	c := &cancelCtx{Context: parent, done: make(chan struct{})}
+	c := &cancelCtx{Context: parent, done: make(chan struct{}), mark: make(chan struct{})}
 	if p, ok := parentCancelCtx(parent); ok {
 		p.mu.Lock()
 		err, cause := p.err, p.cause

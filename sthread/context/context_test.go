@@ -184,3 +184,38 @@ func TestContextFaithful(t *testing.T) {
 		})
 	}
 }
+
+// Two goroutines cancel one context, each with its own cause: either may
+// come first, and the context's cause is the first one's, as in Go. The
+// search (DPOR, and every schedule) must find the order in which the
+// second goroutine's cause wins: which canceller claims the context is
+// decided by an operation the model sees, not by state it does not.
+func TestConcurrentCancelsEachWin(t *testing.T) {
+	errA, errB := errors.New("A"), errors.New("B")
+	for _, tc := range []struct {
+		name string
+		opts []sthread.Option
+	}{{"dpor", nil}, {"every schedule", []sthread.Option{sthread.NoReduction()}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			causes := map[string]bool{}
+			res, err := sthread.Explore(func() {
+				ctx, cancel := scontext.WithCancelCause(context.Background())
+				done := sthread.MakeChan[int](2)
+				sthread.Go(func() { cancel(errA); done.Send(1) })
+				sthread.Go(func() { cancel(errB); done.Send(1) })
+				done.Recv()
+				done.Recv()
+				causes[scontext.Cause(ctx).Error()] = true
+			}, append(tc.opts, sthread.All(), sthread.NoSave())...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Complete || len(res.Bugs) > 0 {
+				t.Fatalf("complete %v, bugs %v", res.Complete, res.Bugs)
+			}
+			if !causes["A"] || !causes["B"] {
+				t.Errorf("causes seen %v in %d executions, want A and B", causes, res.Stats.Executions)
+			}
+		})
+	}
+}

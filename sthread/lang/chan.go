@@ -8,8 +8,12 @@ import (
 
 // ChanSend is the statement c <- v.
 //
+// It is seen by the race detector, unlike sthread's other functions: its
+// frame puts the program's line in the detector's stacks of the access to
+// the channel that Go's send makes (see sthread/internal/rt's race.go),
+// and so do Sender.Send's, ChanClose's and SelectOf's.
+//
 //go:noinline
-//go:norace
 func ChanSend[T any](c chan<- T, v T) {
 	if pc, ok := rt.PlainChan(rt.Bidi[T](c)); ok {
 		pc.Send(v)
@@ -35,7 +39,6 @@ func SendTo[T any](c chan<- T) Sender[T] { return Sender[T]{c} }
 // Send is the statement c <- v.
 //
 //go:noinline
-//go:norace
 func (s Sender[T]) Send(v T) {
 	if pc, ok := rt.PlainChan(rt.Bidi[T](s.c)); ok {
 		pc.Send(v)
@@ -76,7 +79,6 @@ func ChanRecv2[T any](c <-chan T) (T, bool) {
 // ChanClose is close(c).
 //
 //go:noinline
-//go:norace
 func ChanClose[T any](c chan<- T) {
 	if pc, ok := rt.PlainChan(rt.Bidi[T](c)); ok {
 		pc.Close()

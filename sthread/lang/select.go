@@ -58,8 +58,6 @@ func (sc *SendCase[T]) selectCase() rt.Case {
 // SelectOf runs a select statement: it returns the index of the case that
 // proceeded, or -1 for the default case when hasDefault is set and no case
 // can proceed.
-//
-//go:norace
 func SelectOf(hasDefault bool, cases ...PlainCase) int {
 	sc := make([]rt.Case, 0, len(cases)+1)
 	for _, c := range cases {

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stdbg/stdbg/rtnames"
@@ -14,7 +15,8 @@ import (
 // set (stdbg replay --dlv, stdbg dap) it replays that schedule of body,
 // publishing each step for a debugger; elsewhere it runs body once. A
 // test marked failed (t.Error) when body returns is reported as an
-// assertion failure.
+// assertion failure at the test function, unless the race detector made
+// it fail: its race is reported then.
 //
 //go:norace
 func CheckTest(t *testing.T, body func()) {
@@ -33,6 +35,7 @@ func CheckTest(t *testing.T, body func()) {
 	}
 	sthread.Check(t, func() {
 		rt.ShowAs(body)
+		rt.TestBegins(t, t.Name())
 		// A test that failed before this execution (the testing package
 		// fails a test once the race detector reported a race, found
 		// by an earlier execution) says nothing of this one.
@@ -51,9 +54,12 @@ func CheckTest(t *testing.T, body func()) {
 		body()
 		cancelContexts(t)
 		rt.RunCleanups(t)
+		rt.TestEnds(t, body)
 		returned = true
 		if !failed && t.Failed() {
-			sthread.Assert(false, "the test failed (t.Error or t.Fail)")
+			// Failed by a call stdbg did not see (its t.Error calls are
+			// assertions of their own), or by the race detector.
+			rt.TestFailed("the test failed (t.Error or t.Fail)")
 		}
 	})
 }
@@ -62,15 +68,19 @@ func CheckTest(t *testing.T, body func()) {
 // Go tests call it before each method of a *testing.T that logs, fails or
 // skips: stdbg rewrites t.Logf(...) into lang.TestCall(t, "Logf").Logf(...).
 // Under stdbg, a t.Fatalf of the test is then the execution's assertion
-// failure, with its message and line, and a goroutine that calls such a
-// method after the checked test function returned ends the execution with
-// a misuse, told with its schedule: go test panics ("Log in goroutine
-// after TestX has completed") when that happens in a real run. Elsewhere
-// it returns t.
+// failure, with its message and line. A goroutine's call is a scheduling
+// point, ordered against the end of the test and its subtests, and a call
+// that go test would make panic because the test (or subtest) is over
+// ("Log in goroutine after TestX has completed", "Fail in goroutine after
+// TestX/sub has completed") ends the execution with a misuse, told with
+// its schedule. Elsewhere it returns t.
 //
 //go:norace
 func TestCall(t testing.TB, method string) testing.TB {
-	rt.LateTestCall(t, method)
+	if strings.HasPrefix(method, "Skip") {
+		// (The methods that log or fail do it in sthread.TB's.)
+		rt.TestCall(t, method)
+	}
 	if rt.Hooked() {
 		// Under the checker, t behaves as sthread.TB(t): a failure of
 		// the checked function is the execution's assertion failure,
@@ -94,10 +104,12 @@ func Run(t *testing.T, name string, f func(t *testing.T)) bool {
 	}
 	var end rt.Lent
 	passed := t.Run(name, func(st *testing.T) {
-		end = th.Lend(func() {
+		end = th.Lend(f, func() {
+			rt.SubtestBegins(t, st, st.Name())
 			f(st)
 			cancelContexts(st)
 			rt.RunCleanups(st)
+			rt.TestEnds(st, f)
 		})
 	})
 	end.Resume()

@@ -95,12 +95,14 @@ func (t *timer) run(gen int, stop, taken chan struct{}) {
 	th.ShowAt(t.pcs)
 	for {
 		th.PointAt(syncmodel.Op{Kind: syncmodel.TimerWait, API: syncmodel.APITimerFire, Obj: t.chanID(th), Arg: t.when}, t.pcs)
-		if t.gen != gen || t.state != timerArmed {
-			// Stopped: the time of an arming that no longer fires does
-			// not pass.
-			return
-		}
+		// Time passes to the timer's time, as the model's does (its clock
+		// and the runtime's are one), whether the arming still fires or
+		// was stopped: a wait for time is a moment time reaches, stopped
+		// or not, and the stall bound holds it back like any other.
 		th.Advance(t.when)
+		if t.gen != gen || t.state != timerArmed {
+			return // stopped
+		}
 		if t.fn != nil {
 			t.state = timerIdle
 			t.fn()

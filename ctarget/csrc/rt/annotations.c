@@ -50,7 +50,7 @@ EXPORT void stdbg_rt_atomic_write_at(const void *addr, unsigned long size, void 
  * to the data of libraries are not; neither is anything before the first
  * thread starts or after the last one was joined. The rule depends only
  * on the schedule, so replay meets the same points. */
-enum { MEM_READ, MEM_WRITE, MEM_ATOMIC_LOAD, MEM_ATOMIC_STORE, MEM_ATOMIC_RMW };
+enum { MEM_READ, MEM_WRITE, MEM_ATOMIC_LOAD, MEM_ATOMIC_STORE, MEM_ATOMIC_RMW, MEM_ATOMIC_UNCHANGED };
 
 #define MAX_DATA_SEGS 8
 static uintptr_t g_data_lo[MAX_DATA_SEGS], g_data_hi[MAX_DATA_SEGS];
@@ -137,8 +137,21 @@ static int several_threads(void)
 
 EXPORT void stdbg_rt_mem(const volatile void *addr, unsigned long size, int kind, void *ra)
 {
-	if (!active() || kind < MEM_READ || kind > MEM_ATOMIC_RMW)
+	if (!active())
 		return;
+	if (kind == MEM_ATOMIC_UNCHANGED) {
+		/* The atomic operation just done left memory as it was: if it
+		 * is the one of the thread's last point, say so with its next. */
+		struct thr *me = self;
+		if (me->spin_after_point && me->spin_point_obj == (uintptr_t)addr)
+			me->spin_unchanged = 1;
+		me->spin_after_point = 0;
+		return;
+	}
+	if (kind < MEM_READ || kind > MEM_ATOMIC_RMW)
+		return;
+	if (kind >= MEM_ATOMIC_LOAD)
+		self->spin_after_point = 0;
 	static const uint16_t api[] = {A_LOAD, A_STORE, A___ATOMIC_LOAD, A___ATOMIC_STORE, A___ATOMIC_RMW};
 	uint16_t k = kind == MEM_READ || kind == MEM_ATOMIC_LOAD ? K_READ : K_WRITE;
 	if (g_memlog && (kind == MEM_READ || kind == MEM_WRITE)) {
@@ -157,9 +170,15 @@ EXPORT void stdbg_rt_mem(const volatile void *addr, unsigned long size, int kind
 				return;
 		}
 	}
-	if (!several_threads() || !shared_memory((uintptr_t)addr))
+	if (!several_threads() || !shared_memory((uintptr_t)addr)) {
+		spin_access(self, (uintptr_t)addr, k == K_WRITE);
 		return;
+	}
 	sched(k, api[kind], (const void *)addr, NULL, (int64_t)size, ra);
+	if (kind >= MEM_ATOMIC_LOAD && active()) {
+		self->spin_after_point = 1;
+		self->spin_point_obj = (uintptr_t)addr;
+	}
 }
 
 EXPORT int stdbg_rt_choose_at(int n, void *ra)

@@ -200,6 +200,17 @@ struct thr {
 	uintptr_t cfs;      /* a context's thread pointer: its glibc thread descriptor */
 	uint64_t fcw, mxcsr; /* a pooled thread's floating-point control words: its creator's */
 	sigset_t mask;       /* a pooled thread's signal mask: its creator's */
+	/* Spin reports (rt/spin.c). */
+	int spin_dirty;          /* its transition did something the checker does not see */
+	int spin_unchanged;      /* the atomic operation of its last point left memory as it was */
+	int spin_after_point;    /* its point's atomic operation has not reported yet */
+	uintptr_t spin_point_obj; /* the address of its point's operation */
+	uint64_t spin_calls;     /* *g_spin_calls at its last point */
+	uintptr_t spin_hi;       /* the top of the part of its stack in its state */
+	uintptr_t spin_sp;       /* its stack pointer at its last point: its live stack is above */
+	uintptr_t spin_tp;       /* its thread pointer at its last point */
+	uint64_t spin_seen[16];  /* the points of its clean stretch (spin_seen) */
+	int spin_nseen;
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id

@@ -22,6 +22,10 @@ static int (*user_main)(int, char **, char **);
 
 static int main_hook(int argc, char **argv, char **envp)
 {
+	/* The main thread's state, for spin reports, is its stack from here
+	 * down (rt/spin.c). */
+	if (threads[1])
+		threads[1]->spin_hi = (uintptr_t)__builtin_frame_address(0);
 	int r = user_main(argc, argv, envp);
 	if (active())
 		do_exit(r, A_RETURN_FROM_MAIN, (char *)user_main + 1);

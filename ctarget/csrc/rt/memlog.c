@@ -152,6 +152,8 @@ static int mem_log(struct thr *me, uintptr_t addr, uint32_t size, int write, voi
 	if (l->distinct >= MEMLOG_DISTINCT_MAX)
 		return MEM_POINT;
 	int shared = several_threads() && shared_memory(addr);
+	if (!shared)
+		spin_access(me, addr, write);
 	if (shared && mem_polls(l, write))
 		return MEM_POLL; /* (noted after the yield, in the next transition) */
 	s->addr = (uint64_t)addr;

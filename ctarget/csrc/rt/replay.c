@@ -145,6 +145,16 @@ static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void 
 		 * no frame of their own: ra is its function, where they are
 		 * shown.) */
 		n = collect(frames, MAXFRAMES);
+		/* The frames begin at the call: those of code between it and
+		 * this library (the memory instrumentation's entry points,
+		 * linked into the program) are stdbg's. */
+		for (int i = 1; i < n; i++) {
+			if (frames[i] == (uint64_t)(uintptr_t)ra) {
+				memmove(frames, frames + i, (size_t)(n - i) * sizeof frames[0]);
+				n -= i;
+				break;
+			}
+		}
 		if (n == 0)
 			frames[n++] = (uint64_t)(uintptr_t)ra;
 	} else {
@@ -155,6 +165,12 @@ static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void 
 	me->pending_api = api;
 	if (g_replay)
 		return;
+	/* The spin report, of the thread that reports its own point only (a
+	 * creator reports a pooled thread's start). */
+	static uint32_t poked[MAXTHREADS];
+	struct stdbg_spin sr;
+	int np = 0;
+	int spin = me == self && spin_report(me, kind, api, obj, obj2, arg, ra, &sr, poked, &np);
 	struct stdbg_pending p = {0};
 	p.tid = (uint32_t)me->tid;
 	p.ostid = (uint32_t)me->ostid;
@@ -164,9 +180,13 @@ static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void 
 	p.obj = (uint64_t)(uintptr_t)obj;
 	p.obj2 = (uint64_t)(uintptr_t)obj2;
 	p.arg = arg;
-	up_hdr(M_PENDING, sizeof p + 8u * (uint32_t)n);
+	up_hdr(M_PENDING, sizeof p + 8u * (uint32_t)n + (spin ? (uint32_t)(sizeof sr + 4u * (uint32_t)np) : 0u));
 	up_put(&p, sizeof p);
 	up_put(frames, 8u * (size_t)n);
+	if (spin) {
+		up_put(&sr, sizeof sr);
+		up_put(poked, 4u * (size_t)np);
+	}
 }
 
 /* handoff ends the current transition: the mailbox goes to the checker,
@@ -229,9 +249,12 @@ static int64_t sched(uint16_t kind, uint16_t api, const void *obj, const void *o
 		__atomic_store_n(&me->started, 1, __ATOMIC_SEQ_CST);
 		sys_futex(&me->started, FUTEX_WAKE_PRIVATE, 1, NULL);
 		wait_turn(me);
+		spin_resume(me);
 		return me->result;
 	}
-	return handoff(me);
+	int64_t code = handoff(me);
+	spin_resume(me);
+	return code;
 }
 
 #define RA __builtin_return_address(0)

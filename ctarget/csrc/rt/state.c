@@ -329,6 +329,7 @@ static inline int tracking(void *ra)
 
 EXPORT void *malloc(size_t n)
 {
+	spin_dirty();
 	if (!alloc_ready())
 		return boot_alloc(n);
 	void *p = real_malloc(n);
@@ -341,6 +342,7 @@ EXPORT void *malloc(size_t n)
 
 EXPORT void free(void *p)
 {
+	spin_dirty();
 	if (!p || boot_ptr(p))
 		return;
 	if (!alloc_ready())
@@ -352,6 +354,7 @@ EXPORT void free(void *p)
 
 EXPORT void *calloc(size_t a, size_t b)
 {
+	spin_dirty();
 	if (!alloc_ready()) {
 		if (b && a > SIZE_MAX / b)
 			return NULL;
@@ -365,6 +368,7 @@ EXPORT void *calloc(size_t a, size_t b)
 
 EXPORT void *realloc(void *old, size_t n)
 {
+	spin_dirty();
 	if (old && boot_ptr(old)) {
 		size_t was;
 		memcpy(&was, (uint8_t *)old - 16, sizeof was);
@@ -392,6 +396,7 @@ EXPORT void *realloc(void *old, size_t n)
 
 EXPORT void *reallocarray(void *old, size_t a, size_t b)
 {
+	spin_dirty();
 	if (b && a > SIZE_MAX / b) {
 		errno = ENOMEM;
 		return NULL;
@@ -401,6 +406,7 @@ EXPORT void *reallocarray(void *old, size_t a, size_t b)
 
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
+	spin_dirty();
 	if (!alloc_ready())
 		return ENOMEM;
 	int rc = real_posix_memalign(out, align, n);
@@ -413,6 +419,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 EXPORT void *aligned_alloc(size_t align, size_t n)
 {
+	spin_dirty();
 	if (!alloc_ready())
 		return NULL;
 	void *p = real_aligned_alloc(align, n);
@@ -425,6 +432,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 
 EXPORT void *memalign(size_t align, size_t n)
 {
+	spin_dirty();
 	if (!alloc_ready())
 		return NULL;
 	void *p = real_memalign(align, n);

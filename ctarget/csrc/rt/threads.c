@@ -49,6 +49,7 @@ static __attribute__((noinline)) void *call_start(struct thr *t)
 {
 	volatile uintptr_t marker = 0;
 	t->stack_hi = (uintptr_t)&marker;
+	t->spin_hi = (uintptr_t)&marker;
 	return t->start(t->arg);
 }
 

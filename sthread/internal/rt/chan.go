@@ -75,12 +75,19 @@ func (c Chan[T]) Recv2() (T, bool) {
 	return v, ok
 }
 
-// Close closes c, like close(c).
+// Close closes c, like close(c). It panics, as Go does, if c is nil or
+// closed.
 //
 //go:norace
 func (c Chan[T]) Close() {
-	if hooked.Load() && c.simple(syncmodel.ChanClose, syncmodel.APIChanClose) >= 0 {
-		return
+	if hooked.Load() {
+		if code := c.simple(syncmodel.ChanClose, syncmodel.APIChanClose); code >= 0 {
+			if syncmodel.DecodeChanResult(code).Via == syncmodel.ViaPanic {
+				th, _ := Current()
+				th.chanPanic(panicClose, c.ID(th))
+			}
+			return
+		}
 	}
 	close(c.C)
 }
@@ -173,10 +180,45 @@ func (c Chan[T]) sendChecked(v T) bool {
 	case syncmodel.ViaParked:
 		th.sendVal = v
 		op.Kind = syncmodel.ChanWake
-		th.Again(op)
+		r = syncmodel.DecodeChanResult(th.Again(op))
 		th.sendVal = nil
 	}
+	if r.Via == syncmodel.ViaPanic {
+		th.chanPanic(panicSend, id)
+	}
 	return true
+}
+
+// The panics of channel operations that the model says panic (ViaPanic).
+const (
+	panicSend = iota + 1
+	panicClose
+)
+
+// chanPanic raises the panic Go raises for a send on a closed channel
+// (what panicSend), or for a close of a channel (id 0: nil) that is nil or
+// closed, by doing the same to a channel of its own: the program gets Go's
+// own value (a runtime.Error), which a deferred recover may take. If
+// nothing does, the report says it as Go does, naming the channel (see
+// panicFailure).
+//
+//go:noinline
+//go:norace
+func (th *Thread) chanPanic(what int, id uint64) {
+	defer func() {
+		p := recover()
+		th.panicVal, th.panicObj = p, id
+		panic(p)
+	}()
+	var c chan struct{}
+	if id != 0 {
+		c = make(chan struct{})
+		close(c)
+	}
+	if what == panicSend {
+		c <- struct{}{}
+	}
+	close(c)
 }
 
 // RecvChecked receives under the checker, reported as api; checked is
@@ -232,20 +274,38 @@ func partnerValue[T any](ex *Execution, tid, cas int) T {
 //go:norace
 func (s *ChanState[T]) sync(ex *Execution) {
 	if s.gen != ex.gen {
-		clear(s.buf)
+		zero(s.buf)
 		s.buf, s.head, s.gen = s.buf[:0], 0, ex.gen
 	}
 }
+
+// The buffer is the runtime's own memory, which the goroutines of an
+// execution share: it is moved and cleared by hand, in functions that the
+// race detector does not see (copy and clear would tell it of their
+// writes), and covered by rtnames.RaceSuppressions besides.
 
 //go:norace
 func (s *ChanState[T]) push(ex *Execution, v T) {
 	s.sync(ex)
 	if s.head > 0 && len(s.buf) == cap(s.buf) {
-		n := copy(s.buf, s.buf[s.head:])
-		clear(s.buf[n:])
+		n := len(s.buf) - s.head
+		for i := 0; i < n; i++ {
+			s.buf[i] = s.buf[s.head+i]
+		}
+		zero(s.buf[n:])
 		s.buf, s.head = s.buf[:n], 0
 	}
 	s.buf = append(s.buf, v)
+}
+
+// zero sets the elements of b to T's zero value.
+//
+//go:norace
+func zero[T any](b []T) {
+	var z T
+	for i := range b {
+		b[i] = z
+	}
 }
 
 //go:norace

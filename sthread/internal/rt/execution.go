@@ -52,12 +52,19 @@ type Execution struct {
 	// clockVars are the counts of readings of the clock that the
 	// objects pass on (see clocksync.go).
 	clockVars table
-	// rand and rand2 are the execution's generators (see clock.go).
-	rand  *rand.Rand
-	rand2 *randv2.Rand
+	// rand and rand2 are the execution's generators (see rand.go), and
+	// randVal and randPos what rand's last draw for a Read left.
+	rand    *rand.Rand
+	rand2   *randv2.Rand
+	randVal int64
+	randPos int8
 	// mapOrder chooses the order of the execution's ranges over maps
-	// (see clock.go).
+	// (see rand.go).
 	mapOrder *randv2.Rand
+	// tests are the checked test (first) and its subtests, and testKey
+	// the key of the checked test's scheduling points (see testrules.go).
+	tests   []testState
+	testKey uint64
 	// cleanups are the cleanups of the checked test and its subtests,
 	// by their *testing.T (see subtest.go).
 	cleanups map[any][]func()
@@ -72,11 +79,14 @@ type Execution struct {
 	// serves many (the checker's hand-overs, hidden from the race
 	// detector, order nothing).
 	raceEnd, racePrev *uint64
+	// raceReports is how many reports the race detector had made when
+	// the execution began.
+	raceReports int
 }
 
 //go:norace
 func (r *Runner) newExecution() *Execution {
-	ex := &Execution{r: r, gen: genCounter.Add(1), raceEnd: new(uint64)}
+	ex := &Execution{r: r, gen: genCounter.Add(1), raceEnd: new(uint64), raceReports: raceErrors()}
 	if ex.gen == 0 {
 		ex.gen = genCounter.Add(1)
 	}
@@ -123,11 +133,15 @@ func (ex *Execution) Threads() int { return len(ex.threads) }
 
 // Thread describes thread tid of ex: the id of its goroutine (which changes
 // from run to run) and the entry of the function it runs, where its return
-// is shown.
+// is shown (while it is lent, that of the function it runs there: see
+// Lend).
 //
 //go:norace
 func (ex *Execution) Thread(tid int) (goroutine int64, entry uintptr) {
 	th := ex.threads[tid-1]
+	if th.lentFn != 0 {
+		return int64(th.goid.Load()), th.lentFn
+	}
 	return int64(th.goid.Load()), th.fn
 }
 

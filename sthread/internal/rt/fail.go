@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/stdbg/stdbg/rtnames"
@@ -93,8 +94,10 @@ func panicFailure(th *Thread, p any) wire.Failure {
 		switch {
 		case !seenPanic:
 			seenPanic = fr.Function == "runtime.gopanic"
-		case len(kept) == 0 && strings.HasPrefix(fr.Function, "runtime."):
-			// panicmem, sigpanic, goPanicIndex, ...: the runtime raising it.
+		case len(kept) == 0 && (strings.HasPrefix(fr.Function, "runtime.") || isSthreadFile(fr.File)):
+			// panicmem, sigpanic, goPanicIndex, ...: the runtime raising
+			// it; sthread's functions raising Go's panic of an operation
+			// (a send on a closed channel).
 		case fr.Function == trampolineName,
 			fr.Function == "runtime.goexit":
 			more = false
@@ -110,7 +113,13 @@ func panicFailure(th *Thread, p any) wire.Failure {
 	for _, f := range resolved {
 		th.ex.r.known.Store(f.PC, f)
 	}
-	f := wire.Failure{Tid: th.tid, Kind: wire.FailPanic, Message: panicMessage(p), Frames: kept}
+	msg := panicMessage(p)
+	if _, ok := p.(runtime.Error); ok && th.panicObj != 0 && p == th.panicVal {
+		// Go's panic of a channel operation: the channel, which the
+		// report names.
+		msg += " 0x" + strconv.FormatUint(th.panicObj, 16)
+	}
+	f := wire.Failure{Tid: th.tid, Kind: wire.FailPanic, Message: msg, Frames: kept}
 	if len(resolved) > 0 {
 		f.File, f.Line, f.Func = resolved[0].File, resolved[0].Line, resolved[0].Func
 	}
@@ -144,5 +153,13 @@ func panicMessage(p any) string {
 	case string:
 		return v
 	}
-	return fmt.Sprintf("%v", p)
+	return quietSprint(p)
 }
+
+// quietSprint formats p with package fmt, whose printers it shares with
+// the program through a pool: in the runtime's name (see
+// rtnames.RaceSuppressions), since the goroutine that calls it hides its
+// synchronisation from the race detector as it ends.
+//
+//go:noinline
+func quietSprint(p any) string { return fmt.Sprint(p) }

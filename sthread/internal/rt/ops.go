@@ -1,9 +1,7 @@
 package rt
 
 import (
-	"fmt"
 	"runtime"
-	"strings"
 	"unsafe"
 
 	"github.com/stdbg/stdbg/syncmodel"
@@ -52,6 +50,7 @@ func Yield() {
 //go:norace
 func MemPoint(k syncmodel.Kind, api syncmodel.API, p unsafe.Pointer, n uintptr) {
 	if th, ok := EnterFree(); ok {
+		th.spinMem(p)
 		th.Point(syncmodel.Op{Kind: k, API: api, Obj: uint64(uintptr(p)), Arg: int64(n)})
 	}
 }
@@ -91,26 +90,35 @@ func Logging() bool {
 	return r == nil || r.cfg.Logs
 }
 
-// LateTestCall reports the misuse of calling the method of test t from a
-// goroutine of the checked function once that function returned (go test
-// panics when that happens in a real run).
+// TestFailed reports, as an assertion failure shown at the first line of
+// the checked test's function, that the test was marked failed by a call
+// stdbg did not see (a t.Error of code it does not instrument, such as an
+// assertion library's). The testing package also fails a test in which
+// the race detector reported a race: that race is reported instead, with
+// its report. It does nothing outside a check.
 //
 //go:norace
-func LateTestCall(t interface{ Name() string }, method string) {
-	if !hooked.Load() {
+func TestFailed(msg string) {
+	th, ok := Current()
+	if !ok {
 		return
 	}
-	th, ok := EnterFree()
-	if !ok || th.tid == 1 || !th.ex.over {
-		return
+	if raceOn && raceHide {
+		if f, ok := th.racePending(); ok {
+			th.ex.fail(th, f, nil)
+			th.park()
+			panic(abortSignal{})
+		}
+		if raceErrors() > th.ex.raceReports {
+			msg = "the race detector reported a data race in this execution, and package testing failed the test for it, " +
+				"but stdbg did not find the report on the program's standard error: replay the schedule to see it"
+		}
 	}
-	what := "Log"
-	switch {
-	case strings.HasPrefix(method, "Error"), strings.HasPrefix(method, "Fail"), strings.HasPrefix(method, "Fatal"):
-		what = "Fail"
-	case strings.HasPrefix(method, "Skip"):
-		what = "Skip"
-	}
-	th.failWith(wire.FailMisuse, fmt.Sprintf("t.%s called by goroutine %d after %s returned: go test panics (%s in goroutine after %s has completed)",
-		method, th.tid, t.Name(), what, t.Name()), "t."+method)
+	f := wire.Failure{Tid: th.tid, Kind: wire.FailUser, Message: msg}
+	pcs := []uintptr{funcLine(th.fn)}
+	fr := userFrame(pcs[0])
+	f.File, f.Line, f.Func = fr.File, fr.Line, shortName(fr.Function)
+	th.ex.fail(th, f, pcs)
+	th.park()
+	panic(abortSignal{})
 }

@@ -494,7 +494,7 @@ func (ex *Execution) noteOutside() {
 // accesses are ordered by the real locks and channels it uses, the
 // checked goroutines' by the model: the detector cannot tell a race of
 // the program from an order that stdbg hid. It reads by hand (see
-// racetap.go).
+// racelog.go).
 //
 //go:norace
 func raceWithOutsider(rep string) bool {

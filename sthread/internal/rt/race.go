@@ -23,10 +23,21 @@ import (
 // orders are then reported by the detector, in whatever schedule the
 // search explores.
 //
+// The runtime's own state is invisible to the detector, as a rule: the
+// state the checked goroutines share is touched by code the detector does
+// not see (//go:norace, copies by hand), or by functions whose names start
+// with quiet (the generators of rand.go, the formatting of a panic's
+// value with package fmt, whose printers the program shares), which the
+// detector's suppressions that stdbg passes every target it starts
+// (rtnames.RaceSuppressions) leave out of its reports, with the search
+// that runs inside the target and the scheduler's side (Runner). A report
+// is then always the program's, and package testing, which fails a test
+// during which the detector reported a race, fails none for stdbg's.
+//
 // This is done under stdbg find only (see raceHide). There the detector's
-// report (which it writes to standard error) is caught: standard error goes
-// through a pipe that sthread reads, and the transition in which a report
-// appeared ends the execution with a data-race failure carrying the
+// report is caught: stdbg has the detector write its reports to a file
+// that sthread reads (see racelog.go), and the transition in which a
+// report appeared ends the execution with a data-race failure carrying the
 // report, with both stacks.
 
 // raceHide turns the hiding on: in a process started by stdbg find, which
@@ -36,15 +47,16 @@ import (
 var raceHide bool
 
 // HideRaces hides the runtime's hand-overs from the race detector, in a
-// race build, and catches its reports on standard error (see race.go): for
-// a process that stdbg find started to search or run executions in, which
-// checks and does nothing else. Calls after the first do nothing.
+// race build, and catches its reports in the file stdbg has it write them
+// to (see racelog.go): for a process that stdbg find started to search or run
+// executions in, which checks and does nothing else. Calls after the first
+// do nothing.
 //
 //go:norace
 func HideRaces() {
 	if raceOn && !raceHide {
 		raceHide = true
-		tapStderr()
+		openRaceLog()
 	}
 }
 
@@ -93,8 +105,12 @@ func (ex *Execution) raceSync(th *Thread, op syncmodel.Op, code int64) {
 	case syncmodel.Read, syncmodel.Write:
 		return
 	case syncmodel.ChanClose:
-		if op.Obj != 0 {
-			raceReleaseMerge(ex.raceVar(op.Obj))
+		if op.Obj != 0 && syncmodel.DecodeChanResult(code).Via != syncmodel.ViaPanic {
+			// Go's close writes the channel, then releases it (a close
+			// that panics does neither).
+			v := ex.raceVar(op.Obj)
+			closeWritesChannel(v)
+			raceReleaseMerge(v)
 		}
 		return
 	case syncmodel.ChanSend, syncmodel.ChanRecv, syncmodel.Select, syncmodel.ChanWake:
@@ -112,8 +128,12 @@ func (ex *Execution) raceSync(th *Thread, op syncmodel.Op, code int64) {
 //
 //go:norace
 func (ex *Execution) raceChan(th *Thread, op syncmodel.Op, r syncmodel.ChanResult) {
+	if op.Kind != syncmodel.ChanWake {
+		ex.raceSendReads(op, r)
+	}
 	switch r.Via {
-	case syncmodel.ViaDefault:
+	case syncmodel.ViaDefault, syncmodel.ViaPanic:
+		// A send that panics on a closed channel synchronises nothing.
 		return
 	case syncmodel.ViaParked:
 		raceReleaseMerge(ex.racePark(th.tid))
@@ -146,6 +166,44 @@ func (ex *Execution) raceChan(th *Thread, op syncmodel.Op, r syncmodel.ChanResul
 		raceReleaseMerge(v)
 	}
 }
+
+// raceSendReads tells the detector of the reads of their channels that
+// Go's sends make before anything else (chansend reads the channel, and a
+// select every send case it polls: all of them when none is ready), which
+// a close writes: a send and a close that nothing orders race, as in Go,
+// whether the send went first or panicked. Of a select that proceeded,
+// only the case that did is read (Go polls in a random order).
+//
+//go:norace
+func (ex *Execution) raceSendReads(op syncmodel.Op, r syncmodel.ChanResult) {
+	switch op.Kind {
+	case syncmodel.ChanSend:
+		if op.Obj != 0 {
+			sendReadsChannel(ex.raceVar(op.Obj))
+		}
+	case syncmodel.Select:
+		polledAll := r.Via == syncmodel.ViaDefault || r.Via == syncmodel.ViaParked
+		for k, c := range op.Cases {
+			if c.Send && c.Chan != 0 && (polledAll || k == r.Case) {
+				sendReadsChannel(ex.raceVar(c.Chan))
+			}
+		}
+	}
+}
+
+// sendReadsChannel and closeWritesChannel are the accesses of a send and a
+// close to the channel whose detector's variable is v. Reports name them
+// (the program's frame that made the operation is not on the detector's
+// stack: sthread's functions between are not instrumented); the report's
+// place is the operation's, where the execution's trace shows it.
+//
+//go:noinline
+//go:norace
+func sendReadsChannel(v unsafe.Pointer) { raceRead(v) }
+
+//go:noinline
+//go:norace
+func closeWritesChannel(v unsafe.Pointer) { raceWrite(v) }
 
 // The keys, in an execution's raceVars, of the variable of thread tid's
 // latest park on channels, and of the raceBuffer of channel ch. (Not Go
@@ -268,10 +326,10 @@ func (th *Thread) raceEnter() {
 	}
 	raceDisable()
 	th.raceOff = true
-	if tap == nil {
+	if raceReports == nil {
 		return
 	}
-	if rep := tap.takeRace(); rep != "" {
+	if rep := raceReports.takeRace(); rep != "" {
 		th.ex.fail(th, raceFailure(th, rep), nil)
 		th.park()
 		panic(abortSignal{})
@@ -286,10 +344,10 @@ func (th *Thread) raceEnter() {
 //
 //go:norace
 func (th *Thread) racePending() (wire.Failure, bool) {
-	if tap == nil {
+	if raceReports == nil {
 		return wire.Failure{}, false
 	}
-	rep := tap.takeRace()
+	rep := raceReports.takeRace()
 	if rep == "" {
 		return wire.Failure{}, false
 	}

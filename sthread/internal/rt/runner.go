@@ -72,6 +72,8 @@ type Config struct {
 	// Vars is the number of variables that must have registered
 	// themselves (targetsearch.Spec.Vars): with fewer, Begin fails.
 	Vars int
+	// MaxStall is the stall bound of virtual time (executor.Options).
+	MaxStall *time.Duration
 }
 
 // Frames captured: at a scheduling point (the user's call and, when a report
@@ -145,7 +147,7 @@ func Start(f func(), cfg Config) (*Runner, *executor.Executor) {
 	checking.Store(r)
 	rehook()
 	regMu.Unlock()
-	return r, executor.New(r, executor.Options{FastExit: true, Locate: Locate})
+	return r, executor.New(r, executor.Options{FastExit: true, Locate: Locate, MaxStall: cfg.MaxStall})
 }
 
 // Stop ends the check of r: it retires its idle workers and unhooks

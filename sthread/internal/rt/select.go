@@ -137,6 +137,11 @@ func (th *Thread) SelectAt(cases []Case, op syncmodel.Op, pcs []uintptr) int {
 		r = syncmodel.DecodeChanResult(th.Again(op))
 	}
 	th.selVals = nil
+	if r.Via == syncmodel.ViaPanic {
+		// The send case on a closed channel proceeded, as Go's select
+		// may let it: it panics.
+		th.chanPanic(panicSend, op.Cases[r.Case].Chan)
+	}
 	c := cases[index[r.Case]]
 	if c.dir == caseSend {
 		switch r.Via {

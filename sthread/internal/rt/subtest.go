@@ -1,5 +1,7 @@
 package rt
 
+import "reflect"
+
 // What a checked test does through its *testing.T that runs code on
 // goroutines of package testing: a subtest (t.Run runs its function on a
 // goroutine of its own and waits for it) and the cleanups of a test
@@ -21,19 +23,33 @@ type Lent struct {
 // goroutine; a runtime.Goexit of f (t.FailNow) ends the calling goroutine
 // as it would without Lend. Meanwhile th's goroutine id (Execution.Thread,
 // the stack of a thread that does not come back) is the calling
-// goroutine's, where a debugger finds th's operations.
+// goroutine's, where a debugger finds th's operations, and the function
+// it shows th running when no frame of the user's is on that stack is
+// user, the user's function that f runs (the subtest's).
 //
 //go:norace
-func (th *Thread) Lend(f func()) (l Lent) {
-	own, ownID := th.g.Load(), th.goid.Load()
+func (th *Thread) Lend(user any, f func()) (l Lent) {
+	own, ownID, ownFn := th.g.Load(), th.goid.Load(), th.lentFn
 	th.g.Store(getg())
 	th.goid.Store(goid())
+	th.lentFn = reflect.ValueOf(user).Pointer()
 	defer func() {
 		th.g.Store(own)
 		th.goid.Store(ownID)
+		th.lentFn = ownFn
 		if p := recover(); p != nil {
 			if _, ok := p.(abortSignal); ok {
 				l.abort = true
+				if raceOn && raceHide && th.raceOff {
+					// Unwound from a scheduling point, where this
+					// goroutine stopped reporting synchronisation:
+					// it goes on in package testing (which reports
+					// the subtest with package fmt and signals the
+					// lending goroutine), and reports it again.
+					// The lending goroutine did not stop.
+					raceEnable()
+					th.raceOff = false
+				}
 			} else {
 				l.panicked, l.value = true, p
 			}

@@ -27,16 +27,19 @@ const (
 // the calling goroutine's from Enter, EnterFree or Current, and perform
 // their operations through its scheduling points (Point, PointAt, Again).
 type Thread struct {
-	ex    *Execution
-	tid   int
-	fn    uintptr // entry of the goroutine's function, for reports
-	g     atomic.Uintptr
-	job   func() // the function the thread runs
-	state atomic.Uint64
-	abort atomic.Bool
-	wake  chan struct{}
-	back  *Thread // the thread to hand control to when parking; nil: the scheduler
-	code  int64   // result of the operation it is resumed to perform
+	ex  *Execution
+	tid int
+	fn  uintptr // entry of the goroutine's function, for reports
+	// lentFn, while the thread is lent (Lend), is the entry of the
+	// user's function it runs there (a subtest's).
+	lentFn uintptr
+	g      atomic.Uintptr
+	job    func() // the function the thread runs
+	state  atomic.Uint64
+	abort  atomic.Bool
+	wake   chan struct{}
+	back   *Thread // the thread to hand control to when parking; nil: the scheduler
+	code   int64   // result of the operation it is resumed to perform
 	// raceOff: the goroutine stopped reporting synchronisation to the
 	// race detector at a scheduling point and has not resumed.
 	raceOff bool
@@ -53,6 +56,10 @@ type Thread struct {
 	// own: a goroutine of sthread's own, whose first operation is not a
 	// start (see spawn).
 	own bool
+	// panicVal is the value of the thread's latest panic of a channel
+	// operation (see chanPanic), and panicObj its channel.
+	panicVal any
+	panicObj uint64
 	// bubble is the model id of the bubble of testing/synctest the
 	// goroutine belongs to, 0 if none (see bubble.go).
 	bubble uint64
@@ -70,6 +77,8 @@ type Thread struct {
 	sendVal any   // the value of a parked send
 	selVals []any // the values of the send cases of a parked select
 	recvVal any   // the value delivered to a parked receive
+
+	spin spinThread // spin loops (spin.go)
 }
 
 // status returns the state of th.
@@ -101,10 +110,12 @@ func (th *Thread) reset() {
 	th.back, th.code, th.final, th.returned, th.last, th.origin, th.own = nil, 0, false, false, nil, nil, false
 	th.bubble = 0
 	th.raceOff = false
+	th.panicVal, th.panicObj = nil, 0
 	th.clk = 0
 	th.op, th.hasOp = syncmodel.Op{}, false
-	th.job = nil
+	th.job, th.lentFn = nil, 0
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
+	th.spin.reset()
 }
 
 // Tid returns th's thread id: 1 for the checked function, then 2, 3, ...
@@ -162,7 +173,7 @@ func (th *Thread) pending(op syncmodel.Op, frames []uint64) int64 {
 	ex := th.ex
 	th.last = frames
 	th.op, th.hasOp = op, true
-	ex.events = append(ex.events, wire.Pending{Tid: th.tid, Op: op, Frames: frames})
+	ex.events = append(ex.events, wire.Pending{Tid: th.tid, Op: op, Frames: frames, Spin: th.spinReport()})
 	th.handBack()
 	<-th.wake
 	if th.abort.Load() {
@@ -177,12 +188,30 @@ func (th *Thread) pending(op syncmodel.Op, frames []uint64) int64 {
 		ex.raceSync(th, op, th.code)
 	}
 	ex.clockSync(th, op, th.code)
-	if op.Kind == syncmodel.ChanClose {
+	th.spinResumed(&op)
+	if op.Kind == syncmodel.ChanClose && syncmodel.DecodeChanResult(th.code).Via != syncmodel.ViaPanic {
 		if pi := ex.plainOf(op.Obj); pi != nil {
 			pi.closedGen = ex.gen
 		}
 	}
+	if th.code == syncmodel.GoPanics {
+		goPanic(op)
+	}
 	return th.code
+}
+
+// goPanic raises the panic that Go raises for op, which the model says
+// panics (syncmodel.GoPanics), with the value Go panics with, which a
+// deferred recover may take.
+//
+//go:norace
+func goPanic(op syncmodel.Op) {
+	switch op.Kind {
+	case syncmodel.WGAdd:
+		panic("sync: negative WaitGroup counter")
+	case syncmodel.WGWake:
+		panic("sync: WaitGroup is reused before previous Wait has returned")
+	}
 }
 
 // handBack gives control to the thread waiting for this one's first

@@ -145,8 +145,8 @@ func Perm(n int) []int {
 //
 //go:norace
 func Read(p []byte) (n int, err error) {
-	if g := rt.Rand(); g != nil {
-		return g.Read(p)
+	if b, ok := rt.RandRead(len(p)); ok {
+		return copy(p, b), nil
 	}
 	return rand.Read(p)
 }
@@ -158,8 +158,7 @@ func Read(p []byte) (n int, err error) {
 //
 //go:norace
 func Seed(seed int64) {
-	if g := rt.Rand(); g != nil {
-		g.Seed(seed)
+	if rt.RandSeed(seed) {
 		return
 	}
 	rand.Seed(seed)

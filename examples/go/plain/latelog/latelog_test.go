@@ -34,3 +34,64 @@ func TestProgressWaits(t *testing.T) {
 		t.Errorf("copied %v", got)
 	}
 }
+
+// TestProgressCountsFirst counts the copies before it logs them: once
+// the last Done let the test return, the copier's t.Logf can come after
+// the end of the test, and go test panics ("Log in goroutine after
+// TestProgressCountsFirst has completed"). The log came in the same step as
+// the Done, so stdbg never ran the test's end between the two and said
+// "exhaustive" after one execution.
+func TestProgressCountsFirst(t *testing.T) {
+	if os.Getenv("STDBG_ZOO") == "" {
+		t.Skip("a bug shown by stdbg find (set STDBG_ZOO=1)")
+	}
+	var c Copier
+	var wg sync.WaitGroup
+	wg.Add(2)
+	c.Start([]string{"a", "b"}, func(n string) {
+		wg.Done()
+		t.Logf("copied %s", n)
+	})
+	wg.Wait()
+}
+
+// TestProgressCountsFirstInSubtest is the same in a subtest that is the
+// last thing its test does: go test panics ("Log in goroutine after
+// TestProgressCountsFirstInSubtest/copy has completed").
+func TestProgressCountsFirstInSubtest(t *testing.T) {
+	if os.Getenv("STDBG_ZOO") == "" {
+		t.Skip("a bug shown by stdbg find (set STDBG_ZOO=1)")
+	}
+	t.Run("copy", func(t *testing.T) {
+		var c Copier
+		var wg sync.WaitGroup
+		wg.Add(2)
+		c.Start([]string{"a", "b"}, func(n string) {
+			wg.Done()
+			t.Logf("copied %s", n)
+		})
+		wg.Wait()
+	})
+}
+
+// TestSubtestLogsToItsParent: the copier logs with the subtest's t after
+// the subtest may have returned, but its parent waits until the copier is
+// done: go test writes the line in the parent's output (only a failure
+// there, t.Error, panics), and neither go test nor stdbg reports anything.
+func TestSubtestLogsToItsParent(t *testing.T) {
+	done := make(chan struct{})
+	t.Run("copy", func(t *testing.T) {
+		var c Copier
+		var wg sync.WaitGroup
+		wg.Add(2)
+		c.Start([]string{"a", "b"}, func(n string) {
+			wg.Done()
+			t.Logf("copied %s", n)
+			if n == "b" {
+				close(done)
+			}
+		})
+		wg.Wait()
+	})
+	<-done
+}

@@ -4,14 +4,14 @@ import "sync"
 
 // Ring passes a token round n nodes, rounds times, and returns the order
 // in which the nodes held it. The token carries the number of hops made so
-// far; the node that makes the last one says so on finished, and Ring then
-// closes every link, which ends each node's loop.
+// far; the node that makes the last one closes every link, which ends each
+// node's loop, and Ring waits for the nodes to end before it returns the
+// trace.
 func Ring(n, rounds int) []int {
 	links := make([]chan int, n) // links[i] carries the token to node i
 	for i := range links {
 		links[i] = make(chan int)
 	}
-	finished := make(chan struct{})
 	var trace []int
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
@@ -21,7 +21,9 @@ func Ring(n, rounds int) []int {
 			for hops := range links[i] {
 				trace = append(trace, i) // only the token's holder touches trace
 				if hops+1 == n*rounds {
-					close(finished)
+					for _, l := range links {
+						close(l)
+					}
 					continue
 				}
 				links[(i+1)%n] <- hops + 1
@@ -29,10 +31,6 @@ func Ring(n, rounds int) []int {
 		}()
 	}
 	links[0] <- 0
-	<-finished
-	for _, l := range links {
-		close(l)
-	}
-	wg.Wait()
+	wg.Wait() // every node has ended
 	return trace
 }

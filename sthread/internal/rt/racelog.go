@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"os"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -8,76 +9,93 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/rtnames"
 	"github.com/stdbg/stdbg/wire"
 )
 
-// The race detector's reports. Under stdbg find a race build writes its
-// reports to standard error, which sthread puts through a pipe it reads
-// (see race.go): the transition in which a report appears ends the
-// execution with a data-race failure carrying the report.
+// The race detector's reports. stdbg starts the targets that hide their
+// hand-overs from the race detector with GORACE's log_path set (see
+// rtnames.WithRaceLog): the detector writes each report to a file of the
+// process's own (log_path.PID) instead of standard error, and the
+// transition in which a report appears ends the execution with a
+// data-race failure carrying the report. Standard error is the program's,
+// untouched: nothing of stdbg's stands between the program and whoever
+// reads it, so nothing can fill up and stop the search.
 
-// stderrTap is the pipe through which standard error passes in a race
-// build under stdbg find. A checked goroutine drains it at each of its
+// raceLog is the file of the race detector's reports in a process that
+// hides the hand-overs. A checked goroutine looks at it at each of its
 // scheduling points: the detector writes its report in the goroutine that
 // made the racy access, before that goroutine goes on, so the report is
 // found at the end of the very transition that raced, in every replay.
-type stderrTap struct {
-	r, out int    // the pipe's read end and the real standard error
-	data   []byte // what was read and not yet looked at
-	buf    []byte
+// The count of reports (runtime.RaceErrors) says when there is something
+// new to read, so that a scheduling point makes no system call.
+type raceLog struct {
+	path []byte // the file's name, with a NUL at its end
+	fd   int    // -1 until the file is opened (the detector makes it at its first report)
+	seen int    // the count of reports when the file was last read
+	data []byte // what was read and not yet looked at
+	buf  []byte
 }
 
-var tap *stderrTap
+var raceReports *raceLog
 
-// tapStderr puts standard error through a pipe (of 1 MiB: a transition
-// that writes more to standard error than that blocks).
+// openRaceLog finds the file of the race detector's reports: log_path,
+// the last one in GORACE, and the process id. Without one (a process that
+// stdbg did not start, or a log_path of stdout or stderr), reports go to
+// standard error, and stdbg does not see them: package testing still fails
+// the test, and sthread says so (TestFailed).
 //
 //go:norace
-func tapStderr() {
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+func openRaceLog() {
+	path := raceLogPath(os.Getenv("GORACE"))
+	if path == "" || path == "stdout" || path == "stderr" {
 		return
 	}
-	syscall.Syscall(syscall.SYS_FCNTL, uintptr(p[1]), 1031 /* F_SETPIPE_SZ */, 1<<20)
-	orig, err := syscall.Dup(2)
-	if err != nil {
-		return
-	}
-	if err := syscall.Dup3(p[1], 2, 0); err != nil {
-		return
-	}
-	syscall.Close(p[1])
-	if err := syscall.SetNonblock(p[0], true); err != nil {
-		return
-	}
-	tap = &stderrTap{r: p[0], out: orig, buf: make([]byte, 64<<10)}
+	name := path + "." + strconv.Itoa(os.Getpid())
+	raceReports = &raceLog{path: append([]byte(name), 0), fd: -1, seen: raceErrors(), buf: make([]byte, 64<<10)}
 }
 
-// drain copies what is in the pipe to the real standard error, keeping it.
-// It uses raw system calls: those of package syscall tell the detector
-// about their buffers and order.
+// raceLogPath returns the last log_path of the GORACE options opts.
+func raceLogPath(opts string) string {
+	path := ""
+	for _, o := range strings.Fields(opts) {
+		if v, ok := strings.CutPrefix(o, "log_path="); ok {
+			path = v
+		}
+	}
+	return path
+}
+
+// read keeps what the detector wrote to the file since the last read. It
+// uses raw system calls: those of package syscall tell the detector about
+// their buffers and order.
 //
 //go:norace
-func (t *stderrTap) drain() {
+func (l *raceLog) read() {
+	if l.fd < 0 {
+		fd, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(&l.path[0])),
+			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC), 0, 0, 0)
+		if e != 0 {
+			return
+		}
+		l.fd = int(fd)
+	}
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.r), uintptr(unsafe.Pointer(&t.buf[0])), uintptr(len(t.buf)))
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(l.fd), uintptr(unsafe.Pointer(&l.buf[0])), uintptr(len(l.buf)))
 		if e != 0 || int(n) <= 0 {
 			return
 		}
-		for off := 0; off < int(n); {
-			w, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(t.out), uintptr(unsafe.Pointer(&t.buf[off])), uintptr(int(n)-off))
-			if e != 0 {
-				break
-			}
-			off += int(w)
-		}
-		t.keep(t.buf[:n])
+		l.keep(l.buf[:n])
 	}
 }
 
-// The tap's bytes are handled by whichever checked goroutine reaches a
+// atFDCWD is AT_FDCWD (-100) as a system call's argument: a path relative
+// to the working directory.
+const atFDCWD = ^uintptr(99)
+
+// The log's bytes are handled by whichever checked goroutine reaches a
 // scheduling point, and those goroutines hide their hand-overs from the
-// race detector: the tap's own accesses must be hidden too. Its functions
+// race detector: the log's own accesses must be hidden too. Its functions
 // are //go:norace, and they copy and search by hand, since copy, append,
 // string conversions and package bytes tell the detector about their
 // buffers whatever calls them.
@@ -85,7 +103,7 @@ func (t *stderrTap) drain() {
 // keep appends p to the bytes not yet looked at.
 //
 //go:norace
-func (t *stderrTap) keep(p []byte) {
+func (t *raceLog) keep(p []byte) {
 	n := len(t.data)
 	if n+len(p) > cap(t.data) {
 		grown := make([]byte, n, max(2*cap(t.data), n+len(p), 4096))
@@ -131,12 +149,15 @@ var (
 	raceHeader = []byte("WARNING: DATA RACE")
 )
 
-// takeRace returns the first complete race report written to standard
-// error since the last call, or "".
+// takeRace returns the first complete race report written since the last
+// call, or "".
 //
 //go:norace
-func (t *stderrTap) takeRace() string {
-	t.drain()
+func (t *raceLog) takeRace() string {
+	if n := raceErrors(); n != t.seen {
+		t.seen = n
+		t.read()
+	}
 	for {
 		b := t.data
 		i := indexBytes(b, raceHeader)
@@ -154,8 +175,7 @@ func (t *stderrTap) takeRace() string {
 		copyBytes(own, b[i:i+j])
 		rep := unsafe.String(unsafe.SliceData(own), len(own))
 		t.data = t.data[:copyBytes(t.data, b[i+j+len(raceSep):])]
-		// A report whose access is in sthread's own code (its maps, which
-		// the Go runtime reports whoever calls it) is not the program's.
+		// A report of stdbg's own code is not the program's.
 		if internalRace(rep) {
 			continue
 		}
@@ -230,20 +250,20 @@ var stdSrc = func() string {
 	return dir
 }()
 
-// internalRace reports whether either access of race report rep is made
-// by sthread's own code: the first of its frames outside the runtime and
-// the standard library (sthread's reading of the report, through package
-// bytes, is its own) is sthread's.
+// internalRace reports whether either access of race report rep was made
+// by stdbg's own code, as rtnames.RaceSuppressions names it: a frame of
+// either stack is such a function's. The race detector makes no such
+// report when stdbg started the process (it passes the suppressions in
+// GORACE): one that reaches the log came from a process started without
+// them, and is dropped here.
 func internalRace(rep string) bool {
 	first, second, _ := strings.Cut(rep, "\nPrevious ")
 	if i := strings.Index(second, "\nGoroutine "); i >= 0 {
 		second = second[:i]
 	}
-	caller := func(fn, file string) bool {
-		return !isRuntimeFrame(fn, file) && (stdSrc == "" || !strings.HasPrefix(file, stdSrc))
-	}
+	own := func(fn, _ string) bool { return rtnames.IsSuppressed(fn) }
 	for _, st := range []string{first, second} {
-		if f, _ := frameWhere(st, caller); f != "" && isSthreadFile(f) {
+		if f, _ := frameWhere(st, own); f != "" {
 			return true
 		}
 	}
@@ -260,7 +280,9 @@ func raceFailure(th *Thread, rep string) wire.Failure {
 			"with a goroutine started before the check, whose accesses stdbg cannot order against the checked goroutines' " +
 			"(it synchronises through the real locks and channels, they through stdbg's model of them):\n" + rep}
 	}
-	f := wire.Failure{Tid: th.tid, Kind: wire.FailRace, Message: rep, Frames: th.last}
-	f.File, f.Line = firstFrame(rep)
+	f := wire.Failure{Tid: th.tid, Kind: wire.FailRace, Message: raceThreads(th, rep), Frames: th.last}
+	// A race of a channel's operations is told by sthread's functions,
+	// under the program's frame that made the operation.
+	f.File, f.Line = frameWhere(rep, func(fn, file string) bool { return !isRuntimeFrame(fn, file) && !rtnames.IsRuntimeFunc(fn) })
 	return f
 }
