@@ -99,6 +99,19 @@ func TestBubble(t *testing.T) {
 			}),
 		},
 		{
+			name: "a bubble's time also keeps the stall bound of a goroutine outside",
+			steps: cat(start, []step{
+				create(1, 4),
+				{tid: 4, op: o(GoMutexLock, gm, 0), hold: true},
+				{tid: 2, op: recv(ch1, 0), blocked: true},
+				// The bubble's others are durably blocked, but thread
+				// 4 could run all the while.
+				{tid: 3, op: sleep(DefaultMaxStall + 1), waits: true},
+				{tid: 4},
+				{tid: 3},
+			}),
+		},
+		{
 			name: "a goroutine outside a bubble sleeps as ever",
 			steps: cat(start, []step{
 				create(1, 4),
