@@ -52,6 +52,10 @@ type Config struct {
 	Tags, Run, Skip string
 	Short           bool
 	Timeout         time.Duration
+	// Budget is the longest search of each test, said in the summary
+	// (the search itself is Search's: this only names its budget); 0: no
+	// limit.
+	Budget time.Duration
 	// Count is go test's -count: 0 lets a test whose inputs did not
 	// change since a complete search found nothing give that result again
 	// (cached); n >= 1 searches every test n times.
@@ -130,6 +134,9 @@ type Summary struct {
 	// Tests counts the tests run, by status.
 	Tests, OK, Bugs, Incomplete, Skipped, Failed, Errors, Cached int
 	Elapsed                                                      time.Duration
+	// Budget is Config.Budget: the longest search of a test (0: no
+	// limit).
+	Budget time.Duration
 	// Results are the tests' results, package by package in the order of
 	// the patterns; Broken the packages that did not build.
 	Results []*TestResult
@@ -228,7 +235,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, &UsageError{Err: fmt.Errorf("shard %d of %d: want 0 <= I < N", cfg.Shard, cfg.Shards)}
 	}
 	r := &runner{cfg: &cfg, run: run, skip: skip, pr: newPrinter(cfg.Stdout, cfg.JSON, cfg.Verbose),
-		jobs: max(1, session.JobsFor(0)/par), sum: &Summary{}}
+		jobs: max(1, session.JobsFor(0)/par), sum: &Summary{Budget: cfg.Budget}}
 	r.selectTests(pkgs)
 	r.results, r.broken = make([][]*TestResult, len(pkgs)), make([]*Broken, len(pkgs))
 	work := make(chan int)
@@ -278,8 +285,12 @@ func (s *Summary) String() string {
 	if s.BuildFailed > 0 {
 		tail += fmt.Sprintf("; %d %s did not build", s.BuildFailed, plural(s.BuildFailed, "package"))
 	}
-	return fmt.Sprintf("stdbg test: %d %s in %d %s: %s%s, %.1fs", s.Tests, plural(s.Tests, "test"), s.Packages, plural(s.Packages, "package"),
-		strings.Join(parts, ", "), tail, s.Elapsed.Seconds())
+	budget := "no budget per test"
+	if s.Budget > 0 {
+		budget = "budget " + s.Budget.String() + " per test"
+	}
+	return fmt.Sprintf("stdbg test: %d %s in %d %s: %s%s, %.1fs; %s", s.Tests, plural(s.Tests, "test"), s.Packages, plural(s.Packages, "package"),
+		strings.Join(parts, ", "), tail, s.Elapsed.Seconds(), budget)
 }
 
 func plural(n int, word string) string {

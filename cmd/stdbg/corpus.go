@@ -24,8 +24,13 @@ func (c *corpusCmd) command() *cobra.Command {
 		Use:   "corpus",
 		Short: "list, show and rerun the stored failing schedules",
 		Long: `stdbg find saves every bug it finds as one JSON file, by default under
-testdata/stdbg/<target name>/ next to the target (--corpus DIR to choose).
-Commit these files: stdbg corpus run replays them all and fails while a bug
+testdata/stdbg/<target name>/ next to the target (--corpus DIR to choose);
+the bugs of a Go test, found by stdbg test, find --run or sthread.Check,
+under testdata/stdbg/<TestName>/ in its package. list, run and prune with
+no argument take every corpus under the current directory (each
+testdata/stdbg below it, as ./... finds packages; not in hidden, _ or
+vendor directories, nor in a testdata directory's fixtures); merge takes
+the corpora named. Commit these files: stdbg corpus run replays them all and fails while a bug
 still reproduces, like a regression test suite.`,
 	}
 	cmd.AddCommand(c.list(), c.show(), (&rerunner{app: c.app}).runCommand(), c.merge(), (&rerunner{app: c.app}).pruneCommand())
@@ -80,7 +85,7 @@ reported and left out; the exit status is then 1.`,
 func (c *corpusCmd) list() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [DIR|ENTRY...]",
-		Short: "list corpus entries (default: testdata/stdbg)",
+		Short: "list corpus entries (default: every testdata/stdbg under the current directory)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			items, err := corpusItems(args)
 			if err != nil {
@@ -191,13 +196,18 @@ func (c *corpusCmd) show() *cobra.Command {
 const binaryFlagUsage = "run this program for the entries of kind binary, instead of the one the entry names " +
 	"(an entry may name only a program inside its project)"
 
-// corpusItems lists the entries of the given paths (default testdata/stdbg).
+// corpusItems lists the entries of the given paths (default: every corpus
+// under the current directory, as ./... finds packages: corpus.Corpora).
 func corpusItems(args []string) ([]corpus.Item, error) {
 	if len(args) == 0 {
-		args = []string{corpus.Root}
-		if _, err := os.Stat(args[0]); err != nil {
-			return nil, usageErr("no corpus here (testdata/stdbg): name a corpus directory or entry")
+		dirs, err := corpus.Corpora(".")
+		if err != nil {
+			return nil, usageErr("looking for corpora: %v", err)
 		}
+		if len(dirs) == 0 {
+			return nil, usageErr("no corpus under the current directory (no testdata/stdbg): name a corpus directory or entry")
+		}
+		args = dirs
 	}
 	items, err := corpus.List(args...)
 	if err != nil {

@@ -14,7 +14,8 @@ func (c *rerunner) pruneCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prune [DIR|ENTRY...]",
 		Short: "remove the entries whose bug is fixed",
-		Long: `Rerun every entry (default: the corpus under testdata/stdbg) as stdbg corpus
+		Long: `Rerun every entry (default: every corpus under the current directory, each
+testdata/stdbg below it, as ./... finds packages) as stdbg corpus
 run does, and remove those reported fixed: their whole schedule runs and the
 program ends cleanly. Entries that reproduce, diverge, fail differently or
 cannot be rerun are kept. --dry-run lists what would be removed.

@@ -61,7 +61,8 @@ func (c *rerunner) runCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [DIR|ENTRY...]",
 		Short: "replay every corpus entry and report which bugs still reproduce",
-		Long: `Replay every entry (default: the corpus under testdata/stdbg) on the current
+		Long: `Replay every entry (default: every corpus under the current directory, each
+testdata/stdbg below it, as ./... finds packages) on the current
 version of its program — sources are rebuilt when they changed — and report
 each as:
 

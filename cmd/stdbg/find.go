@@ -1,12 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/gotest"
+	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
 )
@@ -57,7 +63,9 @@ many threads, where even 0 preemptions means every order of the threads,
 --strategy random samples random schedules and --strategy pct samples with
 PCT's priorities (--pct-depth d: bugs that need d ordering constraints),
 both reproducible with the --seed they print; --budget 30s and
---executions N stop any search. The result says whether the search was
+--executions N stop any search. The search of Go tests (--run) stops after
+%s unless --budget says otherwise (--budget 0: no limit), as under
+stdbg test. The result says whether the search was
 exhaustive, bounded or sampled. Ctrl-C stops the search, prints the
 statistics and saves the bugs found so far. --profile FILE writes a pprof
 profile of the exploration: the program's source stacks at the scheduling
@@ -85,7 +93,7 @@ reports a weakly fair cycle of states without progress (stdbg_progress,
 sthread.Progress) as a lasso: Path = STEM (CYCLE)*. --ltl FORMULA checks a
 formula over the propositions (stdbg_prop, sthread.Prop) under weak fairness:
 atoms, ! && || -> and the operators X F G U R. These need --reduction none.`,
-			search.PortfolioLeadTime, portfolioShare(), search.PortfolioDelays),
+			search.PortfolioLeadTime, portfolioShare(), search.PortfolioDelays, defaultTestBudget),
 		Example: `  stdbg find examples/c/deadly-embrace.c
   stdbg find --max-depth 10 ./myprog -- input.txt
   stdbg find --cfg=model-check/max-depth:10 ./myprog
@@ -191,9 +199,28 @@ func (c *findCmd) find(args []string) error {
 	stopper := newStopper()
 	defer stopper.stop()
 	ctx := stopper.ctx
+	var tests []string // the Go tests that --run selects
+	if c.run != "" {
+		// (A package that go list cannot read is left to the build,
+		// which says why.)
+		var all []string
+		var err error
+		if tests, all, err = gotest.Matching(ctx, "", args[0], "", c.run); err == nil && len(tests) == 0 {
+			return c.noTests(args[0], all)
+		}
+	}
 	t, err := c.resolve(args, c.run)
 	if err != nil {
 		return err
+	}
+	f := &finder{a: c.app, t: t, s: nil, p: p, outs: c.outs, maxDepth: c.maxDepth(t)}
+	if t.Go && t.Run != "" {
+		// Go tests: bounded by default, and saved where stdbg test and
+		// sthread.Check save the bugs of the test.
+		p.Budget = c.testBudget()
+		if c.s.Corpus == "" {
+			f.corpusDir = testCorpus(t.Source, tests)
+		}
 	}
 	// What the search does not model is said with its verdict.
 	for _, w := range t.Notices() {
@@ -212,7 +239,7 @@ func (c *findCmd) find(args []string) error {
 	if ctx.Err() != nil {
 		return &exitError{code: stopper.exitCode(), err: fmt.Errorf("stopped by %v before the search began", stopper.signal())}
 	}
-	f := &finder{a: c.app, t: t, s: s, p: p, outs: c.outs, maxDepth: c.maxDepth(t)}
+	f.s = s
 	f.prog = newProgress(c.stderr, c.s.Quiet)
 	defer f.prog.stop()
 	res, err := s.Find(ctx, f.sessionFind())
@@ -235,6 +262,39 @@ func (c *findCmd) find(args []string) error {
 	}
 	if out.Interrupted {
 		return &exitError{code: stopper.exitCode()}
+	}
+	return nil
+}
+
+// testCorpus is the corpus of the Go tests of the package dir that a
+// find --run searches, where stdbg test and sthread.Check keep the bugs of
+// a test: testdata/stdbg/TestName in the package when --run selects one
+// test, else the package's testdata/stdbg.
+func testCorpus(dir string, tests []string) string {
+	if len(tests) == 1 {
+		return filepath.Join(dir, corpus.Root, tests[0])
+	}
+	return filepath.Join(dir, corpus.Root)
+}
+
+// noTests says that --run selects no test of the package pkg, in go
+// test's words ("no tests to run"), and which tests it has. As under go
+// test, that is not an error (exit status 0): a pattern run over several
+// packages passes those without such a test.
+func (c *findCmd) noTests(pkg string, all []string) error {
+	if c.s.JSON {
+		b, _ := json.MarshalIndent(&findResult{Target: pkg, Bugs: []*report.Report{}, Coverage: "no tests to run"}, "", "  ")
+		fmt.Fprintln(c.stdout, string(b))
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "no tests to run: --run %s matches no test of %s\n", session.ShellQuote(c.run), pkg)
+	switch {
+	case len(all) == 0:
+		fmt.Fprintf(c.stderr, "stdbg: %s has no tests\n", pkg)
+	case len(all) <= 10:
+		fmt.Fprintf(c.stderr, "stdbg: its tests: %s\n", strings.Join(all, ", "))
+	default:
+		fmt.Fprintf(c.stderr, "stdbg: its tests: %s, ... (%d in all)\n", strings.Join(all[:10], ", "), len(all))
 	}
 	return nil
 }

@@ -113,7 +113,7 @@ var settings = []setting{
 	{"preemptions", -1, "dfs: explore the schedules with 0 preemptions, then 1, ... up to this many (-1: no bound)", ""},
 	{"delays", -1, "dfs: explore the schedules that deviate 0 times from a round-robin scheduler, then 1, ... up to this many (-1: no bound); scales to many threads", ""},
 	{"executions", 0, "stop after this many executions (0: no limit; random and pct stop at 10000 unless --budget is given)", ""},
-	{"budget", time.Duration(0), "stop searching after this much wall time, e.g. 30s or 10m (0: no limit), counted from when the search begins: building and starting the program are not counted; minimising the bugs found comes after", "a duration such as 30s or 10m (0: no limit)"},
+	{"budget", time.Duration(0), fmt.Sprintf("stop searching after this much wall time, e.g. 30s or 10m (0: no limit), counted from when the search begins: building and starting the program are not counted; minimising the bugs found comes after; unset, the search of a Go test (stdbg test, find --run) stops after %s", defaultTestBudget), "a duration such as 30s or 10m (0: no limit)"},
 	{"profile", "", "write a pprof profile of the exploration (where the schedules branch and the time goes) to this file", ""},
 	{"visited", false, "stateful search: cut executions at program states already explored (busy-wait loops end); C targets hash the program's memory, Go targets their declared state", ""},
 	{"livelock", false, "report a reachable, weakly fair cycle of states without progress (stdbg_progress, sthread.Progress) as a livelock; implies --visited", ""},

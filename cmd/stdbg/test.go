@@ -39,12 +39,14 @@ func (c *tester) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test [packages] [flags]",
 		Short: "explore the schedules of every test of Go packages, as go test runs them",
-		Long: `Run every test of the packages named, as go test does, with the schedules of
+		Long: fmt.Sprintf(`Run every test of the packages named, as go test does, with the schedules of
 each explored: go test's package patterns (./..., directories, import paths;
 none: the package in the current directory) and its flags -run, -skip, -tags,
 -short, -v, -json, -p, -timeout and -count, with one dash or two, plus the
 search settings of stdbg find (--budget for each test, --strategy, the bounds,
---races, ...).
+--races, ...). Each test's search stops after --budget (default %s, so
+that a suite ends on its own as go test's -timeout makes it; --budget 0: no
+limit), and the summary says the budget.
 
 Each package's test binary is instrumented and built once; each of its tests
 (TestXxx; TestMain is honoured) is explored on its own, inside the test's
@@ -66,7 +68,7 @@ The cache is kept under the user's cache directory (STDBG_TEST_CACHE to put
 it elsewhere). See docs/go-test.md.
 
 Exit status: 0 no bug, 1 a bug was found or a test or package failed, 2 bad
-usage.`,
+usage.`, defaultTestBudget),
 		Example: `  stdbg test ./...
   stdbg test -run 'TestTransfer' -v ./bank
   stdbg test --budget 10s -json ./... > events.json
@@ -91,6 +93,7 @@ usage.`,
 	// What the shared settings mean here: the shard setting, over the
 	// tests rather than inside a search.
 	f.Lookup("shard").Usage = "run only part I of N of the tests (I/N, 0 <= I < N): the tests of all the packages are dealt to the N parts in turn, so that N CI jobs share a suite; join their corpora with stdbg corpus merge"
+	f.Lookup("budget").Usage = fmt.Sprintf("stop each test's search after this much wall time, e.g. 30s or 10m (default %s; 0: no limit), counted from when the search begins; minimising the bugs found comes after", defaultTestBudget)
 	f.Lookup("json").Usage = "write go test -json's event stream (test2json's TestEvent objects) instead of text"
 	f.Lookup("corpus").Usage = "directory where the bugs are saved, under <import path>/<TestName> (default: testdata/stdbg/<TestName> in each test's package)"
 	return cmd
@@ -121,13 +124,14 @@ func (c *tester) test(args []string) error {
 	if err != nil {
 		return err
 	}
+	p.Budget = a.testBudget()
 	for _, n := range p.notes {
 		fmt.Fprintf(a.stderr, "stdbg: %s\n", n)
 	}
 	stopper := newStopper()
 	defer stopper.stop()
 	cfg := gotest.Config{
-		Patterns: args, Tags: tf.tags, Run: tf.run, Skip: tf.skip, Short: tf.short, Timeout: tf.timeout, Count: tf.count,
+		Patterns: args, Tags: tf.tags, Run: tf.run, Skip: tf.skip, Short: tf.short, Timeout: tf.timeout, Count: tf.count, Budget: p.Budget,
 		Verbose: tf.verbose, JSON: a.s.JSON, Parallel: tf.parallel, Race: a.s.Races, Shard: shard, Shards: shards,
 		RandSeed: a.s.RandSeed,
 		Options:  a.sessionOptions(session.Options{FastExit: true, KeepThreads: true}),
@@ -209,6 +213,24 @@ func (c *tester) search(p *plan) func(ctx context.Context, s *session.Session, t
 		return &gotest.Searched{Bugs: out.Bugs, Complete: out.Complete && !out.Interrupted, Coverage: found.Coverage,
 			Stats: report.FormatStats(out.Stats), Notes: append(notes, out.Notes...), Executions: out.Stats.Executions}, err
 	}
+}
+
+// defaultTestBudget is the longest the search of one Go test runs when no
+// budget is set (--budget, STDBG_BUDGET, stdbg.yaml), in stdbg test and in
+// stdbg find --run, so that a whole suite ends on its own as go test's
+// -timeout makes it, even when a test's schedules are too many to explore:
+// long enough for the searches of the bundled examples and of the modules
+// of benchmarks/modules to end or find their bugs (docs/go-test.md says
+// how it was measured). A variable for the tests.
+var defaultTestBudget = 60 * time.Second
+
+// testBudget is the budget of the search of one Go test: the budget
+// setting when it is set (0: no limit), else defaultTestBudget.
+func (a *app) testBudget() time.Duration {
+	if a.explicit("budget") {
+		return a.s.Budget
+	}
+	return defaultTestBudget
 }
 
 // cacheKey holds what the results of stdbg test depend on besides the
