@@ -15,6 +15,7 @@ import (
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
 )
 
 // Symbols resolves the addresses a runtime reports.
@@ -240,7 +241,7 @@ func Build(e *executor.Execution, o *search.Outcome, syms Symbols) *Report {
 	b.exprNames(uses)
 	for i, st := range trace {
 		b.expr = callExpr(st.Op, wheres[i].Source)
-		s := Step{N: i + 1, Thread: st.Thread, Call: b.call(st.Op, st.Result, st.Frames), Where: wheres[i]}
+		s := Step{N: i + 1, Thread: st.Thread, Call: b.call(st.Op, st.Result, st.Frames, st.Operand), Where: wheres[i]}
 		if st.Choice != schedule.NoChoice {
 			c := st.Choice
 			s.Choice = &c
@@ -441,7 +442,7 @@ var errnoNames = map[int64]string{
 }
 
 // call renders the operation as the user wrote it.
-func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) string {
+func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64, opnd wire.Operand) string {
 	if s, ok := b.goCall(op, res); ok {
 		return s
 	}
@@ -482,7 +483,12 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 		return api
 	case syncmodel.Read, syncmodel.Write:
 		switch op.API {
-		case syncmodel.APILoad, syncmodel.APIStore, syncmodel.APICAtomicLoad, syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
+		case syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
+			if s, ok := operandCall(b.name(op.Obj, "mem"), int(op.Arg), opnd); ok {
+				return s
+			}
+			fallthrough
+		case syncmodel.APILoad, syncmodel.APIStore, syncmodel.APICAtomicLoad:
 			// An access of an instrumented C program: the call on its
 			// line says what it stores; the step, how much memory.
 			return fmt.Sprintf("%s(&%s) (%s)", api, b.name(op.Obj, "mem"), count(int(op.Arg), "byte"))
@@ -652,7 +658,9 @@ func NewNamer(syms Symbols) *Namer {
 }
 
 // Call renders op, which returned res.
-func (n *Namer) Call(op syncmodel.Op, res syncmodel.Result) string { return n.b.call(op, res, nil) }
+func (n *Namer) Call(op syncmodel.Op, res syncmodel.Result) string {
+	return n.b.call(op, res, nil, wire.Operand{})
+}
 
 // noSymbols resolves nothing.
 type noSymbols struct{}
