@@ -436,6 +436,15 @@ func (b *builder) name(addr uint64, family string) string {
 	return n
 }
 
+// pointee names the object at addr if the report named it already or the
+// program's symbols do, without naming a new one.
+func (b *builder) pointee(addr uint64) (string, bool) {
+	if n, ok := b.names[addr]; ok {
+		return n, true
+	}
+	return b.syms.Data(addr)
+}
+
 var errnoNames = map[int64]string{
 	syncmodel.EPERM: "EPERM", syncmodel.EAGAIN: "EAGAIN", syncmodel.EBUSY: "EBUSY",
 	syncmodel.EINVAL: "EINVAL", syncmodel.EDEADLK: "EDEADLK", syncmodel.ETIMEDOUT: "ETIMEDOUT",
@@ -484,7 +493,7 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64, o
 	case syncmodel.Read, syncmodel.Write:
 		switch op.API {
 		case syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
-			if s, ok := operandCall(b.name(op.Obj, "mem"), int(op.Arg), opnd); ok {
+			if s, ok := operandCall(b.name(op.Obj, "mem"), int(op.Arg), opnd, b.pointee); ok {
 				return s
 			}
 			fallthrough
