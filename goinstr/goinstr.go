@@ -3,8 +3,9 @@
 // concurrency operations onto package sthread and its packages — go
 // statements onto sthread.Go; the uses of sync's Mutex, RWMutex, WaitGroup,
 // Once, Cond, Locker and Map, of sync/atomic, runtime.Gosched, time's
-// sleeps, timers, tickers and clock, context's cancelable contexts and the
-// top-level functions of math/rand and math/rand/v2 onto the same names in
+// sleeps, timers, tickers and clock, context's cancelable contexts, the
+// top-level functions of math/rand and math/rand/v2 and testing/synctest's
+// Test, Wait and Sleep onto the same names in
 // sthread's mirrors of those packages (time.Sleep becomes Sleep of
 // github.com/stdbg/stdbg/sthread/time, imported under a name of its own);
 // channel send, receive, close, len, range and select, and ranges over
@@ -49,7 +50,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-8"
+const version = "goinstr-10"
 
 // Config says what to instrument.
 type Config struct {
@@ -110,7 +111,19 @@ type cacheEntry struct {
 // output is cached under a key made of the contents of every file of the
 // module's packages in the build: a second run with the same sources
 // skips loading and rewriting.
+//
+// A package whose toolchain is newer than the Go stdbg was built with is
+// read by an instrumenter built with that toolchain (see toolchain.go).
 func Instrument(cfg Config) (*Result, error) {
+	if v, err := newerToolchain(cfg.Dir); err != nil {
+		return nil, err
+	} else if v != "" {
+		resp, err := remote(cfg.Dir, v, request{Op: "instrument", Config: cfg})
+		if err != nil {
+			return nil, err
+		}
+		return resp.Result, nil
+	}
 	key, pkgs, outside, err := sourceKey(cfg)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,8 @@ var mirrors = map[string]mirror{
 	"math/rand/v2": {sthreadPath + "/math/rand/v2", nameSet(
 		"ExpFloat64", "Float32", "Float64", "Int", "Int32", "Int32N", "Int64", "Int64N", "IntN", "N",
 		"NormFloat64", "Perm", "Shuffle", "Uint", "Uint32", "Uint32N", "Uint64", "Uint64N", "UintN")},
+	// Bubbles: their goroutines are the checked program's.
+	"testing/synctest": {sthreadPath + "/testing/synctest", nameSet("Test", "Wait", "Sleep")},
 }
 
 // nameSet is the set of names.
@@ -117,13 +119,14 @@ func (r *fileRewriter) qual(path, name string) string {
 // file refers to so that its import stays used after its uses were
 // rewritten.
 var keepAlive = map[string]string{
-	"sync":         "NewCond",
-	"sync/atomic":  "AddInt32",
-	"runtime":      "Gosched",
-	"time":         "Now",
-	"context":      "Background",
-	"math/rand":    "Intn",
-	"math/rand/v2": "IntN",
+	"sync":             "NewCond",
+	"sync/atomic":      "AddInt32",
+	"runtime":          "Gosched",
+	"time":             "Now",
+	"context":          "Background",
+	"math/rand":        "Intn",
+	"math/rand/v2":     "IntN",
+	"testing/synctest": "Wait",
 }
 
 // selector rewrites a reference to a mirrored name of the standard library

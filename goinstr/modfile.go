@@ -9,33 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"golang.org/x/mod/modfile"
 )
-
-// stdbgModule is the module path of stdbg, which provides sthread.
-const stdbgModule = "github.com/stdbg/stdbg"
-
-// SourceDir returns the directory of stdbg's module source, which the
-// instrumented code of another module imports sthread from: $STDBG_SOURCE,
-// or the directory this package was compiled from.
-func SourceDir() (string, error) {
-	dir := os.Getenv("STDBG_SOURCE")
-	if dir == "" {
-		_, file, _, ok := runtime.Caller(0)
-		if !ok {
-			return "", fmt.Errorf("cannot tell where stdbg's sources are: set STDBG_SOURCE")
-		}
-		dir = filepath.Dir(filepath.Dir(file))
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil || modfile.ModulePath(b) != stdbgModule {
-		return "", fmt.Errorf("stdbg's sources are not in %s (no go.mod of %s): set STDBG_SOURCE", dir, stdbgModule)
-	}
-	return dir, nil
-}
 
 // Build is how the go command builds an instrumented package of a module
 // other than stdbg's: in a workspace of its own.
@@ -64,7 +41,11 @@ type Build struct {
 // when that is higher, which would change the program's default GODEBUG
 // settings: those that the program gets under go test (from the module's go
 // line, its godebug block and its //go:debug directives) are written in
-// the workspace's godebug block.
+// the workspace's godebug block. The module's toolchain line goes to the
+// workspace too (the go command reads only the workspace's), so that the
+// toolchain go test would build with builds it. stdbg's module is the one
+// SourceDir gives: another copy of it that the user's workspace holds
+// gives way, with a warning.
 func Workspace(dir, cache string, tests bool) (*Build, error) {
 	env, err := goEnv(dir, "GOMOD", "GOWORK", "GOFLAGS")
 	if err != nil {
@@ -126,20 +107,38 @@ func Workspace(dir, cache string, tests bool) (*Build, error) {
 			b.Warnings = append(b.Warnings, fmt.Sprintf("not used: the vendor directory of %s (the build takes the module's dependencies from the module cache)", moduleDir))
 		}
 	}
-	hasStdbg := false
+	// stdbg's module is the one that this stdbg carries, which speaks
+	// its protocol: another copy of it in the user's workspace gives way.
+	var others []string
 	for _, u := range work.Use {
-		hasStdbg = hasStdbg || filepath.Clean(u.Path) == filepath.Clean(src)
+		if b, err := os.ReadFile(filepath.Join(u.Path, "go.mod")); err == nil && modfile.ModulePath(b) == stdbgModule {
+			others = append(others, u.Path)
+		}
 	}
-	if !hasStdbg {
-		if err := work.AddUse(src, stdbgModule); err != nil {
+	for _, p := range others {
+		if err := work.DropUse(p); err != nil {
 			return nil, err
 		}
+		if filepath.Clean(p) != filepath.Clean(src) {
+			b.Warnings = append(b.Warnings, fmt.Sprintf("not used: the copy of stdbg's module at %s in the workspace (sthread comes from the stdbg that checks the program)", p))
+		}
+	}
+	if err := work.AddUse(src, stdbgModule); err != nil {
+		return nil, err
 	}
 	if v := modGo(stdbgMod); goversion.Compare("go"+v, "go"+goLine) > 0 {
 		goLine = v
 	}
 	if err := work.AddGoStmt(goLine); err != nil {
 		return nil, err
+	}
+	if strict, err := modfile.Parse(gomod, data, nil); err == nil && strict.Toolchain != nil && work.Toolchain == nil && (gowork == "" || gowork == "off") {
+		// The go command ignores the toolchain lines of a workspace's
+		// modules: the module's own goes to the workspace, so that the
+		// build is made by the toolchain go test makes it with.
+		if err := work.AddToolchainStmt(strict.Toolchain.Name); err != nil {
+			return nil, err
+		}
 	}
 	for _, kv := range godebug {
 		k, v, _ := strings.Cut(kv, "=")

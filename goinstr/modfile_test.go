@@ -89,11 +89,15 @@ func TestWorkspace(t *testing.T) {
 		goflags string
 		// uses: directories the workspace must hold, relative to the
 		// tree (besides stdbg's sources).
-		uses     []string
-		env      string // the GOFLAGS the build must get
-		warning  string // a warning the build must give
-		run      bool   // run go test in the workspace; it must pass
-		godebugs bool   // the program's GODEBUG defaults are go test's
+		uses    []string
+		env     string // the GOFLAGS the build must get
+		warning string // a warning the build must give
+		run     bool   // run go test in the workspace; it must pass
+		// absent: directories the workspace must not use; toolchain:
+		// the toolchain line it must have.
+		absent    []string
+		toolchain string
+		godebugs  bool // the program's GODEBUG defaults are go test's
 	}{
 		{
 			name: "module at go 1.21",
@@ -127,6 +131,26 @@ func TestWorkspace(t *testing.T) {
 				"m/off_test.go": "//go:build !special\n\npackage m\n\nimport \"testing\"\n\nfunc TestTag(t *testing.T) { t.Fatal(\"built without the tag\") }\n",
 			},
 			pkg: "m", goflags: "-mod=mod -tags=special", uses: []string{"m"}, env: "GOFLAGS=-tags=special", run: true,
+		},
+		{
+			name: "module with a toolchain line",
+			files: map[string]string{
+				"m/go.mod":       "module example.com/m\n\ngo 1.21\n\ntoolchain go1.21.1\n",
+				"m/loop_test.go": sharedLoopTest,
+			},
+			pkg: "m", uses: []string{"m"}, env: "GOFLAGS=", run: true, toolchain: "go1.21.1",
+		},
+		{
+			name: "go.work with a copy of stdbg",
+			files: map[string]string{
+				"go.work":          "go 1.22\n\nuse (\n\t./m\n\t./stdbg\n)\n",
+				"m/go.mod":         "module example.com/m\n\ngo 1.21\n",
+				"m/loop_test.go":   sharedLoopTest,
+				"stdbg/go.mod":     "module github.com/stdbg/stdbg\n\ngo 1.21\n",
+				"stdbg/sthread.go": "package stdbg\n",
+			},
+			pkg: "m", uses: []string{"m"}, absent: []string{"stdbg"}, env: "GOFLAGS=", run: true,
+			warning: "not used: the copy of stdbg's module at",
 		},
 		{
 			name: "vendored module",
@@ -178,6 +202,19 @@ func TestWorkspace(t *testing.T) {
 					t.Errorf("the workspace does not use %s:\n%s", path, text)
 				}
 			}
+			for _, a := range tt.absent {
+				if slices.Contains(uses, filepath.Join(root, a)) {
+					t.Errorf("the workspace uses %s:\n%s", a, text)
+				}
+			}
+			if got := ""; tt.toolchain != "" {
+				if w.Toolchain != nil {
+					got = w.Toolchain.Name
+				}
+				if got != tt.toolchain {
+					t.Errorf("the workspace's toolchain is %q, want %q:\n%s", got, tt.toolchain, text)
+				}
+			}
 			if w.Go == nil || w.Go.Version != stdbgGo {
 				t.Errorf("the workspace's go line is not stdbg's:\n%s", text)
 			}
@@ -213,7 +250,11 @@ func TestWorkspace(t *testing.T) {
 	}
 
 	// stdbg's own packages need no workspace.
-	b, err := Workspace(filepath.Join(src, "examples", "go", "plain", "counter"), t.TempDir(), false)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Workspace(filepath.Join(root, "examples", "go", "plain", "counter"), t.TempDir(), false)
 	if err != nil || b != nil {
 		t.Errorf("Workspace of stdbg's example: %+v, %v; want none", b, err)
 	}

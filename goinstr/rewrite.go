@@ -267,8 +267,10 @@ var testMethods = map[string]bool{
 // package testing, and the functions of package lang that stand for them
 // (a subtest, the test's cleanups; Parallel makes the test wait for
 // others): under a check, what they run must run on the checked
-// goroutines, in the execution. Cleanup is testing.TB's too.
-var testRunners = map[string]string{"Run": "Run", "Parallel": "Parallel", "Cleanup": "Cleanup"}
+// goroutines, in the execution. Cleanup is testing.TB's too, and so is
+// Context, whose context package testing cancels as the test ends: under a
+// check, the execution's test ends.
+var testRunners = map[string]string{"Run": "Run", "Parallel": "Parallel", "Cleanup": "Cleanup", "Context": "Context"}
 
 // testCall rewrites t.M(args), t a *testing.T or a testing.TB and M a
 // method that logs, fails or skips, into lang.TestCall(t, "M").M(args):
@@ -282,9 +284,9 @@ func (r *fileRewriter) testCall(c *ast.CallExpr, depth int) {
 	if t == nil || (t.String() != "*testing.T" && t.String() != "testing.TB") {
 		return
 	}
-	if fn, ok := testRunners[sel.Sel.Name]; ok && (t.String() == "*testing.T" || fn == "Cleanup") {
+	if fn, ok := testRunners[sel.Sel.Name]; ok && (t.String() == "*testing.T" || fn == "Cleanup" || fn == "Context") {
 		// t.Run(name, f) -> lang.Run(t, name, f); t.Parallel() ->
-		// lang.Parallel(t).
+		// lang.Parallel(t); t.Context() -> lang.Context(t).
 		r.insert(sel.X.Pos(), r.qual(langPath, fn)+"(", depth)
 		sep := ", "
 		if len(c.Args) == 0 {

@@ -18,6 +18,15 @@ import (
 // Result.Restored, which the search inside the target puts back before each
 // execution.
 func PackageState(dir string, tests bool) ([]Var, error) {
+	if v, err := newerToolchain(dir); err != nil {
+		return nil, err
+	} else if v != "" {
+		resp, err := remote(dir, v, request{Op: "state", Dir: dir, Tests: tests})
+		if err != nil {
+			return nil, err
+		}
+		return resp.Vars, nil
+	}
 	// Each package of the main module: its import path, whether it is
 	// only a dependency (whose tests are not built), its directory, then
 	// its files.

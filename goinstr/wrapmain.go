@@ -19,6 +19,15 @@ import (
 // It returns "" when dir's package is not such a program (not package main,
 // no main, no import of sthread, or main already calls Run).
 func WrapMain(dir, cache string) (string, error) {
+	if v, err := newerToolchain(dir); err != nil {
+		return "", err
+	} else if v != "" {
+		resp, err := remote(dir, v, request{Op: "wrapmain", Dir: dir, Cache: cache})
+		if err != nil {
+			return "", err
+		}
+		return resp.Overlay, nil
+	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	fset := token.NewFileSet()
 	for _, path := range files {

@@ -19,14 +19,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/goinstr"
+	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/report"
 	"github.com/stdbg/stdbg/session"
 )
@@ -127,13 +131,19 @@ type Failure struct {
 // Grade checks the submission (a directory holding the assignment's
 // Submit files, or, for a one-file assignment, that file) against a. An
 // error means the grading itself could not run (the submission is not
-// there); what is wrong with the submission (missing files, a build
+// there, or stdbg is not installed correctly: a *goinstr.InstallError,
+// under which no submission is graded); what is wrong with the submission (missing files, a build
 // error, bugs) is in the Result.
 func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*Result, error) {
 	start := time.Now()
 	files, err := submitted(a, submission)
 	if err != nil {
 		return nil, err
+	}
+	// Every build goes through stdbg's cache: without one no submission
+	// builds, and none is graded.
+	if _, err := cachedir.Usable(); err != nil {
+		return nil, &goinstr.InstallError{Err: err}
 	}
 	conf := o.Confinement
 	if conf == nil {
@@ -163,6 +173,11 @@ func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*R
 		}
 	} else {
 		res.Checks = g.checks(ctx)
+		if g.broken != nil {
+			// stdbg cannot build any submission: no grade at all
+			// rather than a wrong one.
+			return nil, g.broken
+		}
 		for i, c := range a.Checks {
 			res.MaxScore += c.Points
 			if i < len(res.Checks) {
@@ -208,6 +223,9 @@ type grader struct {
 	files  map[string]string
 	builds map[string]*built
 	log    func(string)
+	// broken is set when stdbg itself cannot build Go programs
+	// (goinstr.InstallError): grading stops there.
+	broken error
 	// version is stdbg's, for the HTML traces.
 	version string
 }
@@ -292,9 +310,31 @@ func (g *grader) build(c *Check) *built {
 }
 
 // goMod is the module file of a Go submission: the module stdbg builds,
-// at the language version of the Go that builds it.
+// at the language version of the go command that builds it (which may be
+// older than the Go stdbg was built with: a go line above it would have
+// the go command fetch a newer toolchain, or refuse the module).
 func goMod() string {
-	v := strings.TrimPrefix(runtime.Version(), "go")
+	goCmdOnce.Do(func() {
+		goCmdVersion = runtime.Version()
+		cmd := exec.Command("go", "env", "GOVERSION")
+		cmd.Dir = os.TempDir() // where submissions are built: no go.mod around
+		if out, err := cmd.Output(); err == nil {
+			if f := strings.Fields(string(out)); len(f) > 0 {
+				goCmdVersion = f[0]
+			}
+		}
+	})
+	return goModAt(goCmdVersion)
+}
+
+var (
+	goCmdOnce    sync.Once
+	goCmdVersion string
+)
+
+// goModAt is goMod for the go command of version (go1.26.8).
+func goModAt(version string) string {
+	v := strings.TrimPrefix(version, "go")
 	if parts := strings.SplitN(v, ".", 3); len(parts) >= 2 {
 		v = parts[0] + "." + parts[1]
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stdbg/stdbg/goinstr"
 	"github.com/stdbg/stdbg/hunt"
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/session"
@@ -110,7 +111,7 @@ func (g *grader) checks(ctx context.Context) []CheckResult {
 	results := make([]CheckResult, len(g.a.Checks))
 	done := make([]bool, len(g.a.Checks))
 	for _, gr := range g.groups() {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || g.broken != nil {
 			break
 		}
 		start := time.Now()
@@ -161,6 +162,10 @@ func (g *grader) search(ctx context.Context, c *Check) *outcome {
 	b := g.build(c)
 	out.b = b
 	if b.err != nil {
+		var ie *goinstr.InstallError
+		if errors.As(b.err, &ie) {
+			g.broken = ie
+		}
 		msg := b.err.Error()
 		var ue *session.UsageError
 		if errors.As(b.err, &ue) {

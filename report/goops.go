@@ -29,6 +29,8 @@ func goFamily(k syncmodel.Kind) string {
 	case syncmodel.ChanMake, syncmodel.ChanSend, syncmodel.ChanRecv, syncmodel.ChanClose, syncmodel.ChanLen,
 		syncmodel.Select, syncmodel.ChanWake:
 		return "chan"
+	case syncmodel.BubbleEnter, syncmodel.BubbleWait, syncmodel.BubbleEnd:
+		return "bubble"
 	}
 	return ""
 }
@@ -128,6 +130,12 @@ func (b *builder) goCall(op syncmodel.Op, res syncmodel.Result) (string, bool) {
 			return fmt.Sprintf("%s(%s) is signalled, relocks %s", api, obj(), b.goName(op.Obj2, "mutex")), true
 		}
 		return fmt.Sprintf("%s(%s) is signalled", api, obj()), true
+	case syncmodel.BubbleEnter:
+		return fmt.Sprintf("%s: %s begins", api, obj()), true
+	case syncmodel.BubbleWait:
+		return api + " returns", true
+	case syncmodel.BubbleEnd:
+		return fmt.Sprintf("%s: %s is over", api, obj()), true
 	case syncmodel.ChanMake:
 		return fmt.Sprintf("%s(%s, %d)", api, b.chanName(op.Obj), op.Arg), true
 	case syncmodel.ChanLen:

@@ -8,7 +8,8 @@
 // The packages under sthread mirror the standard library's, with its paths
 // and names: sthread/sync (whose types this package re-exports),
 // sthread/sync/atomic, sthread/time, sthread/context, sthread/runtime,
-// sthread/math/rand and sthread/math/rand/v2. A program written for stdbg
+// sthread/math/rand, sthread/math/rand/v2 and sthread/testing/synctest. A
+// program written for stdbg
 // imports them instead of the standard packages (the atomics of
 // sthread/sync/atomic, for one); stdbg find rewrites plain Go onto them.
 //

@@ -158,6 +158,8 @@ const (
 	APIMemoryPoll        // a polling loop over plain memory (C, STDBG_MEM_LOG=1): a Yield, Obj the address polled last
 	APITestCall          // a goroutine's call of a method of its test's t that logs, fails or skips (Go): a Read of the test's key
 	APITestEnd           // a Go test or subtest ends, its function and cleanups done: a Write of the test's key
+	APISynctestTest      // testing/synctest.Test: its bubble's BubbleEnter and BubbleEnd
+	APISynctestWait      // testing/synctest.Wait (BubbleWait)
 	apiCount
 )
 
@@ -248,6 +250,8 @@ var apiNames = [...]string{
 	APIMemoryPoll:        "memory poll",
 	APITestCall:          "calls its test's t",
 	APITestEnd:           "test ends",
+	APISynctestTest:      "synctest.Test",
+	APISynctestWait:      "synctest.Wait",
 	APIStdbgChoose:       "stdbg_choose",
 	APIThrdCreate:        "thrd_create",
 	APIThrdJoin:          "thrd_join",

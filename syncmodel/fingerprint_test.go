@@ -101,7 +101,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		// Generic: the world and its threads (every primitive's part of
 		// both is hashed by its fingerprint method), operations.
 		// World.misuseAt is not hashed: it is 0 between steps.
-		{World{}, 16}, {thread{}, 16}, {Op{}, 7}, {Case{}, 3},
+		{World{}, 17}, {thread{}, 17}, {Op{}, 7}, {Case{}, 3},
 		// Mutexes and spin locks.
 		{mutexState{}, 1}, {spinState{}, 1}, {mutex{}, 4},
 		// Condition variables. condWaiter.by is not hashed: it annotates
@@ -118,6 +118,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		// timeState's view, viewGen and gen are derived (timeView).
 		{timeState{}, 8}, {timeThread{}, 4},
 		{awaitThread{}, 2}, {Span{}, 2},
+		{bubbleState{}, 1}, {bubbleThread{}, 1}, {bubble{}, 1},
 	} {
 		typ := reflect.TypeOf(tc.v)
 		accounted[typ] = tc.n

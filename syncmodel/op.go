@@ -144,6 +144,13 @@ const (
 	// a scheduling point of its own, so that its creator may run on
 	// first, as it may in a real run.
 	ThreadStart
+
+	// Bubbles of testing/synctest (see bubble.go). Obj: the bubble (for
+	// BubbleWait, the one the runtime takes the caller to belong to, for
+	// its own use: the model knows the caller's).
+	BubbleEnter // the root goroutine of a bubble joins it, first thing.
+	BubbleWait  // synctest.Wait: enabled once every other goroutine of the caller's bubble is durably blocked.
+	BubbleEnd   // synctest.Test waits for the goroutines of its bubble to end.
 	kindCount
 )
 
@@ -222,6 +229,9 @@ var kindNames = [...]string{
 	ChanWake:       "chan-wake",
 	TimerWait:      "timer-wait",
 	ThreadStart:    "thread-start",
+	BubbleEnter:    "bubble-enter",
+	BubbleWait:     "bubble-wait",
+	BubbleEnd:      "bubble-end",
 }
 
 // NumKinds is one more than the largest valid Kind.

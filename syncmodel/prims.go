@@ -80,7 +80,7 @@ type primitive interface {
 // fingerprint.
 var families = [...]primitive{
 	&threadPrim{}, &mutexPrim{}, &spinPrim{}, &condPrim{}, &semPrim{}, &rwlockPrim{}, &barrierPrim{}, &oncePrim{},
-	&goMutexPrim{}, &goRWPrim{}, &wgPrim{}, &chanPrim{}, &timePrim{}, &annotPrim{},
+	&goMutexPrim{}, &goRWPrim{}, &wgPrim{}, &chanPrim{}, &timePrim{}, &annotPrim{}, &bubblePrim{},
 }
 
 // kindSpec is what the world knows of a kind without running it. The zero

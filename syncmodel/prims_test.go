@@ -51,7 +51,8 @@ func TestKindSpecs(t *testing.T) {
 		kinds []Kind
 	}{
 		{"may wait", mayWait, []Kind{ChanSend, ChanRecv, Select, ChanWake, WGWait, WGWake, GoCondWait, GoCondWake,
-			CondWait, ThreadJoin, SemWait, SemTimedwait, BarrierWait, BarrierLeave, Yield, Sleep, TimerWait, Exit}},
+			CondWait, ThreadJoin, SemWait, SemTimedwait, BarrierWait, BarrierLeave, Yield, Sleep, TimerWait, Exit,
+			BubbleWait, BubbleEnd}},
 		{"state annotated", StateAnnotated, []Kind{ChanSend, ChanRecv, ChanClose, WGAdd, GoCondWake, RWUnlock, GoRWRUnlock, Select}},
 		{"may have to precede", func(k Kind) bool { return infoOf(k).precedes }, []Kind{ThreadExit, MutexUnlock, CondWait,
 			SpinUnlock, GoMutexUnlock, GoCondWait, RWUnlock, GoRWUnlock, GoRWRUnlock, OnceEnd, WGAdd,
@@ -60,7 +61,8 @@ func TestKindSpecs(t *testing.T) {
 		{"uses Obj2 if set", func(k Kind) bool { return infoOf(k).objects == objObj2Set }, []Kind{GoCondWait, GoCondWake}},
 		{"uses cases", func(k Kind) bool { return infoOf(k).objects >= objCases }, []Kind{Select, ChanWake}},
 		{"not a synchronization operation", func(k Kind) bool { return infoOf(k).class != classSync },
-			[]Kind{ThreadCreate, ThreadJoin, ThreadDetach, ThreadExit, Yield, Sleep, Read, Write, Choose, Exit, ThreadStart}},
+			[]Kind{ThreadCreate, ThreadJoin, ThreadDetach, ThreadExit, Yield, Sleep, Read, Write, Choose, Exit, ThreadStart,
+				BubbleEnter, BubbleWait, BubbleEnd}},
 	} {
 		for k := KindInvalid; int(k) < NumKinds+2; k++ {
 			if got, want := tc.has(k), slices.Contains(tc.kinds, k); got != want {

@@ -30,6 +30,7 @@ func (*threadPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error)
 	switch op.Kind {
 	case ThreadCreate:
 		id := w.create(op.Arg == 1)
+		w.inheritBubble(tid, id)
 		return Result{Code: int64(id), NewThread: id}, "", nil
 	case ThreadExit:
 		w.threads[tid-1].finished = true

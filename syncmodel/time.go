@@ -22,6 +22,10 @@ import (
 // answered is delayed, as a loaded machine delays it, and each such delay
 // is recorded (Stalls) for the report to say. A goroutine about to yield
 // (runtime.Gosched, a sleep of no time) polls: it does not hold time back.
+// A TimerWait of a goroutine of a testing/synctest bubble obeys the
+// bubble's rule as well (bubble.go, bubbleTimeMayPass): time passes for it
+// only when every other goroutine of its bubble is durably blocked, as
+// with a bound of 0 within the bubble.
 
 // DefaultMaxStall is the stall bound of a new world, in nanoseconds: the
 // longest a goroutine that can run may be kept from running while time
@@ -94,7 +98,9 @@ func (*timePrim) kinds() []kindSpec {
 	return []kindSpec{{kind: TimerWait, mayWait: true}}
 }
 
-func (*timePrim) enabled(w *World, tid int, op *Op) bool { return w.earliestTimer(tid, op.Arg) }
+func (*timePrim) enabled(w *World, tid int, op *Op) bool {
+	return w.earliestTimer(tid, op.Arg) && w.bubbleTimeMayPass(tid)
+}
 
 func (*timePrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
 	if op.Arg > w.now {

@@ -43,6 +43,7 @@ type World struct {
 	wgState
 	chanState
 	timeState
+	bubbleState
 }
 
 // thread is the model's record of one thread. Its only pointers are to
@@ -75,6 +76,7 @@ type thread struct {
 	barrierThread
 	timeThread
 	awaitThread
+	bubbleThread
 }
 
 // clearNext ends a two-halved operation.

@@ -63,11 +63,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "stdbg: "+oneLine(ee.err.Error()))
+			fmt.Fprintln(stderr, "stdbg: "+oneLine(toolchainAdvice(ee.err.Error(), args)))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "stdbg: "+oneLine(err.Error()))
+	fmt.Fprintln(stderr, "stdbg: "+oneLine(toolchainAdvice(err.Error(), args)))
 	return exitUsage
 }
 

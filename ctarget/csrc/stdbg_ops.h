@@ -76,6 +76,9 @@
 #define K_CHAN_WAKE 71
 #define K_TIMER_WAIT 72
 #define K_THREAD_START 73
+#define K_BUBBLE_ENTER 74
+#define K_BUBBLE_WAIT 75
+#define K_BUBBLE_END 76
 
 #define A_PTHREAD_CREATE 1
 #define A_PTHREAD_JOIN 2
@@ -223,6 +226,8 @@
 #define A_MEMORY_POLL 144
 #define A_CALLS_ITS_TEST_S_T 145
 #define A_TEST_ENDS 146
+#define A_SYNCTEST_TEST 147
+#define A_SYNCTEST_WAIT 148
 
 /* Names of the kinds, for messages. */
 static const char *const stdbg_kind_names[] = {
@@ -300,7 +305,10 @@ static const char *const stdbg_kind_names[] = {
 	"chan-wake",
 	"timer-wait",
 	"thread-start",
+	"bubble-enter",
+	"bubble-wait",
+	"bubble-end",
 };
-#define STDBG_NUM_KINDS 74
+#define STDBG_NUM_KINDS 77
 
 #endif

@@ -26,3 +26,40 @@ func TestDir(t *testing.T) {
 		}
 	}
 }
+
+// TestUsable checks that Usable creates the cache directory, and fails
+// where it cannot be found or created.
+func TestUsable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(t.TempDir(), "a", "b")
+	for _, tc := range []struct {
+		name, cache, home string
+		ok                bool
+	}{
+		{"missing, created", fresh, "/", true},
+		{"under a file", filepath.Join(file, "c"), "/", false},
+		{"no STDBG_CACHE and no home", "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("STDBG_CACHE", tc.cache)
+			t.Setenv("HOME", tc.home)
+			t.Setenv("XDG_CACHE_HOME", "")
+			got, err := cachedir.Usable()
+			if (err == nil) != tc.ok {
+				t.Fatalf("Usable() = %q, %v; want ok=%v", got, err, tc.ok)
+			}
+			if !tc.ok {
+				return
+			}
+			if fi, err := os.Stat(got); err != nil || !fi.IsDir() {
+				t.Errorf("Usable() = %q, not a directory: %v", got, err)
+			}
+			if ents, _ := os.ReadDir(got); len(ents) != 0 {
+				t.Errorf("Usable() left %v in %s", ents, got)
+			}
+		})
+	}
+}

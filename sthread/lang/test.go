@@ -47,10 +47,12 @@ func CheckTest(t *testing.T, body func()) {
 				// execution ends as if it returned, once the test's
 				// cleanups ran.
 				rt.Skipping()
+				cancelContexts(t)
 				rt.RunCleanups(t)
 			}
 		}()
 		body()
+		cancelContexts(t)
 		rt.RunCleanups(t)
 		rt.TestEnds(t, body)
 		returned = true
@@ -105,6 +107,7 @@ func Run(t *testing.T, name string, f func(t *testing.T)) bool {
 		end = th.Lend(f, func() {
 			rt.SubtestBegins(t, st, st.Name())
 			f(st)
+			cancelContexts(st)
 			rt.RunCleanups(st)
 			rt.TestEnds(st, f)
 		})
@@ -128,14 +131,15 @@ func Parallel(t *testing.T) {
 }
 
 // Cleanup is t.Cleanup(f). Under a check, f runs when the test (or
-// subtest) ends in the execution that registered it, as a test's cleanups
+// subtest, or the function of synctest.Test: see Bubble) ends in the
+// execution that registered it, as a test's cleanups
 // run when it ends under go test (package testing would run the cleanups
 // of every execution once the whole search is over). Elsewhere it is
 // t.Cleanup.
 //
 //go:norace
 func Cleanup(t testing.TB, f func()) {
-	if rt.Cleanup(t, f) {
+	if rt.Cleanup(scope(t), f) {
 		return
 	}
 	t.Cleanup(f)

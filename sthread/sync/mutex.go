@@ -17,9 +17,12 @@ type Locker = stdsync.Locker
 // Under a check its Lock, TryLock and Unlock are scheduling points; unlocking
 // an unlocked Mutex is reported as a misuse, and locking a Mutex the
 // goroutine holds blocks it for ever, as in Go.
+//
+// It has the size and alignment of sync.Mutex: it holds one, the real
+// lock, and under a check its registration is kept beside it (see
+// rt.EnterAt).
 type Mutex struct {
-	mu  stdsync.Mutex
-	ref rt.ObjRef
+	mu stdsync.Mutex
 }
 
 // Lock locks m, waiting until it is available.
@@ -60,17 +63,17 @@ func (m *Mutex) Unlock() {
 //
 //go:norace
 func (m *Mutex) checked(k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
-	return point(&m.ref, rt.FamMutex, unsafe.Pointer(m), k, api, pcs)
+	return point(rt.FamMutex, unsafe.Pointer(m), k, api, pcs)
 }
 
 // point performs operation k (called api) on the object at addr, of
-// family fam, under the checker and returns its result, or -1 when it
+// family fam (registered by its address), under the checker and returns its result, or -1 when it
 // passes through. pcs, if not nil, are the frames to report; else the
 // user's code that called the sthread function under way is.
 //
 //go:norace
-func point(ref *rt.ObjRef, fam rt.Family, addr unsafe.Pointer, k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
-	th, id, ok := rt.Enter(ref, fam, addr)
+func point(fam rt.Family, addr unsafe.Pointer, k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
+	th, id, ok := rt.EnterAt(fam, addr)
 	if !ok {
 		return -1
 	}
@@ -88,9 +91,10 @@ func point(ref *rt.ObjRef, fam rt.Family, addr unsafe.Pointer, k syncmodel.Kind,
 // two scheduling points, so that a recursive RLock behind a waiting writer
 // deadlocks as in Go. RUnlock and Unlock of an RWMutex not locked that way
 // are misuses.
+//
+// It has the size and alignment of sync.RWMutex, which it holds.
 type RWMutex struct {
-	mu  stdsync.RWMutex
-	ref rt.ObjRef
+	mu stdsync.RWMutex
 }
 
 // RLock locks rw for reading.
@@ -173,7 +177,7 @@ func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }
 
 //go:norace
 func (rw *RWMutex) checked(k syncmodel.Kind, api syncmodel.API, pcs []uintptr) int64 {
-	return point(&rw.ref, rt.FamRWMutex, unsafe.Pointer(rw), k, api, pcs)
+	return point(rt.FamRWMutex, unsafe.Pointer(rw), k, api, pcs)
 }
 
 // lockChecked is Lock under the checker: the announcement, then the wait
@@ -181,7 +185,7 @@ func (rw *RWMutex) checked(k syncmodel.Kind, api syncmodel.API, pcs []uintptr) i
 //
 //go:norace
 func (rw *RWMutex) lockChecked(pcs []uintptr) bool {
-	th, id, ok := rt.Enter(&rw.ref, rt.FamRWMutex, unsafe.Pointer(rw))
+	th, id, ok := rt.EnterAt(rt.FamRWMutex, unsafe.Pointer(rw))
 	if !ok {
 		return false
 	}

@@ -14,9 +14,10 @@ import (
 // of a WaitGroup before a released Wait has returned are misuses, and a
 // Wait that finds the counter above zero blocks until another goroutine
 // brings it to zero (two scheduling points).
+//
+// It has the size and alignment of sync.WaitGroup, which it holds.
 type WaitGroup struct {
-	wg  stdsync.WaitGroup
-	ref rt.ObjRef
+	wg stdsync.WaitGroup
 }
 
 // Add adds delta, which may be negative, to the counter.
@@ -56,7 +57,7 @@ func (g *WaitGroup) Wait() {
 //go:norace
 func (g *WaitGroup) Go(f func()) {
 	if rt.Hooked() {
-		if th, id, ok := rt.Enter(&g.ref, rt.FamWaitGroup, unsafe.Pointer(g)); ok {
+		if th, id, ok := rt.EnterAt(rt.FamWaitGroup, unsafe.Pointer(g)); ok {
 			th.Point(syncmodel.Op{Kind: syncmodel.WGAdd, API: syncmodel.APIWaitGroupAdd, Obj: id, Arg: 1})
 			done := rt.FuncLine(f)
 			th.Spawn(func() {
@@ -71,7 +72,7 @@ func (g *WaitGroup) Go(f func()) {
 
 //go:norace
 func (g *WaitGroup) add(delta int, api syncmodel.API, pcs []uintptr) bool {
-	th, id, ok := rt.Enter(&g.ref, rt.FamWaitGroup, unsafe.Pointer(g))
+	th, id, ok := rt.EnterAt(rt.FamWaitGroup, unsafe.Pointer(g))
 	if !ok {
 		return false
 	}
@@ -86,7 +87,7 @@ func (g *WaitGroup) add(delta int, api syncmodel.API, pcs []uintptr) bool {
 
 //go:norace
 func (g *WaitGroup) waitChecked() bool {
-	th, id, ok := rt.Enter(&g.ref, rt.FamWaitGroup, unsafe.Pointer(g))
+	th, id, ok := rt.EnterAt(rt.FamWaitGroup, unsafe.Pointer(g))
 	if !ok {
 		return false
 	}

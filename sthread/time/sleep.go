@@ -2,6 +2,7 @@ package time
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 	"github.com/stdbg/stdbg/syncmodel"
@@ -27,11 +28,21 @@ func Sleep(d time.Duration) {
 	time.Sleep(d)
 }
 
-// Timer is time.Timer.
+// Timer is time.Timer, of its size and alignment, with C at the same
+// offset.
 type Timer struct {
 	// C is the channel on which the time is sent when the timer fires
 	// (nil for AfterFunc).
-	C    <-chan time.Time
+	C <-chan time.Time
+	// Padding, before the last field (a struct that ends with a field
+	// of size zero is larger).
+	_ [unsafe.Sizeof(time.Timer{}) - unsafe.Sizeof((<-chan time.Time)(nil)) - unsafe.Sizeof((*timerBox)(nil))]byte
+	*timerBox
+}
+
+// timerBox is what a Timer stands on: the real timer outside a check, the
+// timer of the checked program under one.
+type timerBox struct {
 	real *time.Timer
 	t    *timer
 }
@@ -42,10 +53,10 @@ type Timer struct {
 func NewTimer(d time.Duration) *Timer {
 	if th, ok := rt.Current(); ok {
 		t := newTimer(th, d, 0, nil)
-		return &Timer{C: t.c, t: t}
+		return &Timer{C: t.c, timerBox: &timerBox{t: t}}
 	}
 	r := time.NewTimer(d)
-	return &Timer{C: r.C, real: r}
+	return &Timer{C: r.C, timerBox: &timerBox{real: r}}
 }
 
 // After is time.After.
@@ -59,9 +70,9 @@ func After(d time.Duration) <-chan time.Time { return NewTimer(d).C }
 //go:norace
 func AfterFunc(d time.Duration, f func()) *Timer {
 	if th, ok := rt.Current(); ok {
-		return &Timer{t: newTimer(th, d, 0, f)}
+		return &Timer{timerBox: &timerBox{t: newTimer(th, d, 0, f)}}
 	}
-	return &Timer{real: time.AfterFunc(d, f)}
+	return &Timer{timerBox: &timerBox{real: time.AfterFunc(d, f)}}
 }
 
 // Stop is time.Timer.Stop: it reports whether it stopped the timer before

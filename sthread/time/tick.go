@@ -2,14 +2,25 @@ package time
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
-// Ticker is time.Ticker.
+// Ticker is time.Ticker, of its size and alignment, with C at the same
+// offset.
 type Ticker struct {
 	// C is the channel on which the ticks are sent.
-	C    <-chan time.Time
+	C <-chan time.Time
+	// Padding, before the last field (a struct that ends with a field
+	// of size zero is larger).
+	_ [unsafe.Sizeof(time.Ticker{}) - unsafe.Sizeof((<-chan time.Time)(nil)) - unsafe.Sizeof((*tickerBox)(nil))]byte
+	*tickerBox
+}
+
+// tickerBox is what a Ticker stands on: the real ticker outside a check,
+// the timer of the checked program under one.
+type tickerBox struct {
 	real *time.Ticker
 	t    *timer
 }
@@ -23,10 +34,10 @@ func NewTicker(d time.Duration) *Ticker {
 	}
 	if th, ok := rt.Current(); ok {
 		t := newTimer(th, d, d, nil)
-		return &Ticker{C: t.c, t: t}
+		return &Ticker{C: t.c, tickerBox: &tickerBox{t: t}}
 	}
 	r := time.NewTicker(d)
-	return &Ticker{C: r.C, real: r}
+	return &Ticker{C: r.C, tickerBox: &tickerBox{real: r}}
 }
 
 // Tick is time.Tick: nil if d <= 0.

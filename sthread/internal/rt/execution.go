@@ -16,12 +16,13 @@ type Execution struct {
 	threads []*Thread // threads[i] is thread i+1
 	running atomic.Pointer[Thread]
 	events  []wire.Event
-	arena   []uint64 // frames of this execution's scheduling points
-	objs    []object // registered objects; object i has id idBase+i+1
-	failed  bool     // a failure was reported: nothing more runs
-	over    bool     // the checked function's return was executed
-	skipped bool     // the checked test skipped itself (t.Skip)
-	stale   bool     // a thread of this execution went stale
+	arena   []uint64  // frames of this execution's scheduling points
+	objs    []object  // registered objects; object i has id idBase+i+1
+	byAddr  addrTable // the objects registered by their address (see objaddr.go)
+	failed  bool      // a failure was reported: nothing more runs
+	over    bool      // the checked function's return was executed
+	skipped bool      // the checked test skipped itself (t.Skip)
+	stale   bool      // a thread of this execution went stale
 	// stuck is where the goroutine of thread stuckTid was when its
 	// transition timed out.
 	stuck    []string
@@ -67,6 +68,8 @@ type Execution struct {
 	// cleanups are the cleanups of the checked test and its subtests,
 	// by their *testing.T (see subtest.go).
 	cleanups map[any][]func()
+	// values are the execution's values (see execvalue.go).
+	values []execValue
 	// raceVars are the race detector's variables of the objects (see
 	// race.go).
 	raceVars table
@@ -98,6 +101,8 @@ func (r *Runner) newExecution() *Execution {
 		clear(l.threads[:cap(l.threads)])
 		ex.plain = l.plain
 		ex.plain.reset()
+		ex.byAddr = l.byAddr
+		ex.byAddr.reset()
 		ex.clockVars = l.clockVars
 		ex.clockVars.reset()
 	}

@@ -55,10 +55,12 @@ const (
 	FamCond
 	FamOnce
 	FamChan
+	FamBubble // a bubble of testing/synctest
 )
 
 var familyNames = [...]string{
 	FamMutex: "mutex", FamRWMutex: "rwmutex", FamWaitGroup: "wg", FamCond: "cond", FamOnce: "once", FamChan: "chan",
+	FamBubble: "bubble",
 }
 
 // idBase is added to the index of a registered object to make its model id,

@@ -321,6 +321,9 @@ func quietStore(p *atomic.Uint64, v uint64) {
 //
 //go:norace
 func (th *Thread) raceEnter() {
+	if th.bubble != 0 {
+		th.raceBubble()
+	}
 	raceDisable()
 	th.raceOff = true
 	if raceReports == nil {

@@ -60,6 +60,9 @@ type Thread struct {
 	// operation (see chanPanic), and panicObj its channel.
 	panicVal any
 	panicObj uint64
+	// bubble is the model id of the bubble of testing/synctest the
+	// goroutine belongs to, 0 if none (see bubble.go).
+	bubble uint64
 
 	// op is the operation the thread reported last (hasOp: it reported
 	// one): while it is parked, the one it waits to perform.
@@ -105,6 +108,7 @@ func (th *Thread) reset() {
 	th.state.Store(0)
 	th.abort.Store(false)
 	th.back, th.code, th.final, th.returned, th.last, th.origin, th.own = nil, 0, false, false, nil, nil, false
+	th.bubble = 0
 	th.raceOff = false
 	th.panicVal, th.panicObj = nil, 0
 	th.clk = 0
@@ -260,6 +264,7 @@ func (th *Thread) spawn(f, shown func(), own bool) {
 	child.job = f
 	child.back = th
 	child.own = own
+	child.bubble = th.bubble // a goroutine of a bubble starts one of the bubble
 	if !th.leave(stParked) {
 		panic(abortSignal{})
 	}
