@@ -140,6 +140,7 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 		spare.w.Reset()
 		e.w, e.trace, e.threads = spare.w, spare.trace[:0], spare.threads[:0]
 		e.frames, e.ostids, e.changed = spare.frames[:0], spare.ostids[:0], spare.changed[:0]
+		e.opnds = spare.opnds[:0]
 		e.spins, e.awaiting = spare.spins, spare.awaiting
 		e.resetSpins()
 	} else {
@@ -198,6 +199,10 @@ type Step struct {
 	Op     syncmodel.Op
 	// Frames are where the thread called the operation (innermost first).
 	Frames []uint64
+	// Operand is what the operation, an atomic store or read-modify-write
+	// of a C program, stored, as its runtime reported it: for display
+	// only, no part of the model.
+	Operand wire.Operand
 	// Result is what the operation returned.
 	Result syncmodel.Result
 	// Preempts is set when this step switched away from the thread of the
@@ -217,9 +222,10 @@ type Blocked struct {
 type Execution struct {
 	c       *Executor
 	w       *syncmodel.World
-	frames  [][]uint64 // frames[tid]: where live thread tid's pending op was called
-	ostids  []int      // ostids[tid]: its kernel thread id, 0 unknown
-	changed []bool     // changed[tid]: its pending op changed since the last point (listThreads)
+	frames  [][]uint64     // frames[tid]: where live thread tid's pending op was called
+	opnds   []wire.Operand // opnds[tid]: what its pending op stores, if reported
+	ostids  []int          // ostids[tid]: its kernel thread id, 0 unknown
+	changed []bool         // changed[tid]: its pending op changed since the last point (listThreads)
 	trace   []Step
 	outcome *search.Outcome
 	failure *wire.Failure
@@ -362,6 +368,9 @@ func (e *Execution) Step(st schedule.Step) error {
 	res, err := e.w.Execute(tid, choice)
 	e.change(tid)
 	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.PendingFrames(tid), Result: res, Preempts: preempts}
+	if tid < len(e.opnds) {
+		rec.Operand = e.opnds[tid]
+	}
 	e.trace = append(e.trace, rec)
 	if err != nil {
 		// (Only here: the target of errors.As lives on the heap.)
@@ -382,6 +391,9 @@ func (e *Execution) Step(st schedule.Step) error {
 	}
 	if tid < len(e.frames) {
 		e.frames[tid] = nil
+	}
+	if tid < len(e.opnds) {
+		e.opnds[tid] = wire.Operand{}
 	}
 	e.ran = spinRan{tid: tid, op: op, res: res, valid: true}
 	if e.checkRace(); e.outcome != nil {
@@ -461,6 +473,12 @@ func (e *Execution) absorbPending(v *wire.Pending) error {
 		e.frames = append(e.frames, nil)
 	}
 	e.frames[v.Tid] = v.Frames
+	if v.Operand.Op != wire.OperandNone || v.Tid < len(e.opnds) {
+		for v.Tid >= len(e.opnds) {
+			e.opnds = append(e.opnds, wire.Operand{})
+		}
+		e.opnds[v.Tid] = v.Operand
+	}
 	if v.OSTid != 0 {
 		for v.Tid >= len(e.ostids) {
 			e.ostids = append(e.ostids, 0)

@@ -15,6 +15,7 @@ import (
 	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/symbolize"
 	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/wire"
 )
 
 // Symbols resolves the addresses a runtime reports.
@@ -240,7 +241,7 @@ func Build(e *executor.Execution, o *search.Outcome, syms Symbols) *Report {
 	b.exprNames(uses)
 	for i, st := range trace {
 		b.expr = callExpr(st.Op, wheres[i].Source)
-		s := Step{N: i + 1, Thread: st.Thread, Call: b.call(st.Op, st.Result, st.Frames), Where: wheres[i]}
+		s := Step{N: i + 1, Thread: st.Thread, Call: b.call(st.Op, st.Result, st.Frames, st.Operand), Where: wheres[i]}
 		if st.Choice != schedule.NoChoice {
 			c := st.Choice
 			s.Choice = &c
@@ -435,13 +436,22 @@ func (b *builder) name(addr uint64, family string) string {
 	return n
 }
 
+// pointee names the object at addr if the report named it already or the
+// program's symbols do, without naming a new one.
+func (b *builder) pointee(addr uint64) (string, bool) {
+	if n, ok := b.names[addr]; ok {
+		return n, true
+	}
+	return b.syms.Data(addr)
+}
+
 var errnoNames = map[int64]string{
 	syncmodel.EPERM: "EPERM", syncmodel.EAGAIN: "EAGAIN", syncmodel.EBUSY: "EBUSY",
 	syncmodel.EINVAL: "EINVAL", syncmodel.EDEADLK: "EDEADLK", syncmodel.ETIMEDOUT: "ETIMEDOUT",
 }
 
 // call renders the operation as the user wrote it.
-func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) string {
+func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64, opnd wire.Operand) string {
 	if s, ok := b.goCall(op, res); ok {
 		return s
 	}
@@ -482,7 +492,12 @@ func (b *builder) call(op syncmodel.Op, res syncmodel.Result, frames []uint64) s
 		return api
 	case syncmodel.Read, syncmodel.Write:
 		switch op.API {
-		case syncmodel.APILoad, syncmodel.APIStore, syncmodel.APICAtomicLoad, syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
+		case syncmodel.APICAtomicStore, syncmodel.APICAtomicRMW:
+			if s, ok := operandCall(b.name(op.Obj, "mem"), int(op.Arg), opnd, b.pointee); ok {
+				return s
+			}
+			fallthrough
+		case syncmodel.APILoad, syncmodel.APIStore, syncmodel.APICAtomicLoad:
 			// An access of an instrumented C program: the call on its
 			// line says what it stores; the step, how much memory.
 			return fmt.Sprintf("%s(&%s) (%s)", api, b.name(op.Obj, "mem"), count(int(op.Arg), "byte"))
@@ -652,7 +667,9 @@ func NewNamer(syms Symbols) *Namer {
 }
 
 // Call renders op, which returned res.
-func (n *Namer) Call(op syncmodel.Op, res syncmodel.Result) string { return n.b.call(op, res, nil) }
+func (n *Namer) Call(op syncmodel.Op, res syncmodel.Result) string {
+	return n.b.call(op, res, nil, wire.Operand{})
+}
 
 // noSymbols resolves nothing.
 type noSymbols struct{}

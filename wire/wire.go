@@ -91,6 +91,40 @@ type Pending struct {
 	// loops that changed nothing (docs/spin.md). The zero Spin claims
 	// nothing.
 	Spin Spin
+	// Operand is what the operation, an atomic store or read-modify-write
+	// of an instrumented C program, stores: for traces to show, never
+	// part of the model (its state, its dependency relation). Zero when
+	// not reported.
+	Operand Operand
+}
+
+// OperandOp says what an atomic operation does with its Operand.
+type OperandOp uint32
+
+// The operations of an Operand (OPERAND_* of ctarget/csrc/stdbg_wire.h).
+const (
+	OperandNone     OperandOp = iota // nothing reported
+	OperandStore                     // stores V
+	OperandExchange                  // stores V, returns what was there
+	OperandAdd                       // adds V
+	OperandSub                       // subtracts V
+	OperandAnd                       // ands V in
+	OperandOr                        // ors V in
+	OperandXor                       // xors V in
+	OperandNand                      // stores ~(old & V)
+	OperandCAS                       // stores W if memory holds V
+)
+
+// Operand is what an atomic store or read-modify-write of a C program
+// stores, as its runtime reports it before the operation runs: values of
+// the access's size, sign-extended to 64 bits.
+type Operand struct {
+	Op OperandOp
+	// V is the value stored, the operand of a read-modify-write, or the
+	// value a compare-and-swap expects.
+	V int64
+	// W is the value a compare-and-swap stores if it succeeds.
+	W int64
 }
 
 // Spin is what a runtime tells of a thread at a scheduling point so that
@@ -411,9 +445,17 @@ func (d *Decoder) decodePendingInto(pe *Pending, p []byte) error {
 				pe.Spin.Poked[i] = int(le.Uint32(rest[4*i:]))
 			}
 		}
+		rest = rest[4*np:]
+	}
+	// Optional, after the spin report (which may claim nothing): the
+	// operand of an atomic operation, u32 op, u32 0, i64 v, i64 w.
+	if len(rest) >= operandSize {
+		pe.Operand = Operand{Op: OperandOp(le.Uint32(rest)), V: int64(le.Uint64(rest[8:])), W: int64(le.Uint64(rest[16:]))}
 	}
 	return nil
 }
+
+const operandSize = 24
 
 // The flags of a PENDING message's spin report (Spin).
 const (
@@ -426,16 +468,21 @@ const spinFixed = 16
 const caseSize = 24
 
 // EncodePending appends a PENDING message to buf (used by Go runtimes and
-// tests). A select's cases follow the frames, and the spin report, when it
-// claims something, the cases.
+// tests). A select's cases follow the frames, the spin report, when it
+// claims something or an operand follows, the cases, and the operand of an
+// atomic operation, when there is one, the spin report.
 func EncodePending(buf []byte, pe Pending) []byte {
 	n := pendingFixed + 8*len(pe.Frames)
-	spin := pe.Spin.State != 0 || pe.Spin.Clean || pe.Spin.Unchanged || len(pe.Spin.Poked) > 0
+	operand := pe.Operand.Op != OperandNone
+	spin := pe.Spin.State != 0 || pe.Spin.Clean || pe.Spin.Unchanged || len(pe.Spin.Poked) > 0 || operand
 	if len(pe.Op.Cases) > 0 || spin {
 		n += 4 + caseSize*len(pe.Op.Cases)
 	}
 	if spin {
 		n += spinFixed + 4*len(pe.Spin.Poked)
+	}
+	if operand {
+		n += operandSize
 	}
 	buf = appendHdr(buf, MsgPending, n)
 	buf = le.AppendUint32(buf, uint32(pe.Tid))
@@ -475,6 +522,12 @@ func EncodePending(buf []byte, pe Pending) []byte {
 		for _, t := range pe.Spin.Poked {
 			buf = le.AppendUint32(buf, uint32(t))
 		}
+	}
+	if operand {
+		buf = le.AppendUint32(buf, uint32(pe.Operand.Op))
+		buf = le.AppendUint32(buf, 0)
+		buf = le.AppendUint64(buf, uint64(pe.Operand.V))
+		buf = le.AppendUint64(buf, uint64(pe.Operand.W))
 	}
 	return buf
 }

@@ -24,6 +24,12 @@ func TestRoundTrip(t *testing.T) {
 		Pending{Tid: 3, Op: syncmodel.Op{Kind: syncmodel.Select, Arg: 1, Cases: []syncmodel.Case{{Chan: 0xd000}}},
 			Frames: []uint64{9}, Spin: Spin{State: 1}},
 		Pending{Tid: 4, Op: syncmodel.Op{Kind: syncmodel.Yield}, Frames: []uint64{10}, Spin: Spin{Clean: true}},
+		// The operand of an atomic operation: alone (after an empty spin
+		// report), and after a spin report.
+		Pending{Tid: 2, Op: syncmodel.Op{Kind: syncmodel.Write, API: syncmodel.APICAtomicStore, Obj: 0x601040, Arg: 4}, Frames: []uint64{11},
+			Operand: Operand{Op: OperandStore, V: 42}},
+		Pending{Tid: 3, Op: syncmodel.Op{Kind: syncmodel.Write, API: syncmodel.APICAtomicRMW, Obj: 0x601048, Arg: 8}, Frames: []uint64{12},
+			Spin: Spin{Clean: true, Poked: []int{2}}, Operand: Operand{Op: OperandCAS, V: -1, W: 0x7fff12345678}},
 		State{Hash: 0xfeedface12345678, Progress: true, Props: []Prop{{Name: "r", Value: 1}, {Name: "cs", Value: -2}}},
 		State{Hash: 1},
 		Accesses{Tid: 2, List: []Access{{Addr: 0x601040, Size: 4, PC: 0x401234}, {Addr: 0x601048, Size: 8, Write: true, PC: 0x401250}}},

@@ -10,8 +10,9 @@ import (
 
 // The atomic steps of a C program are shown at the program's lines, with
 // the text of the call, not in stdbg's entry points of the instrumentation
-// (stdbg_tsan.c); the step says how much memory the access covers, which
-// it no longer shows as if it were the value stored.
+// (stdbg_tsan.c); a store or read-modify-write shows the value it stores
+// or combines (a compare-and-swap, the value it expects and the one it
+// stores), a load how much memory it reads.
 func TestCAtomicStepLines(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join(t.TempDir(), "flag.c")
@@ -25,7 +26,10 @@ static void *worker(void *arg)
 {
 	(void)arg;
 	__atomic_clear(&busy, __ATOMIC_RELEASE);
-	__atomic_store_n(&value, 7, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&value, 42, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&value, 3, __ATOMIC_SEQ_CST);
+	int want = 45;
+	__atomic_compare_exchange_n(&value, &want, -5, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
@@ -35,7 +39,7 @@ int main(void)
 	pthread_create(&t, NULL, worker, NULL);
 	__atomic_store_n(&value, 1, __ATOMIC_SEQ_CST);
 	int v = __atomic_load_n(&value, __ATOMIC_SEQ_CST);
-	assert(v == 1);
+	assert(v != -5);
 	pthread_join(t, NULL);
 	return 0;
 }
@@ -48,10 +52,12 @@ int main(void)
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitBug, out, errs)
 	}
 	for _, re := range []string{
-		`thread 2  __atomic_store\(&busy\) \(1 byte\) +flag\.c:10  __atomic_clear\(&busy, __ATOMIC_RELEASE\);`,
-		`thread 2  __atomic_store\(&value\) \(4 bytes\) +flag\.c:11  __atomic_store_n\(&value, 7, __ATOMIC_SEQ_CST\);`,
-		`thread 1  __atomic_store\(&value\) \(4 bytes\) +flag\.c:19  __atomic_store_n\(&value, 1, __ATOMIC_SEQ_CST\);`,
-		`thread 1  __atomic_load\(&value\) \(4 bytes\) +flag\.c:20  int v = __atomic_load_n\(&value, __ATOMIC_SEQ_CST\);`,
+		`thread 2  __atomic_store\(&busy, 0\) +flag\.c:10  __atomic_clear\(&busy, __ATOMIC_RELEASE\);`,
+		`thread 2  __atomic_store\(&value, 42\) +flag\.c:11  __atomic_store_n\(&value, 42, __ATOMIC_SEQ_CST\);`,
+		`thread 2  __atomic_fetch_add\(&value, 3\) +flag\.c:12  __atomic_fetch_add\(&value, 3, __ATOMIC_SEQ_CST\);`,
+		`thread 2  __atomic_compare_exchange\(&value, 45, -5\) +flag\.c:14  __atomic_compare_exchange_n\(&value, &want, -5,`,
+		`thread 1  __atomic_store\(&value, 1\) +flag\.c:22  __atomic_store_n\(&value, 1, __ATOMIC_SEQ_CST\);`,
+		`thread 1  __atomic_load\(&value\) \(4 bytes\) +flag\.c:23  int v = __atomic_load_n\(&value, __ATOMIC_SEQ_CST\);`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("no step matching %s:\n%s", re, out)

@@ -24,10 +24,19 @@ enum { MEM_READ, MEM_WRITE, MEM_ATOMIC_LOAD, MEM_ATOMIC_STORE, MEM_ATOMIC_RMW, M
 
 typedef void (*mem_hook)(const volatile void *addr, unsigned long size, int kind, void *ra);
 
+/* What an atomic store or read-modify-write does with its operands, as
+ * stdbg_rt_atomic takes it (OPERAND_* of stdbg_wire.h): shown in traces
+ * only, never part of the model. */
+enum { OPERAND_STORE = 1, OPERAND_EXCHANGE, OPERAND_ADD, OPERAND_SUB, OPERAND_AND, OPERAND_OR, OPERAND_XOR, OPERAND_NAND, OPERAND_CAS };
+
+typedef void (*atomic_hook)(const volatile void *addr, unsigned long size, int kind, void *ra, unsigned op,
+			    unsigned long long v, unsigned long long w);
+
 /* A marker stdbg looks for to tell an instrumented binary. */
 const char stdbg_memory_instrumented[] = "stdbg: memory accesses instrumented";
 
 static mem_hook hook;
+static atomic_hook ahook;
 static int looked;
 
 static void report(const volatile void *addr, unsigned long size, int kind, void *ra)
@@ -45,6 +54,20 @@ static void report(const volatile void *addr, unsigned long size, int kind, void
 	h(addr, size, kind, ra);
 }
 
+/* report_operand reports an atomic store or read-modify-write with what
+ * it stores (v; w, a compare-and-swap's desired value, v its expected
+ * one), through stdbg_rt_atomic; the library formats nothing. */
+static void report_operand(const volatile void *addr, unsigned long size, int kind, void *ra, unsigned op,
+			   unsigned long long v, unsigned long long w)
+{
+	atomic_hook h = __atomic_load_n(&ahook, __ATOMIC_RELAXED);
+	if (!h) {
+		report(addr, size, kind, ra);
+		return;
+	}
+	h(addr, size, kind, ra, op, v, w);
+}
+
 /* Looked up before main: the stdbg library's constructors ran already
  * (a preloaded library is initialised before the program), and a child
  * that stdbg reuses for many executions puts its memory back to a
@@ -53,6 +76,7 @@ static void report(const volatile void *addr, unsigned long size, int kind, void
 __attribute__((constructor)) static void look_up_hook(void)
 {
 	*(void **)&hook = dlsym(RTLD_DEFAULT, "stdbg_rt_mem");
+	*(void **)&ahook = dlsym(RTLD_DEFAULT, "stdbg_rt_atomic");
 	looked = 1;
 	/* Tell the library that this program is instrumented: what it does
 	 * to memory is seen (stdbg_rt_instrumented, rt/spin.c). */
@@ -123,21 +147,22 @@ void *__tsan_memset(void *d, int c, size_t n)
  * read-modify-write that then leaves memory as it was says so. */
 #define SC __ATOMIC_SEQ_CST
 #define SAME(a, T) report(a, sizeof(T), MEM_ATOMIC_UNCHANGED, RA)
-#define RMW(n, T, name, op, same)                                                                           \
+#define OPERAND(v) ((unsigned long long)(long long)(v))
+#define RMW(n, T, name, op, same, code)                                                                     \
 	T __tsan_atomic##n##_##name(volatile T *a, T v, int mo)                                             \
 	{                                                                                                   \
 		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
+		report_operand(a, sizeof(T), MEM_ATOMIC_RMW, RA, code, OPERAND(v), 0);                      \
 		T old = op(a, v, SC);                                                                       \
 		if (same)                                                                                   \
 			SAME(a, T);                                                                         \
 		return old;                                                                                 \
 	}
 #define CAS(n, T, kind)                                                                                     \
-	int __tsan_atomic##n##_compare_exchange_##kind(volatile T *a, T *c, T v, int mo, int fmo)          \
+	int __tsan_atomic##n##_compare_exchange_##kind(volatile T *a, T *c, T v, int mo, int fmo)           \
 	{                                                                                                   \
 		(void)mo, (void)fmo;                                                                        \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
+		report_operand(a, sizeof(T), MEM_ATOMIC_RMW, RA, OPERAND_CAS, OPERAND(*c), OPERAND(v));     \
 		T want = *c;                                                                                \
 		int ok = __atomic_compare_exchange_n(a, c, v, 0, SC, SC);                                   \
 		if (!ok || v == want)                                                                       \
@@ -156,24 +181,24 @@ void *__tsan_memset(void *d, int c, size_t n)
 	void __tsan_atomic##n##_store(volatile T *a, T v, int mo)                                           \
 	{                                                                                                   \
 		(void)mo;                                                                                   \
-		report(a, sizeof(T), MEM_ATOMIC_STORE, RA);                                                 \
+		report_operand(a, sizeof(T), MEM_ATOMIC_STORE, RA, OPERAND_STORE, OPERAND(v), 0);           \
 		T old = __atomic_exchange_n(a, v, SC);                                                      \
 		if (old == v)                                                                               \
 			SAME(a, T);                                                                         \
 	}                                                                                                   \
-	RMW(n, T, exchange, __atomic_exchange_n, old == v)                                                  \
-	RMW(n, T, fetch_add, __atomic_fetch_add, v == 0)                                                    \
-	RMW(n, T, fetch_sub, __atomic_fetch_sub, v == 0)                                                    \
-	RMW(n, T, fetch_and, __atomic_fetch_and, (T)(old & v) == old)                                       \
-	RMW(n, T, fetch_or, __atomic_fetch_or, (T)(old | v) == old)                                         \
-	RMW(n, T, fetch_xor, __atomic_fetch_xor, v == 0)                                                    \
-	RMW(n, T, fetch_nand, __atomic_fetch_nand, (T)~(old & v) == old)                                    \
+	RMW(n, T, exchange, __atomic_exchange_n, old == v, OPERAND_EXCHANGE)                                \
+	RMW(n, T, fetch_add, __atomic_fetch_add, v == 0, OPERAND_ADD)                                       \
+	RMW(n, T, fetch_sub, __atomic_fetch_sub, v == 0, OPERAND_SUB)                                       \
+	RMW(n, T, fetch_and, __atomic_fetch_and, (T)(old & v) == old, OPERAND_AND)                          \
+	RMW(n, T, fetch_or, __atomic_fetch_or, (T)(old | v) == old, OPERAND_OR)                             \
+	RMW(n, T, fetch_xor, __atomic_fetch_xor, v == 0, OPERAND_XOR)                                       \
+	RMW(n, T, fetch_nand, __atomic_fetch_nand, (T)~(old & v) == old, OPERAND_NAND)                      \
 	CAS(n, T, strong)                                                                                   \
 	CAS(n, T, weak)                                                                                     \
-	T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)                \
+	T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)                 \
 	{                                                                                                   \
 		(void)mo, (void)fmo;                                                                        \
-		report(a, sizeof(T), MEM_ATOMIC_RMW, RA);                                                   \
+		report_operand(a, sizeof(T), MEM_ATOMIC_RMW, RA, OPERAND_CAS, OPERAND(c), OPERAND(v));      \
 		T want = c;                                                                                 \
 		__atomic_compare_exchange_n(a, &c, v, 0, SC, SC);                                           \
 		if (c != want || v == want)                                                                 \

@@ -96,6 +96,28 @@ struct stdbg_pending {
 	int64_t arg;
 };
 
+/* An optional part of a PENDING payload, after the spin report (sent
+ * empty if there is none): what an atomic store or read-modify-write
+ * stores, for traces only (the checker's model never sees it). */
+struct stdbg_operand {
+	uint32_t op; /* OPERAND_* */
+	uint32_t pad;
+	uint64_t v; /* the value stored, the operand, a compare-and-swap's expected value */
+	uint64_t w; /* a compare-and-swap's desired value */
+};
+
+enum stdbg_operand_op {
+	OPERAND_STORE = 1,
+	OPERAND_EXCHANGE = 2,
+	OPERAND_ADD = 3,
+	OPERAND_SUB = 4,
+	OPERAND_AND = 5,
+	OPERAND_OR = 6,
+	OPERAND_XOR = 7,
+	OPERAND_NAND = 8,
+	OPERAND_CAS = 9
+};
+
 enum stdbg_failure_kind {
 	FAIL_ASSERT = 1, /* assert() / __assert_fail */
 	FAIL_SIGNAL = 2, /* fatal signal */

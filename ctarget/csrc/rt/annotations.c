@@ -181,6 +181,23 @@ EXPORT void stdbg_rt_mem(const volatile void *addr, unsigned long size, int kind
 	}
 }
 
+/* stdbg_rt_atomic is stdbg_rt_mem for an atomic store or read-modify-write
+ * of an instrumented program, with what it stores (op, OPERAND_* of
+ * stdbg_wire.h; v, and w for a compare-and-swap): sent as they are with
+ * the operation's PENDING, for traces to show, never part of the model. */
+EXPORT void stdbg_rt_atomic(const volatile void *addr, unsigned long size, int kind, void *ra, unsigned op,
+			    unsigned long long v, unsigned long long w)
+{
+	if (!active())
+		return;
+	struct thr *me = self;
+	me->operand_op = op;
+	me->operand_v = v;
+	me->operand_w = w;
+	stdbg_rt_mem(addr, size, kind, ra);
+	me->operand_op = 0;
+}
+
 EXPORT int stdbg_rt_choose_at(int n, void *ra)
 {
 	if (n <= 1 || !active())

@@ -211,6 +211,10 @@ struct thr {
 	uintptr_t spin_tp;       /* its thread pointer at its last point */
 	uint64_t spin_seen[16];  /* the points of its clean stretch (spin_seen) */
 	int spin_nseen;
+	/* The operands of the atomic operation it is reporting (OPERAND_*
+	 * of stdbg_wire.h, 0 none), sent with its PENDING for display. */
+	uint32_t operand_op;
+	uint64_t operand_v, operand_w;
 };
 
 /* Published for debuggers: stdbg_thread_ostids[tid] is the kernel thread id

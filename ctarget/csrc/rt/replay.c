@@ -171,6 +171,18 @@ static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void 
 	struct stdbg_spin sr;
 	int np = 0;
 	int spin = me == self && spin_report(me, kind, api, obj, obj2, arg, ra, &sr, poked, &np);
+	/* The operands of an atomic operation follow the spin report, an
+	 * empty one if there is none. */
+	int operand = me == self && me->operand_op;
+	if (operand && !spin) {
+		memset(&sr, 0, sizeof sr);
+		np = 0;
+	}
+	struct stdbg_operand so = {0};
+	if (operand) {
+		so = (struct stdbg_operand){.op = me->operand_op, .v = me->operand_v, .w = me->operand_w};
+		me->operand_op = 0;
+	}
 	struct stdbg_pending p = {0};
 	p.tid = (uint32_t)me->tid;
 	p.ostid = (uint32_t)me->ostid;
@@ -180,13 +192,16 @@ static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void 
 	p.obj = (uint64_t)(uintptr_t)obj;
 	p.obj2 = (uint64_t)(uintptr_t)obj2;
 	p.arg = arg;
-	up_hdr(M_PENDING, sizeof p + 8u * (uint32_t)n + (spin ? (uint32_t)(sizeof sr + 4u * (uint32_t)np) : 0u));
+	up_hdr(M_PENDING, sizeof p + 8u * (uint32_t)n + (spin || operand ? (uint32_t)(sizeof sr + 4u * (uint32_t)np) : 0u) +
+				  (operand ? (uint32_t)sizeof so : 0u));
 	up_put(&p, sizeof p);
 	up_put(frames, 8u * (size_t)n);
-	if (spin) {
+	if (spin || operand) {
 		up_put(&sr, sizeof sr);
 		up_put(poked, 4u * (size_t)np);
 	}
+	if (operand)
+		up_put(&so, sizeof so);
 }
 
 /* handoff ends the current transition: the mailbox goes to the checker,
