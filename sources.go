@@ -20,11 +20,11 @@ import "embed"
 // missing here.
 //
 //go:embed go.mod go.sum sources.go
-//go:embed corpus/*.go executor/*.go hunt/*.go internal/atomicfile/*.go internal/hashmix/*.go
-//go:embed internal/cachedir/*.go ltl/*.go report/*.go rtnames/*.go schedule/*.go search/*.go
-//go:embed symbolize/*.go syncmodel/*.go targetsearch/*.go wire/*.go wire/*.s
+//go:embed engine/corpus/*.go engine/executor/*.go engine/hunt/*.go internal/atomicfile/*.go internal/hashmix/*.go
+//go:embed internal/cachedir/*.go engine/ltl/*.go engine/report/*.go internal/rtnames/*.go model/schedule/*.go engine/search/*.go
+//go:embed internal/symbolize/*.go model/syncmodel/*.go target/targetsearch/*.go model/wire/*.go model/wire/*.s
 //go:embed sthread/*.go sthread/context/*.go sthread/internal/rt/*.go sthread/internal/rt/*.s
 //go:embed sthread/lang/*.go sthread/math/rand/*.go sthread/math/rand/v2/*.go sthread/runtime/*.go
 //go:embed sthread/sync/*.go sthread/sync/atomic/*.go sthread/testing/synctest/*.go sthread/time/*.go
-//go:embed goinstr/*.go goinstr/internal/instrumenter/*.go
+//go:embed target/goinstr/*.go target/goinstr/internal/instrumenter/*.go
 var Sources embed.FS

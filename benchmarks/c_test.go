@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/ctarget"
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/schedule"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/targetproc"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/model/schedule"
+	"github.com/stdbg/stdbg/model/wire"
+	"github.com/stdbg/stdbg/target/ctarget"
+	"github.com/stdbg/stdbg/target/targetproc"
 )
 
 var cache string

@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/examples/go/dpor"
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/model/wire"
 	"github.com/stdbg/stdbg/sthread"
-	"github.com/stdbg/stdbg/targetproc"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/target/ctarget"
+	"github.com/stdbg/stdbg/target/targetproc"
 )
 
 // traceCount wraps a strategy and counts the distinct traces of the

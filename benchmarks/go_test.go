@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/examples/go/dpor"
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/schedule"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/model/schedule"
+	"github.com/stdbg/stdbg/model/wire"
 	"github.com/stdbg/stdbg/sthread"
-	"github.com/stdbg/stdbg/targetproc"
-	"github.com/stdbg/stdbg/targetsearch"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/target/targetproc"
+	"github.com/stdbg/stdbg/target/targetsearch"
 )
 
 // BenchmarkGoOutOfProcess explores the Go deadly embrace out of process,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/gotest"
+	"github.com/stdbg/stdbg/frontend/gotest"
 )
 
 // suiteModule writes a module of n plain Go tests, each two goroutines

@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/targetproc"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/target/targetproc"
 )
 
 // BenchmarkStatefulTransition is BenchmarkHandoff with a state fingerprint

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/stdbg/stdbg/goinstr"
+	"github.com/stdbg/stdbg/target/goinstr"
 )
 
 // plainDir is a plain Go program of the zoo, by name.

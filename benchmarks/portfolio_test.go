@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/examples/go/dpor"
-	"github.com/stdbg/stdbg/search"
 	"github.com/stdbg/stdbg/sthread"
 )
 

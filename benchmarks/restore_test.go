@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // The search of a test that keeps state in package-level variables

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/model/schedule"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 

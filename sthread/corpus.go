@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/schedule"
+	"github.com/stdbg/stdbg/engine/corpus"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/model/schedule"
 )
 
 // The corpus of a Go test. Check saves each bug it finds as a corpus entry

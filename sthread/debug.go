@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"os"
 
-	"github.com/stdbg/stdbg/rtnames"
-	"github.com/stdbg/stdbg/schedule"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/internal/rtnames"
+	"github.com/stdbg/stdbg/model/schedule"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/engine/search/searchtest"
 	"github.com/stdbg/stdbg/examples/go/dpor"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/search/searchtest"
 	"github.com/stdbg/stdbg/sthread"
 )
 

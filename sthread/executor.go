@@ -1,7 +1,7 @@
 package sthread
 
 import (
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 

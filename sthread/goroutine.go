@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 	stime "github.com/stdbg/stdbg/sthread/time"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // Go runs f in a new goroutine, like the statement go f(). Under Check the

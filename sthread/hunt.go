@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/rtnames"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/sthread"
 	scontext "github.com/stdbg/stdbg/sthread/context"
 	"github.com/stdbg/stdbg/sthread/internal/rt"

@@ -3,7 +3,7 @@ package sthread
 import (
 	"fmt"
 
-	"github.com/stdbg/stdbg/ltl"
+	"github.com/stdbg/stdbg/engine/ltl"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/rtnames"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 

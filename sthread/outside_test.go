@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/lang"
 	ssync "github.com/stdbg/stdbg/sthread/sync"

@@ -3,7 +3,7 @@ package sthread_test
 import (
 	"time"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/lang"
 	"github.com/stdbg/stdbg/sthread/sync/atomic"

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stdbg/stdbg/model/wire"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/wire"
 )
 
 // Remote mode. Under `stdbg find` a Go program runs one execution per

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread"
 	satomic "github.com/stdbg/stdbg/sthread/sync/atomic"
 )

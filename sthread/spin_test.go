@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/lang"
 	"github.com/stdbg/stdbg/sthread/sync/atomic"

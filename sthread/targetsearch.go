@@ -7,7 +7,7 @@ import (
 	"syscall"
 
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/targetsearch"
+	"github.com/stdbg/stdbg/target/targetsearch"
 )
 
 // The search inside the target. `stdbg find` starts a Go program or test

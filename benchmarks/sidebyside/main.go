@@ -429,7 +429,7 @@ func (t *simgridTool) run(p program) (run, error) {
 }
 
 // build compiles a program plainly (sthread needs no special build) once.
-// The programs' annotations (stdbg.h, ctarget/csrc) fall back to their
+// The programs' annotations (stdbg.h, target/ctarget/csrc) fall back to their
 // plain meaning when stdbg is absent (stdbg_assert is an assertion), so
 // the header is on the include path and nothing of stdbg's is linked.
 func (t *simgridTool) build(src string) (string, error) {
@@ -440,7 +440,7 @@ func (t *simgridTool) build(src string) (string, error) {
 		t.built = map[string]string{}
 	}
 	bin := filepath.Join(t.dir, strings.NewReplacer("/", "-", ".c", "").Replace(src))
-	if out, err := exec.Command("cc", "-O0", "-g", "-pthread", "-I", filepath.Join("ctarget", "csrc"), "-o", bin,
+	if out, err := exec.Command("cc", "-O0", "-g", "-pthread", "-I", filepath.Join("target", "ctarget", "csrc"), "-o", bin,
 		filepath.Join("examples", "c", src), "-ldl").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling %s: %v\n%s", src, err, out)
 	}

@@ -31,11 +31,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stdbg/stdbg/ctarget"
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/targetproc"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/model/wire"
+	"github.com/stdbg/stdbg/target/ctarget"
+	"github.com/stdbg/stdbg/target/targetproc"
 )
 
 // searchKind is a search to measure: a name for the table and its strategy

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/target/ctarget"
 )
 
 // ccCmd is stdbg cc: the system compiler with the flags stdbg wants.

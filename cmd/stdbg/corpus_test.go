@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/engine/corpus"
 )
 
 const racyProgram = `#include <assert.h>

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/report"
 )
 
 // This file holds stdbg corpus run: the command, its statuses and the

@@ -18,12 +18,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/dap"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/corpus"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/dap"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // dapStdin is what stdbg dap reads the protocol from without --listen

@@ -15,7 +15,7 @@ import (
 	"github.com/go-delve/delve/service/rpc2"
 	godap "github.com/google/go-dap"
 
-	"github.com/stdbg/stdbg/dap/daptest"
+	"github.com/stdbg/stdbg/frontend/dap/daptest"
 )
 
 // dapWait bounds each wait of the stdbg dap tests (a guard against a hang

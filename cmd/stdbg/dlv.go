@@ -16,13 +16,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/dlvbridge"
-	"github.com/stdbg/stdbg/hunt"
+	"github.com/stdbg/stdbg/debug/dlvbridge"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
 	"github.com/stdbg/stdbg/internal/cachedir"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedule"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/model/schedule"
 )
 
 // dlvStdin is what the interactive Delve client reads (the terminal;

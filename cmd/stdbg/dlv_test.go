@@ -20,8 +20,8 @@ import (
 	"github.com/go-delve/delve/service/api"
 	"github.com/go-delve/delve/service/rpc2"
 
-	"github.com/stdbg/stdbg/dlvbridge"
-	"github.com/stdbg/stdbg/report"
+	"github.com/stdbg/stdbg/debug/dlvbridge"
+	"github.com/stdbg/stdbg/engine/report"
 )
 
 // needDlv makes stdbg use the real Delve: dlv on PATH (CI installs it),

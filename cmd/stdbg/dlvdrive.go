@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/stdbg/stdbg/dlvbridge"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/rtnames"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/debug/dlvbridge"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/rtnames"
 )
 
 // stepLine renders a stop as replay --dlv prints it.

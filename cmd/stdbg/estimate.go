@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // find --estimate runs probes only: Knuth's estimate of the executions and

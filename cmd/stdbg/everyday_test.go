@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/internal/racefree"
+	"github.com/stdbg/stdbg/internal/testkit/racefree"
 )
 
 // testLine matches the line stdbg test writes for each test.
@@ -81,7 +81,7 @@ func TestRecoveredPanics(t *testing.T) {
 
 // TestCorrectGoCorpus is the rule that stdbg's own state is invisible to
 // the race detector, and that correct Go gets no report, checked on
-// programs generated correct by construction (internal/racefree): go test
+// programs generated correct by construction (internal/testkit/racefree): go test
 // -race passes them, and stdbg test, with the race detector on as users
 // run it, reports nothing in them: no bug, no race, nothing it cannot
 // judge. stdbg reported 21 of the first 40 (the test failed for races on

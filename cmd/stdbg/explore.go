@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // This file turns the settings into the session's: how to build and start

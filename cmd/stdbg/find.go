@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/gotest"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/corpus"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/gotest"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // findCmd is stdbg find: its own flags, the search of a target (finder)

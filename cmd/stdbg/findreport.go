@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/engine/search"
 )
 
 // This file holds what find does with the bugs it found: the replay in a

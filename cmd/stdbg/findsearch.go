@@ -7,15 +7,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/ltl"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/schedprof"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
-	"github.com/stdbg/stdbg/stategraph"
-	"github.com/stdbg/stdbg/symbolize"
+	"github.com/stdbg/stdbg/engine/corpus"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/ltl"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/symbolize"
+	"github.com/stdbg/stdbg/output/schedprof"
+	"github.com/stdbg/stdbg/output/stategraph"
 )
 
 // This file holds what is particular to find's search: the recorders that

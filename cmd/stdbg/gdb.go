@@ -17,13 +17,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/ctarget"
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/gdbscript"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/debug/gdbscript"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/target/ctarget"
 )
 
 // gdbStdin is what GDB reads its commands from (the terminal; tests

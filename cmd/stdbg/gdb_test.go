@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // gdbTimeout bounds every GDB session of these tests.

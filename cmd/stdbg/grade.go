@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/grade"
+	"github.com/stdbg/stdbg/frontend/grade"
 )
 
 // grader is stdbg grade: an assignment's checks run on a submission.

@@ -20,8 +20,8 @@ import (
 	"github.com/google/pprof/profile"
 	"golang.org/x/sys/unix"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/ctarget"
+	"github.com/stdbg/stdbg/engine/corpus"
+	"github.com/stdbg/stdbg/target/ctarget"
 )
 
 // openPTY returns the two ends of a new pseudo-terminal.

@@ -4,7 +4,7 @@ import (
 	"encoding/xml"
 	"strings"
 
-	"github.com/stdbg/stdbg/gotest"
+	"github.com/stdbg/stdbg/frontend/gotest"
 	"github.com/stdbg/stdbg/internal/atomicfile"
 )
 

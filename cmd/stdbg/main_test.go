@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 var cacheDir string

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/engine/corpus"
 )
 
 // TestPlainGoMaxStall checks the max-stall setting end to end on

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stdbg/stdbg/htmltrace"
+	"github.com/stdbg/stdbg/engine/report"
 	"github.com/stdbg/stdbg/internal/atomicfile"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/sarif"
-	"github.com/stdbg/stdbg/stategraph"
+	"github.com/stdbg/stdbg/output/htmltrace"
+	"github.com/stdbg/stdbg/output/sarif"
+	"github.com/stdbg/stdbg/output/stategraph"
 )
 
 // checkOutput refuses, before any work, an output file that could not be

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/engine/corpus"
 )
 
 // zooCase is one program or test of examples/go/plain and what stdbg must

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 )
 
 // plainEvery is how often a progress line is printed when stderr is not a

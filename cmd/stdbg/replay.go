@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/ctarget"
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/corpus"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/target/ctarget"
 )
 
 // replayer is stdbg replay: one schedule of a program, or a corpus

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/corpus"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // This file replays one corpus entry: the target it names, the rerun,

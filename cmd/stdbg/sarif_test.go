@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/internal/sarifschema"
-	"github.com/stdbg/stdbg/sarif"
+	"github.com/stdbg/stdbg/internal/testkit/sarifschema"
+	"github.com/stdbg/stdbg/output/sarif"
 )
 
 // readSARIF reads a log stdbg wrote, checks it against the official

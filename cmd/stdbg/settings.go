@@ -13,12 +13,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/stdbg/stdbg/hunt"
-	"github.com/stdbg/stdbg/ltl"
-	"github.com/stdbg/stdbg/rtnames"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
-	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/ltl"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/rtnames"
+	"github.com/stdbg/stdbg/model/syncmodel"
 )
 
 // This file holds the configuration keys every command shares: their

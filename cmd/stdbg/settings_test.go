@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // Every key of the settings table is a field of Settings and every field

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/frontend/session"
 
-	"github.com/stdbg/stdbg/corpus"
+	"github.com/stdbg/stdbg/engine/corpus"
 )
 
 // corpusBugs lists the kind@place of the entries of a corpus.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // defaultSampleExecutions bounds a random or PCT search given neither

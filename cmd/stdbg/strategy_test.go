@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 )
 
 func TestFindStrategies(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 )
 
 // Without a terminal (CI), a long search says how it goes in plain lines

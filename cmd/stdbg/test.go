@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stdbg/stdbg/corpus"
-	"github.com/stdbg/stdbg/gotest"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/engine/corpus"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/frontend/gotest"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // testFlags are go test's flags that stdbg test takes.

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/stdbg/stdbg/session"
+	"github.com/stdbg/stdbg/frontend/session"
 )
 
 // localTooOld is the go command's refusal of a module that needs a newer

@@ -3,7 +3,7 @@ package goexamples
 import (
 	"testing"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread"
 )
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread"
 )
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // Bubble runs synctest.Test(t, f) under a check and reports true; outside

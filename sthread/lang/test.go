@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )

@@ -5,8 +5,8 @@ import (
 	stdatomic "sync/atomic"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // Cond is a condition variable, a drop-in replacement for sync.Cond, on

@@ -4,8 +4,8 @@ import (
 	stdsync "sync"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // Map is a drop-in replacement for sync.Map. Under a check every method is a

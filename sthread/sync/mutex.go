@@ -4,8 +4,8 @@ import (
 	stdsync "sync"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // A Locker represents an object that can be locked and unlocked: a Mutex,

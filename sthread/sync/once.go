@@ -5,8 +5,8 @@ import (
 	stdatomic "sync/atomic"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // Once performs exactly one action, a drop-in replacement for sync.Once.

@@ -4,8 +4,8 @@ import (
 	stdsync "sync"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // WaitGroup waits for a collection of goroutines to finish, a drop-in

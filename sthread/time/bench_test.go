@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread"
 	stime "github.com/stdbg/stdbg/sthread/time"
 )

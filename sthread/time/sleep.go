@@ -4,8 +4,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // Sleep pauses the calling goroutine for at least d, like time.Sleep. Under

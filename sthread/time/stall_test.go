@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/sthread"
 	scontext "github.com/stdbg/stdbg/sthread/context"
 	"github.com/stdbg/stdbg/sthread/lang"

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // timer is a timer or ticker under a check.

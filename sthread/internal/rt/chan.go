@@ -3,7 +3,7 @@ package rt
 import (
 	"unsafe"
 
-	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/model/syncmodel"
 )
 
 // A Chan is a channel as the runtime runs it: C is the real channel,

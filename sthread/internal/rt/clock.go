@@ -1,7 +1,7 @@
 package rt
 
 import (
-	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/model/syncmodel"
 )
 
 // What an execution determines besides its schedule: the virtual clock and

@@ -3,7 +3,7 @@ package rt
 import (
 	"unsafe"
 
-	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/model/syncmodel"
 )
 
 // The logical clock of readings (see clock.go): what each operation of

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"sync/atomic"
 
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // An Execution is one run of the checked function.

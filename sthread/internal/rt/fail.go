@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stdbg/stdbg/rtnames"
-	"github.com/stdbg/stdbg/symbolize"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/internal/rtnames"
+	"github.com/stdbg/stdbg/internal/symbolize"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // rtPrefix is the prefix of the names of this package's functions.

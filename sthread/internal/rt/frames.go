@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/internal/rtnames"
 )
 
 // Where operations are shown. A scheduling point is shown at the user's

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // The program's state, for stateful search (Config.State): what the

@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/syncmodel"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/model/syncmodel"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // The operations that several of sthread's packages share.

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/syncmodel"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/model/syncmodel"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // What runs outside the check. The model sees the goroutines that the

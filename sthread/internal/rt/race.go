@@ -4,8 +4,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/syncmodel"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/model/syncmodel"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // Data races. In a build with the race detector (go build -race), the

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/rtnames"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/internal/rtnames"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // The race detector's reports. stdbg starts the targets that hide their

@@ -120,7 +120,7 @@ func TestInternalRace(t *testing.T) {
 		internal bool
 	}{
 		{access("github.com/stdbg/stdbg/sthread/internal/rt.quietRead", "/src/stdbg/sthread/internal/rt/rand.go"), true},
-		{access("github.com/stdbg/stdbg/search.(*DPOR).Next", "/src/stdbg/search/dpor.go"), true},
+		{access("github.com/stdbg/stdbg/engine/search.(*DPOR).Next", "/src/stdbg/search/dpor.go"), true},
 		{access("main.f", "/src/m/main.go"), false},
 		{access("github.com/stdbg/stdbg/sthread/lang.MapRangeLoop[go.shape.int,go.shape.int]", "/src/stdbg/sthread/lang/maprange.go"), false},
 	} {

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/internal/rtnames"
 )
 
 // The random numbers of an execution: the generators that stand for the

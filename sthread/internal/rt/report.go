@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/report"
-	"github.com/stdbg/stdbg/search"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/engine/search"
 )
 
 // Report builds the report of ex, run by the checker's execution e and

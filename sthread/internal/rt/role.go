@@ -3,7 +3,7 @@ package rt
 import (
 	"os"
 
-	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/internal/rtnames"
 )
 
 // Environment variables through which stdbg find hands a target process

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/rtnames"
+	"github.com/stdbg/stdbg/internal/rtnames"
 )
 
 // The names the runtime finds itself by in stacks and in the executable's
@@ -45,7 +45,7 @@ func TestIsSthreadFile(t *testing.T) {
 		{root + "check_test.go", false},
 		{root + "time/time_test.go", false},
 		{root + "testdata/stdbg/x.go", false},
-		{strings.TrimSuffix(root, "sthread/") + "search/dfs.go", false},
+		{strings.TrimSuffix(root, "sthread/") + "engine/search/dfs.go", false},
 		{strings.TrimSuffix(root, "/") + "x/y.go", false},
 	}
 	for _, tt := range tests {

@@ -45,9 +45,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // Config is what a runner needs to know of the check it serves.

@@ -3,7 +3,7 @@ package rt
 import (
 	"reflect"
 
-	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/model/syncmodel"
 )
 
 // A Case is one case of a select: a send (Chan.SendCase), a receive

@@ -5,8 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/stdbg/stdbg/internal/hashmix"
-	"github.com/stdbg/stdbg/syncmodel"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/model/syncmodel"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // Spin loops (docs/spin.md). The rewriting of plain Go (goinstr) marks the

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/executor"
-	"github.com/stdbg/stdbg/symbolize"
-	"github.com/stdbg/stdbg/syncmodel"
+	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/internal/symbolize"
+	"github.com/stdbg/stdbg/model/syncmodel"
 )
 
 // goSymbols resolves the addresses of an in-process execution for package

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/syncmodel"
-	"github.com/stdbg/stdbg/wire"
+	"github.com/stdbg/stdbg/model/syncmodel"
+	"github.com/stdbg/stdbg/model/wire"
 )
 
 // What package testing refuses to a test's goroutines. Once a test or a

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/stdbg/stdbg/search"
-	"github.com/stdbg/stdbg/search/searchtest"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/engine/search/searchtest"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/sync/atomic"
 )

@@ -16,8 +16,8 @@ import (
 	stdatomic "sync/atomic"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // point is the scheduling point of an operation of kind k, reported as

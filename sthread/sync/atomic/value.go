@@ -4,8 +4,8 @@ import (
 	stdatomic "sync/atomic"
 	"unsafe"
 
+	"github.com/stdbg/stdbg/model/syncmodel"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
-	"github.com/stdbg/stdbg/syncmodel"
 )
 
 // Value holds a value loaded and stored atomically, like

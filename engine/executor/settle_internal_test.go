@@ -1,0 +1,92 @@
+package executor
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/model/schedule"
+	"github.com/stdbg/stdbg/model/syncmodel"
+	"github.com/stdbg/stdbg/model/wire"
+)
+
+// scripted is a small Runtime: thread 1 creates two workers, which take a
+// mutex, post or wait on a semaphore, and finish; thread 1 joins them.
+type scripted struct {
+	scripts map[int][]syncmodel.Op
+	pos     map[int]int
+}
+
+func (r *scripted) report(tid int) []wire.Event {
+	sc := r.scripts[tid]
+	if r.pos[tid] >= len(sc) {
+		return nil
+	}
+	return []wire.Event{wire.Pending{Tid: tid, Op: sc[r.pos[tid]], Frames: []uint64{uint64(0x100 + tid)}}}
+}
+
+func (r *scripted) Begin() ([]wire.Event, error) {
+	lock := syncmodel.Op{Kind: syncmodel.MutexLock, Obj: 1}
+	unlock := syncmodel.Op{Kind: syncmodel.MutexUnlock, Obj: 1}
+	worker := func(sem syncmodel.Kind) []syncmodel.Op {
+		return []syncmodel.Op{{Kind: syncmodel.ThreadStart}, lock, unlock, {Kind: sem, Obj: 2}, {Kind: syncmodel.ThreadExit}}
+	}
+	r.scripts = map[int][]syncmodel.Op{
+		1: {{Kind: syncmodel.ThreadCreate}, {Kind: syncmodel.ThreadCreate}, lock, unlock,
+			{Kind: syncmodel.ThreadJoin, Arg: 2}, {Kind: syncmodel.ThreadJoin, Arg: 3}, {Kind: syncmodel.Exit}},
+		2: worker(syncmodel.SemWait),
+		3: worker(syncmodel.SemPost),
+	}
+	r.pos = map[int]int{}
+	return r.report(1), nil
+}
+
+func (r *scripted) Resume(tid int, code int64) ([]wire.Event, error) {
+	op := r.scripts[tid][r.pos[tid]]
+	r.pos[tid]++
+	var evs []wire.Event
+	if op.Kind == syncmodel.ThreadCreate {
+		evs = append(evs, r.report(int(code))...)
+	}
+	if op.Kind == syncmodel.ThreadExit {
+		return evs, nil
+	}
+	return append(evs, r.report(tid)...), nil
+}
+
+func (r *scripted) End(bool) {}
+
+// TestListThreadsIncremental checks the thread list kept up to date from
+// one scheduling point to the next (listThreads) against the list made
+// afresh, at every point of random schedules, over executions that reuse
+// each other's room.
+func TestListThreadsIncremental(t *testing.T) {
+	c := New(&scripted{}, Options{FastExit: true})
+	rng := rand.New(rand.NewPCG(36, 36))
+	for range 200 {
+		se, err := c.StartPrefix(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := se.(*Execution)
+		for e.Ended() == nil {
+			got := append([]search.Thread(nil), e.Threads()...)
+			e.threads = e.threads[:0]
+			e.fillThreads(1, e.w.NumThreads())
+			if want := e.Threads(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("after %v: list %+v, afresh %+v", e.Schedule(), got, want)
+			}
+			var en []int
+			for _, th := range got {
+				if th.Enabled {
+					en = append(en, th.ID)
+				}
+			}
+			if err := e.Step(schedule.Step{Thread: en[rng.IntN(len(en))], Choice: schedule.NoChoice}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.Close()
+	}
+}

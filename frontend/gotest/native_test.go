@@ -1,0 +1,180 @@
+package gotest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stdbg/stdbg/frontend/session"
+)
+
+// nativeFiles is a package whose tests pass every schedule explored but
+// not all as go test runs them: TestAfterSetter fails in a process where
+// TestSetter ran before it, and passes alone; TestSleepy sleeps an hour in
+// real time (under the search, time is the model's); TestLast runs after
+// it. TestMain counts the processes of the test binary.
+var nativeFiles = map[string]string{
+	"go.mod": "module example.com/native\n\ngo 1.22\n",
+	"native_test.go": `package native
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var setByFirst bool
+
+func TestMain(m *testing.M) {
+	if f, err := os.OpenFile(os.Getenv("NATIVE_PROCESSES"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		f.WriteString("process " + strings.Join(os.Args[1:], " ") + " " + os.Getenv("STDBG_SEARCH") + "\n")
+		f.Close()
+	}
+	os.Exit(m.Run())
+}
+
+func TestSetter(t *testing.T) {
+	var mu sync.Mutex
+	done := make(chan bool)
+	go func() { mu.Lock(); setByFirst = true; mu.Unlock(); done <- true }()
+	<-done
+}
+
+func TestAfterSetter(t *testing.T) {
+	if setByFirst {
+		t.Fatal("TestSetter ran before, in this process")
+	}
+}
+
+func TestSkipMe(t *testing.T) {
+	t.Skip("not today")
+}
+
+func TestSleepy(t *testing.T) {
+	done := make(chan bool)
+	go func() { time.Sleep(time.Hour); done <- true }()
+	<-done
+}
+
+func TestLast(t *testing.T) {
+	ch := make(chan int, 1)
+	go func() { ch <- 1 }()
+	<-ch
+}
+`,
+}
+
+// The tests whose searches found nothing run as go test runs them
+// together, in one process: each gets the verdict it gets alone (a test
+// that fails there, or that the process ended before, runs again alone),
+// but a test that hung for the whole -timeout; and no process is started
+// that runs nothing (a search inside the test binary needs no other).
+func TestNativeBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	defer func(w time.Duration) { batchWait = w }(batchWait)
+	batchWait = time.Hour // one batch, at the end
+	dir := t.TempDir()
+	if err := writeFiles(dir, nativeFiles); err != nil {
+		t.Fatal(err)
+	}
+	procs := filepath.Join(t.TempDir(), "processes")
+	t.Setenv("NATIVE_PROCESSES", procs)
+	const timeout = 5 * time.Second
+	search := SearchWith(0, true)
+	var out strings.Builder
+	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"."}, Parallel: 1, Timeout: timeout, Verbose: true, Stdout: &out,
+		Search: func(ctx context.Context, s *session.Session, tt *Test) (*Searched, error) {
+			tt.Jobs = 1 // one process per search, whatever the CPUs
+			return search(ctx, s, tt)
+		}})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []struct{ status, test, detail string }{
+		{"ok", "TestSetter", "exhaustive"},
+		{"ok", "TestAfterSetter", "exhaustive"},
+		{"SKIP", "TestSkipMe", "native_test.go:35: not today"},
+		{"FAIL", "TestSleepy", "no schedule explored failed, but as go test runs it hangs: go test's timeout of 5s ended it"},
+		{"ok", "TestLast", "exhaustive"},
+	} {
+		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want.status) + ` +` + want.test + ` \(\d+\.\d\ds\): ` + regexp.QuoteMeta(want.detail))
+		if !re.MatchString(text) {
+			t.Errorf("no line %s %s: %s in:\n%s", want.status, want.test, want.detail, text)
+		}
+	}
+	// The tests' own output (-v), the hung test's stacks among it.
+	for _, want := range []string{"--- PASS: TestSetter", "--- SKIP: TestSkipMe", "panic: test timed out after 5s", "native_test.go:40"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if sum.OK != 3 || sum.Skipped != 1 || sum.Failed != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	// A process for each search, one for the tests together, and one
+	// for each test run again alone (TestAfterSetter, which failed after
+	// TestSetter, and TestLast, which the timeout ended the process
+	// before).
+	b, err := os.ReadFile(procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "process "); n != 5+1+2 {
+		t.Errorf("%d processes of the test binary, want %d:\n%s", n, 5+1+2, b)
+	}
+}
+
+// splitNatives gives each top-level test the lines from its === RUN (and
+// those of its subtests after a === NAME or === CONT), and its status.
+func TestSplitNatives(t *testing.T) {
+	out := strings.Split(`before
+=== RUN   TestA
+=== PAUSE TestA
+=== RUN   TestB
+=== RUN   TestB/sub
+    b_test.go:3: in sub
+--- FAIL: TestB (0.25s)
+    --- FAIL: TestB/sub (0.00s)
+=== CONT  TestA
+    a_test.go:9: a's line
+=== NAME  TestB
+late
+--- PASS: TestA (1.5s)
+PASS`, "\n")
+	runs, outside := splitNatives(out, map[string]bool{"TestA": true, "TestB": true})
+	if strings.Join(outside, "|") != "before" {
+		t.Errorf("outside = %q", outside)
+	}
+	a, b := runs["TestA"], runs["TestB"]
+	if a == nil || b == nil {
+		t.Fatalf("runs = %v", runs)
+	}
+	if a.status != "PASS" || a.took != 1500*time.Millisecond || b.status != "FAIL" || b.took != 250*time.Millisecond {
+		t.Errorf("A %s %v, B %s %v", a.status, a.took, b.status, b.took)
+	}
+	if got := strings.Join(a.testOutput("TestA"), "|"); got != "=== PAUSE TestA|=== CONT  TestA|    a_test.go:9: a's line|--- PASS: TestA (1.5s)" {
+		t.Errorf("A's output %q", got)
+	}
+	if got := strings.Join(b.testOutput("TestB"), "|"); got != "=== RUN   TestB/sub|    b_test.go:3: in sub|--- FAIL: TestB (0.25s)|    --- FAIL: TestB/sub (0.00s)|=== NAME  TestB|late" {
+		t.Errorf("B's output %q", got)
+	}
+}
+
+// hungTests finds the tests that package testing's timeout panic lists as
+// running for the whole timeout.
+func TestHungTests(t *testing.T) {
+	out := strings.Split("=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestB\npanic: test timed out after 2s\n\trunning tests:\n\t\tTestB (2s)\n\t\tTestC (1s)\n\t\tTestD/sub (2s)\n\ngoroutine 21 [running]:", "\n")
+	got := hungTests(out, 2*time.Second)
+	if len(got) != 1 || !got["TestB"] {
+		t.Errorf("hungTests = %v, want TestB alone", got)
+	}
+}

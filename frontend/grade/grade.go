@@ -1,0 +1,369 @@
+// Package grade checks a student's concurrent program against an
+// assignment and says what went wrong in words a student can act on. An
+// assignment (a YAML file, see Load and docs/teaching.md) lists checks: no
+// bug of some classes within bounds, an LTL property, freedom from
+// livelock, or the program's own tests in every schedule, each with its
+// points, limits and visibility. Grade builds the submission in a
+// directory of its own, runs each check through session.Find with the
+// program confined (limits on CPU time, memory, processes, file size and
+// wall time; no network; run as a user of its own when the grader is
+// root), and returns a Result: per check the score and, for each bug, its
+// class in plain words, the minimised schedule told as a story, the source
+// lines, a hint for the pattern when one is recognised and the command
+// that replays it. Result writes Gradescope's results.json, a plain JSON
+// document, a text report and an HTML trace of each failure.
+package grade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/stdbg/stdbg/engine/report"
+	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/cachedir"
+	"github.com/stdbg/stdbg/target/ctarget"
+	"github.com/stdbg/stdbg/target/goinstr"
+)
+
+// Options say how to grade.
+type Options struct {
+	// Confinement is how the submission's processes are confined (nil:
+	// what Probe finds on this machine).
+	Confinement *Confinement
+	// Log, if not nil, is told of each check as it starts.
+	Log func(string)
+	// Version is stdbg's version, written at the foot of the HTML
+	// traces.
+	Version string
+}
+
+// Result is a graded submission.
+type Result struct {
+	Assignment string        `json:"assignment"`
+	Submission string        `json:"submission"`
+	Score      float64       `json:"score"`
+	MaxScore   float64       `json:"max_score"`
+	Checks     []CheckResult `json:"checks"`
+	// Confinement says what confined the submission's processes.
+	Confinement string `json:"confinement"`
+	// Seconds is the time the grading took.
+	Seconds float64 `json:"seconds"`
+}
+
+// Check statuses.
+const (
+	StatusPassed   = "passed"
+	StatusFailed   = "failed"
+	StatusNotBuilt = "not-built"
+	// StatusIncomplete: the submission lacks a file the assignment
+	// names.
+	StatusIncomplete = "missing-files"
+	StatusError      = "error"
+	// StatusUnverified: the search found no bug but stopped at its bound
+	// of executions or of depth before it had explored every schedule to
+	// its end; the check gets no points unless the assignment says
+	// incomplete: pass.
+	StatusUnverified = "unverified"
+	// StatusUnfinished: the check ran out of its time bound (a program
+	// that runs for ever, or a machine too busy): no points, said.
+	StatusUnfinished = "unfinished"
+)
+
+// CheckResult is the outcome of one check.
+type CheckResult struct {
+	Name       string  `json:"name"`
+	Kind       string  `json:"kind"`
+	Score      float64 `json:"score"`
+	MaxScore   float64 `json:"max_score"`
+	Visibility string  `json:"visibility"`
+	Status     string  `json:"status"`
+	// Message says why a check could not run (the compiler's messages),
+	// or what the search covered when it passed.
+	Message string `json:"message,omitempty"`
+	// Search is the extent of the search: exhaustive or bounded, and the
+	// number of executions.
+	Search     string    `json:"search,omitempty"`
+	Executions int64     `json:"executions"`
+	Failures   []Failure `json:"failures,omitempty"`
+	Seconds    float64   `json:"seconds"`
+}
+
+// Failure is one bug a check found, told for a student.
+type Failure struct {
+	// Kind is the search's kind (deadlock, data-race, ...); Class says it
+	// in plain words, Explanation what it means.
+	Kind        string `json:"kind"`
+	Class       string `json:"class"`
+	Explanation string `json:"explanation"`
+	// Message is the checker's one-line account.
+	Message string `json:"message"`
+	// Schedule is the minimised schedule (Path = ...).
+	Schedule string `json:"schedule"`
+	// Story tells the schedule in plain words, a sentence per line.
+	Story []string `json:"story"`
+	// Lines are the source lines of the student's files the story goes
+	// through, "file:line: text".
+	Lines []string `json:"lines,omitempty"`
+	// Hints name the mistake when its pattern is recognised.
+	Hints []Hint `json:"hints,omitempty"`
+	// Replay is the command that replays the failure; Debug, under GDB
+	// or Delve.
+	Replay string `json:"replay"`
+	Debug  string `json:"debug"`
+	// HTML is the trace page's file name, when one was written.
+	HTML string `json:"html,omitempty"`
+	// Report is the full report.
+	Report *report.Report `json:"report,omitempty"`
+
+	page []byte // the HTML trace
+}
+
+// Grade checks the submission (a directory holding the assignment's
+// Submit files, or, for a one-file assignment, that file) against a. An
+// error means the grading itself could not run (the submission is not
+// there, or stdbg is not installed correctly: a *goinstr.InstallError,
+// under which no submission is graded); what is wrong with the submission (missing files, a build
+// error, bugs) is in the Result.
+func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*Result, error) {
+	start := time.Now()
+	files, err := submitted(a, submission)
+	if err != nil {
+		return nil, err
+	}
+	// Every build goes through stdbg's cache: without one no submission
+	// builds, and none is graded.
+	if _, err := cachedir.Usable(); err != nil {
+		return nil, &goinstr.InstallError{Err: err}
+	}
+	conf := o.Confinement
+	if conf == nil {
+		c := Probe()
+		conf = &c
+	}
+	res := &Result{Assignment: a.Name, Submission: submission, Confinement: conf.describe()}
+	var missing []string
+	for _, f := range a.Submit {
+		if _, ok := files[f]; !ok {
+			missing = append(missing, f)
+		}
+	}
+	sb, err := newSandbox(*conf)
+	if err != nil {
+		return nil, err
+	}
+	defer sb.close()
+	g := &grader{a: a, sb: sb, files: files, builds: map[string]*built{}, log: o.Log, version: o.Version}
+	if len(missing) > 0 {
+		for i := range a.Checks {
+			c := &a.Checks[i]
+			cr := CheckResult{Status: StatusIncomplete, Message: "your submission has no " + strings.Join(missing, ", ") + ": hand in every file the assignment names"}
+			cr.Name, cr.Kind, cr.MaxScore, cr.Visibility = c.Name, c.Kind, c.Points, c.Visibility
+			res.Checks = append(res.Checks, cr)
+			res.MaxScore += c.Points
+		}
+	} else {
+		res.Checks = g.checks(ctx)
+		if g.broken != nil {
+			// stdbg cannot build any submission: no grade at all
+			// rather than a wrong one.
+			return nil, g.broken
+		}
+		for i, c := range a.Checks {
+			res.MaxScore += c.Points
+			if i < len(res.Checks) {
+				res.Score += res.Checks[i].Score
+			}
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, ctx.Err()
+}
+
+// submitted maps each file of the submission the assignment names to its
+// path.
+func submitted(a *Assignment, path string) (map[string]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", path)
+		}
+		return nil, err
+	}
+	files := map[string]string{}
+	if !st.IsDir() {
+		if len(a.Submit) != 1 {
+			return nil, fmt.Errorf("%s is a file, and the assignment asks for %d files: give the directory holding them", path, len(a.Submit))
+		}
+		files[a.Submit[0]] = path
+		return files, nil
+	}
+	for _, f := range a.Submit {
+		p := filepath.Join(path, f)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			files[f] = p
+		}
+	}
+	return files, nil
+}
+
+// grader grades one submission.
+type grader struct {
+	a      *Assignment
+	sb     *sandbox
+	files  map[string]string
+	builds map[string]*built
+	log    func(string)
+	// broken is set when stdbg itself cannot build Go programs
+	// (goinstr.InstallError): grading stops there.
+	broken error
+	// version is stdbg's, for the HTML traces.
+	version string
+}
+
+// built is a submission built with a check's harness.
+type built struct {
+	t   *session.Target
+	dir string // its directory (the program's files)
+	run string // the program's working directory
+	lib string // the C library, reachable by the program's user
+	err error  // the build failed: the compiler's messages
+}
+
+// build builds the submission for check c, once per harness and build
+// mode.
+func (g *grader) build(c *Check) *built {
+	race := c.wantsRace()
+	key := fmt.Sprintf("%q/%v/%s", c.Harness, race, c.Run)
+	if b, ok := g.builds[key]; ok {
+		return b
+	}
+	b := &built{}
+	g.builds[key] = b
+	files := map[string]string{}
+	for name, p := range g.files {
+		files[name] = p
+	}
+	for _, h := range c.Harness {
+		files[h] = filepath.Join(g.a.Dir, h)
+	}
+	dir, err := g.sb.workDir(fmt.Sprintf("build%d", len(g.builds)), files)
+	if err != nil {
+		b.err = err
+		return b
+	}
+	b.dir = dir
+	var arg string
+	build := session.Build{Run: c.Run}
+	if g.a.Language == "go" {
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644); err != nil {
+			b.err = err
+			return b
+		}
+		arg, build.Race = dir, race
+	} else {
+		main := g.a.Submit[0]
+		if len(c.Harness) > 0 {
+			main = c.Harness[0]
+		}
+		// A race check builds with the memory instrumentation and
+		// checks every schedule's accesses for races without making
+		// them scheduling points, as stdbg find does by default.
+		arg, build.Memory, build.Race = filepath.Join(dir, main), race, race
+	}
+	t, err := session.Resolve(append([]string{arg}, c.Args...), build)
+	if err != nil {
+		b.err = err
+		return b
+	}
+	t.SeedRand(session.DefaultRandSeed)
+	if b.run, err = g.sb.runDir(dir); err != nil {
+		b.err = err
+		return b
+	}
+	if t.Binary, err = g.sb.reachable(t.Binary, dir); err != nil {
+		b.err = err
+		return b
+	}
+	if !t.Go && g.sb.conf.User >= 0 {
+		lib, err := ctarget.Library()
+		if err != nil {
+			b.err = err
+			return b
+		}
+		if b.lib, err = g.sb.reachable(lib, dir); err != nil {
+			b.err = err
+			return b
+		}
+	}
+	b.t = t
+	return b
+}
+
+// goMod is the module file of a Go submission: the module stdbg builds,
+// at the language version of the go command that builds it (which may be
+// older than the Go stdbg was built with: a go line above it would have
+// the go command fetch a newer toolchain, or refuse the module).
+func goMod() string {
+	goCmdOnce.Do(func() {
+		goCmdVersion = runtime.Version()
+		cmd := exec.Command("go", "env", "GOVERSION")
+		cmd.Dir = os.TempDir() // where submissions are built: no go.mod around
+		if out, err := cmd.Output(); err == nil {
+			if f := strings.Fields(string(out)); len(f) > 0 {
+				goCmdVersion = f[0]
+			}
+		}
+	})
+	return goModAt(goCmdVersion)
+}
+
+var (
+	goCmdOnce    sync.Once
+	goCmdVersion string
+)
+
+// goModAt is goMod for the go command of version (go1.26.8).
+func goModAt(version string) string {
+	v := strings.TrimPrefix(version, "go")
+	if parts := strings.SplitN(v, ".", 3); len(parts) >= 2 {
+		v = parts[0] + "." + parts[1]
+	}
+	return "module submission\n\ngo " + v + "\n"
+}
+
+// killGroup kills a process group, if there is one left.
+func killGroup(pgid int) {
+	if pgid > 1 {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// classOf is the bug class (of an assignment) of a search's kind.
+func classOf(kind string) string {
+	if _, ok := classes[kind]; ok {
+		return kind
+	}
+	names := make([]string, 0, len(classes))
+	for class := range classes {
+		names = append(names, class)
+	}
+	sort.Strings(names)
+	for _, class := range names {
+		for _, k := range classes[class] {
+			if k == kind {
+				return class
+			}
+		}
+	}
+	return kind
+}

@@ -1,0 +1,341 @@
+package grade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/target/goinstr"
+)
+
+// This file runs the searches of a submission's checks: one search for the
+// checks that build the same program and search it the same way (a no-bug
+// check and a test check of one harness see the same schedules; each
+// counts the bugs of its own classes), each bounded by what it explores,
+// never by the machine's speed.
+
+// group is the checks that share one search.
+type group struct {
+	checks []int // indices into Assignment.Checks, in order
+	race   bool  // built for data races (a race check among them)
+	// plain, for a Go group without race checks, is the race group of
+	// the same program whose search serves it when that search found no
+	// data race (see reuse).
+	plain *group
+	run   *outcome
+}
+
+// outcome is what one search found, or why it could not run.
+type outcome struct {
+	b     *built
+	found *session.Found
+	l     Limits
+	// status and message, when status is not "", say why the search
+	// gave no verdict (the program does not build, could not start, ran
+	// out of its time bound, ran no schedule); every check of the group
+	// then gets them.
+	status, message string
+}
+
+// groupKey is what makes two checks' searches the same: the program
+// (harness, arguments, tests, race build), the kind of search (stateful
+// for ltl and progress, with the formula) and the limits.
+func (g *grader) groupKey(c *Check) string {
+	kind := ""
+	if c.Kind == KindLTL || c.Kind == KindProgress {
+		kind = c.Kind + ":" + c.Formula
+	}
+	return fmt.Sprintf("%q|%s|%q|%v|%s|%+v", c.Harness, c.Run, c.Args, c.wantsRace(), kind, c.limits(g.a))
+}
+
+// groups partitions the assignment's checks into searches, in the order
+// they run: for Go, a race search before the plain search of the same
+// program, which it may serve.
+func (g *grader) groups() []*group {
+	byKey := map[string]*group{}
+	var out []*group
+	for i := range g.a.Checks {
+		c := &g.a.Checks[i]
+		k := g.groupKey(c)
+		gr, ok := byKey[k]
+		if !ok {
+			gr = &group{race: c.wantsRace()}
+			byKey[k] = gr
+			out = append(out, gr)
+		}
+		gr.checks = append(gr.checks, i)
+	}
+	if g.a.Language != "go" {
+		return out
+	}
+	// A plain search of a Go program is served by the race search of the
+	// same program when that one found no data race: the race build has
+	// the same scheduling points, and with no race no execution of it
+	// ended early, so it ran exactly the executions the plain one would.
+	for _, gr := range out {
+		if gr.race {
+			continue
+		}
+		c := &g.a.Checks[gr.checks[0]]
+		if c.Kind == KindLTL || c.Kind == KindProgress {
+			continue
+		}
+		twin := *c
+		twin.Bugs = []string{"race"}
+		twin.Kind = KindNoBug
+		if r, ok := byKey[g.groupKey(&twin)]; ok {
+			gr.plain = r
+		}
+	}
+	var races, rest []*group
+	for _, gr := range out {
+		if gr.race {
+			races = append(races, gr)
+		} else {
+			rest = append(rest, gr)
+		}
+	}
+	return append(races, rest...)
+}
+
+// checks runs every check of the assignment and returns their results in
+// the assignment's order.
+func (g *grader) checks(ctx context.Context) []CheckResult {
+	results := make([]CheckResult, len(g.a.Checks))
+	done := make([]bool, len(g.a.Checks))
+	for _, gr := range g.groups() {
+		if ctx.Err() != nil || g.broken != nil {
+			break
+		}
+		start := time.Now()
+		first := &g.a.Checks[gr.checks[0]]
+		if g.log != nil {
+			for _, i := range gr.checks {
+				g.log(fmt.Sprintf("check %d/%d: %s", i+1, len(g.a.Checks), g.a.Checks[i].Name))
+			}
+		}
+		if r := gr.plain; r != nil && r.run != nil && r.run.found != nil && r.run.status == "" && !foundRace(r.run.found) {
+			gr.run = r.run
+		} else {
+			gr.run = g.search(ctx, first)
+		}
+		secs := time.Since(start).Seconds() / float64(len(gr.checks))
+		for _, i := range gr.checks {
+			c := &g.a.Checks[i]
+			cr := g.verdict(c, gr.run)
+			cr.Name, cr.Kind, cr.MaxScore, cr.Visibility = c.Name, c.Kind, c.Points, c.Visibility
+			cr.Seconds = secs
+			results[i], done[i] = cr, true
+		}
+	}
+	var out []CheckResult
+	for i, ok := range done {
+		if !ok {
+			break // stopped: the checks graded so far
+		}
+		out = append(out, results[i])
+	}
+	return out
+}
+
+// foundRace reports a data race among the bugs a search found.
+func foundRace(f *session.Found) bool {
+	for _, b := range f.Search.Bugs {
+		if b.Outcome.Kind == search.DataRace {
+			return true
+		}
+	}
+	return false
+}
+
+// search runs the search of check c (and of the checks that share it).
+func (g *grader) search(ctx context.Context, c *Check) *outcome {
+	l := c.limits(g.a)
+	out := &outcome{l: l}
+	b := g.build(c)
+	out.b = b
+	if b.err != nil {
+		var ie *goinstr.InstallError
+		if errors.As(b.err, &ie) {
+			g.broken = ie
+		}
+		msg := b.err.Error()
+		var ue *session.UsageError
+		if errors.As(b.err, &ue) {
+			msg = strings.ReplaceAll(msg, b.dir+"/", "")
+		}
+		out.status, out.message = StatusNotBuilt, "your program does not build:\n"+msg
+		return out
+	}
+	out, fellBack := g.find(ctx, c, b, out, true)
+	if fellBack && ctx.Err() == nil {
+		// The search inside the target gave up on it and went on with
+		// a fresh process per execution, hundreds of times slower: a
+		// Go program built with the race detector whose leak or panic,
+		// found inside the target, does not happen the same way in a
+		// fresh process. Search it from here instead, in one process
+		// reused from execution to execution (it repeats itself there),
+		// which gives the same result in a few seconds.
+		out, _ = g.find(ctx, c, b, &outcome{l: l, b: b}, false)
+	}
+	return out
+}
+
+// freshFallback is how a session says that its search goes on with a
+// fresh process per execution (session's inTargetFallback).
+const freshFallback = "fresh process per execution"
+
+// find runs the search of check c on build b, inside the target when
+// inTarget allows; fellBack reports a search inside the target stopped
+// because it was going on with a fresh process per execution.
+func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inTarget bool) (_ *outcome, fellBack bool) {
+	l := out.l
+	race := c.wantsRace() && b.t.Go
+	stateful := c.Kind == KindLTL || c.Kind == KindProgress
+	s, err := session.Start(b.t, session.Options{
+		Stdout: io.Discard, Stderr: io.Discard, FastExit: true, KeepThreads: true,
+		TransitionTimeout: time.Duration(l.Step), StartTimeout: time.Duration(l.Step) + 10*time.Second,
+		Races: c.wantsRace(), SpuriousWakeups: true, State: stateful,
+		Dir: b.run, Wrap: g.sb.conf.wrap(l, race), Library: b.lib,
+	})
+	if err != nil {
+		out.status, out.message = StatusError, "your program could not be started: "+strings.ReplaceAll(err.Error(), b.dir+"/", "")
+		return out, false
+	}
+	// The time bound: a safety net for programs that run for ever, not
+	// the search's bound (its executions are): when it is spent, the
+	// search is stopped and the program's processes (its process group:
+	// a fork bomb's children too) killed until it stops. The session is
+	// closed only here, by this goroutine.
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(l.Wall))
+	defer cancel()
+	closed := make(chan struct{})
+	group, _ := syscall.Getpgid(s.Pid())
+	go func() {
+		select {
+		case <-wctx.Done():
+		case <-closed:
+			return
+		}
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			killGroup(group)
+			select {
+			case <-closed:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	defer func() { close(closed); s.Close(); killGroup(group) }()
+	// DFS with DPOR alone, not the portfolio of stdbg find: the portfolio
+	// shares its search in wall time, so what it runs, and which member
+	// finds a bug first, moves with the machine's load, and grading the
+	// same submission twice must give the same result. Bounded by its
+	// executions and its depth, a DFS explores the same schedules in the
+	// same order on any machine.
+	spec := search.Spec{Strategy: search.StrategyDFS}
+	if l.Preemptions != nil {
+		spec.BoundBy, spec.Bound = search.BoundPreemptions, *l.Preemptions
+	}
+	if stateful {
+		spec.Stateful, spec.Reduction = true, search.ReductionNone
+	}
+	spec, _, err = spec.Normal()
+	if err != nil {
+		out.status, out.message = StatusError, err.Error()
+		return out, false
+	}
+	f := &session.Find{
+		Plan:     session.Plan{Request: l.request(spec), Jobs: 1, InTarget: inTarget, Watched: stateful},
+		Visited:  stateful,
+		Livelock: c.Kind == KindProgress,
+		LTL:      c.formula,
+		// Starvation freedom as a course states it assumes fair locks:
+		// under weak fairness a thread waiting for a mutex that others
+		// take in turn may starve, in every lock-based algorithm.
+		Fairness: search.StrongFairness,
+	}
+	fctx, stop := context.WithCancel(wctx)
+	defer stop()
+	f.Hooks.Note = func(msg string) {
+		if inTarget && strings.Contains(msg, freshFallback) {
+			fellBack = true
+			stop()
+		}
+	}
+	if !b.t.Go {
+		// Minimise and explain only the first bug of each kind the
+		// checks of the search count. (A Go search inside the target has
+		// minimised every bug already, in its own process, faster than
+		// stdbg would.)
+		counted := g.countedBy(c)
+		f.Pick = func(bugs []search.Bug) []search.Bug {
+			var out []search.Bug
+			seen := map[string]bool{}
+			for _, bug := range bugs {
+				kind := bug.Outcome.Kind.String()
+				if counted(kind) && !seen[kind] {
+					seen[kind] = true
+					out = append(out, bug)
+				}
+			}
+			return out
+		}
+	}
+	found, err := s.Find(fctx, f)
+	if fellBack {
+		return out, true
+	}
+	switch {
+	case wctx.Err() != nil && ctx.Err() == nil || err == nil && found != nil && found.BudgetSpent:
+		out.status, out.message = StatusUnfinished, fmt.Sprintf("the check did not finish within its time bound of %s, so it could not be graded: "+
+			"your program may run for ever, start processes without end or allocate without end (or the grading machine is overloaded: "+
+			"grading it again on a machine less busy gives its grade, the same on any machine)", time.Duration(l.Budget))
+		return out, false
+	case err != nil && (found == nil || len(found.Findings) == 0):
+		out.status, out.message = StatusError, "the check could not run: "+strings.ReplaceAll(err.Error(), b.dir+"/", "")
+		return out, false
+	case found.Search.Stats.Executions == 0 && len(found.Findings) == 0:
+		out.status, out.message = StatusFailed, "your program did not run a single schedule to its end within the check's limits: "+
+			"it may start processes or allocate memory without end, or take too long to start"
+		return out, false
+	}
+	out.found = found
+	return out, false
+}
+
+// countedBy returns whether a bug of a kind fails any check that shares
+// c's search.
+func (g *grader) countedBy(c *Check) func(kind string) bool {
+	key := g.groupKey(c)
+	var same []*Check
+	for i := range g.a.Checks {
+		if g.groupKey(&g.a.Checks[i]) == key {
+			same = append(same, &g.a.Checks[i])
+		}
+	}
+	return func(kind string) bool {
+		for _, o := range same {
+			if o.counts(kind) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// request is the hunt of a check with limits l and search spec: every
+// bug, minimised.
+func (l Limits) request(spec search.Spec) hunt.Request {
+	return hunt.Request{Search: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
+		Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions}
+}

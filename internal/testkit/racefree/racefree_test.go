@@ -1,0 +1,74 @@
+package racefree_test
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/stdbg/stdbg/internal/testkit/racefree"
+)
+
+// Every file parses, each test draws distinct idioms, and over a few
+// seeds every idiom is drawn. (cmd/stdbg's TestCorrectGoCorpus builds and
+// runs them, under go test -race and stdbg test.)
+func TestFile(t *testing.T) {
+	seen := map[string]bool{}
+	for s := uint64(1); s <= 30; s++ {
+		src := racefree.File("gen", []uint64{s}, 3)
+		if _, err := parser.ParseFile(token.NewFileSet(), "gen_test.go", src, 0); err != nil {
+			t.Fatalf("seed %d: %v\n%s", s, err, src)
+		}
+		head, _, _ := strings.Cut(src[strings.Index(src, "// TestGen"):], "\n")
+		_, list, _ := strings.Cut(head, "): ")
+		names := strings.Split(strings.TrimSuffix(list, "."), ", ")
+		if len(names) != 3 {
+			t.Errorf("seed %d: idioms %q", s, names)
+		}
+		for _, n := range names {
+			if seen[n] && strings.Count(list, n) > 1 {
+				t.Errorf("seed %d: %s twice", s, n)
+			}
+			seen[n] = true
+		}
+	}
+	for _, n := range racefree.Idioms() {
+		if !seen[n] {
+			t.Errorf("idiom %s never drawn in 30 seeds", n)
+		}
+	}
+	if a, b := racefree.File("gen", []uint64{7}, 3), racefree.File("gen", []uint64{7}, 3); a != b {
+		t.Error("one seed gave two files")
+	}
+}
+
+// A racy test is its seed's correct test with the race planted among its
+// idioms.
+func TestRacy(t *testing.T) {
+	for s := uint64(1); s <= 10; s++ {
+		src := racefree.File("gen", []uint64{s}, 3, s)
+		if _, err := parser.ParseFile(token.NewFileSet(), "gen_test.go", src, 0); err != nil {
+			t.Fatalf("seed %d: %v\n%s", s, err, src)
+		}
+		correct, _ := racefree.Test("T", s, 3)
+		racy, _ := racefree.Racy("T", s, 3)
+		_, names, _ := strings.Cut(strings.SplitN(correct, "\n", 2)[0], "): ")
+		_, racyNames, _ := strings.Cut(strings.SplitN(racy, "\n", 2)[0], "): ")
+		if strings.Count(racyNames, "lost update (a race)") != 1 || strings.Count(names, "lost update") != 0 ||
+			len(strings.Split(racyNames, ", ")) != 4 || !strings.Contains(src, "func TestRace"+fmt.Sprint(s)+"(") {
+			t.Errorf("seed %d: correct %q, racy %q", s, names, racyNames)
+		}
+	}
+}
+
+// A test of two idioms: its first line names them.
+func ExampleTest() {
+	code, imports := racefree.Test("TestGen1", 1, 2)
+	first, _, _ := strings.Cut(code, "\n")
+	fmt.Println(first)
+	fmt.Println(imports)
+	// Output:
+	// // TestGen1 (seed 1): random, syncmap.
+	// [sync math/rand randv2 "math/rand/v2" sync]
+}
