@@ -141,14 +141,21 @@ func raceLogPrefix(dir string) string { return filepath.Join(dir, "race", "repor
 // a directory of stdbg's user in the system's temporary directory that
 // every user may add files to (sticky, as /tmp is); without one, the
 // reports go to standard error, unseen by the runtime.
+//
+// Its suppressions file is written there too: the detector also dies when
+// it cannot read that file, which it could not in stdbg's cache directory
+// when that is private to stdbg's user (root's ~/.cache is, as is a
+// directory made by mktemp).
 func WithSharedRaceLog(env []string) []string {
-	dir, err := cachedir.Dir()
-	if err != nil {
-		dir = ""
+	shared := sharedRaceDir()
+	dir := shared
+	if dir == "" {
+		if d, err := cachedir.Dir(); err == nil {
+			dir = d
+		}
 	}
 	env = withRaceOptions(env, dir)
 	last := len(env) - 1
-	shared := sharedRaceDir()
 	if shared == "" || strings.Contains(env[last], "log_path=") {
 		return env
 	}

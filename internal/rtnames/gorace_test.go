@@ -162,7 +162,11 @@ func TestWithRaceLog(t *testing.T) {
 // A target that runs as another user makes its file of reports in a
 // directory that user may write to, and no other user may remove.
 func TestWithSharedRaceLog(t *testing.T) {
-	t.Setenv("STDBG_CACHE", t.TempDir())
+	cache := t.TempDir()
+	if err := os.Chmod(cache, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STDBG_CACHE", cache)
 	system := os.TempDir()
 	t.Setenv("TMPDIR", t.TempDir())
 	env := WithSharedRaceLog([]string{"GORACE=halt_on_error=1"})
@@ -193,6 +197,22 @@ func TestWithSharedRaceLog(t *testing.T) {
 		"sh", "-c", "echo report > "+f).CombinedOutput()
 	if err != nil {
 		t.Fatalf("user nobody cannot write %s: %v %s", f, err, out)
+	}
+	// The detector dies too when it cannot read its suppressions, and
+	// stdbg's cache directory may be private (0700, as root's ~/.cache).
+	sup := ""
+	for _, o := range strings.Fields(lastGORACE(env)) {
+		if p, ok := strings.CutPrefix(o, "suppressions="); ok {
+			sup = p
+		}
+	}
+	if sup == "" {
+		t.Fatalf("no suppressions in GORACE %q", lastGORACE(env))
+	}
+	out, err = exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+		"cat", sup).CombinedOutput()
+	if err != nil {
+		t.Fatalf("user nobody cannot read the suppressions %s: %v %s", sup, err, out)
 	}
 	if err := os.Remove(f); err != nil {
 		t.Fatal(err)
