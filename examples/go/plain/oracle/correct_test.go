@@ -158,6 +158,7 @@ func TestRecoveredPanicInWorker(t *testing.T) {
 			}
 		}()
 		var m map[string]int
+		//lint:ignore SA5000 the panic is what the test recovers
 		m["x"] = 1 // panics: assignment to entry in nil map
 	}()
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), "nil map") {
