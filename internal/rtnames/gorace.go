@@ -163,11 +163,16 @@ func WithSharedRaceLog(env []string) []string {
 	return env
 }
 
+// sharedRacePath is where sharedRaceDir makes its directory.
+func sharedRacePath() string {
+	return filepath.Join(os.TempDir(), "stdbg-race-"+strconv.Itoa(os.Getuid()))
+}
+
 // sharedRaceDir returns the directory of WithSharedRaceLog's files, made
 // if need be: os.TempDir()/stdbg-race-UID, a directory (not a link) that
 // the calling user owns, with mode 1777; "" if there cannot be one.
 func sharedRaceDir() string {
-	dir := filepath.Join(os.TempDir(), "stdbg-race-"+strconv.Itoa(os.Getuid()))
+	dir := sharedRacePath()
 	if err := os.Mkdir(dir, 0o700); err == nil {
 		if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
 			return ""
@@ -199,7 +204,7 @@ func RaceLogFile(env []string, pid int) string {
 			}
 		}
 	}
-	ours := filepath.Join(os.TempDir(), "stdbg-race-"+strconv.Itoa(os.Getuid()), "reports")
+	ours := filepath.Join(sharedRacePath(), "reports")
 	if dir, err := cachedir.Dir(); err == nil && path == raceLogPrefix(dir) {
 		ours = path
 	}
