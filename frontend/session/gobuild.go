@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,17 +132,40 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 		}
 	}
 	var env []string
+	// The instrumentation of plain Go, and the dependency modules it
+	// rewrote.
+	var instrumented goinstr.Config
+	var rewrittenDeps []string
+	instrWarnings := 0
 	if !strings.HasSuffix(abs, ".go") && !usesSthread(dir) {
 		// Plain Go: instrument it into an overlay.
-		res, err := goinstr.Instrument(goinstr.Config{Dir: dir, Tests: test, Cache: base, Tags: tags})
+		deps, err := goinstr.ParseDeps(os.Getenv(goinstr.DepsEnv))
+		if err != nil {
+			return built, err
+		}
+		icfg := goinstr.Config{Dir: dir, Tests: test, Cache: base, Tags: tags, Deps: deps}
+		res, err := goinstr.Instrument(icfg)
 		if err != nil {
 			return built, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
+		instrumented = icfg
+		rewrittenDeps, instrWarnings = res.Deps, len(res.Warnings)
 		built.warnings, built.unmodelled, built.restored = res.Warnings, res.Unmodelled, res.Restored
 		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay)
-		ws, err := goinstr.Workspace(dir, base, test)
+		ws, err := goinstr.WorkspaceFor(dir, base, test, res.Replace)
 		if err != nil {
 			return built, fmt.Errorf("instrumenting %s: %w", pkg, err)
+		}
+		if ws == nil && len(res.Replace) > 0 {
+			// stdbg's own module builds without a workspace, where no
+			// module can be replaced: its dependencies run as they are.
+			icfg.Deps = goinstr.Deps{None: true}
+			if res, err = goinstr.Instrument(icfg); err != nil {
+				return built, fmt.Errorf("instrumenting %s: %w", pkg, err)
+			}
+			instrumented, rewrittenDeps, instrWarnings = icfg, nil, len(res.Warnings)
+			built.warnings, built.unmodelled, built.restored = res.Warnings, res.Unmodelled, res.Restored
+			args[len(args)-1] = "-overlay=" + res.Overlay
 		}
 		if ws != nil {
 			// Another module: sthread comes from stdbg's sources, in a
@@ -160,16 +184,68 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 		}
 		args = append(args, target)
 	}
+	err = runGo(goBin, dir, args, env)
+	if err != nil && len(rewrittenDeps) > 0 {
+		// The rewritten code of a dependency does not build (a
+		// construct the rewriting does not handle): build with the
+		// main module's packages alone rewritten, and say what then
+		// runs unchecked.
+		instrumented.Deps = goinstr.Deps{None: true}
+		res, ierr := goinstr.Instrument(instrumented)
+		if ierr != nil {
+			return built, fmt.Errorf("instrumenting %s: %w", pkg, ierr)
+		}
+		for i, a := range args {
+			if strings.HasPrefix(a, "-overlay=") {
+				args[i] = "-overlay=" + res.Overlay
+			}
+		}
+		ws, werr := goinstr.WorkspaceFor(dir, base, test, nil)
+		if werr != nil {
+			return built, fmt.Errorf("instrumenting %s: %w", pkg, werr)
+		}
+		if ws != nil {
+			env = ws.Env
+		}
+		if err2 := runGo(goBin, dir, args, env); err2 == nil {
+			w := fmt.Sprintf("not instrumented: the packages of %s (their rewritten code does not build: %s)", strings.Join(rewrittenDeps, ", "), firstLine(err))
+			built.warnings = append(append(slices.Clip(res.Warnings), w), built.warnings[instrWarnings:]...)
+			built.unmodelled, built.restored = res.Unmodelled, res.Restored
+			err = nil
+		}
+	}
+	if err != nil {
+		return built, fmt.Errorf("building %s: %w", pkg, err)
+	}
+	built.exe = out
+	return built, nil
+}
+
+// runGo runs the go command with args in dir, with env added to the
+// environment; its error holds the command and its output.
+func runGo(goBin, dir string, args, env []string) error {
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		return built, fmt.Errorf("building %s: go %s: %v\n%s", pkg, strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, strings.TrimSpace(buf.String()))
 	}
-	built.exe = out
-	return built, nil
+	return nil
+}
+
+// firstLine returns the first line of err's output from the compiler:
+// the first line after the command's that names a file, else the
+// error's first line.
+func firstLine(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for _, l := range lines[1:] {
+		if strings.Contains(l, ".go:") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return lines[0]
 }
 
 // raceSupported reports whether go build -race can work in dir: it needs

@@ -50,7 +50,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-10"
+const version = "goinstr-11"
 
 // Config says what to instrument.
 type Config struct {
@@ -62,6 +62,9 @@ type Config struct {
 	Cache string
 	// Tags are the build tags (go build's -tags: a comma-separated list).
 	Tags string
+	// Deps says which dependency modules are rewritten too (every one
+	// by default, but those the checker itself runs on).
+	Deps Deps
 }
 
 // ErrNothing is the error of Instrument when no package of the main module
@@ -89,6 +92,14 @@ type Result struct {
 	// sthread's runtime (lang.PackageVars), and the search inside the
 	// target puts them back before each execution.
 	Restored []Var
+	// Deps are the dependency modules whose packages were rewritten as
+	// the main module's (see Config.Deps).
+	Deps []string
+	// Replace gives, by module path, the directory of the rewritten copy
+	// of each module of Deps, which the build's workspace must put in
+	// the module's place (WorkspaceFor): the go command takes no overlay
+	// of the module cache's files.
+	Replace map[string]string
 	// Cached reports that the rewritten files came from the cache.
 	Cached bool
 }
@@ -104,6 +115,8 @@ type cacheEntry struct {
 	Warnings   []string
 	Unmodelled []string
 	Restored   []Var
+	Deps       []string
+	Replace    map[string]string
 }
 
 // Instrument rewrites the packages of the module that cfg.Dir's package
@@ -124,7 +137,7 @@ func Instrument(cfg Config) (*Result, error) {
 		}
 		return resp.Result, nil
 	}
-	key, pkgs, outside, err := sourceKey(cfg)
+	key, pkgs, deps, outside, err := sourceKey(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +146,7 @@ func Instrument(cfg Config) (*Result, error) {
 	if res, ok := cached(dir, overlay); ok {
 		return res, nil
 	}
-	res, files, err := rewritePackages(cfg, pkgs, outside)
+	res, files, err := rewritePackages(cfg, pkgs, deps, outside)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +160,9 @@ func Instrument(cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
 	}
 	defer os.RemoveAll(tmp)
+	if res.Replace, err = writeCopies(tmp, dir, deps, res.Deps, files); err != nil {
+		return nil, fmt.Errorf("instrumenting %s: copying the dependencies rewritten: %w", cfg.Dir, err)
+	}
 	ov := overlayJSON{Replace: map[string]string{}}
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -163,7 +179,7 @@ func Instrument(cfg Config) (*Result, error) {
 	if err := writeJSON(filepath.Join(tmp, "overlay.json"), ov); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: res.Files, Warnings: res.Warnings, Unmodelled: res.Unmodelled, Restored: res.Restored}); err != nil {
+	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: res.Files, Warnings: res.Warnings, Unmodelled: res.Unmodelled, Restored: res.Restored, Deps: res.Deps, Replace: res.Replace}); err != nil {
 		return nil, err
 	}
 	// The key names the content: an entry another call completed
@@ -198,7 +214,7 @@ func cached(dir, overlay string) (*Result, bool) {
 	if _, err := os.Stat(overlay); err != nil {
 		return nil, false
 	}
-	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Unmodelled: e.Unmodelled, Restored: e.Restored, Cached: true}, true
+	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Unmodelled: e.Unmodelled, Restored: e.Restored, Deps: e.Deps, Replace: e.Replace, Cached: true}, true
 }
 
 func writeJSON(path string, v any) error {
@@ -213,10 +229,16 @@ func writeJSON(path string, v any) error {
 }
 
 // sourceKey hashes the instrumenter's version and every source file of the
-// main module's packages in the build, as go list names them.
-func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
+// main module's packages in the build, as go list names them, and the
+// dependency packages to rewrite: by module path and version when they
+// come from the module cache (whose files a version names for good), by
+// their files' content when a replace directive points at a directory.
+// It returns the main module's packages, the dependency packages to
+// rewrite (deps) and the modules whose packages are not rewritten.
+func sourceKey(cfg Config) (key string, pkgs []string, deps []depPackage, outside []string, err error) {
 	args := []string{"list", "-deps", "-f",
-		"{{if .Module}}{{if .Module.Main}}{{.ImportPath}}|{{.Module.GoVersion}}|{{.Dir}}|{{join .GoFiles \"|\"}}|{{join .CgoFiles \"|\"}}|{{join .TestGoFiles \"|\"}}|{{join .XTestGoFiles \"|\"}}|{{join .SFiles \"|\"}}\n{{else}}ext|{{.Module.Path}}\n{{end}}{{end}}"}
+		"{{if .Module}}{{if .Module.Main}}{{.ImportPath}}|{{.Module.GoVersion}}|{{.Dir}}|{{join .GoFiles \"|\"}}|{{join .CgoFiles \"|\"}}|{{join .TestGoFiles \"|\"}}|{{join .XTestGoFiles \"|\"}}|{{join .SFiles \"|\"}}\n" +
+			"{{else}}ext|{{.ImportPath}}|{{.Module.Path}}|{{.Module.Version}}|{{.Module.Dir}}|{{with .Module.Replace}}{{if not .Version}}local{{end}}{{end}}|{{.Dir}}|{{join .EmbedFiles \"\\t\"}}|{{join .GoFiles \"|\"}}|{{join .CgoFiles \"|\"}}|{{join .SFiles \"|\"}}\n{{end}}{{end}}"}
 	if cfg.Tests {
 		args = append(args, "-test")
 	}
@@ -230,21 +252,58 @@ func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("listing the packages of %s: %v: %s", cfg.Dir, err, strings.TrimSpace(stderr.String()))
+		return "", nil, nil, nil, fmt.Errorf("listing the packages of %s: %v: %s", cfg.Dir, err, strings.TrimSpace(stderr.String()))
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\x00%s\n", version, cfg.Dir, cfg.Tests, selfStamp(), cfg.Tags)
+	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\x00%s\x00%s\n", version, cfg.Dir, cfg.Tests, selfStamp(), cfg.Tags, cfg.Deps)
 	seen := map[string]bool{}
+	hashFile := func(path string) error {
+		if seen[path] {
+			return nil
+		}
+		seen[path] = true
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("hashing %s: %w", path, err)
+		}
+		sum := sha256.Sum256(b)
+		fmt.Fprintf(h, "%s %x\n", path, sum)
+		return nil
+	}
+	mods := map[string]depModule{}
+	var modOrder []string
+	var ext []depPackage
 	for _, line := range strings.Split(string(out), "\n") {
 		parts := strings.Split(line, "|")
 		if len(parts) < 2 {
 			continue
 		}
 		if parts[0] == "ext" {
-			if !seen["ext:"+parts[1]] {
-				seen["ext:"+parts[1]] = true
-				outside = append(outside, parts[1])
+			if len(parts) < 9 {
+				continue
 			}
+			path, _, _ := strings.Cut(parts[1], " ")
+			m := depModule{Path: parts[2], Version: parts[3], Dir: parts[4], Local: parts[5] == "local" || parts[3] == ""}
+			if _, ok := mods[m.Path]; !ok {
+				mods[m.Path] = m
+				modOrder = append(modOrder, m.Path)
+			}
+			if seen["dep:"+path] {
+				continue
+			}
+			seen["dep:"+path] = true
+			d := depPackage{Path: path, Module: m.Path, ModDir: m.Dir, Dir: parts[6]}
+			for _, f := range strings.Split(parts[7], "\t") {
+				if f != "" {
+					d.Embeds = append(d.Embeds, filepath.Join(parts[6], f))
+				}
+			}
+			for _, f := range parts[8:] {
+				if f != "" {
+					d.Files = append(d.Files, filepath.Join(parts[6], f))
+				}
+			}
+			ext = append(ext, d)
 			continue
 		}
 		path, _, _ := strings.Cut(parts[0], " ")
@@ -266,21 +325,47 @@ func sourceKey(cfg Config) (key string, pkgs, outside []string, err error) {
 				// Absolute: generated by the go command (a test's main).
 				continue
 			}
-			path := filepath.Join(parts[0], f)
-			if seen[path] {
-				continue
+			if err := hashFile(filepath.Join(parts[0], f)); err != nil {
+				return "", nil, nil, nil, err
 			}
-			seen[path] = true
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return "", nil, nil, fmt.Errorf("hashing %s: %w", path, err)
-			}
-			sum := sha256.Sum256(b)
-			fmt.Fprintf(h, "%s %x\n", path, sum)
 		}
 	}
-	sort.Strings(outside)
-	return hex.EncodeToString(h.Sum(nil)[:12]), pkgs, outside, nil
+	sort.Strings(modOrder)
+	rewrite, kept, err := selectDeps(cfg.Deps, modOrder)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	for _, m := range modOrder {
+		if rewrite[m] {
+			fmt.Fprintf(h, "module %s@%s local=%v\n", m, mods[m].Version, mods[m].Local)
+		}
+	}
+	for _, d := range ext {
+		if !rewrite[d.Module] {
+			continue
+		}
+		deps = append(deps, d)
+		fmt.Fprintf(h, "dep %s\n", d.Path)
+		if !mods[d.Module].Local {
+			continue
+		}
+		for _, f := range d.Files {
+			if err := hashFile(f); err != nil {
+				return "", nil, nil, nil, err
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12]), pkgs, deps, kept, nil
+}
+
+// depPackage is a package of a dependency module in the build.
+type depPackage struct {
+	Path, Module string
+	// ModDir is the module's directory; Dir, the package's.
+	ModDir, Dir string
+	// Files are its Go, cgo and assembly files; Embeds, the files its
+	// //go:embed lines name.
+	Files, Embeds []string
 }
 
 // selfStamp identifies the running executable (its size and time), so that
@@ -312,7 +397,7 @@ func isInfra(path string) bool {
 // path, with the files that register the packages' variables. Only those packages are parsed and type-checked from source: the
 // types of the others come from the go command's export data, which is
 // much faster than checking the standard library from source.
-func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]byte, error) {
+func rewritePackages(cfg Config, pkgs []string, deps []depPackage, outside []string) (*Result, map[string][]byte, error) {
 	pcfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
@@ -361,20 +446,18 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 	}
 	root := rootPath(roots, cfg.Dir)
 	reg := &registry{pkgs: map[regKey]*regPkg{}, seen: map[string]bool{}}
-	packages.Visit(roots, nil, func(p *packages.Package) {
-		switch {
-		case p.Module == nil:
-			return // the standard library
-		case !p.Module.Main:
-			return
-		case root != "" && otherTests(p.ID, root):
-			return // the tests of another package of the module are not in the build
-		case isInfra(p.PkgPath), importsSthread(p):
-			return
+	// shown names a file in messages: relative to the package checked,
+	// or module@version/path for a dependency's.
+	shown := func(p *packages.Package, name string) string {
+		if p.Module != nil && !p.Module.Main {
+			return depModule{Path: p.Module.Path, Version: p.Module.Version, Dir: p.Module.Dir}.where(name)
 		}
+		return rel(cfg.Dir, name)
+	}
+	rewritePkg := func(p *packages.Package) {
 		for _, f := range p.OtherFiles {
 			if strings.HasSuffix(f, ".s") {
-				unmodelled("not instrumented: assembly %s", rel(cfg.Dir, f))
+				unmodelled("not instrumented: assembly %s", shown(p, f))
 			}
 		}
 		for i, f := range p.Syntax {
@@ -386,12 +469,12 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				continue
 			}
 			if isCgo(f.Imports) {
-				unmodelled("not instrumented: cgo file %s", rel(cfg.Dir, name))
+				unmodelled("not instrumented: cgo file %s", shown(p, name))
 				continue
 			}
 			src, err := os.ReadFile(name)
 			if err != nil {
-				unmodelled("not instrumented: %s: %v", rel(cfg.Dir, name), err)
+				unmodelled("not instrumented: %s: %v", shown(p, name), err)
 				continue
 			}
 			r := &fileRewriter{
@@ -403,11 +486,11 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 			}
 			r.warn = func(pos token.Pos, format string, args ...any) {
 				where := p.Fset.Position(pos)
-				warnf("%s:%d: %s", rel(cfg.Dir, where.Filename), where.Line, fmt.Sprintf(format, args...))
+				warnf("%s:%d: %s", shown(p, where.Filename), where.Line, fmt.Sprintf(format, args...))
 			}
 			r.notInstrumented = func(pos token.Pos, format string, args ...any) {
 				where := p.Fset.Position(pos)
-				unmodelled("%s:%d: not instrumented: %s", rel(cfg.Dir, where.Filename), where.Line, fmt.Sprintf(format, args...))
+				unmodelled("%s:%d: not instrumented: %s", shown(p, where.Filename), where.Line, fmt.Sprintf(format, args...))
 			}
 			for _, w := range uncovered(r) {
 				unmodelled("%s", w)
@@ -420,19 +503,51 @@ func rewritePackages(cfg Config, pkgs, outside []string) (*Result, map[string][]
 				out, err = withLang(out, name)
 			}
 			if err != nil {
-				unmodelled("not instrumented: %s: %v", rel(cfg.Dir, name), err)
+				unmodelled("not instrumented: %s: %v", shown(p, name), err)
 				continue
 			}
 			if out != nil {
 				files[name] = out
 			}
 		}
+	}
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		switch {
+		case p.Module == nil:
+			return // the standard library
+		case !p.Module.Main:
+			return // below, with the dependencies
+		case root != "" && otherTests(p.ID, root):
+			return // the tests of another package of the module are not in the build
+		case isInfra(p.PkgPath), importsSthread(p):
+			return
+		}
+		rewritePkg(p)
 	})
+	mainFiles := len(files)
+	if len(deps) > 0 {
+		kept, err := rewriteDeps(cfg, deps, rewritePkg)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range deps {
+			if !slices.Contains(kept, d.Module) && !slices.Contains(res.Deps, d.Module) {
+				res.Deps = append(res.Deps, d.Module)
+			}
+		}
+		sort.Strings(res.Deps)
+		for _, m := range kept {
+			if !slices.Contains(outside, m) {
+				outside = append(outside, m)
+			}
+		}
+		sort.Strings(outside)
+	}
 	if len(outside) > 0 {
 		mods := outside
-		unmodelled("not instrumented: packages outside the main module (their goroutines, locks and channels run unchecked): %s", strings.Join(mods, ", "))
+		unmodelled("not instrumented: the packages of modules not rewritten (their goroutines, locks and channels run unchecked; %s): %s", DepsEnv, strings.Join(mods, ", "))
 	}
-	if len(files) == 0 {
+	if mainFiles == 0 {
 		return nil, nil, ErrNothing
 	}
 	res.Files = len(files)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -47,6 +48,15 @@ type Build struct {
 // SourceDir gives: another copy of it that the user's workspace holds
 // gives way, with a warning.
 func Workspace(dir, cache string, tests bool) (*Build, error) {
+	return WorkspaceFor(dir, cache, tests, nil)
+}
+
+// WorkspaceFor is Workspace whose go.work also replaces each module of
+// replace (by path) by the directory given: the rewritten copies of the
+// dependency modules (Result.Replace). For a package of stdbg's module,
+// which needs no workspace, it returns nil, and replace cannot be
+// honoured: build such a package with no dependency rewritten.
+func WorkspaceFor(dir, cache string, tests bool, replace map[string]string) (*Build, error) {
 	env, err := goEnv(dir, "GOMOD", "GOWORK", "GOFLAGS")
 	if err != nil {
 		return nil, err
@@ -144,6 +154,25 @@ func Workspace(dir, cache string, tests bool) (*Build, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		if err := work.AddGodebug(k, v); err != nil {
 			return nil, fmt.Errorf("godebug %s: %w", kv, err)
+		}
+	}
+	var replaced []string
+	for m := range replace {
+		replaced = append(replaced, m)
+	}
+	sort.Strings(replaced)
+	for _, m := range replaced {
+		// The copy stands for whatever version the build selects (one
+		// only), and for a replacement the user's workspace made.
+		for _, r := range work.Replace {
+			if r.Old.Path == m {
+				if err := work.DropReplace(r.Old.Path, r.Old.Version); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := work.AddReplace(m, "", replace[m], ""); err != nil {
+			return nil, fmt.Errorf("replacing %s by its rewritten copy: %w", m, err)
 		}
 	}
 	work.Cleanup()
