@@ -123,11 +123,13 @@ type stats struct {
 	found, tests, goNever  map[string]int
 	disagreements, batches int
 	hangs                  int
+	// byKind counts the disagreements of each kind (what).
+	byKind map[string]int
 }
 
 func newStats() *stats {
 	return &stats{stdbgCorrect: map[string]int{}, stdbgPlanted: map[string]int{}, goRuns: map[string]int{},
-		goFailed: map[string]int{}, found: map[string]int{}, tests: map[string]int{}, goNever: map[string]int{}}
+		goFailed: map[string]int{}, found: map[string]int{}, tests: map[string]int{}, goNever: map[string]int{}, byKind: map[string]int{}}
 }
 
 func (s *stats) short() string {
@@ -145,7 +147,7 @@ func (s *stats) String(from, to uint64, took time.Duration) string {
 		n := bug.Name
 		fmt.Fprintf(&b, "| %s | %d | %d of %d | %d | %d |\n", n, s.tests[n], s.goFailed[n], s.goRuns[n], s.goNever[n], s.found[n])
 	}
-	fmt.Fprintf(&b, "\nDisagreements: %d; searches that did not end: %d.\n", s.disagreements, s.hangs)
+	fmt.Fprintf(&b, "\nDisagreements: %d (%s); searches that did not end: %d.\n", s.disagreements, statuses(s.byKind), s.hangs)
 	return b.String()
 }
 
@@ -329,7 +331,13 @@ func (c *campaign) disagree(gt genTest, status, report string) {
 	what := "a report on a correct test"
 	if gt.bug >= 0 {
 		what = fmt.Sprintf("the planted bug (%s) not reported", racefree.Bugs()[gt.bug].Name)
+		if status == "FAIL" && ofKind(report, racefree.Bugs()[gt.bug].Kind) {
+			// stdbg test fails the test, but by its run as go test runs
+			// it: the search missed the bug within its budget.
+			what = fmt.Sprintf("the planted bug (%s) missed by the search, shown by the run as go test runs it", racefree.Bugs()[gt.bug].Name)
+		}
 	}
+	c.st.byKind[what]++
 	c.logf("DISAGREEMENT %s: %s: stdbg test said %s", gt.name, what, status)
 	// A correct test: each idiom alone, each pair; a planted bug: alone,
 	// and with each idiom.
