@@ -83,7 +83,7 @@ func TestServeCutsTheExecutionUnderWay(t *testing.T) {
 				stopped = func() bool { return !clock.t.Before(start.Add(tt.stopAt)) }
 			}
 			var buf bytes.Buffer
-			if err := targetsearch.Serve(ex, spec, &buf, nil, stopped); err != nil {
+			if err := targetsearch.Serve(ex, spec, &buf, nil, targetsearch.Controls{Stopped: stopped}); err != nil {
 				t.Fatal(err)
 			}
 			res, err := targetsearch.Read(&buf, nil)
@@ -126,7 +126,7 @@ func TestServeStartsTheBudget(t *testing.T) {
 			ex := &spinner{clock: clock}
 			spec := &targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: "dfs"}, MaxDepth: 100000, Budget: time.Second, Minimise: minimise}}
 			var buf bytes.Buffer
-			if err := targetsearch.Serve(ex, spec, &buf, nil, nil); err != nil {
+			if err := targetsearch.Serve(ex, spec, &buf, nil, targetsearch.Controls{}); err != nil {
 				t.Fatal(err)
 			}
 			var first targetsearch.Message
