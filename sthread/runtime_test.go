@@ -202,12 +202,15 @@ func TestWaitOutsideTheModel(t *testing.T) {
 	wake := make(chan struct{}) // a real channel, out of the model's sight
 	_, err := sthread.Explore(func() {
 		var mu sthread.Mutex
+		turns := 0
 		sthread.Go(func() {
 			mu.Lock()
-			<-wake // only thread 1 closes it, after its next step
+			<-wake // only the test closes it, once the check is over
+			turns++
 			mu.Unlock()
 		})
 		mu.Lock()
+		turns++
 		mu.Unlock()
 	}, sthread.Timeout(200*time.Millisecond))
 	close(wake)
@@ -230,14 +233,17 @@ func TestBudgetCutsAStep(t *testing.T) {
 	var release atomic.Bool
 	res, err := sthread.Explore(func() {
 		var mu sthread.Mutex
+		turns := 0
 		sthread.Go(func() {
 			mu.Lock()
 			for !release.Load() { // a step that does not end by itself
 				time.Sleep(time.Millisecond)
 			}
+			turns++
 			mu.Unlock()
 		})
 		mu.Lock()
+		turns++
 		mu.Unlock()
 	}, sthread.Timeout(2*time.Second), sthread.Budget(300*time.Millisecond))
 	release.Store(true)
