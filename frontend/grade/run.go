@@ -263,6 +263,10 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 		// under weak fairness a thread waiting for a mutex that others
 		// take in turn may starve, in every lock-based algorithm.
 		Fairness: search.StrongFairness,
+		// Each failure's minimisation is bounded by its executions, not
+		// by the time the search took: under a loaded machine a
+		// minimisation cut by the clock would show another schedule.
+		MinimiseByWork: true,
 	}
 	fctx, stop := context.WithCancel(wctx)
 	defer stop()
