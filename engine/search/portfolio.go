@@ -367,8 +367,9 @@ func (p *Portfolio) End(r *Report) {
 func (p *Portfolio) Exhausted() bool { return p.exhausted }
 
 // Explored implements Progressive: the deciding member's executions out of
-// those the walks estimate its tree holds, when a member makes such an
-// estimate (below 1 until that member finishes), else the deciding
+// those the walks estimate its tree holds (half an execution when it has
+// run none), when a member makes such an estimate (below 1 until that
+// member finishes), else the deciding
 // member's own estimate along its path. The walks' estimate is taken
 // whatever its error, so that what a search shows while it runs and what
 // it says at its end come from one estimator: on a tree whose few heavy
@@ -384,7 +385,10 @@ func (p *Portfolio) Explored() float64 {
 			return 1
 		}
 		if e, ok := p.walkEstimate(math.Inf(1)); ok && float64(m.executions) < e.Executions {
-			return float64(m.executions) / e.Executions
+			// A member that has run no execution yet has done less
+			// than one: half of one, so that the estimate (near 0)
+			// is still said rather than taken for none.
+			return max(float64(m.executions), 0.5) / e.Executions
 		}
 		if pr, ok := m.Strategy.(Progressive); ok {
 			return min(pr.Explored(), 0.99)

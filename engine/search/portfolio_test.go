@@ -471,3 +471,16 @@ func TestPortfolioExploredKeepsOneEstimator(t *testing.T) {
 		}
 	}
 }
+
+// A deciding member that has run no execution yet (the others took every
+// turn so far) has explored under one execution of the walks' estimate:
+// an estimate near 0, not none, so that a verdict still says how little
+// was explored.
+func TestPortfolioExploredBeforeTheDecidingMemberRan(t *testing.T) {
+	p := NewPortfolio(Member{Name: "DPOR", Strategy: NewDPOR(), Share: 1, Decides: true},
+		Member{Name: "random", Strategy: sizedWalk{NewRandom(3), Estimate{Executions: 10000, Probes: 100, RelError: 0.2}}, Share: 1})
+	got := p.Explored()
+	if got <= 0 || got >= 1.0/10000 {
+		t.Errorf("explored %v with DPOR at 0 executions of the 10000 the walks estimate, want an estimate in (0, 1/10000)", got)
+	}
+}

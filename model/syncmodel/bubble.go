@@ -12,10 +12,20 @@ import "fmt"
 //     goroutine of the bubble can end (a channel operation or select, a
 //     condition wait, a wait group's Wait, a sleep or a timer), not in a
 //     lock, which a goroutine outside could release.
-//   - Time passes (a TimerWait of a goroutine of the bubble is enabled)
-//     only when every other goroutine of the bubble is durably blocked,
-//     none of them is in synctest.Wait (which returns first), and the root
-//     has not returned (then time stops).
+//   - The bubble has a clock of its own (bubble.now), which starts at 0
+//     (midnight UTC, 2000-01-01, for the runtime) when the bubble is
+//     entered: the TimerWaits of its goroutines wait for it, and only
+//     they move it. Time passes on it (a TimerWait of a goroutine of the
+//     bubble is enabled) only when every other goroutine of the bubble is
+//     durably blocked, none of them is in synctest.Wait (which returns
+//     first), and the root has not returned (then time stops). The
+//     clock of the goroutines outside (World.now) and those of other
+//     bubbles neither move it nor are moved by it: a goroutine outside
+//     that sleeps does not wake a sleeper of the bubble, nor the reverse.
+//   - Outside the bubble its time passes at once: a goroutine of the
+//     bubble whose timer may fire holds the clock outside back as a
+//     goroutine that can run does (the stall bound, see time.go), since
+//     Go fires it without waiting for any real time.
 //   - When every goroutine left in the bubble is durably blocked and time
 //     cannot pass for them (the root returned, or none of them waits for
 //     time), synctest.Test panics with a deadlock: BubbleEnd is then
@@ -30,15 +40,17 @@ import "fmt"
 // does and on whatever unblocks one: they are dependent on every
 // operation, as Exit is (their class). So is TimerWait already.
 
-// bubble is a bubble of testing/synctest: its root thread.
+// bubble is a bubble of testing/synctest: its root thread and its clock.
 type bubble struct {
 	root int
+	// now is the bubble's time: the latest time a TimerWait of one of
+	// its goroutines let pass, in nanoseconds since the bubble began.
+	now int64
 }
 
 // bubbleState is the world's bubbles, by object (the Obj of BubbleEnter).
-// A goroutine of a bubble waiting for a time the clock has reached
-// (World.now, the latest TimerWait's) is not blocked: its timer fired
-// when time reached it.
+// A goroutine of a bubble waiting for a time its bubble's clock has
+// reached is not blocked: its timer fired when time reached it.
 type bubbleState struct {
 	bubbles map[uint64]*bubble
 }
@@ -147,6 +159,7 @@ func (*bubblePrim) fingerprint(w *World, f fp) fp {
 	for _, k := range sortedKeys(w.bubbles) {
 		f.u(k)
 		f.n(w.bubbles[k].root)
+		f.i(w.bubbles[k].now)
 	}
 	for i := range w.threads {
 		f.u(w.threads[i].bubble)
@@ -209,14 +222,26 @@ func (w *World) bubbleTimeCanPass(b uint64, live []int) bool {
 	return false
 }
 
+// clockOf returns the time of the clock thread tid's TimerWaits wait
+// for: its bubble's, or the world's outside any bubble.
+func (w *World) clockOf(tid int) int64 {
+	if b := w.threads[tid-1].bubble; b != 0 {
+		if bb := w.bubbles[b]; bb != nil {
+			return bb.now
+		}
+	}
+	return w.now
+}
+
 // bubbleTimeMayPass is the rule of bubbles for the TimerWait of thread
-// tid: true for a thread outside any bubble, or for a time already
-// reached (the timer fired then, with others); in a bubble, time passes
-// only when every other goroutine of the bubble is durably blocked, none
-// is in synctest.Wait, and the root has not returned.
+// tid: true for a thread outside any bubble, or for a time its bubble's
+// clock already reached (the timer fired then, with others); in a
+// bubble, time passes only when every other goroutine of the bubble is
+// durably blocked, none is in synctest.Wait, and the root has not
+// returned.
 func (w *World) bubbleTimeMayPass(tid int) bool {
 	b := w.threads[tid-1].bubble
-	if b == 0 || w.threads[tid-1].pending.Arg <= w.now {
+	if b == 0 || w.threads[tid-1].pending.Arg <= w.clockOf(tid) {
 		return true // outside a bubble, or no time to pass
 	}
 	if bb := w.bubbles[b]; bb == nil || w.threads[bb.root-1].finished {
@@ -243,7 +268,7 @@ func (w *World) durablyBlocked(tid int) bool {
 	op := &th.pending
 	switch op.Kind {
 	case TimerWait:
-		return op.Arg > w.now // not a time reached, when it fires at once
+		return op.Arg > w.clockOf(tid) // not a time reached, when it fires at once
 	case ChanSend, ChanRecv, Select, ChanWake, WGWait, WGWake, GoCondWait, GoCondWake, CondWait, CondReacquire:
 		return !w.enabled(tid, op)
 	}

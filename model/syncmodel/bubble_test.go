@@ -99,17 +99,76 @@ func TestBubble(t *testing.T) {
 			}),
 		},
 		{
-			name: "a bubble's time also keeps the stall bound of a goroutine outside",
+			name: "a bubble's time passes while a goroutine outside can run",
 			steps: cat(start, []step{
 				create(1, 4),
 				{tid: 4, op: o(GoMutexLock, gm, 0), hold: true},
 				{tid: 2, op: recv(ch1, 0), blocked: true},
-				// The bubble's others are durably blocked, but thread
-				// 4 could run all the while.
-				{tid: 3, op: sleep(DefaultMaxStall + 1), waits: true},
+				// The bubble's others are durably blocked: its time
+				// passes at once, whatever thread 4 outside does.
+				{tid: 3, op: sleep(DefaultMaxStall + 1)},
+			}),
+			check: clocks(DefaultMaxStall+1, 0),
+		},
+		{
+			name: "a sleeper outside does not wake a sleeper of the bubble",
+			steps: cat(start, []step{
+				create(1, 4),
+				{tid: 2, op: recv(ch1, 0), blocked: true},
+				{tid: 3, op: sleep(2000), hold: true},
+				// Outside, thread 4's sleep of 1000 runs; the bubble's
+				// sleeper of 2000 need not wait for it, nor is it woken
+				// by it.
+				{tid: 4, op: sleep(1000), hold: true},
+				{tid: 3},
 				{tid: 4},
+			}),
+			check: clocks(2000, 1000),
+		},
+		{
+			name: "a sleeper of the bubble does not wake a sleeper outside",
+			steps: cat(start, []step{
+				create(1, 4),
+				{tid: 2, op: recv(ch1, 0), blocked: true},
+				{tid: 3, op: sleep(2000)},
+				// The bubble's clock reads 2000; outside it reads 0, and
+				// thread 4's sleep of 1000 is still a wait for time.
+				{tid: 3, op: recv(ch2, 0), blocked: true},
+				{tid: 4, op: sleep(1000)},
+			}),
+			check: clocks(2000, 1000),
+		},
+		{
+			name: "a due timer of the bubble holds the clock outside",
+			steps: cat(start, []step{
+				create(1, 4),
+				{tid: 2, op: recv(ch1, 0), blocked: true},
+				{tid: 3, op: sleep(10), hold: true},
+				// Thread 3's timer fires at once, as Go fires it: time
+				// outside may not pass beyond the stall bound first.
+				{tid: 4, op: sleep(DefaultMaxStall + 1), waits: true},
+				{tid: 3},
+				{tid: 3, op: recv(ch2, 0), blocked: true},
+				{tid: 4},
+			}),
+			check: clocks(10, DefaultMaxStall+1),
+		},
+		{
+			name: "two bubbles keep two clocks",
+			steps: cat(start, []step{
+				create(1, 4),
+				{tid: 4, op: o(BubbleEnter, bub+1, 0)},
+				{tid: 2, op: recv(ch1, 0), blocked: true},
+				{tid: 3, op: sleep(3000), hold: true},
+				{tid: 4, op: sleep(1000)},
 				{tid: 3},
 			}),
+			check: func(t *testing.T, w *World) {
+				if got := w.clockOf(4); got != 1000 {
+					t.Errorf("the second bubble's clock reads %d, want 1000", got)
+				}
+				clocks(3000, 0)(t, w)
+			},
 		},
 		{
 			name: "a goroutine outside a bubble sleeps as ever",
@@ -218,6 +277,20 @@ func TestBubbleDependent(t *testing.T) {
 			if !Dependent(1, o(k, bub, 0), 2, other) || !Dependent(2, other, 1, o(k, bub, 0)) {
 				t.Errorf("%s and %s of another thread are independent", k, other.Kind)
 			}
+		}
+	}
+}
+
+// clocks returns a check that thread 3's bubble (bub) reads bubble and
+// the clock outside reads outside.
+func clocks(bubble, outside int64) func(*testing.T, *World) {
+	return func(t *testing.T, w *World) {
+		t.Helper()
+		if got := w.clockOf(3); got != bubble {
+			t.Errorf("the bubble's clock reads %d, want %d", got, bubble)
+		}
+		if got := w.Now(); got != outside {
+			t.Errorf("the clock outside reads %d, want %d", got, outside)
 		}
 	}
 }

@@ -118,7 +118,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		// timeState's view, viewGen and gen are derived (timeView).
 		{timeState{}, 8}, {timeThread{}, 4},
 		{awaitThread{}, 2}, {Span{}, 2},
-		{bubbleState{}, 1}, {bubbleThread{}, 1}, {bubble{}, 1},
+		{bubbleState{}, 1}, {bubbleThread{}, 1}, {bubble{}, 2},
 	} {
 		typ := reflect.TypeOf(tc.v)
 		accounted[typ] = tc.n
@@ -128,7 +128,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 	}
 	// Records that are not state: Op.Eff is derived from the state
 	// (World.Annotated), never stored.
-	derived := map[reflect.Type]bool{reflect.TypeFor[Effect](): true, reflect.TypeFor[timeView](): true}
+	derived := map[reflect.Type]bool{reflect.TypeFor[Effect](): true, reflect.TypeFor[timeView](): true, reflect.TypeFor[bubbleView](): true}
 	seen := map[reflect.Type]bool{}
 	var walk func(reflect.Type)
 	walk = func(typ reflect.Type) {

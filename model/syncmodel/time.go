@@ -22,10 +22,15 @@ import (
 // answered is delayed, as a loaded machine delays it, and each such delay
 // is recorded (Stalls) for the report to say. A goroutine about to yield
 // (runtime.Gosched, a sleep of no time) polls: it does not hold time back.
-// A TimerWait of a goroutine of a testing/synctest bubble obeys the
-// bubble's rule as well (bubble.go, bubbleTimeMayPass): time passes for it
-// only when every other goroutine of its bubble is durably blocked, as
-// with a bound of 0 within the bubble.
+// A TimerWait of a goroutine of a testing/synctest bubble waits for the
+// bubble's own clock and obeys the bubble's rule instead (bubble.go,
+// bubbleTimeMayPass): time passes for it only when every other goroutine
+// of its bubble is durably blocked, as with a bound of 0 within the
+// bubble, whatever the goroutines outside do; and the rules above that
+// hold time still (a timer delivering, a goroutine woken by time) hold
+// the clock of the goroutine's bubble, or the clock outside, not both.
+// To the clock outside, a goroutine of a bubble whose timer may fire is a
+// goroutine that can run (see bubbleTimerDue).
 
 // DefaultMaxStall is the stall bound of a new world, in nanoseconds: the
 // longest a goroutine that can run may be kept from running while time
@@ -87,6 +92,30 @@ type timeView struct {
 	minSince int64 // the earliest since of a thread that can run and holds time back (maxTime: none)
 	minRan   uint64
 	anyRan   bool // some thread that can run, not waiting for time (minRan is the least of their ran)
+	// bubbles are the same of the clocks of bubbles (minWait and still
+	// above are those of the clock outside them), one per bubble with a
+	// live thread.
+	bubbles []bubbleView
+}
+
+// bubbleView is what the time rules need of the threads of a bubble: the
+// earliest pending TimerWait on its clock and whether its clock stands
+// still (as timeView's).
+type bubbleView struct {
+	id      uint64
+	minWait int64
+	still   bool
+}
+
+// bubble returns the view of bubble id, added if it has none yet.
+func (v *timeView) bubble(id uint64) *bubbleView {
+	for i := range v.bubbles {
+		if v.bubbles[i].id == id {
+			return &v.bubbles[i]
+		}
+	}
+	v.bubbles = append(v.bubbles, bubbleView{id: id, minWait: maxTime})
+	return &v.bubbles[len(v.bubbles)-1]
 }
 
 const maxTime = int64(^uint64(0) >> 1)
@@ -99,10 +128,21 @@ func (*timePrim) kinds() []kindSpec {
 }
 
 func (*timePrim) enabled(w *World, tid int, op *Op) bool {
-	return w.earliestTimer(tid, op.Arg) && w.bubbleTimeMayPass(tid)
+	if w.threads[tid-1].bubble != 0 {
+		v := w.timeView()
+		return w.bubbleTimerDue(tid, v) && w.fair(tid, v)
+	}
+	return w.earliestTimer(tid, op.Arg)
 }
 
 func (*timePrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+	if b := w.threads[tid-1].bubble; b != 0 {
+		// The bubble's clock: nothing else moves.
+		if bb := w.bubbles[b]; bb != nil && op.Arg > bb.now {
+			bb.now = op.Arg
+		}
+		return Result{}, "", nil
+	}
 	if op.Arg > w.now {
 		w.pass(tid, op.Arg)
 	}
@@ -189,8 +229,10 @@ func (w *World) SetMaxStall(ns int64) {
 // MaxStall returns the stall bound (SetMaxStall).
 func (w *World) MaxStall() int64 { return w.maxStall }
 
-// Now returns the time of timers: the latest time a TimerWait let pass, in
-// nanoseconds since the execution began.
+// Now returns the time of timers outside bubbles: the latest time a
+// TimerWait of a goroutine outside every bubble of testing/synctest let
+// pass, in nanoseconds since the execution began. (A bubble's clock is
+// its own: see bubble.go.)
 func (w *World) Now() int64 { return w.now }
 
 // A Stall is a delay of a thread that has not run since: thread Thread has
@@ -258,11 +300,21 @@ func (w *World) cool(th *thread) {
 func mayWait(k Kind) bool { return infoOf(k).mayWait }
 
 // pass lets time pass to at, for thread tid's TimerWait: a thread that
-// cannot run now becomes able to only after, at at or later.
+// cannot run now (a goroutine of a bubble whose timer is not due counts
+// as one) becomes able to only after, at at or later.
 func (w *World) pass(tid int, at int64) {
 	for i := range w.threads {
 		th := &w.threads[i]
-		if i+1 != tid && !th.finished && th.hasPending && th.pending.Kind != TimerWait && !w.enabled(i+1, &th.pending) {
+		if i+1 == tid || th.finished || !th.hasPending {
+			continue
+		}
+		if th.pending.Kind == TimerWait {
+			if th.bubble != 0 && !w.bubbleTimerDue(i+1, w.timeView()) {
+				th.since = at
+			}
+			continue
+		}
+		if !w.enabled(i+1, &th.pending) {
 			th.since = at
 		}
 	}
@@ -278,7 +330,7 @@ func (w *World) pass(tid int, at int64) {
 func (w *World) heat(tid int, op Op, res *Result) {
 	w.changed()
 	th := &w.threads[tid-1]
-	if w.now > th.since && holdsTime(op.Kind) {
+	if w.now > th.since && (holdsTime(op.Kind) || op.Kind == TimerWait && th.bubble != 0) {
 		res.Stall = w.now - th.since
 	}
 	th.since = w.now
@@ -315,8 +367,12 @@ func (w *World) heat(tid int, op Op, res *Result) {
 func holdsTime(k Kind) bool { return k != TimerWait && k != Yield && k != Sleep }
 
 // holdsTime reports whether thread tid (th, live, with a pending
-// operation) holds time back now: it can run, and its operation does.
+// operation) holds time back now: it can run, and its operation does; or
+// it belongs to a bubble and its timer is due.
 func (w *World) holdsTime(tid int, th *thread) bool {
+	if th.pending.Kind == TimerWait && th.bubble != 0 {
+		return w.bubbleTimerDue(tid, w.timeView())
+	}
 	return holdsTime(th.pending.Kind) && w.enabled(tid, &th.pending)
 }
 
@@ -332,8 +388,28 @@ func (w *World) earliestTimer(tid int, at int64) bool {
 	if at > w.now && w.maxStall >= 0 && v.minSince != maxTime && at-v.minSince > w.maxStall {
 		return false
 	}
+	return w.fair(tid, v)
+}
+
+// fair is fairness's rule for thread tid's TimerWait (fair.go): a thread
+// that waited for time before waits until every thread that can run now
+// has run since.
+func (w *World) fair(tid int, v *timeView) bool {
 	me := &w.threads[tid-1]
 	return me.waited == 0 || !v.anyRan || v.minRan >= me.waited
+}
+
+// bubbleTimerDue reports whether the TimerWait of thread tid, of a
+// bubble, may run as far as its bubble's clock decides (fairness aside):
+// it is the earliest on that clock, nothing holds that clock still, and
+// the bubble's rule lets time pass (bubbleTimeMayPass).
+func (w *World) bubbleTimerDue(tid int, v *timeView) bool {
+	th := &w.threads[tid-1]
+	bv := v.bubble(th.bubble)
+	if bv.still || th.pending.Arg > bv.minWait {
+		return false
+	}
+	return w.bubbleTimeMayPass(tid)
 }
 
 // timeView returns what the time rules need of the threads in the current
@@ -354,31 +430,50 @@ func (w *World) timeView() *timeView {
 		return &w.view
 	}
 	v := timeView{minWait: maxTime, minSince: maxTime}
+	bubbled := false
 	for i := range w.threads {
 		th := &w.threads[i]
 		if th.finished || !th.hasPending {
 			continue
 		}
+		// The clock th's rules are about: its bubble's, or the one
+		// outside.
+		minWait, still := &v.minWait, &v.still
+		if th.bubble != 0 {
+			bv := v.bubble(th.bubble)
+			minWait, still = &bv.minWait, &bv.still
+		}
 		p := &th.pending
 		if p.Kind == TimerWait {
-			v.minWait = min(v.minWait, p.Arg)
+			*minWait = min(*minWait, p.Arg)
+			bubbled = bubbled || th.bubble != 0
 			continue
 		}
 		if p.Kind == Select && (p.API == APITimerFire || p.API == APITimerHalt) ||
 			p.API == APITimerStop && (p.Kind == Select || p.Kind == ChanWake) || w.timeReady(th) {
-			v.still = true
+			*still = true
 		}
 		if !w.enabled(i+1, p) {
 			continue
 		}
 		if th.hot {
-			v.still = true
+			*still = true
 		}
 		if !v.anyRan || th.ran < v.minRan {
 			v.minRan, v.anyRan = th.ran, true
 		}
 		if holdsTime(p.Kind) {
 			v.minSince = min(v.minSince, th.since)
+		}
+	}
+	if bubbled {
+		// A goroutine of a bubble whose timer is due runs at once, as far
+		// as the clock outside knows: Go fires it without waiting.
+		for i := range w.threads {
+			th := &w.threads[i]
+			if th.bubble != 0 && !th.finished && th.hasPending && th.pending.Kind == TimerWait && w.bubbleTimerDue(i+1, &v) {
+				v.minSince = min(v.minSince, th.since)
+			}
 		}
 	}
 	w.view, w.viewGen = v, w.gen+1

@@ -6,10 +6,14 @@
 // timers, which moves only when a sleeping goroutine or a timer wakes; the
 // time the program reads (Now, Since, Until) is that time plus ReadStep
 // for every reading that happens before it, so that it moves on between
-// two readings as a real clock does, and replays with the same values. A sleep or a timer is a TimerWait operation of the model,
-// enabled when no earlier one is pending, so timers fire in the order of
-// their times while a timer firing races with everything else: a timeout
-// racing with a result is explored both ways.
+// two readings as a real clock does, and replays with the same values. A
+// goroutine of a bubble of testing/synctest has its bubble's clock
+// instead, as in Go: it starts at Epoch when the bubble begins, and
+// readings are its time of timers exactly. A sleep or a timer is a
+// TimerWait operation of the model, enabled when no earlier one is
+// pending, so timers fire in the order of their times while a timer
+// firing races with everything else: a timeout racing with a result is
+// explored both ways.
 //
 // Each timer and ticker is a goroutine of its own under a check (shown in
 // traces as a go at the line that made it): it waits for its time, then
@@ -43,7 +47,8 @@ const ReadStep = time.Duration(rt.ReadStep)
 
 // Now is time.Now. Under a check it reads the virtual clock: the time of
 // timers (which moves when a sleeper or a timer wakes) plus ReadStep for
-// every reading that happens before this one, this one included. The
+// every reading that happens before this one, this one included; in a
+// bubble of testing/synctest, the bubble's time of timers exactly. The
 // value depends only on the schedule: a replay reads the same times.
 //
 //go:norace

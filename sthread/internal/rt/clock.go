@@ -27,6 +27,14 @@ import (
 // misses nothing the other would show. Goroutines that nothing orders read
 // times told apart by their thread ids (the low digits of the count).
 //
+// A goroutine of a bubble of testing/synctest reads its bubble's clock
+// instead, as Go's synctest has it: a fake clock of the bubble's own, that
+// starts at the epoch (midnight UTC, 2000-01-01) when the bubble begins and
+// moves only when a sleeper or a timer of the bubble wakes (the model
+// decides when: syncmodel's bubble.go). Its readings are that time
+// exactly: in a bubble two readings with no sleep between are equal, and
+// a Since across a sleep of d is d.
+//
 // A reading may pass the time of a timer that has not fired yet: that
 // timer is late, as a real one is when its goroutine was not scheduled at
 // once. It still fires when the model lets time reach it, in the order of
@@ -38,23 +46,32 @@ import (
 // goroutine that reads it, in nanoseconds.
 const ReadStep = 1000
 
-// Now returns the time of timers in th's execution, in nanoseconds since
-// the execution began: it moves only when a sleeping goroutine or a timer
-// wakes (see package sthread/time). Sleeps and timers wait for it; the
-// program reads the clock with Read.
+// Now returns the time of timers of th's clock, in nanoseconds since the
+// execution began (th's bubble's, since the bubble began): it moves only
+// when a sleeping goroutine or a timer wakes (see package sthread/time).
+// Sleeps and timers wait for it; the program reads the clock with Read.
 //
 //go:norace
-func (th *Thread) Now() int64 { return th.ex.now }
+func (th *Thread) Now() int64 {
+	if th.bubble != 0 {
+		return th.ex.bubbleClock(th.bubble).now
+	}
+	return th.ex.now
+}
 
 // Read returns the time that th reads from the clock, in nanoseconds since
 // the execution began: the time of timers plus ReadStep for each reading
 // that happens before this one (th's own, this one included, and those of
 // the goroutines whose operations th's come after), plus th's id modulo
 // ReadStep. Successive readings of a goroutine grow, and a reading is
-// later than every reading that happens before it.
+// later than every reading that happens before it. A goroutine of a
+// bubble reads its bubble's time of timers as it is.
 //
 //go:norace
 func (th *Thread) Read() int64 {
+	if th.bubble != 0 {
+		return th.ex.bubbleClock(th.bubble).now
+	}
 	th.clk++
 	return th.ex.now + th.clk*ReadStep + int64(th.tid%ReadStep)
 }
@@ -70,11 +87,36 @@ func (th *Thread) SleepUntil(at int64, obj uint64, api syncmodel.API, pcs []uint
 	th.Advance(at)
 }
 
-// Advance moves the time of timers to at, if it is behind.
+// Advance moves the time of timers of th's clock (its bubble's, or the
+// one outside bubbles) to at, if it is behind.
 //
 //go:norace
 func (th *Thread) Advance(at int64) {
-	if at > th.ex.now {
-		th.ex.now = at
+	now := &th.ex.now
+	if th.bubble != 0 {
+		now = &th.ex.bubbleClock(th.bubble).now
 	}
+	if at > *now {
+		*now = at
+	}
+}
+
+// bubbleClock is the clock of a bubble: its time of timers.
+type bubbleClock struct {
+	bubble uint64 // the bubble's model id
+	now    int64
+}
+
+// bubbleClock returns the clock of the bubble whose model id is id, which
+// starts at 0 the first time it is asked for.
+//
+//go:norace
+func (ex *Execution) bubbleClock(id uint64) *bubbleClock {
+	for i := range ex.bubbleClocks {
+		if ex.bubbleClocks[i].bubble == id {
+			return &ex.bubbleClocks[i]
+		}
+	}
+	ex.bubbleClocks = append(ex.bubbleClocks, bubbleClock{bubble: id})
+	return &ex.bubbleClocks[len(ex.bubbleClocks)-1]
 }

@@ -49,6 +49,10 @@ type Execution struct {
 	// now is the time of timers (see clock.go), in nanoseconds since the
 	// epoch of package sthread/time.
 	now int64
+	// bubbleClocks are the clocks of the execution's bubbles of
+	// testing/synctest (see clock.go), each in nanoseconds since the
+	// epoch too, where each bubble's begins.
+	bubbleClocks []bubbleClock
 	// clockVars are the counts of readings of the clock that the
 	// objects pass on (see clocksync.go).
 	clockVars table

@@ -2,9 +2,10 @@
 // programs that stdbg checks: Test, Wait and Sleep, with the standard
 // library's names. Under a check (stdbg test, stdbg find), Test runs its
 // function in a bubble whose goroutines are goroutines of the checked
-// program, explored like any others, with synctest's rules: the clock of
-// the execution (virtual, as everywhere under a check) moves for the
-// bubble only when every goroutine of the bubble is durably blocked, Wait
+// program, explored like any others, with synctest's rules: the bubble has
+// a virtual clock of its own, which starts at midnight UTC, 2000-01-01,
+// moves only when every goroutine of the bubble is durably blocked, and
+// neither moves the clock outside the bubble nor is moved by it; Wait
 // returns once every other goroutine of the bubble is durably blocked, and
 // Test returns once they have all ended, or reports a deadlock when they
 // are all blocked for ever. Outside a check they are testing/synctest's
