@@ -7,126 +7,17 @@
 //	stdbg config                                    show the effective settings
 //
 // Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage
-// or input.
+// or input. The commands are package cli's; stdbg --help lists them.
 package main
 
+//go:generate go test -run TestSettingsPage ../../frontend/cli -args -update-settings-page
+
 import (
-	"errors"
-	"fmt"
-	"io"
 	"os"
-	"strings"
+
+	"github.com/stdbg/stdbg/frontend/cli"
 )
-
-// Exit statuses.
-const (
-	exitClean = 0
-	exitBug   = 1
-	exitUsage = 2
-)
-
-// exitError carries an exit status through cobra.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return ""
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageErr marks an error as bad usage or input (exit status 2).
-func usageErr(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// bugFound is the exit of a run that found (or reproduced) a bug.
-var bugFound = &exitError{code: exitBug}
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-// run executes the command line and returns the exit status.
-func run(args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
-	root.SetArgs(translateCfg(args))
-	err := root.Execute()
-	if err == nil {
-		return exitClean
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(stderr, "stdbg: "+oneLine(toolchainAdvice(ee.err.Error(), args)))
-		}
-		return ee.code
-	}
-	fmt.Fprintln(stderr, "stdbg: "+oneLine(toolchainAdvice(err.Error(), args)))
-	return exitUsage
-}
-
-// oneLine keeps the first line of a message, and points at the rest.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	first, rest, ok := strings.Cut(s, "\n")
-	if !ok {
-		return s
-	}
-	return first + "\n" + rest
-}
-
-// translateCfg maps the SimGrid-style --cfg=model-check/KEY:VALUE spelling
-// onto stdbg's own flags (--KEY=VALUE), so that commands copied from the
-// paper keep working.
-func translateCfg(args []string) []string {
-	out := make([]string, 0, len(args))
-	goTest := len(args) > 0 && args[0] == "test"
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			out = append(out, args[i:]...)
-			break
-		}
-		if goTest && len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.HasPrefix(a, "-v=") && !strings.HasPrefix(a, "-p=") && !strings.HasPrefix(a, "-j=") {
-			// go test's spelling, one dash: -run=x, -count 1, -json.
-			out = append(out, "-"+a)
-			continue
-		}
-		if a == "-run" {
-			// go test's spelling of the test selection.
-			out = append(out, "--run")
-			continue
-		}
-		if strings.HasPrefix(a, "-run=") {
-			out = append(out, "-"+a)
-			continue
-		}
-		var spec string
-		switch {
-		case strings.HasPrefix(a, "--cfg="):
-			spec = strings.TrimPrefix(a, "--cfg=")
-		case a == "--cfg" && i+1 < len(args):
-			spec = args[i+1]
-			i++
-		default:
-			out = append(out, a)
-			continue
-		}
-		key, val, ok := strings.Cut(spec, ":")
-		if !ok {
-			out = append(out, "--cfg-invalid="+spec)
-			continue
-		}
-		if j := strings.LastIndexByte(key, '/'); j >= 0 {
-			key = key[j+1:]
-		}
-		out = append(out, "--"+key+"="+val)
-	}
-	return out
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// version is stdbg's version, recorded in reports.
+const version = "0.1.0"
+
+// app holds what the commands share: the settings (flags, STDBG_*
+// variables and stdbg.yaml, through viper), stdbg's output, and how a
+// target is resolved, started and searched with the settings. Each command
+// is a type of its own built from it (findCmd, tester, replayer,
+// corpusCmd and rerunner, grader, ccCmd, configCmd), which holds the
+// command's own flags and state.
+type app struct {
+	v *viper.Viper
+	// s are the settings, read once from v when the command starts.
+	s          Settings
+	stdin      io.Reader // what GDB, Delve, stdbg dap and cc's program read
+	stdout     io.Writer
+	stderr     io.Writer
+	configFile string // the file read, "" if none
+	cfgInvalid []string
+	cmd        *cobra.Command // the command running, once its settings are loaded
+}
+
+// explicit reports whether the user chose the setting key (by flag,
+// environment or configuration file) rather than left its default.
+func (a *app) explicit(key string) bool {
+	return a.cmd != nil && a.source(a.cmd, key) != "default"
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	a := &app{v: viper.New(), stdin: stdin, stdout: &lockedWriter{w: stdout}, stderr: &lockedWriter{w: stderr}}
+	root := &cobra.Command{
+		Use:   "stdbg",
+		Short: "find, shrink and replay concurrency bugs in real programs",
+		Long: `stdbg runs a real program under a scheduler that decides which thread runs at
+every synchronization point (mutex, condition variable, semaphore, thread
+creation and join, yield, ...). It explores those schedules, reports deadlocks,
+leaked threads, assertion failures, crashes and misuse of the thread API with
+the exact schedule (Path = 1;1;2) and every step's thread, call and source line,
+and replays any schedule deterministically.
+
+Targets: C and C++ programs using POSIX threads, C11 threads or std::thread,
+given as a source file (compiled with -g -O0 -pthread) or as an unmodified,
+dynamically linked executable; and Go packages (programs, or with --run their
+tests), written with package sthread or in plain Go, which stdbg instruments
+at build time.
+
+Every flag can also be set in stdbg.yaml (in the current directory or a parent,
+or --config FILE) or in an STDBG_* environment variable (STDBG_MAX_DEPTH=10);
+a flag beats the environment, which beats the file. The paper's spelling
+--cfg=model-check/max-depth:10 is accepted too.
+
+Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if len(a.cfgInvalid) > 0 {
+				return usageErr("--cfg=%s: expected SECTION/KEY:VALUE, e.g. --cfg=model-check/max-depth:10", a.cfgInvalid[0])
+			}
+			a.cmd = cmd
+			return a.load(cmd)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	// --race, the setting's earlier name, still works.
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "race" {
+			name = "races"
+		}
+		return pflag.NormalizedName(name)
+	})
+	root.SetVersionTemplate("stdbg {{.Version}}\n")
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "read settings from this YAML file instead of searching for stdbg.yaml")
+	root.PersistentFlags().StringSliceVar(&a.cfgInvalid, "cfg-invalid", nil, "")
+	root.PersistentFlags().MarkHidden("cfg-invalid")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErr("%v (see stdbg %s --help)", err, cmd.Name())
+	})
+	cfg := &configCmd{app: a}
+	root.AddCommand((&findCmd{app: a}).command(), (&tester{app: a}).command(), (&replayer{app: a}).command(), (&dapCmd{app: a}).command(),
+		(&corpusCmd{app: a}).command(), (&grader{app: a}).command(), (&ccCmd{app: a}).command(), cfg.command(), cfg.versionCommand())
+	return root
+}
