@@ -50,9 +50,14 @@ type dporEvent struct {
 	child  int // the thread a ThreadCreate creates (0 if unknown or not a create)
 	idx    int // the number of earlier events of the thread: (thread, idx) names the event in every execution
 	// terminal: the event ended the execution it ran in (a failure: a
-	// misuse, an assertion, a crash), so that nothing ran after it. In a
-	// sleep set it stands only for the schedules that begin with it: it
-	// commutes with no event that would follow it (see weakInitial).
+	// misuse, an assertion, a crash, a panic), so that nothing ran after
+	// it. In a sleep set it stands only for the schedules that begin with
+	// it at the point where it ran: it commutes with no event that would
+	// follow it (see weakInitial), and the points below do not inherit
+	// it. Run after an event independent of it, its transition may show
+	// what it could not where it ran first: a data race between its plain
+	// accesses and those of the other goroutine's transition, which the
+	// race detector reports only once both have run.
 	terminal bool
 }
 
@@ -323,7 +328,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		peOp := d.opOf(pe)
 		for i := range parent.sleep {
 			s := &parent.sleep[i]
-			if s.thread != pe.thread && !syncmodel.Dependent(s.thread, d.opOf(s), pe.thread, peOp) {
+			if !s.terminal && s.thread != pe.thread && !syncmodel.Dependent(s.thread, d.opOf(s), pe.thread, peOp) {
 				n.sleep = append(n.sleep, *s)
 			}
 		}

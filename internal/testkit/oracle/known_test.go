@@ -281,6 +281,29 @@ thread 1
 thread 2
   cancel k0
 `,
+	// F15: main's lock ends the execution (its transition reads y0,
+	// still 0, and crashes); thread 1's section is independent of it
+	// and writes y0. DPOR ran thread 1 first where main's lock had run,
+	// but the points after thread 1's steps inherited main's lock in
+	// their sleep sets, so it never ran after the write, the only order
+	// in which its read races with it: the race was missed, and the
+	// search said it was complete.
+	"F15": `lang c
+races
+memory
+obj y0 plain
+obj m0 mutex
+obj m1 mutex
+thread 0
+  go 1
+  lock m0
+  pload y0 r0
+  crashif r0 == 0 #1
+thread 1
+  lock m1
+  pstore y0 1
+  unlock m1
+`,
 	"F6/ticker": `lang go
 obj t0 timer
 thread 0
