@@ -30,6 +30,11 @@ var cacheDir string
 // developer's environment may hold, and keeps the plain progress lines of
 // long searches out of the stderr tests check (TestProgressWithoutTerminal
 // asks for them). It returns m.Run's exit status.
+//
+// A Go module outside stdbg's is built with sthread from the source tree
+// under test (STDBG_SOURCE, see SourceEnv) rather than from the copy each
+// fresh cache would write: the same sources at the same path, so that the
+// go command's build cache serves every package of tests after the first.
 func Main(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "stdbg-cli-test-")
 	if err != nil {
@@ -39,6 +44,10 @@ func Main(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	cacheDir = dir
 	os.Setenv("STDBG_CACHE", dir)
+	if err := SourceEnv(); err != nil {
+		fmt.Fprintln(os.Stderr, "clirun:", err)
+		return 2
+	}
 	os.Setenv("STDBG_NO_SAVE", "1")
 	session.ShareBuilds(true)
 	for _, k := range []string{"STDBG_MAX_DEPTH", "STDBG_ALL", "STDBG_JSON", "STDBG_TRANSITION_TIMEOUT"} {
@@ -89,6 +98,25 @@ func Root() string {
 		panic(err)
 	}
 	return rel
+}
+
+// SourceEnv sets STDBG_SOURCE to the source tree under test (the
+// repository holding the working directory), unless it is set already. A
+// test that builds a Go module of its own in a fresh stdbg cache then
+// compiles sthread at one path whatever the cache, which the go command's
+// build cache keys on: the compiles of one test binary serve the next. The
+// sources are those the stdbg under test carries (stdbg.Sources is built
+// from the same tree); the copy a cache writes of them is checked by the
+// root package's TestInstalled and by package goinstr's tests.
+func SourceEnv() error {
+	if os.Getenv("STDBG_SOURCE") != "" {
+		return nil
+	}
+	root, err := filepath.Abs(Root())
+	if err != nil {
+		return err
+	}
+	return os.Setenv("STDBG_SOURCE", root)
 }
 
 // Example is the path of examples/c/name.
