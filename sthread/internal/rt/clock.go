@@ -1,6 +1,11 @@
 package rt
 
 import (
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/model/syncmodel"
 )
 
@@ -119,4 +124,66 @@ func (ex *Execution) bubbleClock(id uint64) *bubbleClock {
 	}
 	ex.bubbleClocks = append(ex.bubbleClocks, bubbleClock{bubble: id})
 	return &ex.bubbleClocks[len(ex.bubbleClocks)-1]
+}
+
+// The clock outside a check. In a process that stdbg runs (to search, to
+// run executions, to replay one), the program reads the clock outside a
+// check too: as its packages are initialised (var start = time.Now()), in
+// TestMain, in goroutines started there. Those readings must be earlier
+// than every reading of an execution, as they are in a real run (a
+// monotonic clock never goes back), and replay with the same values. So
+// they are taken on a virtual clock of the process too: it starts
+// OutsideLead before the epoch of executions, each reading moves it on by
+// ReadStep, and each sleep outside a check (a real one) by the time slept,
+// so that a loop that polls until a deadline ends after the sleeps it
+// would make in a real run. It does not depend on when the process runs,
+// only on the readings and the sleeps before: a package's initialisation
+// reads the same times in the search and in the replay. Readings outside
+// a check stay earlier than those of executions as long as the process
+// sleeps less than OutsideLead outside checks in all. Elsewhere (go test
+// without stdbg, a program that calls sthread.Check itself) the program
+// reads the real clock outside a check.
+
+// OutsideLead is how long before the epoch of executions the clock that
+// the program reads outside a check starts, in a process that stdbg runs.
+const OutsideLead = int64(time.Hour)
+
+// outsideVirtual reports that this process is one that stdbg runs: its
+// readings outside a check are virtual (the environment says so from the
+// start, and does not change).
+var outsideVirtual = Remote() || Searching() || os.Getenv(rtnames.ReplayEnv) != ""
+
+// outsideClock is the time of the clock outside a check, in nanoseconds
+// since it began (OutsideLead before the epoch of executions).
+var outsideClock atomic.Int64
+
+// OutsideRead returns what a reading of the clock outside a check reads,
+// in nanoseconds since the epoch of executions (a negative time), and
+// true, in a process that stdbg runs; elsewhere it returns false and the
+// program reads the real clock. The count is hidden from the race
+// detector, as a real clock is: two goroutines that read the clock are
+// not ordered by it.
+//
+//go:norace
+func OutsideRead() (int64, bool) {
+	if !outsideVirtual {
+		return 0, false
+	}
+	raceDisable()
+	at := outsideClock.Add(ReadStep)
+	raceEnable()
+	return at - OutsideLead, true
+}
+
+// OutsideSlept moves the clock outside a check on by d, after a real sleep
+// of d outside a check, in a process that stdbg runs.
+//
+//go:norace
+func OutsideSlept(d int64) {
+	if !outsideVirtual || d <= 0 {
+		return
+	}
+	raceDisable()
+	outsideClock.Add(d)
+	raceEnable()
 }
