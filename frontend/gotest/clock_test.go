@@ -24,6 +24,8 @@ import (
 
 var start = time.Now()
 
+var deadline = time.Now().Add(time.Hour)
+
 var beforeTests, afterSleep time.Time
 
 func TestMain(m *testing.M) {
@@ -42,6 +44,9 @@ func TestSinceInit(t *testing.T) {
 	}
 	if now := time.Now(); !now.After(afterSleep) {
 		t.Fatalf("the test reads %v, before TestMain's %v", now, afterSleep)
+	}
+	if time.Now().After(deadline) {
+		t.Fatalf("an hour passed between the package's initialisation and its test")
 	}
 }
 
@@ -70,8 +75,8 @@ func TestSinceInitGoroutines(t *testing.T) {
 
 // TestClockBeforeTheCheck: readings of the clock taken before the check
 // (a package-level variable's initialiser, TestMain, a sleep there) are
-// earlier than the test's, under stdbg test as under go test -race, which
-// judges the tests.
+// earlier than the test's, and not by an hour, under stdbg test as under
+// go test -race, which judges the tests.
 func TestClockBeforeTheCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two test binaries")

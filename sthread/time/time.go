@@ -22,9 +22,9 @@
 //
 // Outside a check every function is the standard library's, but for the
 // clock in a process that stdbg runs: there Now reads a virtual clock of
-// the process that starts OutsideLead before Epoch (see Now), so that a
-// time read as a package is initialised is earlier than every time read
-// by an execution, and replays read the same. stdbg's
+// the process that starts at Epoch (see Now), so that a time read as a
+// package is initialised is earlier than every time read by an execution,
+// and replays read the same. stdbg's
 // instrumentation of plain Go (package goinstr) rewrites the uses of these
 // names of package time into uses of this package's; the rest of package
 // time (Duration, Time, Parse, ...) is the standard library's, which this
@@ -37,14 +37,11 @@ import (
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
-// Epoch is the time at which the virtual clock of every execution starts.
+// Epoch is the time at which the virtual clock of every execution starts
+// (in a process that stdbg runs, that clock starts after the readings the
+// program took before the check: see Now), and the clock of every bubble
+// of testing/synctest.
 var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
-
-// OutsideLead is how long before Epoch the clock that Now reads outside a
-// check starts, in a process that stdbg runs: a package-level
-// time.Now() reads Epoch - OutsideLead (plus ReadStep), and a Since of it
-// in a test is about OutsideLead, never negative.
-const OutsideLead = time.Duration(rt.OutsideLead)
 
 // ReadStep is how far each reading of the virtual clock (Now, Since,
 // Until) moves it on for the goroutine that reads it: two readings in a
@@ -61,11 +58,13 @@ const ReadStep = time.Duration(rt.ReadStep)
 // bubble of testing/synctest, the bubble's time of timers exactly. The
 // value depends only on the schedule: a replay reads the same times.
 // Outside a check, in a process that stdbg runs (as the program's packages
-// are initialised, in TestMain), it reads a clock that starts
-// OutsideLead before Epoch and moves on by ReadStep per reading and by
-// the time of each Sleep: earlier than every reading of an execution, the
-// same in the search and in its replay. Elsewhere, outside a check, it is
-// the standard library's.
+// are initialised, in TestMain), it reads a virtual clock of the process
+// that starts at Epoch and moves on by ReadStep per reading and by the
+// time of each Sleep; the executions' clock then starts where that one
+// stood when the first execution read the clock, so that readings taken
+// before the check are earlier than the executions', and the same in the
+// search and in its replay. Elsewhere, outside a check, Now is the
+// standard library's, and executions start at Epoch.
 //
 //go:norace
 func Now() time.Time {
