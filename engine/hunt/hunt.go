@@ -340,7 +340,9 @@ func explore(ctx context.Context, cfg *Config) (*Explored, error) {
 			b.Schedule = append(append(schedule.Schedule{}, cfg.Prefix...), b.Schedule...)
 		}
 	}
-	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil}, err
+	// (A step that the runtime cut at the deadline may end the search
+	// before the context's own timer has fired.)
+	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil || errors.Is(err, search.ErrStepCut)}, err
 }
 
 // Deadlines splits a budget of wall time starting at start: the search
