@@ -381,6 +381,9 @@ func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchEx
 				roundTime(bound), MinimiseFactor, roundTime(searched), MinimiseFloor)
 		}
 		return m, ""
+	case errors.Is(err, search.ErrStepCut):
+		// The runtime cut a step at the budget's end.
+		return nil, "not minimised: the budget ran out during its minimisation"
 	case minCtx.Err() == nil && bounded.Err() != nil:
 		return nil, fmt.Sprintf("not minimised: its bound of %s (%d times the search's %s, at least %s) was spent replaying it",
 			roundTime(bound), MinimiseFactor, roundTime(searched), MinimiseFloor)
