@@ -78,8 +78,6 @@ func firstLine(s string) string {
 // runs (Serve): it answers every request itself.
 var serving bool
 
-var toolchains sync.Map // directory -> its toolchain's version (string)
-
 // newerToolchain returns the version of the go command's toolchain for
 // the package in dir (go env GOVERSION there) when its language is newer
 // than the Go stdbg was built with, and "" when stdbg reads the package
@@ -92,19 +90,15 @@ func newerToolchain(dir string) (string, error) {
 	if self == "" {
 		return "", nil // a development Go: the newest there is
 	}
-	v, ok := toolchains.Load(dir)
-	if !ok {
-		vals, err := goEnv(dir, "GOVERSION")
-		if err != nil {
-			return "", err
-		}
-		fields := strings.Fields(vals[0]) // "go1.27.3", or "go1.27.3 X:exp"
-		if len(fields) == 0 {
-			return "", fmt.Errorf("go env GOVERSION in %s: empty", dir)
-		}
-		v, _ = toolchains.LoadOrStore(dir, fields[0])
+	vals, err := GoEnv(dir, "GOVERSION")
+	if err != nil {
+		return "", err
 	}
-	version := v.(string)
+	fields := strings.Fields(vals[0]) // "go1.27.3", or "go1.27.3 X:exp"
+	if len(fields) == 0 {
+		return "", fmt.Errorf("go env GOVERSION in %s: empty", dir)
+	}
+	version := fields[0]
 	if lang := goversion.Lang(version); lang == "" || goversion.Compare(lang, self) <= 0 {
 		return "", nil
 	}
