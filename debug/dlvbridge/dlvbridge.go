@@ -1,4 +1,4 @@
-// Package dlvbridge drives Delve over its JSON-RPC API (service/rpc2) to
+// Package dlvbridge drives Delve over its JSON-RPC API (version 2) to
 // follow the replay of a schedule of a Go target one thread step at a time.
 //
 // The target replays the schedule in process (package sthread, with
@@ -29,9 +29,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/go-delve/delve/service/api"
-	"github.com/go-delve/delve/service/rpc2"
 
 	"github.com/stdbg/stdbg/internal/rtnames"
 )
@@ -164,14 +161,14 @@ type Bridge struct {
 
 	cfg    Config
 	cmd    *exec.Cmd
-	client *rpc2.RPCClient
+	client *Client
 	before map[int]bool // ports of the connections at the hand-over (WaitClient)
 	// accepted counts the connections Delve accepted (Unix sockets
 	// only: its log says so); acceptedBefore, those before the hand-over.
 	accepted, acceptedBefore atomic.Int64
 	exited                   chan struct{} // closed when Delve has ended
 	waitErr                  error
-	bp                       *api.Breakpoint
+	bp                       *Breakpoint
 	pid                      int
 	exit                     *Exit
 	once                     sync.Once
@@ -337,12 +334,12 @@ func Start(cfg Config) (*Bridge, error) {
 		b.kill()
 		return nil, fmt.Errorf("dlv exec %s: no listening address within %v", cfg.Program, cfg.Timeout)
 	}
-	if b.client, err = connect(b.Addr, cfg.Timeout); err != nil {
+	if b.client, err = Dial(b.Addr, cfg.Timeout); err != nil {
 		b.kill()
 		return nil, err
 	}
 	b.pid = b.client.ProcessPid()
-	b.bp, err = b.client.CreateBreakpoint(&api.Breakpoint{FunctionName: rtnames.HookFunc, Name: "stdbgstep"})
+	b.bp, err = b.client.CreateBreakpoint(&Breakpoint{FunctionName: rtnames.HookFunc, Name: "stdbgstep"})
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("setting a breakpoint on %s: %w (is %s a program or test that uses package sthread?)", rtnames.HookFunc, err, cfg.Program)
@@ -350,8 +347,9 @@ func Start(cfg Config) (*Bridge, error) {
 	return b, nil
 }
 
-// connect dials Delve's API at addr; the handshake is bounded by timeout.
-func connect(addr string, timeout time.Duration) (*rpc2.RPCClient, error) {
+// Dial connects to Delve's API at addr (host:port, or unix:PATH); the
+// handshake is bounded by timeout.
+func Dial(addr string, timeout time.Duration) (*Client, error) {
 	network, where := "tcp", addr
 	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
 		network, where = "unix", path
@@ -361,7 +359,11 @@ func connect(addr string, timeout time.Duration) (*rpc2.RPCClient, error) {
 		return nil, fmt.Errorf("connecting to dlv at %s: %w", addr, err)
 	}
 	conn.SetDeadline(time.Now().Add(timeout))
-	c := rpc2.NewClientFromConn(conn)
+	c, err := NewClient(conn)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("connecting to dlv at %s: %w", addr, err)
+	}
 	if _, err := c.GetState(); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("connecting to dlv at %s: %w", addr, err)
@@ -422,8 +424,8 @@ func (b *Bridge) Run() (*Stop, *Exit, error) {
 
 // breakpointStop describes the stop of thread th at a breakpoint that is
 // not the step hook.
-func (b *Bridge) breakpointStop(th *api.Thread) (*Stop, error) {
-	v, err := b.client.EvalVariable(api.EvalScope{GoroutineID: th.GoroutineID}, rtnames.StateVar, stateLoad)
+func (b *Bridge) breakpointStop(th *Thread) (*Stop, error) {
+	v, err := b.client.EvalVariable(EvalScope{GoroutineID: th.GoroutineID}, rtnames.StateVar, stateLoad)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", rtnames.StateVar, err)
 	}
@@ -447,11 +449,11 @@ func (b *Bridge) breakpointStop(th *api.Thread) (*Stop, error) {
 
 // cont continues the target and waits for it to stop, at most the
 // timeout.
-func (b *Bridge) cont() (*api.DebuggerState, error) {
+func (b *Bridge) cont() (*DebuggerState, error) {
 	ch := b.client.Continue()
 	timer := time.NewTimer(b.cfg.Timeout)
 	defer timer.Stop()
-	var last *api.DebuggerState
+	var last *DebuggerState
 	for {
 		select {
 		case st, ok := <-ch:
@@ -475,7 +477,7 @@ func (b *Bridge) cont() (*api.DebuggerState, error) {
 }
 
 // atHook reports whether some thread stopped at the breakpoint id.
-func atHook(st *api.DebuggerState, id int) bool {
+func atHook(st *DebuggerState, id int) bool {
 	for _, th := range st.Threads {
 		if th.Breakpoint != nil && th.Breakpoint.ID == id {
 			return true
@@ -485,7 +487,7 @@ func atHook(st *api.DebuggerState, id int) bool {
 }
 
 // stateLoad loads the whole replay state.
-var stateLoad = api.LoadConfig{FollowPointers: true, MaxVariableRecurse: 2, MaxStringLen: 4096, MaxArrayValues: 1 << 16, MaxStructFields: -1}
+var stateLoad = LoadConfig{FollowPointers: true, MaxVariableRecurse: 2, MaxStringLen: 4096, MaxArrayValues: 1 << 16, MaxStructFields: -1}
 
 // position reads the replay state, selects the goroutine of the thread
 // that runs next and finds its user frame.
@@ -498,7 +500,7 @@ func (b *Bridge) position() (*Stop, *Exit, error) {
 	if st.SelectedGoroutine != nil {
 		gid = st.SelectedGoroutine.ID
 	}
-	v, err := b.client.EvalVariable(api.EvalScope{GoroutineID: gid}, rtnames.StateVar, stateLoad)
+	v, err := b.client.EvalVariable(EvalScope{GoroutineID: gid}, rtnames.StateVar, stateLoad)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", rtnames.StateVar, err)
 	}
@@ -532,7 +534,7 @@ func (b *Bridge) locate(s *Stop, entry uint64) error {
 	if err := b.selectGoroutine(s.Goroutine); err != nil {
 		return err
 	}
-	frames, err := b.client.Stacktrace(s.Goroutine, 64, 0, 0, nil)
+	frames, err := b.client.Stacktrace(s.Goroutine, 64)
 	if err != nil {
 		return fmt.Errorf("dlv: stack of goroutine %d: %w", s.Goroutine, err)
 	}
@@ -547,7 +549,7 @@ func (b *Bridge) locate(s *Stop, entry uint64) error {
 	// A goroutine about to return: no user frame is left on its stack;
 	// it is shown at the start of its function.
 	if entry != 0 {
-		locs, _, err := b.client.FindLocation(api.EvalScope{GoroutineID: s.Goroutine}, fmt.Sprintf("*%#x", entry), false, nil)
+		locs, err := b.client.FindLocation(EvalScope{GoroutineID: s.Goroutine}, fmt.Sprintf("*%#x", entry))
 		if err == nil && len(locs) > 0 {
 			l := locs[0]
 			s.File, s.Line = l.File, l.Line
@@ -561,7 +563,7 @@ func (b *Bridge) locate(s *Stop, entry uint64) error {
 
 // UserFrame returns the index of the first frame of a stack that is the
 // user's (UserFunc), -1 if none is.
-func UserFrame(frames []api.Stackframe) int {
+func UserFrame(frames []Stackframe) int {
 	for i, fr := range frames {
 		if fr.Function != nil && UserFunc(fr.Function.Name()) {
 			return i
@@ -585,7 +587,7 @@ func UserFunc(name string) bool {
 }
 
 // decodeState turns the published state into a Stop.
-func decodeState(v *api.Variable) (*Stop, uint64, error) {
+func decodeState(v *Variable) (*Stop, uint64, error) {
 	s := &Stop{}
 	var entry uint64
 	for _, c := range v.Children {
@@ -623,16 +625,16 @@ func decodeState(v *api.Variable) (*Stop, uint64, error) {
 // for reading the stopped target (goroutines, stacks, variables) and
 // setting breakpoints. Resume the target through Next or Run only, which
 // keep the replay's position; nil after HandOver.
-func (b *Bridge) Client() *rpc2.RPCClient { return b.client }
+func (b *Bridge) Client() *Client { return b.client }
 
 // Eval evaluates expr in the selected goroutine's frame and returns its
 // value as Delve prints it.
 func (b *Bridge) Eval(goroutine int64, frame int, expr string) (string, error) {
-	v, err := b.client.EvalVariable(api.EvalScope{GoroutineID: goroutine, Frame: frame}, expr, api.LoadConfig{FollowPointers: true, MaxVariableRecurse: 1, MaxStringLen: 256, MaxArrayValues: 64, MaxStructFields: -1})
+	v, err := b.client.EvalVariable(EvalScope{GoroutineID: goroutine, Frame: frame}, expr, LoadConfig{FollowPointers: true, MaxVariableRecurse: 1, MaxStringLen: 256, MaxArrayValues: 64, MaxStructFields: -1})
 	if err != nil {
 		return "", err
 	}
-	return v.SinglelineString(), nil
+	return v.String(), nil
 }
 
 // HandOver leaves the target stopped at stop s for another client: it
@@ -650,7 +652,7 @@ func (b *Bridge) HandOver(s *Stop) error {
 			return err
 		}
 	}
-	err := b.client.Disconnect(false)
+	err := b.client.Disconnect()
 	b.client = nil
 	if err != nil {
 		return fmt.Errorf("dlv: disconnecting: %w", err)

@@ -12,9 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-delve/delve/service/api"
-	"github.com/go-delve/delve/service/rpc2"
 )
 
 // needDlv returns a Delve executable: dlv on PATH (CI installs it), else
@@ -262,8 +259,11 @@ func TestFollowsSchedule(t *testing.T) {
 			}
 			_, exit, err := b.Next()
 			if err != nil || exit == nil || exit.Status != 1 {
-				t.Fatalf("after the replay: exit %+v, %v; want status 1\n%s", exit, err, out.String())
+				t.Fatalf("after the replay: exit %+v, %v; want status 1", exit, err)
 			}
+			// The target's output reaches out through Delve's: all of it
+			// once Delve has ended.
+			b.Close()
 			if !strings.Contains(out.String(), "DETECTED") && !strings.Contains(out.String(), "LEAKED") {
 				t.Errorf("the target did not report the failure:\n%s", out.String())
 			}
@@ -290,7 +290,7 @@ func TestRunStopsAtBreakpoints(t *testing.T) {
 		defer b.Close()
 		// Line 15, b.Lock() in the goroutine: thread 2 reaches it in
 		// step 3 (thread starts), before the step of its b.Lock.
-		bp, err := b.Client().CreateBreakpoint(&api.Breakpoint{File: filepath.Join(dir, "main.go"), Line: 15})
+		bp, err := b.Client().CreateBreakpoint(&Breakpoint{File: filepath.Join(dir, "main.go"), Line: 15})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +359,10 @@ func TestHandOver(t *testing.T) {
 	if err := b.HandOver(s); err != nil {
 		t.Fatal(err)
 	}
-	c := rpc2.NewClient(b.Addr)
+	c, err := Dial(b.Addr, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
 	st, err := c.GetState()
 	if err != nil {
 		t.Fatal(err)
@@ -367,12 +370,12 @@ func TestHandOver(t *testing.T) {
 	if st.SelectedGoroutine == nil || st.SelectedGoroutine.ID != s.Goroutine {
 		t.Errorf("selected goroutine %+v, want %d", st.SelectedGoroutine, s.Goroutine)
 	}
-	cfg := api.LoadConfig{MaxStringLen: 64, MaxArrayValues: 64, MaxStructFields: -1, MaxVariableRecurse: 1}
-	v, err := c.EvalVariable(api.EvalScope{GoroutineID: s.Goroutine, Frame: s.Frame}, "transfers", cfg)
+	cfg := LoadConfig{MaxStringLen: 64, MaxArrayValues: 64, MaxStructFields: -1, MaxVariableRecurse: 1}
+	v, err := c.EvalVariable(EvalScope{GoroutineID: s.Goroutine, Frame: s.Frame}, "transfers", cfg)
 	if err != nil || v.Value != "0" {
 		t.Errorf("transfers before step 2 = %+v, %v; want 0", v, err)
 	}
-	v, err = c.EvalVariable(api.EvalScope{GoroutineID: -1}, `"github.com/stdbg/stdbg/sthread".debugState.Step`, cfg)
+	v, err = c.EvalVariable(EvalScope{GoroutineID: -1}, `"github.com/stdbg/stdbg/sthread".debugState.Step`, cfg)
 	if err != nil || v.Value != "2" {
 		t.Errorf("debugState.Step = %+v, %v; want 2", v, err)
 	}
@@ -385,7 +388,7 @@ func TestHandOver(t *testing.T) {
 			}
 		}
 	}
-	var last *api.DebuggerState
+	var last *DebuggerState
 	for st := range c.Continue() {
 		last = st
 	}

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/spf13/viper"
 )
 
 func liveness(name string) string { return example(filepath.Join("liveness", name)) }
@@ -81,13 +79,15 @@ func TestStatefulSearchSettings(t *testing.T) {
 		{"all", true, "preemptions", "1", false, "none", false},
 	} {
 		name := fmt.Sprintf("%s with --%s %s", tc.key, tc.other, tc.ov)
-		a := &app{v: viper.New()}
-		for _, st := range settings {
-			a.v.SetDefault(st.key, st.def)
+		a := &app{v: newValues()}
+		file := filepath.Join(t.TempDir(), "stdbg.yaml")
+		if err := os.WriteFile(file, fmt.Appendf(nil, "%s: %q\n%s: %q\n", tc.other, tc.ov, tc.key, fmt.Sprint(tc.val)), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		a.v.Set(tc.other, tc.ov)
-		a.v.Set(tc.key, tc.val)
-		if err := a.v.Unmarshal(&a.s); err != nil {
+		if err := a.v.ReadFile(file); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.v.Decode(&a.s, "setting"); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		err := a.validateStateful()

@@ -5,20 +5,21 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
+
+	"github.com/stdbg/stdbg/internal/configload"
 )
 
 // version is stdbg's version, recorded in reports.
 const version = "0.1.0"
 
 // app holds what the commands share: the settings (flags, STDBG_*
-// variables and stdbg.yaml, through viper), stdbg's output, and how a
+// variables and stdbg.yaml, through configload), stdbg's output, and how a
 // target is resolved, started and searched with the settings. Each command
 // is a type of its own built from it (findCmd, tester, replayer,
 // corpusCmd and rerunner, grader, ccCmd, configCmd), which holds the
 // command's own flags and state.
 type app struct {
-	v *viper.Viper
+	v *configload.Values
 	// s are the settings, read once from v when the command starts.
 	s          Settings
 	stdin      io.Reader // what GDB, Delve, stdbg dap and cc's program read
@@ -36,7 +37,7 @@ func (a *app) explicit(key string) bool {
 }
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	a := &app{v: viper.New(), stdin: stdin, stdout: &lockedWriter{w: stdout}, stderr: &lockedWriter{w: stderr}}
+	a := &app{v: newValues(), stdin: stdin, stdout: &lockedWriter{w: stdout}, stderr: &lockedWriter{w: stderr}}
 	root := &cobra.Command{
 		Use:   "stdbg",
 		Short: "find, shrink and replay concurrency bugs in real programs",

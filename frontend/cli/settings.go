@@ -17,6 +17,7 @@ import (
 	"github.com/stdbg/stdbg/engine/ltl"
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/configload"
 	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/model/syncmodel"
 )
@@ -28,40 +29,40 @@ import (
 // Settings are the value of every setting for the command that runs, read
 // once (app.load) from its flags, the STDBG_* environment variables and
 // stdbg.yaml, a flag beating the environment, which beats the file, which
-// beats the default. Each field is the setting of its mapstructure tag, a
+// beats the default. Each field is the setting of its setting tag, a
 // key of the settings table; nothing writes them back.
 type Settings struct {
-	MaxDepth           int           `mapstructure:"max-depth"`
-	All                bool          `mapstructure:"all"`
-	TransitionTimeout  time.Duration `mapstructure:"transition-timeout"`
-	StartTimeout       time.Duration `mapstructure:"start-timeout"`
-	Reduction          string        `mapstructure:"reduction"`
-	Jobs               int           `mapstructure:"jobs"`
-	Shard              string        `mapstructure:"shard"`
-	JSON               bool          `mapstructure:"json"`
-	Quiet              bool          `mapstructure:"quiet"`
-	NoMinimise         bool          `mapstructure:"no-minimise"`
-	MinimiseExecutions int64         `mapstructure:"minimise-executions"`
-	Corpus             string        `mapstructure:"corpus"`
-	NoSave             bool          `mapstructure:"no-save"`
-	Strategy           string        `mapstructure:"strategy"`
-	PCTDepth           int           `mapstructure:"pct-depth"`
-	Seed               int64         `mapstructure:"seed"`
-	Preemptions        int           `mapstructure:"preemptions"`
-	Delays             int           `mapstructure:"delays"`
-	Executions         int64         `mapstructure:"executions"`
-	Budget             time.Duration `mapstructure:"budget"`
-	Profile            string        `mapstructure:"profile"`
-	Visited            bool          `mapstructure:"visited"`
-	Livelock           bool          `mapstructure:"livelock"`
-	LTL                string        `mapstructure:"ltl"`
-	Cycles             int           `mapstructure:"cycles"`
-	InTarget           bool          `mapstructure:"in-target"`
-	Memory             bool          `mapstructure:"memory"`
-	SpuriousWakeups    bool          `mapstructure:"spurious-wakeups"`
-	Races              bool          `mapstructure:"races"`
-	RandSeed           int64         `mapstructure:"rand-seed"`
-	MaxStall           string        `mapstructure:"max-stall"`
+	MaxDepth           int           `setting:"max-depth"`
+	All                bool          `setting:"all"`
+	TransitionTimeout  time.Duration `setting:"transition-timeout"`
+	StartTimeout       time.Duration `setting:"start-timeout"`
+	Reduction          string        `setting:"reduction"`
+	Jobs               int           `setting:"jobs"`
+	Shard              string        `setting:"shard"`
+	JSON               bool          `setting:"json"`
+	Quiet              bool          `setting:"quiet"`
+	NoMinimise         bool          `setting:"no-minimise"`
+	MinimiseExecutions int64         `setting:"minimise-executions"`
+	Corpus             string        `setting:"corpus"`
+	NoSave             bool          `setting:"no-save"`
+	Strategy           string        `setting:"strategy"`
+	PCTDepth           int           `setting:"pct-depth"`
+	Seed               int64         `setting:"seed"`
+	Preemptions        int           `setting:"preemptions"`
+	Delays             int           `setting:"delays"`
+	Executions         int64         `setting:"executions"`
+	Budget             time.Duration `setting:"budget"`
+	Profile            string        `setting:"profile"`
+	Visited            bool          `setting:"visited"`
+	Livelock           bool          `setting:"livelock"`
+	LTL                string        `setting:"ltl"`
+	Cycles             int           `setting:"cycles"`
+	InTarget           bool          `setting:"in-target"`
+	Memory             bool          `setting:"memory"`
+	SpuriousWakeups    bool          `setting:"spurious-wakeups"`
+	Races              bool          `setting:"races"`
+	RandSeed           int64         `setting:"rand-seed"`
+	MaxStall           string        `setting:"max-stall"`
 }
 
 // setting is one configuration key: a flag, an STDBG_* environment
@@ -181,24 +182,11 @@ func lookupSetting(key string) setting {
 // setting once into a.s.
 func (a *app) load(cmd *cobra.Command) error {
 	v := a.v
-	for _, s := range settings {
-		v.SetDefault(s.key, s.def)
-	}
-	v.SetEnvPrefix("STDBG")
-	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	v.AutomaticEnv()
-	var bindErr error
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if _, ok := f.Annotations[settingFlag]; !ok {
-			return
-		}
-		if err := v.BindPFlag(f.Name, f); err != nil && bindErr == nil {
-			bindErr = err
+		if _, ok := f.Annotations[settingFlag]; ok {
+			v.BindFlag(f)
 		}
 	})
-	if bindErr != nil {
-		return bindErr
-	}
 	file := a.configFile
 	if file == "" {
 		file = findConfig()
@@ -206,45 +194,53 @@ func (a *app) load(cmd *cobra.Command) error {
 		return usageErr("config file %s: %v", file, errors.Unwrap(err))
 	}
 	if file != "" {
-		v.SetConfigFile(file)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
+		if err := v.ReadFile(file); err != nil {
 			return usageErr("reading %s: %v", file, err)
 		}
 		a.configFile = file
-		for _, k := range v.AllKeys() {
+		for _, k := range v.FileKeys() {
 			if !knownKey(k) {
 				return usageErr("%s: unknown setting %q (known: %s)", file, k, strings.Join(knownKeys(), ", "))
 			}
 		}
 	}
-	if err := v.Unmarshal(&a.s); err != nil {
+	if err := v.Decode(&a.s, "setting"); err != nil {
 		return a.badValue(err)
 	}
 	return a.validate()
 }
 
+// newValues returns the settings' sources, with their defaults and the
+// STDBG_* environment variables.
+func newValues() *configload.Values {
+	defaults := make(map[string]any, len(settings))
+	for _, s := range settings {
+		defaults[s.key] = s.def
+	}
+	return configload.New(defaults, "STDBG")
+}
+
 // badValue says which setting holds a value of the wrong type, after the
 // settings could not be read (err).
 func (a *app) badValue(err error) error {
-	for _, st := range settings {
-		f := settingField(&Settings{}, st.key)
-		if kerr := a.v.UnmarshalKey(st.key, f.Addr().Interface()); kerr != nil {
-			want := st.want
-			if want == "" {
-				want = map[reflect.Kind]string{reflect.Int: "a whole number", reflect.Int64: "a whole number", reflect.Bool: "true or false"}[f.Kind()]
-			}
-			return usageErr("%s must be %s, not %q", st.key, want, fmt.Sprint(a.v.Get(st.key)))
-		}
+	var ve *configload.ValueError
+	if !errors.As(err, &ve) {
+		return usageErr("reading the settings: %v", err)
 	}
-	return usageErr("reading the settings: %v", err)
+	st := lookupSetting(ve.Name)
+	want := st.want
+	if want == "" {
+		f := settingField(&Settings{}, st.key)
+		want = map[reflect.Kind]string{reflect.Int: "a whole number", reflect.Int64: "a whole number", reflect.Bool: "true or false"}[f.Kind()]
+	}
+	return usageErr("%s must be %s, not %q", st.key, want, fmt.Sprint(ve.Value))
 }
 
 // settingField is the field of s that holds the setting key.
 func settingField(s *Settings, key string) reflect.Value {
 	v := reflect.ValueOf(s).Elem()
 	for i := range v.NumField() {
-		if v.Type().Field(i).Tag.Get("mapstructure") == key {
+		if v.Type().Field(i).Tag.Get("setting") == key {
 			return v.Field(i)
 		}
 	}
@@ -361,11 +357,11 @@ func (a *app) source(cmd *cobra.Command, key string) string {
 	if f := cmd.Flags().Lookup(key); f != nil && f.Changed {
 		return "flag --" + key
 	}
-	env := "STDBG_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+	env := a.v.EnvName(key)
 	if _, ok := os.LookupEnv(env); ok {
 		return "environment " + env
 	}
-	if a.configFile != "" && a.v.InConfig(key) {
+	if a.configFile != "" && a.v.InFile(key) {
 		return "file " + a.configFile
 	}
 	return "default"

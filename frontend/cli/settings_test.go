@@ -19,7 +19,7 @@ func TestSettingsStructMatchesTable(t *testing.T) {
 	tags := map[string]bool{}
 	st := reflect.TypeOf(Settings{})
 	for i := range st.NumField() {
-		tag := st.Field(i).Tag.Get("mapstructure")
+		tag := st.Field(i).Tag.Get("setting")
 		if !knownKey(tag) {
 			t.Errorf("Settings.%s holds %q, which is not a setting", st.Field(i).Name, tag)
 		}

@@ -3,7 +3,7 @@ package dap
 import (
 	godap "github.com/google/go-dap"
 
-	"github.com/go-delve/delve/service/api"
+	"github.com/stdbg/stdbg/debug/dlvbridge"
 )
 
 // setBreakpoints replaces the breakpoints of a source file by those of
@@ -35,7 +35,7 @@ func (ss *session) setBreakpoints(r *godap.SetBreakpointsRequest) {
 	}
 	ss.srcBPs[path] = nil
 	for i, b := range want {
-		bp, err := c.CreateBreakpoint(&api.Breakpoint{File: path, Line: b.Line, Cond: b.Condition})
+		bp, err := c.CreateBreakpoint(&dlvbridge.Breakpoint{File: path, Line: b.Line, Cond: b.Condition})
 		if err != nil {
 			out[i] = godap.Breakpoint{Line: b.Line, Source: &r.Arguments.Source, Message: err.Error()}
 			continue
@@ -69,7 +69,7 @@ func (ss *session) setFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest
 	}
 	ss.fnBPs = nil
 	for i, b := range want {
-		bp, err := c.CreateBreakpoint(&api.Breakpoint{FunctionName: b.Name, Cond: b.Condition})
+		bp, err := c.CreateBreakpoint(&dlvbridge.Breakpoint{FunctionName: b.Name, Cond: b.Condition})
 		if err != nil {
 			out[i] = godap.Breakpoint{Message: err.Error()}
 			continue

@@ -29,8 +29,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-delve/delve/service/rpc2"
-
 	"github.com/stdbg/stdbg/debug/dlvbridge"
 	"github.com/stdbg/stdbg/engine/report"
 )
@@ -100,7 +98,7 @@ type Debugger interface {
 	// breakpoint, or its end (see dlvbridge.Bridge.Run).
 	Run() (*dlvbridge.Stop, *dlvbridge.Exit, error)
 	// Client reads the stopped target and sets breakpoints.
-	Client() *rpc2.RPCClient
+	Client() *dlvbridge.Client
 	// Close ends Delve and the target; it may be called while Run
 	// waits, and more than once.
 	Close()

@@ -9,8 +9,6 @@ import (
 
 	godap "github.com/google/go-dap"
 
-	"github.com/go-delve/delve/service/api"
-
 	"github.com/stdbg/stdbg/debug/dlvbridge"
 )
 
@@ -23,7 +21,7 @@ const stackDepth = 64
 
 // loadConfig is how much of a variable Delve reads at once; a variable's
 // children deeper than that are read when the client opens them.
-var loadConfig = api.LoadConfig{FollowPointers: true, MaxVariableRecurse: 1, MaxStringLen: 256, MaxArrayValues: 64, MaxStructFields: -1}
+var loadConfig = dlvbridge.LoadConfig{FollowPointers: true, MaxVariableRecurse: 1, MaxStringLen: 256, MaxArrayValues: 64, MaxStructFields: -1}
 
 // maxValue bounds the text of a value.
 const maxValue = 400
@@ -46,9 +44,9 @@ type frameRef struct {
 // varRef is what a variables reference stands for.
 type varRef struct {
 	kind  varKind
-	scope api.EvalScope
+	scope dlvbridge.EvalScope
 	name  string
-	v     *api.Variable // kind valueRef: the variable whose children to show
+	v     *dlvbridge.Variable // kind valueRef: the variable whose children to show
 }
 
 type varKind int
@@ -180,7 +178,7 @@ func (ss *session) threadList() []threadInfo {
 // statement of stdbg's replay that created the thread.
 func (ss *session) threadName(tid int, g int64) string {
 	fn, started := "", ""
-	if frames, err := ss.rep.Bridge.Client().Stacktrace(g, stackDepth, 0, 0, nil); err == nil {
+	if frames, err := ss.rep.Bridge.Client().Stacktrace(g, stackDepth); err == nil {
 		for _, fr := range frames {
 			if fr.Function != nil && dlvbridge.UserFunc(fr.Function.Name()) {
 				fn = fr.Function.Name()
@@ -259,7 +257,7 @@ func (ss *session) stackTrace(r *godap.StackTraceRequest) {
 		ss.fail(req, "no thread %d at this stop", tid)
 		return
 	}
-	frames, err := ss.rep.Bridge.Client().Stacktrace(g, stackDepth, 0, 0, nil)
+	frames, err := ss.rep.Bridge.Client().Stacktrace(g, stackDepth)
 	if err != nil {
 		ss.fail(req, "the stack of thread %d (goroutine %d): %v", tid, g, err)
 		return
@@ -318,7 +316,7 @@ func (ss *session) scopes(r *godap.ScopesRequest) {
 		ss.fail(req, "no frame %d at this stop", r.Arguments.FrameId)
 		return
 	}
-	scope := api.EvalScope{GoroutineID: f.goroutine, Frame: f.frame}
+	scope := dlvbridge.EvalScope{GoroutineID: f.goroutine, Frame: f.frame}
 	var scopes []godap.Scope
 	if f.frame >= 0 {
 		scopes = append(scopes, godap.Scope{Name: "Locals", PresentationHint: "locals",
@@ -362,7 +360,7 @@ func (ss *session) variables(r *godap.VariablesRequest) {
 }
 
 // locals are a frame's arguments, then its local variables.
-func (ss *session) locals(scope api.EvalScope) ([]godap.Variable, error) {
+func (ss *session) locals(scope dlvbridge.EvalScope) ([]godap.Variable, error) {
 	c := ss.rep.Bridge.Client()
 	args, err := c.ListFunctionArgs(scope, loadConfig)
 	if err != nil {
@@ -373,7 +371,7 @@ func (ss *session) locals(scope api.EvalScope) ([]godap.Variable, error) {
 		return nil, fmt.Errorf("the locals of frame %d of goroutine %d: %w", scope.Frame, scope.GoroutineID, err)
 	}
 	var out []godap.Variable
-	for _, vs := range [][]api.Variable{args, locals} {
+	for _, vs := range [][]dlvbridge.Variable{args, locals} {
 		for i := range vs {
 			out = append(out, ss.variable(scope, &vs[i], vs[i].Name))
 		}
@@ -411,7 +409,7 @@ func (ss *session) replayVars() []godap.Variable {
 
 // variable turns a variable Delve read into the protocol's, with a
 // reference to its children if it has any.
-func (ss *session) variable(scope api.EvalScope, v *api.Variable, name string) godap.Variable {
+func (ss *session) variable(scope dlvbridge.EvalScope, v *dlvbridge.Variable, name string) godap.Variable {
 	out := godap.Variable{Name: name, Value: value(v), Type: v.Type}
 	if expandable(v) {
 		out.VariablesReference = ss.refs.variable(varRef{kind: valueRef, scope: scope, name: name, v: v})
@@ -424,8 +422,8 @@ func (ss *session) variable(scope api.EvalScope, v *api.Variable, name string) g
 }
 
 // value is the text of a variable's value, cut to maxValue bytes.
-func value(v *api.Variable) string {
-	s := v.SinglelineString()
+func value(v *dlvbridge.Variable) string {
+	s := v.String()
 	if len(s) > maxValue {
 		s = s[:maxValue] + "..."
 	}
@@ -433,7 +431,7 @@ func value(v *api.Variable) string {
 }
 
 // expandable reports whether a variable has children to show.
-func expandable(v *api.Variable) bool {
+func expandable(v *dlvbridge.Variable) bool {
 	switch v.Kind {
 	case reflect.Struct:
 		return v.Len > 0 || len(v.Children) > 0
@@ -497,20 +495,20 @@ func (ss *session) evaluate(r *godap.EvaluateRequest) {
 	if !ss.stoppedOrFail(req) {
 		return
 	}
-	var scope api.EvalScope
+	var scope dlvbridge.EvalScope
 	if id := r.Arguments.FrameId; id != 0 {
 		f, ok := ss.refs.frameOf(id)
 		if !ok {
 			ss.fail(req, "no frame %d at this stop", id)
 			return
 		}
-		scope = api.EvalScope{GoroutineID: f.goroutine, Frame: max(f.frame, 0)}
+		scope = dlvbridge.EvalScope{GoroutineID: f.goroutine, Frame: max(f.frame, 0)}
 	} else {
 		g, ok := ss.goroutineOf(ss.stopThread)
 		if !ok {
 			g = -1
 		}
-		scope = api.EvalScope{GoroutineID: g, Frame: max(ss.stop.Frame, 0)}
+		scope = dlvbridge.EvalScope{GoroutineID: g, Frame: max(ss.stop.Frame, 0)}
 	}
 	expr := strings.TrimSpace(r.Arguments.Expression)
 	v, err := ss.rep.Bridge.Client().EvalVariable(scope, expr, loadConfig)

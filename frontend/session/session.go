@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/engine/executor"
+	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/internal/symbolize"
 	"github.com/stdbg/stdbg/model/wire"
 	"github.com/stdbg/stdbg/target/ctarget"
@@ -143,7 +144,13 @@ func (s *Session) symbols() *symbolize.Symbolizer {
 	}
 	// A C or C++ object inside a global array or structure is named by
 	// its element or member (forks[1], b.not_empty), from the DWARF types.
-	s.syms = symbolize.NewWithOptions(mods, symbolize.Options{Types: !s.Target.Go})
+	// The tables read from debug information (the C library's takes
+	// seconds) are kept in stdbg's cache for the next command.
+	opts := symbolize.Options{Types: !s.Target.Go}
+	if dir, err := cachedir.Dir(); err == nil {
+		opts.CacheDir = dir
+	}
+	s.syms = symbolize.NewWithOptions(mods, opts)
 	return s.syms
 }
 

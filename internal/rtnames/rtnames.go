@@ -72,8 +72,8 @@ func ParseMaxStall(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil && s != "" && strings.Trim(s, "0123456789") == "" {
-		// A bare number of nanoseconds: how viper writes a duration
-		// back, and what an environment variable may hold.
+		// A bare number of nanoseconds: what an environment variable
+		// or a YAML number may hold.
 		d, err = time.ParseDuration(s + "ns")
 	}
 	if err != nil || d < 0 {

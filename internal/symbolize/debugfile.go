@@ -22,8 +22,8 @@ const maxNoteSize = 1 << 20
 // findDebugFile looks for the separate debug file of f (opened from path):
 // first by build ID under each debug directory, then by .gnu_debuglink next
 // to the file, in its .debug subdirectory and under each debug directory.
-// It returns nil without error when there is none.
-func findDebugFile(f *elf.File, path string, debugDirs []string) (*elf.File, error) {
+// It returns the file and its path, nil without error when there is none.
+func findDebugFile(f *elf.File, path string, debugDirs []string) (*elf.File, string, error) {
 	id := buildID(f)
 	var errs []error
 	try := func(p string, crc *uint32) *elf.File {
@@ -36,8 +36,9 @@ func findDebugFile(f *elf.File, path string, debugDirs []string) (*elf.File, err
 	if len(id) >= 2 {
 		h := hex.EncodeToString(id)
 		for _, dir := range debugDirs {
-			if df := try(filepath.Join(dir, ".build-id", h[:2], h[2:]+".debug"), nil); df != nil {
-				return df, nil
+			p := filepath.Join(dir, ".build-id", h[:2], h[2:]+".debug")
+			if df := try(p, nil); df != nil {
+				return df, p, nil
 			}
 		}
 	}
@@ -49,11 +50,11 @@ func findDebugFile(f *elf.File, path string, debugDirs []string) (*elf.File, err
 		}
 		for _, c := range cands {
 			if df := try(c, &crc); df != nil {
-				return df, nil
+				return df, c, nil
 			}
 		}
 	}
-	return nil, errors.Join(errs...)
+	return nil, "", errors.Join(errs...)
 }
 
 // openDebugFile opens the candidate debug file p for the module at path and

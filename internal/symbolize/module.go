@@ -25,12 +25,13 @@ type module struct {
 	syms atomic.Pointer[symData]
 	dw   atomic.Pointer[dwarfData]
 
-	mu    sync.Mutex
-	file  *elf.File   // the module itself, nil when not open
-	dbg   *elf.File   // separate debug file, nil if none
-	text  [][2]uint64 // file virtual address ranges of executable PT_LOAD segments
-	errs  []error
-	tried bool // the file has been opened (or the attempt failed)
+	mu      sync.Mutex
+	file    *elf.File   // the module itself, nil when not open
+	dbg     *elf.File   // separate debug file, nil if none
+	dbgPath string      // its path
+	text    [][2]uint64 // file virtual address ranges of executable PT_LOAD segments
+	errs    []error
+	tried   bool // the file has been opened (or the attempt failed)
 }
 
 // symbols returns the module's symbol tables, loading them on first use.
@@ -75,7 +76,17 @@ func (m *module) dwarf(s *Symbolizer) *dwarfData {
 	}
 	m.symbolsLocked(s) // opens the files
 	n, opened := len(m.errs), m.file != nil
-	dd := m.loadDWARF()
+	var disk string // the file of the tables in s's cache directory
+	if opened && s.cacheDir != "" {
+		disk = m.diskCachePath(s.cacheDir)
+	}
+	dd := readDWARFCache(disk)
+	if dd == nil {
+		dd = m.loadDWARF()
+		if disk != "" && len(m.errs) == n {
+			writeDWARFCache(disk, dd)
+		}
+	}
 	if keyed && opened {
 		dwarfCache.put(key, dwarfEntry{dd: dd, errs: slices.Clone(m.errs[n:])})
 	}
@@ -130,11 +141,11 @@ func (m *module) open(s *Symbolizer) {
 		}
 	}
 	if !hasDWARF(f) {
-		dbg, err := findDebugFile(f, m.Path, s.debugDirs)
+		dbg, dbgPath, err := findDebugFile(f, m.Path, s.debugDirs)
 		if err != nil {
 			m.addErr(err)
 		}
-		m.dbg = dbg
+		m.dbg, m.dbgPath = dbg, dbgPath
 	}
 }
 

@@ -47,6 +47,12 @@ type Options struct {
 	// instead of forks+40, b+16, gpair+8. The first Data lookup in a
 	// module then reads its debug information.
 	Types bool
+	// CacheDir is a directory where the tables read from a module's
+	// debug information (line table, functions, variables' layouts) are
+	// kept for other processes, by the content of the module's file and
+	// of its separate debug file: reading the C library's debug file
+	// takes seconds. "" keeps them in this process only.
+	CacheDir string
 }
 
 // defaultDebugDirs is used when Options.DebugDirs is nil.
@@ -63,6 +69,7 @@ type Symbolizer struct {
 	byStart   []*module // modules with a non-empty range, sorted by Start
 	debugDirs []string
 	types     bool
+	cacheDir  string
 	closed    atomic.Bool
 
 	frames  sync.Map // uint64 (lookup address) -> Frame
@@ -89,6 +96,7 @@ func NewWithOptions(mods []Module, opts Options) *Symbolizer {
 		mods:      slices.Clone(mods),
 		debugDirs: opts.DebugDirs,
 		types:     opts.Types,
+		cacheDir:  opts.CacheDir,
 	}
 	if s.debugDirs == nil {
 		s.debugDirs = defaultDebugDirs

@@ -78,7 +78,16 @@ func firstLine(s string) string {
 // runs (Serve): it answers every request itself.
 var serving bool
 
-var toolchains sync.Map // directory -> its toolchain's version (string)
+// toolchains holds, per directory, the version of its toolchain
+// (*toolchainOf): the first caller asks the go command, the callers at the
+// same time wait for its answer.
+var toolchains sync.Map
+
+// toolchainOf is the toolchain's version of a directory, once known.
+type toolchainOf struct {
+	mu      sync.Mutex
+	version string // "" until known
+}
 
 // newerToolchain returns the version of the go command's toolchain for
 // the package in dir (go env GOVERSION there) when its language is newer
@@ -92,19 +101,28 @@ func newerToolchain(dir string) (string, error) {
 	if self == "" {
 		return "", nil // a development Go: the newest there is
 	}
-	v, ok := toolchains.Load(dir)
-	if !ok {
+	key := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		key = abs
+	}
+	e, _ := toolchains.LoadOrStore(key, &toolchainOf{})
+	tc := e.(*toolchainOf)
+	tc.mu.Lock()
+	if tc.version == "" {
 		vals, err := goEnv(dir, "GOVERSION")
 		if err != nil {
+			tc.mu.Unlock()
 			return "", err
 		}
 		fields := strings.Fields(vals[0]) // "go1.27.3", or "go1.27.3 X:exp"
 		if len(fields) == 0 {
+			tc.mu.Unlock()
 			return "", fmt.Errorf("go env GOVERSION in %s: empty", dir)
 		}
-		v, _ = toolchains.LoadOrStore(dir, fields[0])
+		tc.version = fields[0]
 	}
-	version := v.(string)
+	version := tc.version
+	tc.mu.Unlock()
 	if lang := goversion.Lang(version); lang == "" || goversion.Compare(lang, self) <= 0 {
 		return "", nil
 	}

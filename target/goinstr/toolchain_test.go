@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -135,5 +136,37 @@ func TestRemoteRelative(t *testing.T) {
 	resp, err := remote("./sub", version, request{Op: "state", Dir: "./sub"})
 	if err != nil || len(resp.Vars) != 1 || resp.Vars[0].Name != "mu" {
 		t.Fatalf("state of ./sub through the instrumenter built with %s: %+v, %v; want mu", version, resp, err)
+	}
+}
+
+// TestToolchainAskedOnce checks that the toolchain of a directory is asked
+// of the go command once, however many callers ask at the same time and
+// however they name the directory: each go command costs a tenth of a
+// second of a Go target's start.
+func TestToolchainAskedOnce(t *testing.T) {
+	bin := t.TempDir()
+	log := filepath.Join(bin, "calls")
+	fake := "#!/bin/sh\necho \"$@\" >> " + log + "\necho go1.21.0\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var wg sync.WaitGroup
+	for _, d := range []string{dir, ".", dir, "./", dir + "/"} {
+		wg.Go(func() {
+			if v, err := newerToolchain(d); err != nil || v != "" {
+				t.Errorf("newerToolchain(%s) = %q, %v; want the local toolchain", d, v, err)
+			}
+		})
+	}
+	wg.Wait()
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := strings.Count(string(data), "\n"); calls != 1 {
+		t.Errorf("the go command was run %d times:\n%s", calls, data)
 	}
 }
