@@ -12,7 +12,9 @@ import (
 // This file measures the CPU time a check uses, which bounds it (Limits'
 // Budget) where wall time would not do: a check that needs 20 s of CPU
 // takes five minutes of wall time on a machine with twenty other busy
-// processes, and would get another grade there.
+// processes, and would get another grade there. The grader's own share is
+// its process's (getrusage): checks graded at once in one process count
+// each other's.
 
 // cpuMeter is the CPU time used since it was made by this process, the
 // children it has waited for, and the processes of a check's program.
