@@ -176,14 +176,8 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 // cgo, hence a C compiler, as the go command's settings there say (the
 // environment, or go env -w).
 func raceSupported(dir string) bool {
-	cmd := exec.Command("go", "env", "CGO_ENABLED", "CC")
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		return false
-	}
-	vals := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(vals) != 2 || vals[0] != "1" {
+	vals, err := goinstr.GoEnv(dir, "CGO_ENABLED", "CC")
+	if err != nil || vals[0] != "1" {
 		return false
 	}
 	cc := strings.Fields(vals[1])

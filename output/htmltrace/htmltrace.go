@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/stdbg/stdbg/engine/report"
 	"github.com/stdbg/stdbg/internal/symbolize"
@@ -28,7 +29,11 @@ import (
 //go:embed page.html
 var pageText string
 
-var page = template.Must(template.New("page").Parse(pageText))
+// page is the page's template, parsed when a page is first written, not
+// at every stdbg command's start.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageText))
+})
 
 // Options are what a page needs besides the reports.
 type Options struct {
@@ -53,7 +58,7 @@ func Write(w io.Writer, reports []*report.Report, o Options) error {
 		d.Bugs = append(d.Bugs, build(i, r, o.Context))
 	}
 	var b bytes.Buffer
-	if err := page.Execute(&b, d); err != nil {
+	if err := page().Execute(&b, d); err != nil {
 		return fmt.Errorf("rendering the HTML page: %w", err)
 	}
 	_, err := w.Write(b.Bytes())

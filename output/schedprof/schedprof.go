@@ -3,8 +3,8 @@
 // transition, how many executions went through it, how many transitions
 // ran from it, how many of those reached a new state of the search tree
 // rather than replaying the path of the previous execution, and how much
-// time they took, and writes that as a pprof profile
-// (github.com/google/pprof/profile), so that
+// time they took, and writes that as a pprof profile (profile.proto of
+// github.com/google/pprof, encoded here), so that
 //
 //	go tool pprof -top explore.pprof
 //
@@ -17,13 +17,10 @@
 package schedprof
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/google/pprof/profile"
 
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/internal/atomicfile"
@@ -189,76 +186,70 @@ func (r *Recorder) resolve(pc uint64) []symbolize.Frame {
 	return fs
 }
 
-// Profile returns the profile recorded so far. Each sample's stack is the
+// profile returns the profile recorded so far. Each sample's stack is the
 // operation (a pseudo-function named after the call, e.g.
 // pthread_mutex_lock) called from the user's frames of the stack where the
 // thread reached the scheduling point; frames of system code (the C
 // library, stdbg's runtime, the Go runtime) are left out.
-func (r *Recorder) Profile() *profile.Profile {
-	p := &profile.Profile{
-		SampleType: []*profile.ValueType{
-			{Type: SampleExecutions, Unit: "count"},
-			{Type: SampleTransitions, Unit: "count"},
-			{Type: SampleStates, Unit: "count"},
-			{Type: SampleTime, Unit: "nanoseconds"},
+func (r *Recorder) profile() *pprofProfile {
+	p := &pprofProfile{
+		sampleTypes: [][2]string{
+			{SampleExecutions, "count"},
+			{SampleTransitions, "count"},
+			{SampleStates, "count"},
+			{SampleTime, "nanoseconds"},
 		},
-		DefaultSampleType: SampleStates,
-		PeriodType:        &profile.ValueType{Type: SampleTransitions, Unit: "count"},
-		Period:            1,
-		TimeNanos:         r.start.UnixNano(),
-		DurationNanos:     time.Since(r.start).Nanoseconds(),
-		Comments:          []string{fmt.Sprintf("stdbg exploration: %d executions", r.execs)},
+		defaultSampleType: SampleStates,
+		periodType:        [2]string{SampleTransitions, "count"},
+		period:            1,
+		timeNanos:         r.start.UnixNano(),
+		durationNanos:     time.Since(r.start).Nanoseconds(),
+		comments:          []string{fmt.Sprintf("stdbg exploration: %d executions", r.execs)},
+		binary:            r.Binary,
 	}
-	var mapping *profile.Mapping
-	if r.Binary != "" {
-		mapping = &profile.Mapping{ID: 1, File: r.Binary, HasFunctions: true, HasFilenames: true, HasLineNumbers: true}
-		p.Mapping = []*profile.Mapping{mapping}
-	}
-	funcs := map[string]*profile.Function{}
-	function := func(name, file string) *profile.Function {
+	funcs := map[string]uint64{}
+	function := func(name, file string) uint64 {
 		key := name + "\x00" + file
-		f := funcs[key]
-		if f == nil {
-			f = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
-			funcs[key] = f
-			p.Function = append(p.Function, f)
+		id, ok := funcs[key]
+		if !ok {
+			p.functions = append(p.functions, pprofFunction{name: name, file: file})
+			id = uint64(len(p.functions))
+			funcs[key] = id
 		}
-		return f
+		return id
 	}
-	locs := map[uint64]*profile.Location{}
-	opLocs := map[string]*profile.Location{}
+	locs := map[uint64]uint64{}
+	opLocs := map[string]uint64{}
 	for _, s := range r.order {
-		leaf := opLocs[s.api]
-		if leaf == nil {
-			leaf = &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: mapping, Line: []profile.Line{{Function: function(s.api, "")}}}
+		leaf, ok := opLocs[s.api]
+		if !ok {
+			p.locations = append(p.locations, pprofLocation{lines: []pprofLine{{function: function(s.api, "")}}})
+			leaf = uint64(len(p.locations))
 			opLocs[s.api] = leaf
-			p.Location = append(p.Location, leaf)
 		}
-		stack := []*profile.Location{leaf}
+		stack := []uint64{leaf}
 		for _, pc := range s.pcs {
 			fs := r.resolve(pc)
 			if len(fs) == 0 {
 				continue
 			}
-			loc := locs[pc]
-			if loc == nil {
-				loc = &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: mapping, Address: pc}
+			loc, ok := locs[pc]
+			if !ok {
+				l := pprofLocation{address: pc}
 				for _, f := range fs {
 					name := f.Func
 					if name == "" {
 						name = fmt.Sprintf("%#x", pc)
 					}
-					loc.Line = append(loc.Line, profile.Line{Function: function(name, f.File), Line: int64(f.Line)})
+					l.lines = append(l.lines, pprofLine{function: function(name, f.File), line: int64(f.Line)})
 				}
+				p.locations = append(p.locations, l)
+				loc = uint64(len(p.locations))
 				locs[pc] = loc
-				p.Location = append(p.Location, loc)
 			}
 			stack = append(stack, loc)
 		}
-		p.Sample = append(p.Sample, &profile.Sample{
-			Location: stack,
-			Value:    []int64{s.executions, s.transitions, s.states, s.nanos},
-		})
+		p.samples = append(p.samples, pprofSample{locations: stack, values: []int64{s.executions, s.transitions, s.states, s.nanos}})
 	}
 	return p
 }
@@ -266,15 +257,11 @@ func (r *Recorder) Profile() *profile.Profile {
 // WriteFile writes the profile, gzipped as pprof expects, to path
 // (atomically: a reader sees the old file or the whole new one).
 func (r *Recorder) WriteFile(path string) error {
-	p := r.Profile()
-	if err := p.CheckValid(); err != nil {
-		return fmt.Errorf("profile of the exploration: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := p.Write(&buf); err != nil {
+	data, err := r.profile().encode()
+	if err != nil {
 		return fmt.Errorf("encoding the profile: %w", err)
 	}
-	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		return fmt.Errorf("writing the profile %s: %w", path, err)
 	}
 	return nil

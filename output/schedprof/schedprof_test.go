@@ -73,6 +73,14 @@ func TestProfileOfRealProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := prof.CheckValid(); err != nil {
+		t.Errorf("pprof's check of the profile: %v", err)
+	}
+	if len(prof.Comments) != 1 || !strings.HasPrefix(prof.Comments[0], "stdbg exploration: ") || prof.DefaultSampleType != "states" ||
+		prof.PeriodType == nil || prof.PeriodType.Type != "transitions" || prof.Period != 1 || prof.TimeNanos == 0 || prof.DurationNanos <= 0 {
+		t.Errorf("profile's header: comments %q, default %q, period type %+v, period %d, time %d, duration %d",
+			prof.Comments, prof.DefaultSampleType, prof.PeriodType, prof.Period, prof.TimeNanos, prof.DurationNanos)
+	}
 	var types []string
 	for _, st := range prof.SampleType {
 		types = append(types, st.Type+"/"+st.Unit)

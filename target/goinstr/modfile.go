@@ -47,7 +47,7 @@ type Build struct {
 // SourceDir gives: another copy of it that the user's workspace holds
 // gives way, with a warning.
 func Workspace(dir, cache string, tests bool) (*Build, error) {
-	env, err := goEnv(dir, "GOMOD", "GOWORK", "GOFLAGS")
+	env, err := GoEnv(dir, "GOMOD", "GOWORK", "GOFLAGS")
 	if err != nil {
 		return nil, err
 	}
@@ -256,22 +256,4 @@ func withoutModFlag(goflags string) (rest, mod string) {
 		kept = append(kept, f)
 	}
 	return strings.Join(kept, " "), mod
-}
-
-// goEnv returns the values of the go command's environment variables names
-// in dir.
-func goEnv(dir string, names ...string) ([]string, error) {
-	cmd := exec.Command("go", append([]string{"env"}, names...)...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go env in %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
-	}
-	vals := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(vals) != len(names) {
-		return nil, fmt.Errorf("go env in %s: %d values for %d names", dir, len(vals), len(names))
-	}
-	return vals, nil
 }

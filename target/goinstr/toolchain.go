@@ -78,17 +78,6 @@ func firstLine(s string) string {
 // runs (Serve): it answers every request itself.
 var serving bool
 
-// toolchains holds, per directory, the version of its toolchain
-// (*toolchainOf): the first caller asks the go command, the callers at the
-// same time wait for its answer.
-var toolchains sync.Map
-
-// toolchainOf is the toolchain's version of a directory, once known.
-type toolchainOf struct {
-	mu      sync.Mutex
-	version string // "" until known
-}
-
 // newerToolchain returns the version of the go command's toolchain for
 // the package in dir (go env GOVERSION there) when its language is newer
 // than the Go stdbg was built with, and "" when stdbg reads the package
@@ -101,28 +90,15 @@ func newerToolchain(dir string) (string, error) {
 	if self == "" {
 		return "", nil // a development Go: the newest there is
 	}
-	key := dir
-	if abs, err := filepath.Abs(dir); err == nil {
-		key = abs
+	vals, err := GoEnv(dir, "GOVERSION")
+	if err != nil {
+		return "", err
 	}
-	e, _ := toolchains.LoadOrStore(key, &toolchainOf{})
-	tc := e.(*toolchainOf)
-	tc.mu.Lock()
-	if tc.version == "" {
-		vals, err := goEnv(dir, "GOVERSION")
-		if err != nil {
-			tc.mu.Unlock()
-			return "", err
-		}
-		fields := strings.Fields(vals[0]) // "go1.27.3", or "go1.27.3 X:exp"
-		if len(fields) == 0 {
-			tc.mu.Unlock()
-			return "", fmt.Errorf("go env GOVERSION in %s: empty", dir)
-		}
-		tc.version = fields[0]
+	fields := strings.Fields(vals[0]) // "go1.27.3", or "go1.27.3 X:exp"
+	if len(fields) == 0 {
+		return "", fmt.Errorf("go env GOVERSION in %s: empty", dir)
 	}
-	version := tc.version
-	tc.mu.Unlock()
+	version := fields[0]
 	if lang := goversion.Lang(version); lang == "" || goversion.Compare(lang, self) <= 0 {
 		return "", nil
 	}

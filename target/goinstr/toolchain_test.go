@@ -139,34 +139,60 @@ func TestRemoteRelative(t *testing.T) {
 	}
 }
 
-// TestToolchainAskedOnce checks that the toolchain of a directory is asked
-// of the go command once, however many callers ask at the same time and
-// however they name the directory: each go command costs a tenth of a
-// second of a Go target's start.
-func TestToolchainAskedOnce(t *testing.T) {
+// TestGoEnvAskedOnce checks that the go command's settings of a directory
+// are asked of it once, however many callers ask at the same time, for
+// what, and however they name the directory; and again once a go.mod that
+// decides them appears: each go command costs a tenth of a second of a Go
+// target's start.
+func TestGoEnvAskedOnce(t *testing.T) {
 	bin := t.TempDir()
 	log := filepath.Join(bin, "calls")
-	fake := "#!/bin/sh\necho \"$@\" >> " + log + "\necho go1.21.0\n"
+	fake := "#!/bin/sh\necho \"$@\" >> " + log + "\nshift\nfor n in \"$@\"; do case $n in GOVERSION) echo go1.21.0;; *) echo \"v-$n\";; esac; done\n"
 	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dir := t.TempDir()
 	t.Chdir(dir)
-	var wg sync.WaitGroup
-	for _, d := range []string{dir, ".", dir, "./", dir + "/"} {
-		wg.Go(func() {
-			if v, err := newerToolchain(d); err != nil || v != "" {
-				t.Errorf("newerToolchain(%s) = %q, %v; want the local toolchain", d, v, err)
-			}
-		})
+	calls := func() int {
+		t.Helper()
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "\n")
 	}
-	wg.Wait()
-	data, err := os.ReadFile(log)
-	if err != nil {
+	ask := func() {
+		t.Helper()
+		var wg sync.WaitGroup
+		for _, d := range []string{dir, ".", dir, "./", dir + "/"} {
+			wg.Go(func() {
+				if v, err := newerToolchain(d); err != nil || v != "" {
+					t.Errorf("newerToolchain(%s) = %q, %v; want the local toolchain", d, v, err)
+				}
+			})
+			wg.Go(func() {
+				if vals, err := GoEnv(d, "CGO_ENABLED", "CC"); err != nil || len(vals) != 2 || vals[0] != "v-CGO_ENABLED" || vals[1] != "v-CC" {
+					t.Errorf("GoEnv(%s, CGO_ENABLED, CC) = %q, %v", d, vals, err)
+				}
+			})
+			wg.Go(func() {
+				if vals, err := GoEnv(d, "GOMOD", "GOWORK", "GOFLAGS"); err != nil || len(vals) != 3 || vals[0] != "v-GOMOD" {
+					t.Errorf("GoEnv(%s, GOMOD, GOWORK, GOFLAGS) = %q, %v", d, vals, err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	ask()
+	if n := calls(); n != 1 {
+		t.Errorf("the go command was run %d times, want once", n)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if calls := strings.Count(string(data), "\n"); calls != 1 {
-		t.Errorf("the go command was run %d times:\n%s", calls, data)
+	ask()
+	if n := calls(); n != 2 {
+		t.Errorf("after go.mod appeared, the go command was run %d times in all, want twice", n)
 	}
 }
