@@ -58,6 +58,10 @@ var modules = []module{
 	{"ratelimit", "go.uber.org/ratelimit", "v0.3.1"},
 	{"gobreaker", "github.com/sony/gobreaker/v2", "v2.4.0"},
 	{"xsyncmap", "github.com/puzpuzpuz/xsync/v4", "v4.5.0"},
+	// First run on 2026-12-07 for issue 43's items 5-6: a resource pool
+	// (pgx's) and groupcache (singleflight, a cache of groups).
+	{"puddle", "github.com/jackc/puddle/v2", "v2.2.4"},
+	{"groupcache", "github.com/golang/groupcache", "v0.0.0-20241129210726-2c02b8208cf8"},
 }
 
 func main() {

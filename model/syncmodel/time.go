@@ -107,7 +107,19 @@ type bubbleView struct {
 	still   bool
 }
 
-// bubble returns the view of bubble id, added if it has none yet.
+// of returns the view of bubble id (that of a bubble with no pending
+// operation if it has none).
+func (v *timeView) of(id uint64) bubbleView {
+	for i := range v.bubbles {
+		if v.bubbles[i].id == id {
+			return v.bubbles[i]
+		}
+	}
+	return bubbleView{id: id, minWait: maxTime}
+}
+
+// bubble returns the view of bubble id, added if it has none yet, while
+// the view is computed.
 func (v *timeView) bubble(id uint64) *bubbleView {
 	for i := range v.bubbles {
 		if v.bubbles[i].id == id {
@@ -405,7 +417,7 @@ func (w *World) fair(tid int, v *timeView) bool {
 // the bubble's rule lets time pass (bubbleTimeMayPass).
 func (w *World) bubbleTimerDue(tid int, v *timeView) bool {
 	th := &w.threads[tid-1]
-	bv := v.bubble(th.bubble)
+	bv := v.of(th.bubble)
 	if bv.still || th.pending.Arg > bv.minWait {
 		return false
 	}

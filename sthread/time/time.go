@@ -42,7 +42,8 @@ var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 // A reading is later than every reading that happens before it (in the
 // memory model's sense: through a channel, a lock, a go statement, ...),
 // and goroutines that nothing orders read times told apart by their
-// thread ids, below ReadStep.
+// thread ids, below ReadStep. (In a bubble of testing/synctest readings
+// do not move the clock: they are its time exactly, as in Go.)
 const ReadStep = time.Duration(rt.ReadStep)
 
 // Now is time.Now. Under a check it reads the virtual clock: the time of

@@ -456,26 +456,6 @@ func logs(p string, _ *rand.Rand) idiom {
 `, p)}
 }
 
-// lostUpdate is the one racy idiom, planted on request (Racy): two
-// goroutines add to a counter without a lock, and the test waits for them
-// with a wait group. go test -race reports the race in every run.
-func lostUpdate(p string) idiom {
-	return idiom{name: "lost update (a race)", imports: []string{"sync"},
-		setup: fmt.Sprintf(`	var %[1]swg sync.WaitGroup
-	%[1]sn := 0
-	for range 2 {
-		%[1]swg.Add(1)
-		go func() {
-			defer %[1]swg.Done()
-			%[1]sn++
-		}()
-	}
-`, p),
-		finish: fmt.Sprintf(`	%[1]swg.Wait()
-	_ = %[1]sn
-`, p)}
-}
-
 // Test returns a test function named name made of k idioms drawn with
 // seed, and the imports it needs.
 func Test(name string, seed uint64, k int) (code string, imports []string) {
@@ -489,16 +469,46 @@ func Racy(name string, seed uint64, k int) (code string, imports []string) {
 	return test(name, seed, k, true)
 }
 
+// Reduced is Planted (bug < 0: Test) keeping only the idioms drawn for
+// seed whose indices (0 to k-1, in the order drawn) are in keep, each as
+// it is in the whole test, and the planted bug: the way to tell which
+// idioms a report needs.
+func Reduced(name string, seed uint64, k, bug int, keep []int) (code string, imports []string) {
+	if keep == nil {
+		keep = []int{}
+	}
+	return generate(name, seed, k, bug, keep)
+}
+
 func test(name string, seed uint64, k int, racy bool) (code string, imports []string) {
+	bug := -1
+	if racy {
+		bug = 0
+	}
+	return generate(name, seed, k, bug, nil)
+}
+
+// generate writes the test of seed's k idioms, with Bugs()[bug] planted if
+// bug >= 0, keeping only the idioms in keep if it is not nil.
+func generate(name string, seed uint64, k, bug int, keep []int) (code string, imports []string) {
 	r := rand.New(rand.NewPCG(seed, 0x72616365))
 	picked := r.Perm(len(makers))[:min(k, len(makers))]
 	var ids []idiom
 	for i, m := range picked {
 		ids = append(ids, makers[m].make(fmt.Sprintf("i%d", i), r))
 	}
-	if racy {
+	if keep != nil {
+		var kept []idiom
+		for i, id := range ids {
+			if slices.Contains(keep, i) {
+				kept = append(kept, id)
+			}
+		}
+		ids = kept
+	}
+	if bug >= 0 {
 		at := r.IntN(len(ids) + 1)
-		ids = slices.Insert(ids, at, lostUpdate(fmt.Sprintf("i%d", len(ids))))
+		ids = slices.Insert(ids, at, bugs[bug].plant(fmt.Sprintf("i%d", k)))
 	}
 	var b strings.Builder
 	var names []string
@@ -521,8 +531,7 @@ func test(name string, seed uint64, k int, racy bool) (code string, imports []st
 // each seed, named TestGen<seed>, and a racy one (Racy) for each seed of
 // racy, named TestRace<seed>.
 func File(pkg string, seeds []uint64, k int, racy ...uint64) string {
-	var tests []string
-	imports := []string{"testing"}
+	var tests, imports []string
 	for _, s := range seeds {
 		code, imps := Test(fmt.Sprintf("TestGen%d", s), s, k)
 		tests = append(tests, code)
@@ -533,6 +542,14 @@ func File(pkg string, seeds []uint64, k int, racy ...uint64) string {
 		tests = append(tests, code)
 		imports = append(imports, imps...)
 	}
+	return Join(pkg, tests, imports)
+}
+
+// Join returns a Go test file of package pkg holding the tests (their
+// code, as Test, Racy, Planted and Reduced return it) and importing what
+// they need ("testing" besides).
+func Join(pkg string, tests []string, imports []string) string {
+	imports = append([]string{"testing"}, imports...)
 	slices.Sort(imports)
 	imports = slices.Compact(imports)
 	var b strings.Builder

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,4 +72,53 @@ func ExampleTest() {
 	// Output:
 	// // TestGen1 (seed 1): random, syncmap.
 	// [sync math/rand randv2 "math/rand/v2" sync]
+}
+
+// Every bug plants into every seed's test, once, among the seed's own
+// idioms; Reduced keeps the idioms asked for, as they are in the whole
+// test, and the bug.
+func TestPlanted(t *testing.T) {
+	for b, bug := range racefree.Bugs() {
+		for s := uint64(1); s <= 5; s++ {
+			code, imps := racefree.Planted("TestP", s, 3, b)
+			src := racefree.Join("gen", []string{code}, imps)
+			if _, err := parser.ParseFile(token.NewFileSet(), "gen_test.go", src, 0); err != nil {
+				t.Fatalf("%s, seed %d: %v\n%s", bug.Name, s, err, src)
+			}
+			correct, _ := racefree.Test("TestP", s, 3)
+			names := idiomNames(correct)
+			planted := idiomNames(code)
+			if len(planted) != 4 || !slices.Contains(planted, bug.Name) || !slices.Equal(slices.DeleteFunc(slices.Clone(planted), func(n string) bool { return n == bug.Name }), names) {
+				t.Errorf("%s, seed %d: idioms %q, want %q and the bug", bug.Name, s, planted, names)
+			}
+			reduced, _ := racefree.Reduced("TestP", s, 3, b, []int{2})
+			if got := idiomNames(reduced); len(got) != 2 || !slices.Contains(got, bug.Name) || !slices.Contains(got, names[2]) {
+				t.Errorf("%s, seed %d: reduced to idiom 2: %q", bug.Name, s, got)
+			}
+			if !strings.Contains(code, idiomBody(reduced)) {
+				t.Errorf("%s, seed %d: idiom 2 differs once reduced:\n%s\nin\n%s", bug.Name, s, reduced, code)
+			}
+		}
+	}
+	if none, _ := racefree.Reduced("TestP", 1, 3, -1, nil); len(idiomNames(none)) != 0 {
+		t.Errorf("reduced to nothing: %s", none)
+	}
+}
+
+// idiomNames are the idioms a test's first line names.
+func idiomNames(code string) []string {
+	first, _, _ := strings.Cut(code, "\n")
+	_, list, _ := strings.Cut(first, "): ")
+	list = strings.TrimSuffix(list, ".")
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, ", ")
+}
+
+// idiomBody is the first lines of a test's body, to find in a test that
+// holds the same idioms and more.
+func idiomBody(code string) string {
+	lines := strings.Split(code, "\n")
+	return strings.Join(lines[2:min(len(lines), 6)], "\n")
 }
