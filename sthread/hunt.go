@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stdbg/stdbg/engine/executor"
 	"github.com/stdbg/stdbg/engine/hunt"
@@ -39,6 +40,11 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 		return &Result{}, err
 	}
 	ex := &inProcess{f: f, cfg: cfg}
+	if cfg.req.Budget > 0 {
+		// A step still running when the budget ends is cut there.
+		_, until := hunt.Deadlines(time.Now(), cfg.req.Budget, cfg.req.Minimise)
+		ex.until = until.UnixNano()
+	}
 	defer ex.pause()
 	hc := hunt.Config{
 		Executor: ex, Strategy: st, LTL: formula, Request: cfg.req,
@@ -89,6 +95,9 @@ type inProcess struct {
 	cfg *config
 	r   *rt.Runner
 	chk *executor.Executor
+	// until is the end of the budget (Unix nanoseconds; 0: none): the
+	// runner cuts a step still running then (rt.Runner.SetDeadline).
+	until int64
 }
 
 // Start implements search.Executor.
@@ -97,6 +106,7 @@ type inProcess struct {
 func (p *inProcess) Start() (search.Execution, error) {
 	if p.r == nil {
 		p.r, p.chk = rt.Start(p.f, p.cfg.runtime(1, p.cfg.stateful()))
+		p.r.SetDeadline(p.until)
 	}
 	return p.chk.Start()
 }

@@ -1,6 +1,7 @@
 package sthread_test
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -189,6 +190,70 @@ func waitGoroutines(t *testing.T, n int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestWaitOutsideTheModel: a goroutine that, between two of its
+// scheduling points, waits on a real channel (code stdbg does not
+// instrument) for what only a thread the scheduler holds would do is not a
+// transition timeout: the check cannot judge the program, and says where
+// the goroutine waits.
+func TestWaitOutsideTheModel(t *testing.T) {
+	base := baseline()
+	wake := make(chan struct{}) // a real channel, out of the model's sight
+	_, err := sthread.Explore(func() {
+		var mu sthread.Mutex
+		turns := 0
+		sthread.Go(func() {
+			mu.Lock()
+			<-wake // only the test closes it, once the check is over
+			turns++
+			mu.Unlock()
+		})
+		mu.Lock()
+		turns++
+		mu.Unlock()
+	}, sthread.Timeout(200*time.Millisecond))
+	close(wake)
+	if !errors.Is(err, search.ErrCannotJudge) {
+		t.Fatalf("err %v, want one wrapping search.ErrCannotJudge", err)
+	}
+	for _, want := range []string{"thread 2 waited ", "outside the model (chan receive in sthread_test.TestWaitOutsideTheModel.func1.1 (runtime_test.go:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	waitGoroutines(t, base)
+}
+
+// TestBudgetCutsAStep: a step that is still running when the budget
+// ends is cut there, without a verdict; not run on to the transition
+// timeout and reported as one.
+func TestBudgetCutsAStep(t *testing.T) {
+	base := baseline()
+	var release atomic.Bool
+	res, err := sthread.Explore(func() {
+		var mu sthread.Mutex
+		turns := 0
+		sthread.Go(func() {
+			mu.Lock()
+			for !release.Load() { // a step that does not end by itself
+				time.Sleep(time.Millisecond)
+			}
+			turns++
+			mu.Unlock()
+		})
+		mu.Lock()
+		turns++
+		mu.Unlock()
+	}, sthread.Timeout(2*time.Second), sthread.Budget(300*time.Millisecond))
+	release.Store(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bugs) != 0 || res.Complete {
+		t.Errorf("bugs %v, complete %v: want an incomplete search without a bug", res.Bugs, res.Complete)
+	}
+	waitGoroutines(t, base)
 }
 
 func TestTransitionTimeout(t *testing.T) {

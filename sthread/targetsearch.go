@@ -102,5 +102,5 @@ func serveSearch(f func(), cfg *config) error {
 	rc.Restore, rc.Vars = true, spec.Vars
 	r, chk := rt.Start(f, rc)
 	defer r.Stop()
-	return targetsearch.Serve(chk, spec, stream, tr, stop)
+	return targetsearch.Serve(chk, spec, stream, tr, targetsearch.Controls{Stopped: stop, Deadline: r.SetDeadline})
 }

@@ -10,6 +10,7 @@
 package executor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -515,6 +516,10 @@ func (e *Execution) absorb(evs []wire.Event) error {
 			}
 			e.finish(failureOutcome(e, &f), false)
 		case wire.TimedOut:
+			if v.Cut {
+				return fmt.Errorf("%w: thread %d had not reached its next scheduling point after %s: %w",
+					search.ErrStepCut, v.Tid, v.After, context.DeadlineExceeded)
+			}
 			t := v
 			e.timeout = &t
 			where := "thread " + fmt.Sprint(t.Tid)

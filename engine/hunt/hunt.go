@@ -158,7 +158,8 @@ type Finding struct {
 	// Minimising is set on a finding told to Config.Reported before its
 	// minimisation: the bug as found, which a minimised finding follows.
 	// MinimiseFor is then the most time the minimisation may take
-	// (MinimiseTime; 0: what the front end's MinimiseContext allows).
+	// (MinimiseTime, or what is left of the budget when that is less;
+	// 0: what the front end's MinimiseContext allows, or none left).
 	Minimising  bool
 	MinimiseFor time.Duration
 	// Replaced, in a minimised finding, is the corpus entry of the bug as
@@ -203,8 +204,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg.Options = cfg.SearchOptions(cfg.Options)
 	searchCtx, minCtx := ctx, ctx
+	var until time.Time // the end of the budget (zero: none)
 	if cfg.Budget > 0 {
-		searchUntil, until := Deadlines(time.Now(), cfg.Budget, cfg.Minimise)
+		var searchUntil time.Time
+		searchUntil, until = Deadlines(time.Now(), cfg.Budget, cfg.Minimise)
 		var cancel, cancelMin context.CancelFunc
 		searchCtx, cancel = context.WithDeadline(ctx, searchUntil)
 		defer cancel()
@@ -223,7 +226,9 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	out := &Result{Search: found.Result, Stats: found.Stats, Interrupted: ctx.Err() != nil}
 	out.BudgetSpent = !out.Interrupted && found.BudgetSpent
 	stopped := out.Interrupted || out.BudgetSpent
-	if err != nil && !stopped {
+	if err != nil && (!stopped || errors.Is(err, search.ErrCannotJudge)) {
+		// (An execution that the checker cannot judge is a verdict on
+		// the program, even when the budget ran out as it was found.)
 		return out, err
 	}
 	bugs := found.Bugs
@@ -254,6 +259,12 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 				first = &Finding{Bug: bug, Found: bug.Schedule, Minimising: true}
 				if cfg.MinimiseContext == nil {
 					first.MinimiseFor = MinimiseTime(searched)
+					if !until.IsZero() {
+						// The budget's end comes first.
+						if left := time.Until(until); left < first.MinimiseFor {
+							first.MinimiseFor = max(left, 0)
+						}
+					}
 				}
 				if err := explain(&cfg, first); err != nil {
 					return out, err

@@ -176,6 +176,22 @@ func TestCleanAndStyle(t *testing.T) {
 	}
 }
 
+// A message of several lines (a test's log under "the test failed", as
+// go test prints testify's message) keeps its lines apart, each cleaned.
+func TestMultiLineMessage(t *testing.T) {
+	r := &report.Report{Banner: "*** PROPERTY NOT VALID: ASSERTION FAILED ***", Bug: true, Kind: "assertion",
+		Message: "the test failed (t.Error or t.Fail):\n    x_test.go:12: \n        \tError:      \tNot equal: \n        \tMessages:   \tboth \x1b[2Jcounted\n",
+		Path:    "1;2"}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "the test failed (t.Error or t.Fail):\n    x_test.go:12: \n        \tError:      \tNot equal: \n        \tMessages:   \tboth \\x1b[2Jcounted\nPath = 1;2\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report:\n%s\nwant it to hold:\n%s", b.String(), want)
+	}
+}
+
 func TestSummary(t *testing.T) {
 	goRace := "WARNING: DATA RACE\nWrite at 0x00c00006c0b0 by goroutine 11:\n  pkg.(*R).Scan.1()\n      /src/pkg/r.go:49 +0x51\n  internal/sync.iter()\n      /go/src/internal/sync/h.go:512 +0x1\n\n" +
 		"Previous read at 0x00c00006c0b0 by goroutine 10:\n  pkg.(*R).Seen()\n      /src/pkg/r.go:55 +0x164\n\nGoroutine 11 (running) created at:\n  x()\n      /src/x.go:1 +0x1\n"

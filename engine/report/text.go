@@ -75,14 +75,11 @@ func (r *Report) WriteStyled(w io.Writer, colour bool) error {
 	var b strings.Builder
 	b.WriteString(Style(r.Banner, r.Bug, colour) + "\n")
 	if r.Message != "" {
-		if r.Kind == "data-race" {
-			// Go's race detector writes its report on several lines,
-			// with both stacks: keep them apart, each line cleaned.
-			for _, line := range strings.Split(strings.TrimRight(r.Message, "\n"), "\n") {
-				b.WriteString(Clean(line) + "\n")
-			}
-		} else {
-			b.WriteString(Clean(r.Message) + "\n")
+		// Go's race detector writes its report on several lines, with
+		// both stacks, and a test's log (an assertion library's message)
+		// has its own: keep them apart, each line cleaned.
+		for _, line := range strings.Split(strings.TrimRight(r.Message, "\n"), "\n") {
+			b.WriteString(Clean(line) + "\n")
 		}
 	}
 	if r.Cycle != "" {

@@ -87,6 +87,12 @@ var ErrNondeterministic = errors.New("the program did not repeat itself under th
 // that the model cannot back.
 var ErrCannotJudge = errors.New("stdbg cannot judge this program")
 
+// ErrStepCut is wrapped (with context.DeadlineExceeded) by an executor's
+// error for a step that the end of the budget cut before it reached the
+// next scheduling point: Explore stops there, the execution under way cut
+// (Result.Cut), as when its context ends between two steps.
+var ErrStepCut = errors.New("the budget ran out during a step")
+
 // progressEvery is the least time between two calls of Options.Progress.
 const progressEvery = 100 * time.Millisecond
 
@@ -174,6 +180,10 @@ func (x *explorer) run(ctx context.Context) error {
 				x.res.Cut = len(x.trace)
 				return x.interrupted(ctx.Err())
 			}
+			if errors.Is(err, ErrStepCut) {
+				x.res.Cut = len(x.trace)
+				return x.interrupted(err)
+			}
 			return err
 		}
 		if stop {
@@ -203,6 +213,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 		e, err = x.ex.Start()
 	}
 	if err != nil {
+		x.trace = x.trace[:0]
 		return true, fmt.Errorf("execution %d, step 0: starting the program: %w", n, err)
 	}
 	stats.Executions = n

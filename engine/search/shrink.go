@@ -80,6 +80,9 @@ func (s *shrinker) execute(cand schedule.Schedule, limit int, lenient bool) (t *
 		return nil, errBudget
 	}
 	e, err := s.ex.Start()
+	if errors.Is(err, ErrStepCut) {
+		return nil, errBudget
+	}
 	if err != nil {
 		return nil, fmt.Errorf("execution %d, step 0: starting the program: %w", s.stats.Executions+1, err)
 	}
@@ -154,6 +157,10 @@ func (s *shrinker) execute(cand schedule.Schedule, limit int, lenient bool) (t *
 			f |= flagDeviate
 		}
 		if err := e.Step(st); err != nil {
+			if errors.Is(err, ErrStepCut) {
+				// The budget ran out during the step.
+				return nil, errBudget
+			}
 			return nil, fmt.Errorf("execution %d, step %d (thread %v): %w", n, k+1, st, err)
 		}
 		s.stats.Transitions++

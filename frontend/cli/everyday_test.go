@@ -16,7 +16,7 @@ import (
 )
 
 // testLine matches the line stdbg test writes for each test.
-var testLine = regexp.MustCompile(`(?m)^(ok|BUG|incomplete|SKIP|FAIL|ERROR) +(Test\w+)`)
+var testLine = regexp.MustCompile(`(?m)^(ok|BUG|incomplete|unjudged|SKIP|FAIL|ERROR) +(Test\w+)`)
 
 // TestEverydayGo: on correct Go of the shapes of almost every program
 // (examples/go/plain/everyday: buffered channels that wrap around, maps

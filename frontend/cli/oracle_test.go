@@ -11,7 +11,7 @@ import (
 
 // oracleLine matches a test's line in stdbg test's output: its status,
 // its name and what was said of it.
-var oracleLine = regexp.MustCompile(`(?m)^(ok|BUG|incomplete|SKIP|FAIL|ERROR) +(Test\w+) \([^)]*\): (.*)$`)
+var oracleLine = regexp.MustCompile(`(?m)^(ok|BUG|incomplete|unjudged|SKIP|FAIL|ERROR) +(Test\w+) \([^)]*\): (.*)$`)
 
 // oraclePlanted are the planted bugs of examples/go/plain/oracle: the
 // report stdbg test must give each.

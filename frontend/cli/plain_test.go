@@ -184,14 +184,14 @@ func TestPlainGoOutsideTheCheck(t *testing.T) {
 			t.Errorf("the error lacks %q:\n%s", w, errs)
 		}
 	}
-	// stdbg test: incomplete, which claims no bug, and the package
+	// stdbg test: unjudged, which claims no bug, and the package
 	// passes.
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	out, errs, code = stdbg(t, "test", "--races=false", "-count=1", dir)
 	if code != exitClean {
 		t.Fatalf("stdbg test: exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, w := range []string{"incomplete TestAsk (", "stdbg cannot judge it: no thread can go on", "ok         TestReady (", "ok         TestStop ("} {
+	for _, w := range []string{"unjudged   TestAsk (", "): cannot judge: no thread can go on", "1 cannot judge", "ok         TestReady (", "ok         TestStop ("} {
 		if !strings.Contains(out, w) {
 			t.Errorf("stdbg test's output lacks %q:\n%s", w, out)
 		}

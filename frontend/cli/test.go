@@ -57,8 +57,9 @@ that skips itself is SKIP, one that fails or hangs outside the schedules
 explored is FAIL.
 
 Each test gets a line: ok (the search covered everything), BUG, incomplete
-(the budget or a bound stopped the search: what it covered is said), SKIP or
-FAIL; each package a line as go test writes it; then a summary. With -json,
+(the budget or a bound stopped the search: what it covered is said),
+unjudged (cannot judge: code stdbg does not control decides, as said), SKIP
+or FAIL; each package a line as go test writes it; then a summary. With -json,
 the event stream of go test -json instead (for gotestsum, go-junit-report,
 CI annotations). A test whose inputs did not change since a complete search
 found nothing is not explored again ("(cached)"); -count=1 explores it again.

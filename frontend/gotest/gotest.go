@@ -143,9 +143,10 @@ type Summary struct {
 	// fails, or a build that failed), BuildFailed those that did not
 	// build.
 	Packages, FailedPackages, BuildFailed int
-	// Tests counts the tests run, by status.
-	Tests, OK, Bugs, Incomplete, Skipped, Failed, Errors, Cached int
-	Elapsed                                                      time.Duration
+	// Tests counts the tests run, by status (Unjudged: those stdbg
+	// cannot judge, which fail nothing).
+	Tests, OK, Bugs, Incomplete, Unjudged, Skipped, Failed, Errors, Cached int
+	Elapsed                                                                time.Duration
 	// Budget is Config.Budget: the longest search of a test (0: no
 	// limit).
 	Budget time.Duration
@@ -160,7 +161,8 @@ type Summary struct {
 type TestResult struct {
 	// Package is the import path of the test's package, Test its name.
 	Package, Test string
-	// Status is ok, BUG, incomplete, SKIP, FAIL or ERROR (docs/go-test.md).
+	// Status is ok, BUG, incomplete, unjudged, SKIP, FAIL or ERROR
+	// (docs/go-test.md).
 	Status  string
 	Elapsed time.Duration
 	// Cached: the result of an earlier run with the same inputs.
@@ -290,7 +292,7 @@ func (s *Summary) String() string {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{s.Bugs, "BUG"}, {s.Incomplete, "incomplete"}, {s.Skipped, "skipped"}, {s.Failed, "failed"}, {s.Errors, "errors"}} {
+	}{{s.Bugs, "BUG"}, {s.Incomplete, "incomplete"}, {s.Unjudged, "cannot judge"}, {s.Skipped, "skipped"}, {s.Failed, "failed"}, {s.Errors, "errors"}} {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
 		}
@@ -350,6 +352,8 @@ func (r *runner) count(res *result) {
 		s.Bugs++
 	case statusIncomplete:
 		s.Incomplete++
+	case statusUnjudged:
+		s.Unjudged++
 	case statusSkip:
 		s.Skipped++
 	case statusFail:

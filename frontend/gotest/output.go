@@ -37,6 +37,7 @@ const (
 	statusOK         = "ok"         // the search found no bug, and covered what it had to
 	statusBug        = "BUG"        // the search found a bug
 	statusIncomplete = "incomplete" // no bug in what the search covered, but it did not cover all
+	statusUnjudged   = "unjudged"   // stdbg cannot judge the test: code it does not control decides (the detail says why)
 	statusSkip       = "SKIP"       // the test skipped itself (t.Skip)
 	statusFail       = "FAIL"       // the test fails as go test runs it, though no schedule explored failed
 	statusError      = "ERROR"      // stdbg could not search the test

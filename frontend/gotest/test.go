@@ -163,7 +163,7 @@ func (pk *pkgRun) finish(res *result, p *pending, native *nativeRun) {
 		return
 	}
 	if p.judged != "" {
-		res.Status, res.Detail = statusIncomplete, "stdbg cannot judge it: "+p.judged
+		res.Status, res.Detail = statusUnjudged, "cannot judge: "+p.judged
 		return
 	}
 	res.Status, res.Detail = statusOK, covered(p.found)

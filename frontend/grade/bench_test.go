@@ -64,7 +64,6 @@ func BenchmarkGradeExercises(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			unhurried(a)
 			start, cpuStart := time.Now(), cpuTime()
 			res, err := grade.Grade(context.Background(), a, s.dir, grade.Options{})
 			if err != nil {

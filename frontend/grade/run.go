@@ -37,6 +37,9 @@ type outcome struct {
 	b     *built
 	found *session.Found
 	l     Limits
+	// first reports a search that stopped at its first bug, which
+	// decided every check that shares it (see decisive).
+	first bool
 	// status and message, when status is not "", say why the search
 	// gave no verdict (the program does not build, could not start, ran
 	// out of its time bound, ran no schedule); every check of the group
@@ -121,7 +124,7 @@ func (g *grader) checks(ctx context.Context) []CheckResult {
 				g.log(fmt.Sprintf("check %d/%d: %s", i+1, len(g.a.Checks), g.a.Checks[i].Name))
 			}
 		}
-		if r := gr.plain; r != nil && r.run != nil && r.run.found != nil && r.run.status == "" && !foundRace(r.run.found) {
+		if r := gr.plain; r != nil && r.run != nil && r.run.found != nil && r.run.status == "" && !r.run.first && !foundRace(r.run.found) {
 			gr.run = r.run
 		} else {
 			gr.run = g.search(ctx, first)
@@ -174,7 +177,34 @@ func (g *grader) search(ctx context.Context, c *Check) *outcome {
 		out.status, out.message = StatusNotBuilt, "your program does not build:\n"+msg
 		return out
 	}
-	out, fellBack := g.find(ctx, c, b, out, true)
+	if decisive := g.decisive(c); decisive != nil {
+		// Every check of this search loses all its points at the first
+		// bug of some kinds: search up to the first bug, and stop there
+		// when it is one of them. The same search in the same order as
+		// the whole one, cut at a point that depends on the program
+		// alone, so the grade is the same on any machine; it saves the
+		// rest of the search, which for a racy Go program runs a fresh
+		// process per execution. A first bug of another kind (a
+		// deadlock in a search for data races) leaves the checks
+		// undecided: the whole search runs then. A search that found no
+		// bug explored as much as the whole one would have.
+		first := g.searchFrom(ctx, c, b, l, false)
+		if first.status != "" || len(first.found.Search.Bugs) == 0 {
+			return first
+		}
+		if decisive(first.found.Search.Bugs[0].Outcome.Kind.String()) {
+			first.first = true
+			return first
+		}
+	}
+	return g.searchFrom(ctx, c, b, l, true)
+}
+
+// searchFrom runs the search of check c on build b: inside the target,
+// and from here when the search inside the target gave up; all goes on
+// after the first bug.
+func (g *grader) searchFrom(ctx context.Context, c *Check, b *built, l Limits, all bool) *outcome {
+	out, fellBack := g.find(ctx, c, b, &outcome{l: l, b: b}, true, all)
 	if fellBack && ctx.Err() == nil {
 		// The search inside the target gave up on it and went on with
 		// a fresh process per execution, hundreds of times slower: a
@@ -183,9 +213,50 @@ func (g *grader) search(ctx context.Context, c *Check) *outcome {
 		// fresh process. Search it from here instead, in one process
 		// reused from execution to execution (it repeats itself there),
 		// which gives the same result in a few seconds.
-		out, _ = g.find(ctx, c, b, &outcome{l: l, b: b}, false)
+		out, _ = g.find(ctx, c, b, &outcome{l: l, b: b}, false, all)
 	}
 	return out
+}
+
+// decisive returns, when every check that shares c's search loses all its
+// points at one bug of a kind they all count (no partial credit), whether
+// a bug of a kind does that to each of them; nil when no kind of bug of
+// the program decides them all, or some check always needs the whole
+// search (partial credit, or an ltl or progress check, whose verdict is
+// on the whole state graph).
+func (g *grader) decisive(c *Check) func(kind string) bool {
+	key := g.groupKey(c)
+	var same []*Check
+	for i := range g.a.Checks {
+		o := &g.a.Checks[i]
+		if g.groupKey(o) != key {
+			continue
+		}
+		if len(o.Deduct) > 0 || o.Kind == KindLTL || o.Kind == KindProgress {
+			return nil
+		}
+		same = append(same, o)
+	}
+	all := func(kind string) bool {
+		for _, o := range same {
+			if !o.counts(kind) {
+				return false
+			}
+		}
+		return true
+	}
+	// Worth it only when a bug of the program's own (not an endless
+	// loop, which fails every check) decides them all: otherwise the
+	// first bug would rarely end the search, and the part searched up
+	// to it would be searched again.
+	for _, kinds := range classes {
+		for _, k := range kinds {
+			if all(k) {
+				return all
+			}
+		}
+	}
+	return nil
 }
 
 // freshFallback is how a session says that its search goes on with a
@@ -195,7 +266,7 @@ const freshFallback = "fresh process per execution"
 // find runs the search of check c on build b, inside the target when
 // inTarget allows; fellBack reports a search inside the target stopped
 // because it was going on with a fresh process per execution.
-func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inTarget bool) (_ *outcome, fellBack bool) {
+func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inTarget, all bool) (_ *outcome, fellBack bool) {
 	l := out.l
 	race := c.wantsRace() && b.t.Go
 	stateful := c.Kind == KindLTL || c.Kind == KindProgress
@@ -255,7 +326,7 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 		return out, false
 	}
 	f := &session.Find{
-		Plan:     session.Plan{Request: l.request(spec), Jobs: 1, InTarget: inTarget, Watched: stateful},
+		Plan:     session.Plan{Request: l.request(spec, all), Jobs: 1, InTarget: inTarget, Watched: stateful},
 		Visited:  stateful,
 		Livelock: c.Kind == KindProgress,
 		LTL:      c.formula,
@@ -263,6 +334,10 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 		// under weak fairness a thread waiting for a mutex that others
 		// take in turn may starve, in every lock-based algorithm.
 		Fairness: search.StrongFairness,
+		// Each failure's minimisation is bounded by its executions, not
+		// by the time the search took: under a loaded machine a
+		// minimisation cut by the clock would show another schedule.
+		MinimiseByWork: true,
 	}
 	fctx, stop := context.WithCancel(wctx)
 	defer stop()
@@ -334,8 +409,8 @@ func (g *grader) countedBy(c *Check) func(kind string) bool {
 }
 
 // request is the hunt of a check with limits l and search spec: every
-// bug, minimised.
-func (l Limits) request(spec search.Spec) hunt.Request {
-	return hunt.Request{Search: spec, MaxDepth: l.MaxDepth, All: true, MaxExecutions: l.Executions,
+// bug (all) or the first, minimised.
+func (l Limits) request(spec search.Spec, all bool) hunt.Request {
+	return hunt.Request{Search: spec, MaxDepth: l.MaxDepth, All: all, MaxExecutions: l.Executions,
 		Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions}
 }

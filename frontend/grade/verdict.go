@@ -19,6 +19,9 @@ func (g *grader) verdict(c *Check, r *outcome) CheckResult {
 	}
 	found := r.found
 	cr := CheckResult{Executions: found.Search.Stats.Executions, Search: coverage(found, r.l)}
+	if r.first {
+		cr.Search = firstBug(found)
+	}
 	lost := map[string]bool{}
 	for _, fd := range found.Findings {
 		kind := fd.Bug.Outcome.Kind.String()
@@ -55,6 +58,15 @@ func (g *grader) verdict(c *Check, r *outcome) CheckResult {
 	}
 	cr.Score = max(0, cr.Score)
 	return cr
+}
+
+// firstBug says what a search that stopped at its first bug covered.
+func firstBug(f *session.Found) string {
+	runs := fmt.Sprintf("%d schedules", f.Search.Stats.Executions)
+	if f.Search.Stats.Executions == 1 {
+		runs = "1 schedule"
+	}
+	return "stopped at the first bug, after " + runs + ": one bug is enough to lose this check's points"
 }
 
 // complete reports a search that explored every schedule within its

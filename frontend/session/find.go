@@ -53,6 +53,12 @@ type Find struct {
 	// independence: for a user who asked for every schedule (--reduction
 	// none) because they do not trust it.
 	MinimiseNoReduction bool
+	// MinimiseByWork bounds each minimisation by its executions
+	// (Plan.MinimiseExecutions) and ctx alone, not by a multiple of the
+	// search's wall time (hunt.MinimiseTime) nor the budget's share: a
+	// front end whose output must not depend on the machine's speed (the
+	// grader) keeps its own wall-clock safety net in ctx.
+	MinimiseByWork bool
 	// NoExplain leaves the reports out (a front end that wants the
 	// minimised schedules alone).
 	NoExplain bool
@@ -151,6 +157,9 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		Corpus:              f.Corpus,
 		Pick:                f.Pick,
 		Reported:            f.Reported,
+	}
+	if f.MinimiseByWork {
+		cfg.MinimiseContext = ctx
 	}
 	if !f.NoExplain {
 		cfg.Explain = func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, p.MaxDepth) }

@@ -35,4 +35,7 @@ type TimedOut struct {
 	Frames []uint64
 	// After is how long the checker waited.
 	After string
+	// Cut reports a transition that the end of the search's budget, not
+	// the timeout, cut: the execution stops there without a bug.
+	Cut bool
 }

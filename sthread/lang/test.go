@@ -15,8 +15,9 @@ import (
 // set (stdbg replay --dlv, stdbg dap) it replays that schedule of body,
 // publishing each step for a debugger; elsewhere it runs body once. A
 // test marked failed (t.Error) when body returns is reported as an
-// assertion failure at the test function, unless the race detector made
-// it fail: its race is reported then.
+// assertion failure at the test function, with what the execution logged
+// through package testing (an assertion library's message), unless the
+// race detector made it fail: its race is reported then.
 //
 //go:norace
 func CheckTest(t *testing.T, body func()) {
@@ -40,6 +41,9 @@ func CheckTest(t *testing.T, body func()) {
 		// fails a test once the race detector reported a race, found
 		// by an earlier execution) says nothing of this one.
 		failed := t.Failed()
+		// What the test logs through package testing itself (an
+		// assertion library's t.Errorf) goes on from here.
+		logged, readable := testOutput(t)
 		returned := false
 		defer func() {
 			if !returned && t.Skipped() {
@@ -59,7 +63,7 @@ func CheckTest(t *testing.T, body func()) {
 		if !failed && t.Failed() {
 			// Failed by a call stdbg did not see (its t.Error calls are
 			// assertions of their own), or by the race detector.
-			rt.TestFailed("the test failed (t.Error or t.Fail)")
+			rt.TestFailed(failureMessage(t, len(logged), readable))
 		}
 	})
 }

@@ -75,8 +75,22 @@ func Compiler(cxx bool) (string, error) {
 	return "", ErrNoCompiler
 }
 
+// libFlags and stubFlags compile the library and the entry points of the
+// memory instrumentation (stdbg_tsan.c). Both keep frame pointers: at a
+// scheduling point the library finds the user's frame that called it by
+// walking them (rt/state.c, note_sp), and the stack from there is part of
+// the program's state; an entry point without a frame of its own between
+// the user's code and the library hid that frame, so an atomic operation's
+// state left out the caller's locals (a loop counter), and stateful search
+// took different states for one.
+var (
+	libFlags  = []string{"-fPIC", "-O2", "-g", "-fno-omit-frame-pointer", "-pthread", "-fvisibility=hidden"}
+	stubFlags = []string{"-fPIC", "-O2", "-g", "-fno-omit-frame-pointer"}
+)
+
 func sourceHash() string {
 	h := sha256.New()
+	h.Write([]byte(strings.Join(libFlags, " ") + "\x00" + strings.Join(stubFlags, " ") + "\x00"))
 	for _, n := range sources() {
 		b, _ := csrc.ReadFile("csrc/" + n)
 		h.Write([]byte(n))
@@ -130,7 +144,7 @@ func Library() (string, error) {
 	// The entry points of the compiler's memory instrumentation, linked
 	// into the programs stdbg builds (see BuildWith), built without it.
 	stub := filepath.Join(src, memoryStub)
-	cmd := exec.Command(cc, "-c", "-fPIC", "-O2", "-g", "-o", stub, filepath.Join(src, "stdbg_tsan.c"))
+	cmd := exec.Command(cc, append(append([]string{"-c"}, stubFlags...), "-o", stub, filepath.Join(src, "stdbg_tsan.c"))...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling stdbg's memory instrumentation with %s: %v\n%s", cc, err, out)
 	}
@@ -138,8 +152,7 @@ func Library() (string, error) {
 		return "", fmt.Errorf("installing %s: %w", memoryStub, err)
 	}
 	tmp := filepath.Join(src, "libstdbg.so")
-	cmd = exec.Command(cc, "-shared", "-fPIC", "-O2", "-g", "-fno-omit-frame-pointer", "-pthread", "-fvisibility=hidden",
-		"-o", tmp, filepath.Join(src, "libstdbg.c"), "-ldl")
+	cmd = exec.Command(cc, append(append([]string{"-shared"}, libFlags...), "-o", tmp, filepath.Join(src, "libstdbg.c"), "-ldl")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling the stdbg library with %s: %v\n%s", cc, err, out)
 	}

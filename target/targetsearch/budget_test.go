@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func TestServeCutsTheExecutionUnderWay(t *testing.T) {
 				stopped = func() bool { return !clock.t.Before(start.Add(tt.stopAt)) }
 			}
 			var buf bytes.Buffer
-			if err := targetsearch.Serve(ex, spec, &buf, nil, stopped); err != nil {
+			if err := targetsearch.Serve(ex, spec, &buf, nil, targetsearch.Controls{Stopped: stopped}); err != nil {
 				t.Fatal(err)
 			}
 			res, err := targetsearch.Read(&buf, nil)
@@ -126,7 +127,11 @@ func TestServeStartsTheBudget(t *testing.T) {
 			ex := &spinner{clock: clock}
 			spec := &targetsearch.Spec{Request: hunt.Request{Search: search.Spec{Strategy: "dfs"}, MaxDepth: 100000, Budget: time.Second, Minimise: minimise}}
 			var buf bytes.Buffer
-			if err := targetsearch.Serve(ex, spec, &buf, nil, nil); err != nil {
+			// The runtime is told when a step still running is cut: at
+			// the search's end, then at the minimisation's, then never.
+			var deadlines []int64
+			ctl := targetsearch.Controls{Deadline: func(until int64) { deadlines = append(deadlines, until) }}
+			if err := targetsearch.Serve(ex, spec, &buf, nil, ctl); err != nil {
 				t.Fatal(err)
 			}
 			var first targetsearch.Message
@@ -146,6 +151,9 @@ func TestServeStartsTheBudget(t *testing.T) {
 			want := targetsearch.Began{SearchUntil: start.Add(searchFor).UnixNano(), MinimiseUntil: start.Add(time.Second).UnixNano()}
 			if first.Began == nil || *first.Began != want {
 				t.Errorf("minimise %v: first message %+v, want began %+v", minimise, first, want)
+			}
+			if wantCut := []int64{want.SearchUntil, want.MinimiseUntil, 0}; !slices.Equal(deadlines, wantCut) {
+				t.Errorf("minimise %v: the runtime's deadlines %v, want %v", minimise, deadlines, wantCut)
 			}
 			if !res.BudgetSpent || res.Cut != int(searchFor/time.Millisecond) {
 				t.Errorf("minimise %v: budget spent %v, cut after %d steps; want spent after %d", minimise, res.BudgetSpent, res.Cut, searchFor/time.Millisecond)

@@ -21,23 +21,42 @@ const stopEvery = 10 * time.Millisecond
 // now is the clock of the deadlines (a test's clock in tests).
 var now = time.Now
 
+// Controls are what the process that serves a search lends it besides its
+// executor.
+type Controls struct {
+	// Stopped reports that stdbg asked the search to stop (nil: never).
+	Stopped func() bool
+	// Deadline, if not nil, is told when the phase under way must end
+	// (Unix nanoseconds; 0: no end): the search's deadline as it begins,
+	// the minimisation's when the search is over. The runtime cuts a
+	// transition still running then, which no step boundary would.
+	Deadline func(until int64)
+}
+
 // Serve runs the search of spec on ex, the process's in-process executor,
 // and writes the stream to w: progress, each bug as found, then the result
-// with each bug's minimisation. The search stops when stopped (polled
-// every stopEvery; nil: never) reports true: the bugs found so far are
-// sent, not minimised. tr, if not nil, records each execution. The error
-// reports a stream that could not be written; a search that failed says
-// so in the Result.
+// with each bug's minimisation. The search stops when ctl.Stopped (polled
+// every stopEvery) reports true: the bugs found so far are sent, not
+// minimised. tr, if not nil, records each execution. The error reports a
+// stream that could not be written; a search that failed says so in the
+// Result.
 //
 // Serve starts no goroutine and no timer: the budget and the stop are
 // polled, between executions from the search's own progress calls, and
 // within an execution after every step, so that an execution under way
 // when the budget runs out is cut at the next step (the deadlines are
 // compared with the clock at every step, the stop looked at every
-// stopEvery). A target built with the race detector hides the hand-overs
-// of its scheduler from the detector, which would take the search's own
-// data, shared with another goroutine, for the program's races.
-func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func() bool) error {
+// stopEvery); a step that runs past the deadline is cut by the runtime
+// (ctl.Deadline). A target built with the race detector hides the
+// hand-overs of its scheduler from the detector, which would take the
+// search's own data, shared with another goroutine, for the program's
+// races.
+func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, ctl Controls) error {
+	stopped := ctl.Stopped
+	deadline := ctl.Deadline
+	if deadline == nil {
+		deadline = func(int64) {}
+	}
 	out := &writer{w: bufio.NewWriter(w)}
 	if spec.Budget > 0 && spec.SearchUntil == 0 {
 		// The budget is the search's: it starts now, whatever the
@@ -121,16 +140,31 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, stopped func(
 		MinimiseNoReduction: spec.Search.Reduction == search.ReductionNone && spec.Search.Splittable(),
 		MinimiseProgress:    progress(func(st *search.Stats) Message { return Message{Minimising: st} }),
 	}
-	if spec.Shards > 1 && spec.Splittable() {
-		cfg.Explore = func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
+	// The runtime cuts a step still running at the search's deadline, then
+	// at the minimisation's.
+	deadline(spec.SearchUntil)
+	defer deadline(0)
+	cfg.Explore = func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
+		defer deadline(spec.MinimiseUntil)
+		var res *search.Result
+		var err error
+		if spec.Shards > 1 && spec.Splittable() {
 			newEx := func(int) (search.Executor, func(), error) { return rec, func() {}, nil }
 			newStrategy := func() search.Strategy { st, _ := spec.NewStrategy(); return st }
-			res, err := search.ExploreSplit(ctx, newEx, newStrategy, opts, search.Split{Workers: 1, Shard: spec.Shard, Shards: spec.Shards})
-			if res == nil {
-				res = &search.Result{}
-			}
-			return &hunt.Explored{Result: *res, BudgetSpent: budgetSpent}, err
+			res, err = search.ExploreSplit(ctx, newEx, newStrategy, opts, search.Split{Workers: 1, Shard: spec.Shard, Shards: spec.Shards})
+		} else {
+			res, err = search.Explore(ctx, rec, st, opts)
 		}
+		if res == nil {
+			res = &search.Result{}
+		}
+		poll()
+		if errors.Is(err, search.ErrStepCut) && !wasStopped {
+			// The runtime cut a step at the deadline, before the
+			// next step would have looked at the clock.
+			budgetSpent = true
+		}
+		return &hunt.Explored{Result: *res, BudgetSpent: budgetSpent}, err
 	}
 	found, err := hunt.Run(ctx, cfg)
 	poll()

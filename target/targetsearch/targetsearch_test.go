@@ -141,7 +141,7 @@ func TestServe(t *testing.T) {
 			defer release()
 			var buf bytes.Buffer
 			spec := &targetsearch.Spec{Request: hunt.Request{All: true, MaxDepth: 100, Minimise: true}}
-			if err := targetsearch.Serve(ex, spec, &buf, nil, func() bool { return tt.stopped }); err != nil {
+			if err := targetsearch.Serve(ex, spec, &buf, nil, targetsearch.Controls{Stopped: func() bool { return tt.stopped }}); err != nil {
 				t.Fatal(err)
 			}
 			var streamed int
@@ -195,7 +195,7 @@ func ExampleServe() {
 	defer release()
 	var stream bytes.Buffer
 	spec := &targetsearch.Spec{Request: hunt.Request{MaxDepth: 100, Minimise: true}}
-	if err := targetsearch.Serve(ex, spec, &stream, nil, nil); err != nil {
+	if err := targetsearch.Serve(ex, spec, &stream, nil, targetsearch.Controls{}); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -327,6 +327,21 @@ thread 0
 thread 1
   tick t0
 `,
+	// F16: thread 1 polls an atomic flag nobody sets three times and
+	// fails. In a memory build an atomic load is a scheduling point
+	// entered through the instrumentation's entry points, which had no
+	// frame pointers: the state there left out thread 1's stack, so its
+	// polls were one state whatever the loop counter, and the stateful
+	// search cut the second as a revisit of the first ("exhaustive",
+	// the failure missed; long mode, C seed 20021).
+	"F16": `lang c
+memory
+obj a1 atomic
+thread 0
+  go 1
+thread 1
+  retry a1 1 3 #1
+`,
 	// F7: the stateful search merged states that differ only in
 	// happens-before and lost the deadlock only the race-free order shows.
 	"F7": `lang c

@@ -114,6 +114,13 @@ func isSthreadFile(file string) bool {
 		!strings.Contains(file[len(sthreadDir):], "testdata/")
 }
 
+// IsSthreadFile reports whether file is a source of stdbg's runtime
+// (package sthread's, as the program was built with it), not the
+// program's.
+//
+//go:norace
+func IsSthreadFile(file string) bool { return isSthreadFile(file) }
+
 // funcLine returns a pseudo return address that symbolizes to the first
 // line of the function at entry, where a goroutine's return is shown.
 //
@@ -142,22 +149,37 @@ func goid() uint64 {
 //
 //go:norace
 func goroutineStack(id uint64) []string {
+	_, frames := goroutineState(id)
+	return frames
+}
+
+// goroutineState returns the state of goroutine id as the Go runtime's
+// dump of all goroutines says it ("running", "runnable", "chan receive",
+// "sync.Mutex.Lock", "sleep", ...; "" if it is not there), and the
+// functions and source positions of its user's frames, innermost first
+// (not the runtime's, sthread's or the standard library's).
+//
+//go:norace
+func goroutineState(id uint64) (state string, frames []string) {
 	if id == 0 {
-		return nil
+		return "", nil
 	}
 	buf := make([]byte, 1<<20)
 	dump := string(buf[:runtime.Stack(buf, true)])
 	head := "goroutine " + strconv.FormatUint(id, 10) + " ["
 	i := strings.Index(dump, head)
 	if i < 0 {
-		return nil
+		return "", nil
 	}
 	block := dump[i:]
 	if j := strings.Index(block, "\n\n"); j >= 0 {
 		block = block[:j]
 	}
 	lines := strings.Split(block, "\n")
-	var out []string
+	state = strings.TrimPrefix(lines[0], head)
+	if j := strings.IndexAny(state, ",]"); j >= 0 {
+		state = state[:j]
+	}
 	for k := 1; k+1 < len(lines); k += 2 {
 		fn := lines[k]
 		if p := strings.LastIndexByte(fn, '('); p > 0 {
@@ -174,9 +196,29 @@ func goroutineStack(id uint64) []string {
 		if strings.HasPrefix(fn, "runtime.") || isSthreadFile(file) || stdSrc != "" && strings.HasPrefix(file, stdSrc) {
 			continue
 		}
-		out = append(out, shortName(fn)+" ("+filepath.Base(pos)+")")
+		if i := strings.LastIndexByte(fn, '/'); i >= 0 {
+			fn = fn[i+1:] // the package's name stays: the code may be another module's
+		}
+		frames = append(frames, fn+" ("+filepath.Base(pos)+")")
 	}
-	return out
+	return state, frames
+}
+
+// waitsForOthers reports whether a goroutine in the given state (as
+// goroutineState says it) is parked by the Go runtime until another
+// goroutine, or the outside world, acts: on a channel, in a select, on a
+// lock or a wait group of the standard library, on a network or file
+// descriptor. A goroutine that runs, is runnable, sleeps or is in a
+// system call goes on by itself.
+//
+//go:norace
+func waitsForOthers(state string) bool {
+	switch {
+	case strings.HasPrefix(state, "chan "), strings.HasPrefix(state, "select"), strings.HasPrefix(state, "sync."),
+		state == "semacquire", state == "IO wait":
+		return true
+	}
+	return false
 }
 
 // Locate is the checker's Locator: "file.go:12".

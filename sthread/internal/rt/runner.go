@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -101,13 +102,20 @@ type Runner struct {
 	sched chan struct{} // the scheduler's handoff channel
 	seq   atomic.Uint64 // odd while the scheduler waits for a transition
 	alarm atomic.Bool   // the watchdog made the running thread stale
-	done  chan struct{} // closed when the check ends
-	ex    atomic.Pointer[Execution]
-	free  []*Thread  // idle workers: threads of ended executions
-	last  *Execution // the last execution that ended
-	begun *Execution // the last execution begun
-	fatal error      // the program cannot be checked: Begin fails
-	state *snapshot  // the package-level variables, with Config.Restore
+	// deadline is when the phase under way (the search, then the
+	// minimisation) must end, in Unix nanoseconds (0: never): a
+	// transition still running then is cut (SetDeadline). cut reports
+	// that the alarm was the deadline's, not the timeout's.
+	deadline atomic.Int64
+	cut      atomic.Bool
+	ran      atomic.Int64  // how long the transition had run at the alarm
+	done     chan struct{} // closed when the check ends
+	ex       atomic.Pointer[Execution]
+	free     []*Thread  // idle workers: threads of ended executions
+	last     *Execution // the last execution that ended
+	begun    *Execution // the last execution begun
+	fatal    error      // the program cannot be checked: Begin fails
+	state    *snapshot  // the package-level variables, with Config.Restore
 
 	mu      sync.Mutex // guards foreign and outsider
 	foreign string     // a goroutine not started with Go touched the program's objects
@@ -171,9 +179,10 @@ func (r *Runner) Stop() {
 }
 
 // watch raises an alarm when one transition (seq odd and unchanged) lasts
-// longer than the timeout. It checks eight times per timeout. The alarm
-// makes the running thread stale, if it is still running that transition,
-// and wakes the scheduler in its place.
+// longer than the timeout, or is still running when the deadline passes
+// (SetDeadline). It checks eight times per timeout, and at least every
+// watchEvery. The alarm makes the running thread stale, if it is still
+// running that transition, and wakes the scheduler in its place.
 //
 // In a race build the goroutine must not start while its parent hides its
 // synchronisation (raceDisable): the detector would see nothing of the
@@ -190,26 +199,30 @@ func (r *Runner) Stop() {
 //
 //go:norace
 func (r *Runner) watch() {
-	tick := max(r.cfg.Timeout/8, time.Millisecond)
+	tick := min(max(r.cfg.Timeout/8, time.Millisecond), watchEvery)
 	t := newTicker(tick)
 	defer t.Stop()
 	var last uint64
-	n := 0
+	var since time.Time // when the transition seq was first seen running
 	for {
+		var now time.Time
 		select {
 		case <-r.done:
 			return
-		case <-t.C:
+		case now = <-t.C:
 		}
 		seq := r.seq.Load()
 		if seq&1 == 0 || seq != last {
-			last, n = seq, 0
+			last, since = seq, now
 			continue
 		}
-		if n++; n < 8 {
+		d := r.deadline.Load()
+		past := d != 0 && now.UnixNano() >= d
+		if !past && now.Sub(since) < r.cfg.Timeout {
 			continue
 		}
-		n = 0
+		ran := now.Sub(since)
+		since = now
 		ex := r.ex.Load()
 		if ex == nil {
 			continue
@@ -220,11 +233,27 @@ func (r *Runner) watch() {
 		}
 		w := th.state.Load()
 		if w>>stateBits == seq && w&stateMask == stRunning && th.state.CompareAndSwap(w, w&^stateMask|stStale) {
+			r.cut.Store(past)
+			r.ran.Store(int64(ran))
 			r.alarm.Store(true)
 			r.sched <- struct{}{}
 		}
 	}
 }
+
+// watchEvery is the longest time between two looks of the watchdog at the
+// transition under way: how late past its deadline a transition may be cut.
+const watchEvery = 20 * time.Millisecond
+
+// SetDeadline makes the watchdog cut the transition still running at
+// until (Unix nanoseconds; 0: none), which no step boundary would stop:
+// the execution then ends with a TimedOut event marked Cut, or with a
+// failure that the checker cannot judge when the goroutine waits outside
+// the model (see timedOut). The search inside the target sets the end of
+// the phase under way, the search's then the minimisation's.
+//
+//go:norace
+func (r *Runner) SetDeadline(until int64) { r.deadline.Store(until) }
 
 // newTicker is time.NewTicker (a test's in tests).
 var newTicker = time.NewTicker
@@ -373,8 +402,15 @@ func (ex *Execution) collect(ok bool) ([]wire.Event, error) {
 	return ex.events, nil
 }
 
-// timedOut records the TimedOut event of stale thread th, and where its
-// goroutine is.
+// timedOut records how the transition of stale thread th ended, and where
+// its goroutine is: a TimedOut event (marked Cut when the deadline, not the
+// timeout, ended it), or, when the goroutine waits in code that stdbg does
+// not instrument for another goroutine (on a real channel or lock: see
+// waitsForOthers), a failure the checker cannot judge. Only one thread
+// runs at a time: what would wake it, a thread that the scheduler holds
+// at its scheduling point or an event stdbg does not schedule, cannot
+// happen while the scheduler waits for it, and a verdict either way (a
+// timeout, a deadlock) would be the model's, not the program's.
 //
 //go:norace
 func (ex *Execution) timedOut(th *Thread) {
@@ -382,10 +418,42 @@ func (ex *Execution) timedOut(th *Thread) {
 	if frames == nil {
 		frames = []uint64{uint64(funcLine(th.fn))}
 	}
-	ex.stuck = goroutineStack(th.goid.Load())
+	state, stack := goroutineState(th.goid.Load())
+	ex.stuck = stack
 	ex.stuckTid = th.tid
-	ex.events = append(ex.events, wire.TimedOut{Tid: th.tid, Frames: frames, After: ex.r.cfg.Timeout.String()})
+	r := ex.r
+	ran := time.Duration(r.ran.Load())
+	if waitsForOthers(state) && (!r.cut.Load() || ran >= minOutsideWait) {
+		where := "code stdbg does not instrument"
+		if len(stack) > 0 {
+			where = stack[0]
+			if len(stack) > 1 {
+				where += ", called from " + stack[1]
+			}
+		}
+		msg := "thread " + strconv.Itoa(th.tid) + " waited " + roundDuration(ran).String() + " outside the model (" + state + " in " + where +
+			") for something stdbg does not schedule: it runs one goroutine at a time, and what could wake this one cannot run before it reaches its next scheduling point"
+		ex.events = append(ex.events, wire.Failure{Tid: th.tid, Kind: wire.FailCannotJudge, Frames: frames, Message: msg})
+		return
+	}
+	after := r.cfg.Timeout
+	if r.cut.Load() {
+		after = ran
+	}
+	ex.events = append(ex.events, wire.TimedOut{Tid: th.tid, Frames: frames, After: roundDuration(after).String(), Cut: r.cut.Load()})
 }
+
+// minOutsideWait is how long a goroutine must have waited outside the
+// model, when the deadline cuts its transition, for the check to say it
+// cannot judge the program rather than that its budget ran out: a wait of
+// a few milliseconds on a lock of code stdbg does not instrument is the
+// ordinary course of a transition.
+const minOutsideWait = 100 * time.Millisecond
+
+// roundDuration is d as a message says it: to the millisecond.
+//
+//go:norace
+func roundDuration(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
 // FuncName names f for error messages: its name without its package path.
 //

@@ -149,10 +149,12 @@ static __attribute__((noinline)) void note_sp(struct thr *me, void *ra)
 {
 	uintptr_t *fp = __builtin_frame_address(0);
 	uintptr_t lo = (uintptr_t)fp;
-	/* No caller found (a thread returning from its start routine, main
-	 * returning: ra names the function, not a call): the user's frames
-	 * are gone, nothing of the stack is hashed. */
+	/* A thread returning from its start routine, main returning: ra
+	 * names the function, not a call; the user's frames are gone, nothing
+	 * of the stack is hashed. */
 	me->sp = me->stack_hi;
+	if (ra == (char *)me->where + 1 || (user_main && ra == (char *)user_main + 1))
+		return;
 	for (int i = 0; i < 16 && fp; i++) {
 		if ((uintptr_t)fp < lo || (me->stack_hi && (uintptr_t)fp >= me->stack_hi))
 			break;
@@ -165,6 +167,14 @@ static __attribute__((noinline)) void note_sp(struct thr *me, void *ra)
 			break;
 		fp = up;
 	}
+	/* The caller's frame was not found (a frame without a frame pointer
+	 * between it and this library): the stack is hashed from here, this
+	 * library's frames with the user's. Two states may then differ where
+	 * the program does not (a revisit missed), never the other way: hashing
+	 * nothing would merge states that differ in the user's locals, and a
+	 * revisit would cut a future that differs (a missed bug). */
+	if (!me->stack_hi || lo < me->stack_hi)
+		me->sp = lo;
 }
 
 /* ---- heap blocks: an open-addressing table in this library's own memory */

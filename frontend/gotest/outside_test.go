@@ -1,0 +1,75 @@
+package gotest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOutsideTheModel runs the tests of testdata/outside (a module whose
+// fake clock and pause live in a module of their own, which stdbg does not
+// instrument, and whose assertions are testify's) with a budget shorter
+// than the transition timeout, the race detector on, as users run them:
+//
+//   - a goroutine asleep on the fake clock inside one of its steps, which
+//     only the test's goroutine (held by the scheduler) can wake, is
+//     "cannot judge", said apart in the summary, not a transition timeout;
+//   - a step that outlasts the budget is cut when the budget ends: the
+//     search is incomplete, not a transition timeout found after it;
+//   - testify's failed assertion is reported with its message as go test
+//     prints it.
+func TestOutsideTheModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/outside")); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"./limiter"}, Stdout: &out, Parallel: 1, Race: true,
+		Budget: 3 * time.Second, Search: SearchWith(3*time.Second, true)})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []struct{ status, test, detail string }{
+		{"unjudged", "TestTakeOnMock", "cannot judge: thread 2 waited "},
+		{"incomplete", "TestLongStep", "budget of 3s spent (the execution under way was cut after "},
+		{"BUG", "TestLostTurn", "ASSERTION FAILED ***"},
+	} {
+		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want.status) + ` +` + want.test + ` \(\d+\.\d\ds\): .*` + regexp.QuoteMeta(want.detail))
+		if !re.MatchString(text) {
+			t.Errorf("no line %s %s: %s in:\n%s", want.status, want.test, want.detail, text)
+		}
+	}
+	for _, want := range []string{
+		// Where the sleeper waits, and why stdbg cannot judge.
+		"outside the model (chan receive in mockclock.(*Mock).Sleep (mockclock.go:30), called from limiter.(*Limiter).Take (limiter.go:26))",
+		"for something stdbg does not schedule",
+		// testify's message, as go test prints it.
+		"the test failed (t.Error or t.Fail):",
+		"Error Trace:",
+		"Not equal: ",
+		"expected: 2",
+		"actual  : 1",
+		"Messages:   \tboth turns counted",
+		"stdbg test: 3 tests in 1 package: 0 ok, 1 BUG, 1 incomplete, 1 cannot judge, ",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"TRANSITION TIMEOUT", "did not reach its next scheduling point"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("output has %q:\n%s", bad, text)
+		}
+	}
+	if sum.Unjudged != 1 || sum.Bugs != 1 || sum.Incomplete != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+}
