@@ -340,7 +340,9 @@ func explore(ctx context.Context, cfg *Config) (*Explored, error) {
 			b.Schedule = append(append(schedule.Schedule{}, cfg.Prefix...), b.Schedule...)
 		}
 	}
-	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil}, err
+	// (A step that the runtime cut at the deadline may end the search
+	// before the context's own timer has fired.)
+	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil || errors.Is(err, search.ErrStepCut)}, err
 }
 
 // Deadlines splits a budget of wall time starting at start: the search
@@ -379,6 +381,9 @@ func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchEx
 				roundTime(bound), MinimiseFactor, roundTime(searched), MinimiseFloor)
 		}
 		return m, ""
+	case errors.Is(err, search.ErrStepCut):
+		// The runtime cut a step at the budget's end.
+		return nil, "not minimised: the budget ran out during its minimisation"
 	case minCtx.Err() == nil && bounded.Err() != nil:
 		return nil, fmt.Sprintf("not minimised: its bound of %s (%d times the search's %s, at least %s) was spent replaying it",
 			roundTime(bound), MinimiseFactor, roundTime(searched), MinimiseFloor)

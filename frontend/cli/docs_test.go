@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stdbg/stdbg/internal/testkit/shellwords"
 )
 
 // The command lines of the documents: the README's first commands must
@@ -17,69 +19,6 @@ import (
 
 // repoRoot is the repository, from this package's directory.
 var repoRoot = filepath.Join("..", "..")
-
-// shellWords splits a shell command line into words, honouring single and
-// double quotes and backslashes; the operators ;, &, |, <, > (and their
-// doubles) are words of their own. It stops at a comment.
-func shellWords(line string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	inWord := false
-	flush := func() {
-		if inWord {
-			words = append(words, w.String())
-			w.Reset()
-			inWord = false
-		}
-	}
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == ' ' || c == '\t':
-			flush()
-		case c == '#' && !inWord:
-			return words, nil
-		case c == '\'':
-			j := strings.IndexByte(line[i+1:], '\'')
-			if j < 0 {
-				return nil, fmt.Errorf("unterminated ' in %q", line)
-			}
-			w.WriteString(line[i+1 : i+1+j])
-			inWord = true
-			i += j + 1
-		case c == '"':
-			j := i + 1
-			for ; j < len(line) && line[j] != '"'; j++ {
-				if line[j] == '\\' && j+1 < len(line) {
-					j++
-				}
-				w.WriteByte(line[j])
-			}
-			if j >= len(line) {
-				return nil, fmt.Errorf("unterminated \" in %q", line)
-			}
-			inWord = true
-			i = j
-		case c == '\\' && i+1 < len(line):
-			i++
-			w.WriteByte(line[i])
-			inWord = true
-		case strings.IndexByte(";&|<>", c) >= 0:
-			flush()
-			op := string(c)
-			if i+1 < len(line) && line[i+1] == c {
-				op += op
-				i++
-			}
-			words = append(words, op)
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
-	}
-	flush()
-	return words, nil
-}
 
 // commands splits words into the simple commands of a list or pipeline,
 // without environment assignments in front and redirections.
@@ -234,7 +173,7 @@ func TestReadmeFirstCommands(t *testing.T) {
 			break // the first block ended
 		}
 		saw = append(saw, l.text)
-		words, err := shellWords(l.text)
+		words, err := shellwords.Split(l.text)
 		if err != nil {
 			t.Errorf("README.md:%d: %v", l.line, err)
 			continue
@@ -292,7 +231,7 @@ func TestDocumentCommandLines(t *testing.T) {
 			case !shell:
 				continue
 			}
-			words, err := shellWords(text)
+			words, err := shellwords.Split(text)
 			if err != nil {
 				t.Errorf("%s:%d: %v", l.file, l.line, err)
 				continue
@@ -328,7 +267,7 @@ func TestDocumentCommandLines(t *testing.T) {
 		}
 		rows++
 		cmd := strings.Trim(strings.Split(strings.TrimSpace(cells[1]), "`")[1], " ")
-		words, err := shellWords(cmd)
+		words, err := shellwords.Split(cmd)
 		if err == nil {
 			err = checkStdbgArgs(words[1:], false)
 		}
@@ -354,12 +293,12 @@ func TestShellWords(t *testing.T) {
 		{`a\ b "c \"d\""`, []string{"a b", `c "d"`}},
 	}
 	for _, tt := range tests {
-		got, err := shellWords(tt.line)
+		got, err := shellwords.Split(tt.line)
 		if err != nil || strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
-			t.Errorf("shellWords(%q) = %q, %v; want %q", tt.line, got, err, tt.want)
+			t.Errorf("shellwords.Split(%q) = %q, %v; want %q", tt.line, got, err, tt.want)
 		}
 	}
-	if _, err := shellWords(`stdbg replay --schedule '1;2`); err == nil {
+	if _, err := shellwords.Split(`stdbg replay --schedule '1;2`); err == nil {
 		t.Error("an unterminated quote: no error")
 	}
 	cs := commands([]string{"STDBG_ZOO=1", "stdbg", "find", "&&", "dot", "-Tsvg", ">", "x.svg", "|", "cat"})

@@ -12,9 +12,10 @@ import (
 	"github.com/stdbg/stdbg/engine/search"
 )
 
-// plainEvery is how often a progress line is printed when stderr is not a
-// terminal (CI logs, pipes, files).
-var plainEvery = 10 * time.Second
+// ProgressEvery is how often a long search prints a progress line when
+// stderr is not a terminal (CI logs, pipes, files). A program running the
+// command line in-process (tests) may change it before Run.
+var ProgressEvery = 10 * time.Second
 
 // progressLine tells the user how a long search goes. On a terminal it
 // keeps one live status line, redrawn at most five times a second and
@@ -71,9 +72,9 @@ func (a *app) colour() bool {
 	return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && isTerminalWriter(a.stdout)
 }
 
-// tick prints the latest statistics every plainEvery until stop.
+// tick prints the latest statistics every ProgressEvery until stop.
 func (p *progressLine) tick() {
-	t := time.NewTicker(plainEvery)
+	t := time.NewTicker(ProgressEvery)
 	defer t.Stop()
 	for {
 		select {

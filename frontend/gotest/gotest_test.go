@@ -26,6 +26,18 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("STDBG_CACHE", cache)
+	// The test module is built with sthread from the source tree under
+	// test, at one path whatever the cache: the go command's build cache
+	// then serves its compiles from one run (and one package of tests) to
+	// the next. The copy a cache writes is checked by goinstr's tests and
+	// the root package's TestInstalled.
+	if os.Getenv("STDBG_SOURCE") == "" {
+		src, err := filepath.Abs(filepath.Join("..", ".."))
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("STDBG_SOURCE", src)
+	}
 	dir, err := os.MkdirTemp("", "gotest-module-")
 	if err != nil {
 		panic(err)

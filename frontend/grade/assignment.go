@@ -40,11 +40,14 @@ type Assignment struct {
 // for programs that run for ever, and a check that reaches them is not
 // graded (StatusUnfinished).
 type Limits struct {
-	// Budget bounds the wall time of the search and its minimisation; a
-	// check that spends it is unfinished and gets no points.
+	// Budget bounds the CPU time of the check's search and its
+	// minimisation: the grader's and the program's processes', which a
+	// busy machine does not use up sooner (wall time it would); a check
+	// that spends it is unfinished and gets no points.
 	Budget Duration `yaml:"budget"`
-	// Wall bounds the whole check (build excluded); the processes are
-	// killed when it is spent (default: budget plus 20 seconds).
+	// Wall bounds the wall time of the whole check (build excluded), for
+	// a program that waits without using the CPU; the processes are
+	// killed when it is spent (default: six times the budget).
 	Wall Duration `yaml:"wall"`
 	// CPU bounds the CPU time of each process of the submission.
 	CPU Duration `yaml:"cpu"`
@@ -403,7 +406,7 @@ func (c *Check) limits(a *Assignment) Limits {
 	pick(&l.Budget, o.Budget, d.Budget)
 	pick(&l.CPU, o.CPU, d.CPU)
 	pick(&l.Step, o.Step, d.Step)
-	pick(&l.Wall, o.Wall, l.Budget+Duration(20*time.Second))
+	pick(&l.Wall, o.Wall, 6*l.Budget)
 	pickI(&l.MemoryMB, o.MemoryMB, d.MemoryMB)
 	pickI(&l.Processes, o.Processes, d.Processes)
 	pickI(&l.FileMB, o.FileMB, d.FileMB)

@@ -3,6 +3,7 @@ package grade_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,5 +55,28 @@ func TestMinimiseNotByClock(t *testing.T) {
 	}
 	if docs[0] != docs[1] {
 		t.Errorf("the grading depends on the time left to minimise:\n%s\n%s", docs[0], docs[1])
+	}
+}
+
+// TestBudgetIsCPUTime grades a program whose threads wait in the kernel
+// between their operations: its check takes seconds of wall time and a
+// fraction of a second of CPU time, within its budget of 2 s. The budget
+// bounds the CPU time a check uses, which a busy machine does not use up
+// sooner: bounding wall time, it left C4's reference unfinished beside two
+// CPU hogs on a machine at load 35 (its ltl check needs 10-20 s of CPU),
+// and this program unfinished on any machine.
+func TestBudgetIsCPUTime(t *testing.T) {
+	a, err := grade.Load("testdata/waits/assignment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := grade.Grade(context.Background(), a, "testdata/waits/solution", grade.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Score != res.MaxScore {
+		var text strings.Builder
+		res.WriteText(&text)
+		t.Errorf("%g/%g, want full marks:\n%s", res.Score, res.MaxScore, text.String())
 	}
 }

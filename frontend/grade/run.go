@@ -270,6 +270,7 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 	l := out.l
 	race := c.wantsRace() && b.t.Go
 	stateful := c.Kind == KindLTL || c.Kind == KindProgress
+	meter := newCPUMeter()
 	s, err := session.Start(b.t, session.Options{
 		Stdout: io.Discard, Stderr: io.Discard, FastExit: true, KeepThreads: true,
 		TransitionTimeout: time.Duration(l.Step), StartTimeout: time.Duration(l.Step) + 10*time.Second,
@@ -280,23 +281,33 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 		out.status, out.message = StatusError, "your program could not be started: "+strings.ReplaceAll(err.Error(), b.dir+"/", "")
 		return out, false
 	}
-	// The time bound: a safety net for programs that run for ever, not
-	// the search's bound (its executions are): when it is spent, the
-	// search is stopped and the program's processes (its process group:
-	// a fork bomb's children too) killed until it stops. The session is
-	// closed only here, by this goroutine.
+	// The time bounds: a safety net for programs that run for ever, not
+	// the search's bound (its executions are). The CPU time the check
+	// uses (the grader's and the program's processes') is bounded by
+	// Budget, which a busy machine does not reach sooner, and its wall
+	// time by Wall, for a program that waits without using the CPU. When
+	// either is spent, the search is stopped and the program's processes
+	// (its process group: a fork bomb's children too) killed until it
+	// stops. The session is closed only here, by this goroutine.
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(l.Wall))
 	defer cancel()
 	closed := make(chan struct{})
 	group, _ := syscall.Getpgid(s.Pid())
+	meter.group = group
 	go func() {
-		select {
-		case <-wctx.Done():
-		case <-closed:
-			return
-		}
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
+		for wctx.Err() == nil {
+			select {
+			case <-wctx.Done():
+			case <-closed:
+				return
+			case <-tick.C:
+				if meter.used() > time.Duration(l.Budget) {
+					cancel()
+				}
+			}
+		}
 		for {
 			killGroup(group)
 			select {
@@ -372,9 +383,8 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 	}
 	switch {
 	case wctx.Err() != nil && ctx.Err() == nil || err == nil && found != nil && found.BudgetSpent:
-		out.status, out.message = StatusUnfinished, fmt.Sprintf("the check did not finish within its time bound of %s, so it could not be graded: "+
-			"your program may run for ever, start processes without end or allocate without end (or the grading machine is overloaded: "+
-			"grading it again on a machine less busy gives its grade, the same on any machine)", time.Duration(l.Budget))
+		out.status, out.message = StatusUnfinished, fmt.Sprintf("the check did not finish within its bounds of %s of CPU time and %s of wall time, so it could not be graded: "+
+			"your program may run for ever, wait for ever, start processes without end or allocate without end", time.Duration(l.Budget), time.Duration(l.Wall))
 		return out, false
 	case err != nil && (found == nil || len(found.Findings) == 0):
 		out.status, out.message = StatusError, "the check could not run: "+strings.ReplaceAll(err.Error(), b.dir+"/", "")
@@ -412,5 +422,5 @@ func (g *grader) countedBy(c *Check) func(kind string) bool {
 // bug (all) or the first, minimised.
 func (l Limits) request(spec search.Spec, all bool) hunt.Request {
 	return hunt.Request{Search: spec, MaxDepth: l.MaxDepth, All: all, MaxExecutions: l.Executions,
-		Budget: time.Duration(l.Budget), Minimise: true, MinimiseExecutions: l.MinimiseExecutions}
+		Minimise: true, MinimiseExecutions: l.MinimiseExecutions}
 }

@@ -62,7 +62,7 @@ type goBuilt struct {
 // as the search and the native replay build it, so that a data race the
 // search reported is reported under the debugger too.
 func BuildGoDebug(pkg string, test, race bool) (string, error) {
-	b, err := buildGoMode(pkg, test, race, true, "")
+	b, err := buildSharedMode(pkg, test, race, true, "")
 	return b.exe, err
 }
 

@@ -54,13 +54,24 @@ type sharedState struct {
 // buildShared is buildGo with build tags (buildGoMode, not for a
 // debugger), shared when ShareBuilds is on.
 func buildShared(pkg string, test, race bool, tags string) (goBuilt, error) {
+	return buildSharedMode(pkg, test, race, false, tags)
+}
+
+// buildSharedMode is buildGoMode, shared when ShareBuilds is on: the
+// debugger's build (debug) too, which several replays under Delve of one
+// package ask for again.
+func buildSharedMode(pkg string, test, race, debug bool, tags string) (goBuilt, error) {
 	build := func() (goBuilt, error) {
-		if tags == "" {
+		if tags == "" && !debug {
 			return buildGo(pkg, test, race)
 		}
-		return buildGoMode(pkg, test, race, false, tags)
+		return buildGoMode(pkg, test, race, debug, tags)
 	}
-	key, ok := sharedKey(pkg, fmt.Sprint(test, race, tags))
+	how := fmt.Sprint(test, race, tags)
+	if debug {
+		how += " debug"
+	}
+	key, ok := sharedKey(pkg, how)
 	if !ok {
 		return build()
 	}

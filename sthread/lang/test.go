@@ -43,7 +43,7 @@ func CheckTest(t *testing.T, body func()) {
 		failed := t.Failed()
 		// What the test logs through package testing itself (an
 		// assertion library's t.Errorf) goes on from here.
-		logged, readable := testOutput(t)
+		_, logged, readable := testOutput(t, -1) // (its length only)
 		returned := false
 		defer func() {
 			if !returned && t.Skipped() {
@@ -63,7 +63,7 @@ func CheckTest(t *testing.T, body func()) {
 		if !failed && t.Failed() {
 			// Failed by a call stdbg did not see (its t.Error calls are
 			// assertions of their own), or by the race detector.
-			rt.TestFailed(failureMessage(t, len(logged), readable))
+			rt.TestFailed(failureMessage(t, logged, readable))
 		}
 	})
 }

@@ -18,25 +18,30 @@ import (
 // such a test carries what the execution added to that output, as go test
 // would print it.
 
-// testOutput returns what t's output holds (the log of a test that go test
-// prints when it fails), and false when it cannot be read: a package
-// testing whose T has no such field, or a run with -test.v, which prints
-// each line at once.
+// testOutput returns what t's output holds from byte from on (the log of
+// a test that go test prints when it fails), with its whole length, and
+// false when it cannot be read: a package testing whose T has no such
+// field. (A run with -test.v prints each line at once: the output holds
+// none of them.)
 //
 //go:norace
-func testOutput(t *testing.T) (string, bool) {
+func testOutput(t *testing.T, from int) (string, int, bool) {
 	c := reflect.ValueOf(t).Elem().FieldByName("common")
 	if !c.IsValid() || c.Kind() != reflect.Struct {
-		return "", false
+		return "", 0, false
 	}
 	out, mu := c.FieldByName("output"), c.FieldByName("mu")
 	if !out.IsValid() || out.Type() != reflect.TypeFor[[]byte]() || !mu.IsValid() || mu.Type() != reflect.TypeFor[sync.RWMutex]() {
-		return "", false
+		return "", 0, false
 	}
 	lock := (*sync.RWMutex)(unsafe.Pointer(mu.UnsafeAddr()))
 	lock.RLock()
 	defer lock.RUnlock()
-	return string(*(*[]byte)(unsafe.Pointer(out.UnsafeAddr()))), true
+	b := *(*[]byte)(unsafe.Pointer(out.UnsafeAddr()))
+	if from < 0 || from > len(b) {
+		from = len(b)
+	}
+	return string(b[from:]), len(b), true
 }
 
 // maxFailureLog is the most of a test's log a failure's message carries.
@@ -52,11 +57,11 @@ func failureMessage(t *testing.T, before int, readable bool) string {
 	if !readable {
 		return general
 	}
-	out, ok := testOutput(t)
-	if !ok || len(out) <= before {
+	out, _, ok := testOutput(t, before)
+	if !ok || out == "" {
 		return general
 	}
-	log := stdbgFramesOut(strings.TrimRight(out[before:], "\n"))
+	log := stdbgFramesOut(strings.TrimRight(out, "\n"))
 	if len(log) > maxFailureLog {
 		log = log[:maxFailureLog] + "\n    ... (the rest of the test's log is left out)"
 	}

@@ -12,7 +12,9 @@ import (
 // a check it waits until the virtual clock reaches now+d: a scheduling
 // point that lets every earlier timer fire first and every other goroutine
 // run meanwhile, after which the clock reads now+d. A d <= 0 is a plain
-// scheduling point, where no time passes.
+// scheduling point, where no time passes. Outside a check it sleeps for
+// real, and in a process that stdbg runs moves the clock Now reads there
+// on by d.
 //
 //go:norace
 func Sleep(d time.Duration) {
@@ -26,6 +28,7 @@ func Sleep(d time.Duration) {
 		return
 	}
 	time.Sleep(d)
+	rt.OutsideSlept(int64(d))
 }
 
 // Timer is time.Timer, of its size and alignment, with C at the same

@@ -20,7 +20,11 @@
 // sends the time on its channel without blocking, or calls the function of
 // AfterFunc.
 //
-// Outside a check every function is the standard library's. stdbg's
+// Outside a check every function is the standard library's, but for the
+// clock in a process that stdbg runs: there Now reads a virtual clock of
+// the process that starts at Epoch (see Now), so that a time read as a
+// package is initialised is earlier than every time read by an execution,
+// and replays read the same. stdbg's
 // instrumentation of plain Go (package goinstr) rewrites the uses of these
 // names of package time into uses of this package's; the rest of package
 // time (Duration, Time, Parse, ...) is the standard library's, which this
@@ -33,7 +37,10 @@ import (
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 )
 
-// Epoch is the time at which the virtual clock of every execution starts.
+// Epoch is the time at which the virtual clock of every execution starts
+// (in a process that stdbg runs, that clock starts after the readings the
+// program took before the check: see Now), and the clock of every bubble
+// of testing/synctest.
 var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // ReadStep is how far each reading of the virtual clock (Now, Since,
@@ -51,11 +58,22 @@ const ReadStep = time.Duration(rt.ReadStep)
 // every reading that happens before this one, this one included; in a
 // bubble of testing/synctest, the bubble's time of timers exactly. The
 // value depends only on the schedule: a replay reads the same times.
+// Outside a check, in a process that stdbg runs (as the program's packages
+// are initialised, in TestMain), it reads a virtual clock of the process
+// that starts at Epoch and moves on by ReadStep per reading and by the
+// time of each Sleep; the executions' clock then starts where that one
+// stood when the first execution read the clock, so that readings taken
+// before the check are earlier than the executions', and the same in the
+// search and in its replay. Elsewhere, outside a check, Now is the
+// standard library's, and executions start at Epoch.
 //
 //go:norace
 func Now() time.Time {
 	if th, ok := rt.Current(); ok {
 		return Epoch.Add(time.Duration(th.Read()))
+	}
+	if at, ok := rt.OutsideRead(); ok {
+		return Epoch.Add(time.Duration(at))
 	}
 	return time.Now()
 }

@@ -178,7 +178,7 @@ func TestInstrumentTestCalls(t *testing.T) {
 }
 
 // Several finds may instrument one package at once, in one process (the
-// tests of cmd/stdbg) or in several: every call gets a complete overlay.
+// end-to-end tests of the command line) or in several: every call gets a complete overlay.
 // Calls of one process once shared a temporary directory named after the
 // process and lost each other's files.
 func TestInstrumentConcurrently(t *testing.T) {

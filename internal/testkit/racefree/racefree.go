@@ -4,9 +4,10 @@
 // as Go's memory model asks; no goroutine is left blocked; and every check
 // holds in every schedule. go test -race never fails them, and neither may
 // stdbg: they are the corpus on which a report of stdbg, whatever its kind,
-// is a false report (cmd/stdbg's TestCorrectGoCorpus). A race can be
-// planted among their idioms (Racy), which stdbg must report: the check
-// that nothing of the corpus's code is left out of the detector's reports.
+// is a false report (TestCorrectGoCorpus in frontend/cli/e2e/gotest). A
+// race can be planted among their idioms (Racy), which stdbg must report:
+// the check that nothing of the corpus's code is left out of the
+// detector's reports.
 //
 // A test is made of idioms found in almost every Go program (a pipeline
 // over a buffered channel whose ring wraps around, a counter under a lock,

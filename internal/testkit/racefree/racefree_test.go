@@ -12,8 +12,9 @@ import (
 )
 
 // Every file parses, each test draws distinct idioms, and over a few
-// seeds every idiom is drawn. (cmd/stdbg's TestCorrectGoCorpus builds and
-// runs them, under go test -race and stdbg test.)
+// seeds every idiom is drawn. (frontend/cli/e2e/gotest's
+// TestCorrectGoCorpus builds and runs them, under go test -race and stdbg
+// test.)
 func TestFile(t *testing.T) {
 	seen := map[string]bool{}
 	for s := uint64(1); s <= 30; s++ {

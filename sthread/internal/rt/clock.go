@@ -1,6 +1,10 @@
 package rt
 
 import (
+	"os"
+	"sync/atomic"
+
+	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/model/syncmodel"
 )
 
@@ -60,12 +64,15 @@ func (th *Thread) Now() int64 {
 }
 
 // Read returns the time that th reads from the clock, in nanoseconds since
-// the execution began: the time of timers plus ReadStep for each reading
+// the epoch: the time at which executions start (0, or in a process that
+// stdbg runs, after the readings taken before the check: see
+// OutsideRead), plus the time of timers, plus ReadStep for each reading
 // that happens before this one (th's own, this one included, and those of
 // the goroutines whose operations th's come after), plus th's id modulo
 // ReadStep. Successive readings of a goroutine grow, and a reading is
 // later than every reading that happens before it. A goroutine of a
-// bubble reads its bubble's time of timers as it is.
+// bubble reads its bubble's time of timers as it is (a bubble starts at
+// the epoch, as in Go).
 //
 //go:norace
 func (th *Thread) Read() int64 {
@@ -73,7 +80,7 @@ func (th *Thread) Read() int64 {
 		return th.ex.bubbleClock(th.bubble).now
 	}
 	th.clk++
-	return th.ex.now + th.clk*ReadStep + int64(th.tid%ReadStep)
+	return base() + th.ex.now + th.clk*ReadStep + int64(th.tid%ReadStep)
 }
 
 // SleepUntil waits until the virtual clock reaches at, reported at pcs: a
@@ -119,4 +126,92 @@ func (ex *Execution) bubbleClock(id uint64) *bubbleClock {
 	}
 	ex.bubbleClocks = append(ex.bubbleClocks, bubbleClock{bubble: id})
 	return &ex.bubbleClocks[len(ex.bubbleClocks)-1]
+}
+
+// The clock outside a check. In a process that stdbg runs (to search, to
+// run executions, to replay one), the program reads the clock outside a
+// check too: as its packages are initialised (var start = time.Now()), in
+// TestMain, in goroutines started there. Those readings must be earlier
+// than the readings of the executions that come after them, as they are
+// in a real run (a monotonic clock never goes back), and replay with the
+// same values. So they are taken on a virtual clock of the process: it
+// starts at the epoch, each reading moves it on by ReadStep, and each sleep
+// outside a check (a real one) by the time slept, so that a loop that
+// polls until a deadline ends after the sleeps it would make in a real
+// run. The clock of executions then starts where that clock stood when
+// the process's first execution read the clock (clockBase): every
+// execution of the process starts at that same time, after every reading
+// taken before, and a deadline computed as the package was initialised
+// (time.Now().Add(time.Hour)) has not passed in the tests, as in a real
+// run. Nothing of it depends on when the process runs, only on the
+// readings and sleeps before: the search and a replay of one of its
+// executions read the same times (unless goroutines started outside the
+// check read the clock while it runs, which no schedule orders). Elsewhere
+// (go test without stdbg, a program that calls sthread.Check itself) the
+// program reads the real clock outside a check, and executions start at
+// the epoch.
+
+// outsideVirtual reports that this process is one that stdbg runs: its
+// readings outside a check are virtual (the environment says so from the
+// start, and does not change).
+var outsideVirtual = Remote() || Searching() || os.Getenv(rtnames.ReplayEnv) != ""
+
+// outsideClock is the time of the clock outside a check, in nanoseconds
+// since the epoch.
+var outsideClock atomic.Int64
+
+// clockBase is the time at which the clock of every execution of this
+// process starts, in nanoseconds since the epoch, once taken (based).
+var (
+	clockBase atomic.Int64
+	based     atomic.Bool
+)
+
+// OutsideRead returns what a reading of the clock outside a check reads,
+// in nanoseconds since the epoch, and true, in a process that stdbg runs;
+// elsewhere it returns false and the program reads the real clock. The
+// count is hidden from the race detector, as a real clock is: two
+// goroutines that read the clock are not ordered by it.
+//
+//go:norace
+func OutsideRead() (int64, bool) {
+	if !outsideVirtual {
+		return 0, false
+	}
+	raceDisable()
+	at := outsideClock.Add(ReadStep)
+	raceEnable()
+	return at, true
+}
+
+// OutsideSlept moves the clock outside a check on by d, after a real sleep
+// of d outside a check, in a process that stdbg runs.
+//
+//go:norace
+func OutsideSlept(d int64) {
+	if !outsideVirtual || d <= 0 {
+		return
+	}
+	raceDisable()
+	outsideClock.Add(d)
+	raceEnable()
+}
+
+// base returns the time at which executions' clocks start, in nanoseconds
+// since the epoch: in a process that stdbg runs, where the clock outside a
+// check stood when an execution first read the clock; elsewhere 0.
+//
+//go:norace
+func base() int64 {
+	if !outsideVirtual {
+		return 0
+	}
+	raceDisable()
+	if !based.Load() {
+		clockBase.CompareAndSwap(0, outsideClock.Load())
+		based.Store(true)
+	}
+	b := clockBase.Load()
+	raceEnable()
+	return b
 }

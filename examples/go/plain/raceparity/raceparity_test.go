@@ -10,7 +10,7 @@ import (
 // racy skips a test whose data race is the point: go test -race reports
 // it, by chance of the scheduling (and a map written by two goroutines at
 // once may even crash a plain run). STDBG_ZOO=1 runs it, as stdbg find and
-// cmd/stdbg's parity test do.
+// the command line's parity test (frontend/cli/e2e/gotest) do.
 func racy(t *testing.T) {
 	t.Helper()
 	if os.Getenv("STDBG_ZOO") == "" {

@@ -1,0 +1,37 @@
+package grade
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		name, stat string
+		pgid       int
+		cpu        time.Duration
+		ok         bool
+	}{
+		{"plain", "42 (prog) S 1 40 40 0 -1 4194560 10 0 0 0 150 25 3 2 20 0 1 0", 40, 180 * clockTick, true},
+		{"name with spaces and parentheses", "42 (a) b (c)) R 1 77 77 0 -1 0 0 0 0 0 1 2 3 4 20 0", 77, 10 * clockTick, true},
+		{"cut short", "42 (prog) S 1 40", 0, 0, false},
+		{"no name", "42 prog S", 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pgid, cpu, ok := parseStat([]byte(tt.stat))
+			if pgid != tt.pgid || cpu != tt.cpu || ok != tt.ok {
+				t.Errorf("parseStat = %d, %s, %v; want %d, %s, %v", pgid, cpu, ok, tt.pgid, tt.cpu, tt.ok)
+			}
+		})
+	}
+	// This process's own /proc entry parses.
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, _, ok := parseStat(b); !ok {
+		t.Errorf("/proc/self/stat does not parse: %s", b)
+	}
+}

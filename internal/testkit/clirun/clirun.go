@@ -1,0 +1,145 @@
+// Package clirun runs stdbg's command line (package cli) in-process for
+// the end-to-end tests, which are split into packages by subject: what
+// every such package sets up in its TestMain, and running one command line
+// with its output and exit status. Only tests import it.
+package clirun
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stdbg/stdbg/frontend/cli"
+	"github.com/stdbg/stdbg/frontend/session"
+)
+
+// cacheDir is the stdbg cache of the test binary, set by Main.
+var cacheDir string
+
+// Main is the TestMain of a package of end-to-end tests: it gives the
+// package a stdbg cache of its own (removed at the end), keeps corpora out
+// of the repository (STDBG_NO_SAVE; the tests of the corpus pass
+// --no-save=false with their own directories), shares the builds of the
+// same example among the package's tests, clears the settings a
+// developer's environment may hold, and keeps the plain progress lines of
+// long searches out of the stderr tests check (TestProgressWithoutTerminal
+// asks for them). It returns m.Run's exit status.
+//
+// A Go module outside stdbg's is built with sthread from the source tree
+// under test (STDBG_SOURCE, see SourceEnv) rather than from the copy each
+// fresh cache would write: the same sources at the same path, so that the
+// go command's build cache serves every package of tests after the first.
+func Main(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "stdbg-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "clirun:", err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	cacheDir = dir
+	os.Setenv("STDBG_CACHE", dir)
+	if err := SourceEnv(); err != nil {
+		fmt.Fprintln(os.Stderr, "clirun:", err)
+		return 2
+	}
+	os.Setenv("STDBG_NO_SAVE", "1")
+	session.ShareBuilds(true)
+	for _, k := range []string{"STDBG_MAX_DEPTH", "STDBG_ALL", "STDBG_JSON", "STDBG_TRANSITION_TIMEOUT"} {
+		os.Unsetenv(k)
+	}
+	cli.ProgressEvery = time.Hour
+	return m.Run()
+}
+
+// CacheDir is the stdbg cache Main made for the test binary.
+func CacheDir() string { return cacheDir }
+
+// Stdbg runs the command line args in-process and returns its stdout,
+// stderr and exit status.
+func Stdbg(t testing.TB, args ...string) (string, string, int) {
+	t.Helper()
+	return Input(t, nil, args...)
+}
+
+// Input is Stdbg with stdin (what GDB, Delve and stdbg dap read).
+func Input(t testing.TB, stdin io.Reader, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Run(args, stdin, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// Root is the path of the repository's root from the test's directory (a
+// relative path, as a user in the repository would type it).
+func Root() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	dir := wd
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module github.com/stdbg/stdbg\n") {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			panic("clirun: " + wd + " is not inside stdbg's source tree")
+		}
+		dir = parent
+	}
+	rel, err := filepath.Rel(wd, dir)
+	if err != nil {
+		panic(err)
+	}
+	return rel
+}
+
+// SourceEnv sets STDBG_SOURCE to the source tree under test (the
+// repository holding the working directory), unless it is set already. A
+// test that builds a Go module of its own in a fresh stdbg cache then
+// compiles sthread at one path whatever the cache, which the go command's
+// build cache keys on: the compiles of one test binary serve the next. The
+// sources are those the stdbg under test carries (stdbg.Sources is built
+// from the same tree); the copy a cache writes of them is checked by the
+// root package's TestInstalled and by package goinstr's tests.
+func SourceEnv() error {
+	if os.Getenv("STDBG_SOURCE") != "" {
+		return nil
+	}
+	root, err := filepath.Abs(Root())
+	if err != nil {
+		return err
+	}
+	return os.Setenv("STDBG_SOURCE", root)
+}
+
+// Example is the path of examples/c/name.
+func Example(name string) string {
+	return filepath.Join(Root(), "examples", "c", name)
+}
+
+// WriteFile writes text into dir/name and returns its path.
+func WriteFile(t testing.TB, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// LastSaved is the corpus entry find says it saved last: the final one of
+// a bug reported as found, then minimised.
+func LastSaved(out string) string {
+	m := regexp.MustCompile(`Saved (\S+\.json)`).FindAllStringSubmatch(out, -1)
+	if m == nil {
+		return ""
+	}
+	return m[len(m)-1][1]
+}
