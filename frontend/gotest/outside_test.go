@@ -11,9 +11,10 @@ import (
 )
 
 // TestOutsideTheModel runs the tests of testdata/outside (a module whose
-// fake clock and pause live in a module of their own, which stdbg does not
-// instrument, and whose assertions are testify's) with a budget shorter
-// than the transition timeout, the race detector on, as users run them:
+// fake clock and pause live in a module of their own, and whose assertions
+// are testify's) with a budget shorter than the transition timeout, the
+// race detector on, as users run them. With the dependencies left as they
+// are (STDBG_GO_DEPS=none, as for a module stdbg cannot rewrite):
 //
 //   - a goroutine asleep on the fake clock inside one of its steps, which
 //     only the test's goroutine (held by the scheduler) can wake, is
@@ -26,17 +27,8 @@ func TestOutsideTheModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/outside")); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"./limiter"}, Stdout: &out, Parallel: 1, Race: true,
-		Budget: 3 * time.Second, Search: SearchWith(3*time.Second, true)})
-	if err != nil {
-		t.Fatalf("Run: %v\n%s", err, out.String())
-	}
-	text := out.String()
+	t.Setenv("STDBG_GO_DEPS", "none")
+	text, sum := runOutside(t)
 	for _, want := range []struct{ status, test, detail string }{
 		{"unjudged", "TestTakeOnMock", "cannot judge: thread 2 waited "},
 		{"incomplete", "TestLongStep", "budget of 3s spent (the execution under way was cut after "},
@@ -71,5 +63,49 @@ func TestOutsideTheModel(t *testing.T) {
 	}
 	if sum.Unjudged != 1 || sum.Bugs != 1 || sum.Incomplete != 1 {
 		t.Errorf("summary %+v", sum)
+	}
+}
+
+// runOutside runs stdbg test on a copy of testdata/outside's limiter
+// package with a budget of 3s per test.
+func runOutside(t *testing.T) (string, *Summary) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/outside")); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"./limiter"}, Stdout: &out, Parallel: 1, Race: true,
+		Budget: 3 * time.Second, Search: SearchWith(3*time.Second, true)})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	return out.String(), sum
+}
+
+// TestDependencyRewritten runs the same tests with stdbg's default, every
+// dependency module rewritten: the fake clock's wait is in the model, so
+// the sleeper is judged (no "cannot judge", no transition timeout) and the
+// bug is still found. Before dependencies were rewritten, the sleeper was
+// "cannot judge".
+func TestDependencyRewritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	text, sum := runOutside(t)
+	if sum.Unjudged != 0 || sum.Bugs != 1 {
+		t.Errorf("summary %+v, want no test unjudged and one bug:\n%s", sum, text)
+	}
+	for _, bad := range []string{"cannot judge", "TRANSITION TIMEOUT", "did not reach its next scheduling point"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("output has %q:\n%s", bad, text)
+		}
+	}
+	// The sleeper's test spins on a select with a default case until the
+	// clock has moved: judged, within its budget or not.
+	for _, want := range []string{`BUG +TestLostTurn`, `(ok|incomplete) +TestTakeOnMock`} {
+		if !regexp.MustCompile(`(?m)^` + want + ` \(`).MatchString(text) {
+			t.Errorf("no line %q in:\n%s", want, text)
+		}
 	}
 }
