@@ -86,6 +86,11 @@ func (ss *session) runOnce(mode runMode) (more bool) {
 		return false
 	case exit != nil:
 		ss.ended, ss.stop = true, nil
+		// The program's output passes through Delve's standard output, a
+		// pipe read by a goroutine of its own: ending Delve waits for that
+		// goroutine, so everything the program wrote reaches the client
+		// before the exited event. Nothing is left to debug after the end.
+		ss.rep.Bridge.Close()
 		ss.output("console", fmt.Sprintf("The program exited with status %d.\n", exit.Status))
 		ss.send(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: exit.Status}})
 		ss.send(&godap.TerminatedEvent{Event: event("terminated")})
