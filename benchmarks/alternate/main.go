@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stdbg/stdbg/internal/loadavg"
 )
 
 func main() {
@@ -66,6 +68,5 @@ func main() {
 		fmt.Printf("%s: wall min %.1f median %.1f ms; CPU min %.1f median %.1f ms\n",
 			strings.Join(c, " "), ms(wall[j][0]), ms(wall[j][*n/2]), ms(cpu[j][0]), ms(cpu[j][*n/2]))
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("%s, load average %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), strings.Join(strings.Fields(string(load))[:3], " "))
+	fmt.Printf("%s, load average %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), loadavg.Read(3))
 }

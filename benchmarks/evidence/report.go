@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/stdbg/stdbg/internal/loadavg"
 )
 
 // reportTimes are when, from its start, a find said it found a bug (its
@@ -29,7 +31,7 @@ type reportTimes struct {
 func measureReports(w io.Writer, bin string, only *regexp.Regexp, budget time.Duration, seed int64) error {
 	fmt.Fprintf(w, "Machine: %s/%s, %d CPUs, %s, load average %s. `stdbg find --no-save -j 1 --budget %s --seed %d`, "+
 		"times from the command's start.\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadAverage(), budget, seed)
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg.Read(1), budget, seed)
 	fmt.Fprintln(w, "| program | bug found | first report | report / found | minimised, end |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 	var ratios []float64
@@ -110,14 +112,4 @@ func findTimed(bin string, t target, budget time.Duration, seed int64) (reportTi
 	}
 	rt.ok = rt.found > 0 && rt.report > 0
 	return rt, nil
-}
-
-// loadAverage is the machine's load average over the last minute ("?"
-// where /proc/loadavg is not there).
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
-		return f[0]
-	}
-	return "?"
 }

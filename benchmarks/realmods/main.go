@@ -37,6 +37,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/stdbg/stdbg/internal/loadavg"
 )
 
 // A module to test: its path, a pinned version and a short name.
@@ -100,7 +102,7 @@ func main() {
 		}
 		dir, err := fetch(m, *local, work)
 		if err != nil {
-			fmt.Printf("| %s %s | error: %s |||||||||| %s |\n", m.path, m.version, oneLine(err.Error()), loadAverage())
+			fmt.Printf("| %s %s | error: %s |||||||||| %s |\n", m.path, m.version, oneLine(err.Error()), loadavg.Read(1))
 			continue
 		}
 		goTime, goOK := timed(command(dir, "go", "test", "-race", "-count=1", "./..."))
@@ -128,7 +130,7 @@ func main() {
 				stdbgAgain.Seconds()/goMean.Seconds())
 		}
 		fmt.Printf("| %s %s | %d | %d | %d | %d | %.1f s | %.1f s%s |%s %s |\n", m.path, m.version, c.tests, c.bugs, c.incomplete, c.failed,
-			stdbgTime.Seconds(), goTime.Seconds(), mark, rest, loadAverage())
+			stdbgTime.Seconds(), goTime.Seconds(), mark, rest, loadavg.Read(1))
 	}
 }
 
@@ -252,16 +254,6 @@ func timed(cmd *exec.Cmd) (time.Duration, bool) {
 	start := time.Now()
 	err := cmd.Run()
 	return time.Since(start), err == nil
-}
-
-// loadAverage is the machine's load average over the last minute, or "?".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	first, _, _ := strings.Cut(string(b), " ")
-	return first
 }
 
 func oneLine(s string) string {

@@ -46,6 +46,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/stdbg/stdbg/internal/loadavg"
 )
 
 // program is a row of the table: a C program, its arguments, and what is
@@ -193,7 +195,7 @@ func measure(w io.Writer, o options) error {
 // header prints what was measured and how, and the table's header.
 func header(w io.Writer, o options, sg *simgridTool) {
 	fmt.Fprintf(w, "Machine: %s/%s, %d CPUs, %s, load average %s; a run of each to warm up, then %d rounds, medians; stdbg %s.\n",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadAverage(),
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg.Read(1),
 		o.rounds, stdbgCommand)
 	if o.hogs > 0 {
 		fmt.Fprintf(w, "Each run alternates with one beside %d CPU hogs (busy loops of /bin/sh at the same priority); "+
@@ -265,16 +267,6 @@ func ratio(a, b time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1fx", a.Seconds()/b.Seconds())
-}
-
-// loadAverage is the machine's load average over the last minute, as
-// /proc/loadavg gives it ("?" where there is none).
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
-		return f[0]
-	}
-	return "?"
 }
 
 // besideHogs runs f while n CPU hogs (shell busy loops, at this process's
