@@ -150,7 +150,8 @@ func (e *Execution) spinDone(tid int, sp wire.Spin) {
 		}
 		if !polled {
 			clean = false
-			for _, s := range syncmodel.Touched(e.ran.op) {
+			var buf [4]syncmodel.Span
+			for _, s := range syncmodel.AppendTouched(buf[:0], &e.ran.op) {
 				e.spinWrite(tid, s)
 			}
 		} else {

@@ -143,7 +143,8 @@ func (w *World) Ran(tid int, op Op, res Result, unchanged bool) (reads []Span, p
 	if reads, ok := Poll(op, res, unchanged); ok {
 		return reads, true, 0
 	}
-	for _, s := range Touched(op) {
+	var buf [4]Span
+	for _, s := range AppendTouched(buf[:0], &op) {
 		woken += w.Wrote(tid, s)
 	}
 	return nil, false, woken
@@ -200,21 +201,26 @@ func Poll(op Op, res Result, unchanged bool) (reads []Span, ok bool) {
 // write, the objects (and linked channels, Effect.Links) of a
 // synchronization operation. Reads, yields, choices and thread operations
 // touch nothing another thread's iteration can have read.
-func Touched(op Op) []Span {
+func Touched(op Op) []Span { return AppendTouched(nil, &op) }
+
+// AppendTouched appends to dst what *op may write (Touched) and returns
+// the extended slice: a caller that passes room it owns (an array on its
+// stack, a buffer kept from one step to the next) allocates nothing.
+func AppendTouched(dst []Span, op *Op) []Span {
 	switch infoOf(op.Kind).class {
 	case classMem:
 		if op.Kind == Write {
-			return []Span{memSpan(&op)}
+			dst = append(dst, memSpan(op))
 		}
 	case classSync:
-		var out []Span
-		touches(&op, func(x uint64) bool {
-			out = append(out, Span{Addr: x})
-			return false
-		})
-		return out
+		for i, n := 0, numObjects(op); i < n; i++ {
+			dst = append(dst, Span{Addr: objectAt(op, i)})
+		}
+		for _, c := range op.Eff.Links {
+			dst = append(dst, Span{Addr: c})
+		}
 	}
-	return nil
+	return dst
 }
 
 func memSpan(op *Op) Span { return Span{Addr: op.Obj, Size: max(op.Arg, 1)} }

@@ -217,3 +217,30 @@ func TestPoll(t *testing.T) {
 		})
 	}
 }
+
+// A step of a search calls Ran once: telling the world what a
+// synchronization operation touched must not allocate (it did, a slice of
+// the touched objects per step: 36 of the 42 allocations per execution of
+// an exhaustive search of the counter).
+func TestRanAllocatesNothing(t *testing.T) {
+	tests := []struct {
+		name string
+		op   Op
+	}{
+		{"a mutex unlock", Op{Kind: MutexUnlock, Obj: mA}},
+		{"a condition wait", Op{Kind: CondWait, Obj: flagAddr, Obj2: mA}},
+		{"a memory write", Op{Kind: Write, Obj: flagAddr, Arg: 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := twoThreads(t, Op{Kind: MutexLock, Obj: mA}, Op{Kind: Read, Obj: flagAddr, Arg: 4})
+			if n := testing.AllocsPerRun(100, func() { w.Ran(1, tt.op, Result{}, false) }); n != 0 {
+				t.Errorf("Ran allocates %v times per call; want 0", n)
+			}
+			var buf [4]Span
+			if got := AppendTouched(buf[:0], &tt.op); !slices.Equal(got, Touched(tt.op)) {
+				t.Errorf("AppendTouched = %v, Touched = %v", got, Touched(tt.op))
+			}
+		})
+	}
+}
