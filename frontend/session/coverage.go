@@ -3,7 +3,9 @@ package session
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/stdbg/stdbg/engine/hunt"
 	"github.com/stdbg/stdbg/engine/search"
 )
 
@@ -219,6 +221,12 @@ func (p *Plan) why(found *Found) string {
 	switch {
 	case found.Interrupted:
 		return "interrupted" + cutShort(res.Cut)
+	case found.BudgetSpent && p.Minimise:
+		// The search had its share of the budget, the rest being kept
+		// to minimise a bug: the time said is the time it took.
+		var start time.Time
+		until, _ := hunt.Deadlines(start, p.Budget, true)
+		return fmt.Sprintf("the search's %s of the budget of %s spent", until.Sub(start), p.Budget) + cutShort(res.Cut)
 	case found.BudgetSpent:
 		return fmt.Sprintf("budget of %s spent", p.Budget) + cutShort(res.Cut)
 	case p.MaxExecutions > 0 && res.Stats.Executions >= p.MaxExecutions:
