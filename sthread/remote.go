@@ -97,9 +97,16 @@ func runRemote(f func(), cfg *config) error {
 	}
 	// One goroutine runs at a time, as in Check; the runner relies on it.
 	runtime.GOMAXPROCS(1)
-	// The checker enforces transition timeouts; the local watchdog only
-	// backs it up.
+	// The checker's bounds of a step: its transition timeout, and the
+	// deadline of the phase under way (a search, a minimisation), read
+	// again before each step. The runner cuts a step at them itself, to
+	// say why it did not end (a goroutine waiting outside the model);
+	// the checker keeps them too. (From a checker that does not say its
+	// timeout, the local watchdog only backs it up.)
 	cfg.timeout = time.Hour
+	if _, timeout := link.slot.Bounds(); timeout > 0 {
+		cfg.timeout = timeout
+	}
 	depth := 1
 	if link.flags&wire.FlagStacks != 0 {
 		depth = rt.FramesCap
@@ -176,6 +183,11 @@ func connect() (*checkerLink, error) {
 //
 //go:norace
 func (l *checkerLink) pump(r *rt.Runner) error {
+	bound := func() {
+		deadline, _ := l.slot.Bounds()
+		r.SetDeadline(deadline)
+	}
+	bound()
 	evs, err := r.Begin()
 	if err != nil {
 		return err
@@ -197,6 +209,7 @@ func (l *checkerLink) pump(r *rt.Runner) error {
 		if err != nil {
 			return err
 		}
+		bound()
 		if reuse && wire.IsReset(answer) {
 			r.End(false)
 			if evs, err = r.Begin(); err != nil {
@@ -258,8 +271,12 @@ func encodeEvents(evs []wire.Event) (msg []byte, over bool, err error) {
 		case wire.Note:
 			msg = wire.EncodeNote(msg, v)
 		case wire.TimedOut:
-			msg = wire.EncodeFailure(msg, wire.Failure{Tid: v.Tid, Kind: wire.FailRuntime, Frames: v.Frames,
-				Message: "a goroutine ran for an hour without reaching a scheduling point"})
+			// The checker takes it as it takes its own timeouts and cuts.
+			kind := wire.FailTimedOut
+			if v.Cut {
+				kind = wire.FailCut
+			}
+			msg = wire.EncodeFailure(msg, wire.Failure{Tid: v.Tid, Kind: kind, Frames: v.Frames, Message: v.After})
 			over = true
 		default:
 			return nil, false, fmt.Errorf("cannot send event %T to the checker", ev)

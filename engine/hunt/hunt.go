@@ -66,6 +66,14 @@ type Config struct {
 	// target searching in its own process, whose race detector must see
 	// no goroutine of the search's) cancels them itself.
 	SearchContext, MinimiseContext context.Context
+	// StepDeadline, if not nil, is told when each phase that runs on the
+	// Executor must end, as its context says (the zero time: no end): the
+	// search's before the search (unless Explore replaces it: that one
+	// has its context), each minimisation's before it, and none after
+	// each. A runtime that cuts a step still running then (a process
+	// driven from stdbg: targetproc.Process.SetDeadline) keeps the budget
+	// within a step, which the contexts, looked at between steps, cannot.
+	StepDeadline func(time.Time)
 	// Prefix, if not empty, makes the search explore only the schedules
 	// that begin with it (search.Under): the bugs it finds have the
 	// prefix, and minimisation may change it.
@@ -220,8 +228,14 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.MinimiseContext != nil {
 		minCtx = cfg.MinimiseContext
 	}
+	if cfg.Explore == nil {
+		cfg.stepDeadline(searchCtx)
+	}
 	t0 := time.Now()
 	found, err := explore(searchCtx, &cfg)
+	if cfg.Explore == nil {
+		cfg.stepDeadline(nil)
+	}
 	searched := time.Since(t0)
 	out := &Result{Search: found.Result, Stats: found.Stats, Interrupted: ctx.Err() != nil}
 	out.BudgetSpent = !out.Interrupted && found.BudgetSpent
@@ -345,6 +359,18 @@ func explore(ctx context.Context, cfg *Config) (*Explored, error) {
 	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil || errors.Is(err, search.ErrStepCut)}, err
 }
 
+// stepDeadline tells Config.StepDeadline the end of ctx (nil: none).
+func (cfg *Config) stepDeadline(ctx context.Context) {
+	if cfg.StepDeadline == nil {
+		return
+	}
+	var d time.Time
+	if ctx != nil {
+		d, _ = ctx.Deadline()
+	}
+	cfg.StepDeadline(d)
+}
+
 // Deadlines splits a budget of wall time starting at start: the search
 // runs until searchUntil, four fifths of it when its bugs are to be
 // minimised (all of it otherwise), and the whole hunt until until. Every
@@ -371,9 +397,11 @@ func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchEx
 		bounded, cancel = context.WithTimeout(minCtx, bound)
 		defer cancel()
 	}
+	cfg.stepDeadline(bounded)
 	m, err := search.Minimise(bounded, cfg.Executor, bug, search.MinimiseOptions{MaxDepth: cfg.Options.MaxDepth,
 		MaxExecutions: cfg.MinimiseExecutions, Exhaustive: true, Progress: cfg.MinimiseProgress,
 		SearchExecutions: searchExecs, NoReduction: cfg.MinimiseNoReduction})
+	cfg.stepDeadline(nil)
 	switch {
 	case err == nil:
 		if !m.Proven && minCtx.Err() == nil && bounded.Err() != nil {

@@ -94,7 +94,7 @@ usage.`, defaultTestBudget),
 	// What the shared settings mean here: the shard setting, over the
 	// tests rather than inside a search.
 	f.Lookup("shard").Usage = "run only part I of N of the tests (I/N, 0 <= I < N): the tests of all the packages are dealt to the N parts in turn, so that N CI jobs share a suite; join their corpora with stdbg corpus merge"
-	f.Lookup("budget").Usage = fmt.Sprintf("stop each test's search after this much wall time, e.g. 30s or 10m (default %s; 0: no limit), counted from when the search begins; minimising the bugs found comes after", defaultTestBudget)
+	f.Lookup("budget").Usage = fmt.Sprintf("stop each test's search after this much wall time, e.g. 30s or 10m (default %s; 0: no limit), counted from when the search begins; it bounds the search (four fifths of it when bugs are minimised) and the minimisation of the bugs found, a step still running at its end included (cut there); the replays that confirm and explain a bug, and the run as go test runs it (bounded by -timeout), come after", defaultTestBudget)
 	f.Lookup("json").Usage = "write go test -json's event stream (test2json's TestEvent objects) instead of text"
 	f.Lookup("corpus").Usage = "directory where the bugs are saved, under <import path>/<TestName> (default: testdata/stdbg/<TestName> in each test's package)"
 	return cmd

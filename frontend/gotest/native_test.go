@@ -103,7 +103,7 @@ func TestNativeBatch(t *testing.T) {
 		{"ok", "TestSetter", "exhaustive"},
 		{"ok", "TestAfterSetter", "exhaustive"},
 		{"SKIP", "TestSkipMe", "native_test.go:35: not today"},
-		{"FAIL", "TestSleepy", "no schedule explored failed, but as go test runs it hangs: go test's timeout of 5s ended it"},
+		{"FAIL", "TestSleepy", "no schedule explored failed (exhaustive; 1 execution), but as go test runs it hangs: go test's timeout of 5s ended it"},
 		{"ok", "TestLast", "exhaustive"},
 	} {
 		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want.status) + ` +` + want.test + ` \(\d+\.\d\ds\): ` + regexp.QuoteMeta(want.detail))

@@ -28,21 +28,9 @@ func TestOutsideTheModel(t *testing.T) {
 		t.Skip("builds a test binary")
 	}
 	t.Setenv("STDBG_GO_DEPS", "none")
-	text, sum := runOutside(t)
-	for _, want := range []struct{ status, test, detail string }{
-		{"unjudged", "TestTakeOnMock", "cannot judge: thread 2 waited "},
-		{"incomplete", "TestLongStep", "budget of 3s spent (the execution under way was cut after "},
-		{"BUG", "TestLostTurn", "ASSERTION FAILED ***"},
-	} {
-		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want.status) + ` +` + want.test + ` \(\d+\.\d\ds\): .*` + regexp.QuoteMeta(want.detail))
-		if !re.MatchString(text) {
-			t.Errorf("no line %s %s: %s in:\n%s", want.status, want.test, want.detail, text)
-		}
-	}
+	text, sum := runOutside(t, "")
+	checkOutside(t, text)
 	for _, want := range []string{
-		// Where the sleeper waits, and why stdbg cannot judge.
-		"outside the model (chan receive in mockclock.(*Mock).Sleep (mockclock.go:30), called from limiter.(*Limiter).Take (limiter.go:26))",
-		"for something stdbg does not schedule",
 		// testify's message, as go test prints it.
 		"the test failed (t.Error or t.Fail):",
 		"Error Trace:",
@@ -56,26 +44,73 @@ func TestOutsideTheModel(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
-	for _, bad := range []string{"TRANSITION TIMEOUT", "did not reach its next scheduling point"} {
-		if strings.Contains(text, bad) {
-			t.Errorf("output has %q:\n%s", bad, text)
-		}
+	if !regexp.MustCompile(`(?m)^BUG +TestLostTurn \(\d+\.\d\ds\): .*ASSERTION FAILED \*\*\*`).MatchString(text) {
+		t.Errorf("no line BUG TestLostTurn: ASSERTION FAILED in:\n%s", text)
 	}
 	if sum.Unjudged != 1 || sum.Bugs != 1 || sum.Incomplete != 1 {
 		t.Errorf("summary %+v", sum)
 	}
 }
 
+// TestOutsideTheModelFreshProcesses is TestOutsideTheModel with a fresh
+// process per execution, as for a package whose state the search cannot
+// put back (STDBG_REUSE=0): stdbg drives each step from its process, and
+// the budget cuts a step there too, and a goroutine waiting outside the
+// model is "cannot judge" there too. (Both were transition timeouts,
+// found 5 s into the step, past the budget.)
+func TestOutsideTheModelFreshProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	t.Setenv("STDBG_GO_DEPS", "none")
+	t.Setenv("STDBG_REUSE", "0")
+	text, sum := runOutside(t, "^(TestTakeOnMock|TestLongStep)$")
+	checkOutside(t, text)
+	if sum.Unjudged != 1 || sum.Incomplete != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+// checkOutside checks the verdicts of TestTakeOnMock and TestLongStep in
+// the output of runOutside.
+func checkOutside(t *testing.T, text string) {
+	t.Helper()
+	for _, want := range []struct{ status, test, detail string }{
+		{"unjudged", "TestTakeOnMock", "cannot judge: thread 2 waited "},
+		{"incomplete", "TestLongStep", "budget of 3s spent (the execution under way was cut after "},
+	} {
+		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want.status) + ` +` + want.test + ` \(\d+\.\d\ds\): .*` + regexp.QuoteMeta(want.detail))
+		if !re.MatchString(text) {
+			t.Errorf("no line %s %s: %s in:\n%s", want.status, want.test, want.detail, text)
+		}
+	}
+	for _, want := range []string{
+		// Where the sleeper waits, and why stdbg cannot judge.
+		"outside the model (chan receive in mockclock.(*Mock).Sleep (mockclock.go:30), called from limiter.(*Limiter).Take (limiter.go:26))",
+		"for something stdbg does not schedule",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"TRANSITION TIMEOUT", "did not reach its next scheduling point"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("output has %q:\n%s", bad, text)
+		}
+	}
+}
+
 // runOutside runs stdbg test on a copy of testdata/outside's limiter
-// package with a budget of 3s per test.
-func runOutside(t *testing.T) (string, *Summary) {
+// package with a budget of 3s per test, on the tests that run selects
+// ("": all).
+func runOutside(t *testing.T, run string) (string, *Summary) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("testdata/outside")); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"./limiter"}, Stdout: &out, Parallel: 1, Race: true,
+	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"./limiter"}, Stdout: &out, Parallel: 1, Race: true, Run: run,
 		Budget: 3 * time.Second, Search: SearchWith(3*time.Second, true)})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, out.String())
@@ -92,7 +127,7 @@ func TestDependencyRewritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
-	text, sum := runOutside(t)
+	text, sum := runOutside(t, "")
 	if sum.Unjudged != 0 || sum.Bugs != 1 {
 		t.Errorf("summary %+v, want no test unjudged and one bug:\n%s", sum, text)
 	}

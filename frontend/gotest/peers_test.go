@@ -13,21 +13,41 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peersFiles is a package whose test starts a peer process, as tests of
-// distributed caches do (a copy of the test binary serving requests), and
-// leaves it running: each execution's peer would sleep ten minutes. The
-// peers' ids are written to the file $PEERS.
+// peersFiles is a package whose test TestPeer starts a peer process, as
+// tests of distributed caches do (a copy of the test binary serving
+// requests), and leaves it running: each execution's peer would sleep ten
+// minutes. The peers' ids are written to the file $PEERS. TestLoud writes
+// a megabyte to its standard output and error in every execution, more
+// than a pipe holds.
 var peersFiles = map[string]string{
 	"go.mod": "module example.com/peers\n\ngo 1.22\n",
 	"peers_test.go": `package peers
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
+
+func TestLoud(t *testing.T) {
+	line := strings.Repeat("x", 1023) + "\n"
+	var mu sync.Mutex
+	done := make(chan bool)
+	go func() {
+		mu.Lock()
+		fmt.Fprint(os.Stderr, strings.Repeat(line, 512))
+		mu.Unlock()
+		done <- true
+	}()
+	mu.Lock()
+	fmt.Print(strings.Repeat(line, 512))
+	mu.Unlock()
+	<-done
+}
 
 func TestPeer(t *testing.T) {
 	peer := exec.Command("sleep", "600")
@@ -54,7 +74,8 @@ func TestPeer(t *testing.T) {
 // end with the process of the execution that started them: none is left
 // when stdbg test returns, whether the search runs inside the test binary,
 // a fresh process per execution (STDBG_REUSE=0), and the test run once as
-// go test runs it.
+// go test runs it. A test whose output would fill any pipe is searched to
+// its end all the same.
 func TestPeersEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
@@ -71,11 +92,11 @@ func TestPeersEnd(t *testing.T) {
 				t.Setenv("STDBG_REUSE", tc.reuse)
 			}
 			var out bytes.Buffer
-			sum, err := Run(context.Background(), Config{Dir: dir, Stdout: &out, Parallel: 1, Search: SearchWith(0, true)})
+			sum, err := Run(context.Background(), Config{Dir: dir, Stdout: &out, Parallel: 1, Search: SearchWith(time.Minute, true), Budget: time.Minute})
 			if err != nil {
 				t.Fatalf("Run: %v\n%s", err, out.String())
 			}
-			if sum.OK != 1 {
+			if sum.OK != 2 {
 				t.Errorf("summary %+v:\n%s", sum, out.String())
 			}
 			text, err := os.ReadFile(peers)

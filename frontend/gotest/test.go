@@ -156,7 +156,9 @@ func (pk *pkgRun) finish(res *result, p *pending, native *nativeRun) {
 		return
 	case native.status != "PASS":
 		res.Status = statusFail
-		res.Detail = "no schedule explored failed, but as go test runs it " + native.why
+		// What the search covered stays said: the run as go test runs
+		// it met a schedule, or a stretch of real time, that it did not.
+		res.Detail = "no schedule explored failed (" + covered(p.found) + "), but as go test runs it " + native.why
 		if !cfg.Verbose && !cfg.JSON {
 			res.Lines = res.native
 		}

@@ -3,7 +3,9 @@ package session
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/stdbg/stdbg/engine/hunt"
 	"github.com/stdbg/stdbg/engine/search"
 )
 
@@ -219,6 +221,16 @@ func (p *Plan) why(found *Found) string {
 	switch {
 	case found.Interrupted:
 		return "interrupted" + cutShort(res.Cut)
+	case found.BudgetSpent && p.Minimise:
+		// The search had its share of the budget, the rest being kept
+		// to minimise a bug: the time it took is said.
+		var start time.Time
+		until, _ := hunt.Deadlines(start, p.Budget, true)
+		share := "the search's share: " + until.Sub(start).String()
+		if res.Cut > 0 {
+			return fmt.Sprintf("budget of %s spent (the execution under way was cut after %s; %s)", p.Budget, plural(res.Cut, "transition"), share)
+		}
+		return fmt.Sprintf("budget of %s spent (%s)", p.Budget, share)
 	case found.BudgetSpent:
 		return fmt.Sprintf("budget of %s spent", p.Budget) + cutShort(res.Cut)
 	case p.MaxExecutions > 0 && res.Stats.Executions >= p.MaxExecutions:

@@ -167,7 +167,9 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 	if err != nil {
 		err = fmt.Errorf("exploring %s: %w", t.Arg, err)
 	}
-	return &hunt.Explored{Result: *res, BudgetSpent: ctx.Err() != nil}, err
+	// (A step cut at the deadline may end the search before the
+	// context's own timer has fired.)
+	return &hunt.Explored{Result: *res, BudgetSpent: ctx.Err() != nil || errors.Is(err, search.ErrStepCut)}, err
 }
 
 // ContextsFallback says why a C search runs again with real threads.
@@ -178,6 +180,11 @@ const ContextsFallback = "the program does not behave the same with its threads 
 // program (through ex, which may wrap it) alone, or, for an exhaustive
 // search, divided among copies of the program and shards.
 func (s *Session) exploreHere(ctx context.Context, p *Plan, ex search.Executor, opts search.Options) (*search.Result, error) {
+	// A step still running when the search's share of the budget ends is
+	// cut there, in every copy of the program.
+	until, _ := ctx.Deadline()
+	s.proc.SetDeadline(until)
+	defer s.proc.SetDeadline(time.Time{})
 	jobs := p.jobs()
 	spec := p.search()
 	st := p.Strategy
@@ -231,6 +238,7 @@ func (s *Session) exploreHere(ctx context.Context, p *Plan, ex search.Executor, 
 			return nil, nil, err
 		}
 		s.place(ws, w, jobs)
+		ws.proc.SetDeadline(until)
 		return ws.checker, func() { ws.Close(); runtime.UnlockOSThread() }, nil
 	}
 	newStrategy := func() search.Strategy {

@@ -157,6 +157,9 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		Corpus:              f.Corpus,
 		Pick:                f.Pick,
 		Reported:            f.Reported,
+		// Minimisation runs here, on the session's process: a step still
+		// running at its end is cut.
+		StepDeadline: s.proc.SetDeadline,
 	}
 	if f.MinimiseByWork {
 		cfg.MinimiseContext = ctx

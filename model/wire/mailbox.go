@@ -28,6 +28,10 @@ const (
 	offDeadStatus = 48
 	offCkCPU      = 52
 	offRtCPU      = 56
+	// The bounds of a step, which a runtime that keeps them itself (Go's)
+	// reads; the C library leaves them alone (pad of struct stdbg_slot).
+	offDeadline    = 64 // int64: Unix nanoseconds (0: none)
+	offStepTimeout = 72 // int64: nanoseconds (0: the runtime's own)
 )
 
 // Mailbox is the shared memory between the checker and a target process:
@@ -130,6 +134,29 @@ func (s *Slot) Reset(gen, flags uint32) {
 	atomic.StoreUint32(s.word(offCkSleeping), 0)
 	atomic.StoreUint32(s.word(offCkCPU), 0)
 	atomic.StoreUint32(s.word(offRtCPU), 0)
+	s.SetBounds(0, 0)
+}
+
+func (s *Slot) dword(off int) *int64 { return (*int64)(unsafe.Pointer(&s.mem[off])) }
+
+// SetBounds tells the runtime the bounds of each step that the checker
+// keeps: the transition timeout, and the deadline (Unix nanoseconds; 0:
+// none) at which the phase under way ends, when a step still running is
+// cut. A runtime that watches its own steps (Go's) cuts them there itself
+// and says why a step did not end (a goroutine waiting on something stdbg
+// does not schedule), which the checker, from outside, cannot; the
+// checker still keeps them for a runtime that does not (the C library).
+func (s *Slot) SetBounds(deadline int64, timeout time.Duration) {
+	atomic.StoreInt64(s.dword(offDeadline), deadline)
+	atomic.StoreInt64(s.dword(offStepTimeout), int64(timeout))
+}
+
+// SetDeadline changes the deadline of SetBounds, for the steps to come.
+func (s *Slot) SetDeadline(deadline int64) { atomic.StoreInt64(s.dword(offDeadline), deadline) }
+
+// Bounds returns what SetBounds told.
+func (s *Slot) Bounds() (deadline int64, timeout time.Duration) {
+	return atomic.LoadInt64(s.dword(offDeadline)), time.Duration(atomic.LoadInt64(s.dword(offStepTimeout)))
 }
 
 // UpSeq returns the runtime's hand-over counter.

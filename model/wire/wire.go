@@ -78,6 +78,14 @@ const (
 	// that the execution can neither go on nor be judged: not a bug of
 	// the program. The checker stops with search.ErrCannotJudge.
 	FailCannotJudge FailureKind = 9
+	// FailTimedOut and FailCut: a runtime that watches its own steps (Go's,
+	// told their bounds by Slot.SetBounds) ended a step that had not
+	// reached its next scheduling point at the transition timeout, or at
+	// the deadline (the budget's end); Message is how long it ran (a
+	// time.Duration's text). The checker reads them as the TimedOut
+	// events it makes itself when a step outlasts its bounds.
+	FailTimedOut FailureKind = 10
+	FailCut      FailureKind = 11
 )
 
 // Pending reports that a thread reached a scheduling point.

@@ -111,10 +111,11 @@ func (p *Process) collectStep(running int) ([]wire.Event, error) {
 			b.inFlight = 0
 			return p.received(nil)
 		}
-		if err := p.slot.WaitFor(p.last, &since, p.cfg.TransitionTimeout); err != nil {
+		bound, cut := p.stepBound(p.cfg.TransitionTimeout)
+		if err := p.slot.WaitFor(p.last, &since, bound); err != nil {
 			b.inFlight = 0
 			if err == wire.ErrTimeout {
-				return p.timedOut(running, p.cfg.TransitionTimeout)
+				return p.timedOut(running, waited(since, bound), cut)
 			}
 			return nil, err
 		}

@@ -171,6 +171,10 @@ type Process struct {
 	pinnedTid int
 	pinnedOld unix.CPUSet
 
+	// deadline is when the phase under way ends (SetDeadline; zero:
+	// never): a step still running then is cut.
+	deadline time.Time
+
 	// mbMu guards the mailbox's mapping against the death watchers of
 	// Respawn mode, which may report after Close.
 	mbMu     sync.Mutex
@@ -465,6 +469,7 @@ func (p *Process) Begin() ([]wire.Event, error) {
 	p.gen++
 	p.slot = p.mb.Slot(p.gen)
 	p.slot.Reset(p.gen, flags)
+	p.slot.SetBounds(unixNano(p.deadline), p.cfg.TransitionTimeout)
 	p.last = p.slot.UpSeq()
 	p.ostids = make(map[int]int)
 	if _, err := p.ctl.Write(wire.EncodeForkPool(p.gen, flags, uint32(pool))); err != nil {
@@ -517,13 +522,57 @@ func (p *Process) Resume(tid int, code int64) ([]wire.Event, error) {
 	return p.collect(tid, p.cfg.TransitionTimeout)
 }
 
-// collect waits for the runtime's hand-over and decodes it.
+// SetDeadline sets when the phase under way (a search, a minimisation)
+// ends; the zero time: never. A step still running then is cut: the
+// execution ends with a TimedOut event marked Cut (the executor's
+// search.ErrStepCut), or, from a Go program whose goroutine waits outside
+// the model, with the failure that the checker cannot judge it, as its
+// runtime tells. The runtime is told too (wire.Slot.SetBounds), from the
+// next step on.
+func (p *Process) SetDeadline(t time.Time) {
+	p.deadline = t
+	if p.slot != nil {
+		p.slot.SetDeadline(unixNano(t))
+	}
+}
+
+// stepBound is how long the checker waits for a step: timeout, or less
+// when the deadline comes first (cut).
+func (p *Process) stepBound(timeout time.Duration) (bound time.Duration, cut bool) {
+	if !p.deadline.IsZero() {
+		if left := time.Until(p.deadline); left < timeout {
+			return max(left, 0), true
+		}
+	}
+	return timeout, false
+}
+
+// waited is how long a wait for a step that began at since (zero: the
+// wait never read the clock) and ended at its bound lasted.
+func waited(since time.Time, bound time.Duration) time.Duration {
+	if since.IsZero() {
+		return bound
+	}
+	return time.Since(since)
+}
+
+// unixNano is t in Unix nanoseconds, 0 for the zero time.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// collect waits for the runtime's hand-over and decodes it: for at most
+// timeout, and not past the deadline (SetDeadline).
 func (p *Process) collect(running int, timeout time.Duration) ([]wire.Event, error) {
 	var since time.Time // set by the first wait that needs the clock
+	bound, cut := p.stepBound(timeout)
 	for {
-		if err := p.slot.WaitFor(p.last, &since, timeout); err != nil {
+		if err := p.slot.WaitFor(p.last, &since, bound); err != nil {
 			if errors.Is(err, wire.ErrTimeout) {
-				return p.timedOut(running, timeout)
+				return p.timedOut(running, waited(since, bound), cut)
 			}
 			return nil, err
 		}
@@ -559,9 +608,16 @@ func (p *Process) received(buf []byte) ([]wire.Event, error) {
 // noted notes what decoded events say about the child (received) and
 // returns them, with its death if it died.
 func (p *Process) noted(evs []wire.Event) []wire.Event {
-	for _, ev := range evs {
+	for i, ev := range evs {
 		if pe, ok := ev.(*wire.Pending); ok && pe.OSTid != 0 && p.ostids[pe.Tid] != pe.OSTid {
 			p.ostids[pe.Tid] = pe.OSTid
+		}
+		if f, ok := ev.(wire.Failure); ok && (f.Kind == wire.FailTimedOut || f.Kind == wire.FailCut) {
+			// The runtime ended the step at its bounds itself.
+			evs[i] = wire.TimedOut{Tid: f.Tid, Frames: f.Frames, After: f.Message, Cut: f.Kind == wire.FailCut}
+			p.alive = false
+			p.killChild()
+			continue
 		}
 		if f, ok := ev.(wire.Failure); ok && !p.waitsAfter(f) {
 			p.alive = false
@@ -587,12 +643,33 @@ func (p *Process) noted(evs []wire.Event) []wire.Event {
 	return evs
 }
 
-// timedOut asks the running thread where it is, then ends the execution.
-func (p *Process) timedOut(tid int, waited time.Duration) ([]wire.Event, error) {
-	ev := wire.TimedOut{Tid: tid, After: waited.String()}
+// ownReport is how long the checker waits, after a step outlasted its
+// bounds, for the report of a runtime that keeps them itself (Go's, whose
+// watchdog looks every 20 ms): it says where the goroutine waits.
+const ownReport = time.Second
+
+// timedOut ends the execution whose step by thread tid outlasted its
+// bounds: the timeout, or the deadline when cut. A Go runtime keeps the
+// same bounds and says why its step did not end (it may be a goroutine
+// waiting on something stdbg does not schedule, which no timeout
+// describes): its report is awaited a moment. The C library is asked
+// where the running thread is.
+func (p *Process) timedOut(tid int, waited time.Duration, cut bool) ([]wire.Event, error) {
+	ev := wire.TimedOut{Tid: tid, After: waited.Round(time.Millisecond).String(), Cut: cut}
 	if ws, dead := p.slot.Dead(p.gen); dead {
 		p.alive = false
 		return []wire.Event{wire.Died{Description: describeStatus(ws)}}, nil
+	}
+	if p.cfg.NoPreload {
+		if p.slot.Wait(p.last, time.Now().Add(ownReport)) == nil {
+			p.last = p.slot.UpSeq()
+			// Its report, or a step that ended after all (the
+			// execution then goes on).
+			return p.received(p.slot.Up())
+		}
+		p.killChild()
+		p.alive = false
+		return []wire.Event{ev}, nil
 	}
 	pid := p.slot.Pid()
 	if os := p.ostids[tid]; os != 0 && pid != 0 {
@@ -667,6 +744,9 @@ func (p *Process) End(clean bool) {
 		var msg [24]byte
 		if p.slot.Answer(wire.EncodeRun(msg[:0], wire.Run{Tid: 0})) == nil {
 			deadline := time.Now().Add(p.cfg.TransitionTimeout)
+			if !p.deadline.IsZero() && p.deadline.Before(deadline) {
+				deadline = p.deadline // the phase's end comes first
+			}
 			for time.Now().Before(deadline) {
 				if _, dead := p.slot.Dead(p.gen); dead {
 					return

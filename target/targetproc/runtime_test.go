@@ -2,6 +2,7 @@ package targetproc_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,42 @@ int main(void) {
 	e2, err := c.Begin()
 	if err != nil {
 		t.Fatalf("next execution after a timeout: %v", err)
+	}
+	e2.Close()
+}
+
+// TestDeadlineCutsAStep checks that a step still running at the deadline
+// of the phase under way (the budget's end) is cut there, not at the
+// transition timeout: the step ends with the executor's search.ErrStepCut,
+// no timeout found, and the next execution runs.
+func TestDeadlineCutsAStep(t *testing.T) {
+	exe := buildSource(t, "spin.c", `#include <pthread.h>
+static volatile int flag;
+static void *setter(void *a) { flag = 1; return a; }
+int main(void) {
+	pthread_t t;
+	pthread_create(&t, 0, setter, 0);
+	while (!flag)
+		; /* spins without a yield: stdbg never switches here */
+	pthread_join(t, 0);
+	return 0;
+}
+`)
+	p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, TransitionTimeout: 30 * time.Second})
+	e, err := c.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetDeadline(time.Now().Add(200 * time.Millisecond))
+	err = e.Step(schedule.Step{Thread: 1, Choice: schedule.NoChoice})
+	e.Close()
+	if !errors.Is(err, search.ErrStepCut) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("step: %v, outcome %+v; want the step cut at the deadline", err, e.Ended())
+	}
+	p.SetDeadline(time.Time{})
+	e2, err := c.Begin()
+	if err != nil {
+		t.Fatalf("next execution after a cut: %v", err)
 	}
 	e2.Close()
 }
