@@ -119,6 +119,17 @@ func TestBubbleClock(t *testing.T) {
 	}
 
 	t.Setenv("STDBG_CACHE", t.TempDir())
+	// sthread is built from the source tree under test, at one path
+	// whatever the cache, so that the go command's build cache serves its
+	// compiles (the copy a cache holds is checked by goinstr's tests and
+	// the root package's TestInstalled).
+	if os.Getenv("STDBG_SOURCE") == "" {
+		src, err := filepath.Abs(filepath.Join("..", "..", ".."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("STDBG_SOURCE", src)
+	}
 	var buf bytes.Buffer
 	if _, err := gotest.Run(context.Background(), gotest.Config{Dir: dir, Patterns: []string{"./..."}, Stdout: &buf, Parallel: 1, Race: true, Search: gotest.SearchWith(0, true)}); err != nil {
 		t.Fatalf("stdbg test: %v\n%s", err, buf.String())
