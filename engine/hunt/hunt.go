@@ -234,7 +234,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	t0 := time.Now()
 	found, err := explore(searchCtx, &cfg)
 	if cfg.Explore == nil {
-		cfg.stepDeadline(nil)
+		cfg.noStepDeadline()
 	}
 	searched := time.Since(t0)
 	out := &Result{Search: found.Result, Stats: found.Stats, Interrupted: ctx.Err() != nil}
@@ -359,16 +359,20 @@ func explore(ctx context.Context, cfg *Config) (*Explored, error) {
 	return &Explored{Result: *res, BudgetSpent: ctx.Err() != nil || errors.Is(err, search.ErrStepCut)}, err
 }
 
-// stepDeadline tells Config.StepDeadline the end of ctx (nil: none).
+// stepDeadline tells Config.StepDeadline the end of ctx.
 func (cfg *Config) stepDeadline(ctx context.Context) {
-	if cfg.StepDeadline == nil {
-		return
+	if cfg.StepDeadline != nil {
+		d, _ := ctx.Deadline()
+		cfg.StepDeadline(d)
 	}
-	var d time.Time
-	if ctx != nil {
-		d, _ = ctx.Deadline()
+}
+
+// noStepDeadline tells Config.StepDeadline that the phase is over: no
+// end.
+func (cfg *Config) noStepDeadline() {
+	if cfg.StepDeadline != nil {
+		cfg.StepDeadline(time.Time{})
 	}
-	cfg.StepDeadline(d)
 }
 
 // Deadlines splits a budget of wall time starting at start: the search
@@ -401,7 +405,7 @@ func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchEx
 	m, err := search.Minimise(bounded, cfg.Executor, bug, search.MinimiseOptions{MaxDepth: cfg.Options.MaxDepth,
 		MaxExecutions: cfg.MinimiseExecutions, Exhaustive: true, Progress: cfg.MinimiseProgress,
 		SearchExecutions: searchExecs, NoReduction: cfg.MinimiseNoReduction})
-	cfg.stepDeadline(nil)
+	cfg.noStepDeadline()
 	switch {
 	case err == nil:
 		if !m.Proven && minCtx.Err() == nil && bounded.Err() != nil {
