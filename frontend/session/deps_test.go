@@ -2,6 +2,9 @@ package session
 
 import (
 	"context"
+	"debug/dwarf"
+	"debug/elf"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -317,5 +320,79 @@ func TestDependencyPathsInReports(t *testing.T) {
 	}
 	if inBank == 0 {
 		t.Errorf("no step or wait of the report is in the dependency's bank.go: %+v", locs)
+	}
+}
+
+// The build a debugger replays in (BuildGoDebug: optimisations off) names
+// a rewritten dependency's lines by the dependency's own file in its line
+// table, which Delve reads to show sources and to set breakpoints by file
+// and line: no file of the copy under stdbg's cache is left there.
+func TestDependencyPathsForDebuggers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary for the debugger")
+	}
+	dir := writeModule(t, lockOrderDepModule)
+	orig := filepath.Join(dir, "bank", "bank.go")
+	exe, err := BuildGoDebug(dir, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := lineTableFiles(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := cachedir.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !files[orig] {
+		t.Errorf("the line table of %s does not name %s", exe, orig)
+	}
+	for f := range files {
+		if filepath.Base(f) == "bank.go" && f != orig {
+			t.Errorf("the line table names %s for the dependency's bank.go; want %s only", f, orig)
+		}
+		if strings.HasPrefix(f, filepath.Join(cache, "goinstr")+string(filepath.Separator)) {
+			t.Errorf("the line table names a rewritten file under stdbg's cache: %s", f)
+		}
+	}
+}
+
+// lineTableFiles returns the files that the DWARF line tables of the
+// executable exe name.
+func lineTableFiles(exe string) (map[string]bool, error) {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", exe, err)
+	}
+	files := map[string]bool{}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", exe, err)
+		}
+		if e == nil {
+			return files, nil
+		}
+		if e.Tag != dwarf.TagCompileUnit {
+			r.SkipChildren()
+			continue
+		}
+		lr, err := d.LineReader(e)
+		if err != nil || lr == nil {
+			continue
+		}
+		for _, lf := range lr.Files() {
+			if lf != nil {
+				files[lf.Name] = true
+			}
+		}
+		r.SkipChildren()
 	}
 }
