@@ -137,8 +137,27 @@ func TestDependenciesRewritten(t *testing.T) {
 // for its language version (the rewritten loop ranges over a function's
 // iterator, Go 1.23's).
 var unbuildableDepModule = map[string]string{
-	"go.mod":   "module example.com/m\n\ngo 1.26.0\n\nrequire example.com/d v0.0.0\n\nreplace example.com/d => ./d\n",
-	"d/go.mod": "module example.com/d\n\ngo 1.21\n",
+	"go.mod": "module example.com/m\n\ngo 1.26.0\n\nrequire (\n\texample.com/d v0.0.0\n\texample.com/group v0.0.0\n)\n\n" +
+		"replace example.com/d => ./d\n\nreplace example.com/group => ./group\n",
+	"d/go.mod":     "module example.com/d\n\ngo 1.21\n",
+	"group/go.mod": "module example.com/group\n\ngo 1.22\n",
+	"group/group.go": `package group
+
+import "sync"
+
+// Run runs f in n goroutines and waits for them.
+func Run(n int, f func()) {
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f()
+		}()
+	}
+	wg.Wait()
+}
+`,
 	"d/d.go": `package d
 
 // Collect receives the values of ch into a map keyed by their order.
@@ -164,9 +183,11 @@ func Send(ch chan int, n int) {
 	"m_test.go": `package m
 
 import (
+	"sync"
 	"testing"
 
 	"example.com/d"
+	"example.com/group"
 )
 
 func TestCollect(t *testing.T) {
@@ -176,14 +197,33 @@ func TestCollect(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// A lost update through example.com/group's goroutines.
+func TestLostUpdate(t *testing.T) {
+	n := 0
+	var mu sync.Mutex
+	group.Run(2, func() {
+		mu.Lock()
+		v := n
+		mu.Unlock()
+		mu.Lock()
+		n = v + 1
+		mu.Unlock()
+	})
+	if n != 2 {
+		t.Errorf("n = %d after two increments", n)
+	}
+}
 `,
 }
 
 // A dependency whose rewritten code does not compile does not fail the
-// build: the test is built with the main module alone rewritten, a warning
-// says which modules then run unchecked and why (the compiler's line, at
-// the dependency's own file), and they are listed among what is not
-// modelled, so that no search of the test is called exhaustive.
+// build: the test is built with that module unrewritten, the other
+// dependencies still rewritten (example.com/group, whose goroutines a bug
+// needs), a warning says which modules then run unchecked and why (the
+// compiler's line, at the dependency's own file), and they are listed
+// among what is not modelled, so that no search of the test is called
+// exhaustive.
 func TestDependencyRewriteFallback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary twice")
@@ -208,16 +248,26 @@ func TestDependencyRewriteFallback(t *testing.T) {
 	if cache, err := cachedir.Dir(); err == nil && strings.Contains(warning, cache) {
 		t.Errorf("the warning names the rewritten copy under stdbg's cache: %s", warning)
 	}
+	if strings.Contains(warning, "example.com/group") {
+		t.Errorf("the warning says example.com/group is not rewritten: %s", warning)
+	}
 	listed := false
 	for _, w := range tg.Unmodelled {
 		listed = listed || strings.Contains(w, "example.com/d")
+		if strings.Contains(w, "example.com/group") {
+			t.Errorf("example.com/group, whose rewritten code builds, is listed as not modelled: %s", w)
+		}
 	}
 	if !listed {
 		t.Errorf("example.com/d, not rewritten, is not listed among what is not modelled: %q", tg.Unmodelled)
 	}
 	got := findIn(t, dir, "TestCollect", false)
 	if len(got.bugs) > 0 || !got.complete {
-		t.Errorf("bugs %v at %s, complete %v; want no bug and a complete search", got.bugs, got.where, got.complete)
+		t.Errorf("TestCollect: bugs %v at %s, complete %v; want no bug and a complete search", got.bugs, got.where, got.complete)
+	}
+	got = findIn(t, dir, "TestLostUpdate", false)
+	if !slices.Contains(got.bugs, search.AssertionFailure) {
+		t.Errorf("TestLostUpdate: bugs %v at %s; want the lost update, through example.com/group's goroutines", got.bugs, got.where)
 	}
 }
 
