@@ -1,6 +1,7 @@
 package goinstr
 
 import (
+	"bytes"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -377,7 +378,13 @@ func atOriginal(src []byte, orig string) []byte {
 	if err != nil || isCgo(f.Imports) {
 		return src
 	}
-	return append([]byte("//line "+orig+":1:1\n"), src...)
+	directive := "//line " + orig + ":1:1\n"
+	if head := src[:f.Package]; bytes.Contains(head, []byte("\n"+directive)) {
+		// withLang's: the file's header has its own, after the
+		// constraint it wrote.
+		return src
+	}
+	return append([]byte(directive), src...)
 }
 
 // copyEmbed copies the file or directory src, which a //go:embed line of

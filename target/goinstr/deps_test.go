@@ -254,3 +254,32 @@ func TestInstrumentTestOnlyDeps(t *testing.T) {
 		})
 	}
 }
+
+// A Go file copied from a dependency module begins with a line directive
+// naming the original, once; cgo files and other files are copied as
+// they are.
+func TestAtOriginal(t *testing.T) {
+	const orig = "/mod/example.com/d@v1.0.0/d.go"
+	plain := "package d\n\nfunc F() {}\n"
+	lang, err := withLang([]byte("// Package d.\npackage d\n"), orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, file, src, want string
+	}{
+		{"a Go file", orig, plain, "//line " + orig + ":1:1\n" + plain},
+		{"a Go file with a constraint of its own", orig, "//go:build linux\n\n" + plain, "//line " + orig + ":1:1\n//go:build linux\n\n" + plain},
+		{"withLang's header", orig, string(lang), string(lang)},
+		{"a cgo file", orig, "package d\n\n// int x;\nimport \"C\"\n", "package d\n\n// int x;\nimport \"C\"\n"},
+		{"an assembly file", "/mod/example.com/d@v1.0.0/d_amd64.s", "TEXT ·F(SB),0,$0\n", "TEXT ·F(SB),0,$0\n"},
+	}
+	for _, tc := range tests {
+		if got := string(atOriginal([]byte(tc.src), tc.file)); got != tc.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+	}
+	if n := strings.Count(string(lang), "//line "); n != 1 {
+		t.Errorf("withLang's header holds %d line directives, want 1:\n%s", n, lang)
+	}
+}

@@ -52,7 +52,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-13"
+const version = "goinstr-14"
 
 // Config says what to instrument.
 type Config struct {
