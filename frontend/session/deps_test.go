@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/dwarf"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -444,5 +445,31 @@ func lineTableFiles(exe string) (map[string]bool, error) {
 			}
 		}
 		r.SkipChildren()
+	}
+}
+
+// The modules at fault in a failed build are those whose original files
+// the compiler's messages name, absolute or relative to the go command's
+// directory.
+func TestFailingDeps(t *testing.T) {
+	origins := map[string]string{
+		"example.com/a":  "/mod/example.com/a@v1.0.0",
+		"example.com/ab": "/mod/example.com/ab@v1.0.0",
+		"example.com/d":  "/work/m/d",
+	}
+	tests := []struct {
+		name, out string
+		want      []string
+	}{
+		{"absolute", "go test -c -o x.test .: exit status 1\n# example.com/a\n/mod/example.com/a@v1.0.0/a.go:7:2: declared and not used: x", []string{"example.com/a"}},
+		{"relative to the directory", "# example.com/d\nd/d.go:8:2: cannot range over f (variable of type func(yield func(int) bool))", []string{"example.com/d"}},
+		{"two modules", "/mod/example.com/ab@v1.0.0/b.go:1:1: x\n/work/m/d/d.go:2:1: y\n/mod/example.com/ab@v1.0.0/c.go:1:1: z", []string{"example.com/ab", "example.com/d"}},
+		{"the main module's file", "/work/m/m_test.go:3:1: undefined: x", nil},
+		{"no file", "go: updates to go.mod needed", nil},
+	}
+	for _, tc := range tests {
+		if got := failingDeps(errors.New(tc.out), "/work/m", origins); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
