@@ -2,6 +2,10 @@ package session
 
 import (
 	"context"
+	"debug/dwarf"
+	"debug/elf"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,8 +138,27 @@ func TestDependenciesRewritten(t *testing.T) {
 // for its language version (the rewritten loop ranges over a function's
 // iterator, Go 1.23's).
 var unbuildableDepModule = map[string]string{
-	"go.mod":   "module example.com/m\n\ngo 1.26.0\n\nrequire example.com/d v0.0.0\n\nreplace example.com/d => ./d\n",
-	"d/go.mod": "module example.com/d\n\ngo 1.21\n",
+	"go.mod": "module example.com/m\n\ngo 1.26.0\n\nrequire (\n\texample.com/d v0.0.0\n\texample.com/group v0.0.0\n)\n\n" +
+		"replace example.com/d => ./d\n\nreplace example.com/group => ./group\n",
+	"d/go.mod":     "module example.com/d\n\ngo 1.21\n",
+	"group/go.mod": "module example.com/group\n\ngo 1.22\n",
+	"group/group.go": `package group
+
+import "sync"
+
+// Run runs f in n goroutines and waits for them.
+func Run(n int, f func()) {
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f()
+		}()
+	}
+	wg.Wait()
+}
+`,
 	"d/d.go": `package d
 
 // Collect receives the values of ch into a map keyed by their order.
@@ -161,9 +184,11 @@ func Send(ch chan int, n int) {
 	"m_test.go": `package m
 
 import (
+	"sync"
 	"testing"
 
 	"example.com/d"
+	"example.com/group"
 )
 
 func TestCollect(t *testing.T) {
@@ -173,14 +198,33 @@ func TestCollect(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// A lost update through example.com/group's goroutines.
+func TestLostUpdate(t *testing.T) {
+	n := 0
+	var mu sync.Mutex
+	group.Run(2, func() {
+		mu.Lock()
+		v := n
+		mu.Unlock()
+		mu.Lock()
+		n = v + 1
+		mu.Unlock()
+	})
+	if n != 2 {
+		t.Errorf("n = %d after two increments", n)
+	}
+}
 `,
 }
 
 // A dependency whose rewritten code does not compile does not fail the
-// build: the test is built with the main module alone rewritten, a warning
-// says which modules then run unchecked and why (the compiler's line, at
-// the dependency's own file), and they are listed among what is not
-// modelled, so that no search of the test is called exhaustive.
+// build: the test is built with that module unrewritten, the other
+// dependencies still rewritten (example.com/group, whose goroutines a bug
+// needs), a warning says which modules then run unchecked and why (the
+// compiler's line, at the dependency's own file), and they are listed
+// among what is not modelled, so that no search of the test is called
+// exhaustive.
 func TestDependencyRewriteFallback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary twice")
@@ -205,16 +249,26 @@ func TestDependencyRewriteFallback(t *testing.T) {
 	if cache, err := cachedir.Dir(); err == nil && strings.Contains(warning, cache) {
 		t.Errorf("the warning names the rewritten copy under stdbg's cache: %s", warning)
 	}
+	if strings.Contains(warning, "example.com/group") {
+		t.Errorf("the warning says example.com/group is not rewritten: %s", warning)
+	}
 	listed := false
 	for _, w := range tg.Unmodelled {
 		listed = listed || strings.Contains(w, "example.com/d")
+		if strings.Contains(w, "example.com/group") {
+			t.Errorf("example.com/group, whose rewritten code builds, is listed as not modelled: %s", w)
+		}
 	}
 	if !listed {
 		t.Errorf("example.com/d, not rewritten, is not listed among what is not modelled: %q", tg.Unmodelled)
 	}
 	got := findIn(t, dir, "TestCollect", false)
 	if len(got.bugs) > 0 || !got.complete {
-		t.Errorf("bugs %v at %s, complete %v; want no bug and a complete search", got.bugs, got.where, got.complete)
+		t.Errorf("TestCollect: bugs %v at %s, complete %v; want no bug and a complete search", got.bugs, got.where, got.complete)
+	}
+	got = findIn(t, dir, "TestLostUpdate", false)
+	if !slices.Contains(got.bugs, search.AssertionFailure) {
+		t.Errorf("TestLostUpdate: bugs %v at %s; want the lost update, through example.com/group's goroutines", got.bugs, got.where)
 	}
 }
 
@@ -317,5 +371,105 @@ func TestDependencyPathsInReports(t *testing.T) {
 	}
 	if inBank == 0 {
 		t.Errorf("no step or wait of the report is in the dependency's bank.go: %+v", locs)
+	}
+}
+
+// The build a debugger replays in (BuildGoDebug: optimisations off) names
+// a rewritten dependency's lines by the dependency's own file in its line
+// table, which Delve reads to show sources and to set breakpoints by file
+// and line: no file of the copy under stdbg's cache is left there.
+func TestDependencyPathsForDebuggers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary for the debugger")
+	}
+	dir := writeModule(t, lockOrderDepModule)
+	orig := filepath.Join(dir, "bank", "bank.go")
+	exe, err := BuildGoDebug(dir, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := lineTableFiles(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := cachedir.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !files[orig] {
+		t.Errorf("the line table of %s does not name %s", exe, orig)
+	}
+	for f := range files {
+		if filepath.Base(f) == "bank.go" && f != orig {
+			t.Errorf("the line table names %s for the dependency's bank.go; want %s only", f, orig)
+		}
+		if strings.HasPrefix(f, filepath.Join(cache, "goinstr")+string(filepath.Separator)) {
+			t.Errorf("the line table names a rewritten file under stdbg's cache: %s", f)
+		}
+	}
+}
+
+// lineTableFiles returns the files that the DWARF line tables of the
+// executable exe name.
+func lineTableFiles(exe string) (map[string]bool, error) {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", exe, err)
+	}
+	files := map[string]bool{}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", exe, err)
+		}
+		if e == nil {
+			return files, nil
+		}
+		if e.Tag != dwarf.TagCompileUnit {
+			r.SkipChildren()
+			continue
+		}
+		lr, err := d.LineReader(e)
+		if err != nil || lr == nil {
+			continue
+		}
+		for _, lf := range lr.Files() {
+			if lf != nil {
+				files[lf.Name] = true
+			}
+		}
+		r.SkipChildren()
+	}
+}
+
+// The modules at fault in a failed build are those whose original files
+// the compiler's messages name, absolute or relative to the go command's
+// directory.
+func TestFailingDeps(t *testing.T) {
+	origins := map[string]string{
+		"example.com/a":  "/mod/example.com/a@v1.0.0",
+		"example.com/ab": "/mod/example.com/ab@v1.0.0",
+		"example.com/d":  "/work/m/d",
+	}
+	tests := []struct {
+		name, out string
+		want      []string
+	}{
+		{"absolute", "go test -c -o x.test .: exit status 1\n# example.com/a\n/mod/example.com/a@v1.0.0/a.go:7:2: declared and not used: x", []string{"example.com/a"}},
+		{"relative to the directory", "# example.com/d\nd/d.go:8:2: cannot range over f (variable of type func(yield func(int) bool))", []string{"example.com/d"}},
+		{"two modules", "/mod/example.com/ab@v1.0.0/b.go:1:1: x\n/work/m/d/d.go:2:1: y\n/mod/example.com/ab@v1.0.0/c.go:1:1: z", []string{"example.com/ab", "example.com/d"}},
+		{"the main module's file", "/work/m/m_test.go:3:1: undefined: x", nil},
+		{"no file", "go: updates to go.mod needed", nil},
+	}
+	for _, tc := range tests {
+		if got := failingDeps(errors.New(tc.out), "/work/m", origins); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

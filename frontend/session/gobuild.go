@@ -137,6 +137,7 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 	// rewrote.
 	var instrumented goinstr.Config
 	var rewrittenDeps []string
+	var rewrittenOrigins map[string]string
 	instrWarnings := 0
 	if !strings.HasSuffix(abs, ".go") && !usesSthread(dir) {
 		// Plain Go: instrument it into an overlay.
@@ -150,7 +151,7 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 			return built, fmt.Errorf("instrumenting %s: %w", pkg, err)
 		}
 		instrumented = icfg
-		rewrittenDeps, instrWarnings = res.Deps, len(res.Warnings)
+		rewrittenDeps, rewrittenOrigins, instrWarnings = res.Deps, res.Origins, len(res.Warnings)
 		built.warnings, built.unmodelled, built.restored = res.Warnings, res.Unmodelled, res.Restored
 		args = append(args[:len(args)-1:len(args)-1], "-overlay="+res.Overlay)
 		ws, err := goinstr.WorkspaceFor(dir, base, test, res.Replace)
@@ -188,31 +189,41 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 	err = runGo(goBin, dir, args, env)
 	if err != nil && len(rewrittenDeps) > 0 {
 		// The rewritten code of a dependency does not build (a
-		// construct the rewriting does not handle): build with the
-		// main module's packages alone rewritten, and say what then
-		// runs unchecked.
-		instrumented.Deps = goinstr.Deps{None: true}
-		res, ierr := goinstr.Instrument(instrumented)
-		if ierr != nil {
-			return built, fmt.Errorf("instrumenting %s: %w", pkg, ierr)
-		}
-		for i, a := range args {
-			if strings.HasPrefix(a, "-overlay=") {
-				args[i] = "-overlay=" + res.Overlay
+		// construct the rewriting does not handle). The modules whose
+		// files the compiler's messages name go unrewritten first,
+		// the others still rewritten; if that does not build either,
+		// the main module's packages alone: what then runs unchecked
+		// is said.
+		var tries [][]string // the modules rewritten, in turn
+		if bad := failingDeps(err, dir, rewrittenOrigins); len(bad) > 0 && len(bad) < len(rewrittenDeps) {
+			var rest []string
+			for _, m := range rewrittenDeps {
+				if !slices.Contains(bad, m) {
+					rest = append(rest, m)
+				}
 			}
+			tries = append(tries, rest)
 		}
-		ws, werr := goinstr.WorkspaceFor(dir, base, test, nil)
-		if werr != nil {
-			return built, fmt.Errorf("instrumenting %s: %w", pkg, werr)
-		}
-		if ws != nil {
-			env = ws.Env
-		}
-		if err2 := runGo(goBin, dir, args, env); err2 == nil {
-			w := fmt.Sprintf("not instrumented: the packages of %s (their rewritten code does not build: %s)", strings.Join(rewrittenDeps, ", "), firstLine(err))
-			built.warnings = append(append(slices.Clip(res.Warnings), w), built.warnings[instrWarnings:]...)
-			built.unmodelled, built.restored = res.Unmodelled, res.Restored
+		tries = append(tries, nil)
+		for _, keep := range tries {
+			fell, ferr := buildFallback(goBin, dir, base, args, test, instrumented, keep)
+			if ferr != nil {
+				return built, fmt.Errorf("instrumenting %s: %w", pkg, ferr)
+			}
+			if fell == nil {
+				continue
+			}
+			var dropped []string
+			for _, m := range rewrittenDeps {
+				if !slices.Contains(fell.Deps, m) {
+					dropped = append(dropped, m)
+				}
+			}
+			w := fmt.Sprintf("not instrumented: the packages of %s (their rewritten code does not build: %s)", strings.Join(dropped, ", "), firstLine(err))
+			built.warnings = append(append(slices.Clip(fell.Warnings), w), built.warnings[instrWarnings:]...)
+			built.unmodelled, built.restored = fell.Unmodelled, fell.Restored
 			err = nil
+			break
 		}
 	}
 	if err != nil {
@@ -220,6 +231,66 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 	}
 	built.exe = out
 	return built, nil
+}
+
+// buildFallback instruments the package again (cfg) with only the
+// dependency modules of keep rewritten (none when keep is empty) and
+// builds it with args, whose -overlay it replaces. It returns the
+// instrumentation when the build succeeded, nil when it did not.
+func buildFallback(goBin, dir, cache string, args []string, test bool, cfg goinstr.Config, keep []string) (*goinstr.Result, error) {
+	cfg.Deps = goinstr.Deps{None: true}
+	if len(keep) > 0 {
+		cfg.Deps = goinstr.Deps{Only: keep}
+	}
+	res, err := goinstr.Instrument(cfg)
+	if err != nil {
+		return nil, err
+	}
+	args = slices.Clone(args)
+	for i, a := range args {
+		if strings.HasPrefix(a, "-overlay=") {
+			args[i] = "-overlay=" + res.Overlay
+		}
+	}
+	ws, err := goinstr.WorkspaceFor(dir, cache, test, res.Replace)
+	if err != nil {
+		return nil, err
+	}
+	var env []string
+	if ws != nil {
+		env = ws.Env
+	}
+	if runGo(goBin, dir, args, env) != nil {
+		return nil, nil
+	}
+	return res, nil
+}
+
+// failingDeps returns the modules (of origins: the directories of their
+// original files, by module path) whose files the compiler's messages in
+// err name, a message of the go command run in dir: the copies' line
+// directives give their errors the original files' paths.
+func failingDeps(err error, dir string, origins map[string]string) []string {
+	var bad []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		file, _, ok := strings.Cut(strings.TrimSpace(l), ".go:")
+		if !ok {
+			continue
+		}
+		file += ".go"
+		if !filepath.IsAbs(file) {
+			// The go command names files below its directory
+			// relative to it.
+			file = filepath.Join(dir, file)
+		}
+		for m, d := range origins {
+			if strings.HasPrefix(file, d+string(filepath.Separator)) && !slices.Contains(bad, m) {
+				bad = append(bad, m)
+			}
+		}
+	}
+	slices.Sort(bad)
+	return bad
 }
 
 // runGo runs the go command with args in dir, with env added to the

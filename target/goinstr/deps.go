@@ -1,6 +1,7 @@
 package goinstr
 
 import (
+	"bytes"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -257,9 +258,10 @@ func rewriteDeps(cfg Config, deps []depPackage, rewrite func(*packages.Package))
 // an overlay of the module cache's files: a copy replaces the module in
 // the build instead (a replace directive of the workspace, which changes
 // no version). It returns the copies' directories by module path, as they
-// will be once tmp is renamed to final.
-func writeCopies(tmp, final string, deps []depPackage, mods []string, files map[string][]byte) (map[string]string, error) {
-	replace := map[string]string{}
+// will be once tmp is renamed to final, and the directories of the
+// originals (origins).
+func writeCopies(tmp, final string, deps []depPackage, mods []string, files map[string][]byte) (replace, origins map[string]string, err error) {
+	replace, origins = map[string]string{}, map[string]string{}
 	for _, m := range mods {
 		var pkgs []depPackage
 		for _, d := range deps {
@@ -312,34 +314,34 @@ func writeCopies(tmp, final string, deps []depPackage, mods []string, files map[
 		}
 		if _, err := os.Stat(filepath.Join(modDir, "go.mod")); err == nil {
 			if err := copyFile(filepath.Join(modDir, "go.mod")); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		} else {
 			// A module without a go.mod: the go command makes one up
 			// with its path alone.
 			if err := os.MkdirAll(out, 0o755); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if err := os.WriteFile(filepath.Join(out, "go.mod"), []byte("module "+m+"\n"), 0o644); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		for _, d := range pkgs {
 			entries, err := os.ReadDir(d.Dir)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, e := range entries {
 				if e.Type().IsRegular() && e.Name() != "go.mod" {
 					if err := copyFile(filepath.Join(d.Dir, e.Name())); err != nil {
-						return nil, err
+						return nil, nil, err
 					}
 				}
 			}
 			for _, f := range d.Embeds {
 				if filepath.Dir(f) != d.Dir {
 					if err := copyEmbed(f, modDir, out); err != nil {
-						return nil, err
+						return nil, nil, err
 					}
 				}
 			}
@@ -349,13 +351,14 @@ func writeCopies(tmp, final string, deps []depPackage, mods []string, files map[
 		for src := range files {
 			if r, err := filepath.Rel(modDir, src); err == nil && !strings.HasPrefix(r, "..") {
 				if err := copyFile(src); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 		}
 		replace[m] = filepath.Join(final, "mod", name)
+		origins[m] = modDir
 	}
-	return replace, nil
+	return replace, origins, nil
 }
 
 // atOriginal returns src, the text of a Go file of a dependency module to
@@ -375,7 +378,13 @@ func atOriginal(src []byte, orig string) []byte {
 	if err != nil || isCgo(f.Imports) {
 		return src
 	}
-	return append([]byte("//line "+orig+":1:1\n"), src...)
+	directive := "//line " + orig + ":1:1\n"
+	if head := src[:f.Package]; bytes.Contains(head, []byte("\n"+directive)) {
+		// withLang's: the file's header has its own, after the
+		// constraint it wrote.
+		return src
+	}
+	return append([]byte(directive), src...)
 }
 
 // copyEmbed copies the file or directory src, which a //go:embed line of

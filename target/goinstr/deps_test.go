@@ -179,3 +179,107 @@ func TestInstrumentDeps(t *testing.T) {
 		t.Errorf("x/sync, not rewritten, is not listed among what is not modelled: %q", none.Unmodelled)
 	}
 }
+
+// The dependencies that only a package's tests import are in the build
+// of its test binary, and are rewritten as the others: imported by its
+// internal test, by its external test (in a directory of tests alone,
+// and through another dependency), and a dependency the go command
+// compiles again for the test because it imports the package tested.
+func TestInstrumentTestOnlyDeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads dependency modules from source")
+	}
+	const (
+		goMod = "module example.com/m\n\ngo 1.26.0\n\nrequire (\n\texample.com/b v0.0.0\n\texample.com/c v0.0.0\n)\n\n" +
+			"replace example.com/b => ./b\n\nreplace example.com/c => ./c\n"
+		// b starts goroutines through c; c waits for them.
+		bMod = "module example.com/b\n\ngo 1.22\n\nrequire example.com/c v0.0.0\n"
+		bGo  = "package b\n\nimport \"example.com/c\"\n\n// Go runs f in a goroutine and waits for it.\nfunc Go(f func()) { c.Go(f) }\n"
+		cMod = "module example.com/c\n\ngo 1.22\n"
+		cGo  = "package c\n\nimport \"sync\"\n\n// Go runs f in a goroutine and waits for it.\nfunc Go(f func()) {\n\tvar wg sync.WaitGroup\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n\t\tf()\n\t}()\n\twg.Wait()\n}\n"
+		pGo  = "package p\n\n// N is a number.\nvar N = 1\n"
+	)
+	xtest := "package p_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/b\"\n)\n\nfunc TestX(t *testing.T) { b.Go(func() {}) }\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"internal test", map[string]string{"p/p.go": pGo,
+			"p/p_test.go": "package p\n\nimport (\n\t\"testing\"\n\n\t\"example.com/c\"\n)\n\nfunc TestX(t *testing.T) { c.Go(func() { N++ }) }\n"},
+			[]string{"example.com/c"}},
+		{"external test through another dependency", map[string]string{"p/p.go": pGo, "p/p_test.go": xtest},
+			[]string{"example.com/b", "example.com/c"}},
+		{"a directory of external tests", map[string]string{"p/p_test.go": xtest},
+			[]string{"example.com/b", "example.com/c"}},
+		{"a dependency compiled again for the test", map[string]string{"p/p.go": pGo,
+			"p/p_internal_test.go": "package p\n\nimport \"testing\"\n\nfunc TestN(t *testing.T) {\n\tif N != 1 {\n\t\tt.Fatal(N)\n\t}\n}\n",
+			"p/p_test.go":          "package p_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/b\"\n\t\"example.com/m/p\"\n)\n\nfunc TestX(t *testing.T) { b.Go(func() { p.N++ }) }\n",
+			// b imports the package tested: the go command builds b
+			// again for p's test ("example.com/b [example.com/m/p.test]").
+			"b/go.mod": "module example.com/b\n\ngo 1.22\n\nrequire (\n\texample.com/c v0.0.0\n\texample.com/m v0.0.0\n)\n",
+			"b/b.go":   "package b\n\nimport (\n\t\"example.com/c\"\n\t\"example.com/m/p\"\n)\n\n// Go runs f in a goroutine and waits for it.\nfunc Go(f func()) { c.Go(func() { f(); _ = p.N }) }\n"},
+			[]string{"example.com/b", "example.com/c"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"go.mod": goMod, "b/go.mod": bMod, "b/b.go": bGo, "c/go.mod": cMod, "c/c.go": cGo}
+			for name, text := range tc.files {
+				files[name] = text
+			}
+			for name, text := range files {
+				p := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := Instrument(Config{Dir: filepath.Join(dir, "p"), Tests: true, Cache: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res.Deps, tc.want) {
+				t.Errorf("rewritten dependencies %v, want %v (not modelled: %q)", res.Deps, tc.want, res.Unmodelled)
+			}
+			src, err := os.ReadFile(filepath.Join(res.Replace["example.com/c"], "c.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(src), "stdbgsthread.Go(") {
+				t.Errorf("the copy of c.go does not start its goroutine through sthread:\n%s", src)
+			}
+		})
+	}
+}
+
+// A Go file copied from a dependency module begins with a line directive
+// naming the original, once; cgo files and other files are copied as
+// they are.
+func TestAtOriginal(t *testing.T) {
+	const orig = "/mod/example.com/d@v1.0.0/d.go"
+	plain := "package d\n\nfunc F() {}\n"
+	lang, err := withLang([]byte("// Package d.\npackage d\n"), orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, file, src, want string
+	}{
+		{"a Go file", orig, plain, "//line " + orig + ":1:1\n" + plain},
+		{"a Go file with a constraint of its own", orig, "//go:build linux\n\n" + plain, "//line " + orig + ":1:1\n//go:build linux\n\n" + plain},
+		{"withLang's header", orig, string(lang), string(lang)},
+		{"a cgo file", orig, "package d\n\n// int x;\nimport \"C\"\n", "package d\n\n// int x;\nimport \"C\"\n"},
+		{"an assembly file", "/mod/example.com/d@v1.0.0/d_amd64.s", "TEXT ·F(SB),0,$0\n", "TEXT ·F(SB),0,$0\n"},
+	}
+	for _, tc := range tests {
+		if got := string(atOriginal([]byte(tc.src), tc.file)); got != tc.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+	}
+	if n := strings.Count(string(lang), "//line "); n != 1 {
+		t.Errorf("withLang's header holds %d line directives, want 1:\n%s", n, lang)
+	}
+}

@@ -52,7 +52,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-12"
+const version = "goinstr-14"
 
 // Config says what to instrument.
 type Config struct {
@@ -102,6 +102,11 @@ type Result struct {
 	// the module's place (WorkspaceFor): the go command takes no overlay
 	// of the module cache's files.
 	Replace map[string]string
+	// Origins gives, by module path, the directory of the original files
+	// of each module of Deps (the module cache's, or that of a replace
+	// directive), which the line directives of its copy name: the
+	// compiler's messages about a copy's file name the file there.
+	Origins map[string]string
 	// Cached reports that the rewritten files came from the cache.
 	Cached bool
 }
@@ -119,6 +124,7 @@ type cacheEntry struct {
 	Restored   []Var
 	Deps       []string
 	Replace    map[string]string
+	Origins    map[string]string
 }
 
 // Instrument rewrites the packages of the module that cfg.Dir's package
@@ -163,7 +169,7 @@ func Instrument(cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("instrumenting %s: %w", cfg.Dir, err)
 	}
 	defer os.RemoveAll(tmp)
-	if res.Replace, err = writeCopies(tmp, dir, deps, res.Deps, files); err != nil {
+	if res.Replace, res.Origins, err = writeCopies(tmp, dir, deps, res.Deps, files); err != nil {
 		return nil, fmt.Errorf("instrumenting %s: copying the dependencies rewritten: %w", cfg.Dir, err)
 	}
 	ov := overlayJSON{Replace: map[string]string{}}
@@ -182,7 +188,7 @@ func Instrument(cfg Config) (*Result, error) {
 	if err := writeJSON(filepath.Join(tmp, "overlay.json"), ov); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: res.Files, Warnings: res.Warnings, Unmodelled: res.Unmodelled, Restored: res.Restored, Deps: res.Deps, Replace: res.Replace}); err != nil {
+	if err := writeJSON(filepath.Join(tmp, "entry.json"), cacheEntry{Files: res.Files, Warnings: res.Warnings, Unmodelled: res.Unmodelled, Restored: res.Restored, Deps: res.Deps, Replace: res.Replace, Origins: res.Origins}); err != nil {
 		return nil, err
 	}
 	// The key names the content: an entry another call completed
@@ -217,7 +223,7 @@ func cached(dir, overlay string) (*Result, bool) {
 	if _, err := os.Stat(overlay); err != nil {
 		return nil, false
 	}
-	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Unmodelled: e.Unmodelled, Restored: e.Restored, Deps: e.Deps, Replace: e.Replace, Cached: true}, true
+	return &Result{Overlay: overlay, Files: e.Files, Warnings: e.Warnings, Unmodelled: e.Unmodelled, Restored: e.Restored, Deps: e.Deps, Replace: e.Replace, Origins: e.Origins, Cached: true}, true
 }
 
 func writeJSON(path string, v any) error {
