@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stdbg/stdbg/internal/cachedir"
 	"github.com/stdbg/stdbg/internal/configload"
 )
 
@@ -68,6 +69,12 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 				return usageErr("--cfg=%s: expected SECTION/KEY:VALUE, e.g. --cfg=model-check/max-depth:10", a.cfgInvalid[0])
 			}
 			a.cmd = cmd
+			if cmd.Name() != "version" && cmd.Name() != "config" {
+				// Entries of the cache unused for days go, once a day.
+				if dir, err := cachedir.Dir(); err == nil {
+					cachedir.Trim(dir)
+				}
+			}
 			return a.load(cmd)
 		},
 	}

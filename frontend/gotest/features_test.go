@@ -5,6 +5,7 @@ import (
 	"context"
 	goversion "go/version"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -339,10 +340,18 @@ func checkFeatures(t *testing.T, dir string, files map[string]string, lines []st
 	if err := writeFiles(dir, files); err != nil {
 		t.Fatal(err)
 	}
+	// TestChdir's t.TempDir must not outlive the search, which ends the
+	// test's process before package testing removes it: a temporary
+	// directory of the run's own must be empty at its end.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	var out bytes.Buffer
 	_, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, Stdout: &out, Parallel: 1, Race: true, Search: SearchWith(0, true)})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
+		t.Errorf("left in the temporary directory after stdbg test: %q", left)
 	}
 	for _, want := range slices.Concat(lines, featureLines, bubbleLines) {
 		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want.status) + ` +` + want.test + ` \(\d+\.\d\ds\): ` + regexp.QuoteMeta(want.detail))

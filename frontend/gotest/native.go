@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/internal/rtnames"
+	"github.com/stdbg/stdbg/internal/targettmp"
 )
 
 // A nativeRun is a test run once as go test runs it: its goroutines run
@@ -76,7 +77,11 @@ func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []strin
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	// A race-enabled binary would sleep a second at its exit.
-	cmd.Env = rtnames.WithRaceOptions(append(os.Environ(), env...))
+	// A test the timeout ends leaves its t.TempDir: it goes with the
+	// process's temporary directory.
+	tmp := targettmp.New(false)
+	defer tmp.Remove()
+	cmd.Env = rtnames.WithRaceOptions(tmp.Env(append(os.Environ(), env...)))
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err = cmd.Run()

@@ -102,6 +102,7 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return built, fmt.Errorf("building %s: %w", pkg, err)
 	}
+	cachedir.Used(outDir)
 	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
 	out := filepath.Join(outDir, name)
 	// The calls of sthread and its packages are not inlined into the

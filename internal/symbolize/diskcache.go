@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/stdbg/stdbg/internal/atomicfile"
+	"github.com/stdbg/stdbg/internal/cachedir"
 )
 
 // The tables a module's DWARF gives are kept in a cache directory between
@@ -66,6 +67,7 @@ func readDWARFCache(p string) *dwarfData {
 	if err != nil {
 		return nil
 	}
+	cachedir.Used(p)
 	return dd
 }
 

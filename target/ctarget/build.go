@@ -161,6 +161,7 @@ func build(src string, memory bool) (string, error) {
 	exe := filepath.Join(dir, name)
 	deps := exe + ".deps"
 	if upToDate(exe, deps) {
+		cachedir.Used(dir)
 		return exe, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -119,6 +119,7 @@ func Library() (string, error) {
 	dir := filepath.Join(base, "lib-"+key)
 	lib := filepath.Join(dir, "libstdbg.so")
 	if _, err := os.Stat(lib); err == nil {
+		cachedir.Used(dir)
 		return lib, nil
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "include"), 0o755); err != nil {

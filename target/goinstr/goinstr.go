@@ -47,6 +47,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/stdbg/stdbg/internal/cachedir"
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
@@ -144,6 +146,7 @@ func Instrument(cfg Config) (*Result, error) {
 	dir := filepath.Join(cfg.Cache, "goinstr", key)
 	overlay := filepath.Join(dir, "overlay.json")
 	if res, ok := cached(dir, overlay); ok {
+		cachedir.Used(dir)
 		return res, nil
 	}
 	res, files, err := rewritePackages(cfg, pkgs, deps, outside)

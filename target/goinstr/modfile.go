@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/mod/modfile"
+
+	"github.com/stdbg/stdbg/internal/cachedir"
 )
 
 // Build is how the go command builds an instrumented package of a module
@@ -182,6 +184,7 @@ func WorkspaceFor(dir, cache string, tests bool, replace map[string]string) (*Bu
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}
+	cachedir.Used(outDir)
 	b.Work = filepath.Join(outDir, "go.work")
 	b.Env = []string{"GOWORK=" + b.Work, "GOFLAGS=" + goflags}
 	if old, err := os.ReadFile(b.Work); err != nil || !bytes.Equal(old, text) {

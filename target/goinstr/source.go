@@ -107,6 +107,7 @@ func written(tree string) (string, error) {
 	base := filepath.Join(cache, "gosrc", key)
 	dir := filepath.Join(base, tree)
 	if complete(dir) {
+		cachedir.Used(base)
 		return dir, nil
 	}
 	writeMu.Lock()

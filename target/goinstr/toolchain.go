@@ -198,6 +198,7 @@ func instrumenter(version string) (string, error) {
 	}
 	exe := filepath.Join(cache, "goinstr", "instrumenter-"+version+"-"+key)
 	if _, err := os.Stat(exe); err == nil {
+		cachedir.Used(exe)
 		return exe, nil
 	}
 	buildMu.Lock()

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/stdbg/stdbg/internal/rtnames"
+	"github.com/stdbg/stdbg/internal/targettmp"
 	"github.com/stdbg/stdbg/model/wire"
 )
 
@@ -247,6 +248,11 @@ func (p *Process) launch() error {
 	// A Go target's runtime reads the race detector's reports from a file
 	// of its own, which goes once the process has ended; one that runs as
 	// another user (Wrap) makes it where that user may.
+	// What the program leaves in its temporary directory (a test's
+	// t.TempDir when the execution is ended before its cleanups) goes
+	// with the process.
+	tmp := targettmp.New(len(cfg.Wrap) > 0)
+	env = tmp.Env(env)
 	if len(cfg.Wrap) > 0 {
 		cmd.Env = rtnames.WithSharedRaceLog(targetEnv(env, cfg.Library))
 		cmd = wrapped(cmd, cfg.Wrap)
@@ -272,6 +278,7 @@ func (p *Process) launch() error {
 	theirs.Close()
 	if err != nil {
 		ours.Close()
+		tmp.Remove()
 		return fmt.Errorf("starting %s: %w", cfg.Binary, err)
 	}
 	p.cmd, p.ctl, p.waitCh, p.quit = cmd, ours, make(chan error, 1), false
@@ -280,6 +287,7 @@ func (p *Process) launch() error {
 		if f := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid); f != "" {
 			os.Remove(f)
 		}
+		tmp.Remove()
 		p.waitCh <- err
 	}()
 	buf := make([]byte, 1<<20)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/internal/rtnames"
+	"github.com/stdbg/stdbg/internal/targettmp"
 	"github.com/stdbg/stdbg/model/schedule"
 )
 
@@ -536,7 +537,12 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		// cache directory.
 		withRaceLog = rtnames.WithSharedRaceLog
 	}
-	cmd.Env = append(withRaceLog(append(os.Environ(), m.cfg.Env...)),
+	// What the target leaves in its temporary directory (a test ended by
+	// os.Exit before package testing removes its t.TempDir) goes with
+	// the process.
+	tmp := targettmp.New(len(m.cfg.Wrap) > 0)
+	defer tmp.Remove()
+	cmd.Env = append(withRaceLog(tmp.Env(append(os.Environ(), m.cfg.Env...))),
 		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"=5")
 	cmd.ExtraFiles = []*os.File{streamW, stopR, traceF}
 	stderr := &tailBuffer{max: 4096}
