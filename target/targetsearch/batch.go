@@ -14,6 +14,7 @@ import (
 
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/internal/rtnames"
+	"github.com/stdbg/stdbg/internal/targettmp"
 )
 
 // The answers stdbg writes, one byte each, to a process that searches
@@ -52,6 +53,7 @@ type Batch struct {
 	stderr  *tailBuffer
 	raceLog string
 	grace   time.Duration // (Config.Grace)
+	tmp     *targettmp.Dir
 	closing sync.Once
 }
 
@@ -90,11 +92,14 @@ func StartBatch(cfg Config) (*Batch, error) {
 	if len(cfg.Wrap) > 0 {
 		withRaceLog = rtnames.WithSharedRaceLog
 	}
-	cmd.Env = append(withRaceLog(append(os.Environ(), cfg.Env...)),
+	// What the target leaves in its temporary directory goes with the
+	// process (as Run's).
+	tmp := targettmp.New(len(cfg.Wrap) > 0)
+	cmd.Env = append(withRaceLog(tmp.Env(append(os.Environ(), cfg.Env...))),
 		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", BatchEnv+"=5")
 	cmd.ExtraFiles = []*os.File{streamW, stopR, ansR}
 	b := &Batch{cmd: cmd, answers: ansW, stop: stopW, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096},
-		grace: cfg.Grace}
+		grace: cfg.Grace, tmp: tmp}
 	if b.grace == 0 {
 		b.grace = 10 * time.Second
 	}
@@ -108,6 +113,7 @@ func StartBatch(cfg Config) (*Batch, error) {
 		streamR.Close()
 		stopW.Close()
 		ansW.Close()
+		tmp.Remove()
 		return nil, fmt.Errorf("starting %s: %w", cfg.Binary, err)
 	}
 	b.raceLog = rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid)
@@ -210,6 +216,7 @@ func (b *Batch) Close() {
 		b.stop.Close()
 		b.answers.Close()
 		os.Remove(b.raceLog)
+		b.tmp.Remove()
 	})
 }
 
