@@ -52,6 +52,7 @@ type batches struct {
 	idle   int                  // of those, the ones not searching
 	live   map[*targetsearch.Batch]bool
 	closed bool
+	broken bool // a process did not run the tests as asked: no more start
 }
 
 // testState is where a test is in its package's batches.
@@ -93,7 +94,7 @@ func (b *batches) served(ctx context.Context, name string, cfg targetsearch.Conf
 	key, keyed := batchKey(cfg)
 	b.mu.Lock()
 	i, ok := b.index[name]
-	if !ok || !keyed || b.closed || b.state[i] != testPending {
+	if !ok || !keyed || b.closed || b.broken || b.state[i] != testPending {
 		b.mu.Unlock()
 		return nil
 	}
@@ -152,7 +153,7 @@ func (b *batches) spawn() {
 			wanted++
 		}
 	}
-	for ; wanted > b.idle && b.procs < maxBatches && !b.closed; wanted-- {
+	for ; wanted > b.idle && b.procs < maxBatches && !b.closed && !b.broken; wanted-- {
 		b.procs++
 		b.idle++
 		go b.drive(*b.cfg)
@@ -172,14 +173,13 @@ func (b *batches) drive(cfg targetsearch.Config) {
 		err = context.Canceled
 	}
 	if err != nil {
+		// No process can start: the searches go on alone.
 		b.procs--
 		b.idle--
-		if b.procs == 0 {
-			// No process can start: the searches go on alone.
-			for i, st := range b.state {
-				if st == testWanted {
-					b.final(i, testAlone, nil)
-				}
+		b.broken = true
+		for i, st := range b.state {
+			if st <= testWanted {
+				b.final(i, testAlone, nil)
 			}
 		}
 		b.mu.Unlock()
@@ -188,26 +188,27 @@ func (b *batches) drive(cfg targetsearch.Config) {
 	b.live[p] = true
 	b.mu.Unlock()
 	next := 0 // the test the process is to name next
+	// odd: the process did not run the tests as asked (a test not
+	// through a check, or a name not of the list): what ran in it
+	// without asking is not known, and another process would do the
+	// same. The package's tests not yet searched are searched alone.
+	odd := false
 	for {
 		name, err := p.Next()
 		b.mu.Lock()
 		if err != nil {
+			// The process ended: after the last test, unless some
+			// ran without asking (or it died between two).
+			for k := next; k < len(b.names) && !b.closed; k++ {
+				odd = odd || b.state[k] <= testWanted
+			}
 			break
 		}
 		j, ok := b.index[name]
-		if !ok || j < next || b.closed {
-			// Not a test of the list, or out of order: the process
-			// is not running the tests as asked.
-			break
-		}
-		if j > next {
-			// The tests between ran without asking (not through a
-			// check): what they left in the process is not known.
-			for k := next; k < j; k++ {
-				if b.state[k] <= testWanted {
-					b.final(k, testAlone, nil)
-				}
-			}
+		if !ok || j != next || b.closed {
+			// Not a test of the list, out of order, or tests skipped
+			// over (run without asking).
+			odd = !b.closed
 			break
 		}
 		next = j + 1
@@ -234,6 +235,8 @@ func (b *batches) drive(cfg targetsearch.Config) {
 		b.mu.Lock()
 		b.idle++
 		if f == nil || err != nil {
+			// (A bug, a failure, a death: this test alone, the
+			// others in other processes.)
 			b.final(j, testAlone, nil)
 			break
 		}
@@ -242,6 +245,14 @@ func (b *batches) drive(cfg targetsearch.Config) {
 			batchServed(name)
 		}
 		b.mu.Unlock()
+	}
+	if odd {
+		b.broken = true
+		for i, st := range b.state {
+			if st <= testWanted {
+				b.final(i, testAlone, nil)
+			}
+		}
 	}
 	// (b.mu is held; the process left no test running: it leaves
 	// between two, or after making the one it ran final.)
