@@ -105,6 +105,9 @@ func StartBatch(cfg Config) (*Batch, error) {
 	}
 	cmd.Stdout, cmd.Stderr = io.Discard, b.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A process the program started and left running may hold its
+	// standard error: Wait gives up on it then (as Run's).
+	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Start()
 	streamW.Close()
 	stopR.Close()
@@ -119,6 +122,9 @@ func StartBatch(cfg Config) (*Batch, error) {
 	b.raceLog = rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid)
 	go func() {
 		cmd.Wait()
+		// The processes the program started and left running end with
+		// it (its process group, as Run's).
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		streamR.Close()
 		close(b.exited)
 	}()
