@@ -99,6 +99,12 @@ func (b *Bug) String() string {
 func Check(t testing.TB, f func(), opts ...Option) {
 	t.Helper()
 	cfg := newConfig(opts)
+	if inBatch() {
+		// Started by stdbg test to search several tests in turn: this
+		// one, if stdbg says so, then the next.
+		serveInBatch(t.Name(), f, cfg)
+		return
+	}
 	if rt.Searching() {
 		// Started by stdbg find to search in process.
 		os.Exit(serveSearchOrDie(f, cfg))

@@ -6,7 +6,9 @@
 // searches completed (all but those left incomplete at their budget) are
 // run again by both, alternately (go test -race, stdbg test, go test -race
 // again, whose mean is the ratio's denominator): the last columns are their
-// wall times and their ratio. -complete=false leaves that second part out.
+// times and their ratios, of wall time and of CPU time (user and system, of
+// each command and the children it waited for, which the machine's load
+// changes least). -complete=false leaves that second part out.
 //
 // Each module is fetched at a pinned version through the module proxy
 // (go mod download), copied into a temporary directory (the module cache
@@ -94,15 +96,17 @@ func main() {
 		}
 	}
 	fmt.Printf("stdbg test --budget %s -count=1 beside go test -race -count=1, %s\n\n", *budget, time.Now().Format("2006-01-02 15:04 MST"))
-	fmt.Println("| module | tests | bugs | incomplete | failed or errors | stdbg test | go test -race | complete | stdbg test on them | go test -race on them | ratio | load |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("Times: wall (CPU, user and system, of the command and its children); ratios: stdbg test's over the mean of go test's two.")
+	fmt.Println()
+	fmt.Println("| module | tests | bugs | incomplete | failed or errors | stdbg test | go test -race | complete | stdbg test on them | go test -race on them | ratio | CPU ratio | load |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, m := range modules {
 		if !sel.MatchString(m.name) {
 			continue
 		}
 		dir, err := fetch(m, *local, work)
 		if err != nil {
-			fmt.Printf("| %s %s | error: %s |||||||||| %s |\n", m.path, m.version, oneLine(err.Error()), loadavg.Read(1))
+			fmt.Printf("| %s %s | error: %s ||||||||||| %s |\n", m.path, m.version, oneLine(err.Error()), loadavg.Read(1))
 			continue
 		}
 		goTime, goOK := timed(command(dir, "go", "test", "-race", "-count=1", "./..."))
@@ -119,18 +123,18 @@ func main() {
 		if !goOK {
 			mark = " (fails)"
 		}
-		rest := " | | | |"
+		rest := " | | | | |"
 		if names := c.completed(); *complete && len(names) > 0 {
 			run := "^(" + strings.Join(names, "|") + ")$"
 			goBefore, _ := timed(command(dir, "go", "test", "-race", "-count=1", "-run", run, "./..."))
 			_, _, stdbgAgain := stdbgTest(*stdbg, dir, *budget, run)
 			goAfter, _ := timed(command(dir, "go", "test", "-race", "-count=1", "-run", run, "./..."))
-			goMean := (goBefore + goAfter) / 2
-			rest = fmt.Sprintf(" %d | %.1f s | %.1f s, %.1f s | %.1fx |", len(names), stdbgAgain.Seconds(), goBefore.Seconds(), goAfter.Seconds(),
-				stdbgAgain.Seconds()/goMean.Seconds())
+			goWall, goCPU := (goBefore.wall+goAfter.wall)/2, (goBefore.cpu+goAfter.cpu)/2
+			rest = fmt.Sprintf(" %d | %s | %s, %s | %.1fx | %.1fx |", len(names), stdbgAgain, goBefore, goAfter,
+				stdbgAgain.wall.Seconds()/goWall.Seconds(), stdbgAgain.cpu.Seconds()/goCPU.Seconds())
 		}
-		fmt.Printf("| %s %s | %d | %d | %d | %d | %.1f s | %.1f s%s |%s %s |\n", m.path, m.version, c.tests, c.bugs, c.incomplete, c.failed,
-			stdbgTime.Seconds(), goTime.Seconds(), mark, rest, loadavg.Read(1))
+		fmt.Printf("| %s %s | %d | %d | %d | %d | %s | %s%s |%s %s |\n", m.path, m.version, c.tests, c.bugs, c.incomplete, c.failed,
+			stdbgTime, goTime, mark, rest, loadavg.Read(1))
 	}
 }
 
@@ -202,7 +206,7 @@ var status = regexp.MustCompile(`^(ok|BUG|incomplete|unjudged|SKIP|FAIL|ERROR) +
 // stdbgTest runs stdbg test -json on the module (on the tests that run
 // selects, "": all) and counts its tests' statuses; it returns the events
 // too.
-func stdbgTest(stdbg, dir string, budget time.Duration, run string) (counts, []byte, time.Duration) {
+func stdbgTest(stdbg, dir string, budget time.Duration, run string) (counts, []byte, took) {
 	args := []string{"test", "--no-save", "--budget", budget.String(), "-count=1", "-json"}
 	if run != "" {
 		args = append(args, "-run", run)
@@ -212,7 +216,7 @@ func stdbgTest(stdbg, dir string, budget time.Duration, run string) (counts, []b
 	cmd.Stdout = &out
 	start := time.Now()
 	cmd.Run() // its exit status says a bug: the events say which
-	took := time.Since(start)
+	spent := tookBy(cmd, start)
 	c := counts{status: map[string][]string{}}
 	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
 	sc.Buffer(nil, 16<<20)
@@ -238,7 +242,7 @@ func stdbgTest(stdbg, dir string, budget time.Duration, run string) (counts, []b
 			c.failed++
 		}
 	}
-	return c, out.Bytes(), took
+	return c, out.Bytes(), spent
 }
 
 func command(dir, name string, args ...string) *exec.Cmd {
@@ -250,10 +254,27 @@ func command(dir, name string, args ...string) *exec.Cmd {
 
 // timed runs cmd, discarding its output, and returns how long it took and
 // whether it succeeded.
-func timed(cmd *exec.Cmd) (time.Duration, bool) {
+func timed(cmd *exec.Cmd) (took, bool) {
 	start := time.Now()
 	err := cmd.Run()
-	return time.Since(start), err == nil
+	return tookBy(cmd, start), err == nil
+}
+
+// took is how long a command took: its wall time, and the CPU time (user
+// and system) of it and the children it waited for.
+type took struct{ wall, cpu time.Duration }
+
+// tookBy is what cmd, started at start and ended, took.
+func tookBy(cmd *exec.Cmd, start time.Time) took {
+	t := took{wall: time.Since(start)}
+	if ps := cmd.ProcessState; ps != nil {
+		t.cpu = ps.UserTime() + ps.SystemTime()
+	}
+	return t
+}
+
+func (t took) String() string {
+	return fmt.Sprintf("%.1f s (%.1f s CPU)", t.wall.Seconds(), t.cpu.Seconds())
 }
 
 func oneLine(s string) string {

@@ -78,6 +78,11 @@ type Config struct {
 	Searches int
 	// Race builds the instrumented tests with Go's race detector.
 	Race bool
+	// ProcessPerTest searches each test in a process of its own, where
+	// by default the tests of a package whose searches find nothing are
+	// searched in turn in shared processes of its test binary (each
+	// test's verdict the same).
+	ProcessPerTest bool
 	// Shard and Shards select part Shard of Shards of the tests (0 <= Shard
 	// < Shards; Shards < 2: all), so that Shards machines (CI jobs, the
 	// pods of an indexed job) share a suite: the tests of all the packages,
@@ -487,6 +492,9 @@ type pkgRun struct {
 	// arg names the package for stdbg's commands (replay): its directory,
 	// relative to the current one when inside it.
 	arg string
+	// batch searches the tests in shared processes (nil: a process per
+	// test).
+	batch *batches
 }
 
 // tests runs the package's selected tests, each from the cache or
@@ -548,8 +556,20 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 	}
 	defer func() {
 		collect(true)
+		if pk.batch != nil {
+			pk.batch.close()
+		}
 		write(true)
 	}()
+	cachedRes := map[string]*result{}
+	var searched []string // the tests to search, in order
+	for _, n := range pk.names {
+		if res := lookup(cfg.Cache, keys[n]); res != nil {
+			cachedRes[n] = res
+		} else {
+			searched = append(searched, n)
+		}
+	}
 	var t *session.Target
 	for _, n := range pk.names {
 		if ctx.Err() != nil {
@@ -557,7 +577,7 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 		}
 		collect(false)
 		s := &slot{done: make(chan struct{})}
-		if res := lookup(cfg.Cache, keys[n]); res != nil {
+		if res := cachedRes[n]; res != nil {
 			res.Name, res.Cached = n, true
 			pk.out.run(n, true)
 			s.res = res
@@ -583,6 +603,9 @@ func (pk *pkgRun) tests(ctx context.Context) (results []*result, lines []string,
 			t.SeedRand(seed)
 			if cfg.MaxStall != nil {
 				t.SetMaxStall(*cfg.MaxStall)
+			}
+			if !cfg.ProcessPerTest && cfg.Count <= 1 && r.run.rest == "" && len(searched) > 1 {
+				pk.batch = newBatches(searched)
 			}
 		}
 		// Wait for a search to end (its result then complete) before

@@ -90,7 +90,7 @@ func TestNativeBatch(t *testing.T) {
 	const timeout = 5 * time.Second
 	search := SearchWith(0, true)
 	var out strings.Builder
-	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"."}, Parallel: 1, Timeout: timeout, Verbose: true, Stdout: &out,
+	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"."}, Parallel: 1, Searches: 1, Timeout: timeout, Verbose: true, Stdout: &out,
 		Search: func(ctx context.Context, s *session.Session, tt *Test) (*Searched, error) {
 			tt.Jobs = 1 // one process per search, whatever the CPUs
 			return search(ctx, s, tt)
@@ -120,16 +120,18 @@ func TestNativeBatch(t *testing.T) {
 	if sum.OK != 3 || sum.Skipped != 1 || sum.Failed != 1 {
 		t.Errorf("summary %+v", sum)
 	}
-	// A process for each search, one for the tests together, and one
-	// for each test run again alone (TestAfterSetter, which failed after
-	// TestSetter, and TestLast, which the timeout ended the process
-	// before).
+	// One process for the searches (they find nothing: one shared
+	// process of the test binary searches them in turn, one search at a
+	// time), one for the
+	// tests together, and one for each test run again alone
+	// (TestAfterSetter, which failed after TestSetter, and TestLast,
+	// which the timeout ended the process before).
 	b, err := os.ReadFile(procs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), "process "); n != 5+1+2 {
-		t.Errorf("%d processes of the test binary, want %d:\n%s", n, 5+1+2, b)
+	if n := strings.Count(string(b), "process "); n != 1+1+2 {
+		t.Errorf("%d processes of the test binary, want %d:\n%s", n, 1+1+2, b)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stdbg/stdbg/engine/report"
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/target/targetsearch"
 )
 
 // test explores one test of the package's test binary base. A test
@@ -188,6 +189,14 @@ func (pk *pkgRun) search(ctx context.Context, t *session.Target, name string) (*
 	// here needs it (a fallback, a replay that confirms a bug).
 	o := pk.r.cfg.Options
 	o.DeferStart = true
+	if b := pk.batch; b != nil {
+		// Searched in a process shared with the package's other tests
+		// when it can be.
+		o.Served = func(ctx context.Context, cfg targetsearch.Config) *targetsearch.Found {
+			return b.served(ctx, name, cfg)
+		}
+		defer b.searched(name)
+	}
 	s, err := session.Start(t, o)
 	if err != nil {
 		return nil, err

@@ -323,7 +323,7 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*t
 	spec := p.spec()
 	spec.TransitionTimeout = s.opts.TransitionTimeout
 	spec.Vars = len(t.restored)
-	found, err := targetsearch.Run(ctx, targetsearch.Config{
+	cfg := targetsearch.Config{
 		Binary: t.Binary, Args: t.RunArgs(), Env: envWith(append([]string(nil), t.Env...)),
 		Dir: cmp.Or(s.opts.Dir, t.Dir), Wrap: s.opts.Wrap,
 		Spec: spec, Jobs: jobs,
@@ -338,7 +338,13 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*t
 			hooks.note(fmt.Sprintf("the program ended its process during schedule %s (%s; a fresh run of it: %s): the search goes on in a new process",
 				e.Schedule, how, e.Outcome.Kind))
 		},
-	})
+	}
+	if s.opts.Served != nil && jobs == 1 {
+		if found := s.opts.Served(ctx, cfg); found != nil {
+			return found, nil
+		}
+	}
+	found, err := targetsearch.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/stdbg/stdbg/model/wire"
 	"github.com/stdbg/stdbg/target/ctarget"
 	"github.com/stdbg/stdbg/target/targetproc"
+	"github.com/stdbg/stdbg/target/targetsearch"
 )
 
 // Options say how to run a target's processes.
@@ -54,6 +56,13 @@ type Options struct {
 	// target starts processes of its own, and never needs it (stdbg test
 	// searches each test so). Start then only checks the executable.
 	DeferStart bool
+	// Served, if not nil, is asked for the result of a search inside the
+	// target in one process before one starts (cfg is how it would
+	// start): a process that searches several tests in turn
+	// (targetsearch.Batch, package gotest) may have run it already. It
+	// returns a clean result (targetsearch.Result.Clean), or nil to
+	// search as usual.
+	Served func(ctx context.Context, cfg targetsearch.Config) *targetsearch.Found
 }
 
 // Session is a running target: its processes, symbols and checker,

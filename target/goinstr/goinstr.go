@@ -31,7 +31,6 @@
 package goinstr
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -40,7 +39,6 @@ import (
 	"go/ast"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -245,23 +243,11 @@ func writeJSON(path string, v any) error {
 // It returns the main module's packages, the dependency packages to
 // rewrite (deps) and the modules whose packages are not rewritten.
 func sourceKey(cfg Config) (key string, pkgs []string, deps []depPackage, outside []string, err error) {
-	args := []string{"list", "-deps", "-f",
-		"{{if .Module}}{{if .Module.Main}}{{.ImportPath}}|{{.Module.GoVersion}}|{{.Dir}}|{{join .GoFiles \"|\"}}|{{join .CgoFiles \"|\"}}|{{join .TestGoFiles \"|\"}}|{{join .XTestGoFiles \"|\"}}|{{join .SFiles \"|\"}}\n" +
-			"{{else}}ext|{{.ImportPath}}|{{.Module.Path}}|{{.Module.Version}}|{{.Module.Dir}}|{{with .Module.Replace}}{{if not .Version}}local{{end}}{{end}}|{{.Dir}}|{{join .EmbedFiles \"\\t\"}}|{{join .GoFiles \"|\"}}|{{join .CgoFiles \"|\"}}|{{join .SFiles \"|\"}}\n{{end}}{{end}}"}
-	if cfg.Tests {
-		args = append(args, "-test")
-	}
-	if cfg.Tags != "" {
-		args = append(args, "-tags="+cfg.Tags)
-	}
-	args = append(args, ".")
-	cmd := exec.Command("go", args...)
-	cmd.Dir = cfg.Dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	// (One go list for the three readers of a Go target's start:
+	// golist.go.)
+	lines, err := listed(cfg.Dir, cfg.Tests, cfg.Tags, markKey)
 	if err != nil {
-		return "", nil, nil, nil, fmt.Errorf("listing the packages of %s: %v: %s", cfg.Dir, err, strings.TrimSpace(stderr.String()))
+		return "", nil, nil, nil, err
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\x00%s\x00%s\n", version, cfg.Dir, cfg.Tests, selfStamp(), cfg.Tags, cfg.Deps)
@@ -282,7 +268,7 @@ func sourceKey(cfg Config) (key string, pkgs []string, deps []depPackage, outsid
 	mods := map[string]depModule{}
 	var modOrder []string
 	var ext []depPackage
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range lines {
 		parts := strings.Split(line, "|")
 		if len(parts) < 2 {
 			continue

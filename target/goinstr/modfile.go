@@ -7,7 +7,6 @@ import (
 	"fmt"
 	goversion "go/version"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -254,19 +253,12 @@ func userWork(path string) (*modfile.WorkFile, error) {
 // program go test (tests) or go build makes of the package in dir, as the
 // go command computes them for its main package.
 func defaultGodebug(dir string, tests bool) ([]string, error) {
-	args := []string{"list", "-f", "{{.ImportPath}}|{{.Name}}|{{.DefaultGODEBUG}}"}
-	if tests {
-		args = append(args, "-test")
-	}
-	cmd := exec.Command("go", append(args, ".")...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	// (From the go list of the package's build: golist.go.)
+	lines, err := listed(dir, tests, "", markGodebug)
 	if err != nil {
-		return nil, fmt.Errorf("listing the GODEBUG settings of %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
+		return nil, err
 	}
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range lines {
 		parts := strings.SplitN(line, "|", 3)
 		if len(parts) < 3 || parts[1] != "main" || tests != strings.HasSuffix(parts[0], ".test") || parts[2] == "" {
 			continue

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -29,27 +28,16 @@ func PackageState(dir string, tests bool) ([]Var, error) {
 	}
 	// Each package of the main module: its import path, whether it is
 	// only a dependency (whose tests are not built), its directory, then
-	// its files.
-	args := []string{"list", "-deps", "-f",
-		"{{if .Module}}{{if .Module.Main}}{{.ImportPath}}|{{.DepOnly}}|{{.Dir}}|{{join .GoFiles \"|\"}}|{{join .CgoFiles \"|\"}}|{{join .TestGoFiles \"|\"}}|{{join .XTestGoFiles \"|\"}}{{end}}{{end}}"}
-	if tests {
-		args = append(args, "-test")
-	}
-	args = append(args, ".")
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	// its files (one go list for the three readers of a Go target's
+	// start: golist.go).
+	lines, err := listed(dir, tests, "", markState)
 	if err != nil {
-		var detail string
-		if ee, ok := err.(*exec.ExitError); ok {
-			detail = strings.TrimSpace(string(ee.Stderr))
-		}
-		return nil, fmt.Errorf("listing the packages of %s: %v %s", dir, err, detail)
+		return nil, err
 	}
 	seen := map[string]bool{}
 	fset := token.NewFileSet()
 	var vars []Var
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range lines {
 		parts := strings.Split(line, "|")
 		if len(parts) < 4 || isRuntime(parts[0]) {
 			continue

@@ -47,6 +47,10 @@ const (
 	// TraceEnv is the file descriptor of the trace file, open for reading
 	// and writing (see Trace and MapTrace).
 	TraceEnv = "STDBG_SEARCH_TRACE"
+	// BatchEnv, when set, is the file descriptor from which a process
+	// that searches several tests in turn reads stdbg's answers (see
+	// Batch).
+	BatchEnv = "STDBG_SEARCH_BATCH"
 )
 
 // Spec is a search as stdbg hands it to a target.

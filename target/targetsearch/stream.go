@@ -25,6 +25,10 @@ type Message struct {
 	// Result ends the stream: the search's result, each bug with its
 	// minimisation.
 	Result *Result `json:"result,omitempty"`
+	// Test is sent by a process that searches several tests in turn
+	// (BatchEnv) as each test begins: its name. The process then waits
+	// for stdbg's answer (Batch).
+	Test string `json:"test,omitempty"`
 }
 
 // Began is the deadlines a target took from Spec.Budget as it began to

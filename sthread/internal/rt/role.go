@@ -2,6 +2,7 @@ package rt
 
 import (
 	"os"
+	"sync/atomic"
 
 	"github.com/stdbg/stdbg/internal/rtnames"
 )
@@ -27,6 +28,20 @@ func Remote() bool {
 //
 //go:norace
 func Searching() bool {
+	if searchingTests.Load() {
+		return true
+	}
 	_, ok := os.LookupEnv(rtnames.SearchEnv)
 	return ok
 }
+
+// searchingTests is set in a process that searches several tests in turn,
+// once the first took the search's settings from the environment (and
+// removed them, which the program's own child processes must not see).
+var searchingTests atomic.Bool
+
+// SearchingTests marks the process as one that searches several tests in
+// turn: Searching reports true from then on.
+//
+//go:norace
+func SearchingTests() { searchingTests.Store(true) }

@@ -80,6 +80,21 @@ func own(pkg string) bool {
 	return false
 }
 
+// PutBack puts the registered variables back as they were when the
+// runner's first execution began, after its last execution: in a process
+// that searches several tests in turn, the next test then starts from
+// what the first started from. It fails with a *search.StateError when
+// they cannot be, and does nothing for a runner without Config.Restore
+// or that ran no execution.
+//
+//go:norace
+func (r *Runner) PutBack() error {
+	if !r.cfg.Restore || r.state == nil {
+		return nil
+	}
+	return r.putBack()
+}
+
 // putBack takes the snapshot of the registered variables when the
 // runner's first execution begins, and puts them back before each later
 // one. It fails with a *search.StateError when they cannot be.
