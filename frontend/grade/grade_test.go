@@ -73,8 +73,10 @@ var patterns = []string{
 type expect struct {
 	Fails []string `yaml:"fails"`
 	Hints []string `yaml:"hints"`
-	// Racy says the answer shares memory without synchronisation (reads
-	// a shared variable outside the lock): a check built without the
+	// Racy says the answer's mistake leaves memory shared without
+	// synchronisation (a read of a shared variable outside the lock, or
+	// a meal of the harness's eaten without the forks that protect its
+	// state): a check built without the
 	// memory instrumentation does not see those accesses, so its
 	// minimisation may find that the model does not fit the program.
 	// Every other submission's failures must fit it: a harness whose
