@@ -6,6 +6,7 @@ package clirun
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,17 @@ import (
 
 // cacheDir is the stdbg cache of the test binary, set by Main.
 var cacheDir string
+
+// long is the -e2e.long flag of every package of end-to-end tests.
+var long = flag.Bool("e2e.long", false, "also run the long checks: the bundled Go examples judged by go test -race over many runs, and every example of a zoo rather than one per behaviour (minutes; .ci/run runs them as a second step)")
+
+// Long reports whether the long checks were asked for (-e2e.long): the
+// checks of the examples themselves against real Go (go test -race run
+// tens of times, so that a planted bug shows and a correct test stays
+// correct), and the examples that repeat a behaviour another example of
+// the package asserts already. go test ./... leaves them out; .ci/run runs
+// them as a step of their own, so CI still covers them.
+func Long() bool { return *long }
 
 // Main is the TestMain of a package of end-to-end tests: it gives the
 // package a stdbg cache of its own (removed at the end), keeps corpora out

@@ -60,7 +60,10 @@ func TestOldLoop(t *testing.T) {
 // module of a go.work (refused by the build: -modfile
 // cannot be used in workspace mode), build tags from GOFLAGS, and cgo
 // turned off with go env -w (the build failed: -race needs cgo; now the
-// race detector is left out and a warning says so).
+// race detector is left out and a warning says so). Each setting costs a
+// build of sthread of its own: a plain module at go 1.21, which the
+// module of a go.work and the one with cgo off are too, is built only
+// with -e2e.long.
 func TestPlainGoBuildsAsGoTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go tests")
@@ -76,10 +79,12 @@ func TestPlainGoBuildsAsGoTest(t *testing.T) {
 		env   []string // NAME=VALUE for go test and find
 		races bool
 		warn  string // a warning find gives
+		long  bool   // only with -e2e.long
 	}{
 		{
 			name:  "module at go 1.21",
 			files: map[string]string{"go.mod": "module example.com/m\n\ngo 1.21\n", "m_test.go": loopTest},
+			long:  true,
 		},
 		{
 			name: "module of a go.work",
@@ -114,6 +119,9 @@ func TestPlainGoBuildsAsGoTest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.long && !clirun.Long() {
+				t.Skip("the same build as the other cases: run with -e2e.long")
+			}
 			root := t.TempDir()
 			for name, text := range tt.files {
 				path := filepath.Join(root, filepath.FromSlash(name))

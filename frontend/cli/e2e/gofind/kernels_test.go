@@ -11,9 +11,13 @@ import (
 )
 
 // The Go bug kernels (examples/go/kernels): each test, plain Go, is found
-// by stdbg find -run with the kind of bug it holds and its line, minimised,
-// with the command that replays it (the search confirms each bug by
-// replaying it in a fresh process; TestPlainGoZoo runs replay itself).
+// with the kind of bug it holds and its line, minimised, with the command
+// that replays it (the search confirms each bug by replaying it in a fresh
+// process; TestPlainGoZoo runs replay itself). The kernels are searched by
+// one stdbg test run, which builds the package once and searches each test
+// on its own inside one test process, as stdbg find -run searches one
+// (TestGoTests and TestPlainGoZoo run find -run): 30 runs of find cost
+// twice the CPU time.
 func TestGoKernels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go tests")
@@ -67,19 +71,55 @@ func TestGoKernels(t *testing.T) {
 		{"TestJobsAfterSpinWait", "*** DEADLOCK DETECTED ***", "jobs <- 2"},
 		{"TestPollTimesOutUnderLoad", "*** PROPERTY NOT VALID: ASSERTION FAILED ***", "no connection within 50ms"},
 	}
+	names := make([]string, len(tests))
+	for i, tt := range tests {
+		names[i] = tt.run
+	}
+	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
+	out, errs, code := clirun.Stdbg(t, "test", "-count=1", "--no-save", "-run", "^("+strings.Join(names, "|")+")$", pkg)
+	if code != cli.ExitBug {
+		t.Errorf("stdbg test: exit %d, want %d\n%s", code, cli.ExitBug, errs)
+	}
+	reports := testReports(out)
 	for _, tt := range tests {
 		t.Run(tt.run, func(t *testing.T) {
-			t.Parallel()
-			run := "^" + tt.run + "$"
-			out, errs, code := clirun.Stdbg(t, "find", "--run", run, pkg)
-			if code != cli.ExitBug || !strings.Contains(out, tt.banner) || !strings.Contains(out, tt.want) {
-				t.Fatalf("find: exit %d, want %s with %q\n%s\n%s", code, tt.banner, tt.want, out, errs)
+			report, ok := reports[tt.run]
+			if !ok {
+				t.Fatalf("stdbg test says nothing of %s:\n%s\n%s", tt.run, out, errs)
 			}
-			if !kernelReplay.MatchString(out) {
-				t.Fatalf("no replay command in:\n%s", out)
+			if !strings.HasPrefix(report, "BUG ") || !strings.Contains(report, tt.banner) || !strings.Contains(report, tt.want) {
+				t.Fatalf("want BUG, %s with %q:\n%s", tt.banner, tt.want, report)
+			}
+			if !kernelReplay.MatchString(report) || !strings.Contains(report, "--run '^"+tt.run+"$'") {
+				t.Fatalf("no replay command of the test in:\n%s", report)
 			}
 		})
 	}
+}
+
+// testResult matches the line stdbg test writes for each test.
+var testResult = regexp.MustCompile(`(?m)^(ok|BUG|incomplete|unjudged|SKIP|FAIL|ERROR) +(Test\w+) `)
+
+// testReports splits stdbg test's output by test: each test's line and
+// the report under it, up to the next test's line, without the progress
+// lines of the next test's search ("    stdbg: ... found").
+func testReports(out string) map[string]string {
+	reports := map[string]string{}
+	idx := testResult.FindAllStringSubmatchIndex(out, -1)
+	for i, m := range idx {
+		end := len(out)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		var report strings.Builder
+		for _, line := range strings.SplitAfter(out[m[0]:end], "\n") {
+			if !strings.HasPrefix(line, "    stdbg: ") {
+				report.WriteString(line)
+			}
+		}
+		reports[out[m[4]:m[5]]] = report.String()
+	}
+	return reports
 }
 
 // kernelReplay is the replay line of a report: the schedule, quoted when it

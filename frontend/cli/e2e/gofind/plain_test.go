@@ -23,6 +23,11 @@ type zooCase struct {
 	banner string   // the report's banner; "" for a correct version
 	want   []string // in the report
 	flags  []string // more flags of find
+	// long: only with -e2e.long, the behaviour being asserted by
+	// another case or test of the package (a Go bug kernel of
+	// examples/go/kernels, which TestGoKernels finds in one build, or a
+	// correct test of examples/go/plain/oracle, TestOracleExamples).
+	long bool
 }
 
 // zoo lists the bug zoo of plain Go programs and tests.
@@ -49,27 +54,37 @@ var zoo = []zooCase{
 		"waits in Mutex.Lock for", "main.go:31  b.Lock()", "main.go:39  a.Lock()"}},
 	{dir: "xtestonly", run: "TestLockOrder$", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in Mutex.Lock for", "lockorder_test.go:22  b.Lock()", "lockorder_test.go:30  a.Lock()"}},
-	{dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+	// Kernels TestSelectMissingStop, TestFirstErrorLeaksOthers.
+	{long: true, dir: "fanin", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"waits in Chan.Send for results (no receiver)", "Select(<-results, <-cancel)", "results <- id * 10", "main.go:14", "main.go:17", "select {"}},
-	{dir: "doublelock", banner: "*** DEADLOCK DETECTED ***", want: []string{
+	// Kernel TestCallbackUnderLock.
+	{long: true, dir: "doublelock", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"thread 2 waits in Mutex.Lock for r.mu (held by thread 2)", "main.go:17  r.mu.Lock()"}},
-	{dir: "rwrecursive", banner: "*** DEADLOCK DETECTED ***", want: []string{
+	// Kernel TestRecursiveReadLock.
+	{long: true, dir: "rwrecursive", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in RWMutex.RLock for c.mu (thread 2 is waiting to write-lock it)", "main.go:18  c.mu.RLock()",
 		"waits in RWMutex.Lock for c.mu (read-locked by thread 1)"}},
-	{dir: "timeoutleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+	// Kernel TestTimeoutLeaksFastWorker; ctxleak below.
+	{long: true, dir: "timeoutleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"time.Sleep until +50ms", "timer fires at +100ms", "waits in Chan.Send for ch (no receiver)", "main.go:20"}},
 	{dir: "ctxleak", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"timer fires at +30ms", "waits in Chan.Send for out (no receiver)", "main.go:15", "out <- 42"}},
-	{dir: "ctxok"},
-	{dir: "ctxcancel", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
+	// Oracle TestContextCancelStopsWorker.
+	{long: true, dir: "ctxok"},
+	// Kernels TestCancelledRequestLeaksHandler, TestCancelBeforeTheWorkerStarts.
+	{long: true, dir: "ctxcancel", banner: "*** THREADS LEAKED: BLOCKED FOREVER AT EXIT ***", want: []string{
 		"waits in Chan.Send for out (no receiver)", "main.go:18", "out <- i"}},
-	{dir: "wgchan", banner: "*** DEADLOCK DETECTED ***", want: []string{
+	// Kernels TestWaitGroupAddInGoroutine, TestRangeNeverClosed.
+	{long: true, dir: "wgchan", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in WaitGroup.Wait for wg (counter 2)", "main.go:19  results <- i * i"}},
-	{dir: "wgchanok"},
-	// A sync.Pool is not modelled: no "exhaustive".
-	{dir: "bufpool", want: []string{"Search: complete over the modelled operations (the portfolio's DFS with DPOR finished)",
+	// Oracle TestWaitGroupGo.
+	{long: true, dir: "wgchanok"},
+	// A sync.Pool is not modelled: no "exhaustive" (what
+	// TestGoNotInstrumentedInVerdict asserts of other constructs).
+	{long: true, dir: "bufpool", want: []string{"Search: complete over the modelled operations (the portfolio's DFS with DPOR finished)",
 		"not exhaustive: 1 construct is not modelled", "Not modelled: main.go:14: sync.Pool (a pool's Get and Put"}},
-	{dir: "condsignal", banner: "*** DEADLOCK DETECTED ***", want: []string{
+	// Kernel TestCondLostSignal.
+	{long: true, dir: "condsignal", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"thread 1 waits in Cond.Wait for cond (not signalled)", "main.go:23"}},
 	// Go's panic (with the race detector, the late send and the close
 	// race first).
@@ -77,7 +92,8 @@ var zoo = []zooCase{
 		"panic: send on closed channel events", "main.go:18"}},
 	{dir: "timerstop", banner: "*** DEADLOCK DETECTED ***", want: []string{
 		"waits in Chan.Recv for t.C (no sender)", "main.go:23"}},
-	{dir: "timerstopok"},
+	// Oracle TestTimeoutAsGuard.
+	{long: true, dir: "timerstopok"},
 	// The clock moves on between two readings, as a real one does.
 	{dir: "expiry", run: "TestExpiry$"},
 	// A channel closed, and a context cancelled, by code stdbg does not
@@ -95,7 +111,8 @@ var zoo = []zooCase{
 		"panic: served 1 requests, want 2", "atomic.Load(&mem#1)", "main.go:20  n := atomic.LoadInt64(&served)",
 		"atomic.Store(&mem#1)", "main.go:21  atomic.StoreInt64(&served, n+1)"}},
 	{dir: "atomiccountok"},
-	{dir: "atomicflag", flags: []string{"--no-minimise"}, banner: "*** CRASH IN THE PROGRAM ***", want: []string{
+	// atomiccount above.
+	{long: true, dir: "atomicflag", flags: []string{"--no-minimise"}, banner: "*** CRASH IN THE PROGRAM ***", want: []string{
 		"panic: service started 2 times", "main.go:19  if atomic.LoadInt32(&started) == 0 {",
 		"main.go:20  atomic.StoreInt32(&started, 1)", "atomic.Add(&mem#2)"}},
 }
@@ -105,7 +122,8 @@ var replayLine = regexp.MustCompile(`Replay: stdbg replay --schedule '([^']*)'`)
 // TestPlainGoZoo checks each plain Go program or test of the zoo without
 // any change to its sources: stdbg instruments it at build time, finds the
 // bug of a buggy one (kind and place) and replays it, and finds nothing in
-// a correct one.
+// a correct one. Each program is a build of its own: those whose
+// behaviour another case or test asserts run with -e2e.long.
 func TestPlainGoZoo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go programs")
@@ -117,6 +135,9 @@ func TestPlainGoZoo(t *testing.T) {
 			name += "/" + strings.Trim(z.run, "$")
 		}
 		t.Run(name, func(t *testing.T) {
+			if z.long && !clirun.Long() {
+				t.Skip("its behaviour is asserted by another case: run with -e2e.long")
+			}
 			// Mostly go build and a few executions: two at once keep
 			// both CPUs busy.
 			t.Parallel()
@@ -346,46 +367,5 @@ func TestPlainGoRandSeed(t *testing.T) {
 
 	if _, errs, code := clirun.Stdbg(t, "find", "--rand-seed", "-1", dir); code != cli.ExitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Errorf("find --rand-seed -1: exit %d, want %d with a one-line reason:\n%s", code, cli.ExitUsage, errs)
-	}
-}
-
-// A C program that asks the kernel which thread it runs on, without the C
-// library, sees its threads share one kernel thread when they run as
-// contexts: the failure does not reproduce in a fresh process, and find
-// searches again with real threads and finds nothing.
-func TestContextsFallBack(t *testing.T) {
-	t.Parallel()
-	src := clirun.WriteFile(t, t.TempDir(), "ktid.c", `#include <pthread.h>
-#include "stdbg.h"
-
-static long ktid(void)
-{
-	long r;
-	__asm__ volatile("syscall" : "=a"(r) : "0"(186L) : "rcx", "r11", "memory"); /* gettid */
-	return r;
-}
-
-static long seen[2];
-
-static void *worker(void *arg)
-{
-	seen[1] = ktid();
-	return arg;
-}
-
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, worker, NULL);
-	seen[0] = ktid();
-	pthread_join(t, NULL);
-	stdbg_assert(seen[0] != seen[1], "threads share a kernel thread");
-	return 0;
-}
-`)
-	out, errs, code := clirun.Stdbg(t, "find", src)
-	if code != cli.ExitClean || !strings.Contains(out, "No property violation found.") ||
-		!strings.Contains(errs, "searching again with real threads") {
-		t.Fatalf("find: exit %d\n%s\n%s", code, out, errs)
 	}
 }

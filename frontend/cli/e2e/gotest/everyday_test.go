@@ -17,6 +17,21 @@ import (
 	"github.com/stdbg/stdbg/internal/testkit/racefree"
 )
 
+// goTestRace judges an example by real Go, with -e2e.long: go test -race
+// passes the tests of pkg in dir 20 times over. go test ./... runs the
+// bundled examples' tests once, without the race detector.
+func goTestRace(t *testing.T, dir, pkg string) {
+	t.Helper()
+	if !clirun.Long() {
+		return
+	}
+	cmd := exec.Command("go", "test", "-race", "-count=20", pkg)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test -race fails: the example is wrong: %v\n%s", err, out)
+	}
+}
+
 // testLine matches the line stdbg test writes for each test.
 var testLine = regexp.MustCompile(`(?m)^(ok|BUG|incomplete|unjudged|SKIP|FAIL|ERROR) +(Test\w+)`)
 
@@ -28,7 +43,8 @@ var testLine = regexp.MustCompile(`(?m)^(ok|BUG|incomplete|unjudged|SKIP|FAIL|ER
 // buffer and its generators were seen by the race detector, which failed
 // the tests ("the test failed (t.Error or t.Fail)" at runtime.goexit), and
 // a write of 2 MiB to standard error blocked in the pipe stdbg held there
-// (a transition timeout).
+// (a transition timeout). go test -race judges the example with
+// -e2e.long.
 func TestEverydayGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go tests with the race detector")
@@ -36,11 +52,7 @@ func TestEverydayGo(t *testing.T) {
 	t.Setenv("STDBG_ZOO", "1")
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	dir := filepath.Join(clirun.Root(), "examples", "go", "plain", "everyday")
-	cmd := exec.Command("go", "test", "-race", "-count=20", ".")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go test -race fails: the example is wrong: %v\n%s", err, out)
-	}
+	goTestRace(t, dir, ".")
 	out, errs, code := clirun.Stdbg(t, "test", "-count=1", "--no-save", "--budget", "3s", dir)
 	lines := testLine.FindAllStringSubmatch(out, -1)
 	if code != cli.ExitClean || len(lines) < 7 || strings.Contains(out+errs, "DATA RACE") {
@@ -57,17 +69,14 @@ func TestEverydayGo(t *testing.T) {
 // closed or nil channel and a negative WaitGroup counter panic, and a
 // deferred recover takes the panic (examples/go/plain/recovered). stdbg
 // reported each as a misuse and stopped there: the correct tests now pass,
-// and the race that comes after a recovered send is found.
+// and the race that comes after a recovered send is found. go test -race
+// judges the example with -e2e.long.
 func TestRecoveredPanics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go tests with the race detector")
 	}
 	dir := filepath.Join(clirun.Root(), "examples", "go", "plain", "recovered")
-	cmd := exec.Command("go", "test", "-race", "-count=20", ".")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go test -race fails: the example is wrong: %v\n%s", err, out)
-	}
+	goTestRace(t, dir, ".")
 	t.Setenv("STDBG_ZOO", "1")
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	out, errs, code := clirun.Stdbg(t, "test", "-count=1", "--no-save", "--budget", "3s", dir)
@@ -91,7 +100,9 @@ func TestRecoveredPanics(t *testing.T) {
 // STDBG_RACEFREE=N to run N more, of random seeds (printed). A race
 // planted among the idioms of one more test (racefree.Racy), which go
 // test -race reports, is reported too: nothing of the corpus's code is
-// left out of the detector's reports.
+// left out of the detector's reports. The runs of go test -race, which
+// judge the generator (internal/testkit/racefree's own tests check it
+// too), are made with -e2e.long.
 func TestCorrectGoCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go tests with the race detector")
@@ -119,16 +130,18 @@ func TestCorrectGoCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("go", "test", "-race", "-count=20", "-skip=^TestRace", "./gen")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go test -race fails on the generated tests: the generator is wrong: %v\n%s\n%s", err, out, files["gen/gen_test.go"])
-	}
 	racy := fmt.Sprintf("TestRace%d", planted)
-	cmd = exec.Command("go", "test", "-race", "-count=1", "-run=^"+racy+"$", "./gen")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "DATA RACE") {
-		t.Fatalf("go test -race does not report the planted race: %v\n%s", err, out)
+	if clirun.Long() {
+		cmd := exec.Command("go", "test", "-race", "-count=20", "-skip=^TestRace", "./gen")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go test -race fails on the generated tests: the generator is wrong: %v\n%s\n%s", err, out, files["gen/gen_test.go"])
+		}
+		cmd = exec.Command("go", "test", "-race", "-count=1", "-run=^"+racy+"$", "./gen")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "DATA RACE") {
+			t.Fatalf("go test -race does not report the planted race: %v\n%s", err, out)
+		}
 	}
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	t.Chdir(dir) // stdbg test's patterns are relative to it
