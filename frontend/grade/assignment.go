@@ -45,9 +45,12 @@ type Limits struct {
 	// busy machine does not use up sooner (wall time it would); a check
 	// that spends it is unfinished and gets no points.
 	Budget Duration `yaml:"budget"`
-	// Wall bounds the wall time of the whole check (build excluded), for
-	// a program that waits without using the CPU; the processes are
-	// killed when it is spent (default: six times the budget).
+	// Wall bounds the time the check (build excluded) spends waiting
+	// without using the CPU, for a program that blocks or sleeps: the
+	// seconds in which the grader and the program together used less
+	// than a hundredth of a CPU; the processes are killed when it is
+	// spent (default: six times the budget). Ten times Wall of wall time
+	// bounds the check whatever it does.
 	Wall Duration `yaml:"wall"`
 	// CPU bounds the CPU time of each process of the submission.
 	CPU Duration `yaml:"cpu"`

@@ -35,3 +35,29 @@ func TestParseStat(t *testing.T) {
 		t.Errorf("/proc/self/stat does not parse: %s", b)
 	}
 }
+
+func TestIdleWall(t *testing.T) {
+	const s = time.Second
+	for _, tc := range []struct {
+		name string
+		cpu  []time.Duration // the check's CPU time in all at the end of each second
+		want time.Duration   // the idle time after them
+	}{
+		{"a search on an idle machine", []time.Duration{s, 2 * s, 3 * s}, 0},
+		// Two CPUs shared by forty busy processes: a twentieth of one.
+		{"a search at load 40", []time.Duration{50e6, 100e6, 150e6, 200e6}, 0},
+		{"a program that blocks", []time.Duration{3e6, 5e6, 6e6, 8e6}, 4 * s},
+		{"a search, then a block", []time.Duration{s, 2 * s, 2*s + 1e6, 2*s + 2e6}, 2 * s},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w idleWall
+			var got time.Duration
+			for _, c := range tc.cpu {
+				got = w.add(c, s)
+			}
+			if got != tc.want {
+				t.Errorf("idle %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

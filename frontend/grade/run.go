@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -284,12 +285,14 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 	// The time bounds: a safety net for programs that run for ever, not
 	// the search's bound (its executions are). The CPU time the check
 	// uses (the grader's and the program's processes') is bounded by
-	// Budget, which a busy machine does not reach sooner, and its wall
-	// time by Wall, for a program that waits without using the CPU. When
-	// either is spent, the search is stopped and the program's processes
-	// (its process group: a fork bomb's children too) killed until it
-	// stops. The session is closed only here, by this goroutine.
-	wctx, cancel := context.WithTimeout(ctx, time.Duration(l.Wall))
+	// Budget, which a busy machine does not reach sooner, and the time it
+	// spends waiting without using the CPU (a program that sleeps or
+	// blocks) by Wall (idleWall); the wall clock itself only by
+	// hardWallFactor times Wall, the last net under both. When any is
+	// spent, the search is stopped and the program's processes (its
+	// process group: a fork bomb's children too) killed until it stops.
+	// The session is closed only here, by this goroutine.
+	wctx, cancel := context.WithTimeout(ctx, hardWallFactor*time.Duration(l.Wall))
 	defer cancel()
 	closed := make(chan struct{})
 	group, _ := syscall.Getpgid(s.Pid())
@@ -297,15 +300,19 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 	go func() {
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
+		var waited idleWall
+		last := time.Now()
 		for wctx.Err() == nil {
 			select {
 			case <-wctx.Done():
 			case <-closed:
 				return
-			case <-tick.C:
-				if meter.used() > time.Duration(l.Budget) {
+			case now := <-tick.C:
+				used := meter.used()
+				if used > time.Duration(l.Budget) || waited.add(used, now.Sub(last)) > time.Duration(l.Wall) {
 					cancel()
 				}
+				last = now
 			}
 		}
 		for {
@@ -358,6 +365,20 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 			stop()
 		}
 	}
+	// An endless loop (a step longer than Limits.Step) fails every check
+	// of the search: the search stops there, and the loop is reported
+	// as found, not minimised. Each execution that meets the loop takes
+	// the whole step bound, wall time whose CPU share depends on the
+	// machine's load: going on, or minimising, ran out of the check's
+	// time bounds on a busy machine and not on an idle one, and the
+	// student got "unfinished" instead of "endless loop".
+	var endless atomic.Bool
+	f.Hooks.OnBug = func(b search.Bug) {
+		if alwaysFail[b.Outcome.Kind.String()] {
+			endless.Store(true)
+			stop()
+		}
+	}
 	if !b.t.Go {
 		// Minimise and explain only the first bug of each kind the
 		// checks of the search count. (A Go search inside the target has
@@ -383,7 +404,7 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 	}
 	switch {
 	case wctx.Err() != nil && ctx.Err() == nil || err == nil && found != nil && found.BudgetSpent:
-		out.status, out.message = StatusUnfinished, fmt.Sprintf("the check did not finish within its bounds of %s of CPU time and %s of wall time, so it could not be graded: "+
+		out.status, out.message = StatusUnfinished, fmt.Sprintf("the check did not finish within its bounds of %s of CPU time and %s of waiting, so it could not be graded: "+
 			"your program may run for ever, wait for ever, start processes without end or allocate without end", time.Duration(l.Budget), time.Duration(l.Wall))
 		return out, false
 	case err != nil && (found == nil || len(found.Findings) == 0):
@@ -395,7 +416,35 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 		return out, false
 	}
 	out.found = found
+	out.first = endless.Load()
 	return out, false
+}
+
+// hardWallFactor times Limits.Wall bounds a check's wall time whatever it
+// does: a program that keeps using a little CPU, never enough to spend its
+// budget nor so little that its waiting counts (idleWall).
+const hardWallFactor = 10
+
+// idleWall is the wall time a check spent waiting: the intervals in which
+// the check's processes (the grader's and the program's) used less than
+// one hundredth of the interval's CPU time, as a program that sleeps or
+// blocks for ever does. A check that computes (a search, a program that
+// allocates without end) uses more, however busy the machine: on two CPUs
+// shared by forty processes each still gets about a twentieth of one. Its
+// wall time stretches with the load; its CPU time, which Budget bounds,
+// does not.
+type idleWall struct {
+	used, idle time.Duration // the CPU time at the last interval's end, the idle time so far
+}
+
+// add counts an interval of wall time at whose end the check had used
+// cpu in all, and returns the idle time so far.
+func (w *idleWall) add(cpu, interval time.Duration) time.Duration {
+	if cpu-w.used < interval/100 {
+		w.idle += interval
+	}
+	w.used = cpu
+	return w.idle
 }
 
 // countedBy returns whether a bug of a kind fails any check that shares
