@@ -56,7 +56,7 @@ func TestFindRunNoTests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	t.Chdir(goTestModule(t))
+	t.Chdir(sharedGoTestModule(t))
 	out, errs, code := clirun.Stdbg(t, "find", "--run", "TestNothing", "./locks")
 	if code != cli.ExitClean || !strings.Contains(out, "no tests to run: --run TestNothing matches no test of ./locks") ||
 		!strings.Contains(errs, "its tests: TestOrder, TestOrderAgain") || strings.Contains(out+errs, "sthread") {

@@ -8,17 +8,46 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stdbg/stdbg/frontend/cli"
 	"github.com/stdbg/stdbg/internal/testkit/clirun"
 )
 
-// goTestModule writes a module of plain Go tests: a package whose test
-// deadlocks in some schedules, and one whose tests are correct.
+// goTestModule writes a module of plain Go tests into a directory of the
+// test's own: a package whose test deadlocks in some schedules, and one
+// whose tests are correct.
 func goTestModule(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
+	writeGoTestModule(t, dir)
+	return dir
+}
+
+// sharedGoTestModule is goTestModule written once for the tests of the
+// package that leave it as it is (they save no corpus into it), in the
+// directory the test binary owns: its packages are built once for them
+// all (clirun.Main shares the builds of one package).
+func sharedGoTestModule(t *testing.T) string {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedDir = filepath.Join(clirun.CacheDir(), "shop")
+		writeGoTestModule(t, sharedDir)
+	})
+	if _, err := os.Stat(filepath.Join(sharedDir, "go.mod")); err != nil {
+		t.Fatalf("the shared module: %v", err)
+	}
+	return sharedDir
+}
+
+var (
+	sharedOnce sync.Once
+	sharedDir  string
+)
+
+func writeGoTestModule(t *testing.T, dir string) {
+	t.Helper()
 	files := map[string]string{
 		"go.mod": "module example.com/shop\n\ngo 1.22\n",
 		"locks/locks_test.go": `package locks
@@ -124,7 +153,6 @@ func TestHits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // stdbg test takes go test's flags with one dash, says a bug with its
@@ -134,7 +162,7 @@ func TestGoTestCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	dir := goTestModule(t)
+	dir := sharedGoTestModule(t)
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	t.Chdir(dir) // stdbg test's patterns are relative to it
 	for _, tt := range []struct {
@@ -227,7 +255,7 @@ func TestGoTestShards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	dir := goTestModule(t)
+	dir := sharedGoTestModule(t)
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	t.Chdir(dir) // stdbg test's patterns are relative to it
 	ran := map[string]int{}
