@@ -15,20 +15,12 @@ import (
 	"github.com/stdbg/stdbg/internal/testkit/clirun"
 )
 
-// goTestModule writes a module of plain Go tests into a directory of the
-// test's own: a package whose test deadlocks in some schedules, and one
-// whose tests are correct.
-func goTestModule(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	writeGoTestModule(t, dir)
-	return dir
-}
-
-// sharedGoTestModule is goTestModule written once for the tests of the
-// package that leave it as it is (they save no corpus into it), in the
-// directory the test binary owns: its packages are built once for them
-// all (clirun.Main shares the builds of one package).
+// sharedGoTestModule is a module of plain Go tests (a package whose test
+// deadlocks in some schedules, one whose tests are correct, one that keeps
+// state in package variables), written once for the tests of the package
+// into the directory the test binary owns: its packages are built
+// once for them all (clirun.Main shares the builds of one package). A
+// test that writes into it removes what it wrote.
 func sharedGoTestModule(t *testing.T) string {
 	t.Helper()
 	sharedOnce.Do(func() {
@@ -46,6 +38,7 @@ var (
 	sharedDir  string
 )
 
+// writeGoTestModule writes the module of sharedGoTestModule into dir.
 func writeGoTestModule(t *testing.T, dir string) {
 	t.Helper()
 	files := map[string]string{
