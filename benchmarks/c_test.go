@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -194,24 +195,30 @@ func BenchmarkStartExecution(b *testing.B) {
 	}
 }
 
-// BenchmarkManyThreads runs 2,000 executions of a program whose N threads
-// each take one mutex once (examples/c/bench/one-lock.c), with DPOR, for N
-// from 4 to 32: what an execution costs as threads are added (about six
-// transitions per thread: its creation, start, lock, unlock, return and
-// join).
+// BenchmarkManyThreads runs executions of a program whose N threads each
+// take one mutex once (examples/c/bench/one-lock.c), with DPOR: 2,000 for N
+// from 4 to 32, then fewer (64,000 / N) for N = 100 and 1,000: what an
+// execution costs as threads are added (about six transitions per thread:
+// its creation, start, lock, unlock, return and join). Besides the rates
+// of wall time it reports the transitions per second of the checker's CPU
+// time (this process's: the program runs in a process of its own), which
+// a loaded machine changes least: where a step costs in proportion to the
+// threads, that figure falls as N grows.
 //
 //	go test -run '^$' -bench ManyThreads -benchtime 3x ./benchmarks
 func BenchmarkManyThreads(b *testing.B) {
-	for _, n := range []int{4, 8, 16, 32} {
+	for _, n := range []int{4, 8, 16, 32, 100, 1000} {
 		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			p, c := start(b, filepath.Join("bench", "one-lock.c"), fmt.Sprint(n))
 			defer p.Close()
+			limit := int64(min(2000, 64000/n))
 			var execs, trans int64
 			var elapsed time.Duration
+			cpu0 := processCPU()
 			for b.Loop() {
-				res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: 1000, MaxExecutions: 2000})
+				res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{MaxDepth: max(1000, 10*n), MaxExecutions: limit})
 				if err != nil || len(res.Bugs) > 0 {
 					b.Fatalf("%v, bugs %v", err, res.Bugs)
 				}
@@ -219,9 +226,22 @@ func BenchmarkManyThreads(b *testing.B) {
 				trans += res.Stats.Transitions
 				elapsed += res.Stats.Elapsed
 			}
+			cpu := processCPU() - cpu0
 			b.ReportMetric(float64(execs)/elapsed.Seconds(), "execs/s")
 			b.ReportMetric(float64(trans)/elapsed.Seconds(), "transitions/s")
 			b.ReportMetric(float64(trans)/float64(execs), "transitions/exec")
+			if cpu > 0 {
+				b.ReportMetric(float64(trans)/cpu.Seconds(), "transitions/cpu-s")
+			}
 		})
 	}
+}
+
+// processCPU returns the CPU time (user and system) this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/stdbg/stdbg/internal/rtnames"
@@ -84,7 +85,19 @@ func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []strin
 	cmd.Env = rtnames.WithRaceOptions(tmp.Env(append(os.Environ(), env...)))
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
+	// The binary leads a process group: the processes its tests started
+	// and left running (peers, servers) end with it, and one that holds
+	// its output does not keep Wait waiting.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // the binary ended well; what it left held the output
+	}
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	sc := bufio.NewScanner(&buf)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {

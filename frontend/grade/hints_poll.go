@@ -3,7 +3,9 @@ package grade
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/stdbg/stdbg/engine/report"
 )
@@ -119,6 +121,9 @@ func busyWait(r *report.Report, s src) *Hint {
 					hit = &r.Steps[j]
 				}
 			}
+			if hit == nil {
+				hit = pollingAgain(r, s, f, polled[r.Failure.Thread])
+			}
 			break
 		}
 	}
@@ -131,6 +136,38 @@ func busyWait(r *report.Report, s src) *Hint {
 			"waits for does not run, goes on for ever. Sleep on a condition variable instead: while (!condition) "+
 			"pthread_cond_wait(&cond, &lock); and make the thread that changes the state signal it.", hit.Thread, at(hit.Where),
 			strings.TrimSpace(hit.Where.Source))}
+}
+
+// pollCall is a call that takes or tries a lock, or yields.
+var pollCall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(pthread_mutex_lock|pthread_mutex_trylock|pthread_spin_lock|pthread_spin_trylock|sched_yield|stdbg_yield)\s*\(|\.(Lock|TryLock|RLock)\(\)|runtime\.Gosched\(\)`)
+})
+
+// pollingAgain is the step a thread stopped at its frame f (in the
+// student's file) was polling again: f's line takes or tries a lock, or
+// yields, inside a loop, and since its last other step the thread has
+// taken, tried or yielded only, at lines of a loop of the same file (its
+// first such step), which it went round to come back to f. nil otherwise.
+func pollingAgain(r *report.Report, s src, f report.Frame, polled map[string]int) *report.Step {
+	lines := s[filepath.Base(f.File)]
+	if f.Line < 1 || f.Line > len(lines) || !pollCall().MatchString(lines[f.Line-1]) {
+		return nil
+	}
+	here := report.Location{File: f.File, Line: f.Line, Source: strings.TrimSpace(lines[f.Line-1])}
+	if !inLoop(s, here) {
+		return nil
+	}
+	first := -1
+	for _, j := range polled {
+		w := r.Steps[j].Where
+		if filepath.Base(w.File) == filepath.Base(f.File) && inLoop(s, w) && (first < 0 || j < first) {
+			first = j
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	return &report.Step{Thread: r.Failure.Thread, Where: here}
 }
 
 // trylockGivesUp: a trylock of the student's, not in a loop, failed (the

@@ -14,11 +14,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/stdbg/stdbg/internal/atomicfile"
 	"github.com/stdbg/stdbg/internal/cachedir"
@@ -88,16 +90,24 @@ var (
 	stubFlags = []string{"-fPIC", "-O2", "-g", "-fno-omit-frame-pointer"}
 )
 
-func sourceHash() string {
+// sourceHash names the library's build: a hash of its compiler flags and
+// of every embedded source. The sources are part of the binary, so the
+// hash is computed once per process (a find asks for it two or three
+// times: the library's directory, each target's build key).
+var sourceHash = sync.OnceValue(func() string {
 	h := sha256.New()
 	h.Write([]byte(strings.Join(libFlags, " ") + "\x00" + strings.Join(stubFlags, " ") + "\x00"))
 	for _, n := range sources() {
-		b, _ := csrc.ReadFile("csrc/" + n)
 		h.Write([]byte(n))
-		h.Write(b)
+		f, err := csrc.Open("csrc/" + n)
+		if err != nil {
+			continue // listed by sources, so always there
+		}
+		io.Copy(h, f)
+		f.Close()
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-}
+})
 
 // Library returns the path of the compiled interposition library,
 // compiling it on first use into the cache (keyed by a hash of its sources

@@ -276,6 +276,20 @@ func writeCopies(tmp, final string, deps []depPackage, mods []string, files map[
 			name = filepath.Join(filepath.Dir(name), v)
 		}
 		out := filepath.Join(tmp, "mod", name)
+		// compiled are the Go files of the module's packages in the
+		// build that no //go:embed line names: their copies say
+		// where their lines come from (atOriginal).
+		compiled := map[string]bool{}
+		for _, d := range pkgs {
+			for _, f := range d.Files {
+				compiled[f] = true
+			}
+		}
+		for _, d := range pkgs {
+			for _, f := range d.Embeds {
+				delete(compiled, f)
+			}
+		}
 		copyFile := func(src string) error {
 			r, err := filepath.Rel(modDir, src)
 			if err != nil || strings.HasPrefix(r, "..") {
@@ -290,6 +304,9 @@ func writeCopies(tmp, final string, deps []depPackage, mods []string, files map[
 			dst := filepath.Join(out, r)
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				return err
+			}
+			if compiled[src] {
+				b = atOriginal(b, src)
 			}
 			return os.WriteFile(dst, b, 0o644)
 		}
@@ -339,6 +356,26 @@ func writeCopies(tmp, final string, deps []depPackage, mods []string, files map[
 		replace[m] = filepath.Join(final, "mod", name)
 	}
 	return replace, nil
+}
+
+// atOriginal returns src, the text of a Go file of a dependency module to
+// be compiled from its copy under the cache, with a //line directive
+// before its first line that gives its lines the original file's name
+// (orig, in the module cache or a replacement's directory) and their own
+// numbers, which the rewriting keeps: the compiler's messages, the
+// binary's line table, stacks, traces, reports and debuggers then show
+// the file a user can open, not the copy. A cgo file is left as it is
+// (cgo writes line directives of its own), and so are files that are not
+// Go source.
+func atOriginal(src []byte, orig string) []byte {
+	if !strings.HasSuffix(orig, ".go") {
+		return src
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), orig, src, parser.ImportsOnly)
+	if err != nil || isCgo(f.Imports) {
+		return src
+	}
+	return append([]byte("//line "+orig+":1:1\n"), src...)
 }
 
 // copyEmbed copies the file or directory src, which a //go:embed line of

@@ -133,6 +133,16 @@ func TestInstrumentDeps(t *testing.T) {
 	if !strings.Contains(string(src), `"github.com/stdbg/stdbg/sthread/`) {
 		t.Errorf("the copy of semaphore.go imports no package of sthread:\n%s", src)
 	}
+	// Its lines keep the original file's name: what the binary's line
+	// table, and so every trace, says.
+	first, _, _ := strings.Cut(string(src), "\n")
+	orig, ok := strings.CutPrefix(first, "//line ")
+	orig, _, _ = strings.Cut(orig, ":")
+	if !ok || strings.HasPrefix(orig, cache) || !strings.HasSuffix(orig, filepath.FromSlash("golang.org/x/sync@v0.23.0/semaphore/semaphore.go")) {
+		t.Errorf("the copy of semaphore.go begins with %q; want a line directive naming the module cache's file", first)
+	} else if _, err := os.Stat(orig); err != nil {
+		t.Errorf("the copy's line directive names %s: %v", orig, err)
+	}
 	if _, err := os.Stat(filepath.Join(copyDir, "go.mod")); err != nil {
 		t.Errorf("the copy has no go.mod: %v", err)
 	}

@@ -52,7 +52,7 @@ import (
 )
 
 // version changes whenever the rewriting changes, to invalidate the cache.
-const version = "goinstr-11"
+const version = "goinstr-12"
 
 // Config says what to instrument.
 type Config struct {

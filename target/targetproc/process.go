@@ -284,6 +284,9 @@ func (p *Process) launch() error {
 	p.cmd, p.ctl, p.waitCh, p.quit = cmd, ours, make(chan error, 1), false
 	go func() {
 		err := cmd.Wait()
+		// The processes the program started and left behind (a test's
+		// peers, a daemon) end with it: they are in its process group.
+		killGroup(cmd.Process.Pid)
 		if f := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid); f != "" {
 			os.Remove(f)
 		}
@@ -610,9 +613,22 @@ func (p *Process) timedOut(tid int, waited time.Duration) ([]wire.Event, error) 
 	return []wire.Event{ev}, nil
 }
 
+// killGroup kills the process group that the target process pid leads
+// (launch starts it in a group of its own): the processes it started and
+// did not wait for go with it. (The group's id stays reserved while a
+// process is in it, so that, called once its leader has been reaped, it
+// reaches no other program.)
+func killGroup(pid int) {
+	if pid > 0 {
+		unix.Kill(-pid, unix.SIGKILL)
+	}
+}
+
 func (p *Process) killChild() {
 	if p.cfg.Respawn && p.cmd != nil && p.cmd.Process != nil {
-		p.cmd.Process.Kill()
+		// The execution's process leads its group: what it started goes
+		// with it.
+		killGroup(p.cmd.Process.Pid)
 		return
 	}
 	if p.slot == nil {
@@ -704,7 +720,8 @@ func (p *Process) Close() error {
 }
 
 // stopProcess asks the target process to quit, kills it if it does not
-// within 5 seconds, and waits for it.
+// within 5 seconds, and waits for it (the processes left in its group are
+// killed once it is reaped).
 func (p *Process) stopProcess() error {
 	if p.cmd == nil || p.quit {
 		return nil
@@ -717,7 +734,7 @@ func (p *Process) stopProcess() error {
 	case err = <-p.waitCh:
 	case <-time.After(5 * time.Second):
 		if p.cmd.Process != nil {
-			unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL)
+			killGroup(p.cmd.Process.Pid)
 		}
 		err = <-p.waitCh
 	}

@@ -3,8 +3,12 @@ package targetproc_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -100,4 +104,73 @@ int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0)
 			}
 		})
 	}
+}
+
+// TestCloseEndsWhatTheProgramStarted checks that the processes a program
+// starts and leaves running (a test's peer processes, a daemon) do not
+// outlive it: when Close returns, the process each execution forked, which
+// would sleep for ten minutes, is gone.
+func TestCloseEndsWhatTheProgramStarted(t *testing.T) {
+	exe := buildSource(t, "daemon.c", `#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static void *work(void *a) { return a; }
+int main(void) {
+	pid_t kid = fork();
+	if (kid == 0) { sleep(600); _exit(0); }
+	FILE *f = fopen(getenv("KIDS"), "a");
+	fprintf(f, "%d\n", (int)kid);
+	fclose(f);
+	pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0);
+	return 0;
+}
+`)
+	kids := filepath.Join(t.TempDir(), "kids")
+	p, c := startChecker(t, exe, targetproc.Config{Flags: wire.FlagFastExit, Env: append(os.Environ(), "KIDS="+kids)})
+	res, err := search.Explore(context.Background(), c, search.NewDPOR(), search.Options{All: true})
+	if err != nil || !res.Complete {
+		t.Fatalf("explore: %v (complete %v)", err, res.Complete)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(kids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := strings.Fields(string(text))
+	if len(pids) == 0 {
+		t.Fatal("the program started no process")
+	}
+	for _, s := range pids {
+		pid, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A process killed but not yet reaped by init may linger a moment.
+		gone := false
+		for range 100 {
+			if unix.Kill(pid, 0) != nil || zombie(pid) {
+				gone = true
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !gone {
+			t.Errorf("process %d, which the program started, still runs after Close", pid)
+			unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+}
+
+// zombie reports whether process pid has ended and waits to be reaped.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ...: the state follows the last parenthesis.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }

@@ -548,6 +548,9 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A process the program started and left running may hold its
+	// standard error: Wait gives up on it then.
+	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Start()
 	streamW.Close()
 	stopR.Close()
@@ -561,6 +564,10 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	exited := make(chan struct{})
 	go func() {
 		cmd.Wait()
+		// The processes the program started and left running (a test's
+		// peers) end with it: they are in its process group, whose id
+		// stays reserved while one of them is in it.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		close(exited)
 	}()
 	grace := m.cfg.Grace

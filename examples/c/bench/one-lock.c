@@ -1,4 +1,4 @@
-/* one-lock: N threads (argument 1, default 4, at most 64) each take one
+/* one-lock: N threads (argument 1, default 4, at most 1000) each take one
  * mutex once to add one to a counter; main joins them and checks the sum.
  * Correct; every order of the N critical sections is a trace (N!), so a
  * search is stopped by an execution limit: it measures what an execution
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAXTHREADS 64
+#define MAXTHREADS 1000
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int total;

@@ -73,6 +73,11 @@ static void load_log(const char *path)
 	stdbg_replay_total = n;
 }
 
+/* g_pending_poked is the scratch of a pending report's poked threads,
+ * filled before each use; the snapshot of a reused process leaves it
+ * out (rt/reuse.c). */
+static uint32_t g_pending_poked[MAXTHREADS];
+
 /* stdbg_replay_diverged and stdbg_replay_end are called where the log
  * stops fitting or runs out; debuggers may break on them. */
 EXPORT __attribute__((noinline, used)) void stdbg_replay_diverged(long step)
@@ -167,7 +172,7 @@ static void put_pending(struct thr *me, uint16_t kind, uint16_t api, const void 
 		return;
 	/* The spin report, of the thread that reports its own point only (a
 	 * creator reports a pooled thread's start). */
-	static uint32_t poked[MAXTHREADS];
+	uint32_t *poked = g_pending_poked;
 	struct stdbg_spin sr;
 	int np = 0;
 	int spin = me == self && spin_report(me, kind, api, obj, obj2, arg, ra, &sr, poked, &np);

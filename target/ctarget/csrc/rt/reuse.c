@@ -282,9 +282,9 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 		goto fail;
 	uintptr_t sp = ((uintptr_t)&here - 256) & ~(uintptr_t)63;
 	/* Not saved: this library's keep (the kernel may have merged it with
-	 * a neighbouring mapping), main's signal stack, and this library's
-	 * tables of threads, which a reset clears itself. */
-	struct saved skip[7 + POOL_MAX];
+	 * a neighbouring mapping), main's signal stack, this library's tables
+	 * of threads, which a reset clears itself, and its scratch. */
+	struct saved skip[9 + POOL_MAX];
 	int nskip = 0;
 	if (g_pool) {
 		for (int i = 0; i < g_pool->n; i++) {
@@ -297,6 +297,9 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 		skip[nskip++] = (struct saved){(uintptr_t)self->altstack, (uintptr_t)self->altstack + ALTSTACK_SIZE, 0};
 	skip[nskip++] = (struct saved){(uintptr_t)threads, (uintptr_t)(threads + MAXTHREADS), 0};
 	skip[nskip++] = (struct saved){(uintptr_t)stdbg_thread_ostids, (uintptr_t)(stdbg_thread_ostids + MAXTHREADS), 0};
+	/* Scratch filled before each use, nothing to restore. */
+	skip[nskip++] = (struct saved){(uintptr_t)&g_spin_got, (uintptr_t)(&g_spin_got + 1), 0};
+	skip[nskip++] = (struct saved){(uintptr_t)g_pending_poked, (uintptr_t)(g_pending_poked + MAXTHREADS), 0};
 	if (g_memlog) /* (its epochs only grow: rt/memlog.c) */
 		skip[nskip++] = (struct saved){(uintptr_t)g_memlog, (uintptr_t)g_memlog + sizeof *g_memlog, 0};
 	boot_range(&skip[nskip].lo, &skip[nskip].hi);

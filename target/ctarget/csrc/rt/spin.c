@@ -172,26 +172,31 @@ static int spin_scan_main(struct dl_phdr_info *info, size_t size, void *data)
 	return 1; /* the main program only */
 }
 
+/* g_spin_got is spin_patch's scratch, at file scope so that the snapshot
+ * of a reused process leaves it out (rt/reuse.c): nothing reads it once
+ * spin_patch returns. */
+static struct spin_got g_spin_got;
+
 /* spin_patch sends every call of the main program to a function this
  * library does not model through a stub that counts it (*g_spin_calls)
  * and jumps on. Each stub is endbr64; lock incq counter(%rip); jmp
  * *target(%rip). Returns 0 when calls cannot be counted. */
 static int spin_patch(void)
 {
-	static struct spin_got g;
-	dl_iterate_phdr(spin_scan_main, &g);
-	if (g.lazy)
+	struct spin_got *g = &g_spin_got;
+	dl_iterate_phdr(spin_scan_main, g);
+	if (g->lazy)
 		return 0;
 	size_t page = 4096, stub = 32;
-	size_t code = ((size_t)g.n * (stub + 8) + page - 1) / page * page;
+	size_t code = ((size_t)g->n * (stub + 8) + page - 1) / page * page;
 	uint8_t *m = mmap(NULL, code + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return 0;
 	g_spin_calls = (uint64_t *)(m + code);
-	uintptr_t *targets = (uintptr_t *)(m + (size_t)g.n * stub);
-	for (int i = 0; i < g.n; i++) {
+	uintptr_t *targets = (uintptr_t *)(m + (size_t)g->n * stub);
+	for (int i = 0; i < g->n; i++) {
 		uint8_t *s = m + (size_t)i * stub;
-		targets[i] = g.targets[i];
+		targets[i] = g->targets[i];
 		static const uint8_t endbr[] = {0xf3, 0x0f, 0x1e, 0xfa};
 		memcpy(s, endbr, 4);
 		int32_t rel = (int32_t)((intptr_t)g_spin_calls - (intptr_t)(s + 4 + 8));
@@ -204,12 +209,12 @@ static int spin_patch(void)
 	}
 	if (mprotect(m, code, PROT_READ | PROT_EXEC) != 0)
 		return 0;
-	for (int i = 0; i < g.n; i++) {
-		uintptr_t pg = g.slots[i] & ~(page - 1);
-		int relro = g.slots[i] >= g.relro_lo && g.slots[i] < g.relro_hi;
+	for (int i = 0; i < g->n; i++) {
+		uintptr_t pg = g->slots[i] & ~(page - 1);
+		int relro = g->slots[i] >= g->relro_lo && g->slots[i] < g->relro_hi;
 		if (relro && mprotect((void *)pg, page, PROT_READ | PROT_WRITE) != 0)
 			return 0;
-		*(uintptr_t *)g.slots[i] = (uintptr_t)(m + (size_t)i * stub);
+		*(uintptr_t *)g->slots[i] = (uintptr_t)(m + (size_t)i * stub);
 		if (relro)
 			mprotect((void *)pg, page, PROT_READ);
 	}
