@@ -6,10 +6,12 @@ package clirun
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -41,13 +43,18 @@ func Long() bool { return *long }
 // same example among the package's tests, clears the settings a
 // developer's environment may hold, and keeps the plain progress lines of
 // long searches out of the stderr tests check (TestProgressWithoutTerminal
-// asks for them). It returns m.Run's exit status.
+// asks for them). It returns m.Run's exit status. A test binary that
+// Command starts runs stdbg's command line instead, with its arguments.
 //
 // A Go module outside stdbg's is built with sthread from the source tree
 // under test (STDBG_SOURCE, see SourceEnv) rather than from the copy each
 // fresh cache would write: the same sources at the same path, so that the
 // go command's build cache serves every package of tests after the first.
 func Main(m *testing.M) int {
+	if os.Getenv(asStdbg) == "1" {
+		// Started by Command: the test binary is stdbg's command.
+		return cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	}
 	dir, err := os.MkdirTemp("", "stdbg-cli-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "clirun:", err)
@@ -67,6 +74,26 @@ func Main(m *testing.M) int {
 	}
 	cli.ProgressEvery = time.Hour
 	return m.Run()
+}
+
+// asStdbg, set to 1 in a test binary's environment, makes Main run
+// stdbg's command line instead of the tests.
+const asStdbg = "STDBG_CLIRUN_AS_STDBG"
+
+// Command returns the command that runs stdbg with args as a process of
+// its own (for the tests that send it signals or give it a terminal): the
+// test binary itself, whose Main then does what stdbg's main does (call
+// cli.Run with the process's arguments, standard streams and exit
+// status), so that no go build of stdbg is needed. The environment is the
+// test's.
+func Command(ctx context.Context, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), asStdbg+"=1")
+	return cmd
 }
 
 // CacheDir is the stdbg cache Main made for the test binary.

@@ -118,15 +118,23 @@ func TestReplayDlv(t *testing.T) {
 		name    string
 		args    []string // after replay --dlv / replay --json
 		outcome string
+		// long: only with -e2e.long. Each target is a debugging build
+		// of its own; what these add is asserted by the other cases and
+		// by TestReplayDlvPlainGoTests (a data race of a plain Go test,
+		// built with the race detector for Delve).
+		long bool
 	}{
-		{"embrace-prog entry", []string{entry}, "deadlock: "},
-		{"embrace-test", []string{"--schedule", "1;1;1;2;2;3;3", "--run", "TestEmbrace", filepath.Join(goEx, "embrace-test")}, "deadlock: "},
-		{"leak-prog", []string{"--schedule", "1;1;2;2;2;1;1;3;3", filepath.Join(goEx, "leak-prog")}, "leak: "},
+		{"embrace-prog entry", []string{entry}, "deadlock: ", false},
+		{"embrace-test", []string{"--schedule", "1;1;1;2;2;3;3", "--run", "TestEmbrace", filepath.Join(goEx, "embrace-test")}, "deadlock: ", false},
+		{"leak-prog", []string{"--schedule", "1;1;2;2;2;1;1;3;3", filepath.Join(goEx, "leak-prog")}, "leak: ", true},
 		// A plain program, built with the race detector for Delve too.
-		{"plain counter, data race", []string{"--schedule", "1;1;1;1;2;2;2;3;3;3", filepath.Join(goEx, "plain", "counter")}, "data-race: WARNING: DATA RACE"},
+		{"plain counter, data race", []string{"--schedule", "1;1;1;1;2;2;2;3;3;3", filepath.Join(goEx, "plain", "counter")}, "data-race: WARNING: DATA RACE", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.long && !clirun.Long() {
+				t.Skip("a debugging build of its own for a behaviour the other cases assert: run with -e2e.long")
+			}
 			checkDlvReplay(t, tt.args, tt.outcome, true)
 		})
 	}

@@ -87,8 +87,8 @@ func TestCounter(t *testing.T) {
 // stdbg find report in plain Go tests, with the very replay commands they
 // print plus --dlv: a top-level test, subtests (each runs on a goroutine
 // of its own, which Delve must follow), a data race (the debugging build
-// has the race detector, as the search's had) and a schedule replayed
-// without the race detector.
+// has the race detector, as the search's had) and, with -e2e.long, a
+// schedule replayed without the race detector.
 func TestReplayDlvPlainGoTests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries, with and without the race detector, and runs Delve")
@@ -144,15 +144,21 @@ func TestReplayDlvPlainGoTests(t *testing.T) {
 		outcome string
 		// oneGoroutine: each thread stays in one goroutine
 		oneGoroutine bool
+		// long: only with -e2e.long (a second debugging build of the
+		// package, without the race detector)
+		long bool
 	}{
-		{"top-level test, stdbg test's command", entries["TestCrossed"], "deadlock: ", true},
-		{"subtests, stdbg test's command", entries["TestAccounts"], "deadlock: ", false},
-		{"data race, stdbg test's command", entries["TestCounter"], "data-race: WARNING: DATA RACE", true},
-		{"subtest, stdbg find's command", found, "deadlock: ", true},
-		{"subtest, stdbg find's command without the race detector", append([]string{"--races=false"}, found...), "deadlock: ", true},
+		{"top-level test, stdbg test's command", entries["TestCrossed"], "deadlock: ", true, false},
+		{"subtests, stdbg test's command", entries["TestAccounts"], "deadlock: ", false, false},
+		{"data race, stdbg test's command", entries["TestCounter"], "data-race: WARNING: DATA RACE", true, false},
+		{"subtest, stdbg find's command", found, "deadlock: ", true, false},
+		{"subtest, stdbg find's command without the race detector", append([]string{"--races=false"}, found...), "deadlock: ", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.long && !clirun.Long() {
+				t.Skip("a second debugging build of the package: run with -e2e.long")
+			}
 			if tt.args == nil {
 				t.Fatalf("stdbg test printed no replay command for this test:\n%s", out)
 			}

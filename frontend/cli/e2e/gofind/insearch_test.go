@@ -25,21 +25,25 @@ func TestFindInTarget(t *testing.T) {
 		kinds      []string
 		sameCounts bool   // one process each way: the same executions
 		stderr     string // said on stderr by the search in the target
+		// long: only with -e2e.long, what the case asserts being
+		// asserted by another (embrace-prog's deadlock by "every
+		// schedule", a plain Go search by "plain Go, a data race")
+		long bool
 	}{
-		{"deadlock", []string{goEx("embrace-prog")}, []string{"deadlock"}, false, ""},
-		{"leak", []string{goEx("leak-prog")}, []string{"leak"}, false, ""},
-		{"a test", []string{"-run", "TestEmbrace", goEx("embrace-test")}, []string{"deadlock"}, false, ""},
+		{"deadlock", []string{goEx("embrace-prog")}, []string{"deadlock"}, false, "", true},
+		{"leak", []string{goEx("leak-prog")}, []string{"leak"}, false, "", false},
+		{"a test", []string{"-run", "TestEmbrace", goEx("embrace-test")}, []string{"deadlock"}, false, "", false},
 		{"os.Exit mid-search", []string{"--all", goEx("exit-prog")}, []string{"crash", "deadlock"}, false,
-			"the program ended its process during schedule 1;2;2 (exit status 3: worker: the service is not started; a fresh run of it: crash)"},
-		{"clean, DPOR", []string{"--all", "-j", "1", "-run", "TestCheckProdCons1", goEx("dpor")}, nil, true, ""},
-		{"every schedule", []string{"--all", "-j", "1", "--reduction", "none", goEx("embrace-prog")}, []string{"deadlock"}, true, ""},
-		{"a shard", []string{"--all", "-j", "1", "--shard", "1/2", "-run", "TestCheckReadersWriters2", goEx("dpor")}, nil, true, ""},
-		{"two processes", []string{"--all", "-j", "2", "-run", "TestCheckReadersWriters2", goEx("dpor")}, nil, false, ""},
-		{"random", []string{"--strategy", "random", "--seed", "7", "--executions", "200", goEx("embrace-prog")}, []string{"deadlock"}, false, ""},
+			"the program ended its process during schedule 1;2;2 (exit status 3: worker: the service is not started; a fresh run of it: crash)", false},
+		{"clean, DPOR", []string{"--all", "-j", "1", "-run", "TestCheckProdCons1", goEx("dpor")}, nil, true, "", false},
+		{"every schedule", []string{"--all", "-j", "1", "--reduction", "none", goEx("embrace-prog")}, []string{"deadlock"}, true, "", false},
+		{"a shard", []string{"--all", "-j", "1", "--shard", "1/2", "-run", "TestCheckReadersWriters2", goEx("dpor")}, nil, true, "", false},
+		{"two processes", []string{"--all", "-j", "2", "-run", "TestCheckReadersWriters2", goEx("dpor")}, nil, false, "", false},
+		{"random", []string{"--strategy", "random", "--seed", "7", "--executions", "200", goEx("embrace-prog")}, []string{"deadlock"}, false, "", false},
 		// Plain Go is built with the race detector, which must not take
 		// the search's own work for the program's races.
-		{"plain Go, clean", []string{"--all", goEx("plain/atomiccountok")}, nil, false, ""},
-		{"plain Go, a data race", []string{goEx("plain/counter")}, []string{"data-race"}, false, ""},
+		{"plain Go, clean", []string{"--all", goEx("plain/atomiccountok")}, nil, false, "", true},
+		{"plain Go, a data race", []string{goEx("plain/counter")}, []string{"data-race"}, false, "", false},
 	}
 	type result struct {
 		Bugs []struct {
@@ -66,6 +70,9 @@ func TestFindInTarget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.long && !clirun.Long() {
+				t.Skip("asserted by another case: run with -e2e.long")
+			}
 			t.Parallel()
 			in, errs := find(t, "true", tt.args)
 			out, _ := find(t, "false", tt.args)

@@ -18,7 +18,17 @@ func TestGoTestCorpusHome(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	dir := goTestModule(t)
+	// The module the other tests share (its builds with them), left as
+	// it was found: the corpus saved into it and the directory made
+	// below are removed at the end.
+	dir := sharedGoTestModule(t)
+	t.Cleanup(func() {
+		for _, p := range []string{filepath.Join(dir, "locks", "testdata"), filepath.Join(dir, "empty")} {
+			if err := os.RemoveAll(p); err != nil {
+				t.Error(err)
+			}
+		}
+	})
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	t.Chdir(dir)
 	home := filepath.Join("locks", "testdata", "stdbg", "TestOrder") + string(filepath.Separator)
@@ -56,7 +66,7 @@ func TestFindRunNoTests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	t.Chdir(goTestModule(t))
+	t.Chdir(sharedGoTestModule(t))
 	out, errs, code := clirun.Stdbg(t, "find", "--run", "TestNothing", "./locks")
 	if code != cli.ExitClean || !strings.Contains(out, "no tests to run: --run TestNothing matches no test of ./locks") ||
 		!strings.Contains(errs, "its tests: TestOrder, TestOrderAgain") || strings.Contains(out+errs, "sthread") {

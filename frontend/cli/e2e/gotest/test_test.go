@@ -8,17 +8,39 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stdbg/stdbg/frontend/cli"
 	"github.com/stdbg/stdbg/internal/testkit/clirun"
 )
 
-// goTestModule writes a module of plain Go tests: a package whose test
-// deadlocks in some schedules, and one whose tests are correct.
-func goTestModule(t *testing.T) string {
+// sharedGoTestModule is a module of plain Go tests (a package whose test
+// deadlocks in some schedules, one whose tests are correct, one that keeps
+// state in package variables), written once for the tests of the package
+// into the directory the test binary owns: its packages are built
+// once for them all (clirun.Main shares the builds of one package). A
+// test that writes into it removes what it wrote.
+func sharedGoTestModule(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	sharedOnce.Do(func() {
+		sharedDir = filepath.Join(clirun.CacheDir(), "shop")
+		writeGoTestModule(t, sharedDir)
+	})
+	if _, err := os.Stat(filepath.Join(sharedDir, "go.mod")); err != nil {
+		t.Fatalf("the shared module: %v", err)
+	}
+	return sharedDir
+}
+
+var (
+	sharedOnce sync.Once
+	sharedDir  string
+)
+
+// writeGoTestModule writes the module of sharedGoTestModule into dir.
+func writeGoTestModule(t *testing.T, dir string) {
+	t.Helper()
 	files := map[string]string{
 		"go.mod": "module example.com/shop\n\ngo 1.22\n",
 		"locks/locks_test.go": `package locks
@@ -124,7 +146,6 @@ func TestHits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // stdbg test takes go test's flags with one dash, says a bug with its
@@ -134,7 +155,7 @@ func TestGoTestCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	dir := goTestModule(t)
+	dir := sharedGoTestModule(t)
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	t.Chdir(dir) // stdbg test's patterns are relative to it
 	for _, tt := range []struct {
@@ -227,7 +248,7 @@ func TestGoTestShards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	dir := goTestModule(t)
+	dir := sharedGoTestModule(t)
 	t.Setenv("STDBG_TEST_CACHE", t.TempDir())
 	t.Chdir(dir) // stdbg test's patterns are relative to it
 	ran := map[string]int{}

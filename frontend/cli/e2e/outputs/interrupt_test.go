@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,20 +49,19 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	return m, s
 }
 
-// TestInterrupt runs a real stdbg find on a search that does not end by
-// itself, with its progress on a terminal; once the progress line shows a
-// bug it sends a stop signal (^C, SIGTERM as timeout and CI runners send,
+// TestInterrupt runs stdbg find, a process of its own (clirun.Command), on
+// a search that does not end by itself, with its progress on a terminal;
+// once the progress line shows a bug it sends a stop signal (^C, SIGTERM as timeout and CI runners send,
 // SIGHUP), and checks that stdbg stops, prints the statistics, says the
 // search is incomplete, saves the bug, exits with status 1, and leaves no
 // target process behind.
 func TestInterrupt(t *testing.T) {
-	stdbgExe := stdbgBinary(t)
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
-		t.Run(sig.String(), func(t *testing.T) { testInterrupt(t, stdbgExe, sig) })
+		t.Run(sig.String(), func(t *testing.T) { testInterrupt(t, sig) })
 	}
 }
 
-func testInterrupt(t *testing.T, stdbgExe string, sig os.Signal) {
+func testInterrupt(t *testing.T, sig os.Signal) {
 	dir := t.TempDir()
 	prog := ownBuild(t, "deadly-embrace.c")
 	master, slave := openPTY(t)
@@ -75,7 +73,7 @@ func testInterrupt(t *testing.T, stdbgExe string, sig os.Signal) {
 	defer cancel()
 	// Random walks with --all never run out; the seed finds the deadlock
 	// in the third execution.
-	cmd := exec.CommandContext(ctx, stdbgExe, "find", "--all", "--strategy", "random", "--seed", "1",
+	cmd := clirun.Command(ctx, "find", "--all", "--strategy", "random", "--seed", "1",
 		"--executions", "100000000", "--no-save=false", "--corpus", corpusDir, "--profile", profPath, prog)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
@@ -199,7 +197,6 @@ func ownBuild(t *testing.T, name string) string {
 // driven from stdbg, and a Go search running inside the target.
 func TestInterruptWithoutBug(t *testing.T) {
 	t.Parallel()
-	stdbgExe := stdbgBinary(t)
 	prog := ownBuild(t, "correct-counter.c")
 	// The Go target is built into a cache of the test's own, where its
 	// processes are found.
@@ -219,8 +216,8 @@ func TestInterruptWithoutBug(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			args := append([]string{"find", "--strategy", "random", "--seed", "1", "--executions", "100000000"}, tt.args...)
-			cmd := exec.CommandContext(ctx, stdbgExe, args...)
-			cmd.Env = append(os.Environ(), tt.env...)
+			cmd := clirun.Command(ctx, args...)
+			cmd.Env = append(cmd.Env, tt.env...)
 			// The progress goes to a terminal: the signal is sent once it
 			// shows executions, while the search runs (a signal while the
 			// target is built or started is tested apart).
@@ -313,30 +310,6 @@ func processesUnder(t *testing.T, dir string) []string {
 	}
 	return pids
 }
-
-// stdbgBinary builds stdbg once for the tests that run it as a separate
-// process (signals reach it alone), into the tests' cache directory.
-func stdbgBinary(t *testing.T) string {
-	t.Helper()
-	builtOnce.Do(func() {
-		exe := filepath.Join(clirun.CacheDir(), "stdbg")
-		if out, err := exec.Command("go", "build", "-o", exe, filepath.Join(clirun.Root(), "cmd", "stdbg")).CombinedOutput(); err != nil {
-			builtErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		builtExe = exe
-	})
-	if builtErr != nil {
-		t.Fatal(builtErr)
-	}
-	return builtExe
-}
-
-var (
-	builtOnce sync.Once
-	builtExe  string
-	builtErr  error
-)
 
 // interruptedLine is the coverage of a sampled search stopped by a signal.
 var interruptedLine = regexp.MustCompile(`interrupted( \(the execution under way was cut after \d+ transitions?\))?; schedules not sampled may hide bugs\.`)
