@@ -59,6 +59,7 @@ var RaceSuppressions = []string{
 	Module + "/model/schedule.",
 	Module + "/engine/search.",
 	Module + "/internal/symbolize.",
+	Module + "/internal/targettmp.",
 	Module + "/model/syncmodel.",
 	Module + "/target/targetsearch.",
 	Module + "/model/wire.",
