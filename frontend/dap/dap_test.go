@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	testDir = dir
+	// The targets' builds go to a stdbg cache of the tests' own.
+	os.Setenv("STDBG_CACHE", filepath.Join(dir, "cache"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
