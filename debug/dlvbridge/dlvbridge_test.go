@@ -48,6 +48,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	testDir = dir
+	// What stdbg keeps for the targets (the race detector's options) goes
+	// to a stdbg cache of the tests' own.
+	os.Setenv("STDBG_CACHE", filepath.Join(dir, "cache"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
