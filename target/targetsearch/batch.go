@@ -83,20 +83,7 @@ func StartBatch(cfg Config) (*Batch, error) {
 		stopW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(cfg.Binary, cfg.Args...)
-	if w := cfg.Wrap; len(w) > 0 {
-		cmd = exec.Command(w[0], append(append(w[1:len(w):len(w)], cfg.Binary), cfg.Args...)...)
-	}
-	cmd.Dir = cfg.Dir
-	withRaceLog := rtnames.WithRaceLog
-	if len(cfg.Wrap) > 0 {
-		withRaceLog = rtnames.WithSharedRaceLog
-	}
-	// What the target leaves in its temporary directory goes with the
-	// process (as Run's).
-	tmp := targettmp.New(len(cfg.Wrap) > 0)
-	cmd.Env = append(withRaceLog(tmp.Env(append(os.Environ(), cfg.Env...))),
-		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", BatchEnv+"=5")
+	cmd, tmp := targetCommand(&cfg, SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", BatchEnv+"=5")
 	cmd.ExtraFiles = []*os.File{streamW, stopR, ansR}
 	b := &Batch{cmd: cmd, answers: ansW, stop: stopW, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096},
 		grace: cfg.Grace, tmp: tmp}
@@ -104,10 +91,6 @@ func StartBatch(cfg Config) (*Batch, error) {
 		b.grace = 10 * time.Second
 	}
 	cmd.Stdout, cmd.Stderr = io.Discard, b.stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// A process the program started and left running may hold its
-	// standard error: Wait gives up on it then (as Run's).
-	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Start()
 	streamW.Close()
 	stopR.Close()

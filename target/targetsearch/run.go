@@ -526,31 +526,11 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		return nil, "", nil, err
 	}
 	defer stopW.Close()
-	cmd := exec.Command(m.cfg.Binary, m.cfg.Args...)
-	if w := m.cfg.Wrap; len(w) > 0 {
-		cmd = exec.Command(w[0], append(append(w[1:len(w):len(w)], m.cfg.Binary), m.cfg.Args...)...)
-	}
-	cmd.Dir = m.cfg.Dir
-	withRaceLog := rtnames.WithRaceLog
-	if len(m.cfg.Wrap) > 0 {
-		// The target runs as another user, who may not enter stdbg's
-		// cache directory.
-		withRaceLog = rtnames.WithSharedRaceLog
-	}
-	// What the target leaves in its temporary directory (a test ended by
-	// os.Exit before package testing removes its t.TempDir) goes with
-	// the process.
-	tmp := targettmp.New(len(m.cfg.Wrap) > 0)
+	cmd, tmp := targetCommand(&m.cfg, SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"=5")
 	defer tmp.Remove()
-	cmd.Env = append(withRaceLog(tmp.Env(append(os.Environ(), m.cfg.Env...))),
-		SpecEnv+"="+string(js), StreamEnv+"=3", StopEnv+"=4", TraceEnv+"=5")
 	cmd.ExtraFiles = []*os.File{streamW, stopR, traceF}
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// A process the program started and left running may hold its
-	// standard error: Wait gives up on it then.
-	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Start()
 	streamW.Close()
 	stopR.Close()
@@ -724,4 +704,31 @@ func readTail(path string, n int64) ([]byte, error) {
 		}
 	}
 	return io.ReadAll(io.LimitReader(f, n))
+}
+
+// targetCommand returns the command that starts a search process of the
+// target cfg names, with env added to its environment, and the temporary
+// directory of its own that the process gets (TMPDIR; remove it once the
+// process has ended: what a test ended by os.Exit before package testing
+// removes its t.TempDir goes with it). The process leads a process group
+// (what the program starts and leaves running is killed with it, by the
+// caller, once it is reaped), dies with stdbg, and is not waited for past
+// 2 s on output that such a leftover holds. A target run as another user
+// (Wrap) writes the race detector's reports where that user may, not into
+// stdbg's cache.
+func targetCommand(cfg *Config, env ...string) (*exec.Cmd, *targettmp.Dir) {
+	cmd := exec.Command(cfg.Binary, cfg.Args...)
+	if w := cfg.Wrap; len(w) > 0 {
+		cmd = exec.Command(w[0], append(append(w[1:len(w):len(w)], cfg.Binary), cfg.Args...)...)
+	}
+	cmd.Dir = cfg.Dir
+	withRaceLog := rtnames.WithRaceLog
+	if len(cfg.Wrap) > 0 {
+		withRaceLog = rtnames.WithSharedRaceLog
+	}
+	tmp := targettmp.New(len(cfg.Wrap) > 0)
+	cmd.Env = append(withRaceLog(tmp.Env(append(os.Environ(), cfg.Env...))), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = 2 * time.Second
+	return cmd, tmp
 }
