@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/testkit/testcache"
 )
 
 // module is a module of plain Go tests written for the tests of this
@@ -21,22 +22,11 @@ import (
 var module string
 
 func TestMain(m *testing.M) {
-	cache, err := os.MkdirTemp("", "gotest-cache-")
+	// A stdbg cache of the tests' own; the test module is built with
+	// sthread from the source tree under test (testcache.Setup).
+	remove, err := testcache.Setup()
 	if err != nil {
 		panic(err)
-	}
-	os.Setenv("STDBG_CACHE", cache)
-	// The test module is built with sthread from the source tree under
-	// test, at one path whatever the cache: the go command's build cache
-	// then serves its compiles from one run (and one package of tests) to
-	// the next. The copy a cache writes is checked by goinstr's tests and
-	// the root package's TestInstalled.
-	if os.Getenv("STDBG_SOURCE") == "" {
-		src, err := filepath.Abs(filepath.Join("..", ".."))
-		if err != nil {
-			panic(err)
-		}
-		os.Setenv("STDBG_SOURCE", src)
 	}
 	dir, err := os.MkdirTemp("", "gotest-module-")
 	if err != nil {
@@ -48,7 +38,7 @@ func TestMain(m *testing.M) {
 	module = dir
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.RemoveAll(cache)
+	remove()
 	os.Exit(code)
 }
 

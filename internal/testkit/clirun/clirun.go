@@ -14,12 +14,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stdbg/stdbg/frontend/cli"
 	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/testkit/testcache"
 )
 
 // cacheDir is the stdbg cache of the test binary, set by Main.
@@ -121,16 +121,9 @@ func Root() string {
 	if err != nil {
 		panic(err)
 	}
-	dir := wd
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module github.com/stdbg/stdbg\n") {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			panic("clirun: " + wd + " is not inside stdbg's source tree")
-		}
-		dir = parent
+	dir, err := testcache.Root()
+	if err != nil {
+		panic("clirun: " + err.Error())
 	}
 	rel, err := filepath.Rel(wd, dir)
 	if err != nil {
@@ -151,7 +144,7 @@ func SourceEnv() error {
 	if os.Getenv("STDBG_SOURCE") != "" {
 		return nil
 	}
-	root, err := filepath.Abs(Root())
+	root, err := testcache.Root()
 	if err != nil {
 		return err
 	}
