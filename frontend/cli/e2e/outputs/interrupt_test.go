@@ -146,7 +146,7 @@ func testInterrupt(t *testing.T, sig os.Signal) {
 }
 
 // processesOf returns the pids of the running processes whose executable
-// is exe.
+// is exe, or is under exe when it is a directory.
 func processesOf(t *testing.T, exe string) []string {
 	t.Helper()
 	want, err := filepath.EvalSymlinks(exe)
@@ -162,7 +162,7 @@ func processesOf(t *testing.T, exe string) []string {
 		if e.Name()[0] < '0' || e.Name()[0] > '9' {
 			continue
 		}
-		if got, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && got == want {
+		if got, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && (got == want || strings.HasPrefix(got, want+"/")) {
 			pids = append(pids, e.Name())
 		}
 	}
@@ -209,7 +209,7 @@ func TestInterruptWithoutBug(t *testing.T) {
 	}{
 		{"C", []string{prog}, nil, func() []string { return processesOf(t, prog) }},
 		{"Go in the target", []string{"-run", "TestCheckLastZero3", filepath.Join(clirun.Root(), "examples", "go", "dpor")},
-			[]string{"STDBG_CACHE=" + goCache}, func() []string { return processesUnder(t, goCache) }},
+			[]string{"STDBG_CACHE=" + goCache}, func() []string { return processesOf(t, goCache) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -286,29 +286,6 @@ func waitProgress(t *testing.T, master *os.File, ok func(execs, bugs int) bool) 
 	case <-time.After(time.Minute):
 		return ""
 	}
-}
-
-// processesUnder lists the processes running an executable under dir.
-func processesUnder(t *testing.T, dir string) []string {
-	t.Helper()
-	want, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	var pids []string
-	for _, e := range ents {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		if got, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && strings.HasPrefix(got, want+"/") {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }
 
 // interruptedLine is the coverage of a sampled search stopped by a signal.
