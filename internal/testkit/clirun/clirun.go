@@ -14,9 +14,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/engine/corpus"
 	"github.com/stdbg/stdbg/frontend/cli"
 	"github.com/stdbg/stdbg/frontend/session"
 	"github.com/stdbg/stdbg/internal/testkit/testcache"
@@ -174,4 +177,45 @@ func LastSaved(out string) string {
 		return ""
 	}
 	return m[len(m)-1][1]
+}
+
+// SettingKept checks that a setting given by the environment, kv
+// ("STDBG_NAME=value"), is saved in the corpus entry of the bug that
+// `stdbg find ARGS --no-save=false --corpus DIR` finds with it (its output
+// holding every string of found), and that a replay of the entry and
+// `corpus run` reproduce that bug (their output holding replayed) with the
+// environment saying other instead: the entry's own setting wins.
+func SettingKept(t *testing.T, kv, other string, args, found []string, replayed string) {
+	t.Helper()
+	name, value, _ := strings.Cut(kv, "=")
+	corpusDir := t.TempDir()
+	t.Setenv(name, value)
+	out, errs, code := Stdbg(t, append([]string{"find"}, append(args, "--no-save=false", "--corpus", corpusDir)...)...)
+	ok := code == cli.ExitBug
+	for _, s := range found {
+		ok = ok && strings.Contains(out, s)
+	}
+	if !ok {
+		t.Fatalf("find with %s: exit %d\n%s\n%s", kv, code, out, errs)
+	}
+	paths, _ := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("corpus holds %v, want one entry", paths)
+	}
+	e, err := corpus.Load(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(e.Target.Env, kv) {
+		t.Errorf("entry's environment %q lacks %s", e.Target.Env, kv)
+	}
+	t.Setenv(name, other)
+	out, errs, code = Stdbg(t, "replay", "--races=false", paths[0])
+	if code != cli.ExitBug || !strings.Contains(out, replayed) {
+		t.Fatalf("replay of the entry: exit %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = Stdbg(t, "corpus", "run", corpusDir)
+	if code != cli.ExitBug || !strings.Contains(out, "REPRODUCES") {
+		t.Fatalf("corpus run: exit %d\n%s\n%s", code, out, errs)
+	}
 }

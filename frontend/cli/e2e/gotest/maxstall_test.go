@@ -3,11 +3,9 @@ package gotest
 import (
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/stdbg/stdbg/engine/corpus"
 	"github.com/stdbg/stdbg/frontend/cli"
 	"github.com/stdbg/stdbg/internal/testkit/clirun"
 )
@@ -31,32 +29,8 @@ func TestPlainGoMaxStall(t *testing.T) {
 		t.Fatalf("find --max-stall 40ms: exit %d\n%s\n%s", code, out, errs)
 	}
 
-	corpusDir := t.TempDir()
-	t.Setenv("STDBG_MAX_STALL", "50ms")
-	out, errs, code = clirun.Stdbg(t, "find", "--races=false", "--no-save=false", "--corpus", corpusDir, dir)
-	if code != cli.ExitBug || !strings.Contains(out, "THREADS LEAKED") || !strings.Contains(out, "timing: needs thread 1 to stall >= 50ms") {
-		t.Fatalf("find with STDBG_MAX_STALL=50ms: exit %d\n%s\n%s", code, out, errs)
-	}
-	paths, _ := filepath.Glob(filepath.Join(corpusDir, "*.json"))
-	if len(paths) != 1 {
-		t.Fatalf("corpus holds %v, want one entry", paths)
-	}
-	e, err := corpus.Load(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Contains(e.Target.Env, "STDBG_MAX_STALL=50ms") {
-		t.Errorf("entry's environment %q lacks the stall bound", e.Target.Env)
-	}
-	t.Setenv("STDBG_MAX_STALL", "0")
-	out, errs, code = clirun.Stdbg(t, "replay", "--races=false", paths[0])
-	if code != cli.ExitBug || !strings.Contains(out, "THREADS LEAKED") {
-		t.Fatalf("replay of the entry: exit %d\n%s\n%s", code, out, errs)
-	}
-	out, errs, code = clirun.Stdbg(t, "corpus", "run", corpusDir)
-	if code != cli.ExitBug || !strings.Contains(out, "REPRODUCES") {
-		t.Fatalf("corpus run: exit %d\n%s\n%s", code, out, errs)
-	}
+	clirun.SettingKept(t, "STDBG_MAX_STALL=50ms", "0", []string{"--races=false", dir},
+		[]string{"THREADS LEAKED", "timing: needs thread 1 to stall >= 50ms"}, "THREADS LEAKED")
 
 	out, errs, code = clirun.Stdbg(t, "find", "--races=false", "--no-minimise", "--max-stall", "100ms", dir)
 	if code != cli.ExitBug {
