@@ -174,7 +174,8 @@ type Finding struct {
 	// Minimising is set on a finding told to Config.Reported before its
 	// minimisation: the bug as found, which a minimised finding follows.
 	// MinimiseFor is then the most time the minimisation may take
-	// (MinimiseTime, or what is left of the budget when that is less;
+	// (MinimiseTime, or what is left of the minimisation's share of the
+	// budget when that is less, Deadlines;
 	// 0: what the front end's MinimiseContext allows, or none left).
 	Minimising  bool
 	MinimiseFor time.Duration

@@ -343,6 +343,11 @@ func (s *Session) exploreInTarget(ctx context.Context, until time.Time, p *Plan,
 		// step, or the death was not the schedule's, and going on would
 		// run the program to the depth bound, past any budget.
 		Replay: func(ctx context.Context, sched schedule.Schedule) (*search.Outcome, error) {
+			if d, ok := ctx.Deadline(); ok {
+				// A step still running at the search's end is cut too.
+				s.proc.SetDeadline(d)
+				defer s.proc.SetDeadline(time.Time{})
+			}
 			return s.replayFresh(ctx, sched, len(sched))
 		},
 		Progress: hooks.Progress, Minimising: hooks.Minimising, OnBug: hooks.OnBug,
