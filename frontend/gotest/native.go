@@ -59,7 +59,7 @@ func nativeBound(budget, left time.Duration) time.Duration {
 // none): a run that reaches its bound first is cut, its process group
 // killed.
 func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env []string, timeout, bound time.Duration) *nativeRun {
-	out, err, ended, cut := runBinary(ctx, bin, dir, pattern, extra, env, timeout, bound)
+	out, ended, cut, err := runBinary(ctx, bin, dir, pattern, extra, env, timeout, bound)
 	n := &nativeRun{output: out}
 	for _, line := range out {
 		for _, st := range []string{"PASS", "FAIL", "SKIP"} {
@@ -95,7 +95,7 @@ func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env [
 // that kills the binary and its process group when it is reached: ended
 // and cut). It returns what the binary printed, line by line, and how it
 // ended.
-func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []string, timeout, bound time.Duration) (out []string, err error, ended, cut bool) {
+func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []string, timeout, bound time.Duration) (out []string, ended, cut bool, err error) {
 	args := append([]string{"-test.run=" + pattern, "-test.count=1", "-test.v", fmt.Sprintf("-test.timeout=%s", timeout)}, extra...)
 	limit := timeout + 30*time.Second
 	if bound > 0 && bound < timeout {
@@ -132,7 +132,7 @@ func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []strin
 	for sc.Scan() {
 		out = append(out, sc.Text())
 	}
-	return out, err, ctx.Err() != nil, cut && errors.Is(ctx.Err(), context.DeadlineExceeded)
+	return out, ctx.Err() != nil, cut && errors.Is(ctx.Err(), context.DeadlineExceeded), err
 }
 
 // hangs is why a test that go test's -timeout ended fails.
@@ -165,7 +165,7 @@ func runNatives(ctx context.Context, bin, dir string, names []string, rest strin
 	if rest != "" {
 		pattern += "/" + rest
 	}
-	out, err, ended, cut := runBinary(ctx, bin, dir, pattern, extra, env, timeout, bound)
+	out, ended, cut, err := runBinary(ctx, bin, dir, pattern, extra, env, timeout, bound)
 	wanted := map[string]bool{}
 	for _, n := range names {
 		wanted[n] = true
