@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/stdbg/stdbg/internal/procgroup"
 	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/internal/targettmp"
 	"github.com/stdbg/stdbg/model/wire"
@@ -275,7 +276,7 @@ func (p *Process) launch() error {
 	// A process the program started and left running (a daemon of its
 	// own) may keep the output pipes open: Wait gives up on them then.
 	cmd.WaitDelay = outputDelay
-	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
+	procgroup.Lead(cmd)
 	err = cmd.Start()
 	// Only the target may hold its end: a target that dies before its
 	// greeting must read as end of file here at once.
@@ -290,7 +291,7 @@ func (p *Process) launch() error {
 		err := cmd.Wait()
 		// The processes the program started and left behind (a test's
 		// peers, a daemon) end with it: they are in its process group.
-		killGroup(cmd.Process.Pid)
+		procgroup.Kill(cmd.Process.Pid)
 		if f := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid); f != "" {
 			os.Remove(f)
 		}
@@ -690,22 +691,11 @@ func (p *Process) timedOut(tid int, waited time.Duration, cut bool) ([]wire.Even
 	return []wire.Event{ev}, nil
 }
 
-// killGroup kills the process group that the target process pid leads
-// (launch starts it in a group of its own): the processes it started and
-// did not wait for go with it. (The group's id stays reserved while a
-// process is in it, so that, called once its leader has been reaped, it
-// reaches no other program.)
-func killGroup(pid int) {
-	if pid > 0 {
-		unix.Kill(-pid, unix.SIGKILL)
-	}
-}
-
 func (p *Process) killChild() {
 	if p.cfg.Respawn && p.cmd != nil && p.cmd.Process != nil {
 		// The execution's process leads its group: what it started goes
 		// with it.
-		killGroup(p.cmd.Process.Pid)
+		procgroup.Kill(p.cmd.Process.Pid)
 		return
 	}
 	if p.slot == nil {
@@ -814,7 +804,7 @@ func (p *Process) stopProcess() error {
 	case err = <-p.waitCh:
 	case <-time.After(5 * time.Second):
 		if p.cmd.Process != nil {
-			killGroup(p.cmd.Process.Pid)
+			procgroup.Kill(p.cmd.Process.Pid)
 		}
 		err = <-p.waitCh
 	}
