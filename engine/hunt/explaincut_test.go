@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stdbg/stdbg/engine/executor"
 	"github.com/stdbg/stdbg/engine/hunt"
 	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/model/schedule"
 )
 
 // The replay that explains a bug ends with the budget: one that the budget
@@ -111,5 +113,24 @@ func TestExplainCutByTheBudget(t *testing.T) {
 				t.Errorf("told %v; want no end after the last replay", told)
 			}
 		})
+	}
+}
+
+// The report of a data race as found shows the race in the program's
+// terms, as a replay's report does: not stdbg's frames.
+func TestAsFoundRace(t *testing.T) {
+	raw := "WARNING: DATA RACE\nWrite at 0x1 by thread 2:\n  example.com/m.f()\n      /m/f.go:3 +0x1\n" +
+		"  github.com/stdbg/stdbg/sthread/internal/rt.(*Thread).run()\n      /src/stdbg/sthread/internal/rt/thread.go:331 +0x1f5\n\n" +
+		"Previous read at 0x1 by thread 1:\n  example.com/m.g()\n      /m/f.go:9 +0x1\n"
+	s, err := schedule.Parse("1;2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := hunt.AsFound(search.Bug{Schedule: s, Outcome: search.Outcome{Kind: search.DataRace, Message: raw, Where: "f.go:3"}}, hunt.ExplainCut)
+	if strings.Contains(r.Message, "github.com/stdbg/stdbg/") || !strings.Contains(r.Message, "example.com/m.f()") {
+		t.Errorf("message:\n%s\nwant the program's frames only", r.Message)
+	}
+	if r.Banner != "*** DATA RACE ***" || r.Path != "1;2" || !slices.Contains(r.Notes, hunt.ExplainCut) {
+		t.Errorf("report %+v", r)
 	}
 }

@@ -525,6 +525,10 @@ func AsFound(bug search.Bug, note string) *report.Report {
 	o := bug.Outcome
 	r := &report.Report{Kind: o.Kind.String(), Bug: true, Banner: report.Banner(o.Kind), Message: o.Message,
 		Path: bug.Schedule.String()}
+	if o.Kind == search.DataRace {
+		// In the program's terms, without stdbg's frames.
+		r.Message = report.RaceMessage(o.Message)
+	}
 	if o.Where != "" {
 		r.Notes = append(r.Notes, "the failure is at "+o.Where)
 	}
