@@ -70,7 +70,7 @@ func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env [
 	}
 	switch {
 	case cut && n.status == "":
-		n.cut = bound
+		n.cut, n.took = bound, bound
 	case ended:
 		n.why = fmt.Sprintf("did not end within %s", timeout)
 	case err != nil && slices.ContainsFunc(out, isTimeoutPanic):
@@ -182,7 +182,7 @@ func runNatives(ctx context.Context, bin, dir string, names []string, rest strin
 			n.why = hangs(timeout)
 		case n.status == "" && cut:
 			// Running when the bound was reached: its run was cut.
-			n.cut = bound
+			n.cut, n.took = bound, bound
 		default:
 			delete(runs, name)
 		}

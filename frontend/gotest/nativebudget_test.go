@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,6 +97,14 @@ func TestNativeRunWithinBudget(t *testing.T) {
 	text := out.String()
 	if got.sum.Incomplete != 1 || got.sum.Failed != 0 || !strings.Contains(text, "its run as go test runs it was cut by the budget after ") {
 		t.Errorf("summary %+v; want TestSlowNative incomplete, its run cut by the budget:\n%s", got.sum, text)
+	}
+	// The test's time counts its run as go test runs it, cut.
+	m := regexp.MustCompile(`(?m)^incomplete +TestSlowNative \((\d+\.\d\d)s\)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no incomplete line for TestSlowNative:\n%s", text)
+	}
+	if took, _ := strconv.ParseFloat(m[1], 64); took < NativeFloor.Seconds() {
+		t.Errorf("TestSlowNative took %ss by its line, less than its run's bound of at least %s:\n%s", m[1], NativeFloor, text)
 	}
 	data, err := os.ReadFile(peers)
 	if err != nil {
