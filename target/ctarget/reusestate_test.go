@@ -151,7 +151,7 @@ func reuseStatePrograms(t *testing.T) []reuseStateProgram {
 // every schedule of at most that many steps with at most that many
 // preemptions. reuseStateExecutions only stops a runaway search.
 const (
-	reuseStateDepth       = 16
+	reuseStateDepth       = 14
 	reuseStatePreemptions = 1
 	reuseStateExecutions  = 3000
 )
