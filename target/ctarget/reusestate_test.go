@@ -69,8 +69,11 @@ func (x *recordedExecution) note() {
 func (x *recordedExecution) Close() error {
 	err := x.Execution.Close()
 	if x.r.fresh {
-		// Setting the pool drops the child, parked for a reset or not.
-		x.r.p.SetPool(x.r.p.Pooled())
+		// A change of the pool drops the child, parked for a reset or
+		// not (the pool itself is put back: a stateful search has none).
+		n := x.r.p.Pooled()
+		x.r.p.SetPool(n + 1)
+		x.r.p.SetPool(n)
 	}
 	return err
 }
