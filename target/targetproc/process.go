@@ -298,9 +298,12 @@ func (p *Process) launch() error {
 		tmp.Remove()
 		p.waitCh <- err
 	}()
-	buf := make([]byte, 1<<20)
 	ours.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
-	n, err := ours.Read(buf)
+	buf, err := helloBuffer(ours)
+	n := 0
+	if err == nil {
+		n, err = ours.Read(buf)
+	}
 	if err != nil {
 		reason := p.startFailure(err)
 		p.stopProcess()
@@ -318,6 +321,33 @@ func (p *Process) launch() error {
 	p.hello = h
 	p.fresh, p.greeted = true, true
 	return nil
+}
+
+// helloBuffer waits for the greeting on ctl (within its read deadline)
+// and returns a buffer that holds it whole: a greeting is one packet, its
+// size read without taking it (MSG_PEEK|MSG_TRUNC). Most are a few hundred
+// bytes; a buffer of the largest size (1 MB) for each was most of the heap
+// of a short command.
+func helloBuffer(ctl *os.File) ([]byte, error) {
+	rc, err := ctl.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	size := 0
+	var rerr error
+	err = rc.Read(func(fd uintptr) bool {
+		size, _, rerr = unix.Recvfrom(int(fd), nil, unix.MSG_PEEK|unix.MSG_TRUNC)
+		return rerr != unix.EAGAIN
+	})
+	if err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	// One byte more than the packet: a packet that fills the buffer
+	// exactly is then known not to have been cut.
+	return make([]byte, size+1), nil
 }
 
 // wrapped runs cmd through the command wrap, which execs it in the same
