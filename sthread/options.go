@@ -197,8 +197,13 @@ func (c *config) reduction() string {
 //
 //go:norace
 func (c *config) runtime(depth int, state bool) rt.Config {
-	return rt.Config{Depth: depth, Timeout: c.timeout, State: state, MaxStall: c.maxStall}
+	return rt.Config{Depth: depth, Timeout: c.timeout, State: state, MaxStall: c.maxStall, CheckThreads: checkThreads}
 }
+
+// checkThreads turns on the executor's check of its thread list after
+// every step (executor.Options.CheckThreads): set by this package's tests
+// (export_test.go), off in every other build.
+var checkThreads bool
 
 // checkMu serialises the checks of the process: a process checks one
 // program at a time, with one runner at a time.
