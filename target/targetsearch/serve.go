@@ -72,7 +72,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, ctl Controls)
 		out.send(Message{Result: &Result{Error: err.Error()}})
 		return out.err
 	}
-	st, err := spec.NewStrategy()
+	st, err := newStrategy(spec)
 	if err != nil {
 		out.send(Message{Result: &Result{Error: err.Error()}})
 		return out.err
@@ -150,7 +150,7 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, ctl Controls)
 		var err error
 		if spec.Shards > 1 && spec.Splittable() {
 			newEx := func(int) (search.Executor, func(), error) { return rec, func() {}, nil }
-			newStrategy := func() search.Strategy { st, _ := spec.NewStrategy(); return st }
+			newStrategy := func() search.Strategy { st, _ := newStrategy(spec); return st }
 			res, err = search.ExploreSplit(ctx, newEx, newStrategy, opts, search.Split{Workers: 1, Shard: spec.Shard, Shards: spec.Shards})
 		} else {
 			res, err = search.Explore(ctx, rec, st, opts)
