@@ -21,7 +21,7 @@ import "embed"
 //
 //go:embed go.mod go.sum sources.go
 //go:embed engine/corpus/*.go engine/executor/*.go engine/hunt/*.go internal/atomicfile/*.go internal/hashmix/*.go
-//go:embed internal/targettmp/*.go internal/cachedir/*.go engine/ltl/*.go engine/report/*.go internal/rtnames/*.go model/schedule/*.go engine/search/*.go
+//go:embed internal/targettmp/*.go internal/procgroup/*.go internal/lazyre/*.go internal/cachedir/*.go engine/ltl/*.go engine/report/*.go internal/rtnames/*.go model/schedule/*.go engine/search/*.go
 //go:embed internal/symbolize/*.go model/syncmodel/*.go target/targetsearch/*.go model/wire/*.go model/wire/*.s
 //go:embed sthread/*.go sthread/context/*.go sthread/internal/rt/*.go sthread/internal/rt/*.s
 //go:embed sthread/lang/*.go sthread/math/rand/*.go sthread/math/rand/v2/*.go sthread/runtime/*.go

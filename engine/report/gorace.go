@@ -3,9 +3,10 @@ package report
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 )
 
 // This file puts a report of Go's race detector, as a Go target under
@@ -22,7 +23,7 @@ const stdbgRuntime = "github.com/stdbg/stdbg/sthread"
 
 // raceThreadHead is the head of a thread's creation in a race report
 // ("Thread 2 (running) created at:").
-var raceThreadHead = regexp.MustCompile(`^Thread (\d+) \(([a-z ]+)\) created at:$`)
+var raceThreadHead = lazyre.New(`^Thread (\d+) \(([a-z ]+)\) created at:$`)
 
 // goRace rewrites msg, a report of Go's race detector, into the program's
 // terms; started says where each thread was started (the go statement, in

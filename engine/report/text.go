@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"github.com/stdbg/stdbg/internal/rtnames"
 )
@@ -182,10 +183,10 @@ func (r *Report) JSON() ([]byte, error) {
 
 // raceAccess is the head of an access in a report of Go's race detector,
 // e.g. "Previous write at 0x00c000012345 by goroutine 7:".
-var raceAccess = regexp.MustCompile(`^(Read|Write|Previous read|Previous write|Atomic read|Atomic write|Previous atomic read|Previous atomic write)(?: at 0x[0-9a-f]+)? by (goroutine \d+|thread \d+|main goroutine):$`)
+var raceAccess = lazyre.New(`^(Read|Write|Previous read|Previous write|Atomic read|Atomic write|Previous atomic read|Previous atomic write)(?: at 0x[0-9a-f]+)? by (goroutine \d+|thread \d+|main goroutine):$`)
 
 // raceFrameLine is a source line of a frame in such a report.
-var raceFrameLine = regexp.MustCompile(`^\s+(\S+\.go):(\d+)`)
+var raceFrameLine = lazyre.New(`^\s+(\S+\.go):(\d+)`)
 
 // runtimeFrame reports whether fn, the function line of a frame in a
 // report of Go's race detector, is the Go runtime's (the map code that

@@ -1,8 +1,9 @@
 package cli
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"github.com/stdbg/stdbg/frontend/session"
 )
@@ -10,7 +11,7 @@ import (
 // localTooOld is the go command's refusal of a module that needs a newer
 // Go than the local one when GOTOOLCHAIN (from the environment, go env -w
 // or the Go installation's go.env) forbids fetching it.
-var localTooOld = regexp.MustCompile(`requires go >= (\S+) \(running go \S+; GOTOOLCHAIN=local\)`)
+var localTooOld = lazyre.New(`requires go >= (\S+) \(running go \S+; GOTOOLCHAIN=local\)`)
 
 // toolchainAdvice adds to msg, the message of a failed command run with
 // args, the command that lets the go command fetch the Go that a module

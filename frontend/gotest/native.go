@@ -11,9 +11,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/stdbg/stdbg/internal/procgroup"
 	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/internal/targettmp"
 )
@@ -88,15 +88,15 @@ func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []strin
 	// The binary leads a process group: the processes its tests started
 	// and left running (peers, servers) end with it, and one that holds
 	// its output does not keep Wait waiting.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	procgroup.Lead(cmd)
+	cmd.Cancel = procgroup.Cancel(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Run()
 	if errors.Is(err, exec.ErrWaitDelay) {
 		err = nil // the binary ended well; what it left held the output
 	}
 	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		procgroup.Kill(cmd.Process.Pid)
 	}
 	sc := bufio.NewScanner(&buf)
 	sc.Buffer(nil, 1<<20)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +15,12 @@ import (
 
 // nativeFiles is a package whose tests pass every schedule explored but
 // not all as go test runs them: TestAfterSetter fails in a process where
-// TestSetter ran before it, and passes alone; TestSleepy sleeps an hour in
-// real time (under the search, time is the model's); TestLast runs after
-// it. TestMain counts the processes of the test binary.
+// TestSetter ran before it, and passes alone; TestSkipMe takes 600 ms of
+// real time before it skips itself, so that in the tests' run together
+// TestSleepy, which sleeps an hour in real time (under the search, time is
+// the model's), runs for less than the whole -timeout; TestLast runs
+// after it. TestMain names each process of the test binary, with its
+// flags and its search (none outside a search).
 var nativeFiles = map[string]string{
 	"go.mod": "module example.com/native\n\ngo 1.22\n",
 	"native_test.go": `package native
@@ -53,6 +57,7 @@ func TestAfterSetter(t *testing.T) {
 }
 
 func TestSkipMe(t *testing.T) {
+	time.Sleep(600 * time.Millisecond)
 	t.Skip("not today")
 }
 
@@ -73,8 +78,11 @@ func TestLast(t *testing.T) {
 // The tests whose searches found nothing run as go test runs them
 // together, in one process: each gets the verdict it gets alone (a test
 // that fails there, or that the process ended before, runs again alone),
-// but a test that hung for the whole -timeout; and no process is started
-// that runs nothing (a search inside the test binary needs no other).
+// and so does a test that -timeout ended there after tests before it had
+// used part of the timeout (alone, go test -run gives it the whole
+// timeout); the searches of a package's tests that find nothing share one
+// process; and no process is started that runs nothing (a search inside
+// the test binary needs no other).
 func TestNativeBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -102,7 +110,7 @@ func TestNativeBatch(t *testing.T) {
 	for _, want := range []struct{ status, test, detail string }{
 		{"ok", "TestSetter", "exhaustive"},
 		{"ok", "TestAfterSetter", "exhaustive"},
-		{"SKIP", "TestSkipMe", "native_test.go:35: not today"},
+		{"SKIP", "TestSkipMe", "native_test.go:36: not today"},
 		{"FAIL", "TestSleepy", "no schedule explored failed (exhaustive; 1 execution), but as go test runs it hangs: go test's timeout of 5s ended it"},
 		{"ok", "TestLast", "exhaustive"},
 	} {
@@ -112,7 +120,7 @@ func TestNativeBatch(t *testing.T) {
 		}
 	}
 	// The tests' own output (-v), the hung test's stacks among it.
-	for _, want := range []string{"--- PASS: TestSetter", "--- SKIP: TestSkipMe", "panic: test timed out after 5s", "native_test.go:40"} {
+	for _, want := range []string{"--- PASS: TestSetter", "--- SKIP: TestSkipMe", "panic: test timed out after 5s", "native_test.go:41"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
@@ -122,16 +130,35 @@ func TestNativeBatch(t *testing.T) {
 	}
 	// One process for the searches (they find nothing: one shared
 	// process of the test binary searches them in turn, one search at a
-	// time), one for the
-	// tests together, and one for each test run again alone
-	// (TestAfterSetter, which failed after TestSetter, and TestLast,
-	// which the timeout ended the process before).
+	// time), one for the tests together, and one for each test run again
+	// alone: TestAfterSetter, which failed after TestSetter; TestSleepy,
+	// which ran there for at most 4.4 s of its 5 s before -timeout ended
+	// the process (TestSkipMe took the rest); TestLast, which that
+	// process ended before.
 	b, err := os.ReadFile(procs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), "process "); n != 1+1+2 {
-		t.Errorf("%d processes of the test binary, want %d:\n%s", n, 1+1+2, b)
+	all := "^(TestSetter|TestAfterSetter|TestSkipMe|TestSleepy|TestLast)$"
+	want := []string{
+		"-test.run=" + all + " -test.count=1 search",
+		"-test.run=" + all + " -test.count=1 -test.v -test.timeout=5s",
+		"-test.run=^TestAfterSetter$ -test.count=1 -test.v -test.timeout=5s",
+		"-test.run=^TestSleepy$ -test.count=1 -test.v -test.timeout=5s",
+		"-test.run=^TestLast$ -test.count=1 -test.v -test.timeout=5s",
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		line = strings.TrimPrefix(line, "process ")
+		if args, spec, ok := strings.Cut(line, " {"); ok && strings.HasPrefix(spec, `"search"`) {
+			line = args + " search"
+		}
+		got = append(got, strings.TrimSpace(line))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("processes of the test binary:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

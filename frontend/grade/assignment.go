@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"go.yaml.in/yaml/v3"
 
@@ -258,7 +259,7 @@ func checkLines(root *yaml.Node) []int {
 	return nil
 }
 
-var safeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+var safeName = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 
 func (a *Assignment) validate() error {
 	if a.Name == "" {

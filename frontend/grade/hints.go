@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"github.com/stdbg/stdbg/engine/report"
 )
@@ -96,10 +97,10 @@ func at(l report.Location) string {
 }
 
 var (
-	ifStart    = regexp.MustCompile(`^(\}\s*else\s+)?if\b`)
-	loopStart  = regexp.MustCompile(`^(while|for|do)\b`)
-	heldBy     = regexp.MustCompile(`held by (?:thread|goroutine)s? (\d+)`)
-	returnStmt = regexp.MustCompile(`\breturn\b`)
+	ifStart    = lazyre.New(`^(\}\s*else\s+)?if\b`)
+	loopStart  = lazyre.New(`^(while|for|do)\b`)
+	heldBy     = lazyre.New(`held by (?:thread|goroutine)s? (\d+)`)
+	returnStmt = lazyre.New(`\breturn\b`)
 )
 
 // hasPattern reports a hint of the pattern among hints.

@@ -3,9 +3,10 @@ package grade
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"github.com/stdbg/stdbg/engine/report"
 )
@@ -136,7 +137,7 @@ func maxThread(r *report.Report) int {
 	return n
 }
 
-var fieldAccess = regexp.MustCompile(`\w(->|\.)\w`)
+var fieldAccess = lazyre.New(`\w(->|\.)\w`)
 
 // checkOutsideLock: the failing thread took a lock in a branch of an if
 // that tested shared state (a field) before the lock was held: by the time

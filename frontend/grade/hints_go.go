@@ -2,8 +2,9 @@ package grade
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"github.com/stdbg/stdbg/engine/report"
 )
@@ -90,7 +91,7 @@ func doneEarly(r *report.Report) *Hint {
 	return nil
 }
 
-var chanRecvWait = regexp.MustCompile(`^waits in (?:range )?Chan\.(?:Recv2?|All) for (\S+)`)
+var chanRecvWait = lazyre.New(`^waits in (?:range )?Chan\.(?:Recv2?|All) for (\S+)`)
 
 // neverClosed: a goroutine waits for ever to receive from a channel that
 // no step closed (a range over it, typically).
@@ -118,7 +119,7 @@ func neverClosed(r *report.Report) *Hint {
 	return nil
 }
 
-var selectWait = regexp.MustCompile(`^waits in Select on (.*) \(no case is ready\)`)
+var selectWait = lazyre.New(`^waits in Select on (.*) \(no case is ready\)`)
 
 // cancelNotClosed: a goroutine waits for ever in a select that also
 // receives from a channel nobody closed: a cancellation that never came
@@ -152,7 +153,7 @@ func cancelNotClosed(r *report.Report) *Hint {
 	return nil
 }
 
-var wgWait = regexp.MustCompile(`^waits in WaitGroup\.Wait for (\S+) \(counter (\d+)\)`)
+var wgWait = lazyre.New(`^waits in WaitGroup\.Wait for (\S+) \(counter (\d+)\)`)
 
 // wgStuck: a WaitGroup's Wait waits for ever: a counted goroutine waits
 // on the group itself, or one did not call Done on its way out.
@@ -205,9 +206,9 @@ func noCancel(r *report.Report) *Hint {
 }
 
 var (
-	chanID   = regexp.MustCompile(`\[(chan#\d+)\]`)
-	sendWait = regexp.MustCompile(`^waits in Chan\.Send for (.*?) \[(chan#\d+)\]`)
-	closedCh = regexp.MustCompile(`send on closed channel (\S+)`)
+	chanID   = lazyre.New(`\[(chan#\d+)\]`)
+	sendWait = lazyre.New(`^waits in Chan\.Send for (.*?) \[(chan#\d+)\]`)
+	closedCh = lazyre.New(`send on closed channel (\S+)`)
 )
 
 // selfSend: a goroutine waits for ever to send on a channel that only it
@@ -264,7 +265,7 @@ func sendOnClosed(r *report.Report) *Hint {
 	return nil
 }
 
-var closeOfClosed = regexp.MustCompile(`close of closed channel (\S+)`)
+var closeOfClosed = lazyre.New(`close of closed channel (\S+)`)
 
 // sameChannel reports whether a step's channel argument ("results
 // [chan#2]", "results", "chan#2") is the channel a message names.

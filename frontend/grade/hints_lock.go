@@ -3,10 +3,11 @@ package grade
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"github.com/stdbg/stdbg/engine/report"
 )
@@ -125,7 +126,7 @@ func lockCallAt(r *report.Report, w report.Wait) string {
 	return m[1] + "(" + m[2] + ")"
 }
 
-var lockWait = regexp.MustCompile(`^waits in (\S*[Ll]ock) for (\S+)`)
+var lockWait = lazyre.New(`^waits in (\S*[Ll]ock) for (\S+)`)
 
 // heldByCaller: the relock at last (a step, or a wait) is in another
 // function than the lock its thread holds, taken among the steps before
@@ -247,7 +248,7 @@ func unprotected(r *report.Report, s src) *Hint {
 }
 
 // raceAt finds the lines a race report names.
-var raceAt = regexp.MustCompile(`at (\S+\.\w+):(\d+)`)
+var raceAt = lazyre.New(`at (\S+\.\w+):(\d+)`)
 
 // line is the text of line n of the student's file.
 func (s src) line(file string, n int) string {
@@ -259,9 +260,9 @@ func (s src) line(file string, n int) string {
 }
 
 var (
-	cSyncDecl  = regexp.MustCompile(`^\s+(pthread_mutex_t|pthread_cond_t|pthread_once_t|pthread_rwlock_t|pthread_spinlock_t|mtx_t|cnd_t)\s+(\w+)`)
-	goSyncDecl = regexp.MustCompile(`^\s+(?:var\s+(\w+)\s+\*?sync\.(Mutex|RWMutex|Once)\b|(\w+)\s*:=\s*(?:&|new\()sync\.(Mutex|RWMutex|Once)\b|(\w+)\s*:=\s*sync\.(Mutex|RWMutex|Once)\{)`)
-	funcHeader = regexp.MustCompile(`^(?:func\s+(?:\([^)]*\)\s*)?(\w+)|[A-Za-z_][\w\s\*]*?\b(\w+)\s*\()`)
+	cSyncDecl  = lazyre.New(`^\s+(pthread_mutex_t|pthread_cond_t|pthread_once_t|pthread_rwlock_t|pthread_spinlock_t|mtx_t|cnd_t)\s+(\w+)`)
+	goSyncDecl = lazyre.New(`^\s+(?:var\s+(\w+)\s+\*?sync\.(Mutex|RWMutex|Once)\b|(\w+)\s*:=\s*(?:&|new\()sync\.(Mutex|RWMutex|Once)\b|(\w+)\s*:=\s*sync\.(Mutex|RWMutex|Once)\{)`)
+	funcHeader = lazyre.New(`^(?:func\s+(?:\([^)]*\)\s*)?(\w+)|[A-Za-z_][\w\s\*]*?\b(\w+)\s*\()`)
 )
 
 // localSync: a lock or a Once declared inside the function that uses it

@@ -3,9 +3,10 @@ package grade
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"github.com/stdbg/stdbg/engine/report"
 	"github.com/stdbg/stdbg/frontend/session"
@@ -136,9 +137,9 @@ func renamer(r *report.Report) *strings.Replacer {
 }
 
 var (
-	raceAddr    = regexp.MustCompile(`(?m)^((?:Previous )?(?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite)) at 0x[0-9a-f]+ by (?:goroutine \d+|main goroutine):$`)
-	raceCreated = regexp.MustCompile(`(?m)^Goroutine \d+ \((?:running|finished)\) created at:$`)
-	sthreadLine = regexp.MustCompile(`(?m)^  github\.com/stdbg/stdbg/sthread/.*\n\s+\S+:\d+ \+0x[0-9a-f]+\n`)
+	raceAddr    = lazyre.New(`(?m)^((?:Previous )?(?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite)) at 0x[0-9a-f]+ by (?:goroutine \d+|main goroutine):$`)
+	raceCreated = lazyre.New(`(?m)^Goroutine \d+ \((?:running|finished)\) created at:$`)
+	sthreadLine = lazyre.New(`(?m)^  github\.com/stdbg/stdbg/sthread/.*\n\s+\S+:\d+ \+0x[0-9a-f]+\n`)
 )
 
 // goRace is a report of Go's race detector as a student reads it: the
@@ -152,8 +153,8 @@ func goRace(msg string) string {
 }
 
 var (
-	raceHead  = regexp.MustCompile(`^(Previous )?((?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite)) by a goroutine:$`)
-	raceFrame = regexp.MustCompile(`^\s+(\S+\.go):(\d+)`)
+	raceHead  = lazyre.New(`^(Previous )?((?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite)) by a goroutine:$`)
+	raceFrame = lazyre.New(`^\s+(\S+\.go):(\d+)`)
 )
 
 // summary is a failure's message on one line: for a report of Go's race
@@ -327,7 +328,7 @@ func (c call) arg(i int) string {
 	return "?"
 }
 
-var threadRef = regexp.MustCompile(`thread (\d+)`)
+var threadRef = lazyre.New(`thread (\d+)`)
 
 // phrase says what a step does, in words, without its subject; "" for a
 // step not worth telling (a thread starting).

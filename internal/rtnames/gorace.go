@@ -53,6 +53,8 @@ var RaceSuppressions = []string{
 	Module + "/internal/atomicfile.",
 	Module + "/internal/cachedir.",
 	Module + "/internal/hashmix.",
+	Module + "/internal/lazyre.",
+	Module + "/internal/procgroup.",
 	Module + "/engine/ltl.",
 	Module + "/engine/report.",
 	Module + "/internal/rtnames.",

@@ -16,11 +16,12 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/stdbg/stdbg/internal/lazyre"
 
 	"github.com/stdbg/stdbg/engine/report"
 	"github.com/stdbg/stdbg/internal/symbolize"
@@ -202,8 +203,8 @@ func build(i int, r *report.Report, context int) bugData {
 }
 
 var (
-	heldBy = regexp.MustCompile(`held by (?:thread|goroutine)s? ([0-9, ]+)`)
-	joins  = regexp.MustCompile(`for (?:thread|goroutine) (\d+) to (?:exit|finish)`)
+	heldBy = lazyre.New(`held by (?:thread|goroutine)s? ([0-9, ]+)`)
+	joins  = lazyre.New(`for (?:thread|goroutine) (\d+) to (?:exit|finish)`)
 )
 
 // holders are the threads holding what a wait waits for (a lock's owner,

@@ -97,13 +97,17 @@ var (
 var sourceHash = sync.OnceValue(func() string {
 	h := sha256.New()
 	h.Write([]byte(strings.Join(libFlags, " ") + "\x00" + strings.Join(stubFlags, " ") + "\x00"))
+	// One buffer for every file: io.Copy would make one of 32 KB per
+	// file (an embedded file has no WriteTo), most of the heap a short
+	// command allocates, and the fresh pages' faults with it.
+	buf := make([]byte, 16<<10)
 	for _, n := range sources() {
 		h.Write([]byte(n))
 		f, err := csrc.Open("csrc/" + n)
 		if err != nil {
 			continue // listed by sources, so always there
 		}
-		io.Copy(h, f)
+		io.CopyBuffer(h, f, buf)
 		f.Close()
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]

@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/stdbg/stdbg/internal/procgroup"
 	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/internal/targettmp"
 	"github.com/stdbg/stdbg/model/wire"
@@ -275,7 +276,7 @@ func (p *Process) launch() error {
 	// A process the program started and left running (a daemon of its
 	// own) may keep the output pipes open: Wait gives up on them then.
 	cmd.WaitDelay = outputDelay
-	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
+	procgroup.Lead(cmd)
 	err = cmd.Start()
 	// Only the target may hold its end: a target that dies before its
 	// greeting must read as end of file here at once.
@@ -290,16 +291,19 @@ func (p *Process) launch() error {
 		err := cmd.Wait()
 		// The processes the program started and left behind (a test's
 		// peers, a daemon) end with it: they are in its process group.
-		killGroup(cmd.Process.Pid)
+		procgroup.Kill(cmd.Process.Pid)
 		if f := rtnames.RaceLogFile(cmd.Env, cmd.Process.Pid); f != "" {
 			os.Remove(f)
 		}
 		tmp.Remove()
 		p.waitCh <- err
 	}()
-	buf := make([]byte, 1<<20)
 	ours.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
-	n, err := ours.Read(buf)
+	buf, err := helloBuffer(ours)
+	n := 0
+	if err == nil {
+		n, err = ours.Read(buf)
+	}
 	if err != nil {
 		reason := p.startFailure(err)
 		p.stopProcess()
@@ -317,6 +321,33 @@ func (p *Process) launch() error {
 	p.hello = h
 	p.fresh, p.greeted = true, true
 	return nil
+}
+
+// helloBuffer waits for the greeting on ctl (within its read deadline)
+// and returns a buffer that holds it whole: a greeting is one packet, its
+// size read without taking it (MSG_PEEK|MSG_TRUNC). Most are a few hundred
+// bytes; a buffer of the largest size (1 MB) for each was most of the heap
+// of a short command.
+func helloBuffer(ctl *os.File) ([]byte, error) {
+	rc, err := ctl.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	size := 0
+	var rerr error
+	err = rc.Read(func(fd uintptr) bool {
+		size, _, rerr = unix.Recvfrom(int(fd), nil, unix.MSG_PEEK|unix.MSG_TRUNC)
+		return rerr != unix.EAGAIN
+	})
+	if err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	// One byte more than the packet: a packet that fills the buffer
+	// exactly is then known not to have been cut.
+	return make([]byte, size+1), nil
 }
 
 // wrapped runs cmd through the command wrap, which execs it in the same
@@ -690,22 +721,11 @@ func (p *Process) timedOut(tid int, waited time.Duration, cut bool) ([]wire.Even
 	return []wire.Event{ev}, nil
 }
 
-// killGroup kills the process group that the target process pid leads
-// (launch starts it in a group of its own): the processes it started and
-// did not wait for go with it. (The group's id stays reserved while a
-// process is in it, so that, called once its leader has been reaped, it
-// reaches no other program.)
-func killGroup(pid int) {
-	if pid > 0 {
-		unix.Kill(-pid, unix.SIGKILL)
-	}
-}
-
 func (p *Process) killChild() {
 	if p.cfg.Respawn && p.cmd != nil && p.cmd.Process != nil {
 		// The execution's process leads its group: what it started goes
 		// with it.
-		killGroup(p.cmd.Process.Pid)
+		procgroup.Kill(p.cmd.Process.Pid)
 		return
 	}
 	if p.slot == nil {
@@ -814,7 +834,7 @@ func (p *Process) stopProcess() error {
 	case err = <-p.waitCh:
 	case <-time.After(5 * time.Second):
 		if p.cmd.Process != nil {
-			killGroup(p.cmd.Process.Pid)
+			procgroup.Kill(p.cmd.Process.Pid)
 		}
 		err = <-p.waitCh
 	}

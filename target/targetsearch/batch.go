@@ -9,10 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/internal/procgroup"
 	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/internal/targettmp"
 )
@@ -107,7 +107,7 @@ func StartBatch(cfg Config) (*Batch, error) {
 		cmd.Wait()
 		// The processes the program started and left running end with
 		// it (its process group, as Run's).
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		procgroup.Kill(cmd.Process.Pid)
 		streamR.Close()
 		close(b.exited)
 	}()
@@ -194,7 +194,7 @@ func (b *Batch) Ended() string {
 	}
 }
 
-func (b *Batch) kill() { syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) }
+func (b *Batch) kill() { procgroup.Kill(b.cmd.Process.Pid) }
 
 // Close ends the process (killed: what it would still do is not wanted)
 // and waits for its end.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/internal/procgroup"
 	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/internal/targettmp"
 	"github.com/stdbg/stdbg/model/schedule"
@@ -547,14 +548,14 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		// The processes the program started and left running (a test's
 		// peers) end with it: they are in its process group, whose id
 		// stays reserved while one of them is in it.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		procgroup.Kill(cmd.Process.Pid)
 		close(exited)
 	}()
 	grace := m.cfg.Grace
 	if grace == 0 {
 		grace = 10 * time.Second
 	}
-	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	kill := func() { procgroup.Kill(cmd.Process.Pid) }
 	// The target keeps its budget itself, but one that does not (stuck in
 	// a system call, or in code that never reaches a scheduling point) is
 	// stopped a grace period after the budget's end, as a stop would stop
