@@ -108,7 +108,8 @@ type Check struct {
 	// bounds), "ltl" (Formula holds on every fair run), "progress" (no
 	// livelock: no fair cycle without stdbg_progress) or "test" (the
 	// program's own checks, assertions and tests, pass in every
-	// schedule).
+	// schedule: a panic, a failed assertion, a misuse or a deadlock of
+	// every thread fails it, as it fails the program run alone).
 	Kind string `yaml:"kind"`
 	// Bugs are the classes a no-bug check looks for: deadlock, race,
 	// leak, assertion (with crashes), misuse, crash, livelock (endless
@@ -469,7 +470,11 @@ func (c *Check) counts(kind string) bool {
 	case KindProgress:
 		return kind == "livelock"
 	case KindTest:
-		return kind == "assertion" || kind == "crash" || kind == "misuse"
+		// A deadlock of every thread fails a test run alone too: Go's
+		// runtime ends the program ("all goroutines are asleep"), a C
+		// program hangs until the test's timeout. A leak (the program
+		// ended with threads still blocked) does not.
+		return kind == "assertion" || kind == "crash" || kind == "misuse" || kind == "deadlock"
 	}
 	for _, b := range c.Bugs {
 		for _, k := range classes[b] {

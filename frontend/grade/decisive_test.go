@@ -23,6 +23,9 @@ func TestDecisive(t *testing.T) {
 		{"a test and an assertion check", "  - {name: t, kind: test, harness: [h.c]}\n" +
 			"  - {name: a, kind: no-bug, bugs: [assertion], harness: [h.c]}\n",
 			[]string{"assertion", "crash"}, []string{"misuse", "deadlock"}},
+		{"a test and a deadlock check: a deadlock fails both", "  - {name: t, kind: test, harness: [h.c]}\n" +
+			"  - {name: d, kind: no-bug, bugs: [deadlock, leak], harness: [h.c]}\n",
+			[]string{"deadlock", "timeout"}, []string{"leak", "assertion", "data-race"}},
 		{"partial credit", "  - {name: d, kind: no-bug, bugs: [deadlock, leak], harness: [h.c], deduct: {deadlock: 1}}\n", nil, nil},
 		{"another harness does not count", "  - {name: r, kind: no-bug, bugs: [race], harness: [h.c]}\n" +
 			"  - {name: d, kind: no-bug, bugs: [deadlock], harness: [other.c]}\n",
@@ -50,5 +53,21 @@ func TestDecisive(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A test check fails as the program run alone fails: on a panic, a failed
+// assertion, a misuse, and a deadlock of every thread (Go's runtime ends
+// the program, "all goroutines are asleep"; a C test hangs), but not on a
+// leak (the program ended) nor a data race (the race check's business).
+func TestTestCheckCounts(t *testing.T) {
+	c := Check{Kind: KindTest}
+	for kind, want := range map[string]bool{
+		"assertion": true, "crash": true, "misuse": true, "deadlock": true, "timeout": true,
+		"leak": false, "data-race": false, "livelock": false, "liveness": false,
+	} {
+		if got := c.counts(kind); got != want {
+			t.Errorf("a test check counts a %s: %v, want %v", kind, got, want)
+		}
 	}
 }

@@ -14,7 +14,13 @@ type Settings struct {
 	Workers int
 }
 
-var loads atomic.Int32
+// loads counts the loads begun, loaded those finished. Both are atomics,
+// operations the checker sees: a caller that checks loaded when Config
+// has returned is ordered against the end of every load, so that the
+// search tries the caller before and after it, and a Config that returns
+// before the load it waits for is over, or that lets a second load start,
+// is caught in the schedule where it happens.
+var loads, loaded atomic.Int32
 
 // load reads the configuration: slow, and it must run once only.
 func load() *Settings {
@@ -22,6 +28,16 @@ func load() *Settings {
 	s := &Settings{}
 	s.Name = "pool"
 	s.Workers = 4
+	loaded.Add(1)
+	return s
+}
+
+// ask is one caller of Config: what it gets must be loaded already.
+func ask() *Settings {
+	s := Config()
+	if loaded.Load() == 0 {
+		panic("Config returned before the configuration was loaded")
+	}
 	return s
 }
 
@@ -32,10 +48,10 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i] = Config()
+			got[i] = ask()
 		}()
 	}
-	got[2] = Config()
+	got[2] = ask()
 	wg.Wait()
 	for _, s := range got {
 		if s == nil || s.Workers != 4 {
