@@ -28,6 +28,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -170,6 +171,13 @@ func fetch(m module, local, work string) (string, error) {
 	})
 	if err != nil {
 		return "", err
+	}
+	// A module from before modules (go-cache, +incompatible) has no
+	// go.mod: the go command needs one to test it as the main module.
+	if _, err := os.Stat(filepath.Join(dst, "go.mod")); errors.Is(err, fs.ErrNotExist) {
+		if err := os.WriteFile(filepath.Join(dst, "go.mod"), []byte("module "+m.path+"\n"), 0o644); err != nil {
+			return "", err
+		}
 	}
 	// The module's requirements (through the proxy, or the module cache).
 	if out, err := command(dst, "go", "mod", "download").CombinedOutput(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/lang"
 	"github.com/stdbg/stdbg/sthread/runtime"
+	ssync "github.com/stdbg/stdbg/sthread/sync"
 )
 
 // stack returns the functions of the calling goroutine's frames as the
@@ -78,5 +79,31 @@ func TestCallersHideStdbg(t *testing.T) {
 		if len(c.s.files) != len(c.s.funcs) || !strings.HasPrefix(c.s.files[0], "callers_test.go:") {
 			t.Errorf("%s: Caller says %q, for the frames %q", c.name, c.s.files, c.s.funcs)
 		}
+	}
+}
+
+// The stack of a failing goroutine in a report holds the program's frames
+// only: a failure in a callback that stdbg's Once.Do calls shows the
+// callback and the function that called Do, not Do's frames between them,
+// as a failure in a test's body showed lang.CheckTest's frame below it
+// (x/sync's TestWeightedAcquire: "#1 .../sthread/lang.CheckTest.func1").
+func TestFailureStackHidesStdbg(t *testing.T) {
+	var once ssync.Once
+	res, err := sthread.Explore(func() {
+		once.Do(func() { sthread.Assert(false, "in Do's function") })
+	})
+	if err != nil || len(res.Bugs) != 1 {
+		t.Fatal(err, res.Bugs)
+	}
+	report := res.Bugs[0].String()
+	_, stack, ok := strings.Cut(report, "stack of the failing thread:")
+	if !ok {
+		t.Fatalf("no stack in:\n%s", report)
+	}
+	if strings.Contains(stack, "/sthread/sync/") || strings.Contains(stack, "/sthread/internal/") || strings.Contains(stack, "/sthread/lang/") {
+		t.Errorf("stdbg's frames in the failing thread's stack:\n%s", report)
+	}
+	if strings.Count(stack, "TestFailureStackHidesStdbg.func") < 2 {
+		t.Errorf("the callback and its caller are not both in the stack:\n%s", report)
 	}
 }

@@ -27,8 +27,11 @@ import (
 
 // testTail holds the return addresses of the frames below the test
 // function that package testing runs (TestBegun): tRunner and
-// runtime.goexit.
-var testTail atomic.Pointer[[]uintptr]
+// runtime.goexit, then 0s. They are the same for every test of a process.
+// Its words are read and written quietly (quietLoad), as pcClass's: an
+// atomic that every test's start writes and any goroutine that asks for
+// its stack reads would order them for the race detector, and hide races.
+var testTail [8]atomic.Uint64
 
 // checkTest is the qualified name of the function that runs the body of a
 // rewritten test function (sthread/lang's CheckTest), as the Go runtime
@@ -42,10 +45,43 @@ const checkTest = rtnames.Package + "/lang.CheckTest"
 //
 //go:norace
 func TestBegun(skip int) {
-	pcs := make([]uintptr, 32)
-	n := runtime.Callers(skip+2, pcs)
-	tail := pcs[:n:n]
-	testTail.Store(&tail)
+	var pcs [len(testTail)]uintptr
+	n := runtime.Callers(skip+2, pcs[:])
+	for i := range testTail {
+		v := uint64(0)
+		if i < n {
+			v = uint64(pcs[i])
+		}
+		quietStore(&testTail[i], v)
+	}
+}
+
+// frameClass caches what userCallers needs to know of a return address,
+// direct-mapped as pcClass: an entry is pc<<2 | hidden<<1 | checkTest,
+// hidden for a frame of stdbg's runtime, checkTest for one of CheckTest.
+var frameClass [1 << 10]atomic.Uint64
+
+// classify returns whether the frame at return address pc (of
+// runtime.Callers' answer) is stdbg's, and whether it is CheckTest's.
+//
+//go:norace
+func classify(pc uintptr) (hidden, inCheckTest bool) {
+	slot := &frameClass[(pc^pc>>10)&(uintptr(len(frameClass))-1)]
+	if e := quietLoad(slot); e>>2 == uint64(pc) {
+		return e&2 != 0, e&1 != 0
+	}
+	fn, file := frameAt(pc)
+	hidden = isSthreadFile(file) || rtnames.IsRuntimeFunc(fn)
+	inCheckTest = fn == checkTest || strings.HasPrefix(fn, checkTest+".")
+	e := uint64(pc) << 2
+	if hidden {
+		e |= 2
+	}
+	if inCheckTest {
+		e |= 1
+	}
+	quietStore(slot, e)
+	return hidden, inCheckTest
 }
 
 // userCallers returns the return addresses of the calling goroutine's
@@ -74,14 +110,18 @@ func userCallers() []uintptr {
 	// function: kept, as the program's runtime.Callers has it.
 	out := raw[:1]
 	for _, pc := range raw[1:] {
-		fn, file := frameAt(pc)
-		if !isSthreadFile(file) && !rtnames.IsRuntimeFunc(fn) {
+		hidden, inCheckTest := classify(pc)
+		if !hidden {
 			out = append(out, pc)
 			continue
 		}
-		if fn == checkTest || strings.HasPrefix(fn, checkTest+".") {
-			if tail := testTail.Load(); tail != nil {
-				out = append(out, *tail...)
+		if inCheckTest {
+			for i := range testTail {
+				pc := uintptr(quietLoad(&testTail[i]))
+				if pc == 0 {
+					break
+				}
+				out = append(out, pc)
 			}
 			break
 		}

@@ -101,6 +101,9 @@ func panicFailure(th *Thread, p any) wire.Failure {
 		case fr.Function == trampolineName,
 			fr.Function == "runtime.goexit":
 			more = false
+		case isSthreadFile(fr.File) || rtnames.IsRuntimeFunc(fr.Function):
+			// stdbg's frames below the program's (lang.CheckTest's,
+			// Once.Do's between a callback and its caller).
 		default:
 			pc := uint64(fr.PC + 1)
 			kept = append(kept, pc)
@@ -126,19 +129,29 @@ func panicFailure(th *Thread, p any) wire.Failure {
 	return f
 }
 
-// trimStack drops the frames of the trampoline and below from the return
-// addresses pcs of a checked goroutine.
+// trimStack drops the frames of the trampoline and below, and every frame
+// of stdbg's runtime, from the return addresses pcs of a checked
+// goroutine.
 //
 //go:norace
 func trimStack(pcs []uintptr) []uintptr {
 	for i, pc := range pcs {
 		if f := runtime.FuncForPC(pc - 1); f != nil {
 			if outer := runtime.FuncForPC(f.Entry()); outer != nil && outer.Name() == trampolineName {
-				return pcs[:i]
+				pcs = pcs[:i]
+				break
 			}
 		}
 	}
-	return pcs
+	// No frame of stdbg's is the program's: lang.CheckTest's, below a
+	// test's body, nor those between a callback and its caller (Once.Do).
+	kept := pcs[:0]
+	for _, pc := range pcs {
+		if !inSthread(pc) {
+			kept = append(kept, pc)
+		}
+	}
+	return kept
 }
 
 // panicMessage renders a panic value as Go prints it.
