@@ -13,24 +13,28 @@ import (
 // (docs/protocol.md, "Reuse").
 
 // reusable reports whether executions with these flags may reuse a child:
-// executions that end fast, no state reports, and a child that can start
-// afresh in place: the C library's fork server resets its memory, and a Go
-// program (Respawn without the library) starts the next execution of its
-// checked function in the same process.
+// executions that end fast, and a child that can start afresh in place:
+// the C library's fork server resets its memory (with state reports too:
+// a reset child hashes every state as a fresh one, TestReusedChildStates
+// in target/ctarget), and a Go program (Respawn without the library)
+// starts the next execution of its checked function in the same process.
 func (p *Process) reusable(flags uint32) bool {
 	goProgram := p.cfg.Respawn && p.cfg.NoPreload
 	cChild := !p.cfg.Respawn && !p.cfg.NoPreload
 	return !p.cfg.NoReuse && (goProgram || cChild) && reuseAllowed &&
-		flags&wire.FlagFastExit != 0 && flags&wire.FlagState == 0
+		flags&wire.FlagFastExit != 0
 }
 
 // WantsPool reports whether this process keeps threads parked for the
 // program between executions (Config.KeepThreads, in reused children of
 // the C library) and has not run an execution yet: then the checker
 // measures how many threads one starts, and calls SetPool
-// (executor.Pooler).
+// (executor.Pooler). A stateful search keeps no threads: a pooled
+// thread's stack holds what it did before, which the state would hash.
 func (p *Process) WantsPool() bool {
-	return poolAllowed && p.cfg.KeepThreads && !p.cfg.NoPreload && p.gen == 0 && p.nextFlags()&wire.FlagReuse != 0
+	flags := p.nextFlags()
+	return poolAllowed && p.cfg.KeepThreads && !p.cfg.NoPreload && p.gen == 0 && flags&wire.FlagReuse != 0 &&
+		flags&wire.FlagState == 0
 }
 
 // nextFlags are the wire flags of the next execution: the configured ones,
@@ -144,7 +148,7 @@ func (p *Process) beginReused() ([]wire.Event, bool) {
 	}
 	for _, ev := range evs {
 		switch ev.(type) {
-		case *wire.Pending, wire.Note:
+		case *wire.Pending, wire.Note, wire.State:
 		default:
 			p.alive = false
 			return nil, false
