@@ -271,6 +271,8 @@ type Execution struct {
 	spins    []stretch
 	awaiting []int
 	ran      spinRan
+	// checkBuf is the room of the list made afresh (Options.CheckThreads).
+	checkBuf []search.Thread
 }
 
 // Threads implements search.Execution.

@@ -136,3 +136,35 @@ func TestCheckThreads(t *testing.T) {
 		e.Close()
 	}
 }
+
+// TestSameOpFields keeps sameOp whole: it compares every field of an
+// operation and of its effect, and a field added to either must be added
+// there (then the counts here).
+func TestSameOpFields(t *testing.T) {
+	if n := reflect.TypeFor[syncmodel.Op]().NumField(); n != 7 {
+		t.Errorf("syncmodel.Op has %d fields, sameOp compares 7", n)
+	}
+	if n := reflect.TypeFor[syncmodel.Effect]().NumField(); n != 10 {
+		t.Errorf("syncmodel.Effect has %d fields, sameOp compares 10", n)
+	}
+	a := syncmodel.Op{Kind: syncmodel.Select, Obj: 1, Cases: []syncmodel.Case{{Chan: 2}},
+		Eff: syncmodel.Effect{Known: true, Links: []uint64{3}, Await: []syncmodel.Span{{Addr: 4, Size: 8}}}}
+	b := a
+	b.Cases = []syncmodel.Case{{Chan: 2}}
+	if !sameOp(&a, &b) {
+		t.Error("equal operations differ")
+	}
+	for _, spoil := range []func(*syncmodel.Op){
+		func(o *syncmodel.Op) { o.Cases = []syncmodel.Case{{Chan: 5}} },
+		func(o *syncmodel.Op) { o.Eff.Links = nil },
+		func(o *syncmodel.Op) { o.Eff.Await = []syncmodel.Span{{Addr: 4, Size: 4}} },
+		func(o *syncmodel.Op) { o.Eff.Writer = true },
+		func(o *syncmodel.Op) { o.Arg = 1 },
+	} {
+		c := a
+		spoil(&c)
+		if sameOp(&a, &c) {
+			t.Errorf("%+v and %+v compared the same", a, c)
+		}
+	}
+}

@@ -3,7 +3,7 @@ package executor
 import (
 	"errors"
 	"fmt"
-	"reflect"
+	"slices"
 
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/model/syncmodel"
@@ -103,20 +103,23 @@ func (e *Execution) isChanged(tid int) bool { return tid < len(e.changed) && e.c
 var ErrThreadList = errors.New("the thread list kept from step to step differs from the model's")
 
 // checkThreads compares e.threads, as listThreads left it, with the list
-// a full pass over the model makes (fillThreads' look at every thread).
+// a full pass over the model makes (fillThreads' look at every thread),
+// made in e.checkBuf.
 func (e *Execution) checkThreads() error {
 	n := e.w.NumThreads()
-	var full []search.Thread
+	full := e.checkBuf[:0]
 	for tid := 1; tid <= n; tid++ {
-		t := search.Thread{ID: tid}
+		full = append(full, search.Thread{ID: tid})
+		t := &full[len(full)-1]
 		live, en, alts := e.w.Inspect(tid, &t.Op)
 		if !live {
+			full = full[:len(full)-1]
 			continue
 		}
 		t.Enabled, t.Alternatives = en, alts
 		t.Spinning = !en && e.spinning(tid)
-		full = append(full, t)
 	}
+	e.checkBuf = full
 	step := len(e.trace)
 	if len(full) != len(e.threads) {
 		return fmt.Errorf("after step %d: %w: %d live threads listed, %d in the model", step, ErrThreadList, len(e.threads), len(full))
@@ -132,21 +135,12 @@ func (e *Execution) checkThreads() error {
 }
 
 // sameOp reports whether a and b are the same operation with the same
-// annotation (an empty list and none are the same).
+// annotation, field by field (TestSameOpFields keeps the list whole).
 func sameOp(a, b *syncmodel.Op) bool {
-	x, y := *a, *b
-	x.Cases, y.Cases = nil, nil
-	x.Eff.Links, y.Eff.Links = nil, nil
-	x.Eff.Ends, y.Eff.Ends = nil, nil
-	x.Eff.Await, y.Eff.Await = nil, nil
-	return reflect.DeepEqual(x, y) && equalLists(a.Cases, b.Cases) && equalLists(a.Eff.Links, b.Eff.Links) &&
-		equalLists(a.Eff.Ends, b.Eff.Ends) && equalLists(a.Eff.Await, b.Eff.Await)
-}
-
-// equalLists is reflect.DeepEqual with an empty list and nil the same.
-func equalLists[S ~[]E, E any](a, b S) bool {
-	if len(a) == 0 && len(b) == 0 {
-		return true
-	}
-	return reflect.DeepEqual(a, b)
+	x, y := &a.Eff, &b.Eff
+	return a.Kind == b.Kind && a.API == b.API && a.Obj == b.Obj && a.Obj2 == b.Obj2 && a.Arg == b.Arg &&
+		slices.Equal(a.Cases, b.Cases) &&
+		x.Known == y.Known && x.Partner == y.Partner && slices.Equal(x.Links, y.Links) && slices.Equal(x.Ends, y.Ends) &&
+		x.Mid == y.Mid && x.Parks == y.Parks && x.Counter == y.Counter && x.Own == y.Own && x.Writer == y.Writer &&
+		slices.Equal(x.Await, y.Await)
 }
