@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stdbg/stdbg/internal/testkit/testcache"
 )
 
 // needDlv returns a Delve executable: dlv on PATH (CI installs it), else
@@ -48,10 +50,14 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	testDir = dir
-	// What stdbg keeps for the targets (the race detector's options) goes
-	// to a stdbg cache of the tests' own.
-	os.Setenv("STDBG_CACHE", filepath.Join(dir, "cache"))
+	// The targets' builds go to a stdbg cache (testcache: the test
+	// run's shared one, or one of the package's own).
+	remove, err := testcache.Setup()
+	if err != nil {
+		panic(err)
+	}
 	code := m.Run()
+	remove()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

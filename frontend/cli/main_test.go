@@ -11,17 +11,18 @@ import (
 	"time"
 
 	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/testkit/testcache"
 )
 
-// TestMain gives the package's tests a stdbg cache of their own; the
+// TestMain gives the package's tests a stdbg cache (testcache: the test
+// run's shared one, or one of their own); the
 // end-to-end tests of the commands are in the packages under e2e/, which
 // share this setting up through internal/testkit/clirun.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stdbg-cli-test-")
+	remove, err := testcache.Setup()
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv("STDBG_CACHE", dir)
 	// Tests never write corpora into the repository; those that test the
 	// corpus pass --no-save=false with their own directories.
 	os.Setenv("STDBG_NO_SAVE", "1")
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 	// tests check; TestProgressWithoutTerminal asks for them.
 	ProgressEvery = time.Hour
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

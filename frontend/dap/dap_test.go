@@ -18,6 +18,7 @@ import (
 	"github.com/stdbg/stdbg/debug/dlvbridge"
 	"github.com/stdbg/stdbg/frontend/dap"
 	"github.com/stdbg/stdbg/frontend/dap/daptest"
+	"github.com/stdbg/stdbg/internal/testkit/testcache"
 )
 
 // wait bounds every wait of these tests on the server (a guard against a
@@ -37,9 +38,14 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	testDir = dir
-	// The targets' builds go to a stdbg cache of the tests' own.
-	os.Setenv("STDBG_CACHE", filepath.Join(dir, "cache"))
+	// The targets' builds go to a stdbg cache (testcache: the test
+	// run's shared one, or one of the package's own).
+	remove, err := testcache.Setup()
+	if err != nil {
+		panic(err)
+	}
 	code := m.Run()
+	remove()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

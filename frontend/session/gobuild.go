@@ -90,21 +90,6 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 	if err != nil {
 		return built, err
 	}
-	key := fmt.Sprintf("%s\x00%v\x00%v", abs, test, race)
-	if debug {
-		key += "\x00debug"
-	}
-	if tags != "" {
-		key += "\x00tags=" + tags
-	}
-	sum := sha256.Sum256([]byte(key))
-	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(sum[:8]))
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return built, fmt.Errorf("building %s: %w", pkg, err)
-	}
-	cachedir.Used(outDir)
-	name := filepath.Base(strings.TrimSuffix(abs, ".go"))
-	out := filepath.Join(outDir, name)
 	// The calls of sthread and its packages are not inlined into the
 	// user's code: a call site then keeps the user's file and line in the
 	// binary's line table.
@@ -112,10 +97,13 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 	if debug {
 		noInline = "-gcflags=all=-N -l"
 	}
-	args := []string{"build", noInline, "-o", out, target}
+	// The executable's path (args[outArg]) is set once the arguments are
+	// complete: it is named by them (see targetPath).
+	args := []string{"build", noInline, "-o", "", target}
+	outArg := 3
 	if test {
-		out += ".test"
-		args = []string{"test", "-c", noInline, "-o", out, target}
+		args = []string{"test", "-c", noInline, "-o", "", target}
+		outArg = 4
 	}
 	if tags != "" {
 		args = append(args[:len(args)-1:len(args)-1], "-tags="+tags, target)
@@ -186,6 +174,11 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 		}
 		args = append(args, target)
 	}
+	out, err := targetPath(base, abs, test, args, env)
+	if err != nil {
+		return built, fmt.Errorf("building %s: %w", pkg, err)
+	}
+	args[outArg] = out
 	err = runGo(goBin, dir, args, env)
 	if err != nil && len(rewrittenDeps) > 0 {
 		// The rewritten code of a dependency does not build (a
@@ -231,6 +224,45 @@ func buildGoFiles(pkg string, test, race, debug bool, tags string) (built goBuil
 	}
 	built.exe = out
 	return built, nil
+}
+
+// buildEnv are the variables of the environment that the go command, and
+// stdbg's instrumentation before it, build a Go target with besides the
+// files and the arguments.
+var buildEnv = []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "CC", "GOTOOLCHAIN", "GOEXPERIMENT", "GOWORK", "STDBG_SOURCE", "STDBG_CACHE", goinstr.DepsEnv}
+
+// targetPath returns the path, under stdbg's cache base, of the executable
+// that go build (or go test -c, with test) makes of the package at abs
+// with args (whose -o argument is left empty) and env added to the
+// environment, and makes its directory. The directory is named by all of
+// them and by buildEnv's variables: a build with other settings (another
+// -overlay, whose path names the instrumented code's content, build tags,
+// the race detector, another workspace or GOFLAGS) never writes over an
+// executable that another stdbg process (another package of tests, when a
+// test run shares one cache among them) may be about to run; the go
+// command links the same one again only when its inputs changed.
+func targetPath(base, abs string, test bool, args, env []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", abs)
+	for _, a := range args {
+		fmt.Fprintf(h, "arg %s\x00", a)
+	}
+	for _, kv := range env {
+		fmt.Fprintf(h, "env %s\x00", kv)
+	}
+	for _, v := range buildEnv {
+		fmt.Fprintf(h, "%s=%s\x00", v, os.Getenv(v))
+	}
+	outDir := filepath.Join(base, "targets", "go-"+hex.EncodeToString(h.Sum(nil)[:8]))
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return "", err
+	}
+	cachedir.Used(outDir)
+	out := filepath.Join(outDir, filepath.Base(strings.TrimSuffix(abs, ".go")))
+	if test {
+		out += ".test"
+	}
+	return out, nil
 }
 
 // buildFallback instruments the package again (cfg) with only the

@@ -139,7 +139,7 @@ func sharedKey(pkg, how string) (key string, ok bool) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00", abs, how)
 	// What the go command builds with, besides the files.
-	for _, v := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "CC", "GOTOOLCHAIN", "GOEXPERIMENT", "GOWORK", "STDBG_SOURCE", "STDBG_CACHE", goinstr.DepsEnv} {
+	for _, v := range buildEnv {
 		fmt.Fprintf(h, "%s=%s\x00", v, os.Getenv(v))
 	}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -15,22 +15,16 @@ import (
 	"github.com/stdbg/stdbg/engine/executor"
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/internal/symbolize"
+	"github.com/stdbg/stdbg/internal/testkit/testcache"
 	"github.com/stdbg/stdbg/model/wire"
 	"github.com/stdbg/stdbg/output/schedprof"
 	"github.com/stdbg/stdbg/target/ctarget"
 	"github.com/stdbg/stdbg/target/targetproc"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stdbg-schedprof-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("STDBG_CACHE", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain keeps every build of the tests in a temporary cache: the test
+// run's shared one, or one of the package's own (testcache).
+func TestMain(m *testing.M) { os.Exit(testcache.Main(m)) }
 
 // TestProfileOfRealProgram profiles the exhaustive search of the deadly
 // embrace and checks that the profile names the program's lines with the

@@ -2,7 +2,8 @@
 // loads a program's or a test's packages with their types, rewrites their
 // concurrency operations onto package sthread and its packages — go
 // statements onto sthread.Go; the uses of sync's Mutex, RWMutex, WaitGroup,
-// Once, Cond, Locker and Map, of sync/atomic, runtime.Gosched, time's
+// Once, Cond, Locker and Map, of sync/atomic, runtime's Gosched, Caller and
+// Callers, time's
 // sleeps, timers, tickers and clock, context's cancelable contexts, the
 // top-level functions of math/rand and math/rand/v2 and testing/synctest's
 // Test, Wait and Sleep onto the same names in
@@ -40,6 +41,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -363,9 +365,20 @@ type depPackage struct {
 	Files, Embeds []string
 }
 
-// selfStamp identifies the running executable (its size and time), so that
-// a rebuilt stdbg does not reuse files rewritten by an older one.
+// selfStamp identifies the code that rewrites: the sources this stdbg was
+// built from (stdbg.Sources, which hold the instrumenter's packages and
+// the module's go.mod and go.sum; TestSourcesComplete checks that every
+// package it imports is there) and the Go that compiled it. A stdbg built
+// from other sources, or with another Go (the instrumenter of a newer
+// toolchain, toolchain.go), does not reuse files another rewrote; two
+// executables built from the same sources do (the test binaries of the
+// packages of one source tree, which share a cache in a test run). If the
+// sources cannot be read, the running executable (its path, size and
+// time) stands for them.
 func selfStamp() string {
+	if key, err := sourcesKey(); err == nil {
+		return "sources " + key + " " + runtime.Version()
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return ""

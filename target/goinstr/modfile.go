@@ -1,7 +1,6 @@
 package goinstr
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -186,15 +185,15 @@ func WorkspaceFor(dir, cache string, tests bool, replace map[string]string) (*Bu
 	cachedir.Used(outDir)
 	b.Work = filepath.Join(outDir, "go.work")
 	b.Env = []string{"GOWORK=" + b.Work, "GOFLAGS=" + goflags}
-	if old, err := os.ReadFile(b.Work); err != nil || !bytes.Equal(old, text) {
-		if len(sums) > 0 {
-			if err := os.WriteFile(b.Work+".sum", sums, 0o644); err != nil {
-				return nil, err
-			}
-		}
-		if err := os.WriteFile(b.Work, text, 0o644); err != nil {
+	// Written under names of their own and renamed into place: another
+	// process may be building with them.
+	if len(sums) > 0 {
+		if err := writeOnce(b.Work+".sum", sums); err != nil {
 			return nil, err
 		}
+	}
+	if err := writeOnce(b.Work, text); err != nil {
+		return nil, err
 	}
 	return b, nil
 }

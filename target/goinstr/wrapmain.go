@@ -1,9 +1,10 @@
 package goinstr
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/stdbg/stdbg/internal/atomicfile"
 )
 
 // WrapMain handles a program written with package sthread whose main does
@@ -106,13 +109,29 @@ func writeOverlay(cache, path, text string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	// Each file written under a name of its own and renamed into place:
+	// another process (another find of the same program) may be reading
+	// it, and writes the same.
 	file := filepath.Join(dir, filepath.Base(path))
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+	if err := writeOnce(file, []byte(text)); err != nil {
+		return "", err
+	}
+	ov, err := json.MarshalIndent(overlayJSON{Replace: map[string]string{path: file}}, "", "\t")
+	if err != nil {
 		return "", err
 	}
 	overlay := filepath.Join(dir, "overlay.json")
-	if err := writeJSON(overlay, overlayJSON{Replace: map[string]string{path: file}}); err != nil {
-		return "", fmt.Errorf("writing %s: %w", overlay, err)
+	if err := writeOnce(overlay, ov); err != nil {
+		return "", err
 	}
 	return overlay, nil
+}
+
+// writeOnce writes data into path atomically unless path holds it
+// already.
+func writeOnce(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return atomicfile.Write(path, data)
 }

@@ -25,8 +25,8 @@ import (
 	"github.com/stdbg/stdbg/internal/testkit/testcache"
 )
 
-// cacheDir is the stdbg cache of the test binary, set by Main.
-var cacheDir string
+// ownDir is the directory the test binary owns, made by Main.
+var ownDir string
 
 // long is the -e2e.long flag of every package of end-to-end tests.
 var long = flag.Bool("e2e.long", false, "also run the long checks: the bundled Go examples judged by go test -race over many runs, and every example of a zoo rather than one per behaviour (minutes; .ci/run runs them as a second step)")
@@ -40,8 +40,9 @@ var long = flag.Bool("e2e.long", false, "also run the long checks: the bundled G
 func Long() bool { return *long }
 
 // Main is the TestMain of a package of end-to-end tests: it gives the
-// package a stdbg cache of its own (removed at the end), keeps corpora out
-// of the repository (STDBG_NO_SAVE; the tests of the corpus pass
+// package a stdbg cache (testcache.Setup: the run's shared one, or one of
+// its own removed at the end) and a directory of its own (Dir), keeps
+// corpora out of the repository (STDBG_NO_SAVE; the tests of the corpus pass
 // --no-save=false with their own directories), shares the builds of the
 // same example among the package's tests, clears the settings a
 // developer's environment may hold, and keeps the plain progress lines of
@@ -50,9 +51,10 @@ func Long() bool { return *long }
 // Command starts runs stdbg's command line instead, with its arguments.
 //
 // A Go module outside stdbg's is built with sthread from the source tree
-// under test (STDBG_SOURCE, see SourceEnv) rather than from the copy each
-// fresh cache would write: the same sources at the same path, so that the
-// go command's build cache serves every package of tests after the first.
+// under test (STDBG_SOURCE, set by testcache.Setup) rather than from the
+// copy each fresh cache would write: the same sources at the same path, so
+// that the go command's build cache serves every package of tests after
+// the first.
 func Main(m *testing.M) int {
 	if os.Getenv(asStdbg) == "1" {
 		// Started by Command: the test binary is stdbg's command.
@@ -64,12 +66,13 @@ func Main(m *testing.M) int {
 		return 2
 	}
 	defer os.RemoveAll(dir)
-	cacheDir = dir
-	os.Setenv("STDBG_CACHE", dir)
-	if err := SourceEnv(); err != nil {
+	ownDir = dir
+	remove, err := testcache.Setup()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "clirun:", err)
 		return 2
 	}
+	defer remove()
 	os.Setenv("STDBG_NO_SAVE", "1")
 	session.ShareBuilds(true)
 	for _, k := range []string{"STDBG_MAX_DEPTH", "STDBG_ALL", "STDBG_JSON", "STDBG_TRANSITION_TIMEOUT"} {
@@ -99,8 +102,11 @@ func Command(ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// CacheDir is the stdbg cache Main made for the test binary.
-func CacheDir() string { return cacheDir }
+// Dir is the directory Main made for the test binary, removed when its
+// tests end: for what the package's tests share (a module written once,
+// a build of Delve), which another package's never see, unlike stdbg's
+// cache, which a run may share among packages (testcache.SharedEnv).
+func Dir() string { return ownDir }
 
 // Stdbg runs the command line args in-process and returns its stdout,
 // stderr and exit status.
@@ -133,25 +139,6 @@ func Root() string {
 		panic(err)
 	}
 	return rel
-}
-
-// SourceEnv sets STDBG_SOURCE to the source tree under test (the
-// repository holding the working directory), unless it is set already. A
-// test that builds a Go module of its own in a fresh stdbg cache then
-// compiles sthread at one path whatever the cache, which the go command's
-// build cache keys on: the compiles of one test binary serve the next. The
-// sources are those the stdbg under test carries (stdbg.Sources is built
-// from the same tree); the copy a cache writes of them is checked by the
-// root package's TestInstalled and by package goinstr's tests.
-func SourceEnv() error {
-	if os.Getenv("STDBG_SOURCE") != "" {
-		return nil
-	}
-	root, err := testcache.Root()
-	if err != nil {
-		return err
-	}
-	return os.Setenv("STDBG_SOURCE", root)
 }
 
 // Example is the path of examples/c/name.

@@ -13,6 +13,7 @@ import (
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/engine/search/searchtest"
 	"github.com/stdbg/stdbg/internal/symbolize"
+	"github.com/stdbg/stdbg/internal/testkit/testcache"
 	"github.com/stdbg/stdbg/model/wire"
 	"github.com/stdbg/stdbg/target/ctarget"
 	"github.com/stdbg/stdbg/target/targetproc"
@@ -21,17 +22,9 @@ import (
 // examples holds the bundled C programs, relative to this package.
 const examples = "../../../examples/c"
 
-// TestMain keeps every build of the tests in a temporary cache.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stdbg-dporcheck-test-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("STDBG_CACHE", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain keeps every build of the tests in a temporary cache: the test
+// run's shared one, or one of the package's own (testcache).
+func TestMain(m *testing.M) { os.Exit(testcache.Main(m)) }
 
 // explore builds a C source, runs it with args under stdbg as find does
 // (executions end fast, a child serves many executions) and explores it

@@ -36,7 +36,7 @@ func needDlv(t *testing.T) {
 			dlvPath = p
 			return
 		}
-		dir := filepath.Join(clirun.CacheDir(), "dlv")
+		dir := filepath.Join(clirun.Dir(), "dlv")
 		if dlvErr = os.MkdirAll(dir, 0o755); dlvErr != nil {
 			return
 		}

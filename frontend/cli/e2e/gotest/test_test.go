@@ -24,7 +24,7 @@ import (
 func sharedGoTestModule(t *testing.T) string {
 	t.Helper()
 	sharedOnce.Do(func() {
-		sharedDir = filepath.Join(clirun.CacheDir(), "shop")
+		sharedDir = filepath.Join(clirun.Dir(), "shop")
 		writeGoTestModule(t, sharedDir)
 	})
 	if _, err := os.Stat(filepath.Join(sharedDir, "go.mod")); err != nil {
