@@ -17,9 +17,10 @@ import (
 // the C library's fork server resets its memory (with state reports too:
 // a reset child hashes every state as a fresh one, TestReusedChildStates
 // in target/ctarget), and a Go program (Respawn without the library)
-// starts the next execution of its checked function in the same process.
+// starts the next execution of its checked function in the same process
+// (without state reports).
 func (p *Process) reusable(flags uint32) bool {
-	goProgram := p.cfg.Respawn && p.cfg.NoPreload
+	goProgram := p.cfg.Respawn && p.cfg.NoPreload && flags&wire.FlagState == 0
 	cChild := !p.cfg.Respawn && !p.cfg.NoPreload
 	return !p.cfg.NoReuse && (goProgram || cChild) && reuseAllowed &&
 		flags&wire.FlagFastExit != 0

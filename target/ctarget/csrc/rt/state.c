@@ -33,6 +33,10 @@
  * growing the caller's buffer) is not seen: its old entry stays in the
  * table and is hashed as it is. Thread-local variables and kernel state (files, pipes) are not
  * hashed either: two states that differ only there are taken as the same.
+ * A child reset in place for the next execution (rt/reuse.c) hashes every
+ * state as a fresh child does: the reset puts back everything hashed here,
+ * and gives the kept thread stacks back to the kernel (reuse_clear_stacks),
+ * so that what one execution left below its frames is zeros again.
  */
 
 /* g_state_env (STDBG_STATE=1, declared above): track the heap, know the main stack. */
