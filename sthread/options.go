@@ -146,8 +146,9 @@ func MaxExecutions(n int64) Option { return func(c *config) { c.req.MaxExecution
 func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy = st } }
 
 // Budget bounds the wall time of Check and Explore (0, the default: no
-// limit): the search gets four fifths of it, the minimisation of the bugs
-// found what is left (all of it with NoMinimise). A search stopped by its
+// limit): the search gets four fifths of it (all of it with NoMinimise),
+// the minimisation of the bugs found up to nine tenths, the rest being
+// kept for their reports. A search stopped by its
 // budget is not an error: Check passes if it found no bug, and Explore's
 // Result is not Complete.
 func Budget(d time.Duration) Option { return func(c *config) { c.req.Budget = max(d, 0) } }

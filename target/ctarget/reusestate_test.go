@@ -69,8 +69,11 @@ func (x *recordedExecution) note() {
 func (x *recordedExecution) Close() error {
 	err := x.Execution.Close()
 	if x.r.fresh {
-		// Setting the pool drops the child, parked for a reset or not.
-		x.r.p.SetPool(x.r.p.Pooled())
+		// A change of the pool drops the child, parked for a reset or
+		// not (the pool itself is put back: a stateful search has none).
+		n := x.r.p.Pooled()
+		x.r.p.SetPool(n + 1)
+		x.r.p.SetPool(n)
 	}
 	return err
 }
@@ -151,7 +154,7 @@ func reuseStatePrograms(t *testing.T) []reuseStateProgram {
 // every schedule of at most that many steps with at most that many
 // preemptions. reuseStateExecutions only stops a runaway search.
 const (
-	reuseStateDepth       = 16
+	reuseStateDepth       = 14
 	reuseStatePreemptions = 1
 	reuseStateExecutions  = 3000
 )
