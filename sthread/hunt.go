@@ -41,7 +41,8 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 	}
 	ex := &inProcess{f: f, cfg: cfg}
 	if cfg.req.Budget > 0 {
-		// A step still running when the budget ends is cut there.
+		// A step still running when the budget's share of the search and
+		// the minimisation ends is cut there.
 		_, until := hunt.Deadlines(time.Now(), cfg.req.Budget, cfg.req.Minimise)
 		ex.until = until.UnixNano()
 	}
@@ -49,7 +50,7 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 	hc := hunt.Config{
 		Executor: ex, Strategy: st, LTL: formula, Request: cfg.req,
 		Options: search.Options{Visited: cfg.visited, Livelock: cfg.livelock, Graph: formula != nil},
-		Explain: func(b search.Bug) (*hunt.Explanation, error) {
+		Explain: func(_ context.Context, b search.Bug) (*hunt.Explanation, error) {
 			// A replay with full stacks has a runner of its own.
 			ex.pause()
 			return explainBug(f, cfg, b), nil
@@ -95,8 +96,9 @@ type inProcess struct {
 	cfg *config
 	r   *rt.Runner
 	chk *executor.Executor
-	// until is the end of the budget (Unix nanoseconds; 0: none): the
-	// runner cuts a step still running then (rt.Runner.SetDeadline).
+	// until is the end of the budget's share of the search and the
+	// minimisation (Unix nanoseconds; 0: none): the runner cuts a step
+	// still running then (rt.Runner.SetDeadline).
 	until int64
 }
 

@@ -146,8 +146,9 @@ func MaxExecutions(n int64) Option { return func(c *config) { c.req.MaxExecution
 func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy = st } }
 
 // Budget bounds the wall time of Check and Explore (0, the default: no
-// limit): the search gets four fifths of it, the minimisation of the bugs
-// found what is left (all of it with NoMinimise). A search stopped by its
+// limit): the search gets four fifths of it (all of it with NoMinimise),
+// the minimisation of the bugs found up to nine tenths, the rest being
+// kept for their reports. A search stopped by its
 // budget is not an error: Check passes if it found no bug, and Explore's
 // Result is not Complete.
 func Budget(d time.Duration) Option { return func(c *config) { c.req.Budget = max(d, 0) } }
@@ -196,8 +197,13 @@ func (c *config) reduction() string {
 //
 //go:norace
 func (c *config) runtime(depth int, state bool) rt.Config {
-	return rt.Config{Depth: depth, Timeout: c.timeout, State: state, MaxStall: c.maxStall}
+	return rt.Config{Depth: depth, Timeout: c.timeout, State: state, MaxStall: c.maxStall, CheckThreads: checkThreads}
 }
+
+// checkThreads turns on the executor's check of its thread list after
+// every step (executor.Options.CheckThreads): set by this package's tests
+// (export_test.go), off in every other build.
+var checkThreads bool
 
 // checkMu serialises the checks of the process: a process checks one
 // program at a time, with one runner at a time.

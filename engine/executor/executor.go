@@ -80,6 +80,12 @@ type Options struct {
 	// (syncmodel.World.SetMaxStall): nil, syncmodel.DefaultMaxStall; a
 	// negative bound, none.
 	MaxStall *time.Duration
+	// CheckThreads is a check for tests: after every step the thread list
+	// (Threads), which is brought up to date from what the step changed,
+	// is compared with one made afresh from the model, and a difference
+	// fails the step with an error (ErrThreadList). It costs a full pass
+	// over the threads per step.
+	CheckThreads bool
 }
 
 // Executor is a search.Executor over a Runtime.
@@ -634,6 +640,12 @@ func (e *Execution) settle() {
 		return
 	}
 	e.listThreads()
+	if e.c.opts.CheckThreads {
+		if err := e.checkThreads(); err != nil {
+			e.err = err
+			return
+		}
+	}
 	anyEnabled, runnable := false, false
 	live := len(e.threads)
 	for i := range e.threads {

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -86,6 +87,51 @@ func TestListThreadsIncremental(t *testing.T) {
 			if err := e.Step(schedule.Step{Thread: en[rng.IntN(len(en))], Choice: schedule.NoChoice}); err != nil {
 				t.Fatal(err)
 			}
+		}
+		e.Close()
+	}
+}
+
+// TestCheckThreads: with Options.CheckThreads the executions of random
+// schedules go through (the list kept equals the model's at every point),
+// and a listed thread that no longer says what the model says fails the
+// check.
+func TestCheckThreads(t *testing.T) {
+	c := New(&scripted{}, Options{FastExit: true, CheckThreads: true})
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 50 {
+		e, err := c.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e.Ended() == nil {
+			if err := e.checkThreads(); err != nil {
+				t.Fatal(err)
+			}
+			var en []int
+			for _, th := range e.Threads() {
+				if th.Enabled {
+					en = append(en, th.ID)
+				}
+			}
+			if err := e.Step(schedule.Step{Thread: en[rng.IntN(len(en))], Choice: schedule.NoChoice}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.Close()
+	}
+	for _, spoil := range []func(*search.Thread){
+		func(th *search.Thread) { th.Enabled = !th.Enabled },
+		func(th *search.Thread) { th.Op.Obj++ },
+		func(th *search.Thread) { th.Alternatives++ },
+	} {
+		e, err := c.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		spoil(&e.threads[0])
+		if err := e.checkThreads(); !errors.Is(err, ErrThreadList) {
+			t.Errorf("a spoilt list passed the check: %v", err)
 		}
 		e.Close()
 	}

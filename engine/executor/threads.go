@@ -1,6 +1,10 @@
 package executor
 
 import (
+	"errors"
+	"fmt"
+	"reflect"
+
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/model/syncmodel"
 )
@@ -93,3 +97,56 @@ func (e *Execution) change(tid int) {
 }
 
 func (e *Execution) isChanged(tid int) bool { return tid < len(e.changed) && e.changed[tid] }
+
+// ErrThreadList is wrapped by the error of a step after which the thread
+// list kept up to date differs from the one made afresh (Options.CheckThreads).
+var ErrThreadList = errors.New("the thread list kept from step to step differs from the model's")
+
+// checkThreads compares e.threads, as listThreads left it, with the list
+// a full pass over the model makes (fillThreads' look at every thread).
+func (e *Execution) checkThreads() error {
+	n := e.w.NumThreads()
+	var full []search.Thread
+	for tid := 1; tid <= n; tid++ {
+		t := search.Thread{ID: tid}
+		live, en, alts := e.w.Inspect(tid, &t.Op)
+		if !live {
+			continue
+		}
+		t.Enabled, t.Alternatives = en, alts
+		t.Spinning = !en && e.spinning(tid)
+		full = append(full, t)
+	}
+	step := len(e.trace)
+	if len(full) != len(e.threads) {
+		return fmt.Errorf("after step %d: %w: %d live threads listed, %d in the model", step, ErrThreadList, len(e.threads), len(full))
+	}
+	for i := range full {
+		got, want := &e.threads[i], &full[i]
+		if got.ID != want.ID || got.Enabled != want.Enabled || got.Spinning != want.Spinning ||
+			got.Alternatives != want.Alternatives || !sameOp(&got.Op, &want.Op) {
+			return fmt.Errorf("after step %d: %w: thread %d listed as %+v, the model has %+v", step, ErrThreadList, want.ID, *got, *want)
+		}
+	}
+	return nil
+}
+
+// sameOp reports whether a and b are the same operation with the same
+// annotation (an empty list and none are the same).
+func sameOp(a, b *syncmodel.Op) bool {
+	x, y := *a, *b
+	x.Cases, y.Cases = nil, nil
+	x.Eff.Links, y.Eff.Links = nil, nil
+	x.Eff.Ends, y.Eff.Ends = nil, nil
+	x.Eff.Await, y.Eff.Await = nil, nil
+	return reflect.DeepEqual(x, y) && equalLists(a.Cases, b.Cases) && equalLists(a.Eff.Links, b.Eff.Links) &&
+		equalLists(a.Eff.Ends, b.Eff.Ends) && equalLists(a.Eff.Await, b.Eff.Await)
+}
+
+// equalLists is reflect.DeepEqual with an empty list and nil the same.
+func equalLists[S ~[]E, E any](a, b S) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}

@@ -58,7 +58,8 @@ type Config struct {
 	MinimiseNoReduction bool
 	// The Request's Budget bounds the whole hunt's wall time. The search
 	// gets four fifths of it when bugs are to be minimised, minimisation
-	// what is left (see Deadlines).
+	// up to nine tenths, and the replays that explain the bugs the rest
+	// (see Deadlines).
 	//
 	// SearchContext and MinimiseContext, if not nil, are the contexts the
 	// search and the minimisation run under, in place of ctx and the
@@ -82,8 +83,11 @@ type Config struct {
 	// hunt minimises, explains and saves (all of them by default).
 	Pick func([]search.Bug) []search.Bug
 	// Explain replays a bug (a lasso when its Cycle is set) with full stacks
-	// and returns its report; nil: no reports.
-	Explain func(search.Bug) (*Explanation, error)
+	// and returns its report; nil: no reports. ctx ends with the budget
+	// (and StepDeadline is told its end): a replay that it cuts, or whose
+	// step the runtime cut there (search.ErrStepCut), leaves the bug with
+	// the report of it as found (AsFound), saved all the same.
+	Explain func(ctx context.Context, bug search.Bug) (*Explanation, error)
 	// Nondeterminism is the note added to a report whose replay did not end
 	// as the bug did ("the program may do something nondeterministic
 	// between thread operations"); Hints, if not nil, adds notes of the
@@ -133,6 +137,10 @@ type Explored struct {
 	Minimised []*search.Minimised
 	// BudgetSpent reports a search stopped by its budget.
 	BudgetSpent bool
+	// Notes, keyed by a bug's schedule as found (its text form), are
+	// notes for its report: what could not be done with it (a replay
+	// that was to confirm it, cut by the budget).
+	Notes map[string][]string
 }
 
 // Explanation is a bug's replay with full stacks.
@@ -166,7 +174,8 @@ type Finding struct {
 	// Minimising is set on a finding told to Config.Reported before its
 	// minimisation: the bug as found, which a minimised finding follows.
 	// MinimiseFor is then the most time the minimisation may take
-	// (MinimiseTime, or what is left of the budget when that is less;
+	// (MinimiseTime, or what is left of the minimisation's share of the
+	// budget when that is less, Deadlines;
 	// 0: what the front end's MinimiseContext allows, or none left).
 	Minimising  bool
 	MinimiseFor time.Duration
@@ -212,14 +221,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg.Options = cfg.SearchOptions(cfg.Options)
 	searchCtx, minCtx := ctx, ctx
-	var until time.Time // the end of the budget (zero: none)
+	// The end of the minimisations and of the budget (zero: none).
+	var minUntil, until time.Time
 	if cfg.Budget > 0 {
 		var searchUntil time.Time
-		searchUntil, until = Deadlines(time.Now(), cfg.Budget, cfg.Minimise)
+		now := time.Now()
+		searchUntil, minUntil = Deadlines(now, cfg.Budget, cfg.Minimise)
+		until = now.Add(cfg.Budget)
 		var cancel, cancelMin context.CancelFunc
 		searchCtx, cancel = context.WithDeadline(ctx, searchUntil)
 		defer cancel()
-		minCtx, cancelMin = context.WithDeadline(ctx, until)
+		minCtx, cancelMin = context.WithDeadline(ctx, minUntil)
 		defer cancelMin()
 	}
 	if cfg.SearchContext != nil {
@@ -273,14 +285,14 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 				first = &Finding{Bug: bug, Found: bug.Schedule, Minimising: true}
 				if cfg.MinimiseContext == nil {
 					first.MinimiseFor = MinimiseTime(searched)
-					if !until.IsZero() {
+					if !minUntil.IsZero() {
 						// The budget's end comes first.
-						if left := time.Until(until); left < first.MinimiseFor {
+						if left := time.Until(minUntil); left < first.MinimiseFor {
 							first.MinimiseFor = max(left, 0)
 						}
 					}
 				}
-				if err := explain(&cfg, first); err != nil {
+				if err := explain(ctx, until, &cfg, first, found.Notes[bug.Schedule.String()]); err != nil {
 					return out, err
 				}
 				if cfg.Corpus != nil {
@@ -303,7 +315,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 			r.Notes = append([]string(nil), first.Report.Notes...)
 			f.Report = &r
 			annotate(&cfg, f)
-		} else if err := explain(&cfg, f); err != nil {
+		} else if err := explain(ctx, until, &cfg, f, found.Notes[bug.Schedule.String()]); err != nil {
 			return out, err
 		}
 		if f.Report != nil && unminimised != "" {
@@ -377,14 +389,15 @@ func (cfg *Config) noStepDeadline() {
 
 // Deadlines splits a budget of wall time starting at start: the search
 // runs until searchUntil, four fifths of it when its bugs are to be
-// minimised (all of it otherwise), and the whole hunt until until. Every
-// front end splits its budget here.
-func Deadlines(start time.Time, budget time.Duration, minimise bool) (searchUntil, until time.Time) {
-	share := budget
-	if minimise {
-		share = budget * 4 / 5
+// minimised (all of it otherwise), and their minimisation until
+// minimiseUntil, nine tenths of it: the last tenth is kept for the replays
+// that explain the bugs (their reports, with full stacks), which end with
+// the budget (start + budget). Every front end splits its budget here.
+func Deadlines(start time.Time, budget time.Duration, minimise bool) (searchUntil, minimiseUntil time.Time) {
+	if !minimise {
+		return start.Add(budget), start.Add(budget)
 	}
-	return start.Add(share), start.Add(budget)
+	return start.Add(budget * 4 / 5), start.Add(budget * 9 / 10)
 }
 
 // minimise minimises a bug found by a search of searchExecs executions and
@@ -459,25 +472,71 @@ func checkLTL(res *search.Result, f *ltl.Formula, fair search.Fairness) (*search
 var ErrNoReplay = errors.New("replaying the bug")
 
 // explain builds the finding's report: the front end's replay, marked with
-// the bug it shows whatever the replay gave, and the minimisation.
-func explain(cfg *Config, f *Finding) error {
+// the bug it shows whatever the replay gave, and the minimisation; notes
+// are the search's notes for the bug (Explored.Notes). The
+// replay ends at until, the budget's end (zero: none; a hunt stopped
+// through ctx still explains the bugs it found): one cut there leaves the
+// report of the bug as found (AsFound), which says what was cut.
+func explain(ctx context.Context, until time.Time, cfg *Config, f *Finding, notes []string) error {
 	if cfg.Explain == nil {
 		return nil
 	}
-	x, err := cfg.Explain(f.Bug)
-	if err != nil {
+	xctx := context.WithoutCancel(ctx)
+	if !until.IsZero() {
+		var cancel context.CancelFunc
+		xctx, cancel = context.WithDeadline(xctx, until)
+		defer cancel()
+	}
+	var x *Explanation
+	err := xctx.Err() // none left: no replay begins
+	if err == nil {
+		cfg.stepDeadline(xctx)
+		x, err = cfg.Explain(xctx, f.Bug)
+		cfg.noStepDeadline()
+	}
+	var r *report.Report
+	switch {
+	case err != nil && (xctx.Err() != nil || errors.Is(err, search.ErrStepCut)):
+		r = AsFound(f.Bug, ExplainCut)
+	case err != nil:
 		return fmt.Errorf("%w: %w", ErrNoReplay, err)
-	}
-	if x == nil || x.Report == nil {
+	case x == nil || x.Report == nil:
 		return nil
+	default:
+		r = x.Report
+		Mark(x, f.Bug, cfg.Nondeterminism, cfg.Hints)
 	}
-	r := x.Report
-	bug := f.Bug
-	Mark(x, bug, cfg.Nondeterminism, cfg.Hints)
-	r.FoundBy = bug.By
+	r.FoundBy = f.Bug.By
+	r.Notes = append(r.Notes, notes...)
 	f.Report = r
 	annotate(cfg, f)
 	return nil
+}
+
+// ExplainCut is the note of a report made without a replay because the
+// budget ran out during it.
+const ExplainCut = "explain cut by the budget: the bug's replay for its report ran out of time, so its trace and stacks " +
+	"were not collected; the failure is as the search saw it"
+
+// AsFound is the report of a bug as the search saw it, without a replay:
+// its kind, message and schedule (a lasso's stem and cycle), with no
+// trace nor stacks, and the note that says why.
+func AsFound(bug search.Bug, note string) *report.Report {
+	o := bug.Outcome
+	r := &report.Report{Kind: o.Kind.String(), Bug: true, Banner: report.Banner(o.Kind), Message: o.Message,
+		Path: bug.Schedule.String()}
+	if o.Kind == search.DataRace {
+		// In the program's terms, without stdbg's frames.
+		r.Message = report.RaceMessage(o.Message)
+	}
+	if o.Where != "" {
+		r.Notes = append(r.Notes, "the failure is at "+o.Where)
+	}
+	if bug.Cycle != nil {
+		r.Cycle, r.CycleStart = bug.Cycle.String(), len(bug.Schedule)+1
+	}
+	r.Notes = append(r.Notes, note)
+	return r
 }
 
 // annotate adds to the finding's report what its minimisation did, and

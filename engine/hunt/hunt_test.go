@@ -66,8 +66,8 @@ func (c *counting) Start() (search.Execution, error) {
 }
 
 // explainer replays a bug on a checker of rt and builds its report.
-func explainer(rt executor.Runtime) func(search.Bug) (*hunt.Explanation, error) {
-	return func(b search.Bug) (*hunt.Explanation, error) {
+func explainer(rt executor.Runtime) func(context.Context, search.Bug) (*hunt.Explanation, error) {
+	return func(_ context.Context, b search.Bug) (*hunt.Explanation, error) {
 		e, err := executor.New(rt, executor.Options{}).Begin()
 		if err != nil {
 			return nil, err
@@ -189,7 +189,7 @@ func TestRunStages(t *testing.T) {
 	}, {
 		name: "a replay that ends otherwise: the report still shows the bug, and says so",
 		cfg: func(c *hunt.Config) {
-			c.Explain = func(b search.Bug) (*hunt.Explanation, error) {
+			c.Explain = func(_ context.Context, b search.Bug) (*hunt.Explanation, error) {
 				return &hunt.Explanation{Report: &report.Report{Kind: "exited"}}, nil
 			}
 			c.Nondeterminism = "the program may read the clock"

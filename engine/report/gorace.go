@@ -25,6 +25,18 @@ const stdbgRuntime = "github.com/stdbg/stdbg/sthread"
 // ("Thread 2 (running) created at:").
 var raceThreadHead = lazyre.New(`^Thread (\d+) \(([a-z ]+)\) created at:$`)
 
+// RaceMessage is msg, the message of a data race as a Go target under
+// stdbg reports it (search.Outcome.Message: Go's race detector's report),
+// in the program's terms as Build gives it, for a report made without a
+// replay: with no trace, the go statements that started the threads are
+// not named. Any other message is returned as it is.
+func RaceMessage(msg string) string {
+	if !strings.HasPrefix(msg, "WARNING: DATA RACE") {
+		return msg
+	}
+	return goRace(msg, nil, moduleRoots{}.root, strings.Contains(msg, stdbgRuntime+"/lang.CheckTest"))
+}
+
 // goRace rewrites msg, a report of Go's race detector, into the program's
 // terms; started says where each thread was started (the go statement, in
 // the trace), modRoot the root of the module of a file ("" if none).

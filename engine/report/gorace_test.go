@@ -59,6 +59,23 @@ Thread 2 (running) started at:
 	if got := goRace(raw, started, moduleRoots{}.root, true); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
+	// Without a trace (a report of a bug as found, RaceMessage), the
+	// threads' go statements are left out, and stdbg's frames all the
+	// same.
+	asFound := `WARNING: DATA RACE
+Write at 0x00c00002c4a0 by thread 2:
+  example.com/m/pkg.TestStatus.func1()
+      pkg/p_test.go:79
+
+Previous read at 0x00c00002c4a0 by thread 1:
+  example.com/m/pkg.TestStatus()
+      pkg/p_test.go:82`
+	if got := RaceMessage(raw); got != asFound {
+		t.Errorf("RaceMessage: got\n%s\nwant\n%s", got, asFound)
+	}
+	if got := RaceMessage("panic: boom"); got != "panic: boom" {
+		t.Errorf("RaceMessage of another message: %q", got)
+	}
 	if got := Summary(raw); got != "write by thread 2 at p_test.go:79; previous read by thread 1 at p_test.go:82" {
 		t.Errorf("Summary: %s", got)
 	}

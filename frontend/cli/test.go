@@ -52,12 +52,13 @@ Each package's test binary is instrumented and built once; each of its tests
 (TestXxx; TestMain is honoured) is explored on its own, inside the test's
 process. A bug is reported with its schedule, saved in the test's corpus
 (testdata/stdbg/TestName in its package) and replayed by the command shown. A
-test whose search found nothing is then run once as go test runs it: a test
-that skips itself is SKIP, one that fails or hangs outside the schedules
-explored is FAIL.
+test whose search found nothing is then run once as go test runs it, within
+what its search left of the budget (at least %s): a test that skips itself
+is SKIP, one that fails or hangs outside the schedules explored is FAIL.
 
 Each test gets a line: ok (the search covered everything), BUG, incomplete
-(the budget or a bound stopped the search: what it covered is said),
+(the budget or a bound stopped the search, or the budget cut the run as go
+test runs it: what it covered is said),
 unjudged (cannot judge: code stdbg does not control decides, as said), SKIP
 or FAIL; each package a line as go test writes it; then a summary. With -json,
 the event stream of go test -json instead (for gotestsum, go-junit-report,
@@ -69,7 +70,7 @@ The cache is kept under the user's cache directory (STDBG_TEST_CACHE to put
 it elsewhere). See docs/go-test.md.
 
 Exit status: 0 no bug, 1 a bug was found or a test or package failed, 2 bad
-usage.`, defaultTestBudget),
+usage.`, defaultTestBudget, gotest.NativeFloor),
 		Example: `  stdbg test ./...
   stdbg test -run 'TestTransfer' -v ./bank
   stdbg test --budget 10s -json ./... > events.json
@@ -94,7 +95,7 @@ usage.`, defaultTestBudget),
 	// What the shared settings mean here: the shard setting, over the
 	// tests rather than inside a search.
 	f.Lookup("shard").Usage = "run only part I of N of the tests (I/N, 0 <= I < N): the tests of all the packages are dealt to the N parts in turn, so that N CI jobs share a suite; join their corpora with stdbg corpus merge"
-	f.Lookup("budget").Usage = fmt.Sprintf("stop each test's search after this much wall time, e.g. 30s or 10m (default %s; 0: no limit), counted from when the search begins; it bounds the search (four fifths of it when bugs are minimised) and the minimisation of the bugs found, a step still running at its end included (cut there); the replays that confirm and explain a bug, and the run as go test runs it (bounded by -timeout), come after", defaultTestBudget)
+	f.Lookup("budget").Usage = fmt.Sprintf("stop each test's search after this much wall time, e.g. 30s or 10m (default %s; 0: no limit), counted from when the search begins; it bounds every phase, a step still running at its end included (cut there): the search (four fifths of it when bugs are minimised), the minimisation of the bugs found (up to nine tenths), the replays that confirm and explain a bug (one it cuts leaves the bug reported and saved as found, without stacks), and the run as go test runs it, which gets what the search left of it, at least %s (cut there: incomplete; -timeout bounds it too)", defaultTestBudget, gotest.NativeFloor)
 	f.Lookup("json").Usage = "write go test -json's event stream (test2json's TestEvent objects) instead of text"
 	f.Lookup("corpus").Usage = "directory where the bugs are saved, under <import path>/<TestName> (default: testdata/stdbg/<TestName> in each test's package)"
 	return cmd

@@ -53,9 +53,11 @@ type Config struct {
 	Tags, Run, Skip string
 	Short           bool
 	Timeout         time.Duration
-	// Budget is the longest search of each test, said in the summary
-	// (the search itself is Search's: this only names its budget); 0: no
-	// limit.
+	// Budget is the budget of each test's search, said in the summary
+	// (the search itself is Search's, which keeps it), and the bound of
+	// the test's run as go test runs it after a search that found no bug:
+	// what the search left of it, and at least NativeFloor (a run cut
+	// there leaves the test incomplete); 0: no limit but Timeout.
 	Budget time.Duration
 	// Count is go test's -count: 0 lets a test whose inputs did not
 	// change since a complete search found nothing give that result again

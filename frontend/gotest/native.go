@@ -32,14 +32,34 @@ type nativeRun struct {
 	why string
 	// took is how long the test ran, as package testing says.
 	took time.Duration
+	// cut, when not 0, is the bound of the run that ended it before the
+	// test had a verdict: what its budget left it (nativeBound).
+	cut time.Duration
+}
+
+// NativeFloor is the least time the run of a test as go test runs it is
+// given when a budget bounds it (nativeBound): a test whose search spent
+// its whole budget still runs once. (A variable for the tests.)
+var NativeFloor = 10 * time.Second
+
+// nativeBound is the most wall time a test's run as go test runs it may
+// take: what its search left of the budget (left), and at least
+// NativeFloor; 0 (no bound but go test's -timeout) without a budget.
+func nativeBound(budget, left time.Duration) time.Duration {
+	if budget <= 0 {
+		return 0
+	}
+	return max(left, NativeFloor)
 }
 
 // runNative runs test (selected by pattern) of the test binary bin in dir,
 // as go test -v would, with the test binary's flags extra, within timeout
 // (the test binary's -test.timeout, which dumps the goroutines of a test
-// that hangs).
-func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env []string, timeout time.Duration) *nativeRun {
-	out, err, ended := runBinary(ctx, bin, dir, pattern, extra, env, timeout)
+// that hangs) and bound (what the test's budget left it, nativeBound; 0:
+// none): a run that reaches its bound first is cut, its process group
+// killed.
+func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env []string, timeout, bound time.Duration) *nativeRun {
+	out, ended, cut, err := runBinary(ctx, bin, dir, pattern, extra, env, timeout, bound)
 	n := &nativeRun{output: out}
 	for _, line := range out {
 		for _, st := range []string{"PASS", "FAIL", "SKIP"} {
@@ -49,6 +69,8 @@ func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env [
 		}
 	}
 	switch {
+	case cut && n.status == "":
+		n.cut = bound
 	case ended:
 		n.why = fmt.Sprintf("did not end within %s", timeout)
 	case err != nil && slices.ContainsFunc(out, isTimeoutPanic):
@@ -69,11 +91,18 @@ func runNative(ctx context.Context, bin, dir, test, pattern string, extra, env [
 // runBinary runs the test binary bin in dir with -test.v on the tests
 // that pattern selects, with its flags extra and the environment env
 // added to stdbg's, within timeout (-test.timeout, then 30 seconds more
-// before it is killed: ended). It returns what the binary printed, line by
-// line, and how it ended.
-func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []string, timeout time.Duration) (out []string, err error, ended bool) {
+// before it is killed: ended) and bound (0: none; a bound shorter than
+// that kills the binary and its process group when it is reached: ended
+// and cut). It returns what the binary printed, line by line, and how it
+// ended.
+func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []string, timeout, bound time.Duration) (out []string, ended, cut bool, err error) {
 	args := append([]string{"-test.run=" + pattern, "-test.count=1", "-test.v", fmt.Sprintf("-test.timeout=%s", timeout)}, extra...)
-	ctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
+	limit := timeout + 30*time.Second
+	if bound > 0 && bound < timeout {
+		// The budget ends the run before go test's timeout would.
+		limit, cut = bound, true
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
@@ -103,7 +132,7 @@ func runBinary(ctx context.Context, bin, dir, pattern string, extra, env []strin
 	for sc.Scan() {
 		out = append(out, sc.Text())
 	}
-	return out, err, ctx.Err() != nil
+	return out, ctx.Err() != nil, cut && errors.Is(ctx.Err(), context.DeadlineExceeded), err
 }
 
 // hangs is why a test that go test's -timeout ended fails.
@@ -123,9 +152,11 @@ func isTimeoutPanic(line string) bool { return strings.HasPrefix(line, "panic: t
 // failed or that the binary gave no verdict on (it ended, or another test
 // used up the timeout, before) is left out, to be run alone as go test
 // -run would, but one that hung for the whole timeout, which is its own
-// verdict. The lines printed outside every test (TestMain's) are
-// returned too.
-func runNatives(ctx context.Context, bin, dir string, names []string, rest string, extra, env []string, timeout time.Duration) (map[string]*nativeRun, []string) {
+// verdict. The run is bounded by bound (0: none) as well, as runNative's:
+// a test still running when it was reached was cut (nativeRun.cut), and
+// those that had not begun are left out. The lines printed outside every
+// test (TestMain's) are returned too.
+func runNatives(ctx context.Context, bin, dir string, names []string, rest string, extra, env []string, timeout, bound time.Duration) (map[string]*nativeRun, []string) {
 	quoted := make([]string, len(names))
 	for i, n := range names {
 		quoted[i] = regexp.QuoteMeta(n)
@@ -134,7 +165,7 @@ func runNatives(ctx context.Context, bin, dir string, names []string, rest strin
 	if rest != "" {
 		pattern += "/" + rest
 	}
-	out, err, ended := runBinary(ctx, bin, dir, pattern, extra, env, timeout)
+	out, ended, cut, err := runBinary(ctx, bin, dir, pattern, extra, env, timeout, bound)
 	wanted := map[string]bool{}
 	for _, n := range names {
 		wanted[n] = true
@@ -149,6 +180,9 @@ func runNatives(ctx context.Context, bin, dir string, names []string, rest strin
 		case n.status == "PASS" || n.status == "SKIP":
 		case n.status == "" && hung[name]:
 			n.why = hangs(timeout)
+		case n.status == "" && cut:
+			// Running when the bound was reached: its run was cut.
+			n.cut = bound
 		default:
 			delete(runs, name)
 		}

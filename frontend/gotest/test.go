@@ -72,7 +72,10 @@ func (pk *pkgRun) test(ctx context.Context, base *session.Target, name string) *
 		res.Status, res.Detail = statusIncomplete, covered(found)+" (interrupted)"
 		return res
 	}
-	res.pending = &pending{found: found, judged: judged, pattern: pattern, target: t}
+	// What the search left of the test's budget bounds its run as go test
+	// runs it.
+	left := cfg.Budget - time.Since(start)
+	res.pending = &pending{found: found, judged: judged, pattern: pattern, target: t, bound: nativeBound(cfg.Budget, left)}
 	return res
 }
 
@@ -83,6 +86,7 @@ type pending struct {
 	judged  string          // why stdbg cannot judge the test ("": it can)
 	pattern string          // -test.run's pattern for the test alone
 	target  *session.Target // the test's target (its binary, directory, environment)
+	bound   time.Duration   // the most its run may take (nativeBound; 0: -timeout's)
 }
 
 // extra are the test binary's flags that every run of a test takes:
@@ -104,14 +108,17 @@ func (pk *pkgRun) extra() []string {
 // not pass or skip itself there (or that the process ended before) alone
 // in a process of its own, as go test -run would, whose run is its
 // verdict. A test that hung there for the whole -timeout needs no second
-// run.
+// run. With a budget, each run is bounded by what the test's search left
+// of it (nativeBound), the shared run by the sum of its tests' bounds.
 func (pk *pkgRun) runPending(ctx context.Context, results []*result) {
 	var names []string
 	var t *session.Target
+	var bound time.Duration
 	for _, res := range results {
 		if res.pending != nil {
 			names = append(names, res.Name)
 			t = res.pending.target
+			bound += res.pending.bound
 		}
 	}
 	if len(names) == 0 {
@@ -121,7 +128,7 @@ func (pk *pkgRun) runPending(ctx context.Context, results []*result) {
 	var runs map[string]*nativeRun
 	if ctx.Err() == nil {
 		var outside []string
-		runs, outside = runNatives(ctx, t.Binary, t.Dir, names, pk.r.run.rest, pk.extra(), t.Env, cfg.Timeout)
+		runs, outside = runNatives(ctx, t.Binary, t.Dir, names, pk.r.run.rest, pk.extra(), t.Env, cfg.Timeout, bound)
 		pk.out.output("", outside)
 	}
 	for _, res := range results {
@@ -137,7 +144,7 @@ func (pk *pkgRun) runPending(ctx context.Context, results []*result) {
 		native := runs[res.Name]
 		if native == nil {
 			start := time.Now()
-			native = runNative(ctx, p.target.Binary, p.target.Dir, res.Name, p.pattern, pk.extra(), p.target.Env, cfg.Timeout)
+			native = runNative(ctx, p.target.Binary, p.target.Dir, res.Name, p.pattern, pk.extra(), p.target.Env, cfg.Timeout, p.bound)
 			native.took = time.Since(start)
 		}
 		res.Elapsed += native.took
@@ -154,6 +161,15 @@ func (pk *pkgRun) finish(res *result, p *pending, native *nativeRun) {
 	switch {
 	case native.status == "SKIP":
 		res.Status, res.Detail = statusSkip, native.skipReason(name)
+		return
+	case native.cut > 0:
+		// No verdict: what the search covered stands, and the run that
+		// was to complete it was cut.
+		res.Status = statusIncomplete
+		res.Detail = fmt.Sprintf("%s; its run as go test runs it was cut by the budget after %s", covered(p.found), native.cut)
+		if cfg.Verbose {
+			res.Lines = searchLines(p.found)
+		}
 		return
 	case native.status != "PASS":
 		res.Status = statusFail

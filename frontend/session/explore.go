@@ -100,14 +100,17 @@ func (h *Hooks) note(msg string) {
 // a process that ran earlier executions, and on real threads when a C
 // program does not behave the same with its threads run as contexts.
 // InTarget reports, after the search, whether it ran inside the target.
-func (s *Session) Explorer(stop context.Context, p *Plan, ex search.Executor, hooks Hooks) (explore func(context.Context, search.Options) (*hunt.Explored, error), inTarget *bool) {
+// until is the end of the whole budget (zero: none), which bounds the
+// replays that confirm the bugs found: one it cuts leaves its bug as
+// found, with a note that says so (Unconfirmed).
+func (s *Session) Explorer(stop context.Context, until time.Time, p *Plan, ex search.Executor, hooks Hooks) (explore func(context.Context, search.Options) (*hunt.Explored, error), inTarget *bool) {
 	in := new(bool)
 	return func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
-		return s.explore(stop, ctx, p, ex, hooks, opts, in)
+		return s.explore(stop, ctx, until, p, ex, hooks, opts, in)
 	}, in
 }
 
-func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor, hooks Hooks, opts search.Options, inTarget *bool) (*hunt.Explored, error) {
+func (s *Session) explore(stop, ctx context.Context, until time.Time, p *Plan, ex search.Executor, hooks Hooks, opts search.Options, inTarget *bool) (*hunt.Explored, error) {
 	t := s.Target
 	there := s.searchesInTarget(p)
 	if t.Go && p.InTarget && !there && t.KeepsState() {
@@ -121,11 +124,12 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 		hooks.note(StateNote(vars))
 	}
 	if there {
-		found, err := s.exploreInTarget(stop, p, hooks)
+		found, cut, err := s.exploreInTarget(stop, until, p, hooks)
 		switch {
 		case err == nil:
 			*inTarget = true
-			return &hunt.Explored{Result: found.Result, Minimised: found.Minimised, BudgetSpent: found.BudgetSpent}, nil
+			return &hunt.Explored{Result: found.Result, Minimised: found.Minimised, BudgetSpent: found.BudgetSpent,
+				Notes: unconfirmed(cut)}, nil
 		case stop.Err() != nil:
 			return &hunt.Explored{}, nil
 		case errors.Is(err, search.ErrCannotJudge):
@@ -140,8 +144,14 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 		}
 	}
 	res, err := s.exploreHere(ctx, p, ex, opts)
+	var cut []search.Bug // bugs whose confirmation the budget cut
+	confirmed := func(res *search.Result) bool {
+		ok, c := s.confirmFresh(until, res.Bugs, p.MaxDepth)
+		cut = c
+		return ok
+	}
 	if t.Go && s.proc.Reused() > 0 &&
-		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && !s.ConfirmFresh(res.Bugs, p.MaxDepth)) {
+		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && !confirmed(res)) {
 		// A Go program runs execution after execution in one process:
 		// one that keeps state from one to the next (package-level
 		// variables) does not repeat itself. Start again, with a fresh
@@ -152,7 +162,7 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 		res, err = s.exploreHere(ctx, p, ex, opts)
 	}
 	if !t.Go && s.proc.Contexts() &&
-		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && len(res.Bugs) > 0 && !s.ConfirmFresh(res.Bugs, p.MaxDepth)) {
+		(err != nil && errors.Is(err, search.ErrNondeterministic) || err == nil && len(res.Bugs) > 0 && !confirmed(res)) {
 		// The program's threads ran as contexts on one kernel thread:
 		// a program that tells kernel threads apart (system calls made
 		// without the C library) can behave otherwise than with real
@@ -169,7 +179,7 @@ func (s *Session) explore(stop, ctx context.Context, p *Plan, ex search.Executor
 	}
 	// (A step cut at the deadline may end the search before the
 	// context's own timer has fired.)
-	return &hunt.Explored{Result: *res, BudgetSpent: ctx.Err() != nil || errors.Is(err, search.ErrStepCut)}, err
+	return &hunt.Explored{Result: *res, BudgetSpent: ctx.Err() != nil || errors.Is(err, search.ErrStepCut), Notes: unconfirmed(cut)}, err
 }
 
 // ContextsFallback says why a C search runs again with real threads.
@@ -307,10 +317,12 @@ func (p *Plan) spec() targetsearch.Spec {
 }
 
 // exploreInTarget runs the search inside the target, in as many processes
-// as the plan may, and confirms each bug in a fresh process. It returns
-// what was found, with each bug's minimisation (nil where none was made);
-// an error means the search is to be run out of process instead.
-func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*targetsearch.Found, error) {
+// as the plan may, and confirms each bug in a fresh process, within the
+// budget that ends at until (zero: none). It returns what was found, with
+// each bug's minimisation (nil where none was made), and the bugs whose
+// confirmation the budget cut (kept as the search found them); an error
+// means the search is to be run out of process instead.
+func (s *Session) exploreInTarget(ctx context.Context, until time.Time, p *Plan, hooks Hooks) (*targetsearch.Found, []search.Bug, error) {
 	t := s.Target
 	jobs := 1
 	if p.split() && !raceBuilt(t.Binary) {
@@ -331,6 +343,11 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*t
 		// step, or the death was not the schedule's, and going on would
 		// run the program to the depth bound, past any budget.
 		Replay: func(ctx context.Context, sched schedule.Schedule) (*search.Outcome, error) {
+			if d, ok := ctx.Deadline(); ok {
+				// A step still running at the search's end is cut too.
+				s.proc.SetDeadline(d)
+				defer s.proc.SetDeadline(time.Time{})
+			}
 			return s.replayFresh(ctx, sched, len(sched))
 		},
 		Progress: hooks.Progress, Minimising: hooks.Minimising, OnBug: hooks.OnBug,
@@ -341,38 +358,48 @@ func (s *Session) exploreInTarget(ctx context.Context, p *Plan, hooks Hooks) (*t
 	}
 	if s.opts.Served != nil && jobs == 1 {
 		if found := s.opts.Served(ctx, cfg); found != nil {
-			return found, nil
+			return found, nil, nil
 		}
 	}
 	found, err := targetsearch.Run(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Each bug is confirmed by its schedule in a fresh process, whose
-	// outcome (named and placed as out of process) is the bug's.
+	// outcome (named and placed as out of process) is the bug's. A
+	// confirmation that the budget cuts leaves the bug as found.
+	var cut []search.Bug
 	for i := range found.Bugs {
 		b := &found.Bugs[i]
 		if b.Cycle != nil {
 			continue
 		}
+		o, stopped, err := s.confirm(until, b.Schedule, p.MaxDepth)
+		switch {
+		case stopped:
+			cut = append(cut, *b)
+			continue
+		case err != nil:
+			return nil, nil, fmt.Errorf("confirming the %s: %w", b.Outcome.Kind, err)
+		case o == nil || o.Kind != b.Outcome.Kind:
+			return nil, nil, fmt.Errorf("%w: the %s found in the target did not happen in a fresh process", search.ErrNondeterministic, b.Outcome.Kind)
+		}
+		b.Outcome = *o
 		if m := found.Minimised[i]; m != nil {
-			o, err := s.ReplayFresh(m.Schedule, p.MaxDepth)
-			if err == nil && o != nil && o.Kind == m.Outcome.Kind {
+			o, stopped, err := s.confirm(until, m.Schedule, p.MaxDepth)
+			switch {
+			case stopped:
+				// Kept as the search minimised it: the bug is
+				// confirmed, and the budget leaves no time to
+				// minimise it again.
+			case err == nil && o != nil && o.Kind == m.Outcome.Kind:
 				m.Outcome = *o
-			} else {
+			default:
 				found.Minimised[i] = nil // not confirmed: minimised again here
 			}
 		}
-		o, err := s.ReplayFresh(b.Schedule, p.MaxDepth)
-		if err != nil {
-			return nil, fmt.Errorf("confirming the %s: %w", b.Outcome.Kind, err)
-		}
-		if o == nil || o.Kind != b.Outcome.Kind {
-			return nil, fmt.Errorf("%w: the %s found in the target did not happen in a fresh process", search.ErrNondeterministic, b.Outcome.Kind)
-		}
-		b.Outcome = *o
 	}
-	return found, nil
+	return found, cut, nil
 }
 
 // StateNote says why the search of a Go target runs each execution in a

@@ -141,7 +141,11 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		}
 		searched = &plan
 	}
-	explore, inTarget := s.Explorer(ctx, searched, ex, f.Hooks)
+	var until time.Time // the budget's end, which the replays that confirm a bug keep
+	if p.Budget > 0 {
+		until = time.Now().Add(p.Budget)
+	}
+	explore, inTarget := s.Explorer(ctx, until, searched, ex, f.Hooks)
 	cfg := hunt.Config{
 		Executor: s.checker, Strategy: p.Strategy, Request: p.Request, Options: opts, LTL: f.LTL,
 		Explore: func(ctx context.Context, opts search.Options) (*hunt.Explored, error) {
@@ -165,7 +169,9 @@ func (s *Session) Find(ctx context.Context, f *Find) (*Found, error) {
 		cfg.MinimiseContext = ctx
 	}
 	if !f.NoExplain {
-		cfg.Explain = func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, p.MaxDepth) }
+		cfg.Explain = func(ctx context.Context, bug search.Bug) (*hunt.Explanation, error) {
+			return s.Explain(ctx, bug, p.MaxDepth)
+		}
 	}
 	res, err := hunt.Run(ctx, cfg)
 	if res == nil {

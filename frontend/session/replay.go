@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/stdbg/stdbg/engine/corpus"
 	"github.com/stdbg/stdbg/engine/executor"
@@ -178,9 +179,10 @@ func (s *Session) replay(ctx context.Context, r hunt.Replay, stacks bool) (*Repl
 
 // Explain replays a bug's schedule with full stacks (a lasso's stem and
 // one run of its cycle, with state reports), for its report
-// (hunt.Config.Explain).
-func (s *Session) Explain(bug search.Bug, maxDepth int) (*hunt.Explanation, error) {
-	rd, err := s.replay(context.Background(), hunt.Replay{Schedule: bug.Schedule, Cycle: bug.Cycle, MaxDepth: maxDepth}, true)
+// (hunt.Config.Explain). ctx stops the replay between two steps, with an
+// error wrapping ctx.Err().
+func (s *Session) Explain(ctx context.Context, bug search.Bug, maxDepth int) (*hunt.Explanation, error) {
+	rd, err := s.replay(ctx, hunt.Replay{Schedule: bug.Schedule, Cycle: bug.Cycle, MaxDepth: maxDepth}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -210,14 +212,67 @@ func (s *Session) replayFresh(ctx context.Context, sched schedule.Schedule, maxD
 // many executions in one process, and one that keeps state from one to the
 // next may fail in a way that no fresh run shows.
 func (s *Session) ConfirmFresh(bugs []search.Bug, maxDepth int) bool {
+	ok, _ := s.confirmFresh(time.Time{}, bugs, maxDepth)
+	return ok
+}
+
+// confirmFresh is ConfirmFresh within the budget, which ends at until
+// (zero: no end): cut lists the bugs whose replays the budget's end cut,
+// or that it left no time for, which are taken as confirmed (their
+// reports say they were not: Unconfirmed).
+func (s *Session) confirmFresh(until time.Time, bugs []search.Bug, maxDepth int) (ok bool, cut []search.Bug) {
 	for _, bug := range bugs {
 		if bug.Cycle != nil {
 			continue
 		}
-		o, err := s.ReplayFresh(bug.Schedule, maxDepth)
-		if err != nil || o == nil || o.Kind != bug.Outcome.Kind || o.Where != bug.Outcome.Where {
-			return false
+		o, stopped, err := s.confirm(until, bug.Schedule, maxDepth)
+		switch {
+		case stopped:
+			cut = append(cut, bug)
+		case err != nil || o == nil || o.Kind != bug.Outcome.Kind || o.Where != bug.Outcome.Where:
+			return false, cut
 		}
 	}
-	return true
+	return true, cut
+}
+
+// confirm replays sched in a fresh process of the program, within the
+// budget that ends at until (zero: no end), and returns how it ended;
+// cut reports a replay that the budget's end stopped (between two steps,
+// or in a step that the process cut then), or that it left no time for.
+func (s *Session) confirm(until time.Time, sched schedule.Schedule, maxDepth int) (o *search.Outcome, cut bool, err error) {
+	ctx := context.Background()
+	if !until.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, until)
+		defer cancel()
+		s.proc.SetDeadline(until)
+		defer s.proc.SetDeadline(time.Time{})
+	}
+	if ctx.Err() != nil {
+		return nil, true, nil
+	}
+	o, err = s.replayFresh(ctx, sched, maxDepth)
+	if err != nil && (ctx.Err() != nil || errors.Is(err, search.ErrStepCut)) {
+		return nil, true, nil
+	}
+	return o, false, err
+}
+
+// Unconfirmed is the note of a bug found in a process that had run other
+// executions, whose replay in a fresh process the budget cut.
+const Unconfirmed = "not confirmed in a fresh process of the program: the budget ran out before its replay there ended " +
+	"(the search ran it in a process that had run other executions)"
+
+// unconfirmed are the notes (hunt.Explored.Notes) of bugs whose
+// confirmation the budget cut.
+func unconfirmed(bugs []search.Bug) map[string][]string {
+	if len(bugs) == 0 {
+		return nil
+	}
+	notes := map[string][]string{}
+	for _, b := range bugs {
+		notes[b.Schedule.String()] = []string{Unconfirmed}
+	}
+	return notes
 }

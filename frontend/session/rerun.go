@@ -125,8 +125,10 @@ func (s *Session) research(ctx context.Context, path string, e *corpus.Entry, pr
 	}
 	res, err := hunt.Run(ctx, hunt.Config{
 		Executor: s.checker, Strategy: search.NewDFS(), Prefix: prefix, Pick: pick,
-		Request:        hunt.Request{MaxDepth: depth, All: true, MaxExecutions: budget, Minimise: true, MinimiseExecutions: budget},
-		Explain:        func(bug search.Bug) (*hunt.Explanation, error) { return s.Explain(bug, depth) },
+		Request: hunt.Request{MaxDepth: depth, All: true, MaxExecutions: budget, Minimise: true, MinimiseExecutions: budget},
+		Explain: func(ctx context.Context, bug search.Bug) (*hunt.Explanation, error) {
+			return s.Explain(ctx, bug, depth)
+		},
 		Nondeterminism: Nondeterminism, Hints: s.ReuseHints,
 	})
 	if err != nil || len(res.Findings) == 0 || res.Findings[0].Report == nil {

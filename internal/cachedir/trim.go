@@ -24,9 +24,10 @@ const (
 )
 
 // trimmed are the cache's directories whose entries Trim removes when
-// unused; the C interposition libraries (lib-*) are entries of the cache
+// unused (libkeys: the source hash of the C library kept for each stdbg
+// binary); the C interposition libraries (lib-*) are entries of the cache
 // directory itself.
-var trimmed = []string{"targets", "goinstr", "gosrc", "dwarf"}
+var trimmed = []string{"targets", "goinstr", "gosrc", "dwarf", "libkeys"}
 
 // stampName is the file whose modification time says when Trim last
 // looked; trashPrefix names an entry Trim took out and has not finished

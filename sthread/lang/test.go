@@ -22,6 +22,9 @@ import (
 //go:norace
 func CheckTest(t *testing.T, body func()) {
 	t.Helper()
+	// Below body, the program sees the frames below this test function
+	// (package testing's), as under go test: see sthread/runtime.Caller.
+	rt.TestBegun(2)
 	_, replaying := os.LookupEnv(rtnames.ReplayEnv)
 	if !rt.Remote() && !rt.Searching() && !replaying {
 		body()

@@ -72,23 +72,30 @@ func failureMessage(t *testing.T, before int, readable bool) string {
 }
 
 // stdbgFramesOut takes out of a test's log the lines that name only a
-// source position of stdbg's runtime or of the Go runtime's assembly:
-// testify's "Error Trace" lists the callers of the assertion down to
-// package testing's tRunner, and under stdbg a checked goroutine's stack
-// ends in stdbg's runtime instead, which go test's trace does not show.
+// source position of stdbg's runtime, and a line of the Go runtime's
+// assembly (runtime.goexit's) that follows one: testify's "Error Trace"
+// lists the callers of the assertion down to package testing's tRunner or
+// the goroutine's end. The program's runtime.Caller and runtime.Callers,
+// rewritten into sthread/runtime's, leave stdbg's frames out already (the
+// trace reads as under go test, a goroutine's ending at runtime.goexit's
+// line); this is for a program whose assertion library is not rewritten
+// (STDBG_GO_DEPS), whose stack under a check ends in stdbg's runtime.
 //
 //go:norace
 func stdbgFramesOut(log string) string {
 	lines := strings.Split(log, "\n")
 	kept := lines[:0]
+	dropped := false
 	for _, line := range lines {
 		f := strings.Fields(line)
 		if len(f) == 1 {
 			file, _, ok := strings.Cut(f[0], ":")
-			if ok && (rt.IsSthreadFile(file) || strings.Contains(file, "/src/runtime/") && strings.HasSuffix(file, ".s")) {
+			if ok && (rt.IsSthreadFile(file) || dropped && strings.Contains(file, "/src/runtime/") && strings.HasSuffix(file, ".s")) {
+				dropped = true
 				continue
 			}
 		}
+		dropped = false
 		kept = append(kept, line)
 	}
 	return strings.Join(kept, "\n")

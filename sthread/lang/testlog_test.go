@@ -25,26 +25,29 @@ func TestTestOutput(t *testing.T) {
 }
 
 // testify's "Error Trace" lists the callers of the assertion; those in
-// stdbg's runtime and in the Go runtime's assembly, which go test's trace
-// does not have, are taken out.
+// stdbg's runtime, and the Go runtime's assembly below them, which go
+// test's trace does not have, are taken out. A goroutine's trace ends at
+// runtime.goexit's line under go test too: kept when no frame of stdbg's
+// comes before it.
 func TestStdbgFramesOut(t *testing.T) {
 	own := sthreadSource(t)
-	log := strings.Join([]string{
-		"    x_test.go:12: ",
-		"        \tError Trace:\t/src/x_test.go:12",
-		"        \t            \t\t\t\t" + own + ":58",
-		"        \t            \t\t\t\t/usr/local/go/src/runtime/asm_amd64.s:1771",
-		"        \tError:      \tNot equal: ",
-		"        \tMessages:   \tsee /src/x_test.go:12",
-	}, "\n")
-	want := strings.Join([]string{
-		"    x_test.go:12: ",
-		"        \tError Trace:\t/src/x_test.go:12",
-		"        \tError:      \tNot equal: ",
-		"        \tMessages:   \tsee /src/x_test.go:12",
-	}, "\n")
-	if got := stdbgFramesOut(log); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+	const asm = "        \t            \t\t\t\t/usr/local/go/src/runtime/asm_amd64.s:1771"
+	head := []string{"    x_test.go:12: ", "        \tError Trace:\t/src/x_test.go:12"}
+	tail := []string{"        \tError:      \tNot equal: ", "        \tMessages:   \tsee /src/x_test.go:12"}
+	lines := func(mid ...string) string {
+		return strings.Join(append(append(append([]string{}, head...), mid...), tail...), "\n")
+	}
+	tests := []struct{ name, log, want string }{
+		{"stdbg's frames and the goroutine's end below them", lines("        \t            \t\t\t\t"+own+":58", asm), lines()},
+		{"a goroutine's trace as go test prints it", lines(asm), lines(asm)},
+		{"a trace of the test's goroutine", lines(), lines()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := stdbgFramesOut(tt.log); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -234,3 +234,49 @@ func TestClockSameInEveryScheduleOfATrace(t *testing.T) {
 		t.Errorf("readings out of order: %v", runs[0])
 	}
 }
+
+// TestReadingsCost checks what a reading of the clock costs in time: no
+// more than in Go, where time.Now takes tens of nanoseconds, so that a
+// test that times code doing nothing but read the clock (an unlimited rate
+// limiter's Take is a time.Now) passes in every execution, as it does in
+// Go on a machine that does not stall it. go.uber.org/ratelimit's
+// TestUnlimited allows 1,000 Takes a millisecond: it failed in every
+// execution while a reading cost 1 µs. Readings still move the clock on.
+func TestReadingsCost(t *testing.T) {
+	type limiter interface{ Take() time.Time }
+	cases := []struct {
+		name  string
+		reads int
+		limit time.Duration
+	}{
+		{"ratelimit's TestUnlimited: 1,000 Takes in 1ms", 1000, time.Millisecond},
+		{"10,000 readings in 1ms", 10000, time.Millisecond},
+		{"one reading is later than the start", 1, time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := sthread.Explore(func() {
+				var rl limiter = unlimited{}
+				start := stime.Now()
+				var last time.Time
+				for range c.reads {
+					last = rl.Take()
+				}
+				after(last, start, "the last Take")
+				took := stime.Since(start)
+				sthread.Assert(took < c.limit, fmt.Sprintf("%d readings took %v, not under %v", c.reads, took, c.limit))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Bugs) > 0 || !res.Complete {
+				t.Fatalf("complete %v, bugs: %v", res.Complete, res.Bugs)
+			}
+		})
+	}
+}
+
+// unlimited is go.uber.org/ratelimit's limiter without a limit.
+type unlimited struct{}
+
+func (unlimited) Take() time.Time { return stime.Now() }

@@ -20,7 +20,7 @@ func ExampleSleep() {
 	if err != nil {
 		fmt.Println(err)
 	}
-	// Output: 1h0m0.000001s 2000-01-01 01:00:00
+	// Output: 1h0m0.000000025s 2000-01-01 01:00:00
 }
 
 // Under a check, every reading of the virtual clock moves it on by

@@ -45,7 +45,9 @@ var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // ReadStep is how far each reading of the virtual clock (Now, Since,
 // Until) moves it on for the goroutine that reads it: two readings in a
-// row differ by at least ReadStep, as two readings of a real clock differ.
+// row differ by at least ReadStep, as two readings of a real clock differ,
+// and a reading costs no more time than one of a real clock takes (25 ns:
+// 1,000 readings take 25 µs; only readings and timers move the clock).
 // A reading is later than every reading that happens before it (in the
 // memory model's sense: through a channel, a lock, a go statement, ...),
 // and goroutines that nothing orders read times told apart by their

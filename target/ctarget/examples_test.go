@@ -147,7 +147,9 @@ func buildExampleFiles(t *testing.T, files []string) map[string]string {
 	return exes
 }
 
-// startExample starts exe under stdbg and returns its checker.
+// startExample starts exe under stdbg and returns its checker, which
+// checks the thread list it keeps against the model's after every step
+// (executor.Options.CheckThreads).
 func startExample(t *testing.T, exe string) *executor.Executor {
 	t.Helper()
 	p, err := ctarget.Start(targetproc.Config{Binary: exe, Flags: wire.FlagFastExit, KeepThreads: true})
@@ -155,7 +157,7 @@ func startExample(t *testing.T, exe string) *executor.Executor {
 		t.Fatalf("starting %s: %v", exe, err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return executor.New(p, executor.Options{FastExit: true})
+	return executor.New(p, executor.Options{FastExit: true, CheckThreads: true})
 }
 
 // exploreExample explores an example with DPOR, as stdbg find does, or with

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/stdbg/stdbg/internal/atomicfile"
 	"github.com/stdbg/stdbg/internal/cachedir"
@@ -92,9 +93,23 @@ var (
 
 // sourceHash names the library's build: a hash of its compiler flags and
 // of every embedded source. The sources are part of the binary, so the
-// hash is computed once per process (a find asks for it two or three
-// times: the library's directory, each target's build key).
+// hash is computed once per binary: a find asks for it two or three times
+// (the library's directory, each target's build key), and reading the
+// 212 KB of sources for it, memory no command touches otherwise, was a
+// millisecond of every command's start. The hash is kept in the cache
+// under the identity of the running binary (rememberedHash).
 var sourceHash = sync.OnceValue(func() string {
+	id := binaryIdentity()
+	if h, ok := rememberedHash(id); ok {
+		return h
+	}
+	h := hashSources()
+	rememberHash(id, h)
+	return h
+})
+
+// hashSources computes sourceHash from the embedded sources.
+func hashSources() string {
 	h := sha256.New()
 	h.Write([]byte(strings.Join(libFlags, " ") + "\x00" + strings.Join(stubFlags, " ") + "\x00"))
 	// One buffer for every file: io.Copy would make one of 32 KB per
@@ -111,7 +126,75 @@ var sourceHash = sync.OnceValue(func() string {
 		f.Close()
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-})
+}
+
+// binaryIdentity names the running binary's file as it is now
+// (fileIdentity); "" when the binary cannot be named: then nothing is
+// remembered.
+func binaryIdentity() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return fileIdentity(exe)
+}
+
+// fileIdentity names the file at path as it is now: its path, device,
+// inode, size, and modification and change times (the change time moves
+// with any write to the file, and no one can set it); "" if it cannot be
+// looked at.
+func fileIdentity(path string) string {
+	var st syscall.Stat_t
+	if syscall.Stat(path, &st) != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%d %d %d %d.%d %d.%d", path, st.Dev, st.Ino, st.Size,
+		st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
+}
+
+// hashMemo is the file under the cache directory that keeps the source
+// hash of the binary of identity id.
+func hashMemo(id string) (string, error) {
+	base, err := cachedir.Dir()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(id))
+	return filepath.Join(base, "libkeys", hex.EncodeToString(sum[:12])), nil
+}
+
+// rememberedHash returns the source hash kept for the binary of identity
+// id, if one is kept and well formed.
+func rememberedHash(id string) (string, bool) {
+	if id == "" {
+		return "", false
+	}
+	path, err := hashMemo(id)
+	if err != nil {
+		return "", false
+	}
+	b, err := os.ReadFile(path)
+	h := string(b)
+	if err != nil || len(h) != 16 || strings.Trim(h, "0123456789abcdef") != "" {
+		return "", false
+	}
+	cachedir.Used(path)
+	return h, true
+}
+
+// rememberHash keeps h as the source hash of the binary of identity id,
+// if it can: a cache that cannot be written costs the next start the
+// hash again, nothing else.
+func rememberHash(id, h string) {
+	if id == "" {
+		return
+	}
+	path, err := hashMemo(id)
+	if err != nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	atomicfile.Write(path, []byte(h))
+}
 
 // Library returns the path of the compiled interposition library,
 // compiling it on first use into the cache (keyed by a hash of its sources

@@ -2,7 +2,8 @@
 // loads a program's or a test's packages with their types, rewrites their
 // concurrency operations onto package sthread and its packages — go
 // statements onto sthread.Go; the uses of sync's Mutex, RWMutex, WaitGroup,
-// Once, Cond, Locker and Map, of sync/atomic, runtime.Gosched, time's
+// Once, Cond, Locker and Map, of sync/atomic, runtime's Gosched, Caller and
+// Callers, time's
 // sleeps, timers, tickers and clock, context's cancelable contexts, the
 // top-level functions of math/rand and math/rand/v2 and testing/synctest's
 // Test, Wait and Sleep onto the same names in

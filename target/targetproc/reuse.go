@@ -13,24 +13,28 @@ import (
 // (docs/protocol.md, "Reuse").
 
 // reusable reports whether executions with these flags may reuse a child:
-// executions that end fast, no state reports, and a child that can start
-// afresh in place: the C library's fork server resets its memory, and a Go
-// program (Respawn without the library) starts the next execution of its
-// checked function in the same process.
+// executions that end fast, and a child that can start afresh in place:
+// the C library's fork server resets its memory (with state reports too:
+// a reset child hashes every state as a fresh one, TestReusedChildStates
+// in target/ctarget), and a Go program (Respawn without the library)
+// starts the next execution of its checked function in the same process.
 func (p *Process) reusable(flags uint32) bool {
 	goProgram := p.cfg.Respawn && p.cfg.NoPreload
 	cChild := !p.cfg.Respawn && !p.cfg.NoPreload
 	return !p.cfg.NoReuse && (goProgram || cChild) && reuseAllowed &&
-		flags&wire.FlagFastExit != 0 && flags&wire.FlagState == 0
+		flags&wire.FlagFastExit != 0
 }
 
 // WantsPool reports whether this process keeps threads parked for the
 // program between executions (Config.KeepThreads, in reused children of
 // the C library) and has not run an execution yet: then the checker
 // measures how many threads one starts, and calls SetPool
-// (executor.Pooler).
+// (executor.Pooler). A stateful search keeps no threads: a pooled
+// thread's stack holds what it did before, which the state would hash.
 func (p *Process) WantsPool() bool {
-	return poolAllowed && p.cfg.KeepThreads && !p.cfg.NoPreload && p.gen == 0 && p.nextFlags()&wire.FlagReuse != 0
+	flags := p.nextFlags()
+	return poolAllowed && p.cfg.KeepThreads && !p.cfg.NoPreload && p.gen == 0 && flags&wire.FlagReuse != 0 &&
+		flags&wire.FlagState == 0
 }
 
 // nextFlags are the wire flags of the next execution: the configured ones,
@@ -52,10 +56,18 @@ func (p *Process) nextFlags() uint32 {
 // SetPool sets how many threads every child that may be reused keeps
 // parked for the program's threads 2 to n+1 (at most 64): called before
 // the first execution, so that every child has the same pool and the
-// program sees the same memory layout in every execution.
+// program sees the same memory layout in every execution. A child of the
+// pool it already has (a program that starts no thread, after the probe
+// execution of executor.Pooler with none) stays, to serve the next
+// execution reset, sparing the fork of a new one and its snapshot (an
+// eighth of the CPU time of an empty program's whole find).
 func (p *Process) SetPool(n int) {
+	n = min(max(n, 0), maxPool)
+	if n == p.pool {
+		return
+	}
 	p.dropChild()
-	p.pool = min(max(n, 0), maxPool)
+	p.pool = n
 }
 
 // dropChild ends the current execution and kills a child parked for the
@@ -136,7 +148,7 @@ func (p *Process) beginReused() ([]wire.Event, bool) {
 	}
 	for _, ev := range evs {
 		switch ev.(type) {
-		case *wire.Pending, wire.Note:
+		case *wire.Pending, wire.Note, wire.State:
 		default:
 			p.alive = false
 			return nil, false

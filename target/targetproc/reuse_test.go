@@ -341,3 +341,27 @@ func bugKeys(r *search.Result) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// TestReuseProbeChildWithoutThreads: a program that starts no thread keeps
+// no pool, which the probe execution (executor.Pooler) finds with the
+// pool it already has: its child serves the first execution of the search
+// reset instead of being killed for a new fork, and every execution runs
+// in a reset child.
+func TestReuseProbeChildWithoutThreads(t *testing.T) {
+	exe := buildSource(t, "nothreads.c", `#include <stdatomic.h>
+static atomic_int x;
+int main(void)
+{
+	atomic_fetch_add(&x, 1);
+	atomic_fetch_add(&x, 1);
+	return atomic_load(&x) == 2 ? 0 : 1;
+}
+`)
+	res, reused := exhaustC(t, exe, targetproc.Config{}, 1000)
+	for _, b := range res.Bugs {
+		t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
+	}
+	if res.Stats.Executions != 1 || reused != 1 {
+		t.Errorf("%d executions, %d of them in a reset child: want 1, in the probe's child", res.Stats.Executions, reused)
+	}
+}

@@ -105,7 +105,7 @@ func (t *cTarget) executor(stateful bool) (search.Executor, func(), error) {
 		return f.Func
 	}
 	chk := executor.New(p, executor.Options{FastExit: true, Locate: locate, Races: t.races, SpuriousWakeups: true,
-		Variable: func(addr uint64) string { n, _ := syms.Data(addr); return n }})
+		Variable: func(addr uint64) string { n, _ := syms.Data(addr); return n }, CheckThreads: true})
 	return chk, func() { p.Close(); syms.Close() }, nil
 }
 

@@ -75,6 +75,9 @@ type Config struct {
 	Vars int
 	// MaxStall is the stall bound of virtual time (executor.Options).
 	MaxStall *time.Duration
+	// CheckThreads checks the executor's thread list against the model
+	// after every step (executor.Options.CheckThreads; for tests).
+	CheckThreads bool
 }
 
 // Frames captured: at a scheduling point (the user's call and, when a report
@@ -155,7 +158,7 @@ func Start(f func(), cfg Config) (*Runner, *executor.Executor) {
 	checking.Store(r)
 	rehook()
 	regMu.Unlock()
-	return r, executor.New(r, executor.Options{FastExit: true, Locate: Locate, MaxStall: cfg.MaxStall})
+	return r, executor.New(r, executor.Options{FastExit: true, Locate: Locate, MaxStall: cfg.MaxStall, CheckThreads: cfg.CheckThreads})
 }
 
 // Stop ends the check of r: it retires its idle workers and unhooks

@@ -231,7 +231,7 @@ static void server_start(void)
 			self->ostid = (pid_t)syscall(SYS_gettid);
 			stdbg_thread_ostids[1] = self->ostid;
 			g_pool_want = (int)f.pool; /* 0 in a FORK without it */
-			if ((f.flags & STDBG_F_REUSE) && !g_state_env && __builtin_setjmp(g_reset_jb) == 0)
+			if ((f.flags & STDBG_F_REUSE) && __builtin_setjmp(g_reset_jb) == 0)
 				reuse_snapshot();
 			return;
 		}

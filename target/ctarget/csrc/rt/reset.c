@@ -216,6 +216,26 @@ static int count_tasks(void)
 	return list_numbers("/proc/self/task", NULL, 0);
 }
 
+/* reuse_clear_stacks gives the kept stacks of the program's threads back
+ * to the kernel, so that each is zeros again, as in a freshly forked child,
+ * where the stacks are mapped anew: a stateful search hashes the stacks,
+ * and what one execution left below a frame (a local not yet written, the
+ * padding between two) would otherwise make a state of the next execution
+ * differ from the same state in a fresh child. The threads kept parked for
+ * the program (the pool) keep theirs: a stateful search has no pool. */
+static void reuse_clear_stacks(void)
+{
+	struct keep *k = g_keep;
+	int pooled = g_pool ? g_pool->n : 0;
+	for (int i = 2 + pooled; i < MAXTHREADS; i++) {
+		struct pooled *pe = &k->pool[i];
+		if (i > nthreads && !pe->stack)
+			break;
+		if (pe->stack)
+			madvise(pe->stack + g_page, pe->len - (size_t)g_page, MADV_DONTNEED);
+	}
+}
+
 /* reuse_restore runs on main once every other thread was told to leave. */
 static void reuse_restore(void)
 {
@@ -272,6 +292,8 @@ static void reuse_restore(void)
 	if (open_fds() != k->nfds + 1)
 		close_others();
 	syscall(SYS_brk, k->brk);
+	if (g_state_env)
+		reuse_clear_stacks();
 	/* Reading the mappings costs more than the rest of a reset: do it when
 	 * the program mapped or unmapped memory through the library calls,
 	 * and every REUSE_MAPS_EVERY resets for what glibc maps by itself. */
