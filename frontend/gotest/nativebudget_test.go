@@ -3,15 +3,12 @@ package gotest
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // slowNativeFiles is a package whose test sleeps ten minutes, after it
@@ -33,23 +30,7 @@ import (
 )
 
 func TestSlowNative(t *testing.T) {
-	peer := exec.Command("sleep", "600")
-	if err := peer.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if f, err := os.OpenFile(os.Getenv("PEERS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		f.WriteString(strconv.Itoa(peer.Process.Pid) + "\n")
-		f.Close()
-	}
-	var mu sync.Mutex
-	n := 0
-	done := make(chan bool)
-	go func() { mu.Lock(); n++; mu.Unlock(); done <- true }()
-	mu.Lock()
-	n++
-	mu.Unlock()
-	<-done
-	time.Sleep(10 * time.Minute)
+` + peerBody + `	time.Sleep(10 * time.Minute)
 }
 `,
 }
@@ -106,24 +87,7 @@ func TestNativeRunWithinBudget(t *testing.T) {
 	if took, _ := strconv.ParseFloat(m[1], 64); took < NativeFloor.Seconds() {
 		t.Errorf("TestSlowNative took %ss by its line, less than its run's bound of at least %s:\n%s", m[1], NativeFloor, text)
 	}
-	data, err := os.ReadFile(peers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pids := strings.Fields(string(data))
-	if len(pids) < 2 {
-		t.Fatalf("the test started %d peers, want one per execution and one in the run as go test runs it", len(pids))
-	}
-	for _, s := range pids {
-		pid, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ends(pid) {
-			t.Errorf("peer %d still runs after stdbg test returned", pid)
-			unix.Kill(pid, unix.SIGKILL)
-		}
-	}
+	peersEnded(t, peers)
 }
 
 // TestNativeBound checks the bound of a run as go test runs it: none

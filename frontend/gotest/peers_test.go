@@ -50,23 +50,7 @@ func TestLoud(t *testing.T) {
 }
 
 func TestPeer(t *testing.T) {
-	peer := exec.Command("sleep", "600")
-	if err := peer.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if f, err := os.OpenFile(os.Getenv("PEERS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		f.WriteString(strconv.Itoa(peer.Process.Pid) + "\n")
-		f.Close()
-	}
-	var mu sync.Mutex
-	n := 0
-	done := make(chan bool)
-	go func() { mu.Lock(); n++; mu.Unlock(); done <- true }()
-	mu.Lock()
-	n++
-	mu.Unlock()
-	<-done
-}
+` + peerBody + `}
 `,
 }
 
@@ -99,25 +83,56 @@ func TestPeersEnd(t *testing.T) {
 			if sum.OK != 2 {
 				t.Errorf("summary %+v:\n%s", sum, out.String())
 			}
-			text, err := os.ReadFile(peers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pids := strings.Fields(string(text))
-			if len(pids) < 2 {
-				t.Fatalf("the test started %d peers, want one per execution and one in the run as go test runs it", len(pids))
-			}
-			for _, s := range pids {
-				pid, err := strconv.Atoi(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !ends(pid) {
-					t.Errorf("peer %d still runs after stdbg test returned", pid)
-					unix.Kill(pid, unix.SIGKILL)
-				}
-			}
+			peersEnded(t, peers)
 		})
+	}
+}
+
+// peerBody is the body shared by the test packages' tests that start a
+// peer process (a sleep of ten minutes) and leave it running, its id
+// appended to the file $PEERS, and then take a lock in two goroutines, so
+// that their search has more than one execution.
+const peerBody = `	peer := exec.Command("sleep", "600")
+	if err := peer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := os.OpenFile(os.Getenv("PEERS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		f.WriteString(strconv.Itoa(peer.Process.Pid) + "\n")
+		f.Close()
+	}
+	var mu sync.Mutex
+	n := 0
+	done := make(chan bool)
+	go func() { mu.Lock(); n++; mu.Unlock(); done <- true }()
+	mu.Lock()
+	n++
+	mu.Unlock()
+	<-done
+`
+
+// peersEnded checks that every peer process whose id the file peers
+// names has ended once stdbg test returned (killing any that has not),
+// and that there were at least two: one per execution and one in the run
+// as go test runs it.
+func peersEnded(t *testing.T, peers string) {
+	t.Helper()
+	text, err := os.ReadFile(peers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := strings.Fields(string(text))
+	if len(pids) < 2 {
+		t.Fatalf("the test started %d peers, want one per execution and one in the run as go test runs it", len(pids))
+	}
+	for _, s := range pids {
+		pid, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ends(pid) {
+			t.Errorf("peer %d still runs after stdbg test returned", pid)
+			unix.Kill(pid, unix.SIGKILL)
+		}
 	}
 }
 
