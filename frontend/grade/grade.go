@@ -25,7 +25,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/stdbg/stdbg/engine/report"
@@ -339,13 +338,6 @@ func goModAt(version string) string {
 		v = parts[0] + "." + parts[1]
 	}
 	return "module submission\n\ngo " + v + "\n"
-}
-
-// killGroup kills a process group, if there is one left.
-func killGroup(pgid int) {
-	if pgid > 1 {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-	}
 }
 
 // classOf is the bug class (of an assignment) of a search's kind.

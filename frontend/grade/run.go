@@ -13,6 +13,7 @@ import (
 	"github.com/stdbg/stdbg/engine/hunt"
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/procgroup"
 	"github.com/stdbg/stdbg/target/goinstr"
 )
 
@@ -316,7 +317,7 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 			}
 		}
 		for {
-			killGroup(group)
+			procgroup.Kill(group)
 			select {
 			case <-closed:
 				return
@@ -324,7 +325,7 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 			}
 		}
 	}()
-	defer func() { close(closed); s.Close(); killGroup(group) }()
+	defer func() { close(closed); s.Close(); procgroup.Kill(group) }()
 	// DFS with DPOR alone, not the portfolio of stdbg find: the portfolio
 	// shares its search in wall time, so what it runs, and which member
 	// finds a bug first, moves with the machine's load, and grading the

@@ -23,13 +23,14 @@ func Lead(cmd *exec.Cmd) {
 }
 
 // Kill kills every process of the group that the process pid leads (pid
-// <= 0: nothing). Called when the leader is reaped, it reaches the
+// <= 1: nothing; the group of init is no program's, and -1 would signal
+// every process). Called when the leader is reaped, it reaches the
 // processes the leader left running and no other program: a group's id
 // stays reserved while a process is in it, and a group with none left is
 // not there to kill (ESRCH, which is not an error here). Called before
 // the reap, it kills the leader too.
 func Kill(pid int) error {
-	if pid <= 0 {
+	if pid <= 1 {
 		return nil
 	}
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
