@@ -71,7 +71,7 @@ func classify(pc uintptr) (hidden, inCheckTest bool) {
 		return e&2 != 0, e&1 != 0
 	}
 	fn, file := frameAt(pc)
-	hidden = isSthreadFile(file) || rtnames.IsRuntimeFunc(fn)
+	hidden = stdbgFrame(fn, file)
 	inCheckTest = fn == checkTest || strings.HasPrefix(fn, checkTest+".")
 	e := uint64(pc) << 2
 	if hidden {

@@ -101,7 +101,7 @@ func panicFailure(th *Thread, p any) wire.Failure {
 		case fr.Function == trampolineName,
 			fr.Function == "runtime.goexit":
 			more = false
-		case isSthreadFile(fr.File) || rtnames.IsRuntimeFunc(fr.Function):
+		case stdbgFrame(fr.Function, fr.File):
 			// stdbg's frames below the program's (lang.CheckTest's,
 			// Once.Do's between a callback and its caller).
 		default:

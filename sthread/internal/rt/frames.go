@@ -66,7 +66,7 @@ func inSthread(pc uintptr) bool {
 	if f := runtime.FuncForPC(pc - 1); f != nil {
 		if outer := runtime.FuncForPC(f.Entry()); outer != nil {
 			file, _ := outer.FileLine(f.Entry())
-			in = rtnames.IsRuntimeFunc(outer.Name()) || isSthreadFile(file)
+			in = stdbgFrame(outer.Name(), file)
 		}
 	}
 	e := uint64(pc) << 1
@@ -112,6 +112,15 @@ var sthreadDir = func() string {
 func isSthreadFile(file string) bool {
 	return strings.HasPrefix(file, sthreadDir) && !strings.HasSuffix(file, "_test.go") &&
 		!strings.Contains(file[len(sthreadDir):], "testdata/")
+}
+
+// stdbgFrame reports whether a frame of function fn, in file, is stdbg's
+// and not the program's: in a source of sthread's packages, or a function
+// of stdbg's runtime that rtnames names.
+//
+//go:norace
+func stdbgFrame(fn, file string) bool {
+	return isSthreadFile(file) || rtnames.IsRuntimeFunc(fn)
 }
 
 // IsSthreadFile reports whether file is a source of stdbg's runtime
