@@ -52,6 +52,7 @@ type Batch struct {
 	exited  chan struct{}
 	stderr  *tailBuffer
 	raceLog string
+	started time.Time     // when the process was started (describe)
 	grace   time.Duration // (Config.Grace)
 	tmp     *targettmp.Dir
 	closing sync.Once
@@ -91,6 +92,7 @@ func StartBatch(cfg Config) (*Batch, error) {
 		b.grace = 10 * time.Second
 	}
 	cmd.Stdout, cmd.Stderr = io.Discard, b.stderr
+	b.started = time.Now()
 	err = cmd.Start()
 	streamW.Close()
 	stopR.Close()
@@ -188,7 +190,7 @@ func (b *Batch) Search(progress func(search.Stats)) (*Result, error) {
 func (b *Batch) Ended() string {
 	select {
 	case <-b.exited:
-		return b.stderr.describe(b.cmd.ProcessState, b.raceLog)
+		return b.stderr.describe(b.cmd.ProcessState, b.raceLog, b.started)
 	default:
 		return "running"
 	}

@@ -532,6 +532,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 	cmd.ExtraFiles = []*os.File{streamW, stopR, traceF}
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	started := time.Now()
 	err = cmd.Start()
 	streamW.Close()
 	stopR.Close()
@@ -637,7 +638,7 @@ func (m *merger) process(ctx context.Context, w int, spec Spec, trace string, on
 		return nil, "", streamed, errOverran
 	default:
 	}
-	return nil, stderr.describe(cmd.ProcessState, raceLog), streamed, nil
+	return nil, stderr.describe(cmd.ProcessState, raceLog, started), streamed, nil
 }
 
 // errOverran is process's error for a target that went on past the end of
@@ -664,8 +665,10 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 // describe says how the process ended ("exit status 3"), with the last
 // line of its standard error, or else the last of the race detector's
 // file raceLog (where the detector writes its own death, in a target
-// started with rtnames.WithRaceLog).
-func (t *tailBuffer) describe(ps *os.ProcessState, raceLog string) string {
+// started with rtnames.WithRaceLog) if the process wrote it: it started at
+// started, and a file last written before then is an earlier process's of
+// the same id (one killed before it was removed), not this one's.
+func (t *tailBuffer) describe(ps *os.ProcessState, raceLog string, started time.Time) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := "ended"
@@ -675,7 +678,7 @@ func (t *tailBuffer) describe(ps *os.ProcessState, raceLog string) string {
 	if last := lastLine(string(t.b)); last != "" {
 		return s + ": " + last
 	}
-	if b, err := readTail(raceLog, 4096); err == nil {
+	if b, err := readTailSince(raceLog, 4096, started); err == nil {
 		if last := lastLine(strings.ReplaceAll(string(b), "==================", "")); last != "" {
 			return s + ": " + last
 		}
@@ -689,8 +692,9 @@ func lastLine(s string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// readTail returns the last n bytes of the file at path ("": none).
-func readTail(path string, n int64) ([]byte, error) {
+// readTailSince returns the last n bytes of the file at path ("": none),
+// if it was last written at since or later (os.ErrNotExist if not).
+func readTailSince(path string, n int64, since time.Time) ([]byte, error) {
 	if path == "" {
 		return nil, os.ErrNotExist
 	}
@@ -699,7 +703,14 @@ func readTail(path string, n int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > n {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.ModTime().Before(since) {
+		return nil, os.ErrNotExist
+	}
+	if st.Size() > n {
 		if _, err := f.Seek(st.Size()-n, io.SeekStart); err != nil {
 			return nil, err
 		}
