@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stdbg/stdbg/internal/testkit/testcache"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,9 @@ func TestMain(m *testing.M) {
 		})
 		return
 	}
-	os.Exit(m.Run())
+	// The targets write the race detector's reports into the stdbg cache:
+	// one of the tests' own, not the user's.
+	os.Exit(testcache.Main(m))
 }
 
 // A target process that dies during an execution is searched again past
