@@ -11,6 +11,7 @@ import (
 
 	"github.com/stdbg/stdbg/engine/executor"
 	"github.com/stdbg/stdbg/engine/search"
+	"github.com/stdbg/stdbg/internal/testkit/long"
 	"github.com/stdbg/stdbg/model/schedule"
 	"github.com/stdbg/stdbg/model/wire"
 	"github.com/stdbg/stdbg/target/ctarget"
@@ -94,22 +95,44 @@ type reuseStateProgram struct {
 	exe  string
 }
 
+// reuseStateQuick names the programs go test ./... compares: of each
+// kind of program the cheapest few to explore (a program that reads the
+// clock, one that forks, C11 atomics, C++, a lost update; four liveness
+// examples; four exercises' harnesses). -e2e.long compares every one, at
+// a deeper bound.
+var reuseStateQuick = map[string]bool{
+	"cond-timedwait": true, "fork-deadlock": true, "c11-counter": true, "cxx-condvar": true, "lost-update": true,
+	"liveness/peterson": true, "liveness/spin-handoff": true, "liveness/cond-queue": true, "liveness/polite-backoff": true,
+	"counter/test_counter": true, "semaphore/test_semaphore_race": true, "barrier/test_barrier_race": true, "closing-queue/test_queue": true,
+}
+
+// reuseStateWanted reports whether the program of that name (its file
+// without the extension) is compared in this run.
+func reuseStateWanted(name string) bool {
+	return long.Enabled() || reuseStateQuick[strings.TrimSuffix(name, filepath.Ext(name))]
+}
+
 // reuseStatePrograms builds the bundled C examples (bugs, correct
 // programs and the liveness examples) and the C exercises' harnesses with
-// their reference solutions.
+// their reference solutions: those of reuseStateQuick, or with -e2e.long
+// every one.
 func reuseStatePrograms(t *testing.T) []reuseStateProgram {
 	t.Helper()
 	useExampleCache(t)
 	var files []string
 	for _, ex := range exampleTable {
-		files = append(files, ex.file)
+		if reuseStateWanted(ex.file) {
+			files = append(files, ex.file)
+		}
 	}
 	live, err := filepath.Glob(filepath.Join(examplesDir, "liveness", "*.c"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range live {
-		files = append(files, filepath.Join("liveness", filepath.Base(f)))
+		if f := filepath.Join("liveness", filepath.Base(f)); reuseStateWanted(f) {
+			files = append(files, f)
+		}
 	}
 	exes := buildExampleFiles(t, files)
 	var out []reuseStateProgram
@@ -140,6 +163,9 @@ func reuseStatePrograms(t *testing.T) []reuseStateProgram {
 		}
 		harnesses, _ := filepath.Glob(filepath.Join(ex, "test_*.c"))
 		for _, h := range harnesses {
+			if !reuseStateWanted(filepath.Base(ex) + "/" + filepath.Base(h)) {
+				continue
+			}
 			exe, err := ctarget.Build(filepath.Join(dir, filepath.Base(h)))
 			if err != nil {
 				t.Fatalf("building %s with %s's solution: %v", filepath.Base(h), filepath.Base(ex), err)
@@ -187,7 +213,8 @@ func recordStates(t *testing.T, p *targetproc.Process, fresh bool) (map[string][
 // reuses children would otherwise take one state for two (a revisit
 // missed, a cycle of an LTL check that never closes) or two for one. Over
 // the bundled C examples and the C exercises' harnesses with their
-// solutions, every schedule within a small bound. Points where fresh
+// solutions (go test ./...: a few of each kind, reuseStateQuick;
+// -e2e.long: all), every schedule within a small bound. Points where fresh
 // children themselves disagree (a program that reads the clock keeps the
 // time in its memory, one that forks a process id) are left out: the
 // fresh children explore every schedule twice.
@@ -196,7 +223,11 @@ func TestReusedChildStates(t *testing.T) {
 		t.Skip("explores every example twice")
 	}
 	var never []string
-	for _, prog := range reuseStatePrograms(t) {
+	progs := reuseStatePrograms(t)
+	if !long.Enabled() && len(progs) != len(reuseStateQuick) {
+		t.Fatalf("%d of the %d programs of reuseStateQuick found: a program was renamed", len(progs), len(reuseStateQuick))
+	}
+	for _, prog := range progs {
 		t.Run(strings.TrimSuffix(prog.name, filepath.Ext(prog.name)), func(t *testing.T) {
 			// One fork server for both: the program's addresses (heap,
 			// stack, libraries) are the same in all its children.

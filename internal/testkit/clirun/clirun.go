@@ -7,7 +7,6 @@ package clirun
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,22 +21,20 @@ import (
 	"github.com/stdbg/stdbg/engine/corpus"
 	"github.com/stdbg/stdbg/frontend/cli"
 	"github.com/stdbg/stdbg/frontend/session"
+	"github.com/stdbg/stdbg/internal/testkit/long"
 	"github.com/stdbg/stdbg/internal/testkit/testcache"
 )
 
 // ownDir is the directory the test binary owns, made by Main.
 var ownDir string
 
-// long is the -e2e.long flag of every package of end-to-end tests.
-var long = flag.Bool("e2e.long", false, "also run the long checks: the bundled Go examples judged by go test -race over many runs, and every example of a zoo rather than one per behaviour (minutes; .ci/run runs them as a second step)")
-
-// Long reports whether the long checks were asked for (-e2e.long): the
-// checks of the examples themselves against real Go (go test -race run
-// tens of times, so that a planted bug shows and a correct test stays
-// correct), and the examples that repeat a behaviour another example of
-// the package asserts already. go test ./... leaves them out; .ci/run runs
-// them as a step of their own, so CI still covers them.
-func Long() bool { return *long }
+// Long reports whether the long checks were asked for (-e2e.long, package
+// long): the checks of the examples themselves against real Go (go test
+// -race run tens of times, so that a planted bug shows and a correct test
+// stays correct), and the examples that repeat a behaviour another example
+// of the package asserts already. go test ./... leaves them out; .ci/run
+// runs them as a step of its own, so CI still covers them.
+func Long() bool { return long.Enabled() }
 
 // Main is the TestMain of a package of end-to-end tests: it gives the
 // package a stdbg cache (testcache.Setup: the run's shared one, or one of

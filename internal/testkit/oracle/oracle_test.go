@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stdbg/stdbg/internal/testkit/long"
 	"github.com/stdbg/stdbg/target/ctarget"
 )
 
@@ -52,17 +53,19 @@ func quickSelect(seed uint64) func(string) bool {
 	return func(n string) bool { return n == "dpor" || n == "memory" || n == other }
 }
 
-// TestOracleQuick compares the strategies on a few hundred small generated
-// Go programs and fifty C programs (one executable of each build): every
-// strategy that claims completeness must report exactly the bugs running
-// every schedule reports (and DPOR cover its traces), but for the findings
-// recorded in knownFindings. A C execution is a hand-over between two
-// processes, a hundred times the cost of an interpreted Go one; with eleven
-// strategies in turn, fifty C programs compare each on four or five.
+// TestOracleQuick compares the strategies on small generated Go and C
+// programs (one executable of each build): every strategy that claims
+// completeness must report exactly the bugs running every schedule reports
+// (and DPOR cover its traces), but for the findings recorded in
+// knownFindings. A C execution is a hand-over between two processes, a
+// hundred times the cost of an interpreted Go one; with eleven strategies
+// in turn, twelve C programs compare each on one or two. go test ./... runs
+// 100 Go and 12 C programs, -short 50 and 6, -e2e.long (which .ci/run
+// passes) 400 and 50.
 func TestOracleQuick(t *testing.T) {
-	nGo, nC := 400, 50
-	if testing.Short() {
-		nGo, nC = 80, 25
+	nGo, nC := long.Size(100, 400), long.Size(12, 50)
+	if testing.Short() && !long.Enabled() {
+		nGo, nC = 50, 6
 	}
 	for _, run := range []struct {
 		lang Lang
