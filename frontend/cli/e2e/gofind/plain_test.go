@@ -294,7 +294,14 @@ func TestGoProcessStateFallsBack(t *testing.T) {
 }
 
 // A budget is a budget: a bug whose minimisation would take minutes (over
-// 2,000 steps to shrink) is reported within the budget, not proven minimal.
+// 2,000 steps to shrink) is reported within the budget, not proven
+// minimal. How far a search gets within 3 s depends on the machine: on a
+// busy one it may end, its budget spent, before it finds the bug, which
+// it must then say rather than claim the program correct. That the
+// budget, and not the minimisation's own bound, ends a minimisation is
+// asserted whatever the machine's speed by engine/hunt's
+// TestBudgetBoundsMinimisation (a search bounded by executions alone, the
+// budget the minimisation's).
 func TestBudgetBoundsMinimisation(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -302,10 +309,22 @@ func TestBudgetBoundsMinimisation(t *testing.T) {
 	}
 	dir := filepath.Join(clirun.Root(), "examples", "go", "plain", "longsetup")
 	out, errs, code := clirun.Stdbg(t, "find", "--races=false", "--budget", "3s", dir)
-	// Whether minimisation could start before the budget ran out depends
-	// on the machine; that it stopped within the budget does not.
-	if code != cli.ExitBug || !strings.Contains(out, "*** DEADLOCK DETECTED ***") ||
-		!strings.Contains(out, "not proven minimal: budget spent") && !strings.Contains(out, "not minimised: the budget was spent") {
+	switch code {
+	case cli.ExitBug:
+		// Whether minimisation could start before the budget ran out
+		// depends on the machine; that it stopped within the budget does
+		// not.
+		if !strings.Contains(out, "*** DEADLOCK DETECTED ***") ||
+			!strings.Contains(out, "not proven minimal: budget spent") && !strings.Contains(out, "not minimised: the budget was spent") {
+			t.Fatalf("find --budget 3s: exit %d\n%s\n%s", code, out, errs)
+		}
+	case cli.ExitClean:
+		// The search's share of the budget ended before the bug.
+		if !strings.Contains(out+errs, "budget") || strings.Contains(out+errs, "exhaustive") {
+			t.Fatalf("find --budget 3s: exit %d without saying the budget ended the search:\n%s\n%s", code, out, errs)
+		}
+		t.Logf("the budget ended the search before it found the bug (a busy machine):\n%s", out)
+	default:
 		t.Fatalf("find --budget 3s: exit %d\n%s\n%s", code, out, errs)
 	}
 }
