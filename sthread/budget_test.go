@@ -100,8 +100,11 @@ func TestPortfolioTurnsInCPUTime(t *testing.T) {
 	}{
 		{"one schedule", func() {
 			var mu sthread.Mutex
+			n := 0
 			mu.Lock()
+			n++
 			mu.Unlock()
+			sthread.Assert(n == 1, "n is not 1")
 		}},
 		{"two goroutines", func() {
 			var mu sthread.Mutex
