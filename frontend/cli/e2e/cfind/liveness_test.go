@@ -100,19 +100,6 @@ func TestFindVisitedAndLTL(t *testing.T) {
 	}
 }
 
-func TestFindGoLivelock(t *testing.T) {
-	t.Parallel()
-	prog := filepath.Join(clirun.Root(), "examples", "go", "backoff-prog")
-	out, errs, code := clirun.Stdbg(t, "find", "--memory=false", "--livelock", prog)
-	if code != cli.ExitBug || !strings.Contains(out, "Path = 1;1;1;2;3 (2;2;3;3)*") {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
-	}
-	out, errs, code = clirun.Stdbg(t, "replay", "--memory=false", "--cycles", "2", "--schedule", "1;1;1;2;3 (2;2;3;3)*", prog)
-	if code != cli.ExitBug || !strings.Contains(out, "2 of the runs came back") {
-		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
-	}
-}
-
 // Asking for DPOR and stateful search together runs the plain DFS and
 // says so; leaving the reduction at its default says nothing.
 func TestStatefulDPORNote(t *testing.T) {

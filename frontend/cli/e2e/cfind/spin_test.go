@@ -1,8 +1,6 @@
 package cfind
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,47 +8,19 @@ import (
 	"github.com/stdbg/stdbg/internal/testkit/clirun"
 )
 
-// deadlineTest is a Go test that polls an atomic until a deadline read
-// from the clock: its turns change the clock, so they never wait, and run
-// to the depth bound when the goroutine that would end them does not run.
-const deadlineTest = `package m
-
-import (
-	"sync/atomic"
-	"testing"
-	"time"
-)
-
-func TestDeadline(t *testing.T) {
-	var result atomic.Int32
-	go func() { result.Store(7) }()
-	deadline := time.Now().Add(time.Second)
-	for result.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-	}
-}
-`
-
 // TestFindSpinLoops: what stdbg find says of spin loops, with its default
 // search (docs/spin.md): a correct test-and-set lock is exhausted; a spin
 // nothing can end is a livelock that names the thread, where it spins and
 // the variable it waits for a write to; and when executions are cut by the
 // depth bound in a loop the checker cannot prove changes nothing (a poll
 // of a pipe), the verdict names the thread, what its loop does and where,
-// and the flags that may end it.
+// and the flags that may end it (a Go test's poll against the clock:
+// e2e/gofind's TestFindGoPollDeadline, where Go's builds are made anyway).
 func TestFindSpinLoops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles C programs")
 	}
 	t.Parallel()
-	mod := t.TempDir()
-	for name, text := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "deadline_test.go": deadlineTest} {
-		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	tests := []struct {
 		name string
 		args []string
@@ -65,11 +35,6 @@ func TestFindSpinLoops(t *testing.T) {
 		{"a poll of a pipe", []string{"find", "--max-depth", "200", "--executions", "50", clirun.Example("spin/pipe-poll.c")}, cli.ExitClean,
 			[]string{"/!\\ Max depth reached ! /!\\", "The first execution cut was looping:",
 				"thread 1 yields at pipe-poll.c:40", "--visited", "--max-depth above 200"}},
-		// A Go test's search runs in the test's process: its verdict
-		// says where the executions cut were looping too.
-		{"a Go poll against the clock", []string{"find", "--max-depth", "300", "--executions", "5", "--run", "^TestDeadline$", mod}, cli.ExitClean,
-			[]string{"/!\\ Max depth reached ! /!\\", "The first execution cut was looping:",
-				"thread 1 polls ", "at deadline_test.go:13", "--max-depth above 300"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

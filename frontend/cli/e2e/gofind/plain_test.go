@@ -362,3 +362,69 @@ func TestPlainGoRandSeed(t *testing.T) {
 		t.Errorf("find --rand-seed -1: exit %d, want %d with a one-line reason:\n%s", code, cli.ExitUsage, errs)
 	}
 }
+
+// deadlineTest is a Go test that polls an atomic until a deadline read
+// from the clock: its turns change the clock, so they never wait, and run
+// to the depth bound when the goroutine that would end them does not run.
+const deadlineTest = `package m
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestDeadline(t *testing.T) {
+	var result atomic.Int32
+	go func() { result.Store(7) }()
+	deadline := time.Now().Add(time.Second)
+	for result.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}
+`
+
+// TestFindGoPollDeadline: a Go test's search runs in the test's process,
+// and its verdict says where the executions cut by the depth bound were
+// looping too: a poll against the clock (docs/spin.md; the C polls are
+// e2e/cfind's TestFindSpinLoops).
+func TestFindGoPollDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go test")
+	}
+	t.Parallel()
+	mod := t.TempDir()
+	for name, text := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "deadline_test.go": deadlineTest} {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := clirun.Stdbg(t, "find", "--max-depth", "300", "--executions", "5", "--run", "^TestDeadline$", mod)
+	if code != cli.ExitClean {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, cli.ExitClean, out, errs)
+	}
+	for _, w := range []string{"/!\\ Max depth reached ! /!\\", "The first execution cut was looping:",
+		"thread 1 polls ", "at deadline_test.go:13", "--max-depth above 300"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// TestFindGoLivelock: find --livelock on a Go program (an sthread one)
+// reports the lasso of its livelock, and replay --cycles runs it round
+// (the C livelocks are e2e/cfind's).
+func TestFindGoLivelock(t *testing.T) {
+	t.Parallel()
+	prog := filepath.Join(clirun.Root(), "examples", "go", "backoff-prog")
+	out, errs, code := clirun.Stdbg(t, "find", "--memory=false", "--livelock", prog)
+	if code != cli.ExitBug || !strings.Contains(out, "Path = 1;1;1;2;3 (2;2;3;3)*") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	out, errs, code = clirun.Stdbg(t, "replay", "--memory=false", "--cycles", "2", "--schedule", "1;1;1;2;3 (2;2;3;3)*", prog)
+	if code != cli.ExitBug || !strings.Contains(out, "2 of the runs came back") {
+		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
