@@ -15,7 +15,7 @@ import (
 
 // nativeFiles is a package whose tests pass every schedule explored but
 // not all as go test runs them: TestAfterSetter fails in a process where
-// TestSetter ran before it, and passes alone; TestSkipMe takes 600 ms of
+// TestSetter ran before it, and passes alone; TestSkipMe takes 2 s of
 // real time before it skips itself, so that in the tests' run together
 // TestSleepy, which sleeps an hour in real time (under the search, time is
 // the model's), runs for less than the whole -timeout; TestLast runs
@@ -57,7 +57,7 @@ func TestAfterSetter(t *testing.T) {
 }
 
 func TestSkipMe(t *testing.T) {
-	time.Sleep(600 * time.Millisecond)
+	time.Sleep(2 * time.Second)
 	t.Skip("not today")
 }
 
@@ -132,9 +132,15 @@ func TestNativeBatch(t *testing.T) {
 	// process of the test binary searches them in turn, one search at a
 	// time), one for the tests together, and one for each test run again
 	// alone: TestAfterSetter, which failed after TestSetter; TestSleepy,
-	// which ran there for at most 4.4 s of its 5 s before -timeout ended
+	// which ran there for at most 3 s of its 5 s before -timeout ended
 	// the process (TestSkipMe took the rest); TestLast, which that
-	// process ended before.
+	// process ended before. On a busy machine package testing's panic at
+	// -timeout may come so late that TestSleepy had run the whole 5 s when
+	// the panic lists it ("TestSleepy (5s)"): that is its own verdict, and
+	// it is not run again. Which of the two the batch gave is not in what
+	// Run prints, so either is accepted; TestHungTests asserts the rule on
+	// the panic's list itself, and TestLast's run alone that a test the
+	// batch gave no verdict on runs again.
 	b, err := os.ReadFile(procs)
 	if err != nil {
 		t.Fatal(err)
@@ -144,9 +150,9 @@ func TestNativeBatch(t *testing.T) {
 		"-test.run=" + all + " -test.count=1 search",
 		"-test.run=" + all + " -test.count=1 -test.v -test.timeout=5s",
 		"-test.run=^TestAfterSetter$ -test.count=1 -test.v -test.timeout=5s",
-		"-test.run=^TestSleepy$ -test.count=1 -test.v -test.timeout=5s",
 		"-test.run=^TestLast$ -test.count=1 -test.v -test.timeout=5s",
 	}
+	sleepyAlone := "-test.run=^TestSleepy$ -test.count=1 -test.v -test.timeout=5s"
 	var got []string
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		line = strings.TrimPrefix(line, "process ")
@@ -154,6 +160,11 @@ func TestNativeBatch(t *testing.T) {
 			line = args + " search"
 		}
 		got = append(got, strings.TrimSpace(line))
+	}
+	if !slices.Contains(got, sleepyAlone) {
+		t.Logf("TestSleepy ran the whole timeout with the other tests (a late panic): not run again")
+	} else {
+		want = append(want, sleepyAlone)
 	}
 	slices.Sort(got)
 	slices.Sort(want)
