@@ -19,6 +19,7 @@ import (
 	"github.com/stdbg/stdbg/frontend/cli"
 	"github.com/stdbg/stdbg/frontend/session"
 	"github.com/stdbg/stdbg/internal/testkit/clirun"
+	"github.com/stdbg/stdbg/internal/testkit/long"
 )
 
 // gdbTimeout bounds every GDB session of these tests: a GDB that hangs
@@ -317,26 +318,30 @@ func TestReplayGDBAssertion(t *testing.T) {
 	}
 }
 
-// TestReplayGDBLongSchedule replays 2000 steps: $trace must hold them all
-// and stdbg-goto must get there in bounded time.
+// TestReplayGDBLongSchedule replays a schedule longer than the default
+// depth bound (1,000), with the --max-depth it needs: 1,200 steps, 2,000
+// with -e2e.long. $trace must hold them all and stdbg-goto must get there
+// in bounded time.
 func TestReplayGDBLongSchedule(t *testing.T) {
 	t.Parallel()
 	needGDB(t)
+	n := long.Size(1200, 2000)
 	steps := []string{"1"}
-	for i := 1; i < 2000; i++ {
+	for i := 1; i < n; i++ {
 		steps = append(steps, strconv.Itoa(1+i%2))
 	}
 	sched := strings.Join(steps, ";")
-	script := writeScript(t, "--max-depth", "2000", "--schedule", sched, clirun.Example("yield-loop.c"))
-	out := batchGDB(t, script, "print $trace[0]", "print $trace[1999]", "print sizeof($trace)/sizeof($trace[0])",
-		"stdbg-goto 2000", "print $counter", "stdbg-where", "stdbg-next", "print $counter", "stdbg-where")
+	last := strconv.Itoa(n)
+	script := writeScript(t, "--max-depth", last, "--schedule", sched, clirun.Example("yield-loop.c"))
+	out := batchGDB(t, script, "print $trace[0]", "print $trace["+strconv.Itoa(n-1)+"]", "print sizeof($trace)/sizeof($trace[0])",
+		"stdbg-goto "+last, "print $counter", "stdbg-where", "stdbg-next", "print $counter", "stdbg-where")
 	for _, w := range []string{
-		"$1 = 1\n", "$2 = 2\n", "$3 = 2000\n",
-		"step 2000 of 2000: thread 2  sched_yield  yield-loop.c:",
-		"$4 = 2000\n",
-		"Step 2000 of 2000: thread 2 runs sched_yield",
-		"the decision log ends after step 2000",
-		"$5 = 2001\n",
+		"$1 = 1\n", "$2 = 2\n", "$3 = " + last + "\n",
+		"step " + last + " of " + last + ": thread 2  sched_yield  yield-loop.c:",
+		"$4 = " + last + "\n",
+		"Step " + last + " of " + last + ": thread 2 runs sched_yield",
+		"the decision log ends after step " + last,
+		"$5 = " + strconv.Itoa(n+1) + "\n",
 		"--max-depth",
 	} {
 		if !strings.Contains(out, w) {
