@@ -74,10 +74,15 @@ func (pt *pointThreads) at(k, id int) (nodeThread, bool) {
 		return nodeThread{}, false
 	}
 	h := pt.hist[id]
-	// The last change at or before k.
-	i, _ := slices.BinarySearchFunc(h, int32(k), func(c threadChange, k int32) int { return int(c.k - k) })
-	if i < len(h) && int(h[i].k) == k {
-		i++
+	// The last change at or before k: i is the first after k.
+	i, j := 0, len(h)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if int(h[m].k) <= k {
+			i = m + 1
+		} else {
+			j = m
+		}
 	}
 	if i == 0 || !h[i-1].present {
 		return nodeThread{}, false
