@@ -118,10 +118,28 @@ func WithRaceLog(env []string) []string {
 	return withRaceLog(env, dir)
 }
 
+// EveryExecution is what WithRaceLog and WithSharedRaceLog add to GORACE
+// for a target that runs execution after execution in one process: the
+// race detector reports a race each time it happens. By default it reports
+// a race once per process, telling races apart by the stacks of their two
+// accesses and by their address; a race found in one execution and met
+// again in a later one went unreported there, so that the later execution
+// did not end where the earlier one had (at the race): the search inside
+// the target took the program for one that does not repeat itself, and
+// searched again with a fresh process per execution, many times slower.
+// (It once seemed to work because the stacks of a reused goroutine grew
+// from one execution to the next: see rt's Thread.exit.) An address, once
+// reported, is not reported again until it is allocated anew, so a racy
+// loop over one variable makes one report; a loop over the elements of a
+// slice makes one per element until its goroutine's next scheduling point
+// ends the execution.
+const EveryExecution = "suppress_equal_stacks=0 suppress_equal_addresses=0"
+
 // withRaceLog is WithRaceLog with stdbg's cache directory dir ("": none).
 func withRaceLog(env []string, dir string) []string {
 	env = withRaceOptions(env, dir)
 	last := len(env) - 1
+	env[last] += " " + EveryExecution
 	if dir == "" || strings.Contains(env[last], "log_path=") {
 		return env
 	}
@@ -159,6 +177,7 @@ func WithSharedRaceLog(env []string) []string {
 	}
 	env = withRaceOptions(env, dir)
 	last := len(env) - 1
+	env[last] += " " + EveryExecution
 	if shared == "" || strings.Contains(env[last], "log_path=") {
 		return env
 	}
