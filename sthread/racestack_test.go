@@ -154,7 +154,7 @@ func exploreLateRace(t *testing.T) {
 			done.Recv()
 		}
 	}
-	res, err := sthread.Explore(f, sthread.All(), sthread.NoMinimise(), sthread.MaxExecutions(raceAfter+20),
+	res, err := sthread.Explore(f, sthread.All(), sthread.NoMinimise(), sthread.MaxExecutions(raceAfter+10),
 		sthread.Strategy(search.NewRandom(1)))
 	if err != nil {
 		t.Fatal(err)

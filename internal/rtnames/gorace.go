@@ -120,20 +120,17 @@ func WithRaceLog(env []string) []string {
 
 // EveryExecution is what WithRaceLog and WithSharedRaceLog add to GORACE
 // for a target that runs execution after execution in one process: the
-// race detector reports a race each time it happens. By default it reports
-// a race once per process, telling races apart by the stacks of their two
-// accesses and by their address; a race found in one execution and met
-// again in a later one went unreported there, so that the later execution
-// did not end where the earlier one had (at the race): the search inside
-// the target took the program for one that does not repeat itself, and
-// searched again with a fresh process per execution, many times slower.
-// (It once seemed to work because the stacks of a reused goroutine grew
-// from one execution to the next: see rt's Thread.exit.) An address, once
-// reported, is not reported again until it is allocated anew, so a racy
-// loop over one variable makes one report; a loop over the elements of a
-// slice makes one per element until its goroutine's next scheduling point
-// ends the execution.
-const EveryExecution = "suppress_equal_stacks=0 suppress_equal_addresses=0"
+// race detector reports a race on an address it reported before. By
+// default it does not, once per process, and a race found in one
+// execution and met again in a later one on memory allocated where the
+// earlier's was went unreported there: the later execution did not end
+// where the earlier one had (at the race), and the search inside the
+// target took the program for one that does not repeat itself. (Races
+// with the same stacks are still reported once: the runtime calls each
+// run of a goroutine's function under frames of its own, so that a race
+// is reported once per execution in which it happens; see rt's
+// racemark.go.)
+const EveryExecution = "suppress_equal_addresses=0"
 
 // withRaceLog is WithRaceLog with stdbg's cache directory dir ("": none).
 func withRaceLog(env []string, dir string) []string {

@@ -275,6 +275,7 @@ func internalRace(rep string) bool {
 //
 //go:norace
 func raceFailure(th *Thread, rep string) wire.Failure {
+	rep = dropRaceMarks(rep)
 	if raceWithOutsider(rep) {
 		return wire.Failure{Tid: th.tid, Kind: wire.FailCannotJudge, Frames: th.last, Message: "the race detector reports a race " +
 			"with a goroutine started before the check, whose accesses stdbg cannot order against the checked goroutines' " +

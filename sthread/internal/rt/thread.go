@@ -364,7 +364,12 @@ func (th *Thread) run() (keep bool) {
 		// creator may go on first, as after a go statement it may.
 		th.PointAt(syncmodel.Op{Kind: syncmodel.ThreadStart, API: syncmodel.APIThreadStart}, []uintptr{funcLine(th.fn)})
 	}
-	th.job()
+	if raceOn && raceHide {
+		raceRuns++
+		raceMark(th.job, raceRuns, 0) // (see racemark.go)
+	} else {
+		th.job()
+	}
 	// The checked function's return ends its goroutine like any other:
 	// the goroutines it started may go on (the checker ends the execution
 	// once none can run without time passing), so that the return does
