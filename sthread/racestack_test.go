@@ -68,20 +68,8 @@ func TestRaceReportsKeepTheirSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores a program in a process of its own, built with the race detector")
 	}
-	const test = "TestRaceReportsKeepTheirSize"
-	var cmd *exec.Cmd
-	if raceBuild {
-		cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
-	} else {
-		cmd = exec.Command("go", "test", "-race", "-count=1", "-v", "-run=^"+test+"$", ".")
-	}
-	// As stdbg starts a target, the reports going to a file of the
-	// test's own (the last log_path is the one that counts).
 	dir := t.TempDir()
-	env := rtnames.WithRaceLog(os.Environ())
-	env[len(env)-1] += " log_path=" + filepath.Join(dir, "reports")
-	cmd.Env = append(env, raceStackEnv+"=1", "STDBG_CACHE="+t.TempDir())
-	out, err := cmd.CombinedOutput()
+	out, err := raceStackChild(t, "TestRaceReportsKeepTheirSize", dir)
 	if !strings.Contains(string(out), "late race found") {
 		t.Errorf("the race of execution %d was not found (%v):\n%s", raceAfter, err, out)
 	}
@@ -112,6 +100,90 @@ func TestRaceReportsKeepTheirSize(t *testing.T) {
 		// (This program's report takes about 2 KB.)
 		if len(rep) > 8<<10 {
 			t.Errorf("report %d of %d takes %d bytes", i+1, len(reports), len(rep))
+		}
+	}
+}
+
+// raceStackChild runs test in a process of its own, built with the race
+// detector, started as stdbg starts a target, with the detector's reports
+// going to a file in dir.
+func raceStackChild(t *testing.T, test, dir string) ([]byte, error) {
+	var cmd *exec.Cmd
+	if raceBuild {
+		cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
+	} else {
+		cmd = exec.Command("go", "test", "-race", "-count=1", "-v", "-run=^"+test+"$", ".")
+	}
+	// (The last log_path is the one that counts.)
+	env := rtnames.WithRaceLog(os.Environ())
+	env[len(env)-1] += " log_path=" + filepath.Join(dir, "reports")
+	cmd.Env = append(env, raceStackEnv+"=1", "STDBG_CACHE="+t.TempDir())
+	return cmd.CombinedOutput()
+}
+
+// A search writes a report in every execution in which a race happens:
+// under a file-size limit, those of a race repeated from the first
+// execution on filled the file, and a race that appears only later could
+// not be written, nor found. The runtime empties the file once it has
+// taken every report in it.
+func TestRaceFoundAfterManyReports(t *testing.T) {
+	if os.Getenv(raceStackEnv) != "" {
+		exploreRepeatedRaces(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("explores a program in a process of its own, built with the race detector")
+	}
+	out, err := raceStackChild(t, "TestRaceFoundAfterManyReports", t.TempDir())
+	if !strings.Contains(string(out), "first race found") {
+		t.Errorf("the race of every execution was not found (%v):\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "late race found") {
+		t.Errorf("the race of execution %d was not found (%v):\n%s", raceAfter, err, out)
+	}
+}
+
+// exploreRepeatedRaces explores, under the file-size limit, a program with
+// a race in every execution and another from execution raceAfter on, and
+// prints which were found.
+func exploreRepeatedRaces(t *testing.T) {
+	if !raceBuild {
+		t.Fatal("not built with the race detector")
+	}
+	rt.HideRaces()
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: raceLogLimit, Max: raceLogLimit}); err != nil {
+		t.Fatal(err)
+	}
+	executions := 0
+	f := func() {
+		executions++
+		first, late := 0, 0
+		done := sthread.MakeChan[bool](0)
+		sthread.Go(func() {
+			first++
+			if executions > raceAfter {
+				late++
+			}
+			done.Send(true)
+		})
+		first++
+		late++
+		done.Recv()
+	}
+	res, err := sthread.Explore(f, sthread.All(), sthread.NoMinimise(), sthread.MaxExecutions(raceAfter+10),
+		sthread.Strategy(search.NewRandom(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range res.Bugs {
+		if b.Kind != search.DataRace {
+			continue
+		}
+		switch {
+		case strings.Contains(b.String(), "first++"):
+			t.Log("first race found")
+		case strings.Contains(b.String(), "late++"):
+			t.Log("late race found")
 		}
 	}
 }
