@@ -39,13 +39,14 @@ func recvDeep(n int, c sthread.Chan[bool]) {
 	c.Recv()
 }
 
-// lockDeep locks and unlocks mu n frames below its caller.
-func lockDeep(n int, mu *ssync.Mutex) {
+// lockDeep counts a hit under mu n frames below its caller.
+func lockDeep(n int, mu *ssync.Mutex, hits *int) {
 	if n > 0 {
-		lockDeep(n-1, mu)
+		lockDeep(n-1, mu, hits)
 		return
 	}
 	mu.Lock()
+	*hits++
 	mu.Unlock()
 }
 
@@ -203,25 +204,25 @@ func exploreLateRace(t *testing.T) {
 	f := func() {
 		executions++
 		var mu ssync.Mutex
-		shared := 0
+		shared, hits := 0, 0
 		done := sthread.MakeChan[bool](0)
 		never := sthread.MakeChan[bool](0)
 		for i := range 2 {
 			sthread.Go(func() {
-				lockDeep(4, &mu)
+				lockDeep(4, &mu, &hits)
 				if i == 0 && executions > raceAfter {
 					shared++
 				}
-				lockDeep(4, &mu)
+				lockDeep(4, &mu, &hits)
 				done.Send(true)
 				if i == 0 {
 					recvDeep(8, never) // leaks
 				}
 			})
 		}
-		lockDeep(4, &mu)
+		lockDeep(4, &mu, &hits)
 		shared++
-		lockDeep(4, &mu)
+		lockDeep(4, &mu, &hits)
 		for range 2 {
 			done.Recv()
 		}
