@@ -11,8 +11,9 @@ import (
 )
 
 // stackProgram prints its stack with runtime/debug from main, from a
-// method two calls down, from a goroutine it starts, and with PrintStack,
-// each section headed by its name.
+// method two calls down, from a goroutine it starts, and with PrintStack;
+// then with runtime.Stack, its own and, from a goroutine, every
+// goroutine's; each section headed by its name.
 var stackProgram = map[string]string{
 	"go.mod": "module example.com/stack\n\ngo 1.22\n",
 	"main.go": `package main
@@ -20,6 +21,7 @@ var stackProgram = map[string]string{
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 )
@@ -45,6 +47,16 @@ func main() {
 	os.Stdout.Sync()
 	fmt.Fprintln(os.Stderr, "== print")
 	debug.PrintStack()
+	os.Stderr.Sync()
+	buf := make([]byte, 1<<16)
+	fmt.Printf("== runtime\n%s", buf[:runtime.Stack(buf, false)])
+	done := make(chan bool)
+	go func() {
+		buf := make([]byte, 1<<16)
+		fmt.Printf("== all\n%s", buf[:runtime.Stack(buf, true)])
+		done <- true
+	}()
+	<-done
 }
 `,
 }
@@ -119,10 +131,12 @@ func TestDebugStackAsGoRun(t *testing.T) {
 	}
 	want := run(build(nil))
 	for section, frames := range map[string][]string{
-		"main":      {"runtime/debug.Stack", "main.go:19"},
-		"nested":    {"runtime/debug.Stack", "main.go:13", "main.go:16", "main.go:20"},
-		"goroutine": {"runtime/debug.Stack", "main.go:25", "created by main.go:23"},
-		"print":     {"runtime/debug.Stack", "runtime/debug.PrintStack", "main.go:30"},
+		"main":      {"runtime/debug.Stack", "main.go:20"},
+		"nested":    {"runtime/debug.Stack", "main.go:14", "main.go:17", "main.go:21"},
+		"goroutine": {"runtime/debug.Stack", "main.go:26", "created by main.go:24"},
+		"print":     {"runtime/debug.Stack", "runtime/debug.PrintStack", "main.go:31"},
+		"runtime":   {"main.go:34"},
+		"all":       {"main.go:38", "created by main.go:36", "main.go:41"},
 	} {
 		if !slices.Equal(want[section], frames) {
 			t.Fatalf("go run's %s stack: %q; want %q", section, want[section], frames)
@@ -146,7 +160,7 @@ func TestDebugStackAsGoRun(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := run(exe, tt.env...)
-			for _, section := range []string{"main", "nested", "goroutine", "print"} {
+			for _, section := range []string{"main", "nested", "goroutine", "print", "runtime", "all"} {
 				if !slices.Equal(got[section], want[section]) {
 					t.Errorf("%s: the instrumented program's stack names %q; go run's %q", section, got[section], want[section])
 				}

@@ -41,7 +41,7 @@ var mirrors = map[string]mirror{
 	"sync": {sthreadPath + "/sync", nameSet(
 		"Mutex", "RWMutex", "WaitGroup", "Once", "Cond", "NewCond", "Locker", "Map")},
 	"sync/atomic":   {sthreadPath + "/sync/atomic", atomicNames()},
-	"runtime":       {sthreadPath + "/runtime", nameSet("Gosched", "Caller", "Callers")},
+	"runtime":       {sthreadPath + "/runtime", nameSet("Gosched", "Caller", "Callers", "Stack")},
 	"runtime/debug": {sthreadPath + "/runtime/debug", nameSet("Stack", "PrintStack")},
 	"time": {sthreadPath + "/time", nameSet(
 		"Sleep", "After", "Tick", "NewTimer", "NewTicker", "AfterFunc", "Timer", "Ticker", "Now", "Since", "Until")},

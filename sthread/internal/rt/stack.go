@@ -27,20 +27,44 @@ import (
 const runMain = rtnames.Package + ".Run"
 
 // UserStack returns stack, the calling goroutine's traceback as
-// runtime.Stack(buf, false) writes it, as the program sees its stack: the
+// runtime.Stack(buf, false) writes it, or every goroutine's as
+// runtime.Stack(buf, true) does, as the program sees its stack: the
 // frames of stdbg's runtime are left out, but those whose function own
 // names, which are written as own says (a mirror's function, in the
-// standard library's terms: two lines, the call and its file).
+// standard library's terms: two lines, the call and its file). Of every
+// goroutine's, the goroutines that run none of the program's frames
+// (stdbg's own) are left out, and a line that says that stdbg's runtime
+// created a goroutine names the program's go statement when the runtime
+// knows it, or is left out.
 //
 //go:norace
 func UserStack(stack []byte, own map[string]string) []byte {
-	lines := strings.Split(strings.TrimSuffix(string(stack), "\n"), "\n")
-	if len(lines) == 0 || !strings.HasPrefix(lines[0], "goroutine ") {
-		return stack
-	}
 	var out bytes.Buffer
+	for i, block := range strings.Split(strings.TrimSuffix(string(stack), "\n"), "\n\n") {
+		lines := strings.Split(block, "\n")
+		if !strings.HasPrefix(lines[0], "goroutine ") {
+			return stack
+		}
+		var b bytes.Buffer
+		if userFrames(&b, lines, own, i == 0) || i == 0 {
+			if out.Len() > 0 {
+				out.WriteByte('\n')
+			}
+			out.Write(b.Bytes())
+		}
+	}
+	return out.Bytes()
+}
+
+// userFrames writes the traceback of one goroutine, its lines, as
+// UserStack does, and reports whether it holds a frame of the program;
+// self: it is the calling goroutine's.
+//
+//go:norace
+func userFrames(out *bytes.Buffer, lines []string, own map[string]string, self bool) bool {
 	out.WriteString(lines[0])
 	out.WriteByte('\n')
+	program := false
 	below := false // past the body of a test: the frames below are TestBegun's
 	for i := 1; i < len(lines); i++ {
 		line := lines[i]
@@ -51,9 +75,9 @@ func UserStack(stack []byte, own map[string]string) []byte {
 		}
 		if name, ok := strings.CutPrefix(line, "created by "); ok {
 			fn, _, _ := strings.Cut(name, " in goroutine ")
-			if !stdbgFrame(fn, fileOf(file)) {
+			if !stdbgText(fn, fileOf(file)) {
 				out.WriteString(line + "\n" + file + "\n")
-			} else if s := createdBy(); s != "" {
+			} else if s := createdBy(self, lines[0]); s != "" {
 				out.WriteString(s)
 			}
 			continue
@@ -66,7 +90,10 @@ func UserStack(stack []byte, own map[string]string) []byte {
 			out.WriteString(s)
 			continue
 		}
-		if !stdbgFrame(fn, fileOf(file)) {
+		if !stdbgText(fn, fileOf(file)) {
+			// (runtime.goexit, shown when every frame above it was
+			// stdbg's, is not the program's.)
+			program = program || fn != "runtime.goexit"
 			out.WriteString(line + "\n")
 			if file != "" {
 				out.WriteString(file + "\n")
@@ -86,11 +113,11 @@ func UserStack(stack []byte, own map[string]string) []byte {
 				if pc == 0 {
 					break
 				}
-				writeFrames(&out, pc)
+				writeFrames(out, pc)
 			}
 		}
 	}
-	return out.Bytes()
+	return program
 }
 
 // funcOf is the function of a traceback's frame line ("main.(*T).m(0x1,
@@ -154,19 +181,24 @@ func writeFrames(out *bytes.Buffer, pc uintptr) {
 	}
 }
 
-// createdBy is the line a traceback ends with for the calling goroutine,
-// started by stdbg's runtime for a go statement of the program: "created
-// by" the function of that statement, in the goroutine that made it, and
-// its file and line; "" when the runtime does not know it.
+// createdBy is the line a traceback ends with for a goroutine, of the
+// given header line, that stdbg's runtime started for a go statement of
+// the program: "created by" the function of that statement, in the
+// goroutine that made it, and its file and line; "" when the runtime does
+// not know it. self: the goroutine is the calling one (a checked
+// goroutine's statement is known to itself only).
 //
 //go:norace
-func createdBy() string {
+func createdBy(self bool, header string) string {
 	var pc uintptr
 	var by uint64
-	if th, ok := Current(); ok {
+	if th, ok := Current(); self && ok {
 		pc, by = th.spawnPC, th.spawnBy
-	} else if g := getg(); g != 0 {
-		pc, by = outsiderOrigin(goidOf(g))
+	} else {
+		id, _, _ := strings.Cut(strings.TrimPrefix(header, "goroutine "), " ")
+		if n, err := strconv.ParseUint(id, 10, 64); err == nil {
+			pc, by = outsiderOrigin(n)
+		}
 	}
 	if pc == 0 {
 		return ""
@@ -219,4 +251,14 @@ func outsiderOrigin(id uint64) (uintptr, uint64) {
 		return 0, 0
 	}
 	return pc, by
+}
+
+// stdbgText reports whether a frame of a traceback, of function fn in
+// file, is stdbg's: stdbg's runtime's (stdbgFrame), or of the search that
+// runs in the process (the packages rtnames.RaceSuppressions names), as
+// the goroutine that drives a check runs it.
+//
+//go:norace
+func stdbgText(fn, file string) bool {
+	return stdbgFrame(fn, file) || rtnames.IsSuppressed(fn)
 }
