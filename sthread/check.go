@@ -220,7 +220,7 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 	}
 	checkMu.Lock()
 	defer checkMu.Unlock()
-	rd, err := describe(f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, logs)
+	rd, err := describe(context.Background(), f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, logs)
 	if err != nil {
 		return nil, err
 	}
@@ -237,11 +237,13 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 
 // describe runs r on f once with full stacks (a lasso's with the states
 // of its cycle) and builds its report. A replay of a plain schedule
-// publishes its steps for a debugger when logs is set. checkMu must be
-// held.
+// publishes its steps for a debugger when logs is set. ctx ends the
+// replay: between two steps, and at its deadline a step still running
+// then, which the runner cuts (the error wraps search.ErrStepCut).
+// checkMu must be held.
 //
 //go:norace
-func describe(f func(), cfg *config, r hunt.Replay, logs bool) (*hunt.Replayed, error) {
+func describe(ctx context.Context, f func(), cfg *config, r hunt.Replay, logs bool) (*hunt.Replayed, error) {
 	rc := cfg.runtime(rt.ReportDepth, r.Lasso())
 	rc.Logs = logs
 	// A user stopped in a debugger is not a transition that runs for
@@ -249,6 +251,9 @@ func describe(f func(), cfg *config, r hunt.Replay, logs bool) (*hunt.Replayed, 
 	rc.NoWatch = logs && traced()
 	run, chk := rt.Start(f, rc)
 	defer run.Stop()
+	if d, ok := ctx.Deadline(); ok {
+		run.SetDeadline(d.UnixNano())
+	}
 	e, err := chk.Begin()
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", rt.FuncName(f), err)
@@ -261,7 +266,7 @@ func describe(f func(), cfg *config, r hunt.Replay, logs bool) (*hunt.Replayed, 
 		dbg = newDebugExec(e, ex, r.Schedule)
 		exec = dbg
 	}
-	rd, err := r.Run(context.Background(), exec, func(o *search.Outcome) *report.Report { return ex.Report(e, o) })
+	rd, err := r.Run(ctx, exec, func(o *search.Outcome) *report.Report { return ex.Report(e, o) })
 	if err != nil {
 		return nil, fmt.Errorf("running %s: %w", rt.FuncName(f), err)
 	}

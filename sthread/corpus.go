@@ -1,6 +1,7 @@
 package sthread
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -167,7 +168,7 @@ func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
 			continue
 		}
 		checkMu.Lock()
-		rd, err := describe(f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, false)
+		rd, err := describe(context.Background(), f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, false)
 		checkMu.Unlock()
 		runs++
 		if err != nil {

@@ -35,6 +35,9 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 	if err != nil {
 		return &Result{}, err
 	}
+	// The executions run in this process: a portfolio's members take
+	// turns in its CPU time, not in wall time.
+	st = search.InProcess(st)
 	formula, err := cfg.formula()
 	if err != nil {
 		return &Result{}, err
@@ -50,10 +53,10 @@ func explore(f func(), cfg *config, t testing.TB) (*Result, error) {
 	hc := hunt.Config{
 		Executor: ex, Strategy: st, LTL: formula, Request: cfg.req,
 		Options: search.Options{Visited: cfg.visited, Livelock: cfg.livelock, Graph: formula != nil},
-		Explain: func(_ context.Context, b search.Bug) (*hunt.Explanation, error) {
+		Explain: func(ctx context.Context, b search.Bug) (*hunt.Explanation, error) {
 			// A replay with full stacks has a runner of its own.
 			ex.pause()
-			return explainBug(f, cfg, b), nil
+			return explainBug(ctx, f, cfg, b)
 		},
 		Nondeterminism: functionNondeterminism,
 	}
@@ -124,14 +127,20 @@ func (p *inProcess) pause() {
 }
 
 // explainBug replays a bug (a lasso: its stem and one run of its cycle)
-// with full stacks, for its report; without a report when it cannot.
+// with full stacks, for its report; without a report when it cannot. ctx
+// ends with the budget: a replay it cuts, between two steps or in a step
+// still running at its deadline, returns the error, and the hunt reports
+// the bug as the search found it (hunt.AsFound), saying what was cut.
 // checkMu must be held.
 //
 //go:norace
-func explainBug(f func(), cfg *config, b search.Bug) *hunt.Explanation {
-	rd, err := describe(f, cfg, hunt.Replay{Schedule: b.Schedule, Cycle: b.Cycle, MaxDepth: cfg.req.MaxDepth}, false)
+func explainBug(ctx context.Context, f func(), cfg *config, b search.Bug) (*hunt.Explanation, error) {
+	rd, err := describe(ctx, f, cfg, hunt.Replay{Schedule: b.Schedule, Cycle: b.Cycle, MaxDepth: cfg.req.MaxDepth}, false)
 	if err != nil {
-		return &hunt.Explanation{}
+		if ctx.Err() != nil || errors.Is(err, search.ErrStepCut) {
+			return nil, err
+		}
+		return &hunt.Explanation{}, nil
 	}
-	return &hunt.Explanation{Report: rd.Report, Outcome: rd.Outcome, Lasso: rd.Lasso}
+	return &hunt.Explanation{Report: rd.Report, Outcome: rd.Outcome, Lasso: rd.Lasso}, nil
 }

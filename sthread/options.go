@@ -143,14 +143,23 @@ func MaxExecutions(n int64) Option { return func(c *config) { c.req.MaxExecution
 // search.NewPreemptionBounding, for functions with too many schedules to
 // explore them all. Sampling strategies never run out: bound them with
 // MaxExecutions or Budget. A strategy value serves one search at a time.
+// A portfolio that shares its search in time (search.Portfolio.Timed, as
+// search.Spec's New makes it) takes its turns in the CPU time of this
+// process, where its executions run, whatever clock it was given
+// (search.InProcess): what else the machine runs does not change which
+// member runs when.
 func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy = st } }
 
 // Budget bounds the wall time of Check and Explore (0, the default: no
 // limit): the search gets four fifths of it (all of it with NoMinimise),
-// the minimisation of the bugs found up to nine tenths, the rest being
-// kept for their reports. A search stopped by its
-// budget is not an error: Check passes if it found no bug, and Explore's
-// Result is not Complete.
+// the minimisation of the bugs found up to nine tenths, and the replays
+// that explain them for their reports end with it. A step still running
+// when its phase ends is cut there. A bug whose replay is cut is
+// reported as the search found it (its kind, message and schedule,
+// without trace nor stacks), its report saying what was cut. A search
+// stopped by its budget is not an error: Check passes if it found no bug,
+// and Explore's Result is not Complete. (The schedules stored in the
+// test's corpus, replayed before any search, are not bounded by it.)
 func Budget(d time.Duration) Option { return func(c *config) { c.req.Budget = max(d, 0) } }
 
 // NoMinimise reports each bug with the schedule the search found, instead

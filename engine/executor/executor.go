@@ -271,6 +271,9 @@ type Execution struct {
 	spins    []stretch
 	awaiting []int
 	ran      spinRan
+	// spinReads is the number of reads the stretches hold, all threads
+	// together: none, and a write has nothing to dirty.
+	spinReads int
 	// checkBuf is the room of the list made afresh (Options.CheckThreads).
 	checkBuf []search.Thread
 }
@@ -338,7 +341,7 @@ func (e *Execution) Schedule() schedule.Schedule {
 // clean one, marked Redundant: it is not an end of the program, and a
 // state graph must not take its last state for one (an LTL check would
 // see the program stop there for ever).
-func (e *Execution) cutRedundantWake(tid int, op syncmodel.Op) {
+func (e *Execution) cutRedundantWake(tid int, op *syncmodel.Op) {
 	next, ok := e.w.Pending(tid)
 	if e.outcome != nil || !ok || next.Kind != syncmodel.CondWait || next.Obj != op.Obj || next.Obj2 != op.Obj2 {
 		return
@@ -355,10 +358,15 @@ func (e *Execution) Step(st schedule.Step) error {
 		return ErrEnded
 	}
 	tid := st.Thread
-	op, ok := e.w.Pending(tid)
-	if !ok {
+	// The step's record is made in the trace at once, the pending
+	// operation copied into it (an operation is too big to copy around).
+	e.trace = append(e.trace, Step{Thread: tid})
+	rec := &e.trace[len(e.trace)-1]
+	if !e.w.PendingTo(tid, &rec.Op) {
+		e.trace = e.trace[:len(e.trace)-1]
 		return fmt.Errorf("thread %d has no pending operation", tid)
 	}
+	op := &rec.Op
 	choice := st.Choice
 	alternatives := e.w.Choices(tid)
 	if alternatives == 0 {
@@ -370,17 +378,16 @@ func (e *Execution) Step(st schedule.Step) error {
 		leaked = e.blockedNow(tid)
 	}
 	preempts := false
-	if n := len(e.trace); n > 0 {
+	if n := len(e.trace) - 1; n > 0 {
 		prev := e.trace[n-1].Thread
 		preempts = prev != tid && e.w.Enabled(prev)
 	}
 	res, err := e.w.Execute(tid, choice)
 	e.change(tid)
-	rec := Step{Thread: tid, Choice: choice, Op: op, Frames: e.PendingFrames(tid), Result: res, Preempts: preempts}
+	rec.Choice, rec.Frames, rec.Result, rec.Preempts = choice, e.PendingFrames(tid), res, preempts
 	if tid < len(e.opnds) {
 		rec.Operand = e.opnds[tid]
 	}
-	e.trace = append(e.trace, rec)
 	if err != nil {
 		// (Only here: the target of errors.As lives on the heap.)
 		var mis *syncmodel.Misuse
@@ -404,7 +411,7 @@ func (e *Execution) Step(st schedule.Step) error {
 	if tid < len(e.opnds) {
 		e.opnds[tid] = wire.Operand{}
 	}
-	e.ran = spinRan{tid: tid, op: op, res: res, valid: true}
+	e.ran = spinRan{tid: tid, step: len(e.trace) - 1, valid: true}
 	if e.checkRace(); e.outcome != nil {
 		return nil
 	}
@@ -740,7 +747,7 @@ func (e *Execution) pendingThreads(dst []search.Thread) []search.Thread {
 // noteTimeout records, when thread tid took a timer's time in a select
 // (op, with result res) while another case was ready too (otherReady) or
 // other threads of the program could still run, which ones could.
-func (e *Execution) noteTimeout(tid int, op syncmodel.Op, res syncmodel.Result, otherReady bool) {
+func (e *Execution) noteTimeout(tid int, op *syncmodel.Op, res syncmodel.Result, otherReady bool) {
 	if e.earlyTimeout != nil {
 		// Only a failure in the transition that follows counts.
 		delete(e.earlyTimeout, tid)

@@ -62,16 +62,18 @@ type stretch struct {
 	wrote bool
 }
 
-func (s *stretch) reset() {
-	s.marks, s.reads = s.marks[:0], s.reads[:0]
+// resetStretch starts st again, empty.
+func (e *Execution) resetStretch(st *stretch) {
+	e.spinReads -= len(st.reads)
+	st.marks, st.reads = st.marks[:0], st.reads[:0]
 }
 
 // spinRan is the operation a thread ran in the step under way, until its
-// next report says what it did.
+// next report says what it did: the step of the trace that ran it (an
+// operation is too big to copy at every step).
 type spinRan struct {
 	tid   int
-	op    syncmodel.Op
-	res   syncmodel.Result
+	step  int
 	valid bool
 }
 
@@ -104,6 +106,11 @@ func (e *Execution) spinAccesses(a *wire.Accesses) {
 // stretches that it overlaps are dirty, and the threads that wait for a
 // write to it go on.
 func (e *Execution) spinWrite(tid int, s syncmodel.Span) {
+	if e.spinReads == 0 && len(e.awaiting) == 0 {
+		// No stretch holds a read for s to dirty, and no thread waits
+		// (e.awaiting holds every thread that World.Await made wait).
+		return
+	}
 	for t := range e.spins {
 		if t == tid {
 			continue
@@ -115,7 +122,7 @@ func (e *Execution) spinWrite(tid int, s syncmodel.Span) {
 			}
 		}
 	}
-	if e.w.Wrote(tid, s) > 0 {
+	if len(e.awaiting) > 0 && e.w.Wrote(tid, s) > 0 {
 		e.spinWoken()
 	}
 }
@@ -144,28 +151,30 @@ func (e *Execution) spinDone(tid int, sp wire.Spin) {
 	clean := sp.Clean && !st.wrote
 	if e.ran.valid && e.ran.tid == tid {
 		e.ran.valid = false
-		reads, polled, woken := e.w.Ran(tid, e.ran.op, e.ran.res, sp.Unchanged)
-		if woken > 0 {
-			e.spinWoken()
-		}
-		if !polled {
-			clean = false
-			var buf [4]syncmodel.Span
-			for _, s := range syncmodel.AppendTouched(buf[:0], &e.ran.op) {
-				e.spinWrite(tid, s)
-			}
-		} else {
+		ran := &e.trace[e.ran.step]
+		// What World.Ran does, the writes told to the stretches too.
+		var buf [4]syncmodel.Span
+		if reads, polled := syncmodel.AppendPolled(buf[:0], &ran.Op, ran.Result, sp.Unchanged); polled {
 			for _, s := range reads {
 				st.reads = append(st.reads, spinRead{span: s})
+			}
+			e.spinReads += len(reads)
+		} else {
+			clean = false
+			if e.spinReads > 0 || len(e.awaiting) > 0 {
+				for _, s := range syncmodel.AppendTouched(buf[:0], &ran.Op) {
+					e.spinWrite(tid, s)
+				}
 			}
 		}
 	}
 	for _, s := range st.plain {
 		st.reads = append(st.reads, spinRead{span: s})
 	}
+	e.spinReads += len(st.plain)
 	st.plain, st.wrote = st.plain[:0], false
 	if !clean || len(st.reads) > spinReads {
-		st.reset()
+		e.resetStretch(st)
 	}
 }
 
@@ -180,7 +189,7 @@ func (e *Execution) spinPoint(v *wire.Pending) {
 		if p <= 0 || p == tid {
 			continue
 		}
-		e.stretchOf(p).reset()
+		e.resetStretch(e.stretchOf(p))
 		if _, ok := e.w.Awaits(p); ok {
 			if op, ok := e.w.Pending(p); ok {
 				e.w.SetPending(p, op) // (a report anew ends the wait)
@@ -209,7 +218,7 @@ func (e *Execution) spinPoint(v *wire.Pending) {
 	}
 mark:
 	if len(st.marks) == spinMarks {
-		st.reset()
+		e.resetStretch(st)
 	}
 	st.marks = append(st.marks, spinMark{state: v.Spin.State, reads: len(st.reads)})
 }
@@ -249,13 +258,16 @@ func (e *Execution) spinning(tid int) bool {
 // the same (a schedule replayed from elsewhere) runs as it would without
 // the wait, its stretch started again.
 func (e *Execution) spinStep(tid int) {
+	if len(e.awaiting) == 0 {
+		return
+	}
 	if _, ok := e.w.Awaits(tid); !ok {
 		return
 	}
 	if op, ok := e.w.Pending(tid); ok {
 		e.w.SetPending(tid, op)
 	}
-	e.stretchOf(tid).reset()
+	e.resetStretch(e.stretchOf(tid))
 	e.spinWoken()
 }
 
@@ -264,9 +276,10 @@ func (e *Execution) spinStep(tid int) {
 func (e *Execution) resetSpins() {
 	for i := range e.spins {
 		s := &e.spins[i]
-		s.reset()
+		s.marks, s.reads = s.marks[:0], s.reads[:0]
 		s.plain, s.wrote = s.plain[:0], false
 	}
+	e.spinReads = 0
 	e.awaiting = e.awaiting[:0]
 	e.ran = spinRan{}
 }

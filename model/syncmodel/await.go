@@ -158,43 +158,49 @@ func (w *World) Ran(tid int, op Op, res Result, unchanged bool) (reads []Span, p
 // length, a yield or a C sleep (which read nothing). Every other
 // operation may have changed something, or time.
 func Poll(op Op, res Result, unchanged bool) (reads []Span, ok bool) {
+	return AppendPolled(nil, &op, res, unchanged)
+}
+
+// AppendPolled is Poll appending what *op read to dst: a caller that
+// passes room it owns allocates nothing (but for a select's cases beyond
+// that room).
+func AppendPolled(dst []Span, op *Op, res Result, unchanged bool) (reads []Span, ok bool) {
 	switch op.Kind {
 	case Read:
-		return []Span{memSpan(&op)}, true
+		return append(dst, memSpan(op)), true
 	case Write:
 		if unchanged {
-			return []Span{memSpan(&op)}, true
+			return append(dst, memSpan(op)), true
 		}
 	case Yield, Sleep:
-		return nil, true
+		return dst, true
 	case MutexTrylock, SpinTrylock, RWTryRdlock, RWTryWrlock:
 		if res.Code == EBUSY {
-			return []Span{{Addr: op.Obj}}, true
+			return append(dst, Span{Addr: op.Obj}), true
 		}
 	case SemTrywait:
 		if res.Code == EAGAIN {
-			return []Span{{Addr: op.Obj}}, true
+			return append(dst, Span{Addr: op.Obj}), true
 		}
 	case MutexTimedlock, SemTimedwait, RWTimedRdlock, RWTimedWrlock:
 		if res.Code == ETIMEDOUT {
-			return []Span{{Addr: op.Obj}}, true
+			return append(dst, Span{Addr: op.Obj}), true
 		}
 	case GoMutexTryLock, GoRWTryRLock, GoRWTryLock:
 		if res.Code == 0 {
-			return []Span{{Addr: op.Obj}}, true
+			return append(dst, Span{Addr: op.Obj}), true
 		}
 	case SemGetvalue, ChanLen:
-		return []Span{{Addr: op.Obj}}, true
+		return append(dst, Span{Addr: op.Obj}), true
 	case Select:
 		if DecodeChanResult(res.Code).Via == ViaDefault {
-			reads = make([]Span, len(op.Cases))
-			for i, c := range op.Cases {
-				reads[i] = Span{Addr: c.Chan}
+			for _, c := range op.Cases {
+				dst = append(dst, Span{Addr: c.Chan})
 			}
-			return reads, true
+			return dst, true
 		}
 	}
-	return nil, false
+	return dst, false
 }
 
 // Touched returns what an operation may write: the bytes of a memory

@@ -214,6 +214,18 @@ func TestPoll(t *testing.T) {
 			if ok != tt.ok || !slices.Equal(reads, tt.reads) {
 				t.Errorf("Poll(%s, %d, %v) = %v, %v; want %v, %v", tt.op, tt.code, tt.unchanged, reads, ok, tt.reads, tt.ok)
 			}
+			// Into room of its own, after what is there already.
+			room := make([]Span, 1, 4)
+			room[0] = Span{Addr: 1}
+			n := testing.AllocsPerRun(10, func() {
+				reads, ok = AppendPolled(room[:1:4], &tt.op, Result{Code: tt.code}, tt.unchanged)
+			})
+			if ok != tt.ok || !slices.Equal(reads[1:], tt.reads) || reads[0] != room[0] {
+				t.Errorf("AppendPolled(%s, %d, %v) = %v, %v; want %v, %v after %v", tt.op, tt.code, tt.unchanged, reads, ok, tt.reads, tt.ok, room[0])
+			}
+			if n != 0 {
+				t.Errorf("AppendPolled allocates %v times per call with room enough; want 0", n)
+			}
 		})
 	}
 }

@@ -15,6 +15,18 @@ func (w *World) Reset() {
 	}
 }
 
+// PendingTo writes the pending operation of thread tid to *op, as Pending
+// returns it, and reports whether it has one (*op is left alone if not):
+// a caller that keeps the operation somewhere of its own copies it once.
+func (w *World) PendingTo(tid int, op *Op) bool {
+	th := w.thread(tid)
+	if th == nil || !th.hasPending {
+		return false
+	}
+	*op = th.pending
+	return true
+}
+
 // Status is Inspect without the operation: whether thread tid is live,
 // Enabled, and its Choices.
 func (w *World) Status(tid int) (live, enabled bool, choices int) {

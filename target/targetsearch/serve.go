@@ -207,3 +207,12 @@ func Serve(ex search.Executor, spec *Spec, w io.Writer, tr *Trace, ctl Controls)
 	out.send(Message{Result: r})
 	return out.err
 }
+
+// newStrategy returns a fresh strategy of spec for a search served inside
+// the target's process: a portfolio there shares the search among its
+// members in the CPU time of the process, not in wall time
+// (search.InProcess).
+func newStrategy(spec *Spec) (search.Strategy, error) {
+	st, err := spec.NewStrategy()
+	return search.InProcess(st), err
+}
