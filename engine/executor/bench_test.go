@@ -122,3 +122,39 @@ func BenchmarkCheckerCounter(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckerManyThreads measures the checker's work per step as the
+// threads grow: the counter with N workers of one round each, searched by
+// DPOR up to an execution limit, the thread list kept by a pass over every
+// thread at every step (pass) or by the index of what each thread's status
+// depends on (index; the default from 16 live threads):
+//
+//	go test -run '^$' -bench CheckerManyThreads -benchtime 3x ./engine/executor
+func BenchmarkCheckerManyThreads(b *testing.B) {
+	for _, n := range []int{4, 8, 16, 32, 100, 1000} {
+		for _, way := range []struct {
+			name string
+			from int
+		}{{"pass", 1 << 30}, {"index", 1}} {
+			b.Run(fmt.Sprintf("threads=%d/%s", n, way.name), func(b *testing.B) {
+				rt := newCounterRuntime(n, 1)
+				ch := executor.New(rt, executor.Options{FastExit: true})
+				executor.SetIncrementalFrom(ch, way.from)
+				limit := int64(max(10, 20_000/n))
+				var execs, trans int64
+				cpu0 := cpuTime()
+				for b.Loop() {
+					res, err := search.Explore(context.Background(), ch, search.NewDPOR(), search.Options{MaxExecutions: limit, MaxDepth: 10 * n})
+					if err != nil || len(res.Bugs) > 0 {
+						b.Fatalf("%v, bugs %v", err, res.Bugs)
+					}
+					execs += res.Stats.Executions
+					trans += res.Stats.Transitions
+				}
+				cpu := cpuTime() - cpu0
+				b.ReportMetric(float64(trans)/float64(execs), "transitions/execution")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(trans), "cpu-ns/transition")
+			})
+		}
+	}
+}

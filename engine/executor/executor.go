@@ -98,6 +98,9 @@ type Executor struct {
 	probed bool
 	// planBuf holds the steps announced to a Batcher (plan).
 	planBuf []wire.Run
+	// incrementalFrom, if positive, replaces the number of live threads
+	// from which the thread list is kept by an index (threads.go).
+	incrementalFrom int
 	// spareRaces is the race detector of the last searched execution,
 	// whose room the next one's takes (takeRaces).
 	spareRaces *raceDetector
@@ -146,7 +149,9 @@ func (c *Executor) begin(spare *Execution) (*Execution, error) {
 		}
 		spare.w.Reset()
 		e.w, e.trace, e.threads = spare.w, spare.trace[:0], spare.threads[:0]
-		e.frames, e.ostids, e.changed = spare.frames[:0], spare.ostids[:0], spare.changed[:0]
+		e.frames, e.ostids = spare.frames[:0], spare.ostids[:0]
+		e.idx = spare.idx
+		e.idx.reset()
 		e.opnds = spare.opnds[:0]
 		e.spins, e.awaiting = spare.spins, spare.awaiting
 		e.resetSpins()
@@ -232,7 +237,6 @@ type Execution struct {
 	frames  [][]uint64     // frames[tid]: where live thread tid's pending op was called
 	opnds   []wire.Operand // opnds[tid]: what its pending op stores, if reported
 	ostids  []int          // ostids[tid]: its kernel thread id, 0 unknown
-	changed []bool         // changed[tid]: its pending op changed since the last point (listThreads)
 	trace   []Step
 	outcome *search.Outcome
 	failure *wire.Failure
@@ -274,6 +278,8 @@ type Execution struct {
 	// spinReads is the number of reads the stretches hold, all threads
 	// together: none, and a write has nothing to dirty.
 	spinReads int
+	// idx finds the threads a step may have changed (threads.go).
+	idx threadIndex
 	// checkBuf is the room of the list made afresh (Options.CheckThreads).
 	checkBuf []search.Thread
 }
@@ -384,6 +390,9 @@ func (e *Execution) Step(st schedule.Step) error {
 	}
 	res, err := e.w.Execute(tid, choice)
 	e.change(tid)
+	if e.idx.on {
+		e.idx.touchOp(tid, op)
+	}
 	rec.Choice, rec.Frames, rec.Result, rec.Preempts = choice, e.PendingFrames(tid), res, preempts
 	if tid < len(e.opnds) {
 		rec.Operand = e.opnds[tid]
@@ -484,6 +493,14 @@ func (e *Execution) absorbPending(v *wire.Pending) error {
 		return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
 	}
 	e.change(v.Tid)
+	if e.idx.on {
+		if !e.ran.valid || e.ran.tid != v.Tid {
+			// (After a step, what its operation touched is noted
+			// already.)
+			e.idx.touchWatched(v.Tid)
+		}
+		e.idx.touchOp(v.Tid, &v.Op)
+	}
 	e.spinPoint(v)
 	for v.Tid >= len(e.frames) {
 		e.frames = append(e.frames, nil)

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -58,12 +59,52 @@ func (r *scripted) Resume(tid int, code int64) ([]wire.Event, error) {
 
 func (r *scripted) End(bool) {}
 
+// richer is a Runtime whose threads wait on more kinds of objects: a
+// condition variable and its mutex, a semaphore, an rwlock, and the exit
+// of a thread that two threads join (a misuse when both try). Its scripts
+// are those of scripted's, from Begin.
+type richer struct{ scripted }
+
+func (r *richer) Begin() ([]wire.Event, error) {
+	const m, c, s, rw = 1, 2, 3, 4
+	r.scripts = map[int][]syncmodel.Op{
+		1: {{Kind: syncmodel.ThreadCreate}, {Kind: syncmodel.ThreadCreate}, {Kind: syncmodel.ThreadCreate},
+			{Kind: syncmodel.RWRdlock, Obj: rw}, {Kind: syncmodel.RWUnlock, Obj: rw},
+			{Kind: syncmodel.ThreadJoin, Arg: 2}, {Kind: syncmodel.ThreadJoin, Arg: 3}, {Kind: syncmodel.ThreadJoin, Arg: 4},
+			{Kind: syncmodel.Exit}},
+		2: {{Kind: syncmodel.ThreadStart}, {Kind: syncmodel.MutexLock, Obj: m},
+			{Kind: syncmodel.CondWait, Obj: c, Obj2: m}, {Kind: syncmodel.CondReacquire, Obj: c, Obj2: m},
+			{Kind: syncmodel.MutexUnlock, Obj: m}, {Kind: syncmodel.SemPost, Obj: s}, {Kind: syncmodel.ThreadExit}},
+		3: {{Kind: syncmodel.ThreadStart}, {Kind: syncmodel.MutexLock, Obj: m}, {Kind: syncmodel.CondSignal, Obj: c},
+			{Kind: syncmodel.MutexUnlock, Obj: m}, {Kind: syncmodel.SemWait, Obj: s}, {Kind: syncmodel.ThreadExit}},
+		4: {{Kind: syncmodel.ThreadStart}, {Kind: syncmodel.RWWrlock, Obj: rw}, {Kind: syncmodel.RWUnlock, Obj: rw},
+			{Kind: syncmodel.ThreadJoin, Arg: 3}, {Kind: syncmodel.ThreadExit}},
+	}
+	r.pos = map[int]int{}
+	return r.report(1), nil
+}
+
 // TestListThreadsIncremental checks the thread list kept up to date from
 // one scheduling point to the next (listThreads) against the list made
 // afresh, at every point of random schedules, over executions that reuse
-// each other's room.
+// each other's room, kept both ways: by a pass over the threads, and by
+// the index of what each thread's status depends on.
 func TestListThreadsIncremental(t *testing.T) {
-	c := New(&scripted{}, Options{FastExit: true})
+	for _, rt := range []struct {
+		name string
+		rt   Runtime
+	}{{"mutex and semaphore", &scripted{}}, {"condition, rwlock and joins", &richer{}}} {
+		for _, from := range []int{1 << 30, 1, 3} {
+			t.Run(fmt.Sprintf("%s/index from %d threads", rt.name, from), func(t *testing.T) {
+				testListThreadsIncremental(t, rt.rt, from)
+			})
+		}
+	}
+}
+
+func testListThreadsIncremental(t *testing.T, rt Runtime, from int) {
+	c := New(rt, Options{FastExit: true})
+	c.incrementalFrom = from
 	rng := rand.New(rand.NewPCG(36, 36))
 	for range 200 {
 		se, err := c.StartPrefix(nil)

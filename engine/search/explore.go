@@ -207,7 +207,7 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 	stats := &x.res.Stats
 	n := stats.Executions + 1
 	var e Execution
-	if ps, ok := x.ex.(PrefixStarter); ok && x.sf == nil {
+	if ps, ok := x.ex.(PrefixStarter); ok {
 		e, err = ps.StartPrefix(prefix)
 	} else {
 		e, err = x.ex.Start()

@@ -82,7 +82,8 @@ type Executor interface {
 // PrefixStarter is an Executor that can use what the search knows as an
 // execution starts: the steps it replays first (Strategy.Begin's prefix),
 // given in full. Explore uses StartPrefix instead of Start when the
-// executor has it (and the search keeps no state graph).
+// executor has it; in a stateful search the prefix's points still report
+// their states, which the search looks up.
 type PrefixStarter interface {
 	StartPrefix(prefix schedule.Schedule) (Execution, error)
 }

@@ -34,10 +34,11 @@ func (b *batchState) reset() {
 // that just began will be steps, in order. The child of the C library then
 // runs them as batches (wire.EncodeRunBatch): it goes from one step to the
 // next without waiting for an answer, and the checker reads each step's
-// messages while the program runs the next ones. Go targets, stateful
-// searches and $STDBG_BATCH=0 take one step per hand-over.
+// messages while the program runs the next ones; in a stateful search
+// each step's messages carry its state, as a hand-over's do. Go targets
+// and $STDBG_BATCH=0 take one step per hand-over.
 func (p *Process) Plan(steps []wire.Run) {
-	if !batchAllowed || p.cfg.NoPreload || p.flags&wire.FlagState != 0 || !p.alive {
+	if !batchAllowed || p.cfg.NoPreload || !p.alive {
 		return
 	}
 	p.batch.reset()

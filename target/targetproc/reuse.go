@@ -30,12 +30,12 @@ func (p *Process) reusable(flags uint32) bool {
 // program between executions (Config.KeepThreads, in reused children of
 // the C library) and has not run an execution yet: then the checker
 // measures how many threads one starts, and calls SetPool
-// (executor.Pooler). A stateful search keeps no threads: a pooled
-// thread's stack holds what it did before, which the state would hash.
+// (executor.Pooler). In a stateful search a pooled thread's stack below
+// its start routine is zeros again before each routine it runs, as a new
+// thread's is (rt/pool.c), so that its states hash as in a fresh child.
 func (p *Process) WantsPool() bool {
 	flags := p.nextFlags()
-	return poolAllowed && p.cfg.KeepThreads && !p.cfg.NoPreload && p.gen == 0 && flags&wire.FlagReuse != 0 &&
-		flags&wire.FlagState == 0
+	return poolAllowed && p.cfg.KeepThreads && !p.cfg.NoPreload && p.gen == 0 && flags&wire.FlagReuse != 0
 }
 
 // nextFlags are the wire flags of the next execution: the configured ones,

@@ -190,6 +190,8 @@ static void pool_ctx_boot(void *arg)
 	__builtin_longjmp(s->jb, 1);
 }
 
+static void pool_clear_stack(int tid); /* (rt/reuse.c) */
+
 static void *pool_main(void *arg)
 {
 	struct pool_slot *s = arg;
@@ -211,6 +213,8 @@ static void *pool_main(void *arg)
 		pool_fresh_fpu(t);
 		if (!t->ctx)
 			pthread_sigmask(SIG_SETMASK, &t->mask, NULL); /* its creator's, as a new thread's */
+		if (g_state_env)
+			pool_clear_stack(t->tid);
 		thread_start(t);
 		if (g_ctx && !s->kernel)
 			ctx_leave(t); /* on the runner, with nobody named to run next */
@@ -232,6 +236,13 @@ static void pool_create(struct pool *p, int n)
 {
 	if (n <= 0 || g_pool)
 		return;
+#if !defined(__x86_64__)
+	/* A pooled thread's stack is cleared for a stateful search on x86-64
+	 * only (pool_clear_stack): elsewhere such a search creates its
+	 * threads. */
+	if (g_state_env)
+		return;
+#endif
 	if (n > POOL_MAX)
 		n = POOL_MAX;
 	dl_iterate_phdr(tls_images, p);

@@ -363,6 +363,42 @@ static struct pooled *reuse_pooled(int tid)
 	return &g_keep->pool[tid];
 }
 
+/* pool_clear_stack gives a pooled thread the stack a new thread has, zeros
+ * below the frame its start routine is called from, before it runs one
+ * (STDBG_STATE=1): a stateful search hashes the thread's stack, and what
+ * an earlier start routine left below its frames (a local not yet
+ * written, the padding between two) would otherwise make a state differ
+ * from the same state reached in a child whose pooled thread ran nothing
+ * yet. Whole pages go back to the kernel (zeros when next touched); the
+ * rest, up to this function's own stack pointer, is zeroed by a loop that
+ * uses no stack. What is left above it, this frame and those of its
+ * callers, was written by the same calls in every start. */
+static __attribute__((noinline)) void pool_clear_stack(int tid)
+{
+#if defined(__x86_64__)
+	struct pooled *pe = reuse_pooled(tid);
+	if (!pe || !pe->stack)
+		return;
+	uintptr_t lo = (uintptr_t)pe->stack + (uintptr_t)g_page;
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+	/* Two pages of room below this frame for madvise's own calls. */
+	uintptr_t cut = (fp - 2 * (uintptr_t)g_page) & ~((uintptr_t)g_page - 1);
+	if (cut <= lo || fp > (uintptr_t)pe->stack + pe->len)
+		return;
+	madvise((void *)lo, cut - lo, MADV_DONTNEED);
+	uintptr_t dst = cut, n;
+	__asm__ volatile("mov %%rsp, %1\n\t"
+	                 "sub %0, %1\n\t"
+	                 "xor %%eax, %%eax\n\t"
+	                 "rep stosb"
+	                 : "+D"(dst), "=&c"(n)
+	                 :
+	                 : "rax", "memory");
+#else
+	(void)tid;
+#endif
+}
+
 static struct thr *reuse_thr(int tid)
 {
 	struct pooled *pe = reuse_pooled(tid);
