@@ -127,7 +127,7 @@ func BenchmarkCheckerCounter(b *testing.B) {
 // threads grow: the counter with N workers of one round each, searched by
 // DPOR up to an execution limit, the thread list kept by a pass over every
 // thread at every step (pass) or by the index of what each thread's status
-// depends on (index; the default from 16 live threads):
+// depends on (index; the default from 8 live threads):
 //
 //	go test -run '^$' -bench CheckerManyThreads -benchtime 3x ./engine/executor
 func BenchmarkCheckerManyThreads(b *testing.B) {

@@ -366,8 +366,15 @@ func (e *Execution) Step(st schedule.Step) error {
 	tid := st.Thread
 	// The step's record is made in the trace at once, the pending
 	// operation copied into it (an operation is too big to copy around).
-	e.trace = append(e.trace, Step{Thread: tid})
+	// (Every field of the record is set below: room kept from an
+	// earlier execution is not cleared first.)
+	if n := len(e.trace); n < cap(e.trace) {
+		e.trace = e.trace[:n+1]
+	} else {
+		e.trace = append(e.trace, Step{})
+	}
 	rec := &e.trace[len(e.trace)-1]
+	rec.Thread = tid
 	if !e.w.PendingTo(tid, &rec.Op) {
 		e.trace = e.trace[:len(e.trace)-1]
 		return fmt.Errorf("thread %d has no pending operation", tid)
@@ -394,6 +401,7 @@ func (e *Execution) Step(st schedule.Step) error {
 		e.idx.touchOp(tid, op)
 	}
 	rec.Choice, rec.Frames, rec.Result, rec.Preempts = choice, e.PendingFrames(tid), res, preempts
+	rec.Operand = wire.Operand{}
 	if tid < len(e.opnds) {
 		rec.Operand = e.opnds[tid]
 	}

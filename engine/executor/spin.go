@@ -148,6 +148,15 @@ func (e *Execution) spinWoken() {
 // change.
 func (e *Execution) spinDone(tid int, sp wire.Spin) {
 	st := e.stretchOf(tid)
+	if !sp.Clean && e.spinReads == 0 && len(e.awaiting) == 0 {
+		// The stretch starts again whatever the step did, and what it
+		// wrote has no read to dirty and no thread to wake.
+		if e.ran.valid && e.ran.tid == tid {
+			e.ran.valid = false
+		}
+		st.marks, st.plain, st.wrote = st.marks[:0], st.plain[:0], false
+		return
+	}
 	clean := sp.Clean && !st.wrote
 	if e.ran.valid && e.ran.tid == tid {
 		e.ran.valid = false

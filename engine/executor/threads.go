@@ -29,7 +29,7 @@ import (
 
 // incrementalFrom is the number of live threads from which the index is on
 // (BenchmarkCheckerManyThreads: below it a pass costs less).
-const incrementalFrom = 16
+const incrementalFrom = 8
 
 // statusWatch is what the index keeps of one thread: what the status of
 // its pending operation depends on (syncmodel.StatusDeps), as registered.

@@ -265,10 +265,8 @@ func (d *dpor) feasible(k int, ev *dporEvent) bool {
 }
 
 func findThread(ts []Thread, id int) *Thread {
-	for i := range ts {
-		if ts[i].ID == id {
-			return &ts[i]
-		}
+	if i := threadAt(ts, id); i >= 0 {
+		return &ts[i]
 	}
 	return nil
 }

@@ -74,10 +74,15 @@ func (pt *pointThreads) at(k, id int) (nodeThread, bool) {
 		return nodeThread{}, false
 	}
 	h := pt.hist[id]
-	// The last change at or before k.
-	i, _ := slices.BinarySearchFunc(h, int32(k), func(c threadChange, k int32) int { return int(c.k - k) })
-	if i < len(h) && int(h[i].k) == k {
-		i++
+	// The last change at or before k: i is the first after k.
+	i, j := 0, len(h)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if int(h[m].k) <= k {
+			i = m + 1
+		} else {
+			j = m
+		}
 	}
 	if i == 0 || !h[i-1].present {
 		return nodeThread{}, false
@@ -127,26 +132,31 @@ func (pt *pointThreads) set(k int, p *Point, ran int, blocked func(i int)) int {
 		slices.SortFunc(order, func(a, b int) int { return ts[a].ID - ts[b].ID })
 		pt.order = order
 	}
-	idx := func(x int) int {
-		if sorted {
-			return x
-		}
-		return order[x]
-	}
 	prev := pt.present
 	same := len(prev) == len(ts) // the same ids as at k-1 (checked below)
 	j := 0
 	maxID := 0
 	for x := range ts {
-		i := idx(x)
+		i := x
+		if !sorted {
+			i = order[x]
+		}
 		t := &ts[i]
 		for j < len(prev) && int(prev[j]) < t.ID {
 			// A thread of k-1 that is gone.
 			pt.record(k, int(prev[j]), threadChange{})
 			j++
 		}
-		was, ok := pt.current(t.ID)
-		wasThere := j < len(prev) && int(prev[j]) == t.ID && ok && was.present
+		for t.ID >= len(pt.hist) {
+			pt.hist = append(pt.hist, nil)
+		}
+		// The thread's latest change, as record would find it.
+		h := pt.hist[t.ID]
+		var was threadChange
+		if len(h) > 0 {
+			was = h[len(h)-1]
+		}
+		wasThere := j < len(prev) && int(prev[j]) == t.ID && was.present
 		if wasThere {
 			j++
 		} else {
@@ -155,7 +165,10 @@ func (pt *pointThreads) set(k int, p *Point, ran int, blocked func(i int)) int {
 		if !t.Enabled && (k == 0 || !wasThere || was.enabled || t.ID == ran) {
 			blocked(i)
 		}
-		pt.record(k, t.ID, threadChange{present: true, enabled: t.Enabled, choices: int32(t.Choices())})
+		c := threadChange{k: int32(k), present: true, enabled: t.Enabled, choices: int32(t.Choices())}
+		if len(h) == 0 || !was.present || was.enabled != c.enabled || was.choices != c.choices {
+			pt.hist[t.ID] = append(h, c)
+		}
 		maxID = max(maxID, t.ID)
 	}
 	for ; j < len(prev); j++ {
@@ -164,7 +177,11 @@ func (pt *pointThreads) set(k int, p *Point, ran int, blocked func(i int)) int {
 	if !same {
 		ids := pt.scratch[:0]
 		for x := range ts {
-			ids = append(ids, int32(ts[idx(x)].ID))
+			i := x
+			if !sorted {
+				i = order[x]
+			}
+			ids = append(ids, int32(ts[i].ID))
 		}
 		pt.scratch, pt.present = pt.present, ids
 	}

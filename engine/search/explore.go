@@ -309,7 +309,14 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 			return true, fmt.Errorf("execution %d, step %d: the strategy chose an impossible step %v: %s",
 				n, k+1, s, m.explain(ts, i, s))
 		}
-		x.trace = append(x.trace, Event{Step: s, Op: ts[i].Op})
+		// (The event is written in place: an operation is big.)
+		if n := len(x.trace); n < cap(x.trace) {
+			x.trace = x.trace[:n+1]
+		} else {
+			x.trace = append(x.trace, Event{})
+		}
+		ev := &x.trace[len(x.trace)-1]
+		ev.Step, ev.Op = s, ts[i].Op
 		if x.sf != nil {
 			x.sf.step(s, ts[i].Op)
 		}

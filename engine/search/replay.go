@@ -151,13 +151,7 @@ const (
 // fit checks step s against the threads of a scheduling point. It returns
 // the index of s.Thread in ts (-1 if absent) and whether s can be taken.
 func fit(ts []Thread, s schedule.Step) (int, misfit) {
-	i := -1
-	for j := range ts {
-		if ts[j].ID == s.Thread {
-			i = j
-			break
-		}
-	}
+	i := threadAt(ts, s.Thread)
 	if i < 0 {
 		return -1, noThread
 	}
@@ -175,6 +169,39 @@ func fit(ts []Thread, s schedule.Step) (int, misfit) {
 		return i, outOfRange
 	}
 	return i, fits
+}
+
+// threadAt returns the index in ts of thread id, -1 if it is not there:
+// by a walk through a short list, else by a binary search, the list being
+// ordered by id as executors make it, and a walk if that fails (an
+// executor that does not order it).
+func threadAt(ts []Thread, id int) int {
+	if len(ts) <= 8 {
+		for j := range ts {
+			if ts[j].ID == id {
+				return j
+			}
+		}
+		return -1
+	}
+	i, j := 0, len(ts)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if ts[h].ID < id {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	if i < len(ts) && ts[i].ID == id {
+		return i
+	}
+	for j := range ts {
+		if ts[j].ID == id {
+			return j
+		}
+	}
+	return -1
 }
 
 // explain describes a misfit found by fit(ts, s) = i, m.

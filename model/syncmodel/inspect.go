@@ -37,7 +37,7 @@ func (w *World) Status(tid int) (live, enabled bool, choices int) {
 	if !th.hasPending || w.exited {
 		return true, false, 0
 	}
-	return true, w.enabled(tid, &th.pending), w.choices(tid, th)
+	return true, w.enabledTh(tid, th), w.choices(tid, th)
 }
 
 // StateAnnotated reports whether the annotation of a pending operation of
@@ -64,5 +64,5 @@ func (w *World) Inspect(tid int, op *Op) (live, enabled bool, choices int) {
 	if w.exited {
 		return true, false, 0
 	}
-	return true, w.enabled(tid, &th.pending), w.choices(tid, th)
+	return true, w.enabledTh(tid, th), w.choices(tid, th)
 }

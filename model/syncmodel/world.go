@@ -298,7 +298,13 @@ func (w *World) Enabled(tid int) bool {
 	if th == nil || th.finished || !th.hasPending || w.exited {
 		return false
 	}
-	return w.enabled(tid, &th.pending)
+	return w.enabledTh(tid, th)
+}
+
+// enabledTh is Enabled for the live thread th (thread tid), which has a
+// pending operation, in a world that has not exited.
+func (w *World) enabledTh(tid int, th *thread) bool {
+	return !th.awaiting && primOf(th.pending.Kind).enabled(w, tid, &th.pending)
 }
 
 // enabled is Enabled for thread tid's pending operation *op (a pointer:
