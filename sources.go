@@ -24,7 +24,7 @@ import "embed"
 //go:embed internal/targettmp/*.go internal/procgroup/*.go internal/lazyre/*.go internal/cachedir/*.go engine/ltl/*.go engine/report/*.go internal/rtnames/*.go model/schedule/*.go engine/search/*.go
 //go:embed internal/symbolize/*.go model/syncmodel/*.go target/targetsearch/*.go model/wire/*.go model/wire/*.s
 //go:embed sthread/*.go sthread/context/*.go sthread/internal/rt/*.go sthread/internal/rt/*.s
-//go:embed sthread/lang/*.go sthread/math/rand/*.go sthread/math/rand/v2/*.go sthread/runtime/*.go
+//go:embed sthread/lang/*.go sthread/math/rand/*.go sthread/math/rand/v2/*.go sthread/runtime/*.go sthread/runtime/debug/*.go
 //go:embed sthread/sync/*.go sthread/sync/atomic/*.go sthread/testing/synctest/*.go sthread/time/*.go
 //go:embed target/goinstr/*.go target/goinstr/internal/instrumenter/*.go
 var Sources embed.FS

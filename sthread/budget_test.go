@@ -1,6 +1,7 @@
 package sthread_test
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -146,4 +147,45 @@ func TestPortfolioTurnsInCPUTime(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Check whose stored bug's replay is slow ends within its budget too,
+// failing the test: the bug is not known to be fixed. Before, the replay of
+// the stored schedule ran on to the transition timeout (here an hour).
+func TestSlowCorpusReplayWithinBudget(t *testing.T) {
+	inTempDir(t)
+	base := baseline()
+	var release atomic.Bool
+	defer release.Store(true)
+	f := slowReplays(&release)
+	const budget = 2 * time.Second
+	check := func() *recorder {
+		rec := &recorder{TB: t, name: "TestSlowCorpusReplay"}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			sthread.Check(rec, f, sthread.Budget(budget), sthread.Timeout(time.Hour))
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			release.Store(true)
+			<-done
+			t.Fatalf("the check did not end within a minute of a %s budget", budget)
+		}
+		return rec
+	}
+	// The search finds the bug and saves it as found (its replays cut).
+	if rec := check(); len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "Saved ") {
+		t.Fatalf("the search: errors %q, fatals %q; want the bug reported and saved", rec.errors, rec.fatals)
+	}
+	// Its replay, before any search, is cut by the budget.
+	rec := check()
+	if len(rec.errors) != 1 || len(rec.fatals) != 0 {
+		t.Fatalf("the stored bug's replay: errors %q, fatals %q; want one failure", rec.errors, rec.fatals)
+	}
+	contains(t, rec.errors[0], "ran out before the replay of the bug stored in", "it is not known to be fixed",
+		"the goroutine ran first", "Replay: STDBG_REPLAY_SCHEDULE=")
+	release.Store(true)
+	waitGoroutines(t, base)
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stdbg/stdbg/engine/hunt"
 	"github.com/stdbg/stdbg/engine/report"
@@ -121,8 +122,13 @@ func Check(t testing.TB, f func(), opts ...Option) {
 		return
 	}
 	dir := corpusDir(t.Name())
-	if replayCorpus(t, dir, f, cfg) {
+	start := time.Now()
+	if replayCorpus(t, dir, f, cfg, start) {
 		return
+	}
+	if b := cfg.req.Budget; b > 0 {
+		// The stored schedules' replays took their part of the budget.
+		cfg.req.Budget = max(b-time.Since(start), time.Nanosecond)
 	}
 	res, err := explore(f, cfg, t)
 	stats := report.FormatStats(report.FromStats(res.total))

@@ -11,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stdbg/stdbg/engine/corpus"
 	"github.com/stdbg/stdbg/engine/hunt"
+	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/model/schedule"
 )
 
@@ -131,10 +133,13 @@ func (b *Bug) footer() string {
 // theirs). Each entry that still fails fails t, with its report and its
 // path, and replayCorpus then returns true: no search is needed. Entries
 // that now run cleanly (fixed) or no longer fit f (diverged), corrupt
-// entries and entries of another test are logged.
+// entries and entries of another test are logged. The replays end with
+// the budget, counted from start: an entry whose replay the budget cut,
+// or that it left no time to replay, fails t too (its bug is not known
+// to be fixed).
 //
 //go:norace
-func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
+func replayCorpus(t testing.TB, dir string, f func(), cfg *config, start time.Time) bool {
 	t.Helper()
 	if _, err := os.Stat(dir); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -149,6 +154,12 @@ func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
 	}
 	var failures []string
 	runs := 0
+	ctx := context.Background()
+	if cfg.req.Budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, start.Add(cfg.req.Budget))
+		defer cancel()
+	}
 	for _, it := range items {
 		if filepath.Dir(it.Path) != filepath.Clean(dir) {
 			continue
@@ -167,10 +178,20 @@ func replayCorpus(t testing.TB, dir string, f func(), cfg *config) bool {
 			t.Logf("sthread: corrupt corpus entry %s skipped: schedule: %s", it.Path, oneLine(err.Error()))
 			continue
 		}
-		checkMu.Lock()
-		rd, err := describe(context.Background(), f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, false)
-		checkMu.Unlock()
-		runs++
+		var rd *hunt.Replayed
+		if ctx.Err() == nil {
+			checkMu.Lock()
+			rd, err = describe(ctx, f, cfg, hunt.Replay{Schedule: s, MaxDepth: cfg.req.MaxDepth}, false)
+			checkMu.Unlock()
+			runs++
+		}
+		// Not replayed (no time left), or cut by the budget.
+		if rd == nil && err == nil || err != nil && (ctx.Err() != nil || errors.Is(err, search.ErrStepCut)) {
+			failures = append(failures, fmt.Sprintf("sthread.Check: the budget (%s) ran out before the replay of the bug "+
+				"stored in %s ended: it is not known to be fixed (stored: %s at %s: %s)\nReplay: %s\n",
+				cfg.req.Budget, it.Path, e.Failure.Kind, e.Failure.Where, e.Failure.Message, replayCommand(t, e.Schedule)))
+			continue
+		}
 		if err != nil {
 			t.Logf("sthread: corpus entry %s could not be replayed: %s", it.Path, oneLine(err.Error()))
 			continue

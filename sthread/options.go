@@ -158,8 +158,10 @@ func Strategy(st search.Strategy) Option { return func(c *config) { c.strategy =
 // reported as the search found it (its kind, message and schedule,
 // without trace nor stacks), its report saying what was cut. A search
 // stopped by its budget is not an error: Check passes if it found no bug,
-// and Explore's Result is not Complete. (The schedules stored in the
-// test's corpus, replayed before any search, are not bounded by it.)
+// and Explore's Result is not Complete. Check's budget begins before the
+// replays of the bugs stored in the test's corpus, which take their part
+// of it: a stored bug whose replay it cuts fails the test, as not known
+// to be fixed.
 func Budget(d time.Duration) Option { return func(c *config) { c.req.Budget = max(d, 0) } }
 
 // NoMinimise reports each bug with the schedule the search found, instead

@@ -171,7 +171,9 @@ func Grade(ctx context.Context, a *Assignment, submission string, o Options) (*R
 			res.MaxScore += c.Points
 		}
 	} else {
+		wait := g.prebuild()
 		res.Checks = g.checks(ctx)
+		wait()
 		if g.broken != nil {
 			// stdbg cannot build any submission: no grade at all
 			// rather than a wrong one.
@@ -220,7 +222,8 @@ type grader struct {
 	a      *Assignment
 	sb     *sandbox
 	files  map[string]string
-	builds map[string]*built
+	builds map[string]*built // by harness, race and run (entry), under mu
+	mu     sync.Mutex
 	log    func(string)
 	// broken is set when stdbg itself cannot build Go programs
 	// (goinstr.InstallError): grading stops there.
@@ -231,23 +234,66 @@ type grader struct {
 
 // built is a submission built with a check's harness.
 type built struct {
-	t   *session.Target
-	dir string // its directory (the program's files)
-	run string // the program's working directory
-	lib string // the C library, reachable by the program's user
-	err error  // the build failed: the compiler's messages
+	once sync.Once // the build, run once (prebuild or build)
+	name string    // its directory's name in the sandbox
+	t    *session.Target
+	dir  string // its directory (the program's files)
+	run  string // the program's working directory
+	lib  string // the C library, reachable by the program's user
+	err  error  // the build failed: the compiler's messages
 }
 
 // build builds the submission for check c, once per harness and build
-// mode.
+// mode, or waits for prebuild's build of it.
 func (g *grader) build(c *Check) *built {
-	race := c.wantsRace()
-	key := fmt.Sprintf("%q/%v/%s", c.Harness, race, c.Run)
+	b := g.entry(c)
+	b.once.Do(func() { g.make(c, b) })
+	return b
+}
+
+// entry returns the build of check c, made or not.
+func (g *grader) entry(c *Check) *built {
+	key := fmt.Sprintf("%q/%v/%s", c.Harness, c.wantsRace(), c.Run)
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if b, ok := g.builds[key]; ok {
 		return b
 	}
-	b := &built{}
+	b := &built{name: fmt.Sprintf("build%d", len(g.builds)+1)}
 	g.builds[key] = b
+	return b
+}
+
+// prebuild starts the builds of every check of a C assignment, as many at
+// once as the machine has CPUs, and returns a function that waits for
+// them: a check's build then runs while an earlier check searches (a
+// search keeps about one CPU busy, the program and the checker taking
+// turns), instead of after it. Each build is the one build of the check
+// would run, in the same directory. Go builds are left to each check:
+// the go command runs its own work in parallel.
+func (g *grader) prebuild() (wait func()) {
+	if g.a.Language == "go" {
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.NumCPU())
+	for i := range g.a.Checks {
+		c := &g.a.Checks[i]
+		b := g.entry(c)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			b.once.Do(func() { g.make(c, b) })
+		}()
+	}
+	return wg.Wait
+}
+
+// make builds the submission with check c's harness into b.
+func (g *grader) make(c *Check, b *built) {
+	race := c.wantsRace()
 	files := map[string]string{}
 	for name, p := range g.files {
 		files[name] = p
@@ -255,10 +301,10 @@ func (g *grader) build(c *Check) *built {
 	for _, h := range c.Harness {
 		files[h] = filepath.Join(g.a.Dir, h)
 	}
-	dir, err := g.sb.workDir(fmt.Sprintf("build%d", len(g.builds)), files)
+	dir, err := g.sb.workDir(b.name, files)
 	if err != nil {
 		b.err = err
-		return b
+		return
 	}
 	b.dir = dir
 	var arg string
@@ -266,7 +312,7 @@ func (g *grader) build(c *Check) *built {
 	if g.a.Language == "go" {
 		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644); err != nil {
 			b.err = err
-			return b
+			return
 		}
 		// Nothing debugs a grading's build (a student replays under
 		// Delve with a build of their own): linked without DWARF, which
@@ -286,30 +332,29 @@ func (g *grader) build(c *Check) *built {
 	t, err := session.Resolve(append([]string{arg}, c.Args...), build)
 	if err != nil {
 		b.err = err
-		return b
+		return
 	}
 	t.SeedRand(session.DefaultRandSeed)
 	if b.run, err = g.sb.runDir(dir); err != nil {
 		b.err = err
-		return b
+		return
 	}
 	if t.Binary, err = g.sb.reachable(t.Binary, dir); err != nil {
 		b.err = err
-		return b
+		return
 	}
 	if !t.Go && g.sb.conf.User >= 0 {
 		lib, err := ctarget.Library()
 		if err != nil {
 			b.err = err
-			return b
+			return
 		}
 		if b.lib, err = g.sb.reachable(lib, dir); err != nil {
 			b.err = err
-			return b
+			return
 		}
 	}
 	b.t = t
-	return b
 }
 
 // goMod is the module file of a Go submission: the module stdbg builds,

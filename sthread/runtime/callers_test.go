@@ -107,3 +107,31 @@ func TestFailureStackHidesStdbg(t *testing.T) {
 		t.Errorf("the callback and its caller are not both in the stack:\n%s", report)
 	}
 }
+
+// Every goroutine's traceback, as a checked goroutine writes it with
+// Stack, holds none of stdbg's frames nor goroutines: not the runtime's
+// (the trampoline, the workers, the watchdog), nor the search's that
+// drives the check (its executor, its strategy). Its own stack comes first.
+func TestStackHidesStdbg(t *testing.T) {
+	var dump string
+	res, err := sthread.Explore(func() {
+		done := make(chan struct{})
+		sthread.Go(func() {
+			buf := make([]byte, 1<<20)
+			dump = string(buf[:runtime.Stack(buf, true)])
+			lang.ChanClose(done)
+		})
+		lang.ChanRecv(done)
+	})
+	if err != nil || len(res.Bugs) > 0 {
+		t.Fatal(err, res.Bugs)
+	}
+	if !strings.HasPrefix(dump, "goroutine ") || !strings.Contains(strings.SplitN(dump, "\n", 3)[1], "TestStackHidesStdbg.func1.1(") {
+		t.Errorf("the calling goroutine's stack is not first:\n%s", dump)
+	}
+	for _, stdbg := range []string{"/sthread/internal/", "/engine/", "sthread.Explore", "/sthread/lang.", "runtime.goexit"} {
+		if strings.Contains(dump, stdbg) {
+			t.Errorf("%q in the program's dump of every goroutine:\n%s", stdbg, dump)
+		}
+	}
+}

@@ -70,7 +70,7 @@ func (x *recordedExecution) Close() error {
 	err := x.Execution.Close()
 	if x.r.fresh {
 		// A change of the pool drops the child, parked for a reset or
-		// not (the pool itself is put back: a stateful search has none).
+		// not (the pool itself is put back: these searches have none).
 		n := x.r.p.Pooled()
 		x.r.p.SetPool(n + 1)
 		x.r.p.SetPool(n)

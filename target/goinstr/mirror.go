@@ -40,8 +40,9 @@ type mirror struct {
 var mirrors = map[string]mirror{
 	"sync": {sthreadPath + "/sync", nameSet(
 		"Mutex", "RWMutex", "WaitGroup", "Once", "Cond", "NewCond", "Locker", "Map")},
-	"sync/atomic": {sthreadPath + "/sync/atomic", atomicNames()},
-	"runtime":     {sthreadPath + "/runtime", nameSet("Gosched", "Caller", "Callers")},
+	"sync/atomic":   {sthreadPath + "/sync/atomic", atomicNames()},
+	"runtime":       {sthreadPath + "/runtime", nameSet("Gosched", "Caller", "Callers", "Stack")},
+	"runtime/debug": {sthreadPath + "/runtime/debug", nameSet("Stack", "PrintStack")},
 	"time": {sthreadPath + "/time", nameSet(
 		"Sleep", "After", "Tick", "NewTimer", "NewTicker", "AfterFunc", "Timer", "Ticker", "Now", "Since", "Until")},
 	"context": {sthreadPath + "/context", nameSet(
@@ -122,6 +123,7 @@ var keepAlive = map[string]string{
 	"sync":             "NewCond",
 	"sync/atomic":      "AddInt32",
 	"runtime":          "Gosched",
+	"runtime/debug":    "Stack",
 	"time":             "Now",
 	"context":          "Background",
 	"math/rand":        "Intn",

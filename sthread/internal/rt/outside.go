@@ -41,6 +41,7 @@ import (
 // outside a check (see goOutside).
 type outsider struct {
 	at     uintptr // return address of the go statement's call, in the program
+	by     uint64  // the id of the goroutine that made it (0: unknown)
 	during bool    // started while a check ran, by a goroutine outside it
 	g      uintptr // its descriptor (getg), once it runs
 	goid   uint64  // its id, once it runs
@@ -67,7 +68,7 @@ var outsiders struct {
 //go:norace
 func goOutside(f func()) {
 	var buf [16]uintptr
-	o := &outsider{during: checking.Load() != nil}
+	o := &outsider{during: checking.Load() != nil, by: goidOf(getg())}
 	for _, pc := range buf[:callers(buf[:])] {
 		if !inSthread(pc) {
 			o.at = pc
@@ -99,6 +100,7 @@ func runOutside(o *outsider, f func()) {
 	outsiders.mu.Lock()
 	o.g, o.goid = g, id
 	outsiders.mu.Unlock()
+	noteOrigin(id, o.at, o.by)
 	defer forget(o)
 	f()
 }

@@ -56,6 +56,12 @@ type Thread struct {
 	// own: a goroutine of sthread's own, whose first operation is not a
 	// start (see spawn).
 	own bool
+	// spawnPC is the return address of the program's go statement that
+	// made the goroutine (0: none, thread 1), and spawnBy the id of the
+	// goroutine that ran it: the end of its stack as the program prints
+	// it (UserStack).
+	spawnPC uintptr
+	spawnBy uint64
 	// panicVal is the value of the thread's latest panic of a channel
 	// operation (see chanPanic), and panicObj its channel.
 	panicVal any
@@ -114,6 +120,7 @@ func (th *Thread) reset() {
 	th.clk = 0
 	th.op, th.hasOp = syncmodel.Op{}, false
 	th.job, th.lentFn = nil, 0
+	th.spawnPC, th.spawnBy = 0, 0
 	th.sendVal, th.selVals, th.recvVal = nil, nil, nil
 	th.spin.reset()
 }
@@ -265,6 +272,10 @@ func (th *Thread) spawn(f, shown func(), own bool) {
 	child.back = th
 	child.own = own
 	child.bubble = th.bubble // a goroutine of a bubble starts one of the bubble
+	if len(th.last) > 0 {
+		child.spawnPC = uintptr(th.last[0])
+	}
+	child.spawnBy = th.goid.Load()
 	if !th.leave(stParked) {
 		panic(abortSignal{})
 	}

@@ -222,7 +222,9 @@ static int count_tasks(void)
  * and what one execution left below a frame (a local not yet written, the
  * padding between two) would otherwise make a state of the next execution
  * differ from the same state in a fresh child. The threads kept parked for
- * the program (the pool) keep theirs: a stateful search has no pool. */
+ * the program (the pool) keep theirs: their parking frames are there, and
+ * each clears its stack below them before it runs a start routine
+ * (pool_clear_stack). */
 static void reuse_clear_stacks(void)
 {
 	struct keep *k = g_keep;

@@ -381,11 +381,14 @@ static __attribute__((noinline)) void pool_clear_stack(int tid)
 		return;
 	uintptr_t lo = (uintptr_t)pe->stack + (uintptr_t)g_page;
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+	if (fp > (uintptr_t)pe->stack + pe->len || fp < lo + 2 * (uintptr_t)g_page)
+		return; /* not on its kept stack, or that stack all but used up */
 	/* Two pages of room below this frame for madvise's own calls. */
 	uintptr_t cut = (fp - 2 * (uintptr_t)g_page) & ~((uintptr_t)g_page - 1);
-	if (cut <= lo || fp > (uintptr_t)pe->stack + pe->len)
-		return;
-	madvise((void *)lo, cut - lo, MADV_DONTNEED);
+	if (cut > lo)
+		madvise((void *)lo, cut - lo, MADV_DONTNEED);
+	else
+		cut = lo;
 	uintptr_t dst = cut, n;
 	__asm__ volatile("mov %%rsp, %1\n\t"
 	                 "sub %0, %1\n\t"

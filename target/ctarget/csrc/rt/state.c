@@ -207,9 +207,12 @@ static size_t block_slot(uintptr_t p, size_t cap)
 	return (size_t)(mix64(p) & (cap - 1));
 }
 
+/* The table starts small and doubles when half full: state_hash walks
+ * all of it at every hand-over, and a program holds few blocks (a table
+ * of 4096 entries was 64 KB read at each step for a handful). */
 static void block_grow(void)
 {
-	size_t ncap = g_bcap ? g_bcap * 2 : 4096;
+	size_t ncap = g_bcap ? g_bcap * 2 : 256;
 	struct block *nb = mmap(NULL, ncap * sizeof *nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (nb == MAP_FAILED)
 		return;
