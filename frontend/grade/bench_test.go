@@ -2,6 +2,7 @@ package grade_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,8 +59,9 @@ func BenchmarkGradeOne(b *testing.B) {
 // reported too, with how many submissions took over 2 CPU-s (issue 48's
 // bound for a C submission) and the slowest by name. The C library is
 // built before the clock starts: a grading server has it built. A
-// submission that does not get the grade its expect.yaml says fails the
-// benchmark.
+// submission that does not get the grade its expect.yaml says (each
+// check's points, the failures shown, the hints) fails the benchmark, as
+// it fails TestGradeExercises.
 func BenchmarkGradeExercises(b *testing.B) {
 	subs := submissions(b)
 	if _, err := ctarget.Library(); err != nil {
@@ -95,8 +97,9 @@ func benchmarkGrade(b *testing.B, subs []submission) {
 				b.Fatal(err)
 			}
 			d, cpu := time.Since(start), cpuTime()-cpuStart
-			if (s.want == nil) != (res.Score == res.MaxScore) {
-				b.Errorf("%s: %g/%g", s.name, res.Score, res.MaxScore)
+			one := &oneSubmission{TB: b, name: s.name}
+			if checkGrading(one, s, res); one.failed {
+				b.Errorf("%s: %g/%g, not graded as its expect.yaml says", s.name, res.Score, res.MaxScore)
 			}
 			sum += d
 			cpuSum += cpu
@@ -122,6 +125,23 @@ func benchmarkGrade(b *testing.B, subs []submission) {
 	}
 	b.ReportMetric(float64(len(subs)), "submissions")
 }
+
+// oneSubmission is the benchmark seen by checkGrading for one submission:
+// its errors name the submission, and whether it failed is its own (the
+// benchmark's failure stays for the submissions after it).
+type oneSubmission struct {
+	testing.TB
+	name   string
+	failed bool
+}
+
+func (o *oneSubmission) Errorf(format string, args ...any) {
+	o.TB.Helper()
+	o.failed = true
+	o.TB.Errorf("%s: %s", o.name, fmt.Sprintf(format, args...))
+}
+
+func (o *oneSubmission) Failed() bool { return o.failed }
 
 // cpuTime is the CPU time (user and system) of this process and of the
 // children it has waited for, theirs included.

@@ -26,9 +26,11 @@ type cpuMeter struct {
 func newCPUMeter() *cpuMeter { return &cpuMeter{start: ownCPU()} }
 
 // used is the CPU time used since the meter was made: this process's and
-// its waited-for children's, and that of the processes of the program's
-// group still alive (with the children they have waited for: a fork
-// server's executions).
+// its waited-for children's, and that of the processes still alive of the
+// program's group and of every group a live child of this process leads
+// (with the children they have waited for: a fork server's executions).
+// A Go target's search inside the target runs in a process of its own,
+// the leader of its own group, beside the session's first one.
 func (m *cpuMeter) used() time.Duration {
 	return ownCPU() - m.start + groupCPU(m.group)
 }
@@ -48,29 +50,62 @@ func ownCPU() time.Duration {
 const clockTick = 10 * time.Millisecond
 
 // groupCPU is the CPU time of the live processes of process group pgid
-// (this process's own group is never a program's: 0).
+// and of the groups that live children of this process lead (this
+// process's own group is never a program's: 0 for it).
 func groupCPU(pgid int) time.Duration {
-	if pgid <= 1 || pgid == syscall.Getpgrp() {
-		return 0
-	}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
 	}
-	var total time.Duration
+	self, own := os.Getpid(), syscall.Getpgrp()
+	type proc struct {
+		pgid int
+		cpu  time.Duration
+	}
+	var procs []proc
+	groups := map[int]bool{}
+	if pgid > 1 && pgid != own {
+		groups[pgid] = true
+	}
 	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
 		if err != nil {
 			continue // gone
 		}
-		if g, t, ok := parseStat(b); ok && g == pgid {
-			total += t
+		g, t, ok := parseStat(b)
+		if !ok {
+			continue
+		}
+		procs = append(procs, proc{g, t})
+		if ppid, ok := parseParent(b); ok && ppid == self && g == pid && g > 1 && g != own {
+			groups[g] = true
+		}
+	}
+	var total time.Duration
+	for _, p := range procs {
+		if groups[p.pgid] {
+			total += p.cpu
 		}
 	}
 	return total
+}
+
+// parseParent reads a process's parent's id from its /proc/PID/stat.
+func parseParent(b []byte) (ppid int, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	return ppid, err == nil
 }
 
 // parseStat reads a process's group and its CPU time (its own and its

@@ -1,7 +1,10 @@
 package grade
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -59,5 +62,44 @@ func TestIdleWall(t *testing.T) {
 				t.Errorf("idle %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// The meter counts the CPU time of a process this one started in a group
+// of its own while it runs, not only once it has been waited for: a Go
+// target's search inside the target is such a process, beside the
+// session's first one, whose group is the one the meter knows.
+func TestMeterCountsChildGroups(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip(err)
+	}
+	m := newCPUMeter()
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	// Until the child has used a fifth of a second (however busy the
+	// machine, within a minute), polling rarely enough that this
+	// process's own CPU time stays well below it.
+	var child time.Duration
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, c, ok := parseStat(b); ok {
+			child = c
+		}
+		if child >= 200*time.Millisecond {
+			break
+		}
+	}
+	if child < 200*time.Millisecond {
+		t.Skipf("the child used %v of CPU in a minute", child)
+	}
+	if used := m.used(); used < child {
+		t.Errorf("the meter counts %v while the child in a group of its own has used %v", used, child)
 	}
 }

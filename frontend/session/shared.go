@@ -51,25 +51,22 @@ type sharedState struct {
 	err  error
 }
 
-// buildShared is buildGo with build tags (buildGoMode, not for a
-// debugger), shared when ShareBuilds is on.
-func buildShared(pkg string, test, race bool, tags string) (goBuilt, error) {
-	return buildSharedMode(pkg, test, race, false, tags)
+// buildShared is buildGo with build tags and a way to link (buildGoMode,
+// not for a debugger), shared when ShareBuilds is on.
+func buildShared(pkg string, test, race bool, link goLink, tags string) (goBuilt, error) {
+	return buildSharedMode(pkg, test, race, link, tags)
 }
 
 // buildSharedMode is buildGoMode, shared when ShareBuilds is on: the
-// debugger's build (debug) too, which several replays under Delve of one
-// package ask for again.
-func buildSharedMode(pkg string, test, race, debug bool, tags string) (goBuilt, error) {
+// debugger's build (linkDebug) too, which several replays under Delve of
+// one package ask for again.
+func buildSharedMode(pkg string, test, race bool, link goLink, tags string) (goBuilt, error) {
 	build := func() (goBuilt, error) {
-		if tags == "" && !debug {
-			return buildGo(pkg, test, race)
-		}
-		return buildGoMode(pkg, test, race, debug, tags)
+		return buildGoMode(pkg, test, race, link, tags)
 	}
 	how := fmt.Sprint(test, race, tags)
-	if debug {
-		how += " debug"
+	if link != linkFull {
+		how += " " + link.String()
 	}
 	key, ok := sharedKey(pkg, how)
 	if !ok {

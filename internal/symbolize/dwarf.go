@@ -46,11 +46,17 @@ type dwarfData struct {
 	rows  []lineRow   // sorted by addr; end rows before others at equal addr
 	funcs []funcRange // sorted by low
 	vars  []variable  // laid-out global and static variables, sorted by addr
+	// golines, for a Go executable without DWARF, stands for rows and
+	// funcs (gopcln.go).
+	golines *goLines
 }
 
 // line returns the source position of the file virtual address v: the row
 // with the greatest address <= v, unless that row ends its sequence.
 func (dd *dwarfData) line(v uint64) (file string, line int, ok bool) {
+	if dd.golines != nil {
+		return dd.golines.line(v)
+	}
 	rows := dd.rows
 	i := sort.Search(len(rows), func(i int) bool { return rows[i].addr > v }) - 1
 	if i < 0 || rows[i].end() {
@@ -62,6 +68,9 @@ func (dd *dwarfData) line(v uint64) (file string, line int, ok bool) {
 
 // function returns the innermost subprogram range containing v.
 func (dd *dwarfData) function(v uint64) (funcRange, bool) {
+	if dd.golines != nil {
+		return dd.golines.function(v)
+	}
 	fs := dd.funcs
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].low > v }) - 1
 	// Ranges normally do not overlap; nested (GNU C nested functions)

@@ -80,7 +80,17 @@ func (m *module) dwarf(s *Symbolizer) *dwarfData {
 	if opened && s.cacheDir != "" {
 		disk = m.diskCachePath(s.cacheDir)
 	}
-	dd := readDWARFCache(disk)
+	var dd *dwarfData
+	if opened && m.dbg == nil && !hasDWARF(m.file) {
+		// A Go executable linked without DWARF: its own line table,
+		// read in place (nothing to keep in the cache directory).
+		if gl := m.loadGoLines(m.file); gl != nil {
+			dd, disk = &dwarfData{golines: gl}, ""
+		}
+	}
+	if dd == nil {
+		dd = readDWARFCache(disk)
+	}
 	if dd == nil {
 		dd = m.loadDWARF()
 		if disk != "" && len(m.errs) == n {

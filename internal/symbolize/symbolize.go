@@ -7,7 +7,9 @@
 // produced by dl_iterate_phdr. A [Symbolizer] built from that map resolves
 // the addresses with the ELF symbol tables and the DWARF debug information
 // of the modules, reading separate debug files from /usr/lib/debug when the
-// modules themselves are stripped. C++ names are demangled.
+// modules themselves are stripped. C++ names are demangled. A Go
+// executable linked without DWARF (-ldflags=-w) is read from the line
+// table the Go runtime keeps for its stack traces (.gopclntab).
 //
 // Everything is loaded lazily, per module, on the first lookup that needs
 // it, and every result is cached. Files that cannot be read or parsed never
