@@ -118,10 +118,25 @@ func WithRaceLog(env []string) []string {
 	return withRaceLog(env, dir)
 }
 
+// EveryExecution is what WithRaceLog and WithSharedRaceLog add to GORACE
+// for a target that runs execution after execution in one process: the
+// race detector reports a race on an address it reported before. By
+// default it does not, once per process, and a race found in one
+// execution and met again in a later one on memory allocated where the
+// earlier's was went unreported there: the later execution did not end
+// where the earlier one had (at the race), and the search inside the
+// target took the program for one that does not repeat itself. (Races
+// with the same stacks are still reported once: the runtime calls each
+// run of a goroutine's function under frames of its own, so that a race
+// is reported once per execution in which it happens; see rt's
+// racemark.go.)
+const EveryExecution = "suppress_equal_addresses=0"
+
 // withRaceLog is WithRaceLog with stdbg's cache directory dir ("": none).
 func withRaceLog(env []string, dir string) []string {
 	env = withRaceOptions(env, dir)
 	last := len(env) - 1
+	env[last] += " " + EveryExecution
 	if dir == "" || strings.Contains(env[last], "log_path=") {
 		return env
 	}
@@ -159,6 +174,7 @@ func WithSharedRaceLog(env []string) []string {
 	}
 	env = withRaceOptions(env, dir)
 	last := len(env) - 1
+	env[last] += " " + EveryExecution
 	if shared == "" || strings.Contains(env[last], "log_path=") {
 		return env
 	}

@@ -143,6 +143,9 @@ func TestWithRaceLog(t *testing.T) {
 		!strings.HasSuffix(got, " log_path="+filepath.Join(dir, "race", "reports")) {
 		t.Errorf("GORACE is %q", got)
 	}
+	if !strings.Contains(got, " "+EveryExecution) {
+		t.Errorf("GORACE is %q: a race repeated by a later execution would not be reported there", got)
+	}
 	got = lastGORACE(withRaceLog([]string{"GORACE=log_path=/mine/r"}, dir))
 	if strings.Count(got, "log_path=") != 1 || !strings.Contains(got, "log_path=/mine/r") {
 		t.Errorf("with the user's log_path, GORACE is %q", got)
@@ -172,7 +175,8 @@ func TestWithSharedRaceLog(t *testing.T) {
 	env := WithSharedRaceLog([]string{"GORACE=halt_on_error=1"})
 	f := RaceLogFile(env, 42)
 	dir := filepath.Dir(f)
-	if f == "" || !strings.HasSuffix(lastGORACE(env), " log_path="+filepath.Join(dir, "reports")) {
+	if f == "" || !strings.HasSuffix(lastGORACE(env), " log_path="+filepath.Join(dir, "reports")) ||
+		!strings.Contains(lastGORACE(env), " "+EveryExecution) {
 		t.Fatalf("GORACE is %q, its file %q", lastGORACE(env), f)
 	}
 	fi, err := os.Lstat(dir)

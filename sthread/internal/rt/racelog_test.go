@@ -173,3 +173,21 @@ func TestRaceThreads(t *testing.T) {
 		})
 	}
 }
+
+// The frames that number a thread's run for the race detector (raceMark)
+// are not the program's: a report shows none of them, and keeps every
+// other line.
+func TestDropRaceMarks(t *testing.T) {
+	mark := "  " + raceMarkName + "()\n      /src/stdbg/sthread/internal/rt/racemark.go:47 +0x63\n"
+	user := "  main.f()\n      /src/m/main.go:9 +0x1\n"
+	run := "  " + threadRun + "\n      /src/stdbg/sthread/internal/rt/thread.go:365 +0x255\n"
+	for _, tt := range []struct{ rep, want string }{
+		{"WARNING: DATA RACE\nRead at 0x1 by goroutine 7:\n" + user + run, "WARNING: DATA RACE\nRead at 0x1 by goroutine 7:\n" + user + run},
+		{"Read at 0x1 by goroutine 7:\n" + user + mark + mark + run + "\nPrevious write at 0x1 by goroutine 8:\n" + user + mark + run,
+			"Read at 0x1 by goroutine 7:\n" + user + run + "\nPrevious write at 0x1 by goroutine 8:\n" + user + run},
+	} {
+		if got := dropRaceMarks(tt.rep); got != tt.want {
+			t.Errorf("dropRaceMarks(%q) = %q, want %q", tt.rep, got, tt.want)
+		}
+	}
+}
