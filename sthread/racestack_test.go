@@ -144,10 +144,10 @@ func TestRaceFoundAfterManyReports(t *testing.T) {
 	}
 }
 
-// exploreRepeatedRaces explores, under the file-size limit, a program with
-// a race in every execution and another from execution raceAfter on, and
-// prints which were found.
-func exploreRepeatedRaces(t *testing.T) {
+// underRaceLogLimit makes this process, a race build, one that hides
+// stdbg's hand-overs from the detector (as a target does) and whose files
+// cannot grow past raceLogLimit.
+func underRaceLogLimit(t *testing.T) {
 	if !raceBuild {
 		t.Fatal("not built with the race detector")
 	}
@@ -155,6 +155,13 @@ func exploreRepeatedRaces(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: raceLogLimit, Max: raceLogLimit}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// exploreRepeatedRaces explores, under the file-size limit, a program with
+// a race in every execution and another from execution raceAfter on, and
+// prints which were found.
+func exploreRepeatedRaces(t *testing.T) {
+	underRaceLogLimit(t)
 	executions := 0
 	f := func() {
 		executions++
@@ -193,13 +200,7 @@ func exploreRepeatedRaces(t *testing.T) {
 // goroutines race from execution raceAfter on, and prints whether the
 // race was found.
 func exploreLateRace(t *testing.T) {
-	if !raceBuild {
-		t.Fatal("not built with the race detector")
-	}
-	rt.HideRaces()
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: raceLogLimit, Max: raceLogLimit}); err != nil {
-		t.Fatal(err)
-	}
+	underRaceLogLimit(t)
 	executions := 0
 	f := func() {
 		executions++
