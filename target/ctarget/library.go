@@ -242,7 +242,12 @@ func Library() (string, error) {
 	// The entry points of the compiler's memory instrumentation, linked
 	// into the programs stdbg builds (see BuildWith), built without it.
 	stub := filepath.Join(src, memoryStub)
-	cmd := exec.Command(cc, append(append([]string{"-c"}, stubFlags...), "-o", stub, filepath.Join(src, "stdbg_tsan.c"))...)
+	// The compiler runs in the build directory and is given relative
+	// paths: the assembler cannot read a line marker GCC writes for an asm
+	// statement when the source's path holds a double quote (a cache
+	// below such a directory), and the sources are removed after the build.
+	cmd := exec.Command(cc, append(append([]string{"-c"}, stubFlags...), "-o", memoryStub, "stdbg_tsan.c")...)
+	cmd.Dir = src
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling stdbg's memory instrumentation with %s: %v\n%s", cc, err, out)
 	}
@@ -250,7 +255,8 @@ func Library() (string, error) {
 		return "", fmt.Errorf("installing %s: %w", memoryStub, err)
 	}
 	tmp := filepath.Join(src, "libstdbg.so")
-	cmd = exec.Command(cc, append(append([]string{"-shared"}, libFlags...), "-o", tmp, filepath.Join(src, "libstdbg.c"), "-ldl")...)
+	cmd = exec.Command(cc, append(append([]string{"-shared"}, libFlags...), "-o", "libstdbg.so", "libstdbg.c", "-ldl")...)
+	cmd.Dir = src
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling the stdbg library with %s: %v\n%s", cc, err, out)
 	}
