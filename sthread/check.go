@@ -252,6 +252,7 @@ func runOnce(sched string, f func(), cfg *config, logs bool) (*replayed, error) 
 func describe(ctx context.Context, f func(), cfg *config, r hunt.Replay, logs bool) (*hunt.Replayed, error) {
 	rc := cfg.runtime(rt.ReportDepth, r.Lasso())
 	rc.Logs = logs
+	rc.Once = true
 	// A user stopped in a debugger is not a transition that runs for
 	// ever.
 	rc.NoWatch = logs && traced()

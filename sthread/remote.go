@@ -112,7 +112,9 @@ func runRemote(f func(), cfg *config) error {
 		depth = rt.FramesCap
 	}
 	rt.HideRaces()
-	r, _ := rt.Start(f, cfg.runtime(depth, link.flags&wire.FlagState != 0))
+	rc := cfg.runtime(depth, link.flags&wire.FlagState != 0)
+	rc.Once = link.flags&wire.FlagReuse == 0 // else reset for the next (pump)
+	r, _ := rt.Start(f, rc)
 	defer r.Stop()
 	return link.pump(r)
 }

@@ -78,6 +78,12 @@ type Config struct {
 	// CheckThreads checks the executor's thread list against the model
 	// after every step (executor.Options.CheckThreads; for tests).
 	CheckThreads bool
+	// Once says the runner serves one execution (the replay that explains
+	// a bug, perhaps under a debugger): its goroutines are never reused,
+	// so a goroutine that a panic unwound stays parked, as every other
+	// one does, where a debugger stopped at the end of the replay lists
+	// it with its thread (see Thread.exit).
+	Once bool
 }
 
 // Frames captured: at a scheduling point (the user's call and, when a report

@@ -436,25 +436,26 @@ func (th *Thread) lastPoint(op syncmodel.Op) {
 //
 // It reports whether the goroutine may serve a later execution: not if the
 // thread went stale, nor, in a race build, if a panic unwound the
-// function. The race detector keeps a stack of its own per goroutine,
-// pushed at the entry of every instrumented function and popped at its
-// return; the frames a panic unwinds to a recover never return, and stay
-// on it. A goroutine that served execution after execution, each ended by
-// an unwinding (the abort of its parked threads), then carried the
-// program's frames of every one of them: each race report's stacks grew
-// by them, the detector took every repetition of a race for a new one
-// (its reports are told apart by their stacks), and a long search wrote
-// megabytes of reports, past what a grader's file-size limit keeps. Such
-// a goroutine ends instead (the next execution that reuses the record
-// starts a new one, whose stack is empty); one whose function returned
-// unwound nothing and goes on. (The decision is made before the last
-// hand-over: once control is handed back, the record may be reused by
-// the next execution at once, and this goroutine must not read it.)
+// function and the runner serves more than one execution (Config.Once). The
+// race detector keeps a stack of its own per goroutine, pushed at the entry
+// of every instrumented function and popped at its return; the frames a
+// panic unwinds to a recover never return, and stay on it. A goroutine that
+// served execution after execution, each ended by an unwinding (the abort
+// of its parked threads), then carried the program's frames of every one of
+// them: each race report's stacks grew by them, the detector took every
+// repetition of a race for a new one (its reports are told apart by their
+// stacks), and a long search wrote megabytes of reports, past what a
+// grader's file-size limit keeps. Such a goroutine ends instead (the next
+// execution that reuses the record starts a new one, whose stack is empty);
+// one whose function returned unwound nothing and goes on. (The decision is
+// made before the last hand-over: once control is handed back, the record
+// may be reused by the next execution at once, and this goroutine must not
+// read it.)
 //
 //go:norace
 func (th *Thread) exit(p any) bool {
 	// The unwinding of a runtime.Goexit ends the goroutine anyway (below).
-	keep := !raceOn || p == nil
+	keep := !raceOn || p == nil || th.ex.r.cfg.Once
 	if !keep {
 		th.hasWorker = false
 	}
