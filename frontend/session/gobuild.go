@@ -196,9 +196,6 @@ func buildGoFiles(pkg string, test, race bool, link goLink, tags string) (built 
 			// Data races in every explored schedule (see sthread's
 			// race.go).
 			args = append(args, "-race")
-			if link != linkDebug {
-				args = append(args, unracedFlags()...)
-			}
 		default:
 			built.warnings = append(built.warnings, "not instrumented: data races (go build -race needs cgo and a C compiler)")
 		}
@@ -254,27 +251,6 @@ func buildGoFiles(pkg string, test, race bool, link goLink, tags string) (built 
 	}
 	built.exe = out
 	return built, nil
-}
-
-// unracedFlags are the go build flags that compile stdbg's own packages
-// whose races the detector never reports (rtnames.RaceSuppressions names
-// each whole) without the race detector's instrumentation, in a target
-// built with it: the search that runs inside the target, the model and
-// their helpers. None of them touches the program's memory on its behalf
-// or runs its code, and the checked goroutines hide their hand-overs
-// with them from the detector (sthread's race.go), so the program's races
-// are reported as before; the search no longer pays the detector for
-// each of its own memory accesses (a third of its time in a grading).
-func unracedFlags() []string {
-	var flags []string
-	for _, s := range rtnames.RaceSuppressions {
-		pkg, whole := strings.CutSuffix(s, ".")
-		if !whole || strings.ContainsAny(pkg, "(*") || !strings.HasPrefix(pkg, rtnames.Module+"/") {
-			continue // a function or a type's methods, not a package
-		}
-		flags = append(flags, "-gcflags="+pkg+"=-race=false")
-	}
-	return flags
 }
 
 // buildEnv are the variables of the environment that the go command, and
