@@ -107,7 +107,9 @@ func TestCorrectGoCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go tests with the race detector")
 	}
-	seeds := []uint64{1, 3, 4, 5, 12, 13}
+	// 3009: encoding/json's type cache read by one worker after another filled it
+	// (a false race in 5 of 8 runs with stdbg's search uninstrumented).
+	seeds := []uint64{1, 3, 4, 5, 12, 13, 3009}
 	if n, _ := strconv.Atoi(os.Getenv("STDBG_RACEFREE")); n > 0 {
 		base := uint64(time.Now().UnixNano())
 		for i := range n {
