@@ -49,6 +49,6 @@ func (*annotPrim) exec(_ *World, tid int, op Op, choice int) (Result, string, er
 
 // dependent decides two accesses to memory (class classMem): dependent iff
 // their byte ranges overlap and one of them writes.
-func (*annotPrim) dependent(_ int, a Op, _ int, b Op, _ bool) bool {
-	return (a.Kind == Write || b.Kind == Write) && overlap(&a, &b)
+func (*annotPrim) dependent(_ int, a *Op, _ int, b *Op, _ bool) bool {
+	return (a.Kind == Write || b.Kind == Write) && overlap(a, b)
 }

@@ -153,7 +153,7 @@ func (*bubblePrim) waitFor(w *World, tid int, op *Op) Wait {
 }
 
 // dependent: never asked (the class of every kind is classExit).
-func (*bubblePrim) dependent(int, Op, int, Op, bool) bool { return true }
+func (*bubblePrim) dependent(int, *Op, int, *Op, bool) bool { return true }
 
 func (*bubblePrim) fingerprint(w *World, f fp) fp {
 	for _, k := range sortedKeys(w.bubbles) {

@@ -150,18 +150,18 @@ func ends(op *Op, t int) bool {
 //     buffer neither empty nor full (Eff.Mid).
 //   - Any other pair on a common channel is dependent: two sends, two
 //     receives, closes, makes, selects, and lengths against the rest.
-func (*chanPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
+func (*chanPrim) dependent(ta int, a *Op, tb int, b *Op, _ bool) bool {
 	if a.Kind == ChanLen && b.Kind == ChanLen || a.Kind == ChanWake && b.Kind == ChanWake {
 		return false
 	}
-	if !touchShare(&a, &b) {
+	if !touchShare(a, b) {
 		return false
 	}
 	if b.Kind == ChanWake {
 		ta, a, tb, b = tb, b, ta, a
 	}
 	if a.Kind == ChanWake {
-		return ends(&b, ta)
+		return ends(b, ta)
 	}
 	if b.Kind == ChanSend {
 		ta, a, tb, b = tb, b, ta, a
@@ -184,9 +184,9 @@ func (*chanPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
 // the operation runs, so its wake is disabled until an operation ends its
 // park: this one, or another that competes with it and is ordered with
 // it). An operation whose effect is not known is not known to precede.
-func (*chanPrim) mustPrecede(ta int, a Op, tb int, b Op) bool {
+func (*chanPrim) mustPrecede(ta int, a *Op, tb int, b *Op) bool {
 	if b.Kind == ChanWake {
-		return a.Kind != ChanMake && a.Eff.Known && ends(&a, tb)
+		return a.Kind != ChanMake && a.Eff.Known && ends(a, tb)
 	}
 	if a.Kind == ChanSend {
 		// The receive took this send's parked value on an unbuffered

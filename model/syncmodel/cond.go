@@ -148,14 +148,14 @@ func (*condPrim) effect(w *World, tid int, op *Op) Effect {
 	return Effect{}
 }
 
-func (*condPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
+func (*condPrim) dependent(ta int, a *Op, tb int, b *Op, _ bool) bool {
 	switch {
 	case a.Kind == GoCondWake:
-		return goCondWakeDependent(&a, tb, &b)
+		return goCondWakeDependent(a, tb, b)
 	case b.Kind == GoCondWake:
-		return goCondWakeDependent(&b, ta, &a)
+		return goCondWakeDependent(b, ta, a)
 	}
-	return sharesObject(&a, &b)
+	return sharesObject(a, b)
 }
 
 // goCondWakeDependent reports whether the wake of a Go condition wait
@@ -184,7 +184,7 @@ func goCondWakeDependent(wake *Op, t int, op *Op) bool {
 
 // mustPrecede: the release of a mutex by a condition wait, C or Go, and a
 // lock of it that waits.
-func (*condPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*condPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	switch a.Kind {
 	case CondWait:
 		return b.Kind == MutexLock && b.Obj == a.Obj2

@@ -46,7 +46,7 @@ func (*goMutexPrim) waitFor(w *World, _ int, op *Op) Wait { return w.goMutexWait
 
 // mustPrecede: an unlock, and a lock that waits (the mutex is held until
 // then).
-func (*goMutexPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*goMutexPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == GoMutexUnlock && b.Kind == GoMutexLock && b.Obj == a.Obj
 }
 

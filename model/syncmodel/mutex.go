@@ -50,7 +50,7 @@ func (*mutexPrim) waitFor(w *World, _ int, op *Op) Wait {
 
 // mustPrecede: an unlock, and a lock of the mutex that waits (it is held
 // until then).
-func (*mutexPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*mutexPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == MutexUnlock && b.Kind == MutexLock && b.Obj == a.Obj
 }
 

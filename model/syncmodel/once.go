@@ -37,7 +37,7 @@ func (*oncePrim) waitFor(w *World, _ int, op *Op) Wait {
 
 // mustPrecede: OnceEnd, and a OnceBegin (the initialisation is under way
 // until then).
-func (*oncePrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*oncePrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == OnceEnd && b.Kind == OnceBegin && b.Obj == a.Obj
 }
 

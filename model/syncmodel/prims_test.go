@@ -130,7 +130,7 @@ func TestOnlyPrecedingKindsPrecede(t *testing.T) {
 		for _, a := range []Op{{Kind: k, Obj: 0x10, Obj2: 0x10, Arg: -1, Eff: Effect{Known: true, Parks: true, Writer: true}},
 			{Kind: k, Arg: 2, Cases: []Case{{Chan: 0x10}}}} {
 			for _, b := range others {
-				if primOf(k).mustPrecede(1, a, 2, b) || primOf(k).mustPrecede(2, a, 1, b) {
+				if primOf(k).mustPrecede(1, &a, 2, &b) || primOf(k).mustPrecede(2, &a, 1, &b) {
 					t.Errorf("%s must precede %s, but its spec does not say precedes", a, b)
 				}
 			}

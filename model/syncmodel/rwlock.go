@@ -73,7 +73,7 @@ func (*rwlockPrim) effect(w *World, tid int, op *Op) Effect {
 // mustPrecede: an unlock (the lock is held), and a write lock that waits;
 // an unlock that releases the write lock (Eff.Writer), and a read lock
 // that waits (a read lock does not keep readers out).
-func (*rwlockPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*rwlockPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == RWUnlock && (b.Kind == RWWrlock || b.Kind == RWRdlock && a.Eff.Known && a.Eff.Writer) && b.Obj == a.Obj
 }
 

@@ -62,8 +62,8 @@ func (*semPrim) waitFor(_ *World, _ int, op *Op) Wait {
 }
 
 // dependent: on a common semaphore, but two SemGetvalue, which only read.
-func (*semPrim) dependent(_ int, a Op, _ int, b Op, _ bool) bool {
-	return !(a.Kind == SemGetvalue && b.Kind == SemGetvalue) && sharesObject(&a, &b)
+func (*semPrim) dependent(_ int, a *Op, _ int, b *Op, _ bool) bool {
+	return !(a.Kind == SemGetvalue && b.Kind == SemGetvalue) && sharesObject(a, b)
 }
 
 func (*semPrim) fingerprint(w *World, f fp) fp {

@@ -43,7 +43,7 @@ func (*spinPrim) waitFor(w *World, _ int, op *Op) Wait {
 }
 
 // mustPrecede: an unlock, and a lock of the spin lock that waits.
-func (*spinPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*spinPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == SpinUnlock && b.Kind == SpinLock && b.Obj == a.Obj
 }
 

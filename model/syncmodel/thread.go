@@ -56,7 +56,7 @@ func (*threadPrim) waitFor(_ *World, _ int, op *Op) Wait {
 // detach of t; two creations are dependent (the world numbers threads in
 // creation order); a creation is independent of the rest, and two exits
 // are independent.
-func (*threadPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
+func (*threadPrim) dependent(ta int, a *Op, tb int, b *Op, _ bool) bool {
 	switch {
 	case a.Kind == ThreadCreate && b.Kind == ThreadCreate:
 		return true
@@ -74,7 +74,7 @@ func (*threadPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
 }
 
 // mustPrecede: a thread's exit, and a join of that thread.
-func (*threadPrim) mustPrecede(ta int, a Op, _ int, b Op) bool {
+func (*threadPrim) mustPrecede(ta int, a *Op, _ int, b *Op) bool {
 	return a.Kind == ThreadExit && b.Kind == ThreadJoin && b.Arg == int64(ta)
 }
 
