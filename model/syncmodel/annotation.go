@@ -19,7 +19,7 @@ func (*annotPrim) kinds() []kindSpec {
 		{kind: Sleep, class: classSched, mayWait: true},
 		{kind: Read, class: classMem},
 		{kind: Write, class: classMem},
-		{kind: Choose, class: classLocal},
+		{kind: Choose, class: classLocal, chooses: true},
 	}
 }
 
@@ -37,7 +37,7 @@ func (*annotPrim) choices(_ *World, _ int, th *thread) int {
 	return 0
 }
 
-func (*annotPrim) exec(_ *World, tid int, op Op, choice int) (Result, string, error) {
+func (*annotPrim) exec(_ *World, tid int, op *Op, choice int) (Result, string, error) {
 	if op.Kind != Choose {
 		return Result{}, "", nil
 	}

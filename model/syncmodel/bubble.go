@@ -98,7 +98,7 @@ func (*bubblePrim) enabled(w *World, tid int, op *Op) bool {
 	return true
 }
 
-func (*bubblePrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*bubblePrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	switch op.Kind {
 	case BubbleEnter:
 		th := &w.threads[tid-1]

@@ -25,7 +25,7 @@ func (*chanPrim) kinds() []kindSpec {
 		{kind: ChanRecv, mayWait: true, stateEff: true, precedes: true},
 		{kind: ChanClose, stateEff: true, precedes: true},
 		{kind: ChanLen, precedes: true},
-		{kind: Select, objects: objCases, mayWait: true, stateEff: true, precedes: true},
+		{kind: Select, objects: objCases, mayWait: true, stateEff: true, precedes: true, chooses: true},
 		{kind: ChanWake, objects: objCasesSet, mayWait: true, precedes: true},
 	}
 }
@@ -79,16 +79,16 @@ func (*chanPrim) choices(w *World, _ int, th *thread) int {
 	return 0
 }
 
-func (*chanPrim) exec(w *World, tid int, op Op, choice int) (Result, string, error) {
+func (*chanPrim) exec(w *World, tid int, op *Op, choice int) (Result, string, error) {
 	switch op.Kind {
 	case ChanMake:
-		return done(0, w.chanMake(op))
+		return done(0, w.chanMake(*op))
 	case ChanSend, ChanRecv, Select:
-		return w.chanOp(tid, op, choice)
+		return w.chanOp(tid, *op, choice)
 	case ChanClose:
-		return done(w.chanClose(op), "")
+		return done(w.chanClose(*op), "")
 	case ChanLen:
-		return done(w.chanLen(op), "")
+		return done(w.chanLen(*op), "")
 	}
 	return done(w.chanWake(tid))
 }

@@ -26,7 +26,7 @@ func (*goMutexPrim) enabled(w *World, _ int, op *Op) bool {
 	return op.Kind != GoMutexLock || w.goMutexFree(op.Obj)
 }
 
-func (*goMutexPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*goMutexPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string

@@ -39,7 +39,7 @@ func (*goRWPrim) enabled(w *World, _ int, op *Op) bool {
 	return true
 }
 
-func (*goRWPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*goRWPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string

@@ -20,12 +20,12 @@ func (*oncePrim) enabled(w *World, tid int, op *Op) bool {
 	return op.Kind != OnceBegin || w.onceEnabled(tid, op)
 }
 
-func (*oncePrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*oncePrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	if op.Kind == OnceEnd {
-		w.onceEnd(op)
+		w.onceEnd(*op)
 		return Result{}, "", nil
 	}
-	return done(w.onceBegin(tid, op))
+	return done(w.onceBegin(tid, *op))
 }
 
 func (*oncePrim) waitFor(w *World, _ int, op *Op) Wait {

@@ -48,7 +48,7 @@ type primitive interface {
 	// exec applies op, enabled, for thread tid (see World.Execute). It
 	// returns the result, or a misuse message, or an error for a bad
 	// argument; with a message or an error it has changed nothing.
-	exec(w *World, tid int, op Op, choice int) (Result, string, error)
+	exec(w *World, tid int, op *Op, choice int) (Result, string, error)
 	// waitFor is World.WaitFor for thread tid whose pending operation *op
 	// is not enabled.
 	waitFor(w *World, tid int, op *Op) Wait
@@ -101,6 +101,9 @@ type kindSpec struct {
 	// precedes: an operation of the kind may have to precede another
 	// (MustPrecede); only then is the primitive's mustPrecede asked.
 	precedes bool
+	// chooses: an operation of the kind may offer choices (World.Choices);
+	// only then is the primitive's choices asked.
+	chooses bool
 }
 
 // kindInfo is kindTable's entry for a kind: its spec and its primitive.

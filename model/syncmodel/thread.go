@@ -25,7 +25,7 @@ func (*threadPrim) enabled(w *World, tid int, op *Op) bool {
 	return op.Kind != ThreadJoin || w.joinEnabled(tid, op)
 }
 
-func (*threadPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*threadPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var msg string
 	switch op.Kind {
 	case ThreadCreate:
@@ -119,15 +119,15 @@ func (w *World) joinEnabled(tid int, op *Op) bool {
 	return w.finished(int(op.Arg)) || w.joinMisuse(tid, op) != ""
 }
 
-func (w *World) join(tid int, op Op) string {
-	if msg := w.joinMisuse(tid, &op); msg != "" {
+func (w *World) join(tid int, op *Op) string {
+	if msg := w.joinMisuse(tid, op); msg != "" {
 		return msg
 	}
 	w.threads[op.Arg-1].joined = true
 	return ""
 }
 
-func (w *World) detach(op Op) string {
+func (w *World) detach(op *Op) string {
 	target := op.Arg
 	if target < 1 || target > int64(len(w.threads)) {
 		return fmt.Sprintf("detach of unknown thread %d", target)

@@ -54,17 +54,17 @@ func (*wgPrim) enabled(w *World, tid int, op *Op) bool {
 	return true
 }
 
-func (*wgPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*wgPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	switch op.Kind {
 	case WGAdd:
-		return done(w.wgAdd(tid, op))
+		return done(w.wgAdd(tid, *op))
 	case WGWait:
-		if msg := w.wgConcurrent(tid, op); msg != "" {
+		if msg := w.wgConcurrent(tid, *op); msg != "" {
 			return done(0, msg)
 		}
-		return done(w.wgWait(tid, op), "")
+		return done(w.wgWait(tid, *op), "")
 	}
-	return done(w.wgWake(tid, op), "")
+	return done(w.wgWake(tid, *op), "")
 }
 
 func (*wgPrim) waitFor(w *World, _ int, op *Op) Wait { return w.wgWaitFor(op.Obj) }
