@@ -67,8 +67,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
-	root := newRoot(stdin, stdout, stderr)
-	root.SetArgs(translateCfg(args))
+	line := translateCfg(args)
+	root := newRootOf(stdin, stdout, stderr, commandNamed(line))
+	root.SetArgs(line)
 	err := root.Execute()
 	if err == nil {
 		return exitClean

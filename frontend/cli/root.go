@@ -13,7 +13,7 @@ import (
 // version is stdbg's version, recorded in reports.
 const version = "0.1.0"
 
-// app holds what the commands share: the settings (flags, STDBG_*
+// app holds what the commandBuilders share: the settings (flags, STDBG_*
 // variables and stdbg.yaml, through configload), stdbg's output, and how a
 // target is resolved, started and searched with the settings. Each command
 // is a type of its own built from it (findCmd, tester, replayer,
@@ -37,7 +37,48 @@ func (a *app) explicit(key string) bool {
 	return a.cmd != nil && a.source(a.cmd, key) != "default"
 }
 
+// newRoot is stdbg's command tree, every command in it.
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	return newRootOf(stdin, stdout, stderr, "")
+}
+
+// commandBuilders build stdbg's commandBuilders, by name, in the order of stdbg --help.
+var commandBuilders = []struct {
+	name  string
+	build func(a *app) *cobra.Command
+}{
+	{"find", func(a *app) *cobra.Command { return (&findCmd{app: a}).command() }},
+	{"test", func(a *app) *cobra.Command { return (&tester{app: a}).command() }},
+	{"replay", func(a *app) *cobra.Command { return (&replayer{app: a}).command() }},
+	{"dap", func(a *app) *cobra.Command { return (&dapCmd{app: a}).command() }},
+	{"corpus", func(a *app) *cobra.Command { return (&corpusCmd{app: a}).command() }},
+	{"grade", func(a *app) *cobra.Command { return (&grader{app: a}).command() }},
+	{"cc", func(a *app) *cobra.Command { return (&ccCmd{app: a}).command() }},
+	{"config", func(a *app) *cobra.Command { return (&configCmd{app: a}).command() }},
+	{"version", func(a *app) *cobra.Command { return (&configCmd{app: a}).versionCommand() }},
+}
+
+// commandNamed returns the command a command line runs when its first word
+// names one ("find"), or "" when it does not (a flag first, help, a typo):
+// then the whole tree is needed, for cobra's help and suggestions.
+func commandNamed(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	for _, c := range commandBuilders {
+		if c.name == args[0] {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// newRootOf is stdbg's command tree with the command only alone under the
+// root, or every command when only is "". Building the tree (each
+// command's flags, settings and help) was most of what stdbg version
+// spent after the runtime's start, and a command line runs one command:
+// Run builds that one (commandNamed).
+func newRootOf(stdin io.Reader, stdout, stderr io.Writer, only string) *cobra.Command {
 	a := &app{v: newValues(), stdin: stdin, stdout: &lockedWriter{w: stdout}, stderr: &lockedWriter{w: stderr}}
 	root := &cobra.Command{
 		Use:   "stdbg",
@@ -94,8 +135,10 @@ Exit status: 0 no bug within the bounds, 1 a bug was found, 2 bad usage or input
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr("%v (see stdbg %s --help)", err, cmd.Name())
 	})
-	cfg := &configCmd{app: a}
-	root.AddCommand((&findCmd{app: a}).command(), (&tester{app: a}).command(), (&replayer{app: a}).command(), (&dapCmd{app: a}).command(),
-		(&corpusCmd{app: a}).command(), (&grader{app: a}).command(), (&ccCmd{app: a}).command(), cfg.command(), cfg.versionCommand())
+	for _, c := range commandBuilders {
+		if only == "" || c.name == only {
+			root.AddCommand(c.build(a))
+		}
+	}
 	return root
 }

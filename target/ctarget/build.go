@@ -143,7 +143,9 @@ func build(src string, memory bool) (string, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return "", fmt.Errorf("building %s: %w", src, err)
 	}
-	cc, _, err := CompileArgs(abs, "x", nil)
+	// The key needs the compiler, not the library: CompileArgs (which
+	// finds the library's include directory) only when compiling.
+	cc, err := Compiler(IsCXX(abs))
 	if err != nil {
 		return "", err
 	}
@@ -155,7 +157,7 @@ func build(src string, memory bool) (string, error) {
 	if memory {
 		flags += " " + strings.Join(MemoryFlags, " ")
 	}
-	key := sha256.Sum256([]byte(abs + "\x00" + cc + "\x00" + flags + "\x00" + sourceHash()))
+	key := sha256.Sum256([]byte(abs + "\x00" + cc + "\x00" + compilerIdentity(cc) + "\x00" + flags + "\x00" + sourceHash()))
 	dir := filepath.Join(base, "targets", hex.EncodeToString(key[:8]))
 	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	exe := filepath.Join(dir, name)

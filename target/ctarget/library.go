@@ -54,8 +54,56 @@ func Header() []byte {
 var ErrNoCompiler = errors.New("no C compiler found: install gcc or clang, or set CC")
 
 // Compiler returns the C (or, with cxx, C++) compiler to use: $CC/$CXX,
-// else cc/gcc/clang (c++/g++/clang++) from PATH.
+// else cc/gcc/clang (c++/g++/clang++) from PATH. The answer is kept for
+// the process while $CC, $CXX and $PATH stay as they are.
 func Compiler(cxx bool) (string, error) {
+	key := compilerKey(cxx)
+	if key != "" {
+		compilers.Lock()
+		c, ok := compilers.m[key]
+		compilers.Unlock()
+		if ok {
+			return c.path, c.err
+		}
+	}
+	path, err := lookCompiler(cxx)
+	if key != "" {
+		compilers.Lock()
+		compilers.m[key] = compilerFound{path, err}
+		compilers.Unlock()
+	}
+	return path, err
+}
+
+// compilers are the answers of Compiler in this process, by compilerKey: a
+// command asks two or three times (a target's build key, the library's),
+// and each look-up stats the compiler's name in every directory of PATH
+// before the one that holds it.
+var compilers = struct {
+	sync.Mutex
+	m map[string]compilerFound
+}{m: map[string]compilerFound{}}
+
+type compilerFound struct {
+	path string
+	err  error
+}
+
+// compilerKey names what Compiler's answer depends on: the language, $CC
+// or $CXX and $PATH; "" (not kept) when PATH holds a relative directory,
+// whose meaning moves with the working directory.
+func compilerKey(cxx bool) string {
+	path := os.Getenv("PATH")
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%v\x00%s\x00%s\x00%s", cxx, os.Getenv("CC"), os.Getenv("CXX"), path)
+}
+
+// lookCompiler is Compiler's look-up.
+func lookCompiler(cxx bool) (string, error) {
 	env, names := "CC", []string{"cc", "gcc", "clang"}
 	if cxx {
 		env, names = "CXX", []string{"c++", "g++", "clang++"}
@@ -152,6 +200,15 @@ func fileIdentity(path string) string {
 		st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
 }
 
+// compilerIdentity names the compiler's file at path as it is now
+// (fileIdentity, through the symbolic links that lead to it: cc ->
+// /etc/alternatives/cc -> gcc-12): a compiler upgraded or switched in
+// place is another compiler, and what it built is built again. A wrapper
+// script is named by its own file, not by the compiler it runs.
+func compilerIdentity(path string) string {
+	return fileIdentity(path)
+}
+
 // hashMemo is the file under the cache directory that keeps the source
 // hash of the binary of identity id.
 func hashMemo(id string) (string, error) {
@@ -200,24 +257,9 @@ func rememberHash(id, h string) {
 // compiling it on first use into the cache (keyed by a hash of its sources
 // and the compiler). It also leaves include/stdbg.h beside it.
 func Library() (string, error) {
-	cc, err := Compiler(false)
-	if err != nil {
-		return "", err
-	}
-	base, err := cachedir.Dir()
-	if err != nil {
-		return "", err
-	}
-	key := sourceHash()
-	if cc != "/usr/bin/cc" {
-		sum := sha256.Sum256([]byte(cc))
-		key += "-" + hex.EncodeToString(sum[:4])
-	}
-	dir := filepath.Join(base, "lib-"+key)
-	lib := filepath.Join(dir, "libstdbg.so")
-	if _, err := os.Stat(lib); err == nil {
-		cachedir.Used(dir)
-		return lib, nil
+	cc, dir, lib, built, err := libraryEntry()
+	if err != nil || built {
+		return lib, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "include"), 0o755); err != nil {
 		return "", fmt.Errorf("creating %s: %w", dir, err)
@@ -264,6 +306,30 @@ func Library() (string, error) {
 		return "", fmt.Errorf("installing %s: %w", lib, err)
 	}
 	return lib, nil
+}
+
+// libraryEntry finds the library's entry in the cache: the compiler, the
+// entry's directory and the library's path in it, and whether it is built
+// (then marked used).
+func libraryEntry() (cc, dir, lib string, built bool, err error) {
+	cc, err = Compiler(false)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	base, err := cachedir.Dir()
+	if err != nil {
+		return "", "", "", false, err
+	}
+	// Named by the sources and by the compiler: its path and its file as
+	// it is now (an upgraded or switched compiler builds the library again).
+	sum := sha256.Sum256([]byte(cc + "\x00" + compilerIdentity(cc)))
+	dir = filepath.Join(base, "lib-"+sourceHash()+"-"+hex.EncodeToString(sum[:4]))
+	lib = filepath.Join(dir, "libstdbg.so")
+	if _, err := os.Stat(lib); err == nil {
+		cachedir.Used(dir)
+		return cc, dir, lib, true, nil
+	}
+	return cc, dir, lib, false, nil
 }
 
 // memoryStub is the object file of stdbg_tsan.c in the library's cache

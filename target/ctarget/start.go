@@ -22,13 +22,19 @@ func Start(cfg targetproc.Config) (*targetproc.Process, error) {
 		cfg.Env = append(cfg.Env[:len(cfg.Env):len(cfg.Env)], "LD_BIND_NOW=1")
 	}
 	if cfg.Library == "" && !cfg.NoPreload {
-		// The program first: a program that cannot run needs no library.
-		if err := targetproc.CheckBinary(cfg.Binary); err != nil {
-			return nil, err
-		}
-		lib, err := Library()
+		_, _, lib, built, err := libraryEntry()
 		if err != nil {
 			return nil, err
+		}
+		if !built {
+			// The program first: a program that cannot run needs no
+			// library built. (targetproc.Start checks it in any case.)
+			if err := targetproc.CheckBinary(cfg.Binary); err != nil {
+				return nil, err
+			}
+			if lib, err = Library(); err != nil {
+				return nil, err
+			}
 		}
 		cfg.Library = lib
 	}
