@@ -497,7 +497,7 @@ func (e *Execution) absorbPending(v *wire.Pending) error {
 	if !v.Op.Kind.Valid() {
 		return fmt.Errorf("runtime reported an unknown operation kind %d for thread %d", v.Op.Kind, v.Tid)
 	}
-	if err := e.w.SetPending(v.Tid, v.Op); err != nil {
+	if err := e.w.SetPendingRef(v.Tid, &v.Op); err != nil {
 		return fmt.Errorf("runtime report for thread %d: %w", v.Tid, err)
 	}
 	e.change(v.Tid)

@@ -290,6 +290,10 @@ func (e *Execution) listThreads() {
 func (e *Execution) passThreads() {
 	ts := e.threads
 	n := e.w.NumThreads()
+	if n == e.idx.seen {
+		e.passListed()
+		return
+	}
 	k := 0 // entries kept or made, at the front of ts
 	r := 0 // the next entry of the last point to look at
 	for tid := 1; tid <= n; tid++ {
@@ -332,6 +336,36 @@ func (e *Execution) passThreads() {
 		t := &ts[k]
 		t.ID = tid
 		live, en, alts := e.w.Inspect(tid, &t.Op)
+		if !live {
+			continue
+		}
+		t.Enabled, t.Alternatives = en, alts
+		t.Spinning = !en && e.spinning(tid)
+		k++
+	}
+	e.threads = ts[:k]
+	e.passed()
+}
+
+// passListed is passThreads when no thread was created since the last
+// point: a live thread is then one listed there, and only those are
+// looked at (a thread that finished is dropped).
+func (e *Execution) passListed() {
+	ts := e.threads
+	k := 0
+	for r := range ts {
+		if k != r {
+			ts[k] = ts[r]
+		}
+		t := &ts[k]
+		tid := t.ID
+		var live, en bool
+		var alts int
+		if e.idx.changed(tid) || syncmodel.StateAnnotated(t.Op.Kind) {
+			live, en, alts = e.w.Inspect(tid, &t.Op)
+		} else {
+			live, en, alts = e.w.Status(tid)
+		}
 		if !live {
 			continue
 		}

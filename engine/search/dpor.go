@@ -124,20 +124,29 @@ type dpor struct {
 	gen   uint32
 }
 
-// freshOp is an entry of dpor.fresh.
+// freshOp is an entry of dpor.fresh: the operation, or (ref not nil) where
+// it is in the report of the execution that just ended (recorded by the
+// race analysis, which reads it before the report changes again).
 type freshOp struct {
 	gen uint32
+	ref *syncmodel.Op
 	op  syncmodel.Op
 }
 
 // opOf returns the operation of ev as the current execution performs it.
-func (d *dpor) opOf(ev *dporEvent) syncmodel.Op {
+func (d *dpor) opOf(ev *dporEvent) syncmodel.Op { return *d.opRef(ev) }
+
+// opRef is opOf by reference, valid until the table or ev changes.
+func (d *dpor) opRef(ev *dporEvent) *syncmodel.Op {
 	if t := ev.thread; t >= 0 && t < len(d.fresh) && ev.idx >= 0 && ev.idx < len(d.fresh[t]) {
 		if f := &d.fresh[t][ev.idx]; f.gen == d.gen {
-			return f.op
+			if f.ref != nil {
+				return f.ref
+			}
+			return &f.op
 		}
 	}
-	return ev.op
+	return &ev.op
 }
 
 // nextGen invalidates the operations recorded in fresh.
@@ -150,9 +159,27 @@ func (d *dpor) nextGen() {
 
 // setFresh records the operation of event idx of thread t in this
 // execution.
-func (d *dpor) setFresh(t, idx int, op syncmodel.Op) {
+func (d *dpor) setFresh(t, idx int, op *syncmodel.Op) {
+	if f := d.freshAt(t, idx); f != nil {
+		f.gen, f.ref, f.op = d.gen, nil, *op
+	}
+}
+
+// setFreshRef is setFresh for an operation of the execution that ended,
+// in its report (an event of its trace, or a thread pending where it
+// stopped), which stays as it is until the next one begins: the entry
+// points to it instead of copying it (an operation is big).
+func (d *dpor) setFreshRef(t, idx int, op *syncmodel.Op) {
+	if f := d.freshAt(t, idx); f != nil {
+		f.gen, f.ref = d.gen, op
+	}
+}
+
+// freshAt returns the entry of event idx of thread t, made if need be (nil
+// for a negative thread or index).
+func (d *dpor) freshAt(t, idx int) *freshOp {
 	if t < 0 || idx < 0 {
-		return
+		return nil
 	}
 	for t >= len(d.fresh) {
 		d.fresh = append(d.fresh, nil)
@@ -162,7 +189,7 @@ func (d *dpor) setFresh(t, idx int, op syncmodel.Op) {
 		row = append(row, freshOp{})
 	}
 	d.fresh[t] = row
-	row[idx] = freshOp{gen: d.gen, op: op}
+	return &row[idx]
 }
 
 // count returns the number of events of thread t on the current path.
@@ -190,7 +217,7 @@ func (d *dpor) note(p Point) {
 		if !syncmodel.StateAnnotated(t.Op.Kind) && t.ID < len(d.fresh) && idx < len(d.fresh[t.ID]) && d.fresh[t.ID][idx].gen == d.gen {
 			continue
 		}
-		d.setFresh(t.ID, idx, t.Op)
+		d.setFresh(t.ID, idx, &t.Op)
 	}
 }
 
@@ -305,7 +332,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		d.sub = c.kids
 		d.setPoint(k, n, p)
 		d.note(p)
-		return d.take(n, p, c.ev), true
+		return d.take(n, p, c.ev.thread, c.ev.choice, c.ev.child), true
 	}
 	if k > len(d.nodes) {
 		return schedule.Step{}, false
@@ -317,16 +344,17 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		d.nodes = append(d.nodes, dporNode{})
 	}
 	n := &d.nodes[k]
-	*n = dporNode{blocked: n.blocked, sleep: n.sleep[:0]}
+	// (Field by field: n.ev, big, is valid only once taken.)
+	n.blocked, n.sleep, n.taken, n.wut, n.pick, n.done = n.blocked[:0], n.sleep[:0], false, nil, nil, 0
 	d.setPoint(k, n, p)
 	d.note(p)
 	if k > 0 {
 		parent := &d.nodes[k-1]
 		pe := &parent.ev
-		peOp := d.opOf(pe)
+		peOp := d.opRef(pe)
 		for i := range parent.sleep {
 			s := &parent.sleep[i]
-			if !s.terminal && s.thread != pe.thread && !syncmodel.Dependent(s.thread, d.opOf(s), pe.thread, peOp) {
+			if !s.terminal && s.thread != pe.thread && !syncmodel.DependentRef(s.thread, d.opRef(s), pe.thread, peOp) {
 				n.sleep = append(n.sleep, *s)
 			}
 		}
@@ -337,7 +365,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		n.wut = n.wut[1:]
 		if d.feasible(k, &c.ev) {
 			d.sub = c.kids
-			return d.take(n, p, c.ev), true
+			return d.take(n, p, c.ev.thread, c.ev.choice, c.ev.child), true
 		}
 	}
 	// Nothing planned: keep the running thread going, else the lowest id.
@@ -347,7 +375,7 @@ func (d *dpor) Next(p Point) (schedule.Step, bool) {
 		return schedule.Step{}, false
 	}
 	t := &p.Threads[pick]
-	return d.take(n, p, dporEvent{thread: t.ID, choice: anyChoice, op: t.Op}), true
+	return d.take(n, p, t.ID, anyChoice, 0), true
 }
 
 // awake reports whether some step of thread t is not asleep.
@@ -358,35 +386,38 @@ func awake(sleep []dporEvent, t *Thread) bool {
 	return !asleep(sleep, t.ID, schedule.NoChoice)
 }
 
-// take makes ev the event explored from n on this path, fixing its value
-// against the point, and plans the other values of a choice.
-func (d *dpor) take(n *dporNode, p Point, ev dporEvent) schedule.Step {
-	t := findThread(p.Threads, ev.thread)
+// take makes the step of thread with value choice (a planned one, or
+// anyChoice; child as planned) the event explored from n on this path, fixing its value
+// against the point, and plans the other values of a choice. The event
+// is written in place in n: an operation is big.
+func (d *dpor) take(n *dporNode, p Point, thread, choice, child int) schedule.Step {
+	t := findThread(p.Threads, thread)
 	if t == nil {
 		// The program is not where it was when this step was planned:
 		// Explore finds that the step does not fit and reports the
 		// nondeterminism.
-		return schedule.Step{Thread: ev.thread, Choice: schedule.NoChoice}
+		return schedule.Step{Thread: thread, Choice: schedule.NoChoice}
 	}
-	ev.op = t.Op
-	ev.idx = d.count(t.ID)
+	idx := d.count(t.ID)
 	nc := t.Choices()
 	switch {
 	case nc == 0:
-		ev.choice = schedule.NoChoice
-	case ev.choice < 0 || ev.choice >= nc:
-		ev.choice = firstAwake(n.sleep, t.ID, nc)
+		choice = schedule.NoChoice
+	case choice < 0 || choice >= nc:
+		choice = firstAwake(n.sleep, t.ID, nc)
 	}
 	if nc > 0 {
 		// Every value of a choice is explored where the choice is made.
 		for v := 0; v < nc; v++ {
-			if v == ev.choice || asleep(n.sleep, t.ID, v) || planned(n.wut, t.ID, v) {
+			if v == choice || asleep(n.sleep, t.ID, v) || planned(n.wut, t.ID, v) {
 				continue
 			}
-			n.wut = append(n.wut, &wakeNode{ev: dporEvent{thread: t.ID, choice: v, op: t.Op, idx: ev.idx}})
+			n.wut = append(n.wut, &wakeNode{ev: dporEvent{thread: t.ID, choice: v, op: t.Op, idx: idx}})
 		}
 	}
-	n.ev = ev
+	ev := &n.ev
+	ev.thread, ev.choice, ev.child, ev.idx, ev.terminal = thread, choice, child, idx, false
+	ev.op = t.Op
 	n.taken = true
 	d.inc(t.ID)
 	return ev.step()

@@ -23,7 +23,8 @@ type raceScratch struct {
 	wv       []dporEvent // what insertWake has left to insert
 	hb       []dporEvent // pending: the events that happen before a pending operation, then it
 	final    []Thread
-	misuse   int // the step that committed the misuse that ended the execution, -1
+	ev       dporEvent // the event whose races are being planned
+	misuse   int       // the step that committed the misuse that ended the execution, -1
 	// work counts the elementary steps of the analysis (events and
 	// threads looked at, planned events moved): the tests hold it
 	// proportional to the length of the executions.
@@ -80,14 +81,14 @@ func (d *dpor) races(r *Report) {
 		rs.cnt[t]++
 		rs.prev[i] = rs.last[t]
 		rs.last[t] = i
-		d.setFresh(t, rs.idx[i], tr[i].Op)
+		d.setFreshRef(t, rs.idx[i], &tr[i].Op)
 	}
 	for t := range rs.last {
 		rs.last[t] = -1
 	}
-	for _, t := range final {
-		if t.ID < width {
-			d.setFresh(t.ID, rs.cnt[t.ID], t.Op)
+	for k := range final {
+		if t := &final[k]; t.ID < width {
+			d.setFreshRef(t.ID, rs.cnt[t.ID], &t.Op)
 		}
 	}
 	clear(rs.cnt)
@@ -128,6 +129,7 @@ func (d *dpor) races(r *Report) {
 		ev := &tr[i]
 		t := ev.Step.Thread
 		row := rs.row(i)
+		var x *dporEvent // i as a planned event, once a race needs it
 		if i < reuse {
 			goto clocked
 		}
@@ -137,14 +139,21 @@ func (d *dpor) races(r *Report) {
 			if j < 0 {
 				break
 			}
-			if tj := tr[j].Step.Thread; !(syncmodel.DependentInOrder(tj, tr[j].Op, t, ev.Op) ||
+			if tj := tr[j].Step.Thread; !(syncmodel.DependentInOrderRef(tj, &tr[j].Op, t, &ev.Op) ||
 				i == misuse && syncmodel.SharesObject(tr[j].Op, ev.Op)) {
 				continue
 			}
 			// j is a race of i: dependent, and no later event dependent
 			// on i happens after j.
 			if i >= d.div {
-				d.race(tr, j, i, dporEvent{thread: t, choice: plannedChoice(ev.Op, ev.Step.Choice), op: ev.Op, idx: rs.idx[i]})
+				if x == nil {
+					// (Made once for the event, in place: an
+					// operation is big.)
+					x = &rs.ev
+					*x = dporEvent{thread: t, choice: plannedChoice(&ev.Op, ev.Step.Choice), idx: rs.idx[i]}
+					x.op = ev.Op
+				}
+				d.race(tr, j, i, x)
 			}
 			join(row, rs.row(j))
 		}
@@ -279,15 +288,21 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 	}
 	row := rs.tmp
 	rs.base(row, t.ID)
+	var x *dporEvent // t's operation as a planned event, once a race needs it
 	for rs.candStart(row, t.ID); ; {
 		j := rs.candNext(row)
 		if j < 0 {
 			break
 		}
-		if tj := tr[j].Step.Thread; !(afterLast && j == k-1 || syncmodel.DependentInOrder(tj, tr[j].Op, t.ID, t.Op)) {
+		if tj := tr[j].Step.Thread; !(afterLast && j == k-1 || syncmodel.DependentInOrderRef(tj, &tr[j].Op, t.ID, &t.Op)) {
 			continue
 		}
-		d.race(tr, j, k, dporEvent{thread: t.ID, choice: choice, op: t.Op, idx: rs.cnt[t.ID]})
+		if x == nil {
+			x = &rs.ev
+			*x = dporEvent{thread: t.ID, choice: choice, idx: rs.cnt[t.ID]}
+			x.op = t.Op
+		}
+		d.race(tr, j, k, x)
 		join(row, rs.row(j))
 	}
 	if !cut {
@@ -338,13 +353,13 @@ func (d *dpor) pending(tr []Event, k int, t *Thread, afterLast, cut bool) {
 // event returns event c of the trace as a planned event.
 func (rs *raceScratch) event(tr []Event, c int) dporEvent {
 	e := &tr[c]
-	return dporEvent{thread: e.Step.Thread, choice: plannedChoice(e.Op, e.Step.Choice), op: e.Op, child: rs.child[c], idx: rs.idx[c]}
+	return dporEvent{thread: e.Step.Thread, choice: plannedChoice(&e.Op, e.Step.Choice), op: e.Op, child: rs.child[c], idx: rs.idx[c]}
 }
 
 // plannedChoice is the value a planned event carries: a data choice keeps
 // its value; the ready case of a select is an index that depends on the
 // state, so any.
-func plannedChoice(op syncmodel.Op, choice int) int {
+func plannedChoice(op *syncmodel.Op, choice int) int {
 	if choice == schedule.NoChoice || op.Kind == syncmodel.Choose {
 		return choice
 	}
@@ -355,9 +370,9 @@ func plannedChoice(op syncmodel.Op, choice int) int {
 // position k (an event of the trace, or pending there): it plans, at the
 // point before j, the events after j that do not happen after it, then p's
 // operation.
-func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
+func (d *dpor) race(tr []Event, j, k int, x *dporEvent) {
 	rs := &d.rs
-	p, op := x.thread, x.op
+	p, op := x.thread, &x.op
 	if j >= len(d.nodes) {
 		return
 	}
@@ -369,7 +384,7 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 	tj := tr[j].Step.Thread
 	// (A misuse did not do what the operation does: an unlock of an
 	// unlocked mutex held nothing that a lock waited for.)
-	if j != rs.misuse && syncmodel.MustPrecede(tj, tr[j].Op, p, op) {
+	if j != rs.misuse && syncmodel.MustPrecedeRef(tj, &tr[j].Op, p, op) {
 		// j is what let p's operation happen (an unlock and a lock): the
 		// race to reverse is with what j undid, the same thread's latest
 		// earlier operation on the object (the lock), unless that happens
@@ -383,7 +398,7 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 			return
 		}
 		for a := j - 1; a >= 0; a-- {
-			if tr[a].Step.Thread != tj || !syncmodel.Dependent(tj, tr[a].Op, p, op) || syncmodel.MustPrecede(tj, tr[a].Op, p, op) {
+			if tr[a].Step.Thread != tj || !syncmodel.DependentRef(tj, &tr[a].Op, p, op) || syncmodel.MustPrecedeRef(tj, &tr[a].Op, p, op) {
 				continue
 			}
 			if rs.before(a, p) {
@@ -406,7 +421,7 @@ func (d *dpor) race(tr []Event, j, k int, x dporEvent) {
 		// Nothing but j could have let p go on: p cannot precede it.
 		return
 	}
-	v = append(v, x)
+	v = append(v, *x)
 	rs.v = v
 	d.plan(j, v)
 }
@@ -452,9 +467,9 @@ func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 		if d.cut {
 			return -1, false
 		}
-		xop := d.opOf(x)
+		xop := d.opRef(x)
 		for i := range v {
-			if syncmodel.Dependent(x.thread, xop, v[i].thread, v[i].op) {
+			if syncmodel.DependentRef(x.thread, xop, v[i].thread, &v[i].op) {
 				return -1, false
 			}
 		}
@@ -462,7 +477,7 @@ func (d *dpor) weakInitial(v []dporEvent, x *dporEvent) (f int, ok bool) {
 	}
 	e := &v[f]
 	for i := 0; i < f; i++ {
-		if v[i].child == e.thread || syncmodel.Dependent(v[i].thread, v[i].op, e.thread, e.op) {
+		if v[i].child == e.thread || syncmodel.DependentRef(v[i].thread, &v[i].op, e.thread, &e.op) {
 			return f, false
 		}
 	}

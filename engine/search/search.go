@@ -38,7 +38,7 @@ type Thread struct {
 // Choices returns how many values a step of this thread can take:
 // Alternatives if positive, else n for a data choice (Op.Kind ==
 // syncmodel.Choose), else 0.
-func (t Thread) Choices() int {
+func (t *Thread) Choices() int {
 	if t.Alternatives > 0 {
 		return t.Alternatives
 	}

@@ -19,7 +19,7 @@ func (*annotPrim) kinds() []kindSpec {
 		{kind: Sleep, class: classSched, mayWait: true},
 		{kind: Read, class: classMem},
 		{kind: Write, class: classMem},
-		{kind: Choose, class: classLocal},
+		{kind: Choose, class: classLocal, chooses: true},
 	}
 }
 
@@ -37,7 +37,7 @@ func (*annotPrim) choices(_ *World, _ int, th *thread) int {
 	return 0
 }
 
-func (*annotPrim) exec(_ *World, tid int, op Op, choice int) (Result, string, error) {
+func (*annotPrim) exec(_ *World, tid int, op *Op, choice int) (Result, string, error) {
 	if op.Kind != Choose {
 		return Result{}, "", nil
 	}
@@ -49,6 +49,6 @@ func (*annotPrim) exec(_ *World, tid int, op Op, choice int) (Result, string, er
 
 // dependent decides two accesses to memory (class classMem): dependent iff
 // their byte ranges overlap and one of them writes.
-func (*annotPrim) dependent(_ int, a Op, _ int, b Op, _ bool) bool {
-	return (a.Kind == Write || b.Kind == Write) && overlap(&a, &b)
+func (*annotPrim) dependent(_ int, a *Op, _ int, b *Op, _ bool) bool {
+	return (a.Kind == Write || b.Kind == Write) && overlap(a, b)
 }

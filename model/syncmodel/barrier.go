@@ -48,21 +48,21 @@ func (*barrierPrim) enabled(w *World, tid int, op *Op) bool {
 	return op.Kind != BarrierLeave || w.threads[tid-1].barrierReleased
 }
 
-func (*barrierPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*barrierPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string
 	)
 	switch op.Kind {
 	case BarrierInit:
-		msg = w.barrierInit(op)
+		msg = w.barrierInit(*op)
 	case BarrierWait:
-		code, msg = w.barrierWait(tid, op)
+		code, msg = w.barrierWait(tid, *op)
 	case BarrierLeave:
 		th := &w.threads[tid-1]
 		th.next, th.nextObj, th.barrierReleased = 0, 0, false
 	case BarrierDestroy:
-		msg = w.barrierDestroy(op)
+		msg = w.barrierDestroy(*op)
 	}
 	return done(code, msg)
 }

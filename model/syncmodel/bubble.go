@@ -98,7 +98,7 @@ func (*bubblePrim) enabled(w *World, tid int, op *Op) bool {
 	return true
 }
 
-func (*bubblePrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*bubblePrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	switch op.Kind {
 	case BubbleEnter:
 		th := &w.threads[tid-1]
@@ -153,7 +153,7 @@ func (*bubblePrim) waitFor(w *World, tid int, op *Op) Wait {
 }
 
 // dependent: never asked (the class of every kind is classExit).
-func (*bubblePrim) dependent(int, Op, int, Op, bool) bool { return true }
+func (*bubblePrim) dependent(int, *Op, int, *Op, bool) bool { return true }
 
 func (*bubblePrim) fingerprint(w *World, f fp) fp {
 	for _, k := range sortedKeys(w.bubbles) {

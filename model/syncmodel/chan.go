@@ -25,7 +25,7 @@ func (*chanPrim) kinds() []kindSpec {
 		{kind: ChanRecv, mayWait: true, stateEff: true, precedes: true},
 		{kind: ChanClose, stateEff: true, precedes: true},
 		{kind: ChanLen, precedes: true},
-		{kind: Select, objects: objCases, mayWait: true, stateEff: true, precedes: true},
+		{kind: Select, objects: objCases, mayWait: true, stateEff: true, precedes: true, chooses: true},
 		{kind: ChanWake, objects: objCasesSet, mayWait: true, precedes: true},
 	}
 }
@@ -79,16 +79,16 @@ func (*chanPrim) choices(w *World, _ int, th *thread) int {
 	return 0
 }
 
-func (*chanPrim) exec(w *World, tid int, op Op, choice int) (Result, string, error) {
+func (*chanPrim) exec(w *World, tid int, op *Op, choice int) (Result, string, error) {
 	switch op.Kind {
 	case ChanMake:
-		return done(0, w.chanMake(op))
+		return done(0, w.chanMake(*op))
 	case ChanSend, ChanRecv, Select:
-		return w.chanOp(tid, op, choice)
+		return w.chanOp(tid, *op, choice)
 	case ChanClose:
-		return done(w.chanClose(op), "")
+		return done(w.chanClose(*op), "")
 	case ChanLen:
-		return done(w.chanLen(op), "")
+		return done(w.chanLen(*op), "")
 	}
 	return done(w.chanWake(tid))
 }
@@ -150,18 +150,18 @@ func ends(op *Op, t int) bool {
 //     buffer neither empty nor full (Eff.Mid).
 //   - Any other pair on a common channel is dependent: two sends, two
 //     receives, closes, makes, selects, and lengths against the rest.
-func (*chanPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
+func (*chanPrim) dependent(ta int, a *Op, tb int, b *Op, _ bool) bool {
 	if a.Kind == ChanLen && b.Kind == ChanLen || a.Kind == ChanWake && b.Kind == ChanWake {
 		return false
 	}
-	if !touchShare(&a, &b) {
+	if !touchShare(a, b) {
 		return false
 	}
 	if b.Kind == ChanWake {
 		ta, a, tb, b = tb, b, ta, a
 	}
 	if a.Kind == ChanWake {
-		return ends(&b, ta)
+		return ends(b, ta)
 	}
 	if b.Kind == ChanSend {
 		ta, a, tb, b = tb, b, ta, a
@@ -184,9 +184,9 @@ func (*chanPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
 // the operation runs, so its wake is disabled until an operation ends its
 // park: this one, or another that competes with it and is ordered with
 // it). An operation whose effect is not known is not known to precede.
-func (*chanPrim) mustPrecede(ta int, a Op, tb int, b Op) bool {
+func (*chanPrim) mustPrecede(ta int, a *Op, tb int, b *Op) bool {
 	if b.Kind == ChanWake {
-		return a.Kind != ChanMake && a.Eff.Known && ends(&a, tb)
+		return a.Kind != ChanMake && a.Eff.Known && ends(a, tb)
 	}
 	if a.Kind == ChanSend {
 		// The receive took this send's parked value on an unbuffered

@@ -43,7 +43,7 @@ type condPrim struct{}
 func (*condPrim) kinds() []kindSpec {
 	return []kindSpec{
 		{kind: CondInit},
-		{kind: CondWait, objects: objObj2, mayWait: true, precedes: true},
+		{kind: CondWait, objects: objObj2, mayWait: true, precedes: true, chooses: true},
 		{kind: CondReacquire, objects: objObj2},
 		{kind: CondSignal},
 		{kind: CondBroadcast},
@@ -92,35 +92,35 @@ func (*condPrim) choices(w *World, tid int, th *thread) int {
 	return 0
 }
 
-func (*condPrim) exec(w *World, tid int, op Op, choice int) (Result, string, error) {
+func (*condPrim) exec(w *World, tid int, op *Op, choice int) (Result, string, error) {
 	var (
 		code int64
 		msg  string
 	)
 	switch op.Kind {
 	case CondInit:
-		msg = w.condInit(op)
+		msg = w.condInit(*op)
 	case CondWait:
 		if choice == 1 && w.canWakeSpuriously(tid) {
-			if msg = w.condWaitMisuse(tid, op); msg == "" {
+			if msg = w.condWaitMisuse(tid, *op); msg == "" {
 				w.threads[tid-1].spuriousUsed = true
 				return Result{Code: SpuriousReturn, Spurious: true}, "", nil
 			}
 			break
 		}
-		msg = w.condWait(tid, op)
+		msg = w.condWait(tid, *op)
 	case CondReacquire:
-		code = w.condReacquire(tid, op)
+		code = w.condReacquire(tid, *op)
 	case CondSignal:
-		w.condSignal(tid, op, false)
+		w.condSignal(tid, *op, false)
 	case CondBroadcast:
-		w.condSignal(tid, op, true)
+		w.condSignal(tid, *op, true)
 	case CondDestroy:
-		msg = w.condDestroy(op)
+		msg = w.condDestroy(*op)
 	case GoCondWait:
-		msg = w.goCondWait(tid, op)
+		msg = w.goCondWait(tid, *op)
 	case GoCondWake:
-		w.goCondWake(tid, op)
+		w.goCondWake(tid, *op)
 	}
 	return done(code, msg)
 }
@@ -148,14 +148,14 @@ func (*condPrim) effect(w *World, tid int, op *Op) Effect {
 	return Effect{}
 }
 
-func (*condPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
+func (*condPrim) dependent(ta int, a *Op, tb int, b *Op, _ bool) bool {
 	switch {
 	case a.Kind == GoCondWake:
-		return goCondWakeDependent(&a, tb, &b)
+		return goCondWakeDependent(a, tb, b)
 	case b.Kind == GoCondWake:
-		return goCondWakeDependent(&b, ta, &a)
+		return goCondWakeDependent(b, ta, a)
 	}
-	return sharesObject(&a, &b)
+	return sharesObject(a, b)
 }
 
 // goCondWakeDependent reports whether the wake of a Go condition wait
@@ -184,7 +184,7 @@ func goCondWakeDependent(wake *Op, t int, op *Op) bool {
 
 // mustPrecede: the release of a mutex by a condition wait, C or Go, and a
 // lock of it that waits.
-func (*condPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*condPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	switch a.Kind {
 	case CondWait:
 		return b.Kind == MutexLock && b.Obj == a.Obj2

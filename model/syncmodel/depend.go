@@ -107,6 +107,12 @@ const (
 //     memory and scheduling operations: a thread that finishes holding a
 //     mutex keeps it.
 func Dependent(ta int, a Op, tb int, b Op) bool {
+	return dependent(ta, &a, tb, &b, false)
+}
+
+// DependentRef is Dependent for operations given by reference: a search
+// that compares many pairs of operations (an Op is big) copies none.
+func DependentRef(ta int, a *Op, tb int, b *Op) bool {
 	return dependent(ta, a, tb, b, false)
 }
 
@@ -120,14 +126,20 @@ func Dependent(ta int, a Op, tb int, b Op) bool {
 // order, from annotations that cannot tell it, and so keeps it dependent
 // when the decrement brought the counter below the increment's delta.)
 func DependentInOrder(ta int, a Op, tb int, b Op) bool {
+	return dependent(ta, &a, tb, &b, true)
+}
+
+// DependentInOrderRef is DependentInOrder for operations given by
+// reference (see DependentRef).
+func DependentInOrderRef(ta int, a *Op, tb int, b *Op) bool {
 	return dependent(ta, a, tb, b, true)
 }
 
-func dependent(ta int, a Op, tb int, b Op, ordered bool) bool {
+func dependent(ta int, a *Op, tb int, b *Op, ordered bool) bool {
 	if ta == tb || !a.Kind.Valid() || !b.Kind.Valid() || a.Kind == TimerWait || b.Kind == TimerWait {
 		return true
 	}
-	if (a.Eff.Await != nil || b.Eff.Await != nil) && awaitDependent(&a, &b) {
+	if (a.Eff.Await != nil || b.Eff.Await != nil) && awaitDependent(a, b) {
 		return true
 	}
 	ia, ib := &kindTable[a.Kind], &kindTable[b.Kind]
@@ -147,8 +159,8 @@ func dependent(ta int, a Op, tb int, b Op, ordered bool) bool {
 		// against other threads' Yields and Sleeps only.
 		return ca == classSched
 	case ca == classSync && cb == classMem:
-		for i, n := 0, numObjects(&a); i < n; i++ {
-			if inRange(objectAt(&a, i), &b) {
+		for i, n := 0, numObjects(a); i < n; i++ {
+			if inRange(objectAt(a, i), b) {
 				return true
 			}
 		}
@@ -160,7 +172,7 @@ func dependent(ta int, a Op, tb int, b Op, ordered bool) bool {
 		return false
 	case ia.fam != ib.fam:
 		// Synchronization operations of two primitives.
-		return sharesObject(&a, &b)
+		return sharesObject(a, b)
 	}
 	// Two operations of one primitive, of one class.
 	return ia.prim.dependent(ta, a, tb, b, ordered)
@@ -295,6 +307,12 @@ func overlap(a, b *Op) bool {
 // wait groups and channels can be ready for other reasons. Each primitive
 // says which of its operations must precede what (its mustPrecede method).
 func MustPrecede(ta int, a Op, tb int, b Op) bool {
+	return MustPrecedeRef(ta, &a, tb, &b)
+}
+
+// MustPrecedeRef is MustPrecede for operations given by reference (see
+// DependentRef).
+func MustPrecedeRef(ta int, a *Op, tb int, b *Op) bool {
 	if ta == tb || !a.Kind.Valid() || !kindTable[a.Kind].precedes {
 		return false
 	}

@@ -63,3 +63,16 @@ func ExampleDependent() {
 	// true
 	// false
 }
+
+// A search that compares many pairs of events (DPOR's race analysis)
+// passes them by reference: an Op is too big to copy for each question.
+func ExampleDependentRef() {
+	unlock := syncmodel.Op{Kind: syncmodel.MutexUnlock, Obj: 0x10}
+	lock := syncmodel.Op{Kind: syncmodel.MutexLock, Obj: 0x10}
+	other := syncmodel.Op{Kind: syncmodel.MutexLock, Obj: 0x20}
+	fmt.Println(syncmodel.DependentRef(1, &unlock, 2, &lock), syncmodel.MustPrecedeRef(1, &unlock, 2, &lock))
+	fmt.Println(syncmodel.DependentRef(1, &unlock, 2, &other), syncmodel.MustPrecedeRef(1, &unlock, 2, &other))
+	// Output:
+	// true true
+	// false false
+}

@@ -26,7 +26,7 @@ func (*goMutexPrim) enabled(w *World, _ int, op *Op) bool {
 	return op.Kind != GoMutexLock || w.goMutexFree(op.Obj)
 }
 
-func (*goMutexPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*goMutexPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string
@@ -46,7 +46,7 @@ func (*goMutexPrim) waitFor(w *World, _ int, op *Op) Wait { return w.goMutexWait
 
 // mustPrecede: an unlock, and a lock that waits (the mutex is held until
 // then).
-func (*goMutexPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*goMutexPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == GoMutexUnlock && b.Kind == GoMutexLock && b.Obj == a.Obj
 }
 

@@ -39,7 +39,7 @@ func (*goRWPrim) enabled(w *World, _ int, op *Op) bool {
 	return true
 }
 
-func (*goRWPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*goRWPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string
@@ -78,11 +78,11 @@ func (*goRWPrim) effect(w *World, tid int, op *Op) Effect {
 	return eff
 }
 
-func (*goRWPrim) dependent(_ int, a Op, _ int, b Op, _ bool) bool {
-	if isGoReaderSide(&a) && (isGoReaderSide(&b) || isGoWriterWait(&b)) || isGoWriterWait(&a) && isGoReaderSide(&b) {
-		return a.Obj == b.Obj && goRWDependent(&a, &b)
+func (*goRWPrim) dependent(_ int, a *Op, _ int, b *Op, _ bool) bool {
+	if isGoReaderSide(a) && (isGoReaderSide(b) || isGoWriterWait(b)) || isGoWriterWait(a) && isGoReaderSide(b) {
+		return a.Obj == b.Obj && goRWDependent(a, b)
 	}
-	return sharesObject(&a, &b)
+	return sharesObject(a, b)
 }
 
 // isGoReaderSide reports the operations of a Go RWMutex's readers:
@@ -124,7 +124,7 @@ func goRWDependent(a, b *Op) bool {
 
 // mustPrecede: a writer's unlock, and a lock or read lock that waits; a
 // reader's unlock, and the drain of a writer's lock.
-func (*goRWPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*goRWPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	switch a.Kind {
 	case GoRWUnlock:
 		return (b.Kind == GoRWLock || b.Kind == GoRWRLock) && b.Obj == a.Obj

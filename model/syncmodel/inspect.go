@@ -37,7 +37,8 @@ func (w *World) Status(tid int) (live, enabled bool, choices int) {
 	if !th.hasPending || w.exited {
 		return true, false, 0
 	}
-	return true, w.enabledTh(tid, th), w.choices(tid, th)
+	en, ch := w.statusTh(tid, th)
+	return true, en, ch
 }
 
 // StateAnnotated reports whether the annotation of a pending operation of
@@ -64,5 +65,19 @@ func (w *World) Inspect(tid int, op *Op) (live, enabled bool, choices int) {
 	if w.exited {
 		return true, false, 0
 	}
-	return true, w.enabledTh(tid, th), w.choices(tid, th)
+	en, ch := w.statusTh(tid, th)
+	return true, en, ch
+}
+
+// statusTh is Enabled and Choices for the live thread th (thread tid), which
+// has a pending operation, in a world that has not exited: the kind's
+// entry looked up once, its primitive asked for choices only when the
+// kind offers some.
+func (w *World) statusTh(tid int, th *thread) (enabled bool, choices int) {
+	in := &kindTable[th.pending.Kind]
+	enabled = !th.awaiting && in.prim.enabled(w, tid, &th.pending)
+	if in.chooses {
+		choices = in.prim.choices(w, tid, th)
+	}
+	return enabled, choices
 }

@@ -22,14 +22,14 @@ func (*mutexPrim) enabled(w *World, tid int, op *Op) bool {
 	return op.Kind != MutexLock || lockEnabled(w.mutexes[op.Obj], tid)
 }
 
-func (*mutexPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*mutexPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string
 	)
 	switch op.Kind {
 	case MutexInit:
-		msg = w.mutexInit(&w.mutexes, op, "mutex")
+		msg = w.mutexInit(&w.mutexes, *op, "mutex")
 	case MutexLock:
 		msg = lock(w.mutex(op), tid, "mutex")
 	case MutexTrylock:
@@ -39,7 +39,7 @@ func (*mutexPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) 
 	case MutexUnlock:
 		msg = w.unlock(w.mutexes, op.Obj, tid, "mutex")
 	case MutexDestroy:
-		msg = w.mutexDestroy(w.mutexes, op, "mutex")
+		msg = w.mutexDestroy(w.mutexes, *op, "mutex")
 	}
 	return done(code, msg)
 }
@@ -50,7 +50,7 @@ func (*mutexPrim) waitFor(w *World, _ int, op *Op) Wait {
 
 // mustPrecede: an unlock, and a lock of the mutex that waits (it is held
 // until then).
-func (*mutexPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*mutexPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == MutexUnlock && b.Kind == MutexLock && b.Obj == a.Obj
 }
 
@@ -96,7 +96,7 @@ func mutexType(arg int64) int64 {
 
 // mutex returns the mutex op operates on, creating it with the type in
 // op.Arg on first use.
-func (w *World) mutex(op Op) *mutex {
+func (w *World) mutex(op *Op) *mutex {
 	return getMutex(&w.mutexes, op.Obj, op.Arg)
 }
 

@@ -20,12 +20,12 @@ func (*oncePrim) enabled(w *World, tid int, op *Op) bool {
 	return op.Kind != OnceBegin || w.onceEnabled(tid, op)
 }
 
-func (*oncePrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*oncePrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	if op.Kind == OnceEnd {
-		w.onceEnd(op)
+		w.onceEnd(*op)
 		return Result{}, "", nil
 	}
-	return done(w.onceBegin(tid, op))
+	return done(w.onceBegin(tid, *op))
 }
 
 func (*oncePrim) waitFor(w *World, _ int, op *Op) Wait {
@@ -37,7 +37,7 @@ func (*oncePrim) waitFor(w *World, _ int, op *Op) Wait {
 
 // mustPrecede: OnceEnd, and a OnceBegin (the initialisation is under way
 // until then).
-func (*oncePrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*oncePrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == OnceEnd && b.Kind == OnceBegin && b.Obj == a.Obj
 }
 

@@ -48,7 +48,7 @@ type primitive interface {
 	// exec applies op, enabled, for thread tid (see World.Execute). It
 	// returns the result, or a misuse message, or an error for a bad
 	// argument; with a message or an error it has changed nothing.
-	exec(w *World, tid int, op Op, choice int) (Result, string, error)
+	exec(w *World, tid int, op *Op, choice int) (Result, string, error)
 	// waitFor is World.WaitFor for thread tid whose pending operation *op
 	// is not enabled.
 	waitFor(w *World, tid int, op *Op) Wait
@@ -59,10 +59,10 @@ type primitive interface {
 
 	// dependent decides two operations of the primitive of different
 	// threads, of one class (see Dependent; ordered: DependentInOrder).
-	dependent(ta int, a Op, tb int, b Op, ordered bool) bool
+	dependent(ta int, a *Op, tb int, b *Op, ordered bool) bool
 	// mustPrecede is MustPrecede for a, an operation of the primitive of
 	// a kind whose spec says precedes, and b of another thread.
-	mustPrecede(ta int, a Op, tb int, b Op) bool
+	mustPrecede(ta int, a *Op, tb int, b *Op) bool
 
 	// fingerprint hashes the primitive's state (see World.Fingerprint):
 	// its objects and what it keeps per thread.
@@ -101,6 +101,9 @@ type kindSpec struct {
 	// precedes: an operation of the kind may have to precede another
 	// (MustPrecede); only then is the primitive's mustPrecede asked.
 	precedes bool
+	// chooses: an operation of the kind may offer choices (World.Choices);
+	// only then is the primitive's choices asked.
+	chooses bool
 }
 
 // kindInfo is kindTable's entry for a kind: its spec and its primitive.
@@ -150,12 +153,12 @@ func (*basePrim) checkNext(w *World, tid int, th *thread, op Op) error {
 	return nil
 }
 
-func (*basePrim) enabled(*World, int, *Op) bool                   { return true }
-func (*basePrim) choices(*World, int, *thread) int                { return 0 }
-func (*basePrim) waitFor(*World, int, *Op) Wait                   { return Wait{} }
-func (*basePrim) effect(*World, int, *Op) Effect                  { return Effect{Known: true} }
-func (*basePrim) dependent(_ int, a Op, _ int, b Op, _ bool) bool { return sharesObject(&a, &b) }
-func (*basePrim) mustPrecede(int, Op, int, Op) bool               { return false }
+func (*basePrim) enabled(*World, int, *Op) bool                     { return true }
+func (*basePrim) choices(*World, int, *thread) int                  { return 0 }
+func (*basePrim) waitFor(*World, int, *Op) Wait                     { return Wait{} }
+func (*basePrim) effect(*World, int, *Op) Effect                    { return Effect{Known: true} }
+func (*basePrim) dependent(_ int, a *Op, _ int, b *Op, _ bool) bool { return sharesObject(a, b) }
+func (*basePrim) mustPrecede(int, *Op, int, *Op) bool               { return false }
 
 // noState is embedded by a primitive that keeps no state of its own.
 type noState struct{}

@@ -130,9 +130,35 @@ func TestOnlyPrecedingKindsPrecede(t *testing.T) {
 		for _, a := range []Op{{Kind: k, Obj: 0x10, Obj2: 0x10, Arg: -1, Eff: Effect{Known: true, Parks: true, Writer: true}},
 			{Kind: k, Arg: 2, Cases: []Case{{Chan: 0x10}}}} {
 			for _, b := range others {
-				if primOf(k).mustPrecede(1, a, 2, b) || primOf(k).mustPrecede(2, a, 1, b) {
+				if primOf(k).mustPrecede(1, &a, 2, &b) || primOf(k).mustPrecede(2, &a, 1, &b) {
 					t.Errorf("%s must precede %s, but its spec does not say precedes", a, b)
 				}
+			}
+		}
+	}
+}
+
+// TestOnlyChoosingKindsChoose checks that a primitive's choices is 0 for
+// every kind its spec does not mark chooses, which World.Choices does not
+// ask: a choice added without the mark would never be explored.
+func TestOnlyChoosingKindsChoose(t *testing.T) {
+	w := NewWorld()
+	w.SetSpuriousWakeups(true)
+	// Two channels with a value in their buffer: a select on both has
+	// two ready cases.
+	run(t, w, []step{
+		{tid: 1, op: send(ch1, 1), code: bufSent},
+		{tid: 1, op: send(ch2, 1), code: bufSent},
+	})
+	for k := KindInvalid + 1; k.Valid(); k++ {
+		if kindTable[k].chooses {
+			continue
+		}
+		for _, op := range []Op{{Kind: k, Obj: ch1, Obj2: ch2, Arg: 3},
+			{Kind: k, Arg: 2, Cases: []Case{rc(ch1, 1), rc(ch2, 1)}}} {
+			th := &thread{pending: op, hasPending: true}
+			if n := primOf(k).choices(w, 1, th); n != 0 {
+				t.Errorf("%s offers %d choices, but its spec does not say chooses", op, n)
 			}
 		}
 	}

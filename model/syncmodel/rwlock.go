@@ -29,30 +29,30 @@ func (*rwlockPrim) enabled(w *World, tid int, op *Op) bool {
 	return true
 }
 
-func (*rwlockPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*rwlockPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string
 	)
 	switch op.Kind {
 	case RWInit:
-		msg = w.rwInit(op)
+		msg = w.rwInit(*op)
 	case RWRdlock:
-		msg = w.rdlock(tid, op)
+		msg = w.rdlock(tid, *op)
 	case RWWrlock:
-		msg = w.wrlock(tid, op)
+		msg = w.wrlock(tid, *op)
 	case RWTryRdlock:
-		code = w.tryRdlock(tid, op, EBUSY)
+		code = w.tryRdlock(tid, *op, EBUSY)
 	case RWTryWrlock:
-		code = w.tryWrlock(tid, op)
+		code = w.tryWrlock(tid, *op)
 	case RWTimedRdlock:
-		code, msg = w.timedRdlock(tid, op)
+		code, msg = w.timedRdlock(tid, *op)
 	case RWTimedWrlock:
-		code, msg = w.timedWrlock(tid, op)
+		code, msg = w.timedWrlock(tid, *op)
 	case RWUnlock:
-		msg = w.rwUnlock(tid, op)
+		msg = w.rwUnlock(tid, *op)
 	case RWDestroy:
-		msg = w.rwDestroy(op)
+		msg = w.rwDestroy(*op)
 	}
 	return done(code, msg)
 }
@@ -73,7 +73,7 @@ func (*rwlockPrim) effect(w *World, tid int, op *Op) Effect {
 // mustPrecede: an unlock (the lock is held), and a write lock that waits;
 // an unlock that releases the write lock (Eff.Writer), and a read lock
 // that waits (a read lock does not keep readers out).
-func (*rwlockPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*rwlockPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == RWUnlock && (b.Kind == RWWrlock || b.Kind == RWRdlock && a.Eff.Known && a.Eff.Writer) && b.Obj == a.Obj
 }
 

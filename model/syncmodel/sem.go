@@ -20,38 +20,38 @@ func (*semPrim) enabled(w *World, _ int, op *Op) bool {
 	return op.Kind != SemWait || w.semWaitEnabled(op)
 }
 
-func (*semPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*semPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string
 	)
 	switch op.Kind {
 	case SemInit:
-		msg = w.semInit(op)
+		msg = w.semInit(*op)
 	case SemWait:
-		if msg = w.semUse(op); msg == "" {
+		if msg = w.semUse(*op); msg == "" {
 			w.sem(op.Obj).value--
 		}
 	case SemTrywait:
-		if msg = w.semUse(op); msg == "" {
-			code = w.semTry(op, EAGAIN)
+		if msg = w.semUse(*op); msg == "" {
+			code = w.semTry(*op, EAGAIN)
 		}
 	case SemTimedwait:
-		if msg = w.semUse(op); msg == "" {
-			code = w.semTry(op, ETIMEDOUT)
+		if msg = w.semUse(*op); msg == "" {
+			code = w.semTry(*op, ETIMEDOUT)
 		}
 	case SemPost:
-		if msg = w.semUse(op); msg == "" {
+		if msg = w.semUse(*op); msg == "" {
 			w.sem(op.Obj).value++
 		}
 	case SemGetvalue:
-		if msg = w.semUse(op); msg == "" {
+		if msg = w.semUse(*op); msg == "" {
 			if s := w.sems[op.Obj]; s != nil {
 				code = s.value
 			}
 		}
 	case SemDestroy:
-		msg = w.semDestroy(tid, op)
+		msg = w.semDestroy(tid, *op)
 	}
 	return done(code, msg)
 }
@@ -62,8 +62,8 @@ func (*semPrim) waitFor(_ *World, _ int, op *Op) Wait {
 }
 
 // dependent: on a common semaphore, but two SemGetvalue, which only read.
-func (*semPrim) dependent(_ int, a Op, _ int, b Op, _ bool) bool {
-	return !(a.Kind == SemGetvalue && b.Kind == SemGetvalue) && sharesObject(&a, &b)
+func (*semPrim) dependent(_ int, a *Op, _ int, b *Op, _ bool) bool {
+	return !(a.Kind == SemGetvalue && b.Kind == SemGetvalue) && sharesObject(a, b)
 }
 
 func (*semPrim) fingerprint(w *World, f fp) fp {

@@ -18,7 +18,7 @@ func (*spinPrim) enabled(w *World, tid int, op *Op) bool {
 	return op.Kind != SpinLock || lockEnabled(w.spins[op.Obj], tid)
 }
 
-func (*spinPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*spinPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var (
 		code int64
 		msg  string
@@ -33,7 +33,7 @@ func (*spinPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
 	case SpinUnlock:
 		msg = w.unlock(w.spins, op.Obj, tid, "spin lock")
 	case SpinDestroy:
-		msg = w.mutexDestroy(w.spins, op, "spin lock")
+		msg = w.mutexDestroy(w.spins, *op, "spin lock")
 	}
 	return done(code, msg)
 }
@@ -43,7 +43,7 @@ func (*spinPrim) waitFor(w *World, _ int, op *Op) Wait {
 }
 
 // mustPrecede: an unlock, and a lock of the spin lock that waits.
-func (*spinPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*spinPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == SpinUnlock && b.Kind == SpinLock && b.Obj == a.Obj
 }
 
@@ -57,6 +57,6 @@ func (*spinPrim) clone(dst, src *World) { dst.spins = cloneMap(src.spins, copyOf
 func (*spinPrim) reset(w *World) { w.spinState = spinState{spins: keepMap(w.spins)} }
 
 // spin returns the spin lock op operates on, creating it on first use.
-func (w *World) spin(op Op) *mutex {
+func (w *World) spin(op *Op) *mutex {
 	return getMutex(&w.spins, op.Obj, MutexNormal)
 }

@@ -25,7 +25,7 @@ func (*threadPrim) enabled(w *World, tid int, op *Op) bool {
 	return op.Kind != ThreadJoin || w.joinEnabled(tid, op)
 }
 
-func (*threadPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*threadPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	var msg string
 	switch op.Kind {
 	case ThreadCreate:
@@ -56,7 +56,7 @@ func (*threadPrim) waitFor(_ *World, _ int, op *Op) Wait {
 // detach of t; two creations are dependent (the world numbers threads in
 // creation order); a creation is independent of the rest, and two exits
 // are independent.
-func (*threadPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
+func (*threadPrim) dependent(ta int, a *Op, tb int, b *Op, _ bool) bool {
 	switch {
 	case a.Kind == ThreadCreate && b.Kind == ThreadCreate:
 		return true
@@ -74,7 +74,7 @@ func (*threadPrim) dependent(ta int, a Op, tb int, b Op, _ bool) bool {
 }
 
 // mustPrecede: a thread's exit, and a join of that thread.
-func (*threadPrim) mustPrecede(ta int, a Op, _ int, b Op) bool {
+func (*threadPrim) mustPrecede(ta int, a *Op, _ int, b *Op) bool {
 	return a.Kind == ThreadExit && b.Kind == ThreadJoin && b.Arg == int64(ta)
 }
 
@@ -119,15 +119,15 @@ func (w *World) joinEnabled(tid int, op *Op) bool {
 	return w.finished(int(op.Arg)) || w.joinMisuse(tid, op) != ""
 }
 
-func (w *World) join(tid int, op Op) string {
-	if msg := w.joinMisuse(tid, &op); msg != "" {
+func (w *World) join(tid int, op *Op) string {
+	if msg := w.joinMisuse(tid, op); msg != "" {
 		return msg
 	}
 	w.threads[op.Arg-1].joined = true
 	return ""
 }
 
-func (w *World) detach(op Op) string {
+func (w *World) detach(op *Op) string {
 	target := op.Arg
 	if target < 1 || target > int64(len(w.threads)) {
 		return fmt.Sprintf("detach of unknown thread %d", target)

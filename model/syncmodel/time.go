@@ -147,7 +147,7 @@ func (*timePrim) enabled(w *World, tid int, op *Op) bool {
 	return w.earliestTimer(tid, op.Arg)
 }
 
-func (*timePrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*timePrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	if b := w.threads[tid-1].bubble; b != 0 {
 		// The bubble's clock: nothing else moves.
 		if bb := w.bubbles[b]; bb != nil && op.Arg > bb.now {
@@ -339,7 +339,7 @@ func (w *World) pass(tid int, at int64) {
 // running at that instant when it reaches an operation that may wait (see
 // mayWait), or finishes. The thread can run from now on; res.Stall is how
 // long it could have run before, while time passed.
-func (w *World) heat(tid int, op Op, res *Result) {
+func (w *World) heat(tid int, op *Op, res *Result) {
 	w.changed()
 	th := &w.threads[tid-1]
 	if w.now > th.since && (holdsTime(op.Kind) || op.Kind == TimerWait && th.bubble != 0) {

@@ -54,17 +54,17 @@ func (*wgPrim) enabled(w *World, tid int, op *Op) bool {
 	return true
 }
 
-func (*wgPrim) exec(w *World, tid int, op Op, _ int) (Result, string, error) {
+func (*wgPrim) exec(w *World, tid int, op *Op, _ int) (Result, string, error) {
 	switch op.Kind {
 	case WGAdd:
-		return done(w.wgAdd(tid, op))
+		return done(w.wgAdd(tid, *op))
 	case WGWait:
-		if msg := w.wgConcurrent(tid, op); msg != "" {
+		if msg := w.wgConcurrent(tid, *op); msg != "" {
 			return done(0, msg)
 		}
-		return done(w.wgWait(tid, op), "")
+		return done(w.wgWait(tid, *op), "")
 	}
-	return done(w.wgWake(tid, op), "")
+	return done(w.wgWake(tid, *op), "")
 }
 
 func (*wgPrim) waitFor(w *World, _ int, op *Op) Wait { return w.wgWaitFor(op.Obj) }
@@ -84,17 +84,17 @@ func (*wgPrim) effect(w *World, _ int, op *Op) Effect {
 // an increment (ordered), which always commute: moving the increment
 // first only raises the counter the decrement finds; two Waits are
 // independent; the rest on a common group is dependent.
-func (*wgPrim) dependent(_ int, a Op, _ int, b Op, ordered bool) bool {
+func (*wgPrim) dependent(_ int, a *Op, _ int, b *Op, ordered bool) bool {
 	switch {
 	case a.Kind == WGAdd && b.Kind == WGAdd:
 		if ordered && a.Arg < 0 && b.Arg > 0 {
 			return false
 		}
-		return a.Obj == b.Obj && wgAddsDependent(&a, &b)
+		return a.Obj == b.Obj && wgAddsDependent(a, b)
 	case a.Kind == WGWait && b.Kind == WGWait:
 		return false
 	}
-	return sharesObject(&a, &b)
+	return sharesObject(a, b)
 }
 
 // wgAddsDependent decides two Adds on one wait group. Increments commute,
@@ -127,7 +127,7 @@ func wgAddsDependent(a, b *Op) bool {
 
 // mustPrecede: a Done (an Add with a negative delta), and a Wait of its
 // group (the counter is above zero until then).
-func (*wgPrim) mustPrecede(_ int, a Op, _ int, b Op) bool {
+func (*wgPrim) mustPrecede(_ int, a *Op, _ int, b *Op) bool {
 	return a.Kind == WGAdd && b.Kind == WGWait && b.Obj == a.Obj && a.Arg < 0
 }
 

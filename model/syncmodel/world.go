@@ -203,7 +203,11 @@ func (w *World) finished(tid int) bool {
 // matching CondReacquire, a thread in the middle of a barrier wait the
 // matching BarrierLeave, and those two kinds are only valid in that state.
 // A pending operation already recorded is replaced.
-func (w *World) SetPending(tid int, op Op) error {
+func (w *World) SetPending(tid int, op Op) error { return w.SetPendingRef(tid, &op) }
+
+// SetPendingRef is SetPending with the operation given by reference (it is
+// copied): a runtime's report is not copied once more on the way.
+func (w *World) SetPendingRef(tid int, op *Op) error {
 	th := w.thread(tid)
 	switch {
 	case th == nil:
@@ -217,14 +221,14 @@ func (w *World) SetPending(tid int, op Op) error {
 	}
 	var err error
 	if th.next != 0 {
-		err = primOf(th.next).checkNext(w, tid, th, op)
+		err = primOf(th.next).checkNext(w, tid, th, *op)
 	} else {
-		err = primOf(op.Kind).check(w, tid, th, op)
+		err = primOf(op.Kind).check(w, tid, th, *op)
 	}
 	if err != nil {
 		return err
 	}
-	th.pending = op
+	th.pending = *op
 	th.hasPending = true
 	th.awaiting, th.reads = false, nil
 	w.timePending(th)
@@ -335,7 +339,10 @@ func (w *World) Choices(tid int) int {
 // choices is Choices for the live thread th (thread tid) with a pending
 // operation.
 func (w *World) choices(tid int, th *thread) int {
-	return primOf(th.pending.Kind).choices(w, tid, th)
+	if in := &kindTable[th.pending.Kind]; in.chooses {
+		return in.prim.choices(w, tid, th)
+	}
+	return 0
 }
 
 // Blocked returns the live threads that have a pending operation that is not
@@ -377,22 +384,24 @@ func (w *World) Execute(tid int, choice int) (Result, error) {
 		}
 		return Result{}, fmt.Errorf("%w: thread %d cannot perform %s", ErrNotEnabled, tid, th.pending)
 	}
-	op := th.pending
+	// The operation is read where it is (an Op is big): no primitive
+	// changes a pending operation, and exec may grow w.threads, so that
+	// th is looked up again after it (the old list still holds the
+	// operation as it was).
 	w.misuseAt = 0
-	res, msg, err := primOf(op.Kind).exec(w, tid, op, choice)
+	res, msg, err := primOf(th.pending.Kind).exec(w, tid, &th.pending, choice)
 	if err != nil {
 		return Result{}, err
 	}
-	if msg != "" {
-		return Result{}, &Misuse{Tid: tid, Op: op, Msg: msg, At: w.misuseAt}
-	}
-	// exec may have grown w.threads: look the thread up again.
 	th = w.thread(tid)
+	if msg != "" {
+		return Result{}, &Misuse{Tid: tid, Op: th.pending, Msg: msg, At: w.misuseAt}
+	}
+	w.heat(tid, &th.pending, &res)
 	if !th.finished {
 		th.hasPending = false
 		th.pending = Op{}
 	}
-	w.heat(tid, op, &res)
 	return res, nil
 }
 

@@ -109,6 +109,56 @@ func TestReuseStartsFromTheFork(t *testing.T) {
 	}
 }
 
+// closesStdin closes descriptor 0, one of the snapshot's, in every
+// execution, and checks that it is open when the execution starts.
+const closesStdin = `#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+#include "stdbg.h"
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int shared;
+
+static void *worker(void *arg)
+{
+	pthread_mutex_lock(&m);
+	shared++;
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t[2];
+	pthread_create(&t[0], NULL, worker, NULL); /* every execution starts here */
+	stdbg_assert(fcntl(0, F_GETFD) >= 0, "descriptor 0, closed by an earlier execution, left closed");
+	pthread_create(&t[1], NULL, worker, NULL);
+	pthread_mutex_lock(&m);
+	shared++;
+	pthread_mutex_unlock(&m);
+	close(0);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	return 0;
+}
+`
+
+// TestReuseRefusedAfterClose checks that a child whose execution closed a
+// descriptor of the snapshot is not reused: the reset cannot open it again.
+func TestReuseRefusedAfterClose(t *testing.T) {
+	exe := buildSource(t, "closes-stdin.c", closesStdin)
+	res, reused := exhaustC(t, exe, targetproc.Config{}, 1000)
+	for _, b := range res.Bugs {
+		t.Errorf("%s: %s (path %s)", b.Outcome.Kind, b.Outcome.Message, b.Schedule)
+	}
+	if res.Stats.Executions < 3 {
+		t.Fatalf("only %d executions", res.Stats.Executions)
+	}
+	if reused != 0 {
+		t.Errorf("%d of %d executions reused a child whose descriptor 0 was closed", reused, res.Stats.Executions)
+	}
+}
+
 // TestThreadLocalFresh checks that threads kept parked between executions
 // start each one with their thread-local storage (a __thread variable, a
 // buffer, errno) as a new thread would: the workers of thread-local.c

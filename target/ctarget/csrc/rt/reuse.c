@@ -72,7 +72,7 @@ struct keep {
 	int maps_dirty; /* the program may have changed its mappings */
 	int since_maps; /* resets since the mappings were last checked */
 	int task_stat;  /* count_tasks: 1 the link count agrees, -1 it does not */
-	int task_dir;   /* /proc/self/task, opened O_PATH (count_tasks), or -1 */
+	int task_dir;   /* /proc/self/task, opened to fstat it (count_tasks), or -1 */
 	int fd_dir;     /* /proc/self/fd, the same (open_fds), or -1 */
 	size_t tid_off;
 	size_t def_stack;
@@ -80,6 +80,7 @@ struct keep {
 	sigset_t mask;
 	int fds[REUSE_MAX_FDS];
 	int nfds;
+	struct pollfd fd_poll[REUSE_MAX_FDS]; /* fds, for fds_open */
 	struct region maps[REUSE_MAX_MAPS];
 	int nmaps;
 	struct saved saved[REUSE_MAX_MAPS];
@@ -221,10 +222,12 @@ static int list_numbers(const char *dir, int *out, int max)
 }
 
 /* proc_dir opens a directory of /proc to fstat it, close-on-exec and at
- * 900 or above like the control socket; -1 if it cannot. */
+ * 900 or above like the control socket; -1 if it cannot. (Not O_PATH:
+ * poll, which a reset asks whether the snapshot's descriptors are open,
+ * takes a descriptor opened O_PATH for a closed one.) */
 static int proc_dir(const char *path)
 {
-	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
@@ -275,6 +278,8 @@ static __attribute__((noinline)) void reuse_snapshot(void)
 	if (k->nfds < 0)
 		goto fail;
 	qsort(k->fds, (size_t)k->nfds, sizeof k->fds[0], int_cmp);
+	for (int i = 0; i < k->nfds; i++)
+		k->fd_poll[i] = (struct pollfd){.fd = k->fds[i]};
 	k->brk = (uintptr_t)syscall(SYS_brk, 0);
 	pthread_sigmask(SIG_BLOCK, NULL, &k->mask);
 	k->nmaps = read_maps(k->maps, REUSE_MAX_MAPS);
