@@ -223,8 +223,12 @@ type grader struct {
 	sb     *sandbox
 	files  map[string]string
 	builds map[string]*built // by harness, race and run (entry), under mu
-	mu     sync.Mutex
-	log    func(string)
+	// srcDirs are the directories of a Go submission's files, by
+	// harness (entry), under mu: the builds of one harness with and
+	// without the race detector share theirs.
+	srcDirs map[string]*sourceDir
+	mu      sync.Mutex
+	log     func(string)
 	// broken is set when stdbg itself cannot build Go programs
 	// (goinstr.InstallError): grading stops there.
 	broken error
@@ -236,11 +240,14 @@ type grader struct {
 type built struct {
 	once sync.Once // the build, run once (prebuild or build)
 	name string    // its directory's name in the sandbox
-	t    *session.Target
-	dir  string // its directory (the program's files)
-	run  string // the program's working directory
-	lib  string // the C library, reachable by the program's user
-	err  error  // the build failed: the compiler's messages
+	// src is the directory of the program's files: its own (C), or
+	// shared by the Go builds of one harness.
+	src *sourceDir
+	t   *session.Target
+	dir string // the program's files (src's)
+	run string // the program's working directory, its own
+	lib string // the C library, reachable by the program's user
+	err error  // the build failed: the compiler's messages
 }
 
 // build builds the submission for check c, once per harness and build
@@ -260,8 +267,50 @@ func (g *grader) entry(c *Check) *built {
 		return b
 	}
 	b := &built{name: fmt.Sprintf("build%d", len(g.builds)+1)}
+	b.src = &sourceDir{name: b.name}
+	if g.a.Language == "go" {
+		// A Go program's race build and its plain build read the same
+		// files in the same directory: its listing and instrumentation,
+		// made once, serve both (goinstr keys them by directory and
+		// content), and the go command builds each with other flags into
+		// an executable of its own.
+		if g.srcDirs == nil {
+			g.srcDirs = map[string]*sourceDir{}
+		}
+		// The directory holds the sources alone: a file added there (a
+		// build's executable, its program's working directory) would
+		// make goinstr list the package again.
+		hk := fmt.Sprintf("%q", c.Harness)
+		src, ok := g.srcDirs[hk]
+		if !ok {
+			src = &sourceDir{name: fmt.Sprintf("src%d", len(g.srcDirs)+1)}
+			g.srcDirs[hk] = src
+		}
+		b.src = src
+	}
 	g.builds[key] = b
 	return b
+}
+
+// sourceDir is a directory of the sandbox holding a submission's files and
+// a harness, made once.
+type sourceDir struct {
+	once sync.Once
+	name string // its name in the sandbox
+	dir  string
+	err  error
+}
+
+// make makes d with files (as workDir does) and, if goMod is not "", a
+// go.mod file holding it, once.
+func (d *sourceDir) make(sb *sandbox, files map[string]string, goMod string) (string, error) {
+	d.once.Do(func() {
+		d.dir, d.err = sb.workDir(d.name, files)
+		if d.err == nil && goMod != "" {
+			d.err = os.WriteFile(filepath.Join(d.dir, "go.mod"), []byte(goMod), 0o644)
+		}
+	})
+	return d.dir, d.err
 }
 
 // prebuild starts the builds of every check of a C assignment, as many at
@@ -301,19 +350,28 @@ func (g *grader) make(c *Check, b *built) {
 	for _, h := range c.Harness {
 		files[h] = filepath.Join(g.a.Dir, h)
 	}
-	dir, err := g.sb.workDir(b.name, files)
+	mod := ""
+	if g.a.Language == "go" {
+		mod = goMod()
+	}
+	dir, err := b.src.make(g.sb, files, mod)
 	if err != nil {
 		b.err = err
 		return
 	}
 	b.dir = dir
-	var arg string
-	build := session.Build{Run: c.Run}
-	if g.a.Language == "go" {
-		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644); err != nil {
+	// The build's own directory: its program's working directory and
+	// executable (the source directory, unless that is shared).
+	own := dir
+	if b.src.name != b.name {
+		if own, err = g.sb.workDir(b.name, nil); err != nil {
 			b.err = err
 			return
 		}
+	}
+	var arg string
+	build := session.Build{Run: c.Run}
+	if g.a.Language == "go" {
 		// Nothing debugs a grading's build (a student replays under
 		// Delve with a build of their own): linked without DWARF, which
 		// takes a third of the link's time (the reports name the code
@@ -335,11 +393,11 @@ func (g *grader) make(c *Check, b *built) {
 		return
 	}
 	t.SeedRand(session.DefaultRandSeed)
-	if b.run, err = g.sb.runDir(dir); err != nil {
+	if b.run, err = g.sb.runDir(own); err != nil {
 		b.err = err
 		return
 	}
-	if t.Binary, err = g.sb.reachable(t.Binary, dir); err != nil {
+	if t.Binary, err = g.sb.reachable(t.Binary, own); err != nil {
 		b.err = err
 		return
 	}
@@ -349,7 +407,7 @@ func (g *grader) make(c *Check, b *built) {
 			b.err = err
 			return
 		}
-		if b.lib, err = g.sb.reachable(lib, dir); err != nil {
+		if b.lib, err = g.sb.reachable(lib, own); err != nil {
 			b.err = err
 			return
 		}

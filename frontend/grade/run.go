@@ -273,11 +273,17 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 	race := c.wantsRace() && b.t.Go
 	stateful := c.Kind == KindLTL || c.Kind == KindProgress
 	meter := newCPUMeter()
+	// A Go program searched inside the target runs its executions in a
+	// process that search starts: the session's first process would only
+	// wait (a tenth of a CPU second to start a race-detector build), so
+	// it is started only if the session needs it (to name the program's
+	// code in a bug's report).
+	deferred := b.t.Go && inTarget
 	s, err := session.Start(b.t, session.Options{
 		Stdout: io.Discard, Stderr: io.Discard, FastExit: true, KeepThreads: true,
 		TransitionTimeout: time.Duration(l.Step), StartTimeout: time.Duration(l.Step) + 10*time.Second,
 		Races: c.wantsRace(), SpuriousWakeups: true, State: stateful,
-		Dir: b.run, Wrap: g.sb.conf.wrap(l, race), Library: b.lib,
+		Dir: b.run, Wrap: g.sb.conf.wrap(l, race), Library: b.lib, DeferStart: deferred,
 	})
 	if err != nil {
 		out.status, out.message = StatusError, "your program could not be started: "+strings.ReplaceAll(err.Error(), b.dir+"/", "")
@@ -296,7 +302,16 @@ func (g *grader) find(ctx context.Context, c *Check, b *built, out *outcome, inT
 	wctx, cancel := context.WithTimeout(ctx, hardWallFactor*time.Duration(l.Wall))
 	defer cancel()
 	closed := make(chan struct{})
-	group, _ := syscall.Getpgid(s.Pid())
+	// The program's process group: that of the session's first process.
+	// A deferred one, not started yet, has none; the search inside the
+	// target leads a group of its own, which the meter counts as a live
+	// child's, and which that search stops when the check's context
+	// ends. (A first process started later, for a report, is ended with
+	// its group by the session's Close.)
+	group := 0
+	if !deferred {
+		group, _ = syscall.Getpgid(s.Pid())
+	}
 	meter.group = group
 	go func() {
 		tick := time.NewTicker(time.Second)

@@ -15,7 +15,7 @@ import (
 // goEnvNames are the go command's settings stdbg reads before a build,
 // asked of it together: each go command costs a tenth of a second of CPU
 // in a Go target's start.
-var goEnvNames = []string{"GOVERSION", "GOMOD", "GOWORK", "GOFLAGS", "CGO_ENABLED", "CC"}
+var goEnvNames = []string{"GOVERSION", "GOMOD", "GOWORK", "GOFLAGS", "CGO_ENABLED", "CC", "GOROOT", "GOARCH"}
 
 // goEnvs holds the answers, by what decides them (goEnvKey): *goEnvOf.
 var goEnvs sync.Map

@@ -418,9 +418,18 @@ func rewritePackages(cfg Config, pkgs []string, deps []depPackage, outside []str
 	if len(pkgs) == 0 {
 		pkgs = []string{"."}
 	}
-	roots, err := packages.Load(pcfg, pkgs...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("loading %s: %w", cfg.Dir, err)
+	// The main module's packages, loaded without compiling them (load.go),
+	// else by go/packages.
+	var roots []*packages.Package
+	fast := false
+	if !slowLoad {
+		roots, fast = loadMain(cfg, pkgs)
+	}
+	if !fast {
+		var err error
+		if roots, err = packages.Load(pcfg, pkgs...); err != nil {
+			return nil, nil, fmt.Errorf("loading %s: %w", cfg.Dir, err)
+		}
 	}
 	var errs []string
 	packages.Visit(roots, nil, func(p *packages.Package) {

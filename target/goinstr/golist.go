@@ -12,12 +12,13 @@ import (
 	"sync/atomic"
 )
 
-// A Go target's start reads three things of the packages in its build:
+// A Go target's start reads four things of the packages in its build:
 // the files that key the instrumentation (sourceKey), the package-level
-// variables (PackageState) and the default GODEBUG of the test binary
-// (defaultGodebug). Each is a go list, and each go command costs a tenth
+// variables (PackageState), the default GODEBUG of the test binary
+// (defaultGodebug) and what loading the main module's packages needs
+// (loadMain, load.go). Each is a go list, and each go command costs a tenth
 // of a second of CPU or more: one `go list -deps` prints the lines of all
-// three, each kind under its own mark, and the listing is kept for as long
+// four, each kind under its own mark, and the listing is kept for as long
 // as what it depends on is unchanged (listingKey).
 
 // Marks of the lines of a listing.
@@ -36,7 +37,8 @@ var listTemplate = "{{if .Module}}{{if .Module.Main}}" +
 	"{{else}}" +
 	"Kext|{{.ImportPath}}|{{.Module.Path}}|{{.Module.Version}}|{{.Module.Dir}}|{{with .Module.Replace}}{{if not .Version}}local{{end}}{{end}}|{{.Dir}}|{{join .EmbedFiles \"\\t\"}}|{{join .GoFiles \"|\"}}|{{join .CgoFiles \"|\"}}|{{join .SFiles \"|\"}}\n" +
 	"{{end}}{{end}}" +
-	"{{if eq .Name \"main\"}}G{{.ImportPath}}|{{.Name}}|{{.DefaultGODEBUG}}\n{{end}}"
+	"{{if eq .Name \"main\"}}G{{.ImportPath}}|{{.Name}}|{{.DefaultGODEBUG}}\n{{end}}" +
+	loadTemplate
 
 // listing is one go list of a package's build.
 type listing struct {
