@@ -220,6 +220,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 func run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg.Options = cfg.SearchOptions(cfg.Options)
+	if cfg.Minimise && len(cfg.Prefix) == 0 && !cfg.MinimiseNoReduction && cfg.Options.Failures == nil {
+		// The search keeps the shortest traces of its bugs: when it
+		// was the reducing search a minimisation proves with, the
+		// proof takes its result from there (search.Failures).
+		cfg.Options.Failures = &search.Failures{}
+	}
 	searchCtx, minCtx := ctx, ctx
 	// The end of the minimisations and of the budget (zero: none).
 	var minUntil, until time.Time
@@ -417,7 +423,7 @@ func minimise(ctx, minCtx context.Context, cfg *Config, bug search.Bug, searchEx
 	cfg.stepDeadline(bounded)
 	m, err := search.Minimise(bounded, cfg.Executor, bug, search.MinimiseOptions{MaxDepth: cfg.Options.MaxDepth,
 		MaxExecutions: cfg.MinimiseExecutions, Exhaustive: true, Progress: cfg.MinimiseProgress,
-		SearchExecutions: searchExecs, NoReduction: cfg.MinimiseNoReduction})
+		SearchExecutions: searchExecs, NoReduction: cfg.MinimiseNoReduction, Failures: cfg.Options.Failures})
 	cfg.noStepDeadline()
 	switch {
 	case err == nil:

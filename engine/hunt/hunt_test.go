@@ -249,3 +249,36 @@ func mustSchedule(t *testing.T, s string) schedule.Schedule {
 	}
 	return sc
 }
+
+// TestMinimiseFromTheSearch checks that the minimisation of a bug that a
+// complete reducing search found takes its proof from that search (what
+// it kept of its failing executions) instead of running the search again:
+// the schedule and what is proven are those of a minimisation on its own,
+// in fewer executions.
+func TestMinimiseFromTheSearch(t *testing.T) {
+	rt := embrace()
+	res, err := hunt.Run(context.Background(), hunt.Config{
+		Executor: executor.New(rt, executor.Options{}), Request: hunt.Request{MaxDepth: 100, All: true, Minimise: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Minimised == nil {
+		t.Fatalf("findings %+v: want one, minimised", res.Findings)
+	}
+	f := res.Findings[0]
+	alone, err := search.Minimise(context.Background(), executor.New(rt, executor.Options{}),
+		search.Bug{Schedule: f.Found, Outcome: f.Bug.Outcome},
+		search.MinimiseOptions{MaxDepth: 100, Exhaustive: true, SearchExecutions: res.Search.Stats.Executions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Minimised
+	if !m.Schedule.Equal(alone.Schedule) || m.Proven != alone.Proven || !m.Proven {
+		t.Errorf("minimised to %v (proven %v), on its own %v (proven %v)", m.Schedule, m.Proven, alone.Schedule, alone.Proven)
+	}
+	if m.Stats.Executions >= alone.Stats.Executions {
+		t.Errorf("the minimisation ran %d executions, %d on its own: the search's traces were not used",
+			m.Stats.Executions, alone.Stats.Executions)
+	}
+}

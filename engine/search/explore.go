@@ -47,6 +47,9 @@ type Options struct {
 	// Fairness is what Livelock (and an LTL check of the graph) takes a
 	// fair cycle to be: weak (the default) or strong.
 	Fairness Fairness
+	// Failures, if not nil, keeps the shortest traces of each bug, for
+	// the proofs of their minimisations (MinimiseOptions.Failures).
+	Failures *Failures
 }
 
 // Result is the outcome of an exploration.
@@ -129,10 +132,16 @@ func explore(ctx context.Context, ex Executor, st Strategy, opts Options, anyDep
 		start:    time.Now(),
 		anyDepth: anyDepth,
 	}
+	if opts.Failures != nil {
+		opts.Failures.reset(opts.MaxDepth)
+	}
 	err := x.run(ctx)
 	if errors.Is(err, errAnyDepthCut) {
 		x = x.again()
 		err = x.run(ctx)
+	}
+	if opts.Failures != nil && err == nil {
+		opts.Failures.finish(st, x.res, opts)
 	}
 	x.res.Stats.Elapsed = time.Since(x.start)
 	x.estimate()
@@ -365,6 +374,9 @@ func (x *explorer) execute(prefix schedule.Schedule, done <-chan struct{}) (stop
 	}
 	rep.Trace = x.trace
 	if o := rep.Outcome; o != nil && o.Kind.IsBug() {
+		if x.opts.Failures != nil {
+			x.opts.Failures.record(rep)
+		}
 		stop = x.bug(o, x.trace)
 	}
 	x.st.End(rep)

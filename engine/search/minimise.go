@@ -35,6 +35,11 @@ type MinimiseOptions struct {
 	// the bug ran (0 if not known): the reducing search of the proof is
 	// first given about four times as many.
 	SearchExecutions int64
+	// Failures, if not nil, is what the search that found the bug kept
+	// of its failing executions (Options.Failures): when that search was
+	// the proof's own reducing search, the proof takes its result from
+	// there instead of running it again.
+	Failures *Failures
 	// NoReduction proves minimality without the model's independence
 	// (syncmodel.Dependent): by a branch-and-bound search over every
 	// schedule, as a search with --reduction none explores, instead of one
@@ -119,7 +124,10 @@ var ErrNotReproduced = errors.New("the schedule does not reproduce the bug")
 // and among their schedules the one with the fewest preemptions is found
 // by a shortest-path search over the orders of each trace's operations,
 // which runs a few of them to learn where each thread is enabled (see
-// linear). When the search does not complete, Minimise shrinks, then
+// linear). (When opts.Failures holds what the search that found the bug
+// kept, and that search was this reducing search run to its end, its
+// result is taken from there instead of running it again: see Failures.)
+// When the search does not complete, Minimise shrinks, then
 // searches the traces up to the length of the shrunk schedule, which
 // proves its length as it goes. With opts.NoReduction, or for a program
 // whose executions contradict the model (a schedule of a trace that does
@@ -219,7 +227,7 @@ func Minimise(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (
 			bound = max(opts.MaxDepth, len(orig.sched))
 		}
 		var err error
-		if pr, why, err = s.proveMinimal(bound, opts.SearchExecutions, opts.NoReduction, shrink); err != nil {
+		if pr, why, err = s.proveMinimal(bound, opts.SearchExecutions, opts.NoReduction, opts.Failures, shrink); err != nil {
 			return nil, err
 		}
 	}
@@ -314,23 +322,30 @@ func Shrink(ctx context.Context, ex Executor, bug Bug, opts MinimiseOptions) (*M
 // proveMinimal runs the proof. With the reduction, the reducing search of
 // every trace within bound (<= 0: unbounded) first runs alone for about
 // four times the executions of the search that found the bug
-// (searchExecs): the usual case, where nothing needs shrinking; it goes
-// on alone if its own estimate says it is nearly done (finishSmall). Then,
+// (searchExecs): the usual case, where nothing needs shrinking, and one
+// found, complete, in what that search kept (Failures); it goes on alone
+// if its own estimate says it is nearly done (finishSmall). Then,
 // shrinking first, it takes turns, in parts that double, with the reducing
 // search of the traces up to the length of the shrunk schedule (a short bug
 // in a long program); the first to complete proves. It
 // returns nil when the budget ran out before one did, and, in why, what
 // kept the reduction from proving (an execution that contradicted the
 // model; the branch and bound goes on alone then).
-func (s *shrinker) proveMinimal(bound int, searchExecs int64, noReduction bool, shrink func() error) (*proof, string, error) {
+func (s *shrinker) proveMinimal(bound int, searchExecs int64, noReduction bool, found *Failures, shrink func() error) (*proof, string, error) {
 	part := max(4*searchExecs, 32)
 	why := ""
 	var full *proofSearch
 	if !noReduction {
-		full = s.newProofSearch(bound)
-		done, err := s.advance(full, part)
-		if err != nil {
-			return nil, "", s.stopped(err)
+		// The search that found the bug may have been this proof's
+		// first search, run to its end (Failures).
+		full = found.proof(s.key, bound)
+		done := full != nil
+		var err error
+		if full == nil {
+			full = s.newProofSearch(bound)
+			if done, err = s.advance(full, part); err != nil {
+				return nil, "", s.stopped(err)
+			}
 		}
 		if !done {
 			if done, err = s.finishSmall(full, part); err != nil {

@@ -286,6 +286,7 @@ func (sx *splitter) explorePart(ctx context.Context, ex Executor, i int) error {
 	opts := sx.opts
 	opts.Progress = nil
 	opts.MaxExecutions = 0 // counted across the parts: see limited
+	opts.Failures = nil    // one part's traces, run at once with others
 	if opts.MaxDepth > 0 {
 		opts.MaxDepth -= len(p.prefix)
 	}

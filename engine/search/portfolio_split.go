@@ -104,6 +104,7 @@ func explorePortfolioSplit(ctx context.Context, newEx NewExecutor, n Spec, newEx
 	ps := &portfolioSides{opts: opts, stop: cancel, start: time.Now(), seen: map[string]bool{}}
 	side := func(i int) Options {
 		o := opts
+		o.Failures = nil // two sides at once
 		o.OnBug = ps.onBug
 		o.Progress = func(s Stats) { ps.progress(i, s) }
 		if opts.MaxExecutions > 0 {

@@ -46,6 +46,13 @@ type failRecorder struct {
 }
 
 func (r *failRecorder) End(rep *Report) {
+	r.record(rep)
+	r.Strategy.End(rep)
+}
+
+// record keeps the execution's trace if it ended with the bug and is
+// among its shortest.
+func (r *failRecorder) record(rep *Report) {
 	if o := rep.Outcome; o != nil && o.Kind.IsBug() && o.Key() == r.key {
 		// A deadlock needs every operation of its trace (with one
 		// left out, a thread could go on), and so does a leak, found
@@ -71,7 +78,6 @@ func (r *failRecorder) End(rep *Report) {
 			}
 		}
 	}
-	r.Strategy.End(rep)
 }
 
 // proof is what a proof established: a lower bound on the schedules of the

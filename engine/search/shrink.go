@@ -79,7 +79,20 @@ func (s *shrinker) execute(cand schedule.Schedule, limit int, lenient bool) (t *
 	if s.left <= 0 || s.ctx.Err() != nil {
 		return nil, errBudget
 	}
-	e, err := s.ex.Start()
+	var e Execution
+	if ps, ok := s.ex.(PrefixStarter); ok {
+		// The steps the candidate shares with the execution before it
+		// (often most of them: candidates of one schedule) may be run
+		// in one go. Every one of them is a step that execution took
+		// from the same state, so it fits here too, leniently or not.
+		prefix := cand
+		if limit > 0 && len(prefix) > limit {
+			prefix = prefix[:limit]
+		}
+		e, err = ps.StartPrefix(prefix)
+	} else {
+		e, err = s.ex.Start()
+	}
 	if errors.Is(err, ErrStepCut) {
 		return nil, errBudget
 	}

@@ -21,6 +21,13 @@ import (
 // package, shared by them (its packages build once).
 var module string
 
+// outside is a copy of testdata/outside shared by the tests that check
+// it (runOutside, TestTestifyTraces): each instrumentation and build of
+// one of its packages with the same settings is made once, where a copy
+// per test (a module at another path) built its packages again. Nothing
+// writes into it.
+var outside string
+
 func TestMain(m *testing.M) {
 	// A stdbg cache of the tests' own; the test module is built with
 	// sthread from the source tree under test (testcache.Setup).
@@ -36,8 +43,15 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	module = dir
+	if outside, err = os.MkdirTemp("", "gotest-outside-"); err != nil {
+		panic(err)
+	}
+	if err := os.CopyFS(outside, os.DirFS("testdata/outside")); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	os.RemoveAll(outside)
 	remove()
 	os.Exit(code)
 }
@@ -231,6 +245,10 @@ func TestRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Its own builds and searches (TestCache, which changes a file of the
+	// module, and TestJSONEvents, which builds the same packages, run
+	// before the parallel tests begin).
+	t.Parallel()
 	out, sum := run(t, Config{Patterns: []string{"./..."}})
 	for _, want := range []struct{ status, test, detail string }{
 		{"BUG", "TestTransfer", "*** DEADLOCK DETECTED ***"},

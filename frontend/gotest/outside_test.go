@@ -3,7 +3,6 @@ package gotest
 import (
 	"bytes"
 	"context"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,17 +99,13 @@ func checkOutside(t *testing.T, text string) {
 	}
 }
 
-// runOutside runs stdbg test on a copy of testdata/outside's limiter
-// package with a budget of 3s per test, on the tests that run selects
-// ("": all).
+// runOutside runs stdbg test on the shared copy of testdata/outside's
+// limiter package (outside) with a budget of 3s per test, on the tests
+// that run selects ("": all).
 func runOutside(t *testing.T, run string) (string, *Summary) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/outside")); err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
-	sum, err := Run(context.Background(), Config{Dir: dir, Patterns: []string{"./limiter"}, Stdout: &out, Parallel: 1, Race: true, Run: run,
+	sum, err := Run(context.Background(), Config{Dir: outside, Patterns: []string{"./limiter"}, Stdout: &out, Parallel: 1, Race: true, Run: run,
 		Budget: 3 * time.Second, Search: SearchWith(3*time.Second, true)})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, out.String())
@@ -127,6 +122,7 @@ func TestDependencyRewritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
+	t.Parallel()
 	text, sum := runOutside(t, "")
 	if sum.Unjudged != 0 || sum.Bugs != 1 {
 		t.Errorf("summary %+v, want no test unjudged and one bug:\n%s", sum, text)

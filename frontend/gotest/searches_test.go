@@ -41,6 +41,7 @@ func TestSearchesAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	if err := writeFiles(dir, twoTests); err != nil {
 		t.Fatal(err)
@@ -110,6 +111,7 @@ func TestSearchesOfAllPackages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	if err := writeFiles(dir, twoPackages); err != nil {
 		t.Fatal(err)

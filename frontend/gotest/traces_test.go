@@ -3,7 +3,6 @@ package gotest
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -25,10 +24,8 @@ func TestTestifyTraces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two test binaries")
 	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/outside")); err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	dir := outside
 	cmd := exec.Command("go", "test", "-race", "-count=1", "./traces")
 	cmd.Dir = dir
 	goOut, err := cmd.CombinedOutput()
