@@ -4,16 +4,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stdbg/stdbg/engine/search"
 	"github.com/stdbg/stdbg/internal/rtnames"
 	"github.com/stdbg/stdbg/sthread"
 	"github.com/stdbg/stdbg/sthread/internal/rt"
 	ssync "github.com/stdbg/stdbg/sthread/sync"
+	stime "github.com/stdbg/stdbg/sthread/time"
 )
 
 // raceStackEnv marks the process that TestRaceReportsKeepTheirSize starts.
@@ -157,25 +161,46 @@ func underRaceLogLimit(t *testing.T) {
 	}
 }
 
+// bumpFirst and bumpLate are the racy accesses of exploreRepeatedRaces,
+// each on the line of its function, by which its report is recognised.
+//
+//go:noinline
+func bumpFirst(p *int) { *p++ }
+
+//go:noinline
+func bumpLate(p *int) { *p++ }
+
+// funcWhere is the place of the first line of function f as a race's
+// report names it (its file's base name and the line).
+func funcWhere(f any) string {
+	file, line := runtime.FuncForPC(reflect.ValueOf(f).Pointer()).FileLine(reflect.ValueOf(f).Pointer())
+	return filepath.Base(file) + ":" + strconv.Itoa(line)
+}
+
 // exploreRepeatedRaces explores, under the file-size limit, a program with
-// a race in every execution and another from execution raceAfter on, and
-// prints which were found.
+// a race in every execution and another in the last executions of the
+// search, from execution raceAfter on, and prints which were found. An
+// execution ends at the first race that its transition reports (the
+// others are dropped with it), so the late access comes first. (The
+// replays that explain the bugs come after the search: they race as the
+// first executions do.)
 func exploreRepeatedRaces(t *testing.T) {
 	underRaceLogLimit(t)
 	executions := 0
 	f := func() {
 		executions++
+		lateRace := executions > raceAfter && executions <= raceAfter+10
 		first, late := 0, 0
 		done := sthread.MakeChan[bool](0)
 		sthread.Go(func() {
-			first++
-			if executions > raceAfter {
-				late++
+			if lateRace {
+				bumpLate(&late)
 			}
+			bumpFirst(&first)
 			done.Send(true)
 		})
-		first++
-		late++
+		bumpLate(&late)
+		bumpFirst(&first)
 		done.Recv()
 	}
 	res, err := sthread.Explore(f, sthread.All(), sthread.NoMinimise(), sthread.MaxExecutions(raceAfter+10),
@@ -187,11 +212,13 @@ func exploreRepeatedRaces(t *testing.T) {
 		if b.Kind != search.DataRace {
 			continue
 		}
-		switch {
-		case strings.Contains(b.String(), "first++"):
+		switch b.Where {
+		case funcWhere(bumpFirst):
 			t.Log("first race found")
-		case strings.Contains(b.String(), "late++"):
+		case funcWhere(bumpLate):
 			t.Log("late race found")
+		default:
+			t.Logf("a race at %s", b.Where)
 		}
 	}
 }
@@ -238,4 +265,94 @@ func exploreLateRace(t *testing.T) {
 			t.Log("late race found, after " + strconv.FormatInt(res.Stats.Executions, 10) + " executions")
 		}
 	}
+}
+
+// twoReports is a program whose race makes two reports in one transition:
+// a goroutine writes two variables, and the checked function, once it has
+// slept (which orders nothing), reads both; when the goroutine wrote
+// first, the detector reports the read of each address.
+func twoReports() {
+	a, b := 0, 0
+	done := sthread.MakeChan[bool](1)
+	sthread.Go(func() {
+		a++
+		b++
+		done.Send(true)
+	})
+	stime.Sleep(time.Millisecond)
+	_ = a + b
+	done.Recv()
+}
+
+// handOver is a correct program: what the goroutine writes is read after
+// the receive that its send hands over to.
+func handOver() {
+	a := 0
+	done := sthread.MakeChan[bool](0)
+	sthread.Go(func() {
+		a++
+		done.Send(true)
+	})
+	done.Recv()
+	_ = a
+}
+
+// The reports the detector makes in one transition belong to that
+// transition's execution, which ends at the first. Those left in the file
+// were taken by the next execution in the process at its first scheduling
+// point: a correct program explored next was reported racy with the
+// earlier one's stacks (and a crashing one's own race, in a later
+// execution of its search, went unreported: TestProgramRacesVisible's
+// flake).
+func TestRaceReportsStayInTheirExecution(t *testing.T) {
+	if os.Getenv(raceStackEnv) != "" {
+		exploreAfterTwoReports(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("explores programs in a process of their own, built with the race detector")
+	}
+	// (Package testing fails the process's test for the races, which
+	// the detector reports: it says what it found instead.)
+	out, err := raceStackChild(t, "TestRaceReportsStayInTheirExecution", t.TempDir())
+	if !strings.Contains(string(out), "explored all three\n") || strings.Contains(string(out), "wrong: ") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// exploreAfterTwoReports explores twoReports, then the correct handOver,
+// then twoReports again over all its schedules, in one process that hides
+// its hand-overs as a target does.
+func exploreAfterTwoReports(t *testing.T) {
+	if !raceBuild {
+		t.Fatal("not built with the race detector")
+	}
+	rt.HideRaces()
+	res, err := sthread.Explore(twoReports, sthread.NoMinimise())
+	if err != nil {
+		t.Fatalf("wrong: %v", err)
+	}
+	if len(res.Bugs) != 1 || res.Bugs[0].Kind != search.DataRace {
+		t.Fatalf("wrong: twoReports: %v, want its race", res.Bugs)
+	}
+	res, err = sthread.Explore(handOver, sthread.All(), sthread.NoMinimise())
+	if err != nil {
+		t.Fatalf("wrong: %v", err)
+	}
+	for _, b := range res.Bugs {
+		t.Logf("wrong: a correct program explored after a race reported twice in one transition: %s", b)
+	}
+	res, err = sthread.Explore(twoReports, sthread.All(), sthread.NoMinimise())
+	if err != nil {
+		t.Fatalf("wrong: %v", err)
+	}
+	for _, b := range res.Bugs {
+		if b.Kind != search.DataRace {
+			t.Logf("wrong: twoReports, over all its schedules: %s", b)
+		}
+	}
+	if len(res.Bugs) == 0 || !res.Complete {
+		t.Logf("wrong: twoReports, over all its schedules: %d bugs, complete %v, want its race", len(res.Bugs), res.Complete)
+	}
+	t.Log("explored all three\n")
 }

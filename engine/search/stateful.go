@@ -127,6 +127,13 @@ func (g *Graph) addEdge(from int, e Edge) {
 type stateful struct {
 	depth map[uint64]int // least depth each state was met at
 	graph *Graph
+	// anyDepth prunes at every state already explored, whatever the
+	// depth it was explored at. Without it, a state met again at a
+	// lesser depth is explored again, so that the depth bound cuts its
+	// continuations no sooner than on the shortest path to it: with a
+	// bound that never cuts, that exploration finds nothing new, and
+	// it can multiply the executions (errAnyDepthCut).
+	anyDepth bool
 
 	cur      uint64 // the state of the current scheduling point
 	curID    int    // its graph node
@@ -166,7 +173,7 @@ func (s *stateful) visit(st State, ts []Thread, k int, fresh bool, stats *Stats)
 	if !fresh {
 		return false
 	}
-	if d, ok := s.depth[st.Hash]; ok && d <= k {
+	if d, ok := s.depth[st.Hash]; ok && (d <= k || s.anyDepth) {
 		stats.Revisits++
 		return true
 	} else if !ok {
@@ -252,6 +259,40 @@ func (s *stateful) ended(o *Outcome, k int) {
 	s.havePrev = false
 }
 
+// leastDepths sets the Depth of every state of the graph that is not an
+// end to its distance from the initial state. A search that explores a
+// state met again at a lesser depth (not anyDepth) and that the depth
+// bound never cut records that distance, as each state's least depth
+// propagates to its successors; one that prunes at any depth records
+// the depth of the first path to it, which this corrects. (An end's
+// depth is that of the first execution that reached it, in either.)
+func (g *Graph) leastDepths() {
+	if len(g.Nodes) == 0 {
+		return
+	}
+	dist := make([]int, len(g.Nodes))
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[0] = 0
+	queue := []int{0}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		for _, e := range g.Nodes[id].Edges {
+			if dist[e.To] < 0 {
+				dist[e.To] = dist[id] + 1
+				queue = append(queue, e.To)
+			}
+		}
+	}
+	for i := range g.Nodes {
+		if n := &g.Nodes[i]; n.End == nil && dist[i] >= 0 {
+			n.Depth = dist[i]
+		}
+	}
+}
+
 // ErrNotStateful is returned by Explore when stateful search is asked of
 // an executor whose executions cannot identify their states.
 var ErrNotStateful = errors.New("stateful search needs a runtime that reports program states")
@@ -271,7 +312,7 @@ func (x *explorer) initStateful() error {
 	if !o.Visited {
 		return nil
 	}
-	x.sf = &stateful{depth: make(map[uint64]int)}
+	x.sf = &stateful{depth: make(map[uint64]int), anyDepth: x.anyDepth}
 	if o.Graph {
 		x.sf.graph = &Graph{}
 		x.res.Graph = x.sf.graph

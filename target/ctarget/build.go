@@ -61,7 +61,8 @@ func CompileArgs(src, out string, extra []string) (string, []string, error) {
 // Build compiles a C or C++ source file into the cache and returns the
 // executable's path. A previous build is reused when the source, the
 // headers it included (from the compiler's dependency list) and the
-// compiler are unchanged. Memory accesses are not instrumented: see
+// compiler (its path and its file: an upgraded compiler builds again) are
+// unchanged. Memory accesses are not instrumented: see
 // BuildWith.
 func Build(src string) (string, error) {
 	exe, _, err := BuildWith(src, BuildOptions{})

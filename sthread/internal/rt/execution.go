@@ -90,6 +90,9 @@ type Execution struct {
 
 //go:norace
 func (r *Runner) newExecution() *Execution {
+	if raceOn && raceHide && raceReports != nil {
+		raceReports.dropAll() // an earlier execution's
+	}
 	ex := &Execution{r: r, gen: genCounter.Add(1), raceEnd: new(uint64), raceReports: raceErrors()}
 	if ex.gen == 0 {
 		ex.gen = genCounter.Add(1)

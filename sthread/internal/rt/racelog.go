@@ -199,6 +199,28 @@ func (t *raceLog) takeRace() string {
 	}
 }
 
+// dropAll discards every report the detector has made so far, taken or
+// not: at the start of an execution, what is in the file is an earlier
+// execution's. One transition may make several reports (a swap that races
+// on two elements writes one per address); the first ends its execution
+// with a data-race failure, and the others stay behind. Left there, the
+// next execution took the first of them at its first scheduling point:
+// a race of the program's it never made, whose replay did not repeat
+// itself, which ended the search there (and a race of that execution's
+// own went unreported).
+//
+//go:norace
+func (t *raceLog) dropAll() {
+	if n := raceErrors(); n != t.seen {
+		t.seen = n
+		t.read()
+	}
+	t.data = t.data[:0]
+	if t.readTo > 0 {
+		t.rewind()
+	}
+}
+
 // rewind empties the file, all of which has been read and taken, and
 // reads it again from its start. The detector writes at the end of the
 // file from then on (its descriptor is made to append), where the next
