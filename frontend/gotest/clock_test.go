@@ -81,7 +81,6 @@ func TestClockBeforeTheCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two test binaries")
 	}
-	t.Parallel()
 	dir := t.TempDir()
 	if err := writeFiles(dir, map[string]string{
 		"go.mod":          "module example.com/clk\n\ngo 1.25\n",

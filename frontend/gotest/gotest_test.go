@@ -245,10 +245,6 @@ func TestRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	// Its own builds and searches (TestCache, which changes a file of the
-	// module, and TestJSONEvents, which builds the same packages, run
-	// before the parallel tests begin).
-	t.Parallel()
 	out, sum := run(t, Config{Patterns: []string{"./..."}})
 	for _, want := range []struct{ status, test, detail string }{
 		{"BUG", "TestTransfer", "*** DEADLOCK DETECTED ***"},

@@ -122,7 +122,6 @@ func TestDependencyRewritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
-	t.Parallel()
 	text, sum := runOutside(t, "")
 	if sum.Unjudged != 0 || sum.Bugs != 1 {
 		t.Errorf("summary %+v, want no test unjudged and one bug:\n%s", sum, text)

@@ -41,7 +41,6 @@ func TestSearchesAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	t.Parallel()
 	dir := t.TempDir()
 	if err := writeFiles(dir, twoTests); err != nil {
 		t.Fatal(err)
@@ -111,7 +110,6 @@ func TestSearchesOfAllPackages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	t.Parallel()
 	dir := t.TempDir()
 	if err := writeFiles(dir, twoPackages); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,6 @@ func TestTestifyTraces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two test binaries")
 	}
-	t.Parallel()
 	dir := outside
 	cmd := exec.Command("go", "test", "-race", "-count=1", "./traces")
 	cmd.Dir = dir
