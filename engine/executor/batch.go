@@ -57,7 +57,7 @@ func (c *Executor) plan(prefix schedule.Schedule, prev []Step) []wire.Run {
 	}
 	plan := c.planBuf[:0]
 	for k := 0; k < n; k++ {
-		st, was := prefix[k], prev[k]
+		st, was := prefix[k], &prev[k]
 		if st.Thread != was.Thread || (was.Choice != schedule.NoChoice && st.Choice != was.Choice) || was.Op.Kind == syncmodel.Exit {
 			break
 		}

@@ -108,7 +108,7 @@ func (w *World) joinMisuse(tid int, op *Op) string {
 	}
 	for i := range w.threads {
 		o := &w.threads[i]
-		if i+1 != tid && !o.finished && o.hasPending && o.pending.Kind == ThreadJoin && o.pending.Arg == target {
+		if o.pending.Kind == ThreadJoin && o.pending.Arg == target && o.hasPending && !o.finished && i+1 != tid {
 			return fmt.Sprintf("join of thread %d, which thread %d is already joining", t, i+1)
 		}
 	}

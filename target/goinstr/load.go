@@ -293,35 +293,34 @@ func (f importerFunc) Import(path string) (*types.Package, error) { return f(pat
 
 // exportFiles returns the export data files of the packages paths (import
 // paths of cfg's build, outside its main module), by path: those of the
-// standard library (std) from stdbg's cache when it has them, the others,
-// and any missing, from one go list -export of the packages.
+// standard library (std) from stdbg's cache when it has them all, else
+// from one go list -export of the packages, whose answer for the standard
+// library's is added to the cache.
 func exportFiles(cfg Config, paths []string, std map[string]bool) (map[string]string, error) {
 	out := map[string]string{}
 	if len(paths) == 0 {
 		return out, nil
 	}
-	allStd := true
-	for _, p := range paths {
-		allStd = allStd && std[p]
-	}
 	var cacheFile string
-	if allStd && cfg.Cache != "" {
-		if key, ok := stdExportKey(cfg, paths); ok {
-			cacheFile = filepath.Join(cfg.Cache, "goinstr", "std-export-"+key+".json")
-			if b, err := os.ReadFile(cacheFile); err == nil && json.Unmarshal(b, &out) == nil && len(out) == len(paths) {
-				present := true
-				for _, p := range paths {
-					// (The go command's cache removes what it has not
-					// used for days.)
-					if _, err := os.Stat(out[p]); err != nil {
-						present = false
-						break
-					}
-				}
-				if present {
-					return out, nil
-				}
+	known := map[string]string{} // the cache's, by path
+	if key, ok := stdExportKey(cfg); ok && cfg.Cache != "" {
+		cacheFile = filepath.Join(cfg.Cache, "goinstr", "std-export-"+key+".json")
+		if b, err := os.ReadFile(cacheFile); err == nil {
+			json.Unmarshal(b, &known)
+		}
+		hit := true
+		for _, p := range paths {
+			f := known[p]
+			// (The go command's cache removes what it has not used for
+			// days.)
+			if _, err := os.Stat(f); !std[p] || f == "" || err != nil {
+				hit = false
+				break
 			}
+			out[p] = f
+		}
+		if hit {
+			return out, nil
 		}
 	}
 	exportLists.Add(1)
@@ -344,13 +343,19 @@ func exportFiles(cfg Config, paths []string, std map[string]bool) (map[string]st
 			out[path] = file
 		}
 	}
+	added := false
 	for _, p := range paths {
 		if out[p] == "" {
 			return nil, fmt.Errorf("no export data for %s", p)
 		}
+		if std[p] && known[p] != out[p] {
+			known[p], added = out[p], true
+		}
 	}
-	if cacheFile != "" {
-		if js, err := json.Marshal(out); err == nil {
+	if cacheFile != "" && added {
+		// (Two processes adding at once: one's entries are listed
+		// again next time.)
+		if js, err := json.Marshal(known); err == nil {
 			os.MkdirAll(filepath.Dir(cacheFile), 0o755)
 			atomicfile.Write(cacheFile, js) // a cache: a failure costs a go list next time
 		}
@@ -359,14 +364,14 @@ func exportFiles(cfg Config, paths []string, std map[string]bool) (map[string]st
 }
 
 // stdExportKey names what the export data of the standard library's
-// packages paths depends on, in cfg's build: the Go release that builds
+// packages depends on, in cfg's build: the Go release that builds
 // it (go env in the package's directory: a go.mod's toolchain line may
 // choose another) and where it is installed, the build tags, the
 // environment (GOFLAGS, GOARCH, CGO_ENABLED, GOEXPERIMENT, ... and
 // GOCACHE, where the files are) and the go env -w file. ok is false for a
 // Go built from a development tree, whose standard library may change
 // under one version.
-func stdExportKey(cfg Config, paths []string) (key string, ok bool) {
+func stdExportKey(cfg Config) (key string, ok bool) {
 	vals, err := GoEnv(cfg.Dir, "GOVERSION", "GOROOT", "GOFLAGS", "CGO_ENABLED")
 	if err != nil || !strings.HasPrefix(vals[0], "go1.") || strings.ContainsAny(vals[0], " -+") {
 		return "", false
@@ -389,9 +394,6 @@ func stdExportKey(cfg Config, paths []string) (key string, ok bool) {
 	}
 	if p := os.Getenv("GOENV"); p != "" {
 		stamp(p)
-	}
-	for _, p := range paths {
-		fmt.Fprintf(h, "%s\n", p)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12]), true
 }

@@ -1,6 +1,7 @@
 package goinstr
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,7 +15,7 @@ import (
 // warnings and the same variables to put back, for the programs of
 // testdata and ten of examples/go/plain; and that no go list -export runs the
 // second time a program with the same imports of the standard library
-// is loaded.
+// is loaded, one when the export files kept are gone.
 func TestLoadMainRewritesAlike(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a dozen programs twice")
@@ -88,6 +89,36 @@ func TestLoadMainRewritesAlike(t *testing.T) {
 	}
 	if n := exportLists.Load() - before; n != 0 {
 		t.Errorf("%d go list -export for a program loaded before, want none", n)
+	}
+	// A file the cache names that is gone (the go command trims its
+	// cache) is listed again.
+	kept, _ := filepath.Glob(filepath.Join(cache, "goinstr", "std-export-*.json"))
+	if len(kept) != 1 {
+		t.Fatalf("%d files of the standard library's export data kept, want 1", len(kept))
+	}
+	b, err := os.ReadFile(kept[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files map[string]string
+	if err := json.Unmarshal(b, &files); err != nil {
+		t.Fatal(err)
+	}
+	for p := range files {
+		files[p] = filepath.Join(t.TempDir(), "gone")
+	}
+	if b, err = json.Marshal(files); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = exportLists.Load()
+	if _, _, err := rewritePackages(cfg, pkgs, deps, outside); err != nil {
+		t.Fatal(err)
+	}
+	if n := exportLists.Load() - before; n != 1 {
+		t.Errorf("%d go list -export when the kept files are gone, want 1", n)
 	}
 	if !slices.Contains(dirs, dir) {
 		t.Errorf("%s is not among the programs compared", dir)

@@ -57,9 +57,13 @@ static void *thread_start(void *p)
 {
 	struct thr *t = p;
 	self = t;
-	t->ostid = (pid_t)syscall(SYS_gettid);
-	if (t->tid < MAXTHREADS)
-		stdbg_thread_ostids[t->tid] = t->ostid;
+	/* A pooled thread's kernel thread is known already (pool_take: its
+	 * slot's, or the runner's for a context), and a system call is dear. */
+	if (!t->pooled) {
+		t->ostid = (pid_t)syscall(SYS_gettid);
+		if (t->tid < MAXTHREADS)
+			stdbg_thread_ostids[t->tid] = t->ostid;
+	}
 	/* (A context shares the main kernel thread's signal stack: its own,
 	 * mapped at its creation, stays unused.) */
 	if (!t->ctx)
