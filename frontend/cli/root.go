@@ -14,7 +14,7 @@ import (
 // version is stdbg's version, recorded in reports.
 const version = "0.1.0"
 
-// app holds what the commandBuilders share: the settings (flags, STDBG_*
+// app holds what the commands share: the settings (flags, STDBG_*
 // variables and stdbg.yaml, through configload), stdbg's output, and how a
 // target is resolved, started and searched with the settings. Each command
 // is a type of its own built from it (findCmd, tester, replayer,
@@ -43,7 +43,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	return newRootOf(stdin, stdout, stderr, "")
 }
 
-// commandBuilders build stdbg's commandBuilders, by name, in the order of stdbg --help.
+// commandBuilders build stdbg's commands, by name, in the order of stdbg --help.
 var commandBuilders = []struct {
 	name  string
 	build func(a *app) *cobra.Command
